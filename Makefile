@@ -1,0 +1,46 @@
+# zest: the two commands a user needs are `make run` and `make test`; both do
+# all set-up themselves (packages, build, engine provisioning).
+BUILD_DIR ?= build
+JOBS ?= $(shell nproc)
+CMAKE_BUILD_TYPE ?= RelWithDebInfo
+
+.PHONY: all deps build engines run test unit integration compat bench clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE)
+
+build: deps $(BUILD_DIR)/build.ninja
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+engines: deps
+	@scripts/provision-engines.sh
+
+run: build engines
+	@scripts/run.sh
+
+test: build engines
+	@scripts/deps.sh --test
+	$(MAKE) --no-print-directory unit integration compat
+
+unit:
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.json
+	cd tests && npm ci --no-audit --no-fund --loglevel=error
+
+integration: tests/node_modules/.package-lock.json
+	node --test --test-concurrency=1 tests/integration/*.test.mjs
+
+compat: tests/node_modules/.package-lock.json
+	node --test --test-concurrency=1 tests/compat/*.test.mjs
+
+bench: build engines tests/node_modules/.package-lock.json
+	@bench/run.sh
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages zest needs to build, test and run its engines.
+# Quick when everything is present: it only asks dpkg. Uses sudo when not root.
+set -euo pipefail
+
+build=(g++ cmake ninja-build ccache pkg-config make
+       libboost1.81-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
+       libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev)
+engines=(debootstrap bubblewrap)
+wanted=("${build[@]}" "${engines[@]}")
+# Tests drive zest with node's test runner and the official SDKs from npm.
+if [[ ${1:-} == --test ]] && ! command -v npm >/dev/null 2>&1; then
+  wanted+=(nodejs npm)
+fi
+
+missing=()
+for p in "${wanted[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ $status == "install ok installed" ]] || missing+=("$p")
+done
+((${#missing[@]} == 0)) && exit 0
+
+echo "deps: installing ${missing[*]}" >&2
+sudo_cmd=()
+[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,36 @@
+// LineRing: the last N lines of a text stream (an engine's stdout/stderr),
+// kept so errors and `zest logs` can show what an engine said last.
+// Thread-safe: one writer and any number of readers may call concurrently.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zest {
+
+class LineRing {
+ public:
+  explicit LineRing(std::size_t capacity) : capacity_(capacity) {}
+
+  // Appends raw bytes; complete lines are stored, a trailing partial line is
+  // held until its newline arrives (or Flush is called).
+  void Append(std::string_view bytes);
+  // Stores a held partial line, e.g. when the stream ends.
+  void Flush();
+  // The most recent `n` complete lines, oldest first.
+  std::vector<std::string> Tail(std::size_t n) const;
+
+ private:
+  void PushLocked(std::string line);
+
+  const std::size_t capacity_;
+  mutable std::mutex mu_;
+  std::deque<std::string> lines_;  // guarded by mu_
+  std::string partial_;            // guarded by mu_
+};
+
+}  // namespace zest

@@ -1,0 +1,30 @@
+// Request: one parsed HTTP request as handlers see it. Plain data, no Beast
+// types, so api/ code never depends on the HTTP library.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace zest::http {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// Case-insensitive lookup; empty when absent.
+std::string_view FindHeader(const Headers& headers, std::string_view name);
+
+struct Request {
+  std::string method;           // "GET", "POST", ...
+  std::string target;           // as sent: "/v1/models?x=1"
+  std::string path;             // target without the query: "/v1/models"
+  std::string query;            // after '?', undecoded; empty when none
+  Headers headers;
+  std::string body;
+  std::string remote_address;   // peer IP
+  std::vector<std::string> params;  // captures of {name} segments, in order
+
+  std::string_view Header(std::string_view name) const { return FindHeader(headers, name); }
+};
+
+}  // namespace zest::http

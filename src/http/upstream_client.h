@@ -1,0 +1,50 @@
+// UpstreamClient: an HTTP/1.1 client over a UNIX socket, used to talk to
+// engine processes (`llama-server --host DIR/x.sock`). Response bodies are
+// read incrementally (chunked decoding included), so SSE streams can be
+// relayed event by event without buffering the whole response.
+//
+// One UpstreamResponse belongs to one coroutine; Cancel() may be called from
+// any handler on the same executor (e.g. on client disconnect) and makes a
+// pending read finish with kCancelled.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+#include "http/request.h"
+
+namespace zest::http {
+
+struct UpstreamRequest {
+  std::string method = "GET";
+  std::string target = "/";
+  Headers headers;            // Host and Content-Length are set automatically
+  std::string body;
+  std::chrono::milliseconds connect_timeout{2000};
+};
+
+class UpstreamResponse {
+ public:
+  virtual ~UpstreamResponse() = default;
+  virtual int status() const = 0;
+  virtual const Headers& headers() const = 0;
+  // The next piece of the body as it arrives; std::nullopt at the end.
+  // An error when the connection broke or was cancelled mid-body.
+  virtual boost::asio::awaitable<Result<std::optional<std::string>>> ReadSome() = 0;
+  // The whole remaining body (for small, non-streamed responses).
+  virtual boost::asio::awaitable<Result<std::string>> ReadAll(std::size_t max_bytes) = 0;
+  // Closes the connection; pending and later reads fail with kCancelled.
+  virtual void Cancel() = 0;
+};
+
+// Connects to `socket_path`, sends `request` and reads the response headers.
+// kUnavailable when the socket does not accept or the peer closes early.
+boost::asio::awaitable<Result<std::unique_ptr<UpstreamResponse>>> SendUpstream(
+    boost::asio::any_io_executor executor, std::string socket_path, UpstreamRequest request);
+
+}  // namespace zest::http

@@ -1,0 +1,36 @@
+// A synthetic llama-architecture model with random weights: loads and runs in
+// a real llama-server, and produces gibberish. For tests, the demo and
+// benchmarks only; real models come from `zest pull`.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "core/result.h"
+#include "tools/gguf_writer.h"
+
+namespace zest::tools {
+
+struct SyntheticModelSpec {
+  std::string name = "zest-synthetic";
+  uint32_t layers = 2;
+  uint32_t embedding = 64;   // multiple of heads; multiple of 32 for Q8_0
+  uint32_t heads = 4;
+  uint32_t kv_heads = 2;
+  uint32_t feed_forward = 128;
+  uint32_t context = 2048;
+  TensorType type = TensorType::kF32;
+  uint64_t seed = 1;
+  // An embedding model: written with a mean pooling type so llama-server
+  // serves /v1/embeddings with --embeddings.
+  bool embedding_model = false;
+};
+
+// Named presets: "tiny" (tests; a few MB), "small" (the `make run` demo),
+// "bench" (~0.5B parameters, Q8_0: realistic CPU speeds). kNotFound if unknown.
+Result<SyntheticModelSpec> PresetSpec(const std::string& preset);
+
+Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem::path& path);
+
+}  // namespace zest::tools
