@@ -1,0 +1,79 @@
+// Settings: zest's configuration, resolved once at startup from, in rising
+// precedence: built-in defaults → $ZEST_HOME/config.toml → ZEST_* environment
+// variables → command-line flags. Each value remembers where it came from so
+// `zest config` can explain the effective configuration.
+// Plain data once loaded; safe to share read-only between threads.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace zest::config {
+
+struct Settings {
+  // [server]
+  std::string host = "127.0.0.1";
+  uint16_t port = 9378;
+  uint64_t max_body_bytes = 32ull * 1024 * 1024;
+  int io_threads = 2;
+  // [models]
+  std::filesystem::path home;        // $ZEST_HOME, default ~/.local/share/zest
+  std::filesystem::path models_dir;  // default <home>/models
+  // [engine]
+  std::filesystem::path llama_server;  // configured engine binary; empty = search
+  std::filesystem::path engine_rootfs; // empty = the default rootfs location
+  int ctx_size = 4096;                 // per instance; 0 = the model's own
+  int parallel = 4;                    // slots per instance
+  int threads = 0;                     // engine threads; 0 = engine default
+  int ready_timeout_s = 120;           // how long an engine may take to load
+  // [log]
+  std::string log_level = "info";
+
+  std::filesystem::path RunDir() const { return home / "run"; }
+  std::filesystem::path LogDir() const { return home / "logs"; }
+  std::filesystem::path UserModelsFile() const { return home / "user_models.json"; }
+};
+
+enum class Source { kDefault, kFile, kEnv, kFlag };
+const char* SourceName(Source source);
+
+// One row of `zest config`: "server.port = 9378 (env ZEST_PORT)".
+struct SettingOrigin {
+  std::string key;      // "server.port"
+  std::string value;    // rendered value
+  Source source = Source::kDefault;
+  std::string detail;   // file path, variable or flag name
+};
+
+struct LoadInputs {
+  // Environment lookup (std::getenv in production, a map in tests).
+  std::function<std::optional<std::string>(const std::string&)> getenv;
+  // Flags given on the command line, by setting key ("server.port" → "8080").
+  std::map<std::string, std::string> flags;
+  // Overrides the config file location (default <home>/config.toml).
+  std::optional<std::filesystem::path> config_file;
+};
+
+struct LoadedSettings {
+  Settings settings;
+  std::vector<SettingOrigin> origins;  // one per key, in a stable order
+};
+
+// kInvalidArgument for a malformed file or value ("server.port: 'x' is not
+// a number (env ZEST_PORT)"). A missing config file is not an error.
+Result<LoadedSettings> LoadSettings(const LoadInputs& inputs);
+
+// Every setting key with its env variable, for help texts.
+std::vector<std::pair<std::string, std::string>> SettingKeys();
+
+// Reads the process environment (for LoadInputs::getenv).
+std::optional<std::string> ProcessEnv(const std::string& name);
+
+}  // namespace zest::config
