@@ -15,7 +15,7 @@ namespace zest::tools {
 struct SyntheticModelSpec {
   std::string name = "zest-synthetic";
   uint32_t layers = 2;
-  uint32_t embedding = 64;   // multiple of heads; multiple of 32 for Q8_0
+  uint32_t embedding = 64;  // multiple of heads; multiple of 32 for Q8_0
   uint32_t heads = 4;
   uint32_t kv_heads = 2;
   uint32_t feed_forward = 128;

@@ -1,0 +1,169 @@
+// Writes the synthetic llama model: metadata as llama.cpp's llama loader
+// expects it, the byte-fallback vocabulary, and random weights.
+#include "tools/synthetic_model.h"
+
+#include <cmath>
+#include <random>
+
+#include "tools/synthetic_vocab.h"
+
+namespace zest::tools {
+namespace {
+
+// Weights have standard deviation 0.02 (like a freshly initialised
+// transformer). They are drawn uniformly rather than normally: two values per
+// 64-bit draw keeps the 0.5B-parameter bench preset quick to generate.
+constexpr float kWeightStd = 0.02f;
+
+class WeightGenerator {
+ public:
+  explicit WeightGenerator(uint64_t seed) : rng_(seed) {}
+
+  std::vector<float> Random(uint64_t count) {
+    const float half_width = kWeightStd * std::sqrt(3.0f);
+    const float scale = 2.0f * half_width / 4294967296.0f;  // 2^32 steps across the range
+    std::vector<float> values(count);
+    for (uint64_t i = 0; i < count; i += 2) {
+      const uint64_t bits = rng_();
+      values[i] = static_cast<float>(bits & 0xffffffff) * scale - half_width;
+      if (i + 1 < count) values[i + 1] = static_cast<float>(bits >> 32) * scale - half_width;
+    }
+    return values;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+uint32_t FileTypeOf(TensorType type) {
+  switch (type) {
+    case TensorType::kF16:
+      return 1;
+    case TensorType::kQ8_0:
+      return 7;
+    default:
+      return 0;
+  }
+}
+
+Status Validate(const SyntheticModelSpec& s) {
+  if (s.layers == 0 || s.embedding == 0 || s.heads == 0 || s.kv_heads == 0 || s.feed_forward == 0 ||
+      s.context == 0) {
+    return InvalidArgument("layers, embedding, heads, kv-heads, ff and context must be positive");
+  }
+  if (s.embedding % s.heads != 0 || (s.embedding / s.heads) % 2 != 0) {
+    return InvalidArgument("embedding must be a multiple of heads with an even head size");
+  }
+  if (s.heads % s.kv_heads != 0) return InvalidArgument("heads must be a multiple of kv-heads");
+  if (s.type == TensorType::kQ8_0 && (s.embedding % 32 != 0 || s.feed_forward % 32 != 0)) {
+    return InvalidArgument("Q8_0 needs embedding and ff to be multiples of 32");
+  }
+  return Status::Ok();
+}
+
+void AddModelMetadata(const SyntheticModelSpec& s, uint32_t vocab_size, GgufWriter& w) {
+  w.AddString("general.architecture", "llama");
+  w.AddString("general.name", s.name);
+  w.AddUint32("general.file_type", FileTypeOf(s.type));
+  w.AddUint32("llama.context_length", s.context);
+  w.AddUint32("llama.embedding_length", s.embedding);
+  w.AddUint32("llama.block_count", s.layers);
+  w.AddUint32("llama.feed_forward_length", s.feed_forward);
+  w.AddUint32("llama.attention.head_count", s.heads);
+  w.AddUint32("llama.attention.head_count_kv", s.kv_heads);
+  w.AddFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  w.AddUint32("llama.rope.dimension_count", s.embedding / s.heads);
+  w.AddFloat32("llama.rope.freq_base", 10000.0f);
+  w.AddUint32("llama.vocab_size", vocab_size);
+  // 1 = mean (llama_pooling_type).
+  if (s.embedding_model) w.AddUint32("llama.pooling_type", 1);
+}
+
+void AddTokenizer(const SyntheticVocab& vocab, GgufWriter& w) {
+  w.AddString("tokenizer.ggml.model", "llama");
+  w.AddStringArray("tokenizer.ggml.tokens", vocab.tokens);
+  w.AddFloat32Array("tokenizer.ggml.scores", vocab.scores);
+  w.AddInt32Array("tokenizer.ggml.token_type", vocab.types);
+  w.AddUint32("tokenizer.ggml.bos_token_id", vocab.bos_id);
+  w.AddUint32("tokenizer.ggml.eos_token_id", vocab.eos_id);
+  w.AddUint32("tokenizer.ggml.unknown_token_id", vocab.unknown_id);
+  // Chat turns end with <|im_end|>; generation stops there too.
+  w.AddUint32("tokenizer.ggml.eot_token_id", vocab.im_end_id);
+  w.AddBool("tokenizer.ggml.add_bos_token", true);
+  w.AddBool("tokenizer.ggml.add_eos_token", false);
+  w.AddString("tokenizer.chat_template", ChatMlTemplate());
+}
+
+void AddLayer(const SyntheticModelSpec& s, uint32_t layer, WeightGenerator& gen, GgufWriter& w) {
+  const uint64_t n_embd = s.embedding;
+  const uint64_t n_embd_kv = n_embd / s.heads * s.kv_heads;
+  const uint64_t n_ff = s.feed_forward;
+  const std::string prefix = "blk." + std::to_string(layer) + ".";
+  auto matrix = [&](const char* name, uint64_t ne0, uint64_t ne1) {
+    w.AddTensor(prefix + name, {ne0, ne1}, s.type, gen.Random(ne0 * ne1));
+  };
+  w.AddTensor(prefix + "attn_norm.weight", {n_embd}, TensorType::kF32,
+              std::vector<float>(n_embd, 1.0f));
+  matrix("attn_q.weight", n_embd, n_embd);
+  matrix("attn_k.weight", n_embd, n_embd_kv);
+  matrix("attn_v.weight", n_embd, n_embd_kv);
+  matrix("attn_output.weight", n_embd, n_embd);
+  w.AddTensor(prefix + "ffn_norm.weight", {n_embd}, TensorType::kF32,
+              std::vector<float>(n_embd, 1.0f));
+  matrix("ffn_gate.weight", n_embd, n_ff);
+  matrix("ffn_up.weight", n_embd, n_ff);
+  matrix("ffn_down.weight", n_ff, n_embd);
+}
+
+}  // namespace
+
+Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
+  SyntheticModelSpec spec;  // the defaults are the tiny preset
+  if (preset == "tiny") return spec;
+  if (preset == "tiny-embed") {
+    spec.name = "zest-synthetic-embed";
+    spec.embedding_model = true;
+    return spec;
+  }
+  if (preset == "small") {
+    spec = {.name = "zest-synthetic-small",
+            .layers = 6,
+            .embedding = 512,
+            .heads = 8,
+            .kv_heads = 4,
+            .feed_forward = 1408,
+            .context = 4096,
+            .type = TensorType::kF16};
+    return spec;
+  }
+  if (preset == "bench") {
+    spec = {.name = "zest-synthetic-bench",
+            .layers = 24,
+            .embedding = 1280,
+            .heads = 20,
+            .kv_heads = 4,
+            .feed_forward = 4096,
+            .context = 4096,
+            .type = TensorType::kQ8_0};
+    return spec;
+  }
+  return NotFound("unknown preset '" + preset + "' (tiny, tiny-embed, small, bench)");
+}
+
+Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem::path& path) {
+  ZEST_RETURN_IF_ERROR(Validate(spec));
+  const SyntheticVocab vocab = BuildSyntheticVocab();
+  const uint64_t n_vocab = vocab.tokens.size();
+  const uint64_t n_embd = spec.embedding;
+  GgufWriter w;
+  AddModelMetadata(spec, static_cast<uint32_t>(n_vocab), w);
+  AddTokenizer(vocab, w);
+  WeightGenerator gen(spec.seed);
+  w.AddTensor("token_embd.weight", {n_embd, n_vocab}, spec.type, gen.Random(n_embd * n_vocab));
+  for (uint32_t layer = 0; layer < spec.layers; ++layer) AddLayer(spec, layer, gen, w);
+  w.AddTensor("output_norm.weight", {n_embd}, TensorType::kF32, std::vector<float>(n_embd, 1.0f));
+  w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, gen.Random(n_embd * n_vocab));
+  return w.Write(path);
+}
+
+}  // namespace zest::tools

@@ -1,0 +1,125 @@
+#include "tools/synthetic_model.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include "models/gguf_reader.h"
+#include "tools/synthetic_vocab.h"
+
+namespace zest::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path TempPath(const std::string& name) {
+  return fs::path(::testing::TempDir()) / ("zest_synth_" + name + ".gguf");
+}
+
+TEST(SyntheticVocabTest, HasControlByteAndWordTokens) {
+  const SyntheticVocab v = BuildSyntheticVocab();
+  ASSERT_EQ(v.tokens.size(), v.scores.size());
+  ASSERT_EQ(v.tokens.size(), v.types.size());
+  EXPECT_EQ(v.tokens[v.unknown_id], "<unk>");
+  EXPECT_EQ(v.types[v.unknown_id], kTokenUnknown);
+  EXPECT_EQ(v.tokens[v.bos_id], "<s>");
+  EXPECT_EQ(v.tokens[v.eos_id], "</s>");
+  EXPECT_EQ(v.tokens[v.im_start_id], "<|im_start|>");
+  EXPECT_EQ(v.types[v.im_end_id], kTokenControl);
+  EXPECT_EQ(v.tokens[5], "<0x00>");
+  EXPECT_EQ(v.tokens[5 + 0x0A], "<0x0A>");
+  EXPECT_EQ(v.types[5 + 255], kTokenByte);
+  EXPECT_GT(v.tokens.size(), 500u);
+  EXPECT_EQ(std::set<std::string>(v.tokens.begin(), v.tokens.end()).size(), v.tokens.size());
+  // Word pieces have strictly descending scores, and every piece's prefix
+  // (past the first character) is itself a piece, so SPM merges reach it.
+  const std::set<std::string> all(v.tokens.begin(), v.tokens.end());
+  EXPECT_TRUE(all.count("\xE2\x96\x81the"));
+  EXPECT_TRUE(all.count("\xE2\x96\x81th"));
+  for (size_t i = 262; i < v.tokens.size(); ++i) {
+    EXPECT_EQ(v.types[i], kTokenNormal);
+    EXPECT_LT(v.scores[i], v.scores[i - 1]) << v.tokens[i];
+  }
+  EXPECT_NE(ChatMlTemplate().find("<|im_start|>assistant\\n"), std::string::npos);
+}
+
+TEST(SyntheticModelTest, PresetsAreKnown) {
+  EXPECT_TRUE(PresetSpec("tiny").ok());
+  EXPECT_TRUE(PresetSpec("tiny-embed")->embedding_model);
+  EXPECT_EQ(PresetSpec("small")->type, TensorType::kF16);
+  EXPECT_EQ(PresetSpec("bench")->type, TensorType::kQ8_0);
+  EXPECT_EQ(PresetSpec("huge").status().code(), ErrorCode::kNotFound);
+}
+
+TEST(SyntheticModelTest, TinyDescribesItself) {
+  const fs::path path = TempPath("tiny");
+  SyntheticModelSpec spec = *PresetSpec("tiny");
+  spec.type = TensorType::kQ8_0;
+  ASSERT_TRUE(WriteSyntheticModel(spec, path).ok());
+  Result<models::GgufFile> f = models::ReadGguf(path);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  const models::ModelInfo info = models::Describe(*f);
+  EXPECT_EQ(info.architecture, "llama");
+  EXPECT_EQ(info.name, spec.name);
+  EXPECT_EQ(info.file_type, "Q8_0");
+  EXPECT_EQ(info.block_count, spec.layers);
+  EXPECT_EQ(info.embedding_length, spec.embedding);
+  EXPECT_EQ(info.head_count_kv, spec.kv_heads);
+  EXPECT_TRUE(info.has_chat_template);
+  EXPECT_FALSE(info.embedding);
+  EXPECT_LT(info.file_size, 4u << 20);
+  const uint64_t n_vocab = f->GetArraySize("tokenizer.ggml.tokens");
+  EXPECT_EQ(f->ArchUint("vocab_size"), n_vocab);
+  const uint64_t e = spec.embedding, kv = e / spec.heads * spec.kv_heads, ff = spec.feed_forward;
+  const uint64_t per_layer = 2 * e + 2 * e * e + 2 * e * kv + 3 * e * ff;
+  EXPECT_EQ(info.parameter_count, 2 * e * n_vocab + e + spec.layers * per_layer);
+  EXPECT_EQ(f->FindTensor("blk.1.attn_k.weight")->dims, (std::vector<uint64_t>{e, kv}));
+  EXPECT_EQ(f->FindTensor("blk.0.ffn_down.weight")->dims, (std::vector<uint64_t>{ff, e}));
+  EXPECT_EQ(f->FindTensor("output_norm.weight")->type, 0u);  // norms stay F32
+  EXPECT_EQ(f->FindTensor("output.weight")->type, 8u);
+  fs::remove(path);
+}
+
+TEST(SyntheticModelTest, EmbeddingModelHasMeanPooling) {
+  const fs::path path = TempPath("embed");
+  ASSERT_TRUE(WriteSyntheticModel(*PresetSpec("tiny-embed"), path).ok());
+  Result<models::GgufFile> f = models::ReadGguf(path);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->GetUint("llama.pooling_type"), 1u);
+  EXPECT_TRUE(models::Describe(*f).embedding);
+  fs::remove(path);
+}
+
+TEST(SyntheticModelTest, SameSeedSameBytes) {
+  SyntheticModelSpec spec = *PresetSpec("tiny");
+  ASSERT_TRUE(WriteSyntheticModel(spec, TempPath("s1")).ok());
+  ASSERT_TRUE(WriteSyntheticModel(spec, TempPath("s2")).ok());
+  spec.seed = 2;
+  ASSERT_TRUE(WriteSyntheticModel(spec, TempPath("s3")).ok());
+  auto read = [](const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(read(TempPath("s1")), read(TempPath("s2")));
+  EXPECT_NE(read(TempPath("s1")), read(TempPath("s3")));
+  for (const char* n : {"s1", "s2", "s3"}) fs::remove(TempPath(n));
+}
+
+TEST(SyntheticModelTest, RejectsInconsistentShapes) {
+  SyntheticModelSpec spec;
+  spec.heads = 3;  // 64 is not a multiple of 3
+  EXPECT_EQ(WriteSyntheticModel(spec, TempPath("bad")).code(), ErrorCode::kInvalidArgument);
+  spec = SyntheticModelSpec{};
+  spec.kv_heads = 3;
+  EXPECT_FALSE(WriteSyntheticModel(spec, TempPath("bad")).ok());
+  spec = SyntheticModelSpec{};
+  spec.type = TensorType::kQ8_0;
+  spec.feed_forward = 100;
+  EXPECT_FALSE(WriteSyntheticModel(spec, TempPath("bad")).ok());
+  EXPECT_FALSE(fs::exists(TempPath("bad")));
+}
+
+}  // namespace
+}  // namespace zest::tools

@@ -1,0 +1,91 @@
+#include "tools/synthetic_vocab.h"
+
+#include <array>
+#include <cstdio>
+#include <set>
+#include <string_view>
+
+namespace zest::tools {
+namespace {
+
+// SentencePiece marks a word start with U+2581 ("▁").
+constexpr std::string_view kWordStart = "\xE2\x96\x81";
+
+constexpr std::array<std::string_view, 96> kWords = {
+    "the",   "a",      "and",   "of",   "to",    "in",     "is",   "it",    "you",  "that",
+    "he",    "was",    "for",   "on",   "are",   "with",   "as",   "I",     "his",  "they",
+    "be",    "at",     "one",   "have", "this",  "from",   "or",   "had",   "by",   "not",
+    "word",  "but",    "what",  "some", "we",    "can",    "out",  "other", "were", "all",
+    "there", "when",   "up",    "use",  "your",  "how",    "said", "an",    "each", "she",
+    "which", "do",     "their", "time", "if",    "will",   "way",  "about", "many", "then",
+    "them",  "write",  "would", "like", "so",    "these",  "her",  "long",  "make", "thing",
+    "see",   "him",    "two",   "has",  "look",  "more",   "day",  "could", "go",   "come",
+    "did",   "number", "sound", "no",   "most",  "people", "my",   "over",  "know", "water",
+    "than",  "call",   "first", "who",  "hello", "model"};
+
+constexpr std::array<std::string_view, 12> kSuffixes = {"ing",  "ed",   "er",   "ly",  "es", "s",
+                                                        "tion", "ment", "ness", "est", "al", "ful"};
+
+class VocabBuilder {
+ public:
+  explicit VocabBuilder(SyntheticVocab& vocab) : vocab_(vocab) {}
+
+  void Add(std::string piece, float score, SpmTokenType type) {
+    if (!seen_.insert(piece).second) return;
+    vocab_.tokens.push_back(std::move(piece));
+    vocab_.scores.push_back(score);
+    vocab_.types.push_back(type);
+  }
+  // Adds every prefix of `piece` (by byte; all are ASCII after the marker),
+  // so the SPM merge of adjacent pieces can build it up step by step.
+  void AddWithPrefixes(const std::string& piece, size_t first_prefix) {
+    for (size_t n = first_prefix; n <= piece.size(); ++n)
+      Add(piece.substr(0, n), NextScore(), kTokenNormal);
+  }
+  float NextScore() { return -static_cast<float>(next_rank_++); }
+
+ private:
+  SyntheticVocab& vocab_;
+  std::set<std::string> seen_;
+  int next_rank_ = 1;
+};
+
+}  // namespace
+
+SyntheticVocab BuildSyntheticVocab() {
+  SyntheticVocab vocab;
+  VocabBuilder builder(vocab);
+  builder.Add("<unk>", 0, kTokenUnknown);
+  builder.Add("<s>", 0, kTokenControl);
+  builder.Add("</s>", 0, kTokenControl);
+  builder.Add("<|im_start|>", 0, kTokenControl);
+  builder.Add("<|im_end|>", 0, kTokenControl);
+  for (int byte = 0; byte < 256; ++byte) {
+    char name[8];
+    std::snprintf(name, sizeof name, "<0x%02X>", byte);
+    builder.Add(name, 0, kTokenByte);
+  }
+  const std::string word_start(kWordStart);
+  builder.Add(word_start, builder.NextScore(), kTokenNormal);
+  // Single characters first (highest scores after "▁"), then word starts.
+  for (char c = 'a'; c <= 'z'; ++c)
+    builder.Add(std::string(1, c), builder.NextScore(), kTokenNormal);
+  for (std::string_view p : {".", ",", "!", "?", "'", "-", ":"})
+    builder.Add(std::string(p), builder.NextScore(), kTokenNormal);
+  for (char c = 'a'; c <= 'z'; ++c) builder.Add(word_start + c, builder.NextScore(), kTokenNormal);
+  for (std::string_view word : kWords)
+    builder.AddWithPrefixes(word_start + std::string(word), word_start.size() + 1);
+  for (std::string_view suffix : kSuffixes) builder.AddWithPrefixes(std::string(suffix), 1);
+  return vocab;
+}
+
+const std::string& ChatMlTemplate() {
+  static const std::string kTemplate =
+      "{% for message in messages %}"
+      "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
+      "{% endfor %}"
+      "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+  return kTemplate;
+}
+
+}  // namespace zest::tools

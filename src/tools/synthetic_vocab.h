@@ -1,0 +1,41 @@
+// The vocabulary of synthetic models: a SentencePiece-style ("llama")
+// vocabulary with byte fallback, so any text tokenizes (unknown characters
+// become <0xNN> byte tokens) and llama-server's SPM tokenizer finds every
+// merge it needs (each word piece's prefixes are pieces too). Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace zest::tools {
+
+// llama.cpp token attribute types (tokenizer.ggml.token_type).
+enum SpmTokenType : int32_t {
+  kTokenNormal = 1,
+  kTokenUnknown = 2,
+  kTokenControl = 3,
+  kTokenByte = 6,
+};
+
+struct SyntheticVocab {
+  std::vector<std::string> tokens;
+  std::vector<float> scores;
+  std::vector<int32_t> types;
+  uint32_t unknown_id = 0;
+  uint32_t bos_id = 1;
+  uint32_t eos_id = 2;
+  uint32_t im_start_id = 3;
+  uint32_t im_end_id = 4;
+};
+
+// Always the same vocabulary (it does not depend on the seed): <unk>, <s>,
+// </s>, <|im_start|>, <|im_end|>, 256 byte tokens, then word pieces with
+// descending scores.
+SyntheticVocab BuildSyntheticVocab();
+
+// A ChatML template: each message as "<|im_start|>role\ncontent<|im_end|>\n",
+// then "<|im_start|>assistant\n" when a generation prompt is wanted.
+const std::string& ChatMlTemplate();
+
+}  // namespace zest::tools
