@@ -13,7 +13,9 @@
 # It is reused while its stamp (the wanted package set and the versions that
 # were installed) matches; otherwise it is rebuilt in a temporary directory and
 # renamed into place, so a failed or interrupted build never leaves a
-# half-made engine behind. ZEST_ENGINE_REFRESH=1 forces a rebuild.
+# half-made engine behind; concurrent runs take turns (flock on the parent).
+# ZEST_ENGINE_REFRESH=1 forces a rebuild. Runs as root or as a user with sudo
+# (debootstrap needs root; the result is readable by everyone).
 set -euo pipefail
 
 log() { printf 'engines: %s\n' "$*" >&2; }
@@ -48,19 +50,34 @@ installed_versions() {
     awk -v p="$p" '$1=="Package:" {cur=$2} $1=="Version:" && cur==p {print p"="$2}' "$chroot_dpkg"
   done
 }
-if [[ ${ZEST_ENGINE_REFRESH:-0} != 1 && -f $stamp ]]; then
-  if [[ $(head -n1 "$stamp") == "$wanted" && $(tail -n +2 "$stamp") == "$(installed_versions "$root")" ]]; then
-    log "rootfs up to date: $root ($(tail -n +2 "$stamp" | tr '\n' ' '))"
-    exit 0
-  fi
-  log "rootfs stamp differs from the wanted packages; rebuilding"
+up_to_date() {
+  [[ -f $stamp && -x $root/usr/bin/llama-server ]] || return 1
+  [[ $(head -n1 "$stamp") == "$wanted" && $(tail -n +2 "$stamp") == "$(installed_versions "$root")" ]]
+}
+if [[ ${ZEST_ENGINE_REFRESH:-0} != 1 ]] && up_to_date; then
+  log "rootfs up to date: $root ($(tail -n +2 "$stamp" | tr '\n' ' '))"
+  exit 0
 fi
+[[ -f $stamp ]] && log "rootfs stamp differs from the wanted packages; rebuilding"
 
 sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-for tool in debootstrap bwrap; do
+for tool in debootstrap bwrap flock; do
   command -v "$tool" >/dev/null 2>&1 || { log "$tool is missing: run 'make deps'"; exit 1; }
 done
+
+# The parent is made as the invoking user when possible, so a non-root run
+# never leaves root-owned directories in ~/.cache; sudo only where it must.
+parent=$(dirname "$root")
+mkdir -p "$parent" 2>/dev/null || "${sudo_cmd[@]}" mkdir -p "$parent"
+
+# One build at a time: a second `make engines` waits, then finds the stamp.
+exec 9<"$parent"
+flock 9
+if [[ ${ZEST_ENGINE_REFRESH:-0} != 1 ]] && up_to_date; then
+  log "rootfs up to date: $root (built by a concurrent run)"
+  exit 0
+fi
 
 # The mirror this machine's apt already uses (deb822 or one-line sources).
 mirror=${ZEST_DEBIAN_MIRROR:-}
@@ -72,31 +89,43 @@ if [[ -z $mirror ]]; then
 fi
 mirror=${mirror:-http://deb.debian.org/debian}
 
-parent=$(dirname "$root")
-"${sudo_cmd[@]}" mkdir -p "$parent"
-tmp=$(mktemp -d "$parent/.debian-sid.tmp.XXXXXX")
-cleanup() { [[ -n ${tmp:-} && -d $tmp ]] && "${sudo_cmd[@]}" rm -rf "$tmp"; }
+tmp=$("${sudo_cmd[@]}" mktemp -d "$parent/.debian-sid.tmp.XXXXXX")
+build_log=$(mktemp)
+cleanup() {
+  rm -f "$build_log"
+  [[ -n ${tmp:-} && -d $tmp ]] || return 0
+  # An interrupted debootstrap can leave /proc and /sys mounted inside.
+  "${sudo_cmd[@]}" umount -l "$tmp/proc" "$tmp/sys" 2>/dev/null || true
+  "${sudo_cmd[@]}" rm -rf --one-file-system "$tmp"
+}
 trap cleanup EXIT
+# mktemp makes 0700; a rootfs root is 0755 like any /.
+"${sudo_cmd[@]}" chmod 0755 "$tmp"
 
 log "building Debian sid rootfs with ${packages[*]} from $mirror (about a minute, ~300 MB)"
 include=$(IFS=,; echo "${packages[*]}")
-if ! "${sudo_cmd[@]}" debootstrap --variant=minbase --include="$include" sid "$tmp" "$mirror" >"$tmp.log" 2>&1; then
-  tail -n 20 "$tmp.log" >&2; rm -f "$tmp.log"
+if ! "${sudo_cmd[@]}" debootstrap --variant=minbase --include="$include" sid "$tmp" "$mirror" >"$build_log" 2>&1; then
+  tail -n 20 "$build_log" >&2
   log "debootstrap failed"; exit 1
 fi
-rm -f "$tmp.log"
 "${sudo_cmd[@]}" rm -rf "$tmp/var/cache/apt/archives/"*.deb
 { echo "$wanted"; installed_versions "$tmp"; } | "${sudo_cmd[@]}" tee "$tmp/.zest-engine-stamp" >/dev/null
 
-# Check the engine really runs before publishing it.
-if ! "${sudo_cmd[@]}" bwrap --bind "$tmp" / --dev /dev --proc /proc --unshare-pid --die-with-parent \
-     llama-server --version >/dev/null 2>&1; then
+# Check the engine really runs before publishing it, in the same read-only
+# sandbox zest uses (src/engines/engine_locator.cc), as the invoking user.
+if ! bwrap --die-with-parent --unshare-pid --ro-bind "$tmp/usr" /usr \
+     --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin --symlink usr/sbin /sbin \
+     --ro-bind "$tmp/etc" /etc --dev /dev --proc /proc --tmpfs /tmp \
+     -- /usr/bin/llama-server --version >"$build_log" 2>&1; then
+  cat "$build_log" >&2
   log "llama-server does not run inside the new rootfs"; exit 1
 fi
 
+# Publish: rename the old one aside, the new one into place, then delete the
+# old. Running engines keep their bind mounts of the old tree meanwhile.
 old=""
-if [[ -e $root ]]; then old="$root.old.$$"; "${sudo_cmd[@]}" mv "$root" "$old"; fi
-"${sudo_cmd[@]}" mv "$tmp" "$root"
+if [[ -e $root ]]; then old="$root.old.$$"; "${sudo_cmd[@]}" mv -T "$root" "$old"; fi
+"${sudo_cmd[@]}" mv -T "$tmp" "$root"
 tmp=""
-[[ -n $old ]] && "${sudo_cmd[@]}" rm -rf "$old"
+[[ -n $old ]] && "${sudo_cmd[@]}" rm -rf --one-file-system "$old"
 log "rootfs ready: $root"

@@ -21,19 +21,24 @@ struct LocateOptions {
   std::filesystem::path rootfs;      // rootfs dir; empty = the default location
 };
 
-// The default rootfs: /var/cache/zest/engines/debian-sid as root, else
-// $XDG_CACHE_HOME (or ~/.cache)/zest/engines/debian-sid. Matches the script.
+// The default rootfs: $ZEST_ENGINE_ROOTFS when set, else
+// /var/cache/zest/engines/debian-sid as root, else $XDG_CACHE_HOME (or
+// ~/.cache)/zest/engines/debian-sid. Matches scripts/provision-engines.sh.
 std::filesystem::path DefaultRootfs();
 
 struct EngineLocation {
   EngineSource source = EngineSource::kSystem;
   std::filesystem::path binary;  // inside the rootfs for kRootfs ("/usr/bin/llama-server")
   std::filesystem::path rootfs;  // empty unless kRootfs
+  std::filesystem::path bwrap;   // kRootfs: bubblewrap found on PATH; empty = "bwrap"
 
   // The argv that runs `args` (args[0] is ignored and replaced by the
-  // binary). For kRootfs it is wrapped in bwrap with the rootfs as /, /dev,
-  // /proc, --unshare-pid --die-with-parent, and each of `bind_rw` and
-  // `bind_ro` bound at the same path inside.
+  // binary). For kRootfs it is wrapped in bwrap: a tmpfs root with the
+  // rootfs's /usr and /etc bound read-only (plus the merged-/usr symlinks),
+  // a fresh /dev and /proc, a private /tmp, /sys and /dev/dri (/dev/kfd) when
+  // present, --unshare-pid --die-with-parent, and each of `bind_rw` and
+  // `bind_ro` bound at the same path inside. The environment passes through
+  // unchanged. Paths to bind must exist; a bind below /usr or /etc fails.
   std::vector<std::string> Command(const std::vector<std::string>& args,
                                    const std::vector<std::filesystem::path>& bind_rw,
                                    const std::vector<std::filesystem::path>& bind_ro) const;

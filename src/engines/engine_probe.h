@@ -3,6 +3,7 @@
 // from a blocking pool or at startup, never on an I/O thread.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,22 @@ struct EngineInfo {
   std::vector<EngineDevice> devices;  // empty: CPU only
 };
 
-Result<EngineInfo> ProbeEngine(const EngineLocation& location);
+struct ProbeOptions {
+  std::vector<std::string> env;  // "K=V" for the engine, e.g. GGML_VK_VISIBLE_DEVICES=0
+  std::chrono::milliseconds timeout = std::chrono::seconds(20);  // per run; then killed
+};
 
-// Parsers for the two outputs, exposed for tests.
+// Runs the engine through location.Command() (inside its sandbox for a
+// rootfs). kEngineFailed when it exits non-zero or prints no version (the
+// message carries its last output lines); kTimeout when a run hangs.
+Result<EngineInfo> ProbeEngine(const EngineLocation& location);
+Result<EngineInfo> ProbeEngine(const EngineLocation& location, const ProbeOptions& options);
+
+// Parsers for the two outputs, exposed for tests. Both skip ggml's log lines.
+// ParseVersion: the text after "version: ", or "" when there is none.
 std::string ParseVersion(const std::string& output);
+// ParseDeviceList: the indented "NAME: DESCRIPTION" lines after
+// "Available devices:"; "(none)" gives an empty list.
 std::vector<EngineDevice> ParseDeviceList(const std::string& output);
 
 }  // namespace zest::engines

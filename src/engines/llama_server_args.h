@@ -18,8 +18,9 @@ struct LlamaServerOptions {
   std::vector<std::string> extra;     // appended as given
 };
 
-// argv starting with "llama-server": --host SOCKET --alias NAME -m MODEL
+// argv starting with "llama-server": --host SOCKET [--alias NAME] -m MODEL
 // --metrics --jinja --parallel N [-c N] [-t N] [--embeddings] extra...
+// (--alias only when an alias is given). Pass it to EngineLocation::Command.
 std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options);
 
 }  // namespace zest::engines

@@ -5,15 +5,27 @@
 //
 // Thread-safe. Destroying a Process terminates it (SIGTERM to the group,
 // then SIGKILL after the grace period) and reaps it.
+//
+// Call Spawn from a long-lived thread: Linux delivers PR_SET_PDEATHSIG when
+// the *thread* that forked the child exits, not the process, so a child
+// spawned from a short-lived worker thread is killed when that thread ends.
+// The Process reaps its own child with waitpid(pid); nothing else in zest may
+// reap it (no waitpid(-1), no SIGCHLD set to SIG_IGN).
+//
+// When the child itself (the group leader) exits, whatever is left in its
+// process group is SIGKILLed before the leader is reaped: an engine's helpers
+// never outlive it, and the group id is still ours at that moment.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,15 +36,17 @@
 namespace zest::engines {
 
 struct SpawnOptions {
-  std::vector<std::string> argv;          // argv[0] is looked up on PATH
+  std::vector<std::string> argv;          // argv[0] is looked up on PATH unless it has a '/'
   std::vector<std::string> env;           // "K=V" added to the inherited environment
-  std::filesystem::path log_file;         // appended to; empty = none
+  std::filesystem::path log_file;         // appended to (created 0600); empty = none
   std::size_t ring_lines = 200;
 };
 
 class Process {
  public:
-  // Forks and execs. An exec failure (no such binary) is an error here.
+  // Forks and execs; stdin is /dev/null, stdout and stderr go to one pipe.
+  // An exec failure is an error here ("llama-server: No such file or
+  // directory"), as is a log file that cannot be opened.
   static Result<std::unique_ptr<Process>> Spawn(const SpawnOptions& options);
   ~Process();
   Process(const Process&) = delete;
@@ -49,16 +63,33 @@ class Process {
   void Terminate(std::chrono::milliseconds grace = std::chrono::seconds(5));
 
   // The child's most recent output lines (stdout and stderr interleaved).
+  // Complete once Terminate has returned (a final partial line is flushed).
   const LineRing& output() const { return *output_; }
 
  private:
-  Process(pid_t pid, int output_fd, std::unique_ptr<LineRing> ring, std::filesystem::path log_file);
-  void ReadOutput(int fd, std::filesystem::path log_file);
+  Process(pid_t pid, int output_fd, int log_fd, int wake_fd, std::unique_ptr<LineRing> ring);
+  // The reader thread: output_fd into the ring and log_fd until EOF or stop.
+  void ReadOutput(const std::stop_token& stop, int output_fd, int log_fd);
+  // Reaps the leader if it has exited (blocking: waits for it), SIGKILLing
+  // what is left of its group first. Requires mu_ held.
+  std::optional<int> ReapLocked(bool block);
+  // Polls ExitStatus until the leader has exited or `timeout` has passed.
+  bool WaitForExit(std::chrono::milliseconds timeout);
+  // kill(-pid_, sig) unless reaped: only an unreaped leader proves the group
+  // id is still ours.
+  void SignalGroup(int sig);
+  // Lets the reader drain to EOF for a moment, then stops it and joins.
+  void StopReader();
 
   const pid_t pid_;
   std::unique_ptr<LineRing> output_;
+  int wake_fd_ = -1;  // eventfd that wakes the reader when it is asked to stop
   std::mutex mu_;
   std::optional<int> exit_status_;  // guarded by mu_
+  std::mutex terminate_mu_;         // serialises Terminate (joins reader_)
+  std::mutex reader_mu_;
+  std::condition_variable reader_cv_;
+  bool reader_done_ = false;  // guarded by reader_mu_
   std::jthread reader_;
 };
 

@@ -1,0 +1,145 @@
+#include "engines/engine_locator.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engines/test_util.h"
+
+namespace zest::engines {
+namespace {
+
+using testing::TempDir;
+using testing::WriteFile;
+
+constexpr const char* kScript = "#!/bin/sh\necho fake\n";
+
+LocateOptions Options(std::filesystem::path configured, std::string path_env, std::filesystem::path rootfs) {
+  LocateOptions options;
+  options.configured = std::move(configured);
+  options.path_env = std::move(path_env);
+  options.rootfs = std::move(rootfs);
+  return options;
+}
+
+// True when `argv` has `a b c` as consecutive elements.
+bool HasSequence(const std::vector<std::string>& argv, const std::vector<std::string>& seq) {
+  return std::search(argv.begin(), argv.end(), seq.begin(), seq.end()) != argv.end();
+}
+
+TEST(LocateLlamaServer, ConfiguredPathMissingIsInvalidArgumentNamingThePath) {
+  TempDir dir;
+  auto missing = dir.path() / "nope/llama-server";
+  auto result = LocateLlamaServer(Options(missing, "", dir.path()));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(result.status().message().find(missing.string()), std::string::npos);
+}
+
+TEST(LocateLlamaServer, ConfiguredPathNotExecutableIsInvalidArgument) {
+  TempDir dir;
+  WriteFile(dir.path() / "llama-server", kScript, 0644);
+  auto result = LocateLlamaServer(Options(dir.path() / "llama-server", "", ""));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(LocateLlamaServer, ConfiguredPathWinsOverPath) {
+  TempDir dir;
+  WriteFile(dir.path() / "mine/llama-server", kScript, 0755);
+  WriteFile(dir.path() / "bin/llama-server", kScript, 0755);
+  auto result = LocateLlamaServer(Options(dir.path() / "mine/llama-server", (dir.path() / "bin").string(), ""));
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->source, EngineSource::kConfigured);
+  EXPECT_EQ(result->binary, dir.path() / "mine/llama-server");
+  EXPECT_EQ(result->Command({"x", "--version"}, {}, {}),
+            (std::vector<std::string>{(dir.path() / "mine/llama-server").string(), "--version"}));
+}
+
+TEST(LocateLlamaServer, PathSearchTakesTheFirstExecutableRegularFile) {
+  TempDir dir;
+  WriteFile(dir.path() / "a/llama-server", kScript, 0644);  // not executable
+  std::filesystem::create_directories(dir.path() / "b/llama-server");  // a directory
+  WriteFile(dir.path() / "c/llama-server", kScript, 0755);
+  WriteFile(dir.path() / "d/llama-server", kScript, 0755);
+  std::string path_env = "::" + (dir.path() / "a").string() + ":" + (dir.path() / "b").string() + ":" +
+                         (dir.path() / "c").string() + ":" + (dir.path() / "d").string();
+  auto result = LocateLlamaServer(Options("", path_env, dir.path() / "no-rootfs"));
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->source, EngineSource::kSystem);
+  EXPECT_EQ(result->binary, dir.path() / "c/llama-server");
+  EXPECT_STREQ(EngineSourceName(result->source), "system");
+}
+
+TEST(LocateLlamaServer, PathWinsOverRootfs) {
+  TempDir dir;
+  WriteFile(dir.path() / "bin/llama-server", kScript, 0755);
+  WriteFile(dir.path() / "root/usr/bin/llama-server", kScript, 0755);
+  auto result = LocateLlamaServer(Options("", (dir.path() / "bin").string(), dir.path() / "root"));
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->source, EngineSource::kSystem);
+}
+
+TEST(LocateLlamaServer, FindsTheRootfs) {
+  TempDir dir;
+  WriteFile(dir.path() / "root/usr/bin/llama-server", kScript, 0755);
+  auto result = LocateLlamaServer(Options("", (dir.path() / "empty").string(), dir.path() / "root"));
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->source, EngineSource::kRootfs);
+  EXPECT_EQ(result->binary, "/usr/bin/llama-server");
+  EXPECT_EQ(result->rootfs, dir.path() / "root");
+  EXPECT_EQ(result->bwrap.filename(), "bwrap");
+}
+
+TEST(LocateLlamaServer, RootfsWithoutAnExecutableEngineIsNotFound) {
+  TempDir dir;
+  WriteFile(dir.path() / "root/usr/bin/llama-server", kScript, 0644);
+  auto result = LocateLlamaServer(Options("", "", dir.path() / "root"));
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), ErrorCode::kNotFound);
+  EXPECT_NE(result.status().message().find("make engines"), std::string::npos);
+  EXPECT_NE(result.status().message().find("provision-engines.sh"), std::string::npos);
+}
+
+TEST(EngineLocation, RootfsCommandIsSandboxedWithBinds) {
+  EngineLocation location;
+  location.source = EngineSource::kRootfs;
+  location.binary = "/usr/bin/llama-server";
+  location.rootfs = "/srv/sid";
+  location.bwrap = "/usr/bin/bwrap";
+  auto argv = location.Command({"llama-server", "--host", "/run/z/a.sock"}, {"/run/z"}, {"/models"});
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv.front(), "/usr/bin/bwrap");
+  EXPECT_TRUE(HasSequence(argv, {"--die-with-parent"}));
+  EXPECT_TRUE(HasSequence(argv, {"--unshare-pid"}));
+  EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/srv/sid/usr", "/usr"}));
+  EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/srv/sid/etc", "/etc"}));
+  EXPECT_TRUE(HasSequence(argv, {"--dev", "/dev"}));
+  EXPECT_TRUE(HasSequence(argv, {"--proc", "/proc"}));
+  EXPECT_TRUE(HasSequence(argv, {"--bind", "/run/z", "/run/z"}));
+  EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/models", "/models"}));
+  EXPECT_TRUE(HasSequence(argv, {"--", "/usr/bin/llama-server", "--host", "/run/z/a.sock"}));
+  EXPECT_EQ(argv.back(), "/run/z/a.sock");
+  // Binds come after the private /tmp so a directory under /tmp is visible.
+  auto tmpfs = std::find(argv.begin(), argv.end(), "--tmpfs");
+  auto bind = std::find(argv.begin(), argv.end(), "--bind");
+  EXPECT_LT(tmpfs, bind);
+}
+
+TEST(EngineLocation, RootfsCommandFallsBackToBwrapByName) {
+  EngineLocation location;
+  location.source = EngineSource::kRootfs;
+  location.binary = "/usr/bin/llama-server";
+  location.rootfs = "/srv/sid";
+  EXPECT_EQ(location.Command({"llama-server"}, {}, {}).front(), "bwrap");
+}
+
+TEST(DefaultRootfs, HonoursTheOverrideLikeTheScript) {
+  setenv("ZEST_ENGINE_ROOTFS", "/somewhere/else", 1);
+  EXPECT_EQ(DefaultRootfs(), "/somewhere/else");
+  unsetenv("ZEST_ENGINE_ROOTFS");
+  EXPECT_EQ(DefaultRootfs().filename(), "debian-sid");
+}
+
+}  // namespace
+}  // namespace zest::engines

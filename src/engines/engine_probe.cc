@@ -1,0 +1,108 @@
+#include "engines/engine_probe.h"
+
+#include <sstream>
+#include <string_view>
+#include <thread>
+
+#include "engines/process.h"
+
+namespace zest::engines {
+namespace {
+
+constexpr std::size_t kOutputLines = 2000;  // far more than either command prints
+constexpr std::size_t kErrorTailLines = 8;
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+std::string Join(const std::vector<std::string>& lines, std::size_t from, const char* sep) {
+  std::string out;
+  for (std::size_t i = from; i < lines.size(); ++i) {
+    if (!out.empty()) out += sep;
+    out += lines[i];
+  }
+  return out;
+}
+
+// Runs the engine with one flag and returns everything it printed, or why it
+// failed. Waiting polls ExitStatus (a probe is rare and short).
+Result<std::string> RunEngine(const EngineLocation& location, const std::string& flag,
+                              const ProbeOptions& options) {
+  SpawnOptions spawn;
+  spawn.argv = location.Command({"llama-server", flag}, {}, {});
+  spawn.env = options.env;
+  spawn.ring_lines = kOutputLines;
+  ZEST_ASSIGN_OR_RETURN(auto process, Process::Spawn(spawn));
+  auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  while (process->Running() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  bool timed_out = process->Running();
+  process->Terminate(std::chrono::milliseconds(500));  // also waits for the last output
+  std::vector<std::string> lines = process->output().Tail(kOutputLines);
+  std::string tail = Join(lines, lines.size() > kErrorTailLines ? lines.size() - kErrorTailLines : 0, " | ");
+  if (timed_out) {
+    return Status(ErrorCode::kTimeout, "llama-server " + flag + " did not finish within " +
+                                           std::to_string(options.timeout.count()) + " ms: " + tail);
+  }
+  int status = *process->ExitStatus();
+  if (status != 0) {
+    return EngineFailed("llama-server " + flag + " " + Process::DescribeExit(status) + ": " + tail);
+  }
+  return Join(lines, 0, "\n");
+}
+
+}  // namespace
+
+std::string ParseVersion(const std::string& output) {
+  std::istringstream in(output);
+  std::string line;
+  constexpr std::string_view kPrefix = "version:";
+  while (std::getline(in, line)) {
+    std::string_view text = Trim(line);
+    if (text.substr(0, kPrefix.size()) == kPrefix) return std::string(Trim(text.substr(kPrefix.size())));
+  }
+  return "";
+}
+
+std::vector<EngineDevice> ParseDeviceList(const std::string& output) {
+  std::vector<EngineDevice> devices;
+  std::istringstream in(output);
+  std::string line;
+  bool in_list = false;
+  while (std::getline(in, line)) {
+    std::string_view text = Trim(line);
+    if (!in_list) {
+      in_list = text == "Available devices:";
+      continue;
+    }
+    // The list is indented; the first unindented line (a log line) ends it.
+    if (line.empty() || (line.front() != ' ' && line.front() != '\t')) break;
+    auto colon = text.find(": ");
+    if (colon == std::string_view::npos || text.substr(0, colon).find(' ') != std::string_view::npos) {
+      continue;  // "(none)" or something we do not understand
+    }
+    devices.push_back({std::string(text.substr(0, colon)), std::string(Trim(text.substr(colon + 2)))});
+  }
+  return devices;
+}
+
+Result<EngineInfo> ProbeEngine(const EngineLocation& location) { return ProbeEngine(location, {}); }
+
+Result<EngineInfo> ProbeEngine(const EngineLocation& location, const ProbeOptions& options) {
+  ZEST_ASSIGN_OR_RETURN(std::string version_output, RunEngine(location, "--version", options));
+  EngineInfo info;
+  info.location = location;
+  info.version = ParseVersion(version_output);
+  if (info.version.empty()) {
+    return EngineFailed("llama-server --version printed no version line: " + version_output);
+  }
+  ZEST_ASSIGN_OR_RETURN(std::string devices_output, RunEngine(location, "--list-devices", options));
+  info.devices = ParseDeviceList(devices_output);
+  return info;
+}
+
+}  // namespace zest::engines
