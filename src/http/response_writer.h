@@ -36,7 +36,8 @@ class ResponseWriter {
   // Registers a callback run (on the connection's executor) once, when the
   // client disconnects before the response is complete. Used to cancel the
   // upstream engine request so the engine stops generating. Replaces any
-  // earlier callback.
+  // earlier callback. When the client is already gone it runs at once,
+  // inside this call. Never runs after the handler has returned.
   virtual void OnClientGone(std::function<void()> callback) = 0;
 };
 

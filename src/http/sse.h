@@ -2,6 +2,7 @@
 // (so each is relayed and flushed whole) and formatting events we originate.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,9 @@ class SseSplitter {
 
  private:
   std::string buffer_;
+  // Bytes of buffer_ already searched for a terminator, so a long event
+  // arriving in many small pieces is not rescanned from the start each time.
+  std::size_t scanned_ = 0;
 };
 
 // "data: <payload>\n\n" (payload must be one line, e.g. compact JSON).

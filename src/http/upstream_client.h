@@ -11,14 +11,37 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/result.h"
 #include "http/request.h"
 
 namespace zest::http {
+
+// Aborts an upstream exchange from outside its coroutine, e.g. from
+// ResponseWriter::OnClientGone while SendUpstream still waits for the
+// response headers (a non-streamed completion sends them only when the
+// engine has finished generating, so UpstreamResponse::Cancel comes too late).
+// Use on the exchange's executor only.
+class UpstreamCanceller {
+ public:
+  // A pending or later SendUpstream/ReadSome/ReadAll fails with kCancelled.
+  void Cancel() {
+    cancelled_ = true;
+    if (hook_) std::exchange(hook_, nullptr)();
+  }
+  bool cancelled() const { return cancelled_; }
+  // For the client implementation: `hook` runs on Cancel(); empty detaches.
+  void SetHook(std::function<void()> hook) { hook_ = std::move(hook); }
+
+ private:
+  bool cancelled_ = false;
+  std::function<void()> hook_;
+};
 
 struct UpstreamRequest {
   std::string method = "GET";
@@ -26,6 +49,8 @@ struct UpstreamRequest {
   Headers headers;            // Host and Content-Length are set automatically
   std::string body;
   std::chrono::milliseconds connect_timeout{2000};
+  // Optional; lets the caller abort before the response headers arrive.
+  std::shared_ptr<UpstreamCanceller> canceller;
 };
 
 class UpstreamResponse {

@@ -1,0 +1,139 @@
+#include "http/server.h"
+
+#include <atomic>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
+#include <spdlog/spdlog.h>
+#include <utility>
+
+#include "http/connection.h"
+
+namespace zest::http {
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using boost::system::error_code;
+
+namespace {
+
+constexpr auto kTuple = net::as_tuple(net::use_awaitable);
+// After an accept error such as EMFILE, pause instead of spinning.
+constexpr auto kAcceptErrorPause = std::chrono::milliseconds(100);
+
+// The accepting side of a server, shared with its accept coroutine so that
+// coroutine stays valid even if the Server is destroyed first.
+struct Listener {
+  explicit Listener(net::io_context& io_context)
+      : io(io_context), acceptor(net::make_strand(io_context)) {}
+
+  net::io_context& io;
+  tcp::acceptor acceptor;  // used on its strand once Start() was called
+  std::shared_ptr<const ServeContext> context;
+  std::shared_ptr<ConnectionRegistry> registry = std::make_shared<ConnectionRegistry>();
+  std::atomic<bool> stopped{false};
+};
+
+net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
+  while (!listener->stopped) {
+    // Each connection gets its own strand: its handler, disconnect watch and
+    // Stop() never run concurrently, whatever the number of io threads.
+    net::any_io_executor strand = net::make_strand(listener->io);
+    auto [ec, socket] = co_await listener->acceptor.async_accept(strand, kTuple);
+    if (listener->stopped || ec == net::error::operation_aborted) break;
+    if (ec) {
+      spdlog::warn("http: accept failed: {}", ec.message());
+      net::steady_timer pause(listener->acceptor.get_executor(), kAcceptErrorPause);
+      co_await pause.async_wait(kTuple);
+      continue;
+    }
+    Connection::Launch(
+        std::make_shared<Connection>(std::move(socket), listener->context, listener->registry));
+  }
+}
+
+Result<net::ip::address> ResolveHost(net::io_context& io, const std::string& host) {
+  error_code ec;
+  net::ip::address address = net::ip::make_address(host, ec);
+  if (!ec) return address;
+  // A name such as "localhost": resolving once at startup may block briefly.
+  tcp::resolver resolver(io);
+  auto results = resolver.resolve(host, "", ec);
+  if (ec || results.empty()) {
+    return InvalidArgument("cannot resolve listen host '" + host + "': " + ec.message());
+  }
+  return results.begin()->endpoint().address();
+}
+
+}  // namespace
+
+struct Server::Impl {
+  ServerOptions options;
+  std::shared_ptr<Listener> listener;
+  uint16_t port = 0;
+};
+
+Server::Server(net::io_context& io, ServerOptions options, const Router& router,
+               ErrorRenderer render_error)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  impl_->listener = std::make_shared<Listener>(io);
+  auto context = std::make_shared<ServeContext>();
+  context->router = &router;
+  context->render_error = std::move(render_error);
+  context->options = std::move(options);
+  impl_->listener->context = std::move(context);
+}
+
+Server::~Server() { Stop(); }
+
+Status Server::Listen() {
+  Listener& listener = *impl_->listener;
+  ZEST_ASSIGN_OR_RETURN(net::ip::address address, ResolveHost(listener.io, impl_->options.host));
+  tcp::endpoint endpoint(address, impl_->options.port);
+  const std::string where = impl_->options.host + ":" + std::to_string(impl_->options.port);
+  error_code ec;
+  listener.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) listener.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) listener.acceptor.bind(endpoint, ec);
+  if (!ec) listener.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    error_code ignored;
+    listener.acceptor.close(ignored);
+    return Unavailable("cannot listen on " + where + ": " + ec.message());
+  }
+  impl_->port = listener.acceptor.local_endpoint(ec).port();
+  spdlog::info("http: listening on {}:{}", impl_->options.host, impl_->port);
+  return Status::Ok();
+}
+
+void Server::Start() {
+  auto listener = impl_->listener;
+  net::co_spawn(listener->acceptor.get_executor(), AcceptLoop(listener),
+                [](std::exception_ptr error) {
+                  if (!error) return;
+                  try {
+                    std::rethrow_exception(error);
+                  } catch (const std::exception& e) {
+                    spdlog::error("http: accept loop failed: {}", e.what());
+                  }
+                });
+}
+
+void Server::Stop() {
+  auto listener = impl_->listener;
+  if (listener->stopped.exchange(true)) return;
+  net::post(listener->acceptor.get_executor(), [listener] {
+    error_code ignored;
+    listener->acceptor.close(ignored);
+  });
+  listener->registry->AbortAll();
+}
+
+uint16_t Server::port() const { return impl_->port; }
+
+}  // namespace zest::http

@@ -1,0 +1,62 @@
+// SocketResponseWriter: the ResponseWriter the server hands to handlers,
+// writing straight to a connection's TCP socket with Beast. Private to http/.
+//
+// Owned by one Connection and used only on that connection's strand (the
+// handler coroutine, the disconnect watch and Server::Stop all run there).
+// Reset() starts the next request on a keep-alive connection.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <functional>
+#include <string>
+
+#include "http/response_writer.h"
+
+namespace zest::http {
+
+class SocketResponseWriter final : public ResponseWriter {
+ public:
+  // `socket` must outlive the writer.
+  explicit SocketResponseWriter(boost::asio::ip::tcp::socket& socket) : socket_(socket) {}
+
+  // Forgets the previous response; `keep_alive` is what the request asked for.
+  void Reset(bool keep_alive);
+
+  boost::asio::awaitable<bool> Send(int status, std::string_view content_type, std::string body,
+                                    const Headers& extra = {}) override;
+  boost::asio::awaitable<bool> StartStream(int status, std::string_view content_type,
+                                           const Headers& extra = {}) override;
+  boost::asio::awaitable<bool> WriteChunk(std::string_view data) override;
+  boost::asio::awaitable<bool> EndStream() override;
+
+  bool started() const override { return started_; }
+  bool client_gone() const override { return client_gone_; }
+  void OnClientGone(std::function<void()> callback) override;
+
+  // The connection saw the peer close (or the server is stopping): marks the
+  // client gone and runs the callback if the response was not complete.
+  void MarkClientGone();
+  // A whole response (Send, or a stream through EndStream) was written.
+  bool complete() const { return complete_; }
+  // The connection may serve another request after this response.
+  bool keep_alive() const { return keep_alive_ && complete_ && !client_gone_; }
+  // The handler returned: its callback may point into its frame, so it must
+  // never run from now on.
+  void EndHandler() { on_client_gone_ = nullptr; }
+  // Forces "Connection: close" on a response not yet started.
+  void DisableKeepAlive() { keep_alive_ = false; }
+
+ private:
+  // Marks the client gone when a write failed; returns !ec.
+  bool CheckWrite(const boost::system::error_code& ec);
+
+  boost::asio::ip::tcp::socket& socket_;
+  bool keep_alive_ = false;
+  bool started_ = false;
+  bool streaming_ = false;
+  bool complete_ = false;
+  bool client_gone_ = false;
+  std::function<void()> on_client_gone_;
+};
+
+}  // namespace zest::http
