@@ -58,7 +58,8 @@ if [[ ${ZEST_ENGINE_REFRESH:-0} != 1 ]] && up_to_date; then
   log "rootfs up to date: $root ($(tail -n +2 "$stamp" | tr '\n' ' '))"
   exit 0
 fi
-[[ -f $stamp ]] && log "rootfs stamp differs from the wanted packages; rebuilding"
+if [[ ${ZEST_ENGINE_REFRESH:-0} == 1 ]]; then log "rebuilding the rootfs (ZEST_ENGINE_REFRESH=1)"
+elif [[ -f $stamp ]]; then log "rootfs stamp differs from the wanted packages; rebuilding"; fi
 
 sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
@@ -69,6 +70,7 @@ done
 # The parent is made as the invoking user when possible, so a non-root run
 # never leaves root-owned directories in ~/.cache; sudo only where it must.
 parent=$(dirname "$root")
+name=$(basename "$root")
 mkdir -p "$parent" 2>/dev/null || "${sudo_cmd[@]}" mkdir -p "$parent"
 
 # One build at a time: a second `make engines` waits, then finds the stamp.
@@ -78,6 +80,14 @@ if [[ ${ZEST_ENGINE_REFRESH:-0} != 1 ]] && up_to_date; then
   log "rootfs up to date: $root (built by a concurrent run)"
   exit 0
 fi
+
+# Leftovers of a run that was SIGKILLed; under the lock nobody else owns them.
+for stale in "$parent/.$name.tmp."* "$root.old."*; do
+  [[ -d $stale ]] || continue
+  log "removing what an interrupted run left: $stale"
+  "${sudo_cmd[@]}" umount -l "$stale/proc" "$stale/sys" 2>/dev/null || true
+  "${sudo_cmd[@]}" rm -rf --one-file-system "$stale"
+done
 
 # The mirror this machine's apt already uses (deb822 or one-line sources).
 mirror=${ZEST_DEBIAN_MIRROR:-}
@@ -89,7 +99,7 @@ if [[ -z $mirror ]]; then
 fi
 mirror=${mirror:-http://deb.debian.org/debian}
 
-tmp=$("${sudo_cmd[@]}" mktemp -d "$parent/.debian-sid.tmp.XXXXXX")
+tmp=$("${sudo_cmd[@]}" mktemp -d "$parent/.$name.tmp.XXXXXX")
 build_log=$(mktemp)
 cleanup() {
   rm -f "$build_log"
@@ -99,6 +109,7 @@ cleanup() {
   "${sudo_cmd[@]}" rm -rf --one-file-system "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM HUP  # so an interrupted build still runs cleanup
 # mktemp makes 0700; a rootfs root is 0755 like any /.
 "${sudo_cmd[@]}" chmod 0755 "$tmp"
 

@@ -29,7 +29,8 @@ std::optional<std::filesystem::path> FindBwrap(const std::string& path_env) {
   return FindOnPath(kFallbackPath, "bwrap");
 }
 
-Result<EngineLocation> LocateInRootfs(const std::filesystem::path& rootfs, const std::string& path_env) {
+Result<EngineLocation> LocateInRootfs(const std::filesystem::path& rootfs,
+                                      const std::string& path_env) {
   if (!IsExecutableFile(rootfs / "usr/bin" / kBinaryName)) {
     return NotFound("no llama-server found (not configured, not on PATH, no engine rootfs at " +
                     rootfs.string() + "): run `make engines` (scripts/provision-engines.sh)");
@@ -52,7 +53,9 @@ Result<EngineLocation> LocateInRootfs(const std::filesystem::path& rootfs, const
 // root itself is bwrap's tmpfs, so nothing the engine does outlives it except
 // writes to the directories bound on purpose.
 void AppendSandbox(const std::filesystem::path& rootfs, std::vector<std::string>& argv) {
-  const std::vector<std::string> sandbox = {
+  // One bwrap option per line.
+  // clang-format off
+  argv.insert(argv.end(), {
       "--die-with-parent", "--unshare-pid",
       "--ro-bind", (rootfs / "usr").string(), "/usr",
       "--symlink", "usr/lib", "/lib",
@@ -66,17 +69,20 @@ void AppendSandbox(const std::filesystem::path& rootfs, std::vector<std::string>
       "--ro-bind-try", "/sys", "/sys",
       "--dev-bind-try", "/dev/dri", "/dev/dri",
       "--dev-bind-try", "/dev/kfd", "/dev/kfd",
-  };
-  argv.insert(argv.end(), sandbox.begin(), sandbox.end());
+  });
+  // clang-format on
 }
 
 }  // namespace
 
 const char* EngineSourceName(EngineSource source) {
   switch (source) {
-    case EngineSource::kConfigured: return "configured";
-    case EngineSource::kSystem: return "system";
-    case EngineSource::kRootfs: return "rootfs";
+    case EngineSource::kConfigured:
+      return "configured";
+    case EngineSource::kSystem:
+      return "system";
+    case EngineSource::kRootfs:
+      return "rootfs";
   }
   return "unknown";
 }
@@ -99,7 +105,8 @@ std::vector<std::string> EngineLocation::Command(
     AppendSandbox(rootfs, argv);
     // After --tmpfs /tmp so that directories under /tmp are bound over it.
     for (const auto& dir : bind_rw) argv.insert(argv.end(), {"--bind", dir.string(), dir.string()});
-    for (const auto& dir : bind_ro) argv.insert(argv.end(), {"--ro-bind", dir.string(), dir.string()});
+    for (const auto& dir : bind_ro)
+      argv.insert(argv.end(), {"--ro-bind", dir.string(), dir.string()});
     // "--" so an engine argument can never be read as a bwrap option.
     argv.push_back("--");
   }
@@ -125,7 +132,8 @@ Result<EngineLocation> LocateLlamaServer(const LocateOptions& options) {
     location.binary = *found;
     return location;
   }
-  return LocateInRootfs(options.rootfs.empty() ? DefaultRootfs() : options.rootfs, options.path_env);
+  return LocateInRootfs(options.rootfs.empty() ? DefaultRootfs() : options.rootfs,
+                        options.path_env);
 }
 
 }  // namespace zest::engines

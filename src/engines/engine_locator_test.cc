@@ -14,7 +14,8 @@ using testing::WriteFile;
 
 constexpr const char* kScript = "#!/bin/sh\necho fake\n";
 
-LocateOptions Options(std::filesystem::path configured, std::string path_env, std::filesystem::path rootfs) {
+LocateOptions Options(std::filesystem::path configured, std::string path_env,
+                      std::filesystem::path rootfs) {
   LocateOptions options;
   options.configured = std::move(configured);
   options.path_env = std::move(path_env);
@@ -48,7 +49,8 @@ TEST(LocateLlamaServer, ConfiguredPathWinsOverPath) {
   TempDir dir;
   WriteFile(dir.path() / "mine/llama-server", kScript, 0755);
   WriteFile(dir.path() / "bin/llama-server", kScript, 0755);
-  auto result = LocateLlamaServer(Options(dir.path() / "mine/llama-server", (dir.path() / "bin").string(), ""));
+  auto result = LocateLlamaServer(
+      Options(dir.path() / "mine/llama-server", (dir.path() / "bin").string(), ""));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->source, EngineSource::kConfigured);
   EXPECT_EQ(result->binary, dir.path() / "mine/llama-server");
@@ -58,12 +60,12 @@ TEST(LocateLlamaServer, ConfiguredPathWinsOverPath) {
 
 TEST(LocateLlamaServer, PathSearchTakesTheFirstExecutableRegularFile) {
   TempDir dir;
-  WriteFile(dir.path() / "a/llama-server", kScript, 0644);  // not executable
+  WriteFile(dir.path() / "a/llama-server", kScript, 0644);             // not executable
   std::filesystem::create_directories(dir.path() / "b/llama-server");  // a directory
   WriteFile(dir.path() / "c/llama-server", kScript, 0755);
   WriteFile(dir.path() / "d/llama-server", kScript, 0755);
-  std::string path_env = "::" + (dir.path() / "a").string() + ":" + (dir.path() / "b").string() + ":" +
-                         (dir.path() / "c").string() + ":" + (dir.path() / "d").string();
+  std::string path_env = "::" + (dir.path() / "a").string() + ":" + (dir.path() / "b").string() +
+                         ":" + (dir.path() / "c").string() + ":" + (dir.path() / "d").string();
   auto result = LocateLlamaServer(Options("", path_env, dir.path() / "no-rootfs"));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->source, EngineSource::kSystem);
@@ -83,7 +85,8 @@ TEST(LocateLlamaServer, PathWinsOverRootfs) {
 TEST(LocateLlamaServer, FindsTheRootfs) {
   TempDir dir;
   WriteFile(dir.path() / "root/usr/bin/llama-server", kScript, 0755);
-  auto result = LocateLlamaServer(Options("", (dir.path() / "empty").string(), dir.path() / "root"));
+  auto result =
+      LocateLlamaServer(Options("", (dir.path() / "empty").string(), dir.path() / "root"));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->source, EngineSource::kRootfs);
   EXPECT_EQ(result->binary, "/usr/bin/llama-server");
@@ -107,7 +110,8 @@ TEST(EngineLocation, RootfsCommandIsSandboxedWithBinds) {
   location.binary = "/usr/bin/llama-server";
   location.rootfs = "/srv/sid";
   location.bwrap = "/usr/bin/bwrap";
-  auto argv = location.Command({"llama-server", "--host", "/run/z/a.sock"}, {"/run/z"}, {"/models"});
+  auto argv =
+      location.Command({"llama-server", "--host", "/run/z/a.sock"}, {"/run/z"}, {"/models"});
   ASSERT_FALSE(argv.empty());
   EXPECT_EQ(argv.front(), "/usr/bin/bwrap");
   EXPECT_TRUE(HasSequence(argv, {"--die-with-parent"}));

@@ -14,7 +14,8 @@ constexpr std::size_t kErrorTailLines = 8;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -43,10 +44,12 @@ Result<std::string> RunEngine(const EngineLocation& location, const std::string&
   bool timed_out = process->Running();
   process->Terminate(std::chrono::milliseconds(500));  // also waits for the last output
   std::vector<std::string> lines = process->output().Tail(kOutputLines);
-  std::string tail = Join(lines, lines.size() > kErrorTailLines ? lines.size() - kErrorTailLines : 0, " | ");
+  std::string tail =
+      Join(lines, lines.size() > kErrorTailLines ? lines.size() - kErrorTailLines : 0, " | ");
   if (timed_out) {
     return Status(ErrorCode::kTimeout, "llama-server " + flag + " did not finish within " +
-                                           std::to_string(options.timeout.count()) + " ms: " + tail);
+                                           std::to_string(options.timeout.count()) +
+                                           " ms: " + tail);
   }
   int status = *process->ExitStatus();
   if (status != 0) {
@@ -63,7 +66,8 @@ std::string ParseVersion(const std::string& output) {
   constexpr std::string_view kPrefix = "version:";
   while (std::getline(in, line)) {
     std::string_view text = Trim(line);
-    if (text.substr(0, kPrefix.size()) == kPrefix) return std::string(Trim(text.substr(kPrefix.size())));
+    if (text.substr(0, kPrefix.size()) == kPrefix)
+      return std::string(Trim(text.substr(kPrefix.size())));
   }
   return "";
 }
@@ -82,10 +86,12 @@ std::vector<EngineDevice> ParseDeviceList(const std::string& output) {
     // The list is indented; the first unindented line (a log line) ends it.
     if (line.empty() || (line.front() != ' ' && line.front() != '\t')) break;
     auto colon = text.find(": ");
-    if (colon == std::string_view::npos || text.substr(0, colon).find(' ') != std::string_view::npos) {
+    if (colon == std::string_view::npos ||
+        text.substr(0, colon).find(' ') != std::string_view::npos) {
       continue;  // "(none)" or something we do not understand
     }
-    devices.push_back({std::string(text.substr(0, colon)), std::string(Trim(text.substr(colon + 2)))});
+    devices.push_back(
+        {std::string(text.substr(0, colon)), std::string(Trim(text.substr(colon + 2)))});
   }
   return devices;
 }

@@ -14,7 +14,8 @@ TEST(ParseVersion, ReadsTheVersionLine) {
 TEST(ParseVersion, SkipsGgmlLogLinesBeforeIt) {
   EXPECT_EQ(ParseVersion("ggml_vulkan: Found 1 Vulkan devices:\n"
                          "ggml_vulkan: 0 = llvmpipe (LLVM 19.1.7, 256 bits) (llvmpipe) | uma: 0\n"
-                         "load_backend: loaded Vulkan backend from /usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-vulkan.so\n"
+                         "load_backend: loaded Vulkan backend from "
+                         "/usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-vulkan.so\n"
                          "version: 0.7.0 (build 11669, commit Debian)\r\n"
                          "built with GNU 16.2.0 for Linux x86_64\n"),
             "0.7.0 (build 11669, commit Debian)");

@@ -8,14 +8,14 @@
 namespace zest::engines {
 
 struct LlamaServerOptions {
-  std::filesystem::path model;        // the GGUF file
-  std::string alias;                  // model name clients use (--alias)
-  std::filesystem::path socket;       // UNIX socket (--host PATH.sock)
-  int ctx_size = 0;                   // -c; 0 = the model's own
-  int parallel = 1;                   // --parallel (slots)
-  int threads = 0;                    // -t; 0 = llama-server's default
-  bool embeddings = false;            // --embeddings (embedding models)
-  std::vector<std::string> extra;     // appended as given
+  std::filesystem::path model;     // the GGUF file
+  std::string alias;               // model name clients use (--alias)
+  std::filesystem::path socket;    // UNIX socket (--host PATH.sock)
+  int ctx_size = 0;                // -c; 0 = the model's own
+  int parallel = 1;                // --parallel (slots)
+  int threads = 0;                 // -t; 0 = llama-server's default
+  bool embeddings = false;         // --embeddings (embedding models)
+  std::vector<std::string> extra;  // appended as given
 };
 
 // argv starting with "llama-server": --host SOCKET [--alias NAME] -m MODEL

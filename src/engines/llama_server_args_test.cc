@@ -11,8 +11,9 @@ TEST(LlamaServerArgs, MinimalCommandLine) {
   options.alias = "tiny";
   options.socket = "/run/zest/tiny.sock";
   EXPECT_EQ(LlamaServerArgs(options),
-            (std::vector<std::string>{"llama-server", "--host", "/run/zest/tiny.sock", "--alias", "tiny", "-m",
-                                      "/models/tiny.gguf", "--metrics", "--jinja", "--parallel", "1"}));
+            (std::vector<std::string>{"llama-server", "--host", "/run/zest/tiny.sock", "--alias",
+                                      "tiny", "-m", "/models/tiny.gguf", "--metrics", "--jinja",
+                                      "--parallel", "1"}));
 }
 
 TEST(LlamaServerArgs, AllOptionsInOrder) {
@@ -26,9 +27,9 @@ TEST(LlamaServerArgs, AllOptionsInOrder) {
   options.embeddings = true;
   options.extra = {"-ngl", "99"};
   EXPECT_EQ(LlamaServerArgs(options),
-            (std::vector<std::string>{"llama-server", "--host", "/s.sock", "--alias", "m", "-m", "/m.gguf",
-                                      "--metrics", "--jinja", "--parallel", "4", "-c", "4096", "-t", "2",
-                                      "--embeddings", "-ngl", "99"}));
+            (std::vector<std::string>{"llama-server", "--host", "/s.sock", "--alias", "m", "-m",
+                                      "/m.gguf", "--metrics", "--jinja", "--parallel", "4", "-c",
+                                      "4096", "-t", "2", "--embeddings", "-ngl", "99"}));
 }
 
 TEST(LlamaServerArgs, EmptyAliasIsLeftOut) {

@@ -41,7 +41,7 @@ class UniqueFd {
     return *this;
   }
   ~UniqueFd() { Reset(); }
-  int get() const { return fd_; }
+  int Get() const { return fd_; }
   int Release() { return std::exchange(fd_, -1); }
   void Reset(int fd = -1) {
     if (fd_ >= 0) close(fd_);
@@ -79,6 +79,7 @@ std::vector<std::string> MergeEnvironment(const std::vector<std::string>& overri
 
 std::vector<char*> CStrings(std::vector<std::string>& strings) {
   std::vector<char*> out;
+  out.reserve(strings.size() + 1);
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
   return out;
@@ -121,8 +122,8 @@ struct SpawnFds {
 // no-op that would keep its close-on-exec flag (possible if zest's own stdio
 // was closed).
 Status AboveStdio(UniqueFd& fd) {
-  if (fd.get() > 2) return Status::Ok();
-  int moved = fcntl(fd.get(), F_DUPFD_CLOEXEC, 3);
+  if (fd.Get() > 2) return Status::Ok();
+  int moved = fcntl(fd.Get(), F_DUPFD_CLOEXEC, 3);
   if (moved < 0) return IoError("fcntl: " + ErrnoMessage(errno));
   fd.Reset(moved);
   return Status::Ok();
@@ -142,16 +143,16 @@ Result<SpawnFds> OpenSpawnFds(const std::filesystem::path& log_file) {
   ZEST_RETURN_IF_ERROR(MakePipe(fds.output_read, fds.output_write));
   ZEST_RETURN_IF_ERROR(MakePipe(fds.exec_read, fds.exec_write));
   fds.dev_null.Reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (fds.dev_null.get() < 0) return IoError("open /dev/null: " + ErrnoMessage(errno));
+  if (fds.dev_null.Get() < 0) return IoError("open /dev/null: " + ErrnoMessage(errno));
   ZEST_RETURN_IF_ERROR(AboveStdio(fds.dev_null));
   if (!log_file.empty()) {
     fds.log.Reset(open(log_file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600));
-    if (fds.log.get() < 0) {
+    if (fds.log.Get() < 0) {
       return IoError("open log file " + log_file.string() + ": " + ErrnoMessage(errno));
     }
   }
   fds.wake.Reset(eventfd(0, EFD_CLOEXEC));
-  if (fds.wake.get() < 0) return IoError("eventfd: " + ErrnoMessage(errno));
+  if (fds.wake.Get() < 0) return IoError("eventfd: " + ErrnoMessage(errno));
   return fds;
 }
 
@@ -179,7 +180,7 @@ void CloseFromThreeOnExec() {
 }
 
 [[noreturn]] void ExecChild(const ChildPlan& plan, const SpawnFds& fds, pid_t parent) {
-  int exec_fd = fds.exec_write.get();
+  int exec_fd = fds.exec_write.Get();
   auto fail = [exec_fd](int err) {
     ssize_t ignored = write(exec_fd, &err, sizeof(err));
     (void)ignored;  // the parent sees EOF and a dead child either way
@@ -190,8 +191,8 @@ void CloseFromThreeOnExec() {
   // The parent may have died before prctl: then no signal will ever come.
   if (getppid() != parent) _exit(127);
   ResetSignals();
-  if (dup2(fds.dev_null.get(), 0) < 0 || dup2(fds.output_write.get(), 1) < 0 ||
-      dup2(fds.output_write.get(), 2) < 0) {
+  if (dup2(fds.dev_null.Get(), 0) < 0 || dup2(fds.output_write.Get(), 1) < 0 ||
+      dup2(fds.output_write.Get(), 2) < 0) {
     fail(errno);
   }
   CloseFromThreeOnExec();
@@ -211,7 +212,8 @@ Status AwaitExec(int exec_read, pid_t pid, const std::string& name) {
   if (got == 0) return Status::Ok();
   while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
   }
-  if (got == static_cast<ssize_t>(sizeof(err))) return EngineFailed(name + ": " + ErrnoMessage(err));
+  if (got == static_cast<ssize_t>(sizeof(err)))
+    return EngineFailed(name + ": " + ErrnoMessage(err));
   return EngineFailed(name + ": could not start (child exited before exec)");
 }
 
@@ -227,7 +229,7 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
   fds.output_write.Reset();
   fds.exec_write.Reset();
   fds.dev_null.Reset();
-  ZEST_RETURN_IF_ERROR(AwaitExec(fds.exec_read.get(), pid, options.argv[0]));
+  ZEST_RETURN_IF_ERROR(AwaitExec(fds.exec_read.Get(), pid, options.argv[0]));
   auto ring = std::make_unique<LineRing>(options.ring_lines);
   return std::unique_ptr<Process>(new Process(pid, fds.output_read.Release(), fds.log.Release(),
                                               fds.wake.Release(), std::move(ring)));

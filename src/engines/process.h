@@ -36,9 +36,9 @@
 namespace zest::engines {
 
 struct SpawnOptions {
-  std::vector<std::string> argv;          // argv[0] is looked up on PATH unless it has a '/'
-  std::vector<std::string> env;           // "K=V" added to the inherited environment
-  std::filesystem::path log_file;         // appended to (created 0600); empty = none
+  std::vector<std::string> argv;   // argv[0] is looked up on PATH unless it has a '/'
+  std::vector<std::string> env;    // "K=V" added to the inherited environment
+  std::filesystem::path log_file;  // appended to (created 0600); empty = none
   std::size_t ring_lines = 200;
 };
 

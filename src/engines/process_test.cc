@@ -26,7 +26,7 @@ SpawnOptions Options(std::vector<std::string> argv, std::vector<std::string> env
   return options;
 }
 
-std::unique_ptr<Process> MustSpawn(SpawnOptions options) {
+std::unique_ptr<Process> MustSpawn(const SpawnOptions& options) {
   auto result = Process::Spawn(options);
   EXPECT_TRUE(result.ok()) << result.status().ToString();
   return result.ok() ? std::move(result).value() : nullptr;
@@ -71,7 +71,8 @@ TEST(Process, OutputReachesTheRingAndTheLogFile) {
 }
 
 TEST(Process, RingKeepsOnlyTheLastLines) {
-  auto process = MustSpawn(Options({"sh", "-c", "for i in 1 2 3 4 5; do echo $i; done"}, {}, {}, 2));
+  auto process =
+      MustSpawn(Options({"sh", "-c", "for i in 1 2 3 4 5; do echo $i; done"}, {}, {}, 2));
   ASSERT_TRUE(process);
   ASSERT_TRUE(WaitExited(*process));
   process->Terminate();
@@ -80,21 +81,24 @@ TEST(Process, RingKeepsOnlyTheLastLines) {
 
 TEST(Process, EnvironmentIsInheritedAndExtended) {
   setenv("ZEST_INHERITED", "from-parent", 1);
-  auto process = MustSpawn(Options({"sh", "-c", "echo $ZEST_INHERITED $ZEST_ADDED; read x; echo stdin=$?"},
-                                    {"ZEST_ADDED=from-options", "ZEST_INHERITED=overridden"}));
+  auto process =
+      MustSpawn(Options({"sh", "-c", "echo $ZEST_INHERITED $ZEST_ADDED; read x; echo stdin=$?"},
+                        {"ZEST_ADDED=from-options", "ZEST_INHERITED=overridden"}));
   unsetenv("ZEST_INHERITED");
   ASSERT_TRUE(process);
   ASSERT_TRUE(WaitExited(*process));
   process->Terminate();
   // stdin is /dev/null: `read` sees EOF at once instead of hanging.
-  EXPECT_EQ(process->output().Tail(10), (std::vector<std::string>{"overridden from-options", "stdin=1"}));
+  EXPECT_EQ(process->output().Tail(10),
+            (std::vector<std::string>{"overridden from-options", "stdin=1"}));
 }
 
 TEST(Process, ExecFailureIsAnError) {
   auto missing = Process::Spawn(Options({"/nonexistent/zest-no-such-engine"}));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), ErrorCode::kEngineFailed);
-  EXPECT_EQ(missing.status().message(), "/nonexistent/zest-no-such-engine: No such file or directory");
+  EXPECT_EQ(missing.status().message(),
+            "/nonexistent/zest-no-such-engine: No such file or directory");
 
   auto not_on_path = Process::Spawn(Options({"zest-no-such-engine"}));
   ASSERT_FALSE(not_on_path.ok());
@@ -158,7 +162,8 @@ TEST(Process, ChildTrappingSigtermIsKilledAfterTheGrace) {
 
 TEST(Process, SignalDispositionsAndMaskAreReset) {
   // zest ignoring or blocking SIGTERM must not make engines immune to it.
-  struct sigaction ignore {}, old_action {};
+  struct sigaction ignore {
+  }, old_action{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGTERM, &ignore, &old_action);
   sigset_t term, old_mask;

@@ -1,12 +1,12 @@
 // Tests against the real llama-server that `make engines` provisions (`make
 // test` provisions it first, so these never skip for lack of an engine).
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
 
 #include "engines/engine_locator.h"
 #include "engines/engine_probe.h"
@@ -29,7 +29,8 @@ EngineLocation RealEngine() {
 }
 
 // Runs `argv` to completion and returns its output lines.
-std::vector<std::string> RunToEnd(const std::vector<std::string>& argv, std::vector<std::string> env = {}) {
+std::vector<std::string> RunToEnd(const std::vector<std::string>& argv,
+                                  std::vector<std::string> env = {}) {
   SpawnOptions options;
   options.argv = argv;
   options.env = std::move(env);
@@ -37,7 +38,8 @@ std::vector<std::string> RunToEnd(const std::vector<std::string>& argv, std::vec
   EXPECT_TRUE(process.ok()) << process.status().ToString();
   if (!process.ok()) return {};
   auto deadline = std::chrono::steady_clock::now() + 20s;
-  while ((*process)->Running() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  while ((*process)->Running() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
   (*process)->Terminate();
   EXPECT_EQ(*(*process)->ExitStatus(), 0) << Process::DescribeExit(*(*process)->ExitStatus());
   return (*process)->output().Tail(1000);
@@ -60,7 +62,8 @@ std::vector<pid_t> PidsMentioning(const std::string& needle) {
     pid_t pid = std::atoi(entry->d_name);
     if (pid <= 0 || pid == getpid()) continue;
     std::string cmdline = testing::ReadFile("/proc/" + std::to_string(pid) + "/cmdline");
-    if (cmdline.find(needle) != std::string::npos && !testing::ProcessGone(pid)) pids.push_back(pid);
+    if (cmdline.find(needle) != std::string::npos && !testing::ProcessGone(pid))
+      pids.push_back(pid);
   }
   closedir(proc);
   return pids;
@@ -75,10 +78,12 @@ std::string GetHealth(const std::filesystem::path& socket_path) {
   std::string response;
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
     std::string request = "GET /health HTTP/1.1\r\nHost: engine\r\nConnection: close\r\n\r\n";
-    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+    if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+        static_cast<ssize_t>(request.size())) {
       char buffer[4096];
       ssize_t got;
-      while ((got = recv(fd, buffer, sizeof(buffer), 0)) > 0) response.append(buffer, static_cast<std::size_t>(got));
+      while ((got = recv(fd, buffer, sizeof(buffer), 0)) > 0)
+        response.append(buffer, static_cast<std::size_t>(got));
     }
   }
   close(fd);
@@ -93,9 +98,10 @@ TEST(RealEngine, ProbeReportsAVersion) {
   ASSERT_TRUE(info.ok()) << info.status().ToString();
   EXPECT_FALSE(info->version.empty());
   EXPECT_NE(info->version.find("build"), std::string::npos) << info->version;
-  std::cout << "engine: " << EngineSourceName(location.source) << " " << location.binary << " version "
-            << info->version << ", " << info->devices.size() << " device(s)\n";
-  for (const auto& device : info->devices) std::cout << "  " << device.name << ": " << device.description << "\n";
+  std::cout << "engine: " << EngineSourceName(location.source) << " " << location.binary
+            << " version " << info->version << ", " << info->devices.size() << " device(s)\n";
+  for (const auto& device : info->devices)
+    std::cout << "  " << device.name << ": " << device.description << "\n";
 }
 
 TEST(RealEngine, VersionThroughCommandAndSpawn) {
@@ -106,12 +112,14 @@ TEST(RealEngine, VersionThroughCommandAndSpawn) {
 
 // Starts llama-server in router mode (it needs no model, which is all these
 // tests have) on `socket_path`, inside `dir`, and waits until /health answers.
-std::unique_ptr<Process> StartRouter(const EngineLocation& location, const std::filesystem::path& dir,
+std::unique_ptr<Process> StartRouter(const EngineLocation& location,
+                                     const std::filesystem::path& dir,
                                      const std::filesystem::path& socket_path) {
   std::filesystem::create_directories(dir / "models");
   SpawnOptions options;
   options.argv = location.Command(
-      {"llama-server", "--host", socket_path.string(), "--models-dir", (dir / "models").string()}, {dir}, {});
+      {"llama-server", "--host", socket_path.string(), "--models-dir", (dir / "models").string()},
+      {dir}, {});
   auto process = Process::Spawn(options);
   EXPECT_TRUE(process.ok()) << process.status().ToString();
   if (!process.ok()) return nullptr;
@@ -159,8 +167,9 @@ TEST(RealEngine, SandboxIsReadOnlyExceptBoundDirs) {
   if (location.source != EngineSource::kRootfs) GTEST_SKIP() << "engine is not the rootfs";
   TempDir rw, ro;
   location.binary = "/bin/sh";
-  std::string script = "touch /usr/zest-probe 2>/dev/null; echo usr=$?; touch " + (rw.path() / "ok").string() +
-                       "; echo rw=$?; touch " + (ro.path() / "no").string() + " 2>/dev/null; echo ro=$?";
+  std::string script = "touch /usr/zest-probe 2>/dev/null; echo usr=$?; touch " +
+                       (rw.path() / "ok").string() + "; echo rw=$?; touch " +
+                       (ro.path() / "no").string() + " 2>/dev/null; echo ro=$?";
   auto lines = RunToEnd(location.Command({"sh", "-c", script}, {rw.path()}, {ro.path()}));
   EXPECT_EQ(lines, (std::vector<std::string>{"usr=1", "rw=0", "ro=1"}));
   EXPECT_TRUE(std::filesystem::exists(rw.path() / "ok"));
@@ -185,7 +194,8 @@ TEST(RealEngine, KillingBwrapAloneTakesTheEngineDown) {
   ASSERT_EQ(kill(process->pid(), SIGKILL), 0);
   bool gone = WaitNoneMentioning(socket_path.string(), 5s);
   EXPECT_TRUE(gone) << "llama-server outlived bwrap";
-  for (pid_t pid : PidsMentioning(socket_path.string())) kill(pid, SIGKILL);  // do not leak on failure
+  for (pid_t pid : PidsMentioning(socket_path.string()))
+    kill(pid, SIGKILL);  // do not leak on failure
 }
 
 }  // namespace
