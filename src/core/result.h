@@ -58,6 +58,9 @@ inline Status IoError(std::string m) { return {ErrorCode::kInternal, std::move(m
 template <typename T>
 class [[nodiscard]] Result {
  public:
+  // Asio's co_spawn needs default-constructible results; a default Result is
+  // an error, so forgetting to assign one cannot pass for success.
+  Result() : v_(Status(ErrorCode::kInternal, "result was never set")) {}
   Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 

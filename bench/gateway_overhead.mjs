@@ -1,0 +1,141 @@
+// Gateway overhead: the same model with the same engine settings, measured
+// through zest and directly against llama-server, interleaved in one process
+// so machine noise hits both alike. Writes a table to bench/RESULTS.md.
+//
+// Model: the synthetic "bench" preset (~0.5B parameters, Q8_0), generated
+// into a cache outside the repo on first use (model files are never committed).
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
+const STREAM_TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 64);
+const CONCURRENCY = 16;
+
+function benchModel() {
+  const dir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest', 'bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'bench-q8_0.gguf');
+  if (!fs.existsSync(file)) {
+    console.error('writing the ~0.5B-parameter bench model (once)...');
+    execFileSync(path.join(repo, 'build/zest-make-model'), ['--preset', 'bench', '--out', file], { stdio: 'inherit' });
+  }
+  return file;
+}
+
+// Starts a second llama-server with exactly the argv zest used for its
+// instance, but listening on TCP like a user running it by hand would.
+async function startDirect(enginePid) {
+  const argv = fs.readFileSync(`/proc/${enginePid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const host = argv.indexOf('--host');
+  const port = 18000 + Math.floor(Math.random() * 1000);
+  argv.splice(host, 2, '--host', '127.0.0.1', '--port', String(port));
+  const proc = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(async () => {
+    try { return (await fetch(`${url}/health`)).status === 200; } catch { return false; }
+  }, { timeout: 120000, interval: 100, what: 'direct llama-server' });
+  return { proc, url };
+}
+
+const body = (maxTokens, stream) => ({
+  model: 'bench',
+  messages: [{ role: 'user', content: 'Write a short poem about the sea.' }],
+  max_tokens: maxTokens,
+  ignore_eos: true,
+  stream,
+});
+
+async function oneTokenLatency(url) {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(1, false)),
+  });
+  await res.json();
+  return performance.now() - t0;
+}
+
+// Streams one completion; returns the number of content chunks and seconds.
+async function streamTokens(url, tokens) {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(tokens, true)),
+  });
+  let n = 0;
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body) n += (decoder.decode(chunk).match(/"delta":\{"content"/g) || []).length;
+  return { tokens: n, seconds: (performance.now() - t0) / 1000 };
+}
+
+async function concurrentThroughput(url) {
+  const t0 = performance.now();
+  const runs = await Promise.all(Array.from({ length: CONCURRENCY }, () => streamTokens(url, STREAM_TOKENS)));
+  const tokens = runs.reduce((a, r) => a + r.tokens, 0);
+  return tokens / ((performance.now() - t0) / 1000);
+}
+
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+
+// Runs `fn` alternately against both targets `rounds` times.
+async function interleaved(rounds, fn, zestUrl, directUrl) {
+  const z = []; const d = [];
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2) { z.push(await fn(zestUrl)); d.push(await fn(directUrl)); } else { d.push(await fn(directUrl)); z.push(await fn(zestUrl)); }
+  }
+  return { z, d };
+}
+
+function machine() {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  return `${os.hostname()}: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`;
+}
+
+async function main() {
+  const model = benchModel();
+  const zest = await startZest({ home: makeHome({ bench: model }), env: { ZEST_LOG_LEVEL: 'warn' } });
+  let direct;
+  try {
+    await oneTokenLatency(zest.url);  // loads the engine
+    const [instance] = await zest.instances();
+    direct = await startDirect(instance.pid);
+    const zestUrl = `${zest.url}`;
+    for (const url of [zestUrl, direct.url]) await oneTokenLatency(url);  // warm both
+
+    const lat = await interleaved(ROUNDS, oneTokenLatency, zestUrl, direct.url);
+    const single = await interleaved(3, (u) => streamTokens(u, STREAM_TOKENS * 2), zestUrl, direct.url);
+    const conc = await interleaved(2, concurrentThroughput, zestUrl, direct.url);
+    const tps = (runs) => runs.reduce((a, r) => a + r.tokens, 0) / runs.reduce((a, r) => a + r.seconds, 0);
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+    const rows = [
+      ['1-token chat latency p50 (ms)', pct(lat.d, 0.5), pct(lat.z, 0.5), pct(lat.z, 0.5) / pct(lat.d, 0.5), '≤ 1.05'],
+      ['1-token chat latency p99 (ms)', pct(lat.d, 0.99), pct(lat.z, 0.99), pct(lat.z, 0.99) / pct(lat.d, 0.99), ''],
+      ['1 stream, tokens/s', tps(single.d), tps(single.z), tps(single.z) / tps(single.d), '≥ 0.98'],
+      [`${CONCURRENCY} streams, tokens/s (sum)`, mean(conc.d), mean(conc.z), mean(conc.z) / mean(conc.d), '≥ 0.98'],
+    ];
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
+    const lines = [
+      `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${machine()} — commit ${commit}`,
+      '',
+      `Model: synthetic bench preset (~0.5B params, Q8_0), engine argv identical; ${ROUNDS} latency rounds, ` +
+        `${STREAM_TOKENS * 2}-token single streams ×3, ${CONCURRENCY}×${STREAM_TOKENS}-token concurrent ×2, interleaved.`,
+      '',
+      '| metric | llama-server direct | through zest | ratio zest/direct | target |',
+      '|---|---:|---:|---:|---|',
+      ...rows.map(([name, d, z, r, t]) => `| ${name} | ${d.toFixed(1)} | ${z.toFixed(1)} | ${r.toFixed(3)} | ${t} |`),
+      '',
+    ];
+    const out = path.join(repo, 'bench/RESULTS.md');
+    if (!fs.existsSync(out)) fs.writeFileSync(out, '# Benchmark results\n\nAppended by `make bench`; newest last.\n\n');
+    fs.appendFileSync(out, lines.join('\n') + '\n');
+    console.log(lines.join('\n'));
+  } finally {
+    if (direct) direct.proc.kill('SIGTERM');
+    await zest.stop();
+    zest.cleanup();
+  }
+}
+
+main().catch((err) => { console.error(err); process.exit(1); });

@@ -1,0 +1,129 @@
+#include "api/admin/admin_api.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "api/openai/errors.h"
+
+namespace zest::api::admin {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using nlohmann::json;
+
+awaitable<void> SendJson(http::ResponseWriter& w, const json& j, int status = 200) {
+  co_await w.Send(status, "application/json", j.dump());
+}
+
+// Note: replies are built in named variables, never as braced temporaries
+// inside co_await, which GCC 12 miscompiles.
+
+// Admin request bodies are small JSON objects with string fields.
+Result<std::string> StringField(const std::string& body, const char* field) {
+  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return InvalidArgument("the request body must be a JSON object");
+  auto it = doc.find(field);
+  if (it == doc.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
+    return InvalidArgument(std::string("'") + field + "' is required");
+  }
+  return it->get<std::string>();
+}
+
+json InstancesJson(const std::vector<scheduler::InstanceStatus>& list) {
+  json out = json::array();
+  for (const auto& s : list) {
+    out.push_back({{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
+                   {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight}});
+  }
+  return out;
+}
+
+}  // namespace
+
+AdminApi::AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
+                   scheduler::InstancePool& pool, Result<engines::EngineLocation> engine)
+    : settings_(settings), registry_(registry), pool_(pool), engine_(std::move(engine)) {}
+
+AdminApi::~AdminApi() { blocking_.join(); }
+
+awaitable<Result<engines::EngineInfo>> AdminApi::EngineInfo() {
+  {
+    std::lock_guard lock(mu_);
+    if (engine_info_) co_return *engine_info_;
+  }
+  if (!engine_.ok()) co_return engine_.status();
+  auto info = co_await asio::co_spawn(
+      blocking_,
+      [this]() -> awaitable<Result<engines::EngineInfo>> { co_return engines::ProbeEngine(*engine_); },
+      asio::use_awaitable);
+  std::lock_guard lock(mu_);
+  engine_info_ = info;
+  co_return info;
+}
+
+void AdminApi::Register(http::Router& router) {
+  auto health = [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+    json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", pool_.List().size()}};
+    co_await SendJson(w, reply);
+  };
+  router.Add("GET", "/health", health);
+  router.Add("GET", "/api/v1/health", health);
+
+  router.Add("GET", "/api/v1/ps", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+    json reply = {{"instances", InstancesJson(pool_.List())}};
+    co_await SendJson(w, reply);
+  });
+
+  router.Add("POST", "/api/v1/unload",
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               auto model = StringField(r.body, "model");
+               if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
+               Status st = co_await pool_.Stop(*model);
+               if (!st.ok()) co_return co_await openai::SendError(w, st, "model");
+               json reply = {{"status", "stopped"}, {"model", *model}};
+               co_await SendJson(w, reply);
+             });
+
+  router.Add("POST", "/api/v1/add", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+    auto name = StringField(r.body, "name");
+    if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "name");
+    auto path = StringField(r.body, "path");
+    if (!path.ok()) co_return co_await openai::SendError(w, path.status(), "path");
+    Status st = registry_.Add(*name, *path);
+    if (!st.ok()) co_return co_await openai::SendError(w, st, "path");
+    json reply = {{"status", "added"}, {"name", *name}, {"path", *path}};
+    co_await SendJson(w, reply);
+  });
+
+  router.Add("GET", "/api/v1/engines", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+    auto info = co_await EngineInfo();
+    if (!info.ok()) {
+      json reply = {{"engines", json::array()}, {"error", info.status().message()}};
+      co_return co_await SendJson(w, reply);
+    }
+    json devices = json::array();
+    for (const auto& d : info->devices) devices.push_back({{"name", d.name}, {"description", d.description}});
+    json engine = {{"name", "llama-server"},
+                   {"source", engines::EngineSourceName(info->location.source)},
+                   {"binary", info->location.binary.string()},
+                   {"rootfs", info->location.rootfs.string()},
+                   {"version", info->version},
+                   {"devices", devices}};
+    json reply = {{"engines", json::array({engine})}};
+    co_await SendJson(w, reply);
+  });
+
+  router.Add("GET", "/api/v1/config", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+    json rows = json::array();
+    for (const auto& o : settings_.origins) {
+      rows.push_back({{"key", o.key}, {"value", o.value}, {"source", config::SourceName(o.source)},
+                      {"detail", o.detail}});
+    }
+    json reply = {{"settings", rows}};
+    co_await SendJson(w, reply);
+  });
+}
+
+}  // namespace zest::api::admin

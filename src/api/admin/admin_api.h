@@ -1,0 +1,42 @@
+// AdminApi: zest's own routes: GET /health (also /api/v1/health), GET
+// /api/v1/ps, POST /api/v1/unload, POST /api/v1/add, GET /api/v1/engines,
+// GET /api/v1/config. The CLI's commands other than `serve` use these.
+#pragma once
+
+#include <boost/asio/thread_pool.hpp>
+#include <mutex>
+#include <optional>
+
+#include "config/settings.h"
+#include "core/result.h"
+#include "engines/engine_locator.h"
+#include "engines/engine_probe.h"
+#include "http/router.h"
+#include "models/model_registry.h"
+#include "scheduler/instance_pool.h"
+
+namespace zest::api::admin {
+
+class AdminApi {
+ public:
+  // All references must outlive the router.
+  AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
+           scheduler::InstancePool& pool, Result<engines::EngineLocation> engine);
+  ~AdminApi();
+
+  void Register(http::Router& router);
+
+ private:
+  // `llama-server --version/--list-devices`, run once off the I/O threads.
+  boost::asio::awaitable<Result<engines::EngineInfo>> EngineInfo();
+
+  const config::LoadedSettings& settings_;
+  models::ModelRegistry& registry_;
+  scheduler::InstancePool& pool_;
+  const Result<engines::EngineLocation> engine_;
+  boost::asio::thread_pool blocking_{1};
+  std::mutex mu_;
+  std::optional<Result<engines::EngineInfo>> engine_info_;  // guarded by mu_
+};
+
+}  // namespace zest::api::admin

@@ -1,0 +1,132 @@
+#include "api/engine_relay.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/this_coro.hpp>
+#include <nlohmann/json.hpp>
+
+#include "api/openai/errors.h"
+#include "http/sse.h"
+#include "http/upstream_client.h"
+
+namespace zest::api {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+
+constexpr std::size_t kMaxEngineResponseBytes = 256ull * 1024 * 1024;
+
+// Engines name the model after --alias, which is the registry name; a client
+// may have reached it through another spelling, so the non-streamed answer
+// carries exactly the name the client sent.
+std::string WithModelName(std::string body, const std::string& name) {
+  nlohmann::json doc = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("model")) return body;
+  doc["model"] = name;
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string StreamErrorEvent(const Status& status) {
+  openai::ApiError e = openai::MapStatus(status);
+  return http::SseData(openai::ErrorBody(status.message(), e.type, e.code));
+}
+
+// Connects to a ready instance, restarting the engine once when the one we
+// got turns out to be dead (killed between requests).
+awaitable<Result<std::pair<std::shared_ptr<scheduler::Instance>,
+                           std::unique_ptr<http::UpstreamResponse>>>>
+Connect(scheduler::InstancePool& pool, const RelayRequest& request,
+        std::shared_ptr<http::UpstreamCanceller> canceller) {
+  auto executor = co_await asio::this_coro::executor;
+  Status last;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto instance = co_await pool.Acquire(request.model);
+    if (!instance.ok()) co_return instance.status();
+    http::UpstreamRequest up;
+    up.method = "POST";
+    up.target = request.engine_path;
+    up.headers = {{"Content-Type", "application/json"}};
+    up.body = request.body;
+    up.canceller = canceller;
+    auto response = co_await http::SendUpstream(executor, (*instance)->socket().string(), up);
+    if (response.ok()) co_return std::pair{*instance, std::move(response).value()};
+    if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
+    last = response.status();
+    co_await pool.ReportBroken(*instance);
+  }
+  co_return Unavailable("engine for '" + request.model.name + "' is not answering: " +
+                        last.message());
+}
+
+awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest& request,
+                           http::ResponseWriter& writer) {
+  auto body = co_await upstream.ReadAll(kMaxEngineResponseBytes);
+  if (!body.ok()) {
+    if (!writer.client_gone()) co_await openai::SendError(writer, body.status());
+    co_return;
+  }
+  std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));
+  if (content_type.empty()) content_type = "application/json";
+  std::string out = upstream.status() == 200 ? WithModelName(std::move(*body), request.model.name)
+                                             : std::move(*body);
+  co_await writer.Send(upstream.status(), content_type, std::move(out));
+}
+
+awaitable<void> RelayStream(scheduler::InstancePool& pool,
+                            std::shared_ptr<scheduler::Instance> instance,
+                            http::UpstreamResponse& upstream, http::ResponseWriter& writer) {
+  // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
+  const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
+  if (!co_await writer.StartStream(200, "text/event-stream", headers)) {
+    co_return;
+  }
+  http::SseSplitter splitter;
+  while (true) {
+    auto piece = co_await upstream.ReadSome();
+    if (!piece.ok()) {
+      if (writer.client_gone()) co_return;
+      spdlog::warn("engine for '{}' broke off a stream: {}", instance->model(),
+                   piece.status().message());
+      co_await pool.ReportBroken(instance);
+      co_await writer.WriteChunk(StreamErrorEvent(EngineFailed(
+          "the engine for '" + instance->model() + "' stopped mid-stream: " +
+          piece.status().message())));
+      break;
+    }
+    if (!piece->has_value()) break;
+    for (const auto& event : splitter.Feed(**piece)) {
+      if (!co_await writer.WriteChunk(event.raw)) co_return;
+    }
+  }
+  if (!splitter.pending().empty()) co_await writer.WriteChunk(splitter.pending());
+  co_await writer.EndStream();
+}
+
+}  // namespace
+
+awaitable<void> RelayToEngine(scheduler::InstancePool& pool, RelayRequest request,
+                              http::ResponseWriter& writer) {
+  // One canceller covers connecting, waiting for the (non-streamed) answer
+  // and reading the stream: a client that goes away stops the engine work.
+  auto canceller = std::make_shared<http::UpstreamCanceller>();
+  writer.OnClientGone([canceller] { canceller->Cancel(); });
+  auto connected = co_await Connect(pool, request, canceller);
+  if (!connected.ok()) {
+    if (!writer.client_gone()) co_await openai::SendError(writer, connected.status());
+    writer.OnClientGone(nullptr);
+    co_return;
+  }
+  auto& [instance, upstream] = *connected;
+  scheduler::InFlight in_flight(instance);
+  bool event_stream =
+      http::FindHeader(upstream->headers(), "Content-Type").starts_with("text/event-stream");
+  if (request.stream && upstream->status() == 200 && event_stream) {
+    co_await RelayStream(pool, instance, *upstream, writer);
+  } else {
+    co_await RelayWhole(*upstream, request, writer);
+  }
+  writer.OnClientGone(nullptr);
+}
+
+}  // namespace zest::api

@@ -1,0 +1,28 @@
+// Relaying one inference request to a model's engine and its answer back to
+// the client: non-streamed JSON whole (with `model` set to the name the
+// client used), streamed SSE event by event as it arrives, never buffered
+// whole. A client that disconnects cancels the engine request at once, so
+// the engine stops generating; an engine that dies mid-stream ends the
+// stream with an error event, and the next request starts a fresh engine.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <string>
+
+#include "http/response_writer.h"
+#include "models/model_registry.h"
+#include "scheduler/instance_pool.h"
+
+namespace zest::api {
+
+struct RelayRequest {
+  models::ModelEntry model;
+  std::string engine_path;  // "/v1/chat/completions"
+  std::string body;         // forwarded unchanged
+  bool stream = false;
+};
+
+boost::asio::awaitable<void> RelayToEngine(scheduler::InstancePool& pool, RelayRequest request,
+                                           http::ResponseWriter& writer);
+
+}  // namespace zest::api

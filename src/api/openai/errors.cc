@@ -1,0 +1,51 @@
+#include "api/openai/errors.h"
+
+#include <nlohmann/json.hpp>
+
+namespace zest::api::openai {
+
+ApiError MapStatus(const Status& status) {
+  switch (status.code()) {
+    case ErrorCode::kOk: return {200, "", ""};
+    case ErrorCode::kInvalidArgument: return {400, "invalid_request_error", "invalid_request"};
+    case ErrorCode::kNotFound: return {404, "invalid_request_error", "model_not_found"};
+    case ErrorCode::kAlreadyExists: return {409, "invalid_request_error", "already_exists"};
+    case ErrorCode::kTooLarge: return {413, "invalid_request_error", "request_too_large"};
+    case ErrorCode::kUnsupported: return {400, "invalid_request_error", "unsupported"};
+    case ErrorCode::kUnavailable: return {503, "server_error", "engine_unavailable"};
+    case ErrorCode::kEngineFailed: return {500, "server_error", "engine_failed"};
+    case ErrorCode::kTimeout: return {504, "server_error", "timeout"};
+    case ErrorCode::kCancelled: return {499, "server_error", "cancelled"};
+    case ErrorCode::kInternal: return {500, "server_error", "internal_error"};
+  }
+  return {500, "server_error", "internal_error"};
+}
+
+std::string ErrorBody(std::string_view message, std::string_view type, std::string_view code,
+                      std::string_view param) {
+  nlohmann::json error = {{"message", message}, {"type", type}, {"param", nullptr},
+                          {"code", nullptr}};
+  if (!param.empty()) error["param"] = param;
+  if (!code.empty()) error["code"] = code;
+  return nlohmann::json{{"error", error}}.dump(-1, ' ', false,
+                                              nlohmann::json::error_handler_t::replace);
+}
+
+std::string RenderHttpError(int http_status, const std::string& message) {
+  switch (http_status) {
+    case 400: return ErrorBody(message, "invalid_request_error", "invalid_request");
+    case 404: return ErrorBody(message, "invalid_request_error", "not_found");
+    case 405: return ErrorBody(message, "invalid_request_error", "method_not_allowed");
+    case 413: return ErrorBody(message, "invalid_request_error", "request_too_large");
+    default: return ErrorBody(message, "server_error", "internal_error");
+  }
+}
+
+boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
+                                       std::string_view param) {
+  ApiError e = MapStatus(status);
+  co_await writer.Send(e.http_status, "application/json",
+                       ErrorBody(status.message(), e.type, e.code, param));
+}
+
+}  // namespace zest::api::openai

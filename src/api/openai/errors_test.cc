@@ -1,0 +1,50 @@
+#include "api/openai/errors.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace zest::api::openai {
+namespace {
+
+using nlohmann::json;
+
+TEST(ErrorsTest, BodyHasOpenAiShape) {
+  json body = json::parse(ErrorBody("model 'x' not found", "invalid_request_error",
+                                    "model_not_found", "model"));
+  ASSERT_TRUE(body.contains("error"));
+  const json& e = body["error"];
+  EXPECT_EQ(e["message"], "model 'x' not found");
+  EXPECT_EQ(e["type"], "invalid_request_error");
+  EXPECT_EQ(e["code"], "model_not_found");
+  EXPECT_EQ(e["param"], "model");
+}
+
+TEST(ErrorsTest, EmptyParamAndCodeAreNull) {
+  json e = json::parse(ErrorBody("boom", "server_error", ""))["error"];
+  EXPECT_TRUE(e["param"].is_null());
+  EXPECT_TRUE(e["code"].is_null());
+}
+
+TEST(ErrorsTest, StatusCodesMapToHttp) {
+  EXPECT_EQ(MapStatus(InvalidArgument("x")).http_status, 400);
+  EXPECT_EQ(MapStatus(NotFound("x")).code, "model_not_found");
+  EXPECT_EQ(MapStatus(NotFound("x")).http_status, 404);
+  EXPECT_EQ(MapStatus(Status(ErrorCode::kTooLarge, "x")).http_status, 413);
+  EXPECT_EQ(MapStatus(EngineFailed("x")).http_status, 500);
+  EXPECT_EQ(MapStatus(Unavailable("x")).http_status, 503);
+}
+
+TEST(ErrorsTest, HttpErrorsRenderWithTheirCodes) {
+  EXPECT_EQ(json::parse(RenderHttpError(405, "no"))["error"]["code"], "method_not_allowed");
+  EXPECT_EQ(json::parse(RenderHttpError(413, "big"))["error"]["code"], "request_too_large");
+  EXPECT_EQ(json::parse(RenderHttpError(500, "bad"))["error"]["type"], "server_error");
+}
+
+TEST(ErrorsTest, InvalidUtf8InMessagesDoesNotThrow) {
+  std::string bad = "bad \xff byte";
+  EXPECT_NO_THROW(json::parse(ErrorBody(bad, "server_error", "x")));
+}
+
+}  // namespace
+}  // namespace zest::api::openai

@@ -1,0 +1,13 @@
+// The JSON shape of a model in /v1/models: OpenAI's fields (id, object,
+// created, owned_by) plus what zest knows from the GGUF header.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "models/model_registry.h"
+
+namespace zest::api::openai {
+
+nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded);
+
+}  // namespace zest::api::openai

@@ -1,0 +1,83 @@
+#include "api/openai/openai_api.h"
+
+#include <set>
+
+#include "api/engine_relay.h"
+#include "api/openai/errors.h"
+#include "api/openai/model_json.h"
+#include "api/openai/request_parse.h"
+
+namespace zest::api::openai {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+
+std::set<std::string> LoadedModels(scheduler::InstancePool& pool) {
+  std::set<std::string> loaded;
+  for (const auto& s : pool.List()) {
+    if (s.state == "ready") loaded.insert(s.model);
+  }
+  return loaded;
+}
+
+awaitable<void> SendJson(http::ResponseWriter& w, const nlohmann::json& j) {
+  co_await w.Send(200, "application/json", j.dump());
+}
+
+// Embedding engines run with --embeddings, which turns off generation, and
+// the reverse; so a model serves one kind of endpoint.
+Status CheckCapability(Endpoint endpoint, const models::ModelEntry& model) {
+  // A model file zest cannot read is the server's problem, not the client's.
+  if (!model.error.empty()) {
+    return Internal("model '" + model.name + "' cannot be loaded: " + model.error);
+  }
+  bool wants_embeddings = endpoint == Endpoint::kEmbeddings;
+  if (wants_embeddings && !model.info.embedding) {
+    return InvalidArgument("model '" + model.name + "' is not an embedding model");
+  }
+  if (!wants_embeddings && model.info.embedding) {
+    return InvalidArgument("model '" + model.name + "' is an embedding model; use /v1/embeddings");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void OpenAiApi::Register(http::Router& router) {
+  auto list = [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+    std::set<std::string> loaded = LoadedModels(pool_);
+    nlohmann::json data = nlohmann::json::array();
+    for (const auto& m : registry_.List()) data.push_back(ModelJson(m, loaded.contains(m.name)));
+    nlohmann::json reply = {{"object", "list"}, {"data", data}};
+    co_await SendJson(w, reply);
+  };
+  auto get = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+    auto model = registry_.Find(r.params.at(0));
+    if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
+    co_await SendJson(w, ModelJson(*model, LoadedModels(pool_).contains(model->name)));
+  };
+  auto inference = [this](Endpoint endpoint) {
+    return [this, endpoint](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+      std::string param;
+      auto parsed = ParseInferenceRequest(endpoint, r.body, &param);
+      if (!parsed.ok()) co_return co_await SendError(w, parsed.status(), param);
+      auto model = registry_.Find(parsed->model);
+      if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
+      if (Status st = CheckCapability(endpoint, *model); !st.ok()) {
+        co_return co_await SendError(w, st, "model");
+      }
+      RelayRequest relay{*model, EnginePath(endpoint), std::move(r.body), parsed->stream};
+      co_await RelayToEngine(pool_, std::move(relay), w);
+    };
+  };
+  for (std::string prefix : {"/v1", "/api/v1"}) {
+    router.Add("GET", prefix + "/models", list);
+    router.Add("GET", prefix + "/models/{id...}", get);
+    router.Add("POST", prefix + "/chat/completions", inference(Endpoint::kChatCompletions));
+    router.Add("POST", prefix + "/completions", inference(Endpoint::kCompletions));
+    router.Add("POST", prefix + "/embeddings", inference(Endpoint::kEmbeddings));
+  }
+}
+
+}  // namespace zest::api::openai

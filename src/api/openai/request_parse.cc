@@ -1,0 +1,80 @@
+#include "api/openai/request_parse.h"
+
+#include <nlohmann/json.hpp>
+
+namespace zest::api::openai {
+namespace {
+
+using nlohmann::json;
+
+Status Missing(std::string_view field, std::string* param) {
+  if (param) *param = field;
+  return InvalidArgument("'" + std::string(field) + "' is required");
+}
+
+Status Invalid(std::string_view field, std::string_view why, std::string* param) {
+  if (param) *param = field;
+  return InvalidArgument("'" + std::string(field) + "' " + std::string(why));
+}
+
+Status CheckPayload(Endpoint endpoint, const json& body, std::string* param) {
+  switch (endpoint) {
+    case Endpoint::kChatCompletions: {
+      auto it = body.find("messages");
+      if (it == body.end()) return Missing("messages", param);
+      if (!it->is_array() || it->empty()) return Invalid("messages", "must be a non-empty array", param);
+      for (const json& m : *it) {
+        if (!m.is_object() || !m.contains("role")) {
+          return Invalid("messages", "must contain objects with a 'role'", param);
+        }
+      }
+      return Status::Ok();
+    }
+    case Endpoint::kCompletions: {
+      auto it = body.find("prompt");
+      if (it == body.end()) return Missing("prompt", param);
+      if (!it->is_string() && !it->is_array()) return Invalid("prompt", "must be a string or an array", param);
+      return Status::Ok();
+    }
+    case Endpoint::kEmbeddings: {
+      auto it = body.find("input");
+      if (it == body.end()) return Missing("input", param);
+      if (!it->is_string() && !it->is_array()) return Invalid("input", "must be a string or an array", param);
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* EnginePath(Endpoint endpoint) {
+  switch (endpoint) {
+    case Endpoint::kChatCompletions: return "/v1/chat/completions";
+    case Endpoint::kCompletions: return "/v1/completions";
+    case Endpoint::kEmbeddings: return "/v1/embeddings";
+  }
+  return "/";
+}
+
+Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_view body,
+                                               std::string* param) {
+  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return InvalidArgument("the request body is not valid JSON");
+  if (!doc.is_object()) return InvalidArgument("the request body must be a JSON object");
+  InferenceRequest request;
+  auto model = doc.find("model");
+  if (model == doc.end()) return Missing("model", param);
+  if (!model->is_string() || model->get_ref<const std::string&>().empty()) {
+    return Invalid("model", "must be a non-empty string", param);
+  }
+  request.model = model->get<std::string>();
+  if (auto stream = doc.find("stream"); stream != doc.end() && !stream->is_null()) {
+    if (!stream->is_boolean()) return Invalid("stream", "must be a boolean", param);
+    request.stream = stream->get<bool>();
+  }
+  ZEST_RETURN_IF_ERROR(CheckPayload(endpoint, doc, param));
+  return request;
+}
+
+}  // namespace zest::api::openai

@@ -1,0 +1,31 @@
+// Validation of OpenAI inference requests: just enough to route them (model,
+// stream) and to reject malformed ones with a precise 400. The body itself
+// is forwarded to the engine unchanged, so fields zest does not know
+// (tools, response_format, stream_options, ...) keep working.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace zest::api::openai {
+
+enum class Endpoint { kChatCompletions, kCompletions, kEmbeddings };
+
+// The engine path for an endpoint ("/v1/chat/completions", ...).
+const char* EnginePath(Endpoint endpoint);
+
+struct InferenceRequest {
+  std::string model;
+  bool stream = false;
+};
+
+// kInvalidArgument (message names the bad field) for malformed JSON, a
+// non-object body, a missing/empty `model`, missing `messages` (chat),
+// `prompt` (completions) or `input` (embeddings), or a non-boolean `stream`.
+// The bad field's name is returned in `*param` when given.
+Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_view body,
+                                               std::string* param = nullptr);
+
+}  // namespace zest::api::openai

@@ -1,0 +1,55 @@
+#include "api/openai/request_parse.h"
+
+#include <gtest/gtest.h>
+
+namespace zest::api::openai {
+namespace {
+
+TEST(RequestParseTest, ChatRequestGivesModelAndStream) {
+  auto r = ParseInferenceRequest(Endpoint::kChatCompletions,
+                                 R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],"tools":[]})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->model, "m");
+  EXPECT_TRUE(r->stream);
+}
+
+TEST(RequestParseTest, StreamDefaultsToFalseAndNullIsFalse) {
+  auto r = ParseInferenceRequest(Endpoint::kCompletions, R"({"model":"m","prompt":"x","stream":null})");
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->stream);
+}
+
+struct BadCase {
+  Endpoint endpoint;
+  const char* body;
+  const char* param;  // expected param, "" when none
+};
+
+class RequestParseBadTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(RequestParseBadTest, IsInvalidArgumentNamingTheField) {
+  std::string param;
+  auto r = ParseInferenceRequest(GetParam().endpoint, GetParam().body, &param);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(param, GetParam().param);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    All, RequestParseBadTest,
+    ::testing::Values(BadCase{Endpoint::kChatCompletions, "{not json", ""},
+                      BadCase{Endpoint::kChatCompletions, "[1,2]", ""},
+                      BadCase{Endpoint::kChatCompletions, R"({"messages":[{"role":"user"}]})", "model"},
+                      BadCase{Endpoint::kChatCompletions, R"({"model":"","messages":[]})", "model"},
+                      BadCase{Endpoint::kChatCompletions, R"({"model":3,"messages":[]})", "model"},
+                      BadCase{Endpoint::kChatCompletions, R"({"model":"m"})", "messages"},
+                      BadCase{Endpoint::kChatCompletions, R"({"model":"m","messages":[]})", "messages"},
+                      BadCase{Endpoint::kChatCompletions, R"({"model":"m","messages":["hi"]})", "messages"},
+                      BadCase{Endpoint::kChatCompletions,
+                              R"({"model":"m","messages":[{"role":"user"}],"stream":"yes"})", "stream"},
+                      BadCase{Endpoint::kCompletions, R"({"model":"m"})", "prompt"},
+                      BadCase{Endpoint::kCompletions, R"({"model":"m","prompt":5})", "prompt"},
+                      BadCase{Endpoint::kEmbeddings, R"({"model":"m"})", "input"}));
+
+}  // namespace
+}  // namespace zest::api::openai

@@ -1,0 +1,130 @@
+#include "app/server_app.h"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <csignal>
+#include <cstdlib>
+#include <future>
+#include <thread>
+
+#include "api/admin/admin_api.h"
+#include "api/openai/errors.h"
+#include "api/openai/openai_api.h"
+#include "core/logging.h"
+#include "engines/engine_locator.h"
+#include "http/server.h"
+#include "models/model_registry.h"
+#include "scheduler/instance_pool.h"
+
+namespace zest::app {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+// Engine sockets live in a fresh 0700 directory per server run: only zest's
+// user can connect, no stale sockets from a crashed run, and a short path
+// (UNIX socket paths are limited to 108 bytes).
+Result<fs::path> MakeRunDir() {
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  fs::path base = runtime && *runtime && fs::is_directory(runtime) ? runtime : "/tmp";
+  std::string pattern = (base / "zest-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return IoError("cannot create a run directory under " + base.string());
+  }
+  ::chmod(pattern.c_str(), 0700);
+  return fs::path(pattern);
+}
+
+Status PrepareDirs(const config::Settings& s) {
+  std::error_code ec;
+  for (const fs::path& dir : {s.home, s.models_dir, s.LogDir()}) {
+    fs::create_directories(dir, ec);
+    if (ec) return IoError("cannot create " + dir.string() + ": " + ec.message());
+  }
+  return Status::Ok();
+}
+
+Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
+  engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
+                              s.engine_rootfs};
+  auto engine = engines::LocateLlamaServer(opts);
+  if (engine.ok()) {
+    spdlog::info("engine: llama-server ({}) {}{}", engines::EngineSourceName(engine->source),
+                 engine->binary.string(),
+                 engine->rootfs.empty() ? "" : " in " + engine->rootfs.string());
+  } else {
+    spdlog::warn("no engine: {}", engine.status().message());
+  }
+  return engine;
+}
+
+
+}  // namespace
+
+int RunServer(const config::LoadedSettings& loaded) {
+  const config::Settings& s = loaded.settings;
+  SetupLogging(s.log_level);
+  std::signal(SIGPIPE, SIG_IGN);
+  if (Status st = PrepareDirs(s); !st.ok()) {
+    spdlog::error("{}", st.message());
+    return 1;
+  }
+  auto run_dir = MakeRunDir();
+  if (!run_dir.ok()) {
+    spdlog::error("{}", run_dir.status().message());
+    return 1;
+  }
+  auto engine = FindEngine(s);
+
+  asio::io_context io;
+  // Registered before anything starts, so an early SIGTERM still shuts down
+  // cleanly instead of killing zest with its engines running.
+  asio::signal_set signals(io, SIGINT, SIGTERM);
+  std::promise<int> signalled;
+  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
+    signalled.set_value(ec ? 0 : sig);
+  });
+  models::ModelRegistry registry(s.models_dir, s.UserModelsFile());
+  scheduler::InstancePool pool(io,
+                               {*run_dir, s.LogDir(), s.ctx_size, s.parallel, s.threads,
+                                std::chrono::seconds(s.ready_timeout_s)},
+                               engine);
+  http::Router router;
+  api::openai::OpenAiApi openai(registry, pool);
+  api::admin::AdminApi admin(loaded, registry, pool, engine);
+  openai.Register(router);
+  admin.Register(router);
+
+  http::Server server(io, {s.host, s.port, s.max_body_bytes}, router, api::openai::RenderHttpError);
+  if (Status st = server.Listen(); !st.ok()) {
+    spdlog::error("cannot listen on {}:{}: {}", s.host, s.port, st.message());
+    fs::remove_all(*run_dir);
+    return 1;
+  }
+  server.Start();
+  spdlog::info("zest {} listening on http://{}:{} (models in {})", ZEST_VERSION, s.host,
+               server.port(), s.models_dir.string());
+
+  // Engines are spawned from the I/O threads with PR_SET_PDEATHSIG, so those
+  // threads stay alive until every engine has been stopped gracefully.
+  std::vector<std::jthread> threads;
+  auto work = asio::make_work_guard(io);
+  for (int i = 0; i < s.io_threads; ++i) threads.emplace_back([&io] { io.run(); });
+
+  spdlog::info("received signal {}, shutting down", signalled.get_future().get());
+  server.Stop();
+  pool.StopAll();
+  work.reset();
+  io.stop();
+  threads.clear();
+  std::error_code ec;
+  fs::remove_all(*run_dir, ec);
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace zest::app

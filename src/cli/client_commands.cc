@@ -1,0 +1,152 @@
+#include <cstdio>
+#include <cstdlib>
+
+#include "cli/api_client.h"
+#include "cli/commands.h"
+#include "cli/table.h"
+#include "config/settings.h"
+
+namespace zest::cli {
+namespace {
+
+using nlohmann::json;
+
+ApiClient Client() { return ApiClient(ServerUrlFromEnv(std::getenv("ZEST_HOST"))); }
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "zest: %s\n", status.message().c_str());
+  return 1;
+}
+
+std::string Str(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "-";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+uint64_t Uint(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
+}
+
+int List() {
+  auto models = Client().Get("/v1/models");
+  if (!models.ok()) return Fail(models.status());
+  std::vector<std::vector<std::string>> rows;
+  for (const json& m : (*models)["data"]) {
+    rows.push_back({Str(m, "id"), Str(m, "architecture"), HumanCount(Uint(m, "parameters")),
+                    Str(m, "quantization"), HumanBytes(Uint(m, "size")), Str(m, "context_length"),
+                    m.value("loaded", false) ? "yes" : "no", Str(m, "path")});
+  }
+  if (rows.empty()) {
+    std::printf("no models; put .gguf files in the models directory or use `zest add`\n");
+    return 0;
+  }
+  PrintTable({"NAME", "ARCH", "PARAMS", "QUANT", "SIZE", "CONTEXT", "LOADED", "PATH"}, rows);
+  return 0;
+}
+
+int Ps() {
+  auto ps = Client().Get("/api/v1/ps");
+  if (!ps.ok()) return Fail(ps.status());
+  std::vector<std::vector<std::string>> rows;
+  for (const json& i : (*ps)["instances"]) {
+    rows.push_back({Str(i, "model"), Str(i, "pid"), Str(i, "state"),
+                    HumanDuration(i.value("uptime_s", 0.0)), Str(i, "in_flight"), Str(i, "socket")});
+  }
+  PrintTable({"MODEL", "PID", "STATE", "UPTIME", "REQUESTS", "SOCKET"}, rows);
+  return 0;
+}
+
+int Stop(const std::string& model) {
+  auto r = Client().Post("/api/v1/unload", {{"model", model}});
+  if (!r.ok()) return Fail(r.status());
+  std::printf("stopped %s\n", model.c_str());
+  return 0;
+}
+
+int Add(const std::string& name, const std::string& path) {
+  std::error_code ec;
+  std::string absolute = std::filesystem::absolute(path, ec).string();
+  auto r = Client().Post("/api/v1/add", {{"name", name}, {"path", absolute}});
+  if (!r.ok()) return Fail(r.status());
+  std::printf("added %s → %s\n", name.c_str(), absolute.c_str());
+  return 0;
+}
+
+int Engines() {
+  auto r = Client().Get("/api/v1/engines");
+  if (!r.ok()) return Fail(r.status());
+  if (r->contains("error")) return Fail(Unavailable(Str(*r, "error")));
+  for (const json& e : (*r)["engines"]) {
+    std::printf("%s  %s\n  source:  %s\n  binary:  %s\n", Str(e, "name").c_str(),
+                Str(e, "version").c_str(), Str(e, "source").c_str(), Str(e, "binary").c_str());
+    if (Str(e, "rootfs") != "" && Str(e, "rootfs") != "-") {
+      std::printf("  rootfs:  %s\n", Str(e, "rootfs").c_str());
+    }
+    std::printf("  devices: %s\n", e["devices"].empty() ? "CPU only" : "");
+    for (const json& d : e["devices"]) {
+      std::printf("    %s: %s\n", Str(d, "name").c_str(), Str(d, "description").c_str());
+    }
+  }
+  return 0;
+}
+
+void PrintOrigins(const json& rows) {
+  std::vector<std::vector<std::string>> table;
+  for (const json& o : rows) {
+    std::string from = Str(o, "source");
+    if (Str(o, "detail") != "" && Str(o, "detail") != "-") from += " (" + Str(o, "detail") + ")";
+    table.push_back({Str(o, "key"), Str(o, "value"), from});
+  }
+  PrintTable({"SETTING", "VALUE", "FROM"}, table);
+}
+
+int Config() {
+  auto r = Client().Get("/api/v1/config");
+  if (r.ok()) {
+    PrintOrigins((*r)["settings"]);
+    return 0;
+  }
+  if (r.status().code() != ErrorCode::kUnavailable) return Fail(r.status());
+  // No server: show what `zest serve` would resolve from here.
+  auto loaded = config::LoadSettings({config::ProcessEnv, {}, std::nullopt});
+  if (!loaded.ok()) return Fail(loaded.status());
+  json rows = json::array();
+  for (const auto& o : loaded->origins) {
+    rows.push_back({{"key", o.key}, {"value", o.value}, {"source", config::SourceName(o.source)},
+                    {"detail", o.detail}});
+  }
+  std::printf("(zest is not running at %s; showing what `zest serve` would use)\n",
+              Client().base_url().c_str());
+  PrintOrigins(rows);
+  return 0;
+}
+
+}  // namespace
+
+void AddClientCommands(CLI::App& app, Action* action) {
+  app.add_subcommand("list", "List models and whether they are loaded")
+      ->callback([action] { *action = List; });
+  app.add_subcommand("ps", "List running engine instances")->callback([action] { *action = Ps; });
+
+  auto* stop = app.add_subcommand("stop", "Stop a model's engine instance");
+  auto stop_model = std::make_shared<std::string>();
+  stop->add_option("MODEL", *stop_model, "Model name")->required();
+  stop->callback([action, stop_model] { *action = [stop_model] { return Stop(*stop_model); }; });
+
+  auto* add = app.add_subcommand("add", "Register a GGUF file under a model name");
+  auto add_args = std::make_shared<std::pair<std::string, std::string>>();
+  add->add_option("NAME", add_args->first, "Model name")->required();
+  add->add_option("PATH", add_args->second, "Path to the .gguf file")->required();
+  add->callback([action, add_args] {
+    *action = [add_args] { return Add(add_args->first, add_args->second); };
+  });
+
+  app.add_subcommand("engines", "List inference engines, their source, version and devices")
+      ->callback([action] { *action = Engines; });
+  app.add_subcommand("config", "Print the effective settings and where each came from")
+      ->callback([action] { *action = Config; });
+}
+
+}  // namespace zest::cli

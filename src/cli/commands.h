@@ -1,0 +1,17 @@
+// The `zest` subcommands. Each Add*Command registers a CLI11 subcommand whose
+// callback stores the action in `*action`; main() runs it after parsing and
+// exits with its result. Everything but `serve` talks to a running server.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace zest::cli {
+
+using Action = std::function<int()>;
+
+void AddServeCommand(CLI::App& app, Action* action);
+void AddRunCommand(CLI::App& app, Action* action);
+void AddClientCommands(CLI::App& app, Action* action);  // list, ps, stop, engines, config, add
+
+}  // namespace zest::cli

@@ -1,0 +1,24 @@
+// zest: a local AI server. `zest serve` runs it; the other subcommands talk
+// to a running server over its HTTP API.
+#include <CLI/CLI.hpp>
+#include <curl/curl.h>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"zest: OpenAI-compatible local AI server running llama.cpp engines", "zest"};
+  app.set_version_flag("-v,--version", std::string("zest ") + ZEST_VERSION);
+  app.require_subcommand(1);
+  app.footer("Clients find the server at $ZEST_HOST (default http://127.0.0.1:9378).");
+
+  zest::cli::Action action;
+  zest::cli::AddServeCommand(app, &action);
+  zest::cli::AddRunCommand(app, &action);
+  zest::cli::AddClientCommands(app, &action);
+  CLI11_PARSE(app, argc, argv);
+
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  int rc = action ? action() : 0;
+  curl_global_cleanup();
+  return rc;
+}

@@ -1,0 +1,54 @@
+#include <cstdio>
+
+#include "app/server_app.h"
+#include "cli/commands.h"
+#include "config/settings.h"
+
+namespace zest::cli {
+namespace {
+
+// Command-line flags of `zest serve`, by setting key.
+struct ServeFlag {
+  const char* flag;
+  const char* key;
+  const char* help;
+};
+
+constexpr ServeFlag kServeFlags[] = {
+    {"--host", "server.host", "Address to listen on (default 127.0.0.1)"},
+    {"--port", "server.port", "Port to listen on (default 9378)"},
+    {"--models-dir", "models.dir", "Directory of .gguf models (default $ZEST_HOME/models)"},
+    {"--ctx-size", "engine.ctx_size", "Context length per engine instance"},
+    {"--parallel", "engine.parallel", "Parallel slots per engine instance"},
+    {"--threads", "engine.threads", "CPU threads per engine (0 = engine default)"},
+    {"--llama-server", "engine.llama_server", "Path to a llama-server binary to use"},
+    {"--max-body-bytes", "server.max_body_bytes", "Largest accepted request body"},
+    {"--log-level", "log.level", "trace, debug, info, warn or error"},
+};
+
+}  // namespace
+
+void AddServeCommand(CLI::App& app, Action* action) {
+  auto* serve = app.add_subcommand("serve", "Run the zest server");
+  auto values = std::make_shared<std::map<std::string, std::string>>();
+  for (const ServeFlag& f : kServeFlags) {
+    serve->add_option_function<std::string>(
+        f.flag, [values, key = f.key](const std::string& v) { (*values)[key] = v; }, f.help);
+  }
+  auto config_file = std::make_shared<std::string>();
+  serve->add_option("--config", *config_file, "Config file (default $ZEST_HOME/config.toml)");
+  serve->callback([action, values, config_file] {
+    *action = [values, config_file] {
+      config::LoadInputs inputs{config::ProcessEnv, *values, std::nullopt};
+      if (!config_file->empty()) inputs.config_file = *config_file;
+      auto loaded = config::LoadSettings(inputs);
+      if (!loaded.ok()) {
+        std::fprintf(stderr, "zest: %s\n", loaded.status().message().c_str());
+        return 2;
+      }
+      return app::RunServer(*loaded);
+    };
+  });
+}
+
+}  // namespace zest::cli

@@ -1,0 +1,59 @@
+// Instance: one running engine process serving one model on a UNIX socket.
+// Created and owned by the InstancePool; requests hold a shared_ptr while
+// they talk to it, so a stopped instance stays valid (but dead) until the
+// last request lets go.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "engines/process.h"
+
+namespace zest::scheduler {
+
+class Instance {
+ public:
+  Instance(std::string model, std::filesystem::path socket,
+           std::unique_ptr<engines::Process> process)
+      : model_(std::move(model)),
+        socket_(std::move(socket)),
+        process_(std::move(process)),
+        started_at_(std::chrono::steady_clock::now()) {}
+
+  const std::string& model() const { return model_; }
+  const std::filesystem::path& socket() const { return socket_; }
+  pid_t pid() const { return process_->pid(); }
+  engines::Process& process() { return *process_; }
+  std::chrono::steady_clock::time_point started_at() const { return started_at_; }
+  bool Alive() { return process_->Running(); }
+
+  // Requests currently being relayed to this instance.
+  std::atomic<int> in_flight{0};
+
+ private:
+  const std::string model_;
+  const std::filesystem::path socket_;
+  const std::unique_ptr<engines::Process> process_;
+  const std::chrono::steady_clock::time_point started_at_;
+};
+
+// Counts a request in flight for as long as it lives.
+class InFlight {
+ public:
+  explicit InFlight(std::shared_ptr<Instance> instance) : instance_(std::move(instance)) {
+    ++instance_->in_flight;
+  }
+  ~InFlight() { --instance_->in_flight; }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+
+ private:
+  std::shared_ptr<Instance> instance_;
+};
+
+}  // namespace zest::scheduler

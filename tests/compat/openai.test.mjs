@@ -1,0 +1,97 @@
+// The official OpenAI SDK against a running zest.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import OpenAI from 'openai';
+import { makeHome, startZest } from '../lib/zest.mjs';
+
+describe('openai SDK', () => {
+  let zest;
+  let client;
+  before(async () => {
+    zest = await startZest({ home: makeHome({ tiny: 'tiny', embed: 'tiny-embed' }) });
+    client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('models.list and models.retrieve', async () => {
+    const ids = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    assert.deepEqual(ids.sort(), ['embed', 'tiny']);
+    const m = await client.models.retrieve('tiny');
+    assert.equal(m.id, 'tiny');
+    assert.equal(m.object, 'model');
+  });
+
+  test('chat.completions.create', async () => {
+    const r = await client.chat.completions.create({
+      model: 'tiny', messages: [{ role: 'user', content: 'Hello!' }], max_tokens: 8,
+    });
+    assert.equal(r.model, 'tiny');
+    assert.equal(r.choices[0].message.role, 'assistant');
+    assert.equal(typeof r.choices[0].message.content, 'string');
+    assert.ok(r.usage.total_tokens > 0);
+  });
+
+  test('chat.completions.create with stream: true', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'tiny', messages: [{ role: 'user', content: 'Hello!' }], max_tokens: 12, stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let chunks = 0;
+    let usage;
+    for await (const chunk of stream) {
+      chunks += 1;
+      text += chunk.choices[0]?.delta?.content ?? '';
+      if (chunk.usage) usage = chunk.usage;
+    }
+    assert.ok(chunks >= 3, `${chunks} chunks`);
+    assert.ok(text.length > 0);
+    assert.ok(usage && usage.completion_tokens > 0);
+  });
+
+  test('the stream helper assembles a final completion', async () => {
+    const runner = client.chat.completions.stream({
+      model: 'tiny', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 6,
+    });
+    const final = await runner.finalChatCompletion();
+    assert.equal(final.choices[0].message.role, 'assistant');
+  });
+
+  test('aborting a stream from the client side', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'tiny', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 200, stream: true,
+    });
+    let n = 0;
+    for await (const chunk of stream) {
+      assert.ok(chunk.choices);
+      if (++n === 2) stream.controller.abort();
+    }
+    assert.equal(n, 2);
+    // The server keeps serving afterwards.
+    const r = await client.chat.completions.create({
+      model: 'tiny', messages: [{ role: 'user', content: 'again' }], max_tokens: 2,
+    });
+    assert.equal(r.object, 'chat.completion');
+  });
+
+  test('completions.create', async () => {
+    const r = await client.completions.create({ model: 'tiny', prompt: 'Once', max_tokens: 4 });
+    assert.equal(typeof r.choices[0].text, 'string');
+  });
+
+  test('embeddings.create', async () => {
+    const r = await client.embeddings.create({ model: 'embed', input: ['a', 'b', 'c'] });
+    assert.equal(r.data.length, 3);
+    assert.ok(r.data[0].embedding.length > 0);
+  });
+
+  test('errors surface as typed SDK errors', async () => {
+    await assert.rejects(
+      client.chat.completions.create({ model: 'missing', messages: [{ role: 'user', content: 'x' }] }),
+      (err) => err instanceof OpenAI.NotFoundError && err.code === 'model_not_found');
+    await assert.rejects(
+      client.chat.completions.create({ model: 'tiny', messages: [] }),
+      (err) => err instanceof OpenAI.BadRequestError && err.param === 'messages');
+  });
+});

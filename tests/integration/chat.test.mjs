@@ -1,0 +1,107 @@
+// Chat, completions and embeddings through real zest and real llama-server.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { chatBody, makeHome, startZest } from '../lib/zest.mjs';
+
+describe('inference routes', () => {
+  let zest;
+  before(async () => { zest = await startZest({ home: makeHome({ tiny: 'tiny', embed: 'tiny-embed' }) }); });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('GET /health answers ok', async () => {
+    const r = await zest.json('/health');
+    assert.equal(r.status, 200);
+    assert.equal(r.data.status, 'ok');
+  });
+
+  test('GET /v1/models lists GGUF files with their metadata', async () => {
+    const r = await zest.json('/v1/models');
+    assert.equal(r.status, 200);
+    assert.equal(r.data.object, 'list');
+    const tiny = r.data.data.find((m) => m.id === 'tiny');
+    assert.ok(tiny, JSON.stringify(r.data));
+    assert.equal(tiny.object, 'model');
+    assert.equal(tiny.architecture, 'llama');
+    assert.ok(tiny.context_length > 0);
+    assert.ok(tiny.size > 0);
+    assert.equal(r.data.data.find((m) => m.id === 'embed').type, 'embedding');
+  });
+
+  test('GET /v1/models/{id} and its /api/v1 alias', async () => {
+    for (const prefix of ['/v1', '/api/v1']) {
+      const r = await zest.json(`${prefix}/models/tiny`);
+      assert.equal(r.status, 200);
+      assert.equal(r.data.id, 'tiny');
+    }
+  });
+
+  test('non-streamed chat completion', async () => {
+    const r = await zest.json('/v1/chat/completions', chatBody('tiny'));
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.object, 'chat.completion');
+    assert.equal(r.data.model, 'tiny');
+    assert.equal(typeof r.data.choices[0].message.content, 'string');
+    assert.ok(r.data.usage.completion_tokens > 0);
+  });
+
+  test('streamed chat completion arrives event by event and ends with [DONE]', async () => {
+    const r = await zest.stream('/api/v1/chat/completions', chatBody('tiny', { max_tokens: 12 }));
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type'), /text\/event-stream/);
+    assert.equal(r.events.at(-1), '[DONE]');
+    const chunks = r.events.slice(0, -1).map((e) => JSON.parse(e));
+    assert.ok(chunks.length >= 3, `only ${chunks.length} chunks`);
+    for (const c of chunks) {
+      assert.equal(c.object, 'chat.completion.chunk');
+      assert.equal(c.model, 'tiny');
+    }
+  });
+
+  test('unknown fields reach the engine: stream_options.include_usage', async () => {
+    const r = await zest.stream('/v1/chat/completions',
+      chatBody('tiny', { stream_options: { include_usage: true } }));
+    const chunks = r.events.slice(0, -1).map((e) => JSON.parse(e));
+    assert.ok(chunks.some((c) => c.usage && c.usage.completion_tokens > 0), 'no usage chunk');
+  });
+
+  test('unknown fields reach the engine: max_completion_tokens, response_format, tools', async () => {
+    let r = await zest.json('/v1/chat/completions',
+      { ...chatBody('tiny'), max_tokens: undefined, max_completion_tokens: 3 });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.ok(r.data.usage.completion_tokens <= 3, JSON.stringify(r.data.usage));
+    r = await zest.json('/v1/chat/completions',
+      chatBody('tiny', { response_format: { type: 'json_object' } }));
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    const tools = [{ type: 'function', function: { name: 'get_time', description: 'time', parameters: { type: 'object', properties: {} } } }];
+    r = await zest.json('/v1/chat/completions', chatBody('tiny', { tools }));
+    assert.ok([200, 500].includes(r.status), JSON.stringify(r.data));
+    // The engine saw the tools: a 200 carries a message, an engine-side
+    // parse failure of gibberish output still comes back in OpenAI's shape.
+    if (r.status !== 200) assert.ok(r.data.error.message);
+  });
+
+  test('completions, streamed and not', async () => {
+    const r = await zest.json('/v1/completions', { model: 'tiny', prompt: 'Once upon', max_tokens: 5 });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.object, 'text_completion');
+    assert.equal(typeof r.data.choices[0].text, 'string');
+    const s = await zest.stream('/v1/completions', { model: 'tiny', prompt: 'Once upon', max_tokens: 5 });
+    assert.equal(s.events.at(-1), '[DONE]');
+    assert.ok(s.events.length >= 3);
+  });
+
+  test('embeddings', async () => {
+    const r = await zest.json('/v1/embeddings', { model: 'embed', input: ['hello world', 'bye'] });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.object, 'list');
+    assert.equal(r.data.data.length, 2);
+    assert.ok(r.data.data[0].embedding.length > 0);
+    assert.ok(r.data.data[0].embedding.every((x) => Number.isFinite(x)));
+  });
+
+  test('a model serves one kind of endpoint', async () => {
+    const r = await zest.json('/v1/embeddings', { model: 'tiny', input: 'x' });
+    assert.equal(r.status, 400);
+    assert.match(r.data.error.message, /not an embedding model/);
+  });
+});

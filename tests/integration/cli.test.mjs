@@ -1,0 +1,92 @@
+// The zest CLI talking to a running server.
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { makeHome, startZest, syntheticModel, waitFor, zestBin } from '../lib/zest.mjs';
+
+const run = promisify(execFile);
+
+describe('zest CLI', () => {
+  let zest;
+  let env;
+  const cli = (...args) => run(zestBin, args, { env });
+  before(async () => {
+    zest = await startZest({ home: makeHome({ tiny: 'tiny' }) });
+    env = { ...process.env, ZEST_HOST: zest.url, ZEST_HOME: zest.home };
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('--version and --help', async () => {
+    assert.match((await cli('--version')).stdout, /^zest \d+\.\d+\.\d+/);
+    for (const sub of ['serve', 'run', 'list', 'ps', 'stop', 'engines', 'config', 'add']) {
+      assert.match((await cli(sub, '--help')).stdout, /Usage|OPTIONS|Options/i, sub);
+    }
+  });
+
+  test('list shows models with metadata', async () => {
+    const { stdout } = await cli('list');
+    assert.match(stdout, /^NAME\s+ARCH/m);
+    assert.match(stdout, /^tiny\s+llama/m);
+  });
+
+  test('add registers a file elsewhere under a name', async () => {
+    const file = syntheticModel('tiny', ['--seed', '7']);
+    const { stdout } = await cli('add', 'other/model', file);
+    assert.match(stdout, /added other\/model/);
+    assert.match((await cli('list')).stdout, /^other\/model\s+llama/m);
+    await assert.rejects(cli('add', 'bad', '/nonexistent.gguf'), /no such file/);
+  });
+
+  test('run answers a one-shot prompt by streaming', async () => {
+    const { stdout } = await cli('run', 'tiny', '--max-tokens', '5', 'Hello there');
+    assert.ok(stdout.trim().length > 0);
+    await assert.rejects(cli('run', 'nope', 'hi'), /not found/);
+  });
+
+  test('interactive run: Ctrl-C stops the answer, not the program', async () => {
+    const child = spawn(zestBin, ['run', 'tiny', '--max-tokens', '100000'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let err = '';
+    let out = '';
+    child.stderr.on('data', (d) => { err += d; });
+    child.stdout.on('data', (d) => { out += d; });
+    child.stdin.write('tell me a long story\n');
+    await waitFor(() => out.length > 20, { timeout: 10000, what: 'tokens' });
+    child.kill('SIGINT');
+    await waitFor(() => /\[stopped\]/.test(err), { what: '[stopped]' });
+    assert.equal(child.exitCode, null, 'still running');
+    child.stdin.end();
+    const code = await new Promise((r) => child.once('exit', r));
+    assert.equal(code, 0);
+  });
+
+  test('ps shows the loaded instance and stop stops it', async () => {
+    await cli('run', 'tiny', '--max-tokens', '2', 'hi');
+    let { stdout } = await cli('ps');
+    assert.match(stdout, /^tiny\s+\d+\s+ready/m);
+    ({ stdout } = await cli('stop', 'tiny'));
+    assert.match(stdout, /stopped tiny/);
+    ({ stdout } = await cli('ps'));
+    assert.doesNotMatch(stdout, /^tiny/m);
+    await assert.rejects(cli('stop', 'tiny'), /not loaded/);
+  });
+
+  test('engines shows llama-server, its source and version', async () => {
+    const { stdout } = await cli('engines');
+    assert.match(stdout, /llama-server\s+\d+\.\d+/);
+    assert.match(stdout, /source:\s+(rootfs|system|configured)/);
+    assert.match(stdout, /devices:/);
+  });
+
+  test('config shows effective settings and their origins', async () => {
+    const { stdout } = await cli('config');
+    assert.match(stdout, /^server\.port\s+\d+\s+flag/m);
+    assert.match(stdout, /^log\.level\s+debug\s+env \(ZEST_LOG_LEVEL\)/m);
+    assert.match(stdout, /^engine\.parallel\s+4\s+default/m);
+  });
+
+  test('a client command without a server says how to start one', async () => {
+    await assert.rejects(run(zestBin, ['list'], { env: { ...env, ZEST_HOST: 'http://127.0.0.1:1' } }),
+      /zest serve/);
+  });
+});

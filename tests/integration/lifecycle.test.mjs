@@ -1,0 +1,114 @@
+// Engine lifecycle: shared loads, several models, concurrency, client
+// disconnects, engine crashes and zest being killed.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import {
+  alive, chatBody, descendants, engineGet, makeHome, openStream, startZest, waitFor,
+} from '../lib/zest.mjs';
+
+const enginePids = (zest) => descendants(zest.pid).filter((p) => p.comm === 'llama-server');
+
+describe('engine lifecycle', () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({ home: makeHome({ a: 'tiny', b: 'tiny' }), args: ['--parallel', '4'] });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('concurrent first requests share one load', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => zest.json('/v1/chat/completions', chatBody('a'))));
+    for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.data));
+    const instances = await zest.instances();
+    assert.equal(instances.filter((i) => i.model === 'a').length, 1);
+    assert.equal(enginePids(zest).length, 1);
+  });
+
+  test('two models in turn each get an engine', async () => {
+    for (const model of ['a', 'b', 'a']) {
+      const r = await zest.json('/v1/chat/completions', chatBody(model));
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      assert.equal(r.data.model, model);
+    }
+    const models = (await zest.instances()).map((i) => i.model).sort();
+    assert.deepEqual(models, ['a', 'b']);
+  });
+
+  test('16 concurrent streams all complete', async () => {
+    const streams = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+      zest.stream('/v1/chat/completions', chatBody(i % 2 ? 'a' : 'b', { max_tokens: 16 }))));
+    for (const s of streams) {
+      assert.equal(s.status, 200);
+      assert.equal(s.events.at(-1), '[DONE]');
+      assert.ok(s.events.length >= 3);
+    }
+  });
+
+});
+
+// A model with a long context, so a generation would run for many seconds
+// unless something stops it.
+describe('engine lifecycle: long generations', () => {
+  let zest;
+  const long = (extra = {}) => chatBody('long', { max_tokens: 30000, ignore_eos: true, ...extra });
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } }),
+      args: ['--ctx-size', '32768', '--parallel', '1'],
+    });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('a client that disconnects mid-stream stops the engine within a second', async () => {
+    const s = await openStream(zest, long());
+    assert.equal(s.status, 200);
+    const instance = (await zest.instances()).find((i) => i.model === 'long');
+    const busy = (await engineGet(instance.socket, '/slots')).data;
+    assert.ok(busy.some((slot) => slot.is_processing), 'engine should be generating');
+    s.abort();
+    await waitFor(async () => {
+      const slots = (await engineGet(instance.socket, '/slots')).data;
+      return slots.every((slot) => !slot.is_processing);
+    }, { timeout: 1000, what: 'engine slots to go idle' });
+  });
+
+  test('an engine killed mid-stream ends the stream with an error; the next request works', async () => {
+    let killed = false;
+    const r = await zest.stream('/v1/chat/completions', long(), {
+      onEvent: () => {
+        if (killed) return;
+        killed = true;
+        for (const p of enginePids(zest)) process.kill(p.pid, 'SIGKILL');
+      },
+    });
+    assert.ok(killed);
+    assert.equal(r.status, 200);
+    const last = JSON.parse(r.events.at(-1));
+    assert.ok(last.error, `last event: ${r.events.at(-1)}`);
+    assert.match(last.error.message, /stopped mid-stream/);
+    const next = await zest.json('/v1/chat/completions', chatBody('long'));
+    assert.equal(next.status, 200, JSON.stringify(next.data));
+  });
+});
+
+describe('zest shutdown', () => {
+  test('SIGTERM stops every engine', async () => {
+    const zest = await startZest({ home: makeHome({ a: 'tiny' }) });
+    await zest.json('/v1/chat/completions', chatBody('a'));
+    const engines = descendants(zest.pid);
+    assert.ok(engines.length > 0);
+    await zest.stop('SIGTERM');
+    await waitFor(() => engines.every((p) => !alive(p.pid)), { what: 'engines to exit' });
+    zest.cleanup();
+  });
+
+  test('SIGKILL of zest leaves no engine behind', async () => {
+    const zest = await startZest({ home: makeHome({ a: 'tiny' }) });
+    await zest.json('/v1/chat/completions', chatBody('a'));
+    const engines = descendants(zest.pid);
+    assert.ok(engines.some((p) => p.comm === 'llama-server'), JSON.stringify(engines));
+    await zest.stop('SIGKILL');
+    await waitFor(() => engines.every((p) => !alive(p.pid)), { what: 'orphaned engines to die' });
+    zest.cleanup();
+  });
+});

@@ -1,0 +1,205 @@
+// Test harness: starts the real zest binary (which starts the real
+// llama-server) on synthetic models in a temporary ZEST_HOME, and gives
+// tests small helpers for HTTP, SSE and process inspection.
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const zestBin = path.join(repo, 'build/zest');
+const makeModelBin = path.join(repo, 'build/zest-make-model');
+
+// Synthetic models are written once per test process into a shared cache.
+const modelCache = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-test-models-'));
+process.on('exit', () => fs.rmSync(modelCache, { recursive: true, force: true }));
+
+export function syntheticModel(preset = 'tiny', args = []) {
+  const key = [preset, ...args].join('_').replace(/[^\w.-]/g, '');
+  const file = path.join(modelCache, `${key}.gguf`);
+  if (!fs.existsSync(file)) {
+    execFileSync(makeModelBin, ['--preset', preset, ...args, '--out', file], { stdio: 'pipe' });
+  }
+  return file;
+}
+
+// A temporary ZEST_HOME whose models/ holds the given models, by name: a
+// preset ('tiny'), a path ending in .gguf, or {preset, args} for
+// zest-make-model.
+export function makeHome(models = { tiny: 'tiny' }) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-test-home-'));
+  fs.mkdirSync(path.join(home, 'models'));
+  for (const [name, spec] of Object.entries(models)) {
+    const src = typeof spec === 'object' ? syntheticModel(spec.preset, spec.args)
+      : spec.endsWith('.gguf') ? spec : syntheticModel(spec);
+    fs.copyFileSync(src, path.join(home, 'models', `${name}.gguf`));
+  }
+  return home;
+}
+
+export class Zest {
+  constructor(proc, url, home) {
+    this.proc = proc;
+    this.url = url;
+    this.home = home;
+  }
+
+  get pid() { return this.proc.pid; }
+
+  async stop(signal = 'SIGTERM') {
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+    const exited = new Promise((resolve) => this.proc.once('exit', resolve));
+    this.proc.kill(signal);
+    await exited;
+  }
+
+  cleanup() { fs.rmSync(this.home, { recursive: true, force: true }); }
+
+  fetch(p, init = {}) { return fetch(this.url + p, init); }
+
+  async json(p, body, { method = body === undefined ? 'GET' : 'POST', headers = {} } = {}) {
+    const res = await this.fetch(p, {
+      method,
+      headers: { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let data;
+    try { data = JSON.parse(text); } catch { data = text; }
+    return { status: res.status, headers: res.headers, data };
+  }
+
+  // POSTs a streaming request and collects the SSE events' data fields.
+  async stream(p, body, { onEvent } = {}) {
+    const res = await this.fetch(p, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, stream: true }),
+    });
+    const events = [];
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const raw = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = raw.split('\n').filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart()).join('\n');
+        if (!data) continue;
+        events.push(data);
+        if (onEvent) onEvent(data);
+      }
+    }
+    return { status: res.status, headers: res.headers, events };
+  }
+
+  async instances() { return (await this.json('/api/v1/ps')).data.instances; }
+
+  logs() { return this.output.join(''); }
+}
+
+// Starts `zest serve` on a free port; resolves once it is listening.
+export async function startZest({ home = makeHome(), args = [], env = {} } = {}) {
+  const proc = spawn(zestBin, ['serve', '--port', '0', ...args], {
+    env: { ...process.env, ZEST_HOME: home, ZEST_LOG_LEVEL: 'debug', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = [];
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`zest did not start:\n${output.join('')}`)), 15000);
+    const onData = (d) => {
+      output.push(d.toString());
+      const m = /listening on (http:\/\/[^\s]+)/.exec(output.join(''));
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    proc.once('exit', (code) => { clearTimeout(timer); reject(new Error(`zest exited ${code}:\n${output.join('')}`)); });
+  });
+  const zest = new Zest(proc, url, home);
+  zest.output = output;
+  if (process.env.ZEST_TEST_VERBOSE) proc.stderr.pipe(process.stderr);
+  return zest;
+}
+
+// All live descendants of `pid`, as [{pid, comm}] (from /proc).
+export function descendants(pid) {
+  const children = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try { stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8'); } catch { continue; }
+    const close = stat.lastIndexOf(')');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    const fields = stat.slice(close + 2).split(' ');
+    if (fields[0] === 'Z') continue;
+    const ppid = Number(fields[1]);
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid).push({ pid: Number(entry), comm });
+  }
+  const out = [];
+  const walk = (p) => { for (const c of children.get(p) ?? []) { out.push(c); walk(c.pid); } };
+  walk(pid);
+  return out;
+}
+
+export function alive(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/\) Z /.test(stat);
+  } catch { return false; }
+}
+
+export async function waitFor(predicate, { timeout = 5000, interval = 20, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await new Promise((r) => setTimeout(r, interval));
+  }
+  throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+}
+
+// GET on an engine's own UNIX socket (tests only: to observe the engine).
+export function engineGet(socketPath, p) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ socketPath, path: p, method: 'GET' }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode, data: JSON.parse(body) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// Opens a streaming chat request and returns once `events` SSE events have
+// arrived, with a function that aborts the request (the client going away).
+export async function openStream(zest, body, events = 3) {
+  const controller = new AbortController();
+  const res = await zest.fetch('/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, stream: true }),
+    signal: controller.signal,
+  });
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while ((text.match(/\n\n/g) || []).length < events) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  return { status: res.status, text, reader, abort: () => controller.abort() };
+}
+
+export const chatBody = (model, extra = {}) => ({
+  model,
+  messages: [{ role: 'user', content: 'Say something.' }],
+  max_tokens: 8,
+  ...extra,
+});
