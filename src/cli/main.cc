@@ -3,6 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <curl/curl.h>
 
+#include <cstdio>
+#include <exception>
+
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
@@ -18,7 +21,13 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   curl_global_init(CURL_GLOBAL_DEFAULT);
-  int rc = action ? action() : 0;
+  int rc = 0;
+  try {
+    rc = action ? action() : 0;
+  } catch (const std::exception& e) {  // last resort: a bug, reported rather than aborting
+    std::fprintf(stderr, "zest: internal error: %s\n", e.what());
+    rc = 1;
+  }
   curl_global_cleanup();
   return rc;
 }

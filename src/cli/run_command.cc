@@ -29,29 +29,47 @@ void InstallSigint() {
   sigaction(SIGINT, &sa, nullptr);
 }
 
+// A string field of a stream delta; engines send null for "no text".
+std::string TextField(const json& delta, const char* key) {
+  auto it = delta.find(key);
+  return it != delta.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 struct RunOptions {
   std::string model;
   std::vector<std::string> prompt;
   std::string system;
   int max_tokens = 0;
+  std::vector<std::string> options;  // KEY=VALUE request fields (temperature=0.2, ...)
 };
+
+// "-o temperature=0.2": the value as JSON when it parses (numbers, true,
+// objects), else as a string.
+Status AddOptions(const std::vector<std::string>& options, json& body) {
+  for (const std::string& option : options) {
+    auto eq = option.find('=');
+    if (eq == std::string::npos || eq == 0) return InvalidArgument("option '" + option + "' is not KEY=VALUE");
+    std::string value = option.substr(eq + 1);
+    json parsed = json::parse(value, nullptr, false);
+    body[option.substr(0, eq)] = parsed.is_discarded() ? json(value) : parsed;
+  }
+  return Status::Ok();
+}
 
 // Sends the conversation and prints the answer as it streams; returns the
 // answer text (partial when stopped).
 Result<std::string> Ask(const ApiClient& client, const RunOptions& opts, const json& messages) {
   json body = {{"model", opts.model}, {"messages", messages}, {"stream", true}};
   if (opts.max_tokens > 0) body["max_tokens"] = opts.max_tokens;
+  ZEST_RETURN_IF_ERROR(AddOptions(opts.options, body));
   std::string answer;
   g_interrupted = false;
   Status st = client.Stream("/v1/chat/completions", body,
                             [&](const json& chunk) {
                               if (!chunk.contains("choices") || chunk["choices"].empty()) return;
                               const json& delta = chunk["choices"][0].value("delta", json::object());
-                              std::string piece = delta.value("content", "");
-                              if (piece.empty() && delta.contains("reasoning_content") &&
-                                  delta["reasoning_content"].is_string()) {
-                                piece = delta["reasoning_content"].get<std::string>();
-                              }
+                              std::string piece = TextField(delta, "content");
+                              if (piece.empty()) piece = TextField(delta, "reasoning_content");
                               answer += piece;
                               std::fputs(piece.c_str(), stdout);
                               std::fflush(stdout);
@@ -134,6 +152,8 @@ void AddRunCommand(CLI::App& app, Action* action) {
   run->add_option("PROMPT", opts->prompt, "Ask once and exit (otherwise interactive)");
   run->add_option("--system", opts->system, "System prompt");
   run->add_option("--max-tokens", opts->max_tokens, "Limit each answer's length");
+  run->add_option("-o,--option", opts->options,
+                  "Extra request field KEY=VALUE, e.g. -o temperature=0.2 (repeatable)");
   run->callback([action, opts] { *action = [opts] { return Run(*opts); }; });
 }
 

@@ -189,57 +189,56 @@ awaitable<Status> InstancePool::WaitReady(Instance& instance) {
   }
 }
 
+// The public coroutines below hop onto the strand (or the blocking pool) by
+// co_spawning a member coroutine, never a capturing lambda: GCC 12
+// miscompiles lambda coroutines whose captures outlive a suspension.
 awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
-  co_await asio::co_spawn(
-      strand_,
-      [this, instance]() -> awaitable<void> {
-        if (instance->Alive()) co_return;
-        {
-          std::lock_guard lock(list_mu_);
-          auto it = entries_.find(instance->model());
-          if (it != entries_.end() && it->second->instance == instance) entries_.erase(it);
-        }
-        spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(),
-                     instance->pid(),
-                     engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),
-                     FailureReason(instance->process()));
-        co_await TerminateOffStrand(instance);
-      },
-      use_awaitable);
+  co_await asio::co_spawn(strand_, ForgetIfDead(std::move(instance)), use_awaitable);
+}
+
+awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
+  if (instance->Alive()) co_return;
+  {
+    std::lock_guard lock(list_mu_);
+    auto it = entries_.find(instance->model());
+    if (it != entries_.end() && it->second->instance == instance) entries_.erase(it);
+  }
+  spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(), instance->pid(),
+               engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),
+               FailureReason(instance->process()));
+  co_await TerminateOffStrand(instance);
 }
 
 awaitable<Status> InstancePool::Stop(std::string model) {
-  co_return co_await asio::co_spawn(
-      strand_,
-      [this, model]() -> awaitable<Status> {
-        std::shared_ptr<Instance> instance;
-        {
-          std::lock_guard lock(list_mu_);
-          auto it = entries_.find(model);
-          if (it == entries_.end() || !it->second->instance) {
-            co_return NotFound("model '" + model + "' is not loaded");
-          }
-          instance = it->second->instance;
-          if (it->second->state == Entry::State::kReady) entries_.erase(it);
-        }
-        // A load in progress notices the exit and fails its waiters.
-        co_await TerminateOffStrand(instance);
-        spdlog::info("stopped '{}' (pid {})", model, instance->pid());
-        co_return Status::Ok();
-      },
-      use_awaitable);
+  co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model)), use_awaitable);
+}
+
+awaitable<Status> InstancePool::StopOnStrand(std::string model) {
+  std::shared_ptr<Instance> instance;
+  {
+    std::lock_guard lock(list_mu_);
+    auto it = entries_.find(model);
+    if (it != entries_.end() && it->second->instance) {
+      instance = it->second->instance;
+      if (it->second->state == Entry::State::kReady) entries_.erase(it);
+    }
+  }
+  if (!instance) co_return NotFound("model '" + model + "' is not loaded");
+  // A load in progress notices the exit and fails its waiters.
+  co_await TerminateOffStrand(instance);
+  spdlog::info("stopped '{}' (pid {})", model, instance->pid());
+  co_return Status::Ok();
 }
 
 awaitable<void> InstancePool::TerminateOffStrand(std::shared_ptr<Instance> instance) {
-  co_await asio::co_spawn(
-      blocking_,
-      [instance]() -> awaitable<void> {
-        instance->process().Terminate();
-        std::error_code ec;
-        fs::remove(instance->socket(), ec);
-        co_return;
-      },
-      use_awaitable);
+  co_await asio::co_spawn(blocking_, TerminateBlocking(std::move(instance)), use_awaitable);
+}
+
+awaitable<void> InstancePool::TerminateBlocking(std::shared_ptr<Instance> instance) {
+  instance->process().Terminate();
+  std::error_code ec;
+  fs::remove(instance->socket(), ec);
+  co_return;
 }
 
 std::vector<InstanceStatus> InstancePool::List() {

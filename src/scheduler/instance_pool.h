@@ -80,7 +80,10 @@ class InstancePool {
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
   Result<std::unique_ptr<engines::Process>> SpawnEngine(const models::ModelEntry& model,
                                                         const std::filesystem::path& socket);
+  boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
+  boost::asio::awaitable<Status> StopOnStrand(std::string model);
   boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);
+  boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
   const Result<engines::EngineLocation> engine_;

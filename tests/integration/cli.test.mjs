@@ -12,7 +12,11 @@ describe('zest CLI', () => {
   let env;
   const cli = (...args) => run(zestBin, args, { env });
   before(async () => {
-    zest = await startZest({ home: makeHome({ tiny: 'tiny' }) });
+    // `long` can generate for seconds: time enough to interrupt it.
+    zest = await startZest({
+      home: makeHome({ tiny: 'tiny', long: { preset: 'tiny', args: ['--context', '32768'] } }),
+      args: ['--ctx-size', '65536', '--parallel', '2'],
+    });
     env = { ...process.env, ZEST_HOST: zest.url, ZEST_HOME: zest.home };
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
@@ -28,6 +32,7 @@ describe('zest CLI', () => {
     const { stdout } = await cli('list');
     assert.match(stdout, /^NAME\s+ARCH/m);
     assert.match(stdout, /^tiny\s+llama/m);
+    assert.match(stdout, /^long\s+llama/m);
   });
 
   test('add registers a file elsewhere under a name', async () => {
@@ -45,17 +50,20 @@ describe('zest CLI', () => {
   });
 
   test('interactive run: Ctrl-C stops the answer, not the program', async () => {
-    const child = spawn(zestBin, ['run', 'tiny', '--max-tokens', '100000'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let err = '';
+    // A real terminal (util-linux `script` allocates a pty), so Ctrl-C is the
+    // terminal's SIGINT and the session is interactive as for a user.
+    const cmd = `${zestBin} run long --max-tokens 30000 -o ignore_eos=true`;
+    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
-    child.stderr.on('data', (d) => { err += d; });
     child.stdout.on('data', (d) => { out += d; });
-    child.stdin.write('tell me a long story\n');
-    await waitFor(() => out.length > 20, { timeout: 10000, what: 'tokens' });
-    child.kill('SIGINT');
-    await waitFor(() => /\[stopped\]/.test(err), { what: '[stopped]' });
+    await waitFor(() => out.includes('>>> '), { timeout: 10000, what: 'the prompt' });
+    child.stdin.write('tell me a long story\r');
+    await waitFor(() => out.split('tell me a long story')[1]?.length > 200, { timeout: 10000, what: 'tokens' });
+    child.stdin.write('\x03');  // Ctrl-C
+    await waitFor(() => /\[stopped\]/.test(out), { what: '[stopped]' });
+    await waitFor(() => out.split('[stopped]')[1]?.includes('>>> '), { what: 'a new prompt' });
     assert.equal(child.exitCode, null, 'still running');
-    child.stdin.end();
+    child.stdin.write('/bye\r');
     const code = await new Promise((r) => child.once('exit', r));
     assert.equal(code, 0);
   });
@@ -82,7 +90,8 @@ describe('zest CLI', () => {
     const { stdout } = await cli('config');
     assert.match(stdout, /^server\.port\s+\d+\s+flag/m);
     assert.match(stdout, /^log\.level\s+debug\s+env \(ZEST_LOG_LEVEL\)/m);
-    assert.match(stdout, /^engine\.parallel\s+4\s+default/m);
+    assert.match(stdout, /^engine\.parallel\s+2\s+flag/m);
+    assert.match(stdout, /^engine\.threads\s+0\s+default/m);
   });
 
   test('a client command without a server says how to start one', async () => {

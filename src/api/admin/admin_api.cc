@@ -54,13 +54,15 @@ awaitable<Result<engines::EngineInfo>> AdminApi::EngineInfo() {
     if (engine_info_) co_return *engine_info_;
   }
   if (!engine_.ok()) co_return engine_.status();
-  auto info = co_await asio::co_spawn(
-      blocking_,
-      [this]() -> awaitable<Result<engines::EngineInfo>> { co_return engines::ProbeEngine(*engine_); },
-      asio::use_awaitable);
+  // A member coroutine, not a capturing lambda: GCC 12 miscompiles those.
+  auto info = co_await asio::co_spawn(blocking_, ProbeBlocking(), asio::use_awaitable);
   std::lock_guard lock(mu_);
   engine_info_ = info;
   co_return info;
+}
+
+awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking() {
+  co_return engines::ProbeEngine(*engine_);
 }
 
 void AdminApi::Register(http::Router& router) {

@@ -29,6 +29,7 @@ class AdminApi {
  private:
   // `llama-server --version/--list-devices`, run once off the I/O threads.
   boost::asio::awaitable<Result<engines::EngineInfo>> EngineInfo();
+  boost::asio::awaitable<Result<engines::EngineInfo>> ProbeBlocking();
 
   const config::LoadedSettings& settings_;
   models::ModelRegistry& registry_;
