@@ -63,11 +63,13 @@ describe('openai SDK', () => {
       model: 'tiny', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 200, stream: true,
     });
     let n = 0;
+    // Leaving the loop early is how SDK users stop a stream; the SDK then
+    // aborts the HTTP request.
     for await (const chunk of stream) {
       assert.ok(chunk.choices);
-      if (++n === 2) stream.controller.abort();
+      if (++n === 2) break;
     }
-    assert.equal(n, 2);
+    assert.ok(stream.controller.signal.aborted);
     // The server keeps serving afterwards.
     const r = await client.chat.completions.create({
       model: 'tiny', messages: [{ role: 'user', content: 'again' }], max_tokens: 2,
