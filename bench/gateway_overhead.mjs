@@ -94,7 +94,7 @@ function machine() {
 
 async function main() {
   const model = benchModel();
-  const zest = await startZest({ home: makeHome({ bench: model }), env: { ZEST_LOG_LEVEL: 'warn' } });
+  const zest = await startZest({ home: makeHome({ bench: model }), env: { ZEST_LOG_LEVEL: 'info' } });
   let direct;
   try {
     await oneTokenLatency(zest.url);  // loads the engine
@@ -105,7 +105,7 @@ async function main() {
 
     const lat = await interleaved(ROUNDS, oneTokenLatency, zestUrl, direct.url);
     const single = await interleaved(3, (u) => streamTokens(u, STREAM_TOKENS * 2), zestUrl, direct.url);
-    const conc = await interleaved(2, concurrentThroughput, zestUrl, direct.url);
+    const conc = await interleaved(4, concurrentThroughput, zestUrl, direct.url);
     const tps = (runs) => runs.reduce((a, r) => a + r.tokens, 0) / runs.reduce((a, r) => a + r.seconds, 0);
     const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -120,7 +120,7 @@ async function main() {
       `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${machine()} — commit ${commit}`,
       '',
       `Model: synthetic bench preset (~0.5B params, Q8_0), engine argv identical; ${ROUNDS} latency rounds, ` +
-        `${STREAM_TOKENS * 2}-token single streams ×3, ${CONCURRENCY}×${STREAM_TOKENS}-token concurrent ×2, interleaved.`,
+        `${STREAM_TOKENS * 2}-token single streams ×3, ${CONCURRENCY}×${STREAM_TOKENS}-token concurrent ×4, interleaved.`,
       '',
       '| metric | llama-server direct | through zest | ratio zest/direct | target |',
       '|---|---:|---:|---:|---|',

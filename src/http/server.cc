@@ -51,6 +51,10 @@ net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
       co_await pause.async_wait(kTuple);
       continue;
     }
+    // Each SSE event is one small write that must leave at once; Nagle's
+    // algorithm would hold it back until the previous one is acknowledged.
+    error_code nodelay_ec;
+    socket.set_option(net::ip::tcp::no_delay(true), nodelay_ec);
     Connection::Launch(
         std::make_shared<Connection>(std::move(socket), listener->context, listener->registry));
   }

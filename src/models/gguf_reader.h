@@ -114,6 +114,8 @@ struct ModelInfo {
   bool has_chat_template = false;
   // Embedding models: BERT-family architectures or a pooling type set.
   bool embedding = false;
+  // Written by zest-make-model (`zest.synthetic`): random weights, gibberish.
+  bool synthetic = false;
   uint64_t tensor_bytes = 0;  // sum of tensor data sizes (weights in memory)
 };
 

@@ -93,6 +93,7 @@ ModelInfo Describe(const GgufFile& file) {
                                  info.architecture) != kEncoderArchitectures.end();
   // pooling_type 0 is "none" (per-token outputs, not an embedding model).
   info.embedding = encoder || file.ArchUint("pooling_type", 0) != 0;
+  info.synthetic = file.GetBool("zest.synthetic", false);
   return info;
 }
 

@@ -124,6 +124,10 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     entry->instance = instance;
   }
   spdlog::info("loading '{}' (pid {}, socket {})", model.name, instance->pid(), socket.string());
+  if (model.info.synthetic) {
+    spdlog::warn("'{}' is a SYNTHETIC model with random weights: it produces gibberish. "
+                 "Put a real GGUF model in the models directory.", model.name);
+  }
   Status ready = co_await WaitReady(*instance);
   if (!ready.ok()) {
     spdlog::error("'{}' failed to load: {}", model.name, ready.message());

@@ -64,6 +64,8 @@ Status Validate(const SyntheticModelSpec& s) {
 void AddModelMetadata(const SyntheticModelSpec& s, uint32_t vocab_size, GgufWriter& w) {
   w.AddString("general.architecture", "llama");
   w.AddString("general.name", s.name);
+  // Marks the file as random weights, so zest can warn whoever serves it.
+  w.AddBool("zest.synthetic", true);
   w.AddUint32("general.file_type", FileTypeOf(s.type));
   w.AddUint32("llama.context_length", s.context);
   w.AddUint32("llama.embedding_length", s.embedding);

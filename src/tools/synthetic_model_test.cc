@@ -69,6 +69,7 @@ TEST(SyntheticModelTest, TinyDescribesItself) {
   EXPECT_EQ(info.head_count_kv, spec.kv_heads);
   EXPECT_TRUE(info.has_chat_template);
   EXPECT_FALSE(info.embedding);
+  EXPECT_TRUE(info.synthetic);
   EXPECT_LT(info.file_size, 4u << 20);
   const uint64_t n_vocab = f->GetArraySize("tokenizer.ggml.tokens");
   EXPECT_EQ(f->ArchUint("vocab_size"), n_vocab);

@@ -24,6 +24,7 @@ describe('inference routes', () => {
     assert.equal(tiny.architecture, 'llama');
     assert.ok(tiny.context_length > 0);
     assert.ok(tiny.size > 0);
+    assert.equal(tiny.synthetic, true);
     assert.equal(r.data.data.find((m) => m.id === 'embed').type, 'embedding');
   });
 

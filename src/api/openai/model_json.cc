@@ -20,6 +20,7 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
   j["parameters"] = info.parameter_count;
   j["quantization"] = info.file_type;
   j["type"] = info.embedding ? "embedding" : "llm";
+  if (info.synthetic) j["synthetic"] = true;
   return j;
 }
 
