@@ -19,6 +19,7 @@ using asio::awaitable;
 using asio::use_awaitable;
 
 constexpr auto kReadyPollInterval = std::chrono::milliseconds(20);
+constexpr auto kDeathGracePeriod = std::chrono::milliseconds(1000);
 
 // Engine log files are named after the model; names may contain '/' or ':'.
 std::string SafeFileName(std::string name) {
@@ -201,6 +202,16 @@ awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
 }
 
 awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
+  // A request failed on this instance. When llama-server itself was killed,
+  // its bwrap parent (the process we hold) exits a few milliseconds later:
+  // give it a moment before deciding, so the next request does not get the
+  // dying instance again. A live process means a transient failure.
+  asio::steady_timer timer(strand_);
+  for (auto waited = std::chrono::milliseconds(0);
+       instance->Alive() && waited < kDeathGracePeriod; waited += kReadyPollInterval) {
+    timer.expires_after(kReadyPollInterval);
+    co_await timer.async_wait(asio::as_tuple(use_awaitable));
+  }
   if (instance->Alive()) co_return;
   {
     std::lock_guard lock(list_mu_);
