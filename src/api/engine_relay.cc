@@ -68,6 +68,7 @@ awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest&
   }
   std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));
   if (content_type.empty()) content_type = "application/json";
+  if (request.observer != nullptr && upstream.status() == 200) request.observer->OnBody(*body);
   std::string out = upstream.status() == 200 ? WithModelName(std::move(*body), request.model.name)
                                              : std::move(*body);
   co_await writer.Send(upstream.status(), content_type, std::move(out));
@@ -75,7 +76,8 @@ awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest&
 
 awaitable<void> RelayStream(scheduler::InstancePool& pool,
                             std::shared_ptr<scheduler::Instance> instance,
-                            http::UpstreamResponse& upstream, http::ResponseWriter& writer) {
+                            http::UpstreamResponse& upstream, http::ResponseWriter& writer,
+                            RequestObserver* observer) {
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   if (!co_await writer.StartStream(200, "text/event-stream", headers)) {
@@ -96,6 +98,7 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
     }
     if (!piece->has_value()) break;
     for (const auto& event : splitter.Feed(**piece)) {
+      if (observer != nullptr) observer->OnStreamEvent(event.data);
       if (!co_await writer.WriteChunk(event.raw)) co_return;
     }
   }
@@ -122,7 +125,7 @@ awaitable<void> RelayToEngine(scheduler::InstancePool& pool, RelayRequest reques
   bool event_stream =
       http::FindHeader(upstream->headers(), "Content-Type").starts_with("text/event-stream");
   if (request.stream && upstream->status() == 200 && event_stream) {
-    co_await RelayStream(pool, instance, *upstream, writer);
+    co_await RelayStream(pool, instance, *upstream, writer, request.observer);
   } else {
     co_await RelayWhole(*upstream, request, writer);
   }

@@ -9,6 +9,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <string>
 
+#include "api/inference_metrics.h"
 #include "http/response_writer.h"
 #include "models/model_registry.h"
 #include "scheduler/instance_pool.h"
@@ -20,6 +21,7 @@ struct RelayRequest {
   std::string engine_path;  // "/v1/chat/completions"
   std::string body;         // forwarded unchanged
   bool stream = false;
+  RequestObserver* observer = nullptr;  // sees each event / the whole answer; may be null
 };
 
 boost::asio::awaitable<void> RelayToEngine(scheduler::InstancePool& pool, RelayRequest request,

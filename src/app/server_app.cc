@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "api/admin/admin_api.h"
+#include "api/inference_metrics.h"
+#include "api/metrics_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
 #include "core/logging.h"
@@ -63,6 +65,21 @@ Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
 }
 
 
+// Gauges read from the pool at scrape time.
+void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool) {
+  metrics.AddGaugeCallback("zest_models_loaded", "Models with a ready engine instance.", {}, [&pool] {
+    double ready = 0;
+    for (const auto& s : pool.List()) ready += s.state == "ready" ? 1 : 0;
+    return std::vector<std::pair<metrics::LabelValues, double>>{{{}, ready}};
+  });
+  metrics.AddGaugeCallback("zest_requests_running", "Requests being relayed to an engine.",
+                           {"model"}, [&pool] {
+                             std::vector<std::pair<metrics::LabelValues, double>> out;
+                             for (const auto& s : pool.List()) out.push_back({{s.model}, double(s.in_flight)});
+                             return out;
+                           });
+}
+
 }  // namespace
 
 int RunServer(const config::LoadedSettings& loaded) {
@@ -93,10 +110,14 @@ int RunServer(const config::LoadedSettings& loaded) {
                                {*run_dir, s.LogDir(), s.ctx_size, s.parallel, s.threads,
                                 std::chrono::seconds(s.ready_timeout_s)},
                                engine);
+  metrics::Registry metrics;
+  api::InferenceMetrics inference_metrics(metrics);
+  AddPoolGauges(metrics, pool);
   http::Router router;
-  api::openai::OpenAiApi openai(registry, pool);
+  api::openai::OpenAiApi openai(registry, pool, &inference_metrics);
   api::admin::AdminApi admin(loaded, registry, pool, engine);
   openai.Register(router);
+  api::RegisterMetricsRoute(router, metrics);
   admin.Register(router);
 
   http::Server server(io, {s.host, s.port, s.max_body_bytes}, router, api::openai::RenderHttpError);

@@ -30,6 +30,8 @@ class ResponseWriter {
 
   // True once anything was sent (an error can then no longer change status).
   virtual bool started() const = 0;
+  // The HTTP status sent, 0 before anything was sent (for metrics and logs).
+  virtual int status() const = 0;
   // True once the client disconnected (detected even while no write is
   // pending, by watching the socket for EOF).
   virtual bool client_gone() const = 0;

@@ -37,6 +37,7 @@ void FillHeader(beast_http::response<Body>& res, int status, std::string_view co
 void SocketResponseWriter::Reset(bool keep_alive) {
   keep_alive_ = keep_alive;
   started_ = streaming_ = complete_ = false;
+  status_ = 0;
   on_client_gone_ = nullptr;
   // client_gone_ stays: a gone client does not come back.
 }
@@ -56,6 +57,7 @@ net::awaitable<bool> SocketResponseWriter::Send(int status, std::string_view con
     co_return false;
   }
   started_ = true;
+  status_ = status;
   beast_http::response<beast_http::string_body> res;
   FillHeader(res, status, content_type, extra, keep_alive_);
   res.body() = std::move(body);
@@ -73,6 +75,7 @@ net::awaitable<bool> SocketResponseWriter::StartStream(int status, std::string_v
     co_return false;
   }
   started_ = streaming_ = true;
+  status_ = status;
   beast_http::response<beast_http::empty_body> res;
   FillHeader(res, status, content_type, extra, keep_alive_);
   res.chunked(true);

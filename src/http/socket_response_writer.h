@@ -30,6 +30,7 @@ class SocketResponseWriter final : public ResponseWriter {
   boost::asio::awaitable<bool> EndStream() override;
 
   bool started() const override { return started_; }
+  int status() const override { return status_; }
   bool client_gone() const override { return client_gone_; }
   void OnClientGone(std::function<void()> callback) override;
 
@@ -53,6 +54,7 @@ class SocketResponseWriter final : public ResponseWriter {
   boost::asio::ip::tcp::socket& socket_;
   bool keep_alive_ = false;
   bool started_ = false;
+  int status_ = 0;
   bool streaming_ = false;
   bool complete_ = false;
   bool client_gone_ = false;

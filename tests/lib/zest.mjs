@@ -9,7 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const zestBin = path.join(repo, 'build/zest');
+// ZEST_BIN lets a developer test a binary from another build directory.
+export const zestBin = process.env.ZEST_BIN ?? path.join(repo, 'build/zest');
 const makeModelBin = path.join(repo, 'build/zest-make-model');
 
 // Synthetic models are written once per test process into a shared cache.

@@ -42,7 +42,39 @@ Status CheckCapability(Endpoint endpoint, const models::ModelEntry& model) {
   return Status::Ok();
 }
 
+// Bounded label values for metrics.
+std::string EndpointLabel(Endpoint endpoint) {
+  switch (endpoint) {
+    case Endpoint::kChatCompletions: return "chat_completions";
+    case Endpoint::kCompletions: return "completions";
+    case Endpoint::kEmbeddings: return "embeddings";
+  }
+  return "other";
+}
+
 }  // namespace
+
+awaitable<void> OpenAiApi::Inference(Endpoint endpoint, http::Request& r, http::ResponseWriter& w) {
+  RequestObserver observer(metrics_, EndpointLabel(endpoint), "");
+  co_await Route(endpoint, r, w, observer);
+  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+}
+
+// Parse, validate, resolve the model, relay: the whole of an inference request.
+awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::ResponseWriter& w,
+                                 RequestObserver& observer) {
+  std::string param;
+  auto parsed = ParseInferenceRequest(endpoint, r.body, &param);
+  if (!parsed.ok()) co_return co_await SendError(w, parsed.status(), param);
+  auto model = registry_.Find(parsed->model);
+  if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
+  observer.SetModel(model->name);
+  if (Status st = CheckCapability(endpoint, *model); !st.ok()) {
+    co_return co_await SendError(w, st, "model");
+  }
+  RelayRequest relay{*model, EnginePath(endpoint), std::move(r.body), parsed->stream, &observer};
+  co_await RelayToEngine(pool_, std::move(relay), w);
+}
 
 void OpenAiApi::Register(http::Router& router) {
   auto list = [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
@@ -59,16 +91,7 @@ void OpenAiApi::Register(http::Router& router) {
   };
   auto inference = [this](Endpoint endpoint) {
     return [this, endpoint](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-      std::string param;
-      auto parsed = ParseInferenceRequest(endpoint, r.body, &param);
-      if (!parsed.ok()) co_return co_await SendError(w, parsed.status(), param);
-      auto model = registry_.Find(parsed->model);
-      if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-      if (Status st = CheckCapability(endpoint, *model); !st.ok()) {
-        co_return co_await SendError(w, st, "model");
-      }
-      RelayRequest relay{*model, EnginePath(endpoint), std::move(r.body), parsed->stream};
-      co_await RelayToEngine(pool_, std::move(relay), w);
+      co_await Inference(endpoint, r, w);
     };
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {
