@@ -61,6 +61,11 @@ class HfStore {
   // Every *.gguf file in every snapshot of every model repo, following only
   // symlinks that stay inside the repo directory.
   std::vector<StoreFile> ListGguf() const;
+  // Files of one repo whose path ends with `suffix` (every snapshot), under
+  // the same rules as ListGguf. Empty for an invalid or absent repo.
+  std::vector<StoreFile> ListRepoFiles(std::string_view repo, std::string_view suffix) const;
+  // `path` in the snapshot refs/main points to, else in any snapshot.
+  std::optional<StoreFile> FindFile(std::string_view repo, std::string_view path) const;
   // The commit `revision` points to (refs/{revision}), if recorded.
   std::optional<std::string> ReadRef(std::string_view repo, std::string_view revision) const;
 
@@ -79,6 +84,10 @@ class HfStore {
   Status Remove(std::string_view repo, const std::vector<std::string>& paths = {}) const;
 
  private:
+  // Deletes blobs no snapshot symlink names (keeping *.incomplete ones) and
+  // the repo directory once no snapshot and no blob is left.
+  Status RemoveUnlinkedBlobs(const std::filesystem::path& repo_dir) const;
+
   std::filesystem::path root_;
 };
 

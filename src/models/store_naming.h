@@ -1,0 +1,58 @@
+// How GGUF files in the Hugging Face store become model names. A repo holds
+// one or more models: a single file, or a shard set (`x-00001-of-00003.gguf`,
+// loaded through its first shard), plus optional vision projectors
+// (`mmproj-*.gguf`) that belong to the repo's models rather than being
+// models themselves. A model is named "org/repo:QUANT" when its quantization
+// label (taken from the file name) picks it out alone in the repo, else
+// "org/repo/<path of its first file without .gguf>". Pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/hf_store.h"
+
+namespace zest::models {
+
+// The quantization label in a file path, uppercased ("Qwen3-8B-Q4_K_M.gguf"
+// → "Q4_K_M", "gpt-oss-20b-mxfp4.gguf" → "MXFP4"); the file name is looked
+// at first, then its directories. Empty when none is found.
+std::string QuantLabel(std::string_view path);
+
+// Case-insensitive equality of two quantization labels.
+bool SameQuant(std::string_view a, std::string_view b);
+
+struct ShardInfo {
+  int index = 0;     // 1-based
+  int count = 0;
+  std::string base;  // the path without "-0000i-of-0000n.gguf"
+};
+// nullopt when `path` is not named like a shard.
+std::optional<ShardInfo> ParseShard(std::string_view path);
+
+// True for vision projector files (file name starting with "mmproj").
+bool IsMmproj(std::string_view path);
+
+// One model of a repo: its files (shards in order; the first is what the
+// engine loads) and the name it is served under.
+struct StoreModel {
+  std::string name;
+  std::string repo;
+  std::string quant;                // uppercased label, or empty
+  std::vector<StoreFile> files;     // first one is loaded
+  std::vector<StoreFile> mmprojs;   // the repo's projectors (best first)
+};
+
+// Groups the files of ONE repo snapshot set into models. Files with the same
+// path in several snapshots count once (the first given wins, so pass the
+// preferred snapshot's files first). Incomplete shard sets are skipped.
+std::vector<StoreModel> GroupStoreModels(const std::vector<StoreFile>& repo_files);
+
+// The model name for `file` among `repo_files` (all GGUF files of its repo,
+// `file` included): "org/repo:QUANT" or "org/repo/<path without .gguf>".
+// For a later shard, the name of its shard set. Empty for mmproj files.
+std::string StoreModelName(const StoreFile& file, const std::vector<StoreFile>& repo_files);
+
+}  // namespace zest::models
