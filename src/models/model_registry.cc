@@ -7,6 +7,9 @@
 #include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+
+#include "models/store_naming.h"
 
 namespace zest::models {
 namespace {
@@ -21,10 +24,49 @@ int64_t MtimeSeconds(const fs::path& path) {
   return std::chrono::duration_cast<std::chrono::seconds>(sys.time_since_epoch()).count();
 }
 
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// The store's GGUF files by repo, the files of the snapshot refs/main points
+// to first, so they win when several snapshots hold the same path.
+std::map<std::string, std::vector<StoreFile>> FilesByRepo(const HfStore& store) {
+  std::map<std::string, std::vector<StoreFile>> by_repo;
+  for (StoreFile& f : store.ListGguf()) by_repo[f.repo].push_back(std::move(f));
+  for (auto& [repo, files] : by_repo) {
+    std::optional<std::string> main = store.ReadRef(repo, "main");
+    std::stable_partition(files.begin(), files.end(),
+                          [&](const StoreFile& f) { return main && f.commit == *main; });
+  }
+  return by_repo;
+}
+
+// The store model a GGUF catalog entry describes, if downloaded.
+const StoreModel* MatchCatalog(const CatalogEntry& e, const std::vector<StoreModel>& models) {
+  for (const StoreModel& m : models) {
+    if (!e.file.empty() && m.files.front().path == e.file) return &m;
+    if (!e.quant.empty() && !m.quant.empty() && SameQuant(m.quant, e.quant)) return &m;
+  }
+  return nullptr;
+}
+
+// "org/repo:QUANT" or "org/repo/path": a name the store would give.
+bool LooksLikeStoreName(const std::string& name) {
+  std::string repo = name.substr(0, name.find(':'));
+  size_t second_slash = repo.find('/', repo.find('/') + 1);
+  return HfStore::ValidRepoId(repo.substr(0, second_slash));
+}
+
 }  // namespace
 
-ModelRegistry::ModelRegistry(fs::path models_dir, fs::path user_models_file)
-    : models_dir_(std::move(models_dir)), user_models_file_(std::move(user_models_file)) {}
+ModelRegistry::ModelRegistry(fs::path models_dir, fs::path user_models_file,
+                             fs::path hf_store_root, const Catalog* catalog)
+    : models_dir_(std::move(models_dir)),
+      user_models_file_(std::move(user_models_file)),
+      store_(hf_store_root.empty() ? std::nullopt : std::optional<HfStore>(std::move(hf_store_root))),
+      catalog_(catalog) {}
 
 bool ModelRegistry::ValidName(const std::string& name) {
   if (name.empty() || name.size() > 128 || name[0] == '.' || name[0] == '/') return false;
@@ -36,6 +78,8 @@ bool ModelRegistry::ValidName(const std::string& name) {
 
 std::vector<ModelEntry> ModelRegistry::List() {
   std::map<std::string, ModelEntry> by_name;
+  // Inserted in rising precedence: later sources replace earlier names.
+  for (ModelEntry& e : StoreEntries()) by_name[e.name] = std::move(e);
   std::error_code ec;
   for (auto it = fs::directory_iterator(models_dir_, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
@@ -58,6 +102,19 @@ Result<ModelEntry> ModelRegistry::Find(const std::string& name) {
   for (ModelEntry& e : all) {
     if (e.name == name) return std::move(e);
   }
+  // Quantization labels and catalog names are case-insensitive.
+  std::vector<ModelEntry*> folded;
+  for (ModelEntry& e : all) {
+    if (Lower(e.name) == Lower(name)) folded.push_back(&e);
+  }
+  if (folded.size() == 1) return std::move(*folded.front());
+  if (const CatalogEntry* c = catalog_ ? catalog_->Find(name) : nullptr) {
+    return NotFound("model '" + name + "' is in the catalog but not downloaded; run `zest pull " +
+                    c->name + "`");
+  }
+  if (LooksLikeStoreName(name)) {
+    return NotFound("model '" + name + "' is not downloaded; run `zest pull " + name + "`");
+  }
   std::string names;
   for (const ModelEntry& e : all) names += (names.empty() ? "" : ", ") + e.name;
   return NotFound("model '" + name + "' not found" +
@@ -79,9 +136,123 @@ Status ModelRegistry::Add(const std::string& name, const fs::path& path) {
   return SaveUserModels(models);
 }
 
+std::vector<ModelEntry> ModelRegistry::StoreEntries() {
+  std::vector<ModelEntry> aliases;
+  std::vector<ModelEntry> stored;
+  if (!store_) return stored;
+  for (const auto& [repo, files] : FilesByRepo(*store_)) {
+    std::vector<StoreModel> models = GroupStoreModels(files);
+    std::map<std::string, std::string> catalog_names;  // store name → catalog name
+    for (const CatalogEntry& c : catalog_ ? catalog_->entries() : std::vector<CatalogEntry>{}) {
+      if (Lower(c.repo) != Lower(repo) || c.recipe != "llamacpp") continue;
+      const StoreModel* m = MatchCatalog(c, models);
+      if (!m) continue;
+      ModelEntry alias = DescribeStoreModel(*m, c.name, "catalog");
+      for (const StoreFile& p : m->mmprojs) {
+        if (p.path == c.mmproj) alias.mmproj = p.file;  // the catalog's pick wins
+      }
+      catalog_names.emplace(m->name, c.name);
+      aliases.push_back(std::move(alias));
+    }
+    for (const StoreModel& m : models) {
+      stored.push_back(DescribeStoreModel(m, m.name, "hf_store"));
+      if (auto it = catalog_names.find(m.name); it != catalog_names.end()) {
+        stored.back().catalog = it->second;
+      }
+    }
+  }
+  aliases.insert(aliases.end(), std::make_move_iterator(stored.begin()),
+                 std::make_move_iterator(stored.end()));
+  return aliases;
+}
+
+ModelEntry ModelRegistry::DescribeStoreModel(const StoreModel& model, const std::string& name,
+                                             const std::string& source) {
+  ModelEntry entry = Describe(name, model.files.front().file, source);
+  entry.repo = model.repo;
+  uint64_t total = 0;
+  for (const StoreFile& f : model.files) {
+    entry.store_paths.push_back(f.path);
+    total += f.size;
+  }
+  if (entry.error.empty()) entry.info.file_size = total;
+  if (!model.mmprojs.empty()) entry.mmproj = model.mmprojs.front().file;
+  if (source == "catalog") entry.catalog = name;
+  return entry;
+}
+
+std::vector<CatalogStatus> ModelRegistry::ListCatalog() {
+  std::vector<CatalogStatus> out;
+  if (!catalog_) return out;
+  std::map<std::string, std::string> downloaded;  // catalog name → store model name
+  for (const ModelEntry& e : StoreEntries()) {
+    if (e.source == "hf_store" && !e.catalog.empty()) downloaded[e.catalog] = e.name;
+  }
+  for (const CatalogEntry& c : catalog_->entries()) {
+    CatalogStatus status{c, false, {}};
+    if (auto it = downloaded.find(c.name); it != downloaded.end()) {
+      status.downloaded = true;
+      status.model = it->second;
+    } else if (store_ && !c.file.empty() && c.recipe != "llamacpp") {
+      // Non-GGUF files (whisper.cpp's ggml .bin) are not served as models
+      // yet, but are downloaded all the same.
+      status.downloaded = store_->FindFile(c.repo, c.file).has_value();
+    }
+    out.push_back(std::move(status));
+  }
+  return out;
+}
+
+std::vector<std::string> ModelRegistry::NamesFor(const ModelEntry& model) {
+  std::vector<std::string> names;
+  for (const ModelEntry& e : List()) {
+    if (e.path == model.path) names.push_back(e.name);
+  }
+  if (std::find(names.begin(), names.end(), model.name) == names.end()) names.push_back(model.name);
+  return names;
+}
+
+Status ModelRegistry::Remove(const ModelEntry& model) {
+  if (model.source == "user") {
+    std::map<std::string, fs::path> models = LoadUserModels();
+    if (models.erase(model.name) == 0) return NotFound("model '" + model.name + "' is not registered");
+    return SaveUserModels(models);
+  }
+  if (model.source == "models_dir") {
+    std::error_code ec;
+    if (!fs::remove(model.path, ec)) {
+      return ec ? IoError("cannot remove " + model.path.string() + ": " + ec.message())
+                : NotFound("model '" + model.name + "' is already gone");
+    }
+    return Status::Ok();
+  }
+  if (model.source == "hf_store" || model.source == "catalog") return RemoveStoreModel(model);
+  return InvalidArgument("model '" + model.name + "' cannot be removed");
+}
+
+Status ModelRegistry::RemoveStoreModel(const ModelEntry& model) {
+  if (!store_ || model.repo.empty() || model.store_paths.empty()) {
+    return InvalidArgument("model '" + model.name + "' is not in the store");
+  }
+  std::vector<std::string> paths = model.store_paths;
+  std::vector<StoreFile> files = FilesByRepo(*store_)[model.repo];
+  std::vector<StoreModel> models = GroupStoreModels(files);
+  bool last = std::all_of(models.begin(), models.end(), [&](const StoreModel& m) {
+    return m.files.front().path == model.store_paths.front();
+  });
+  if (last && !models.empty()) {
+    for (const StoreFile& p : models.front().mmprojs) paths.push_back(p.path);
+  }
+  return store_->Remove(model.repo, paths);
+}
+
 ModelEntry ModelRegistry::Describe(const std::string& name, const fs::path& path,
                                    const std::string& source) {
-  ModelEntry entry{name, path, source, MtimeSeconds(path), {}, {}};
+  ModelEntry entry;
+  entry.name = name;
+  entry.path = path;
+  entry.source = source;
+  entry.created = MtimeSeconds(path);
   std::error_code ec;
   uint64_t size = fs::file_size(path, ec);
   if (ec) {

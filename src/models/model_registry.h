@@ -1,41 +1,81 @@
-// ModelRegistry: the models zest can serve, by name. Two sources for now:
-// every *.gguf in the models directory (named by its file stem) and models
-// registered with `zest add NAME PATH` (kept in a JSON file in $ZEST_HOME).
-// A registered name wins over a scanned one.
+// ModelRegistry: the models zest can serve, by name. Sources, in rising
+// precedence for a name:
+//   catalog    a curated model (models/catalog.h) that is in the store,
+//              under its catalog name;
+//   store      GGUF files in the Hugging Face cache (models/hf_store.h),
+//              named "org/repo:QUANT" or "org/repo/<path>" (models/store_naming.h);
+//   models_dir every *.gguf in the models directory, named by its file stem;
+//   user       registrations made with `zest add NAME PATH` (a JSON file).
+// A catalog model that is not downloaded is not servable; Find says how to
+// pull it.
 //
-// Listing rescans the directory each time (cheap), and GGUF headers are
-// cached by path, size and mtime. Thread-safe.
+// Listing rescans the directory and the store each time (cheap), and GGUF
+// headers are cached by path, size and mtime. Thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
+#include "models/catalog.h"
 #include "models/gguf_reader.h"
+#include "models/hf_store.h"
 
 namespace zest::models {
+
+struct StoreModel;  // models/store_naming.h
 
 struct ModelEntry {
   std::string name;
   std::filesystem::path path;
-  std::string source;   // "models_dir" or "user"
+  std::string source;   // "models_dir", "user", "hf_store" or "catalog"
   int64_t created = 0;  // file mtime, seconds since the epoch
-  ModelInfo info;       // valid when `error` is empty
+  ModelInfo info;       // valid when `error` is empty (file_size: all shards)
   std::string error;    // why the header could not be read, if so
+  // Store models (source "hf_store" or "catalog"):
+  std::string repo;                      // "org/name"
+  std::vector<std::string> store_paths;  // its files in the repo, first shard first
+  std::filesystem::path mmproj;          // vision projector of its repo, if any
+  std::string catalog;                   // the catalog entry naming this file, if any
+};
+
+// A catalog entry and whether its file is in the store.
+struct CatalogStatus {
+  CatalogEntry entry;
+  bool downloaded = false;
+  std::string model;  // the store model's name when downloaded (GGUF recipes)
 };
 
 class ModelRegistry {
  public:
-  ModelRegistry(std::filesystem::path models_dir, std::filesystem::path user_models_file);
+  // An empty `hf_store_root` turns the store off; `catalog` may be null (no
+  // catalog) and must outlive the registry.
+  ModelRegistry(std::filesystem::path models_dir, std::filesystem::path user_models_file,
+                std::filesystem::path hf_store_root = {},
+                const Catalog* catalog = &Catalog::Builtin());
 
   // All models, sorted by name.
   std::vector<ModelEntry> List();
-  // kNotFound with the available names when `name` is unknown.
+  // The model `name` names: exactly, else case-insensitively when that
+  // matches one model. kNotFound otherwise: for a catalog model or a store
+  // name that is not downloaded the message says `zest pull NAME`, else it
+  // lists the available names.
   Result<ModelEntry> Find(const std::string& name);
+  // Every catalog entry with whether it is downloaded.
+  std::vector<CatalogStatus> ListCatalog();
+  // The names List() serves `model`'s file under (its own included), e.g. a
+  // store name and a catalog name: each may have an engine running.
+  std::vector<std::string> NamesFor(const ModelEntry& model);
+  // Deletes `model` as Find returned it: a store model's files (blobs that
+  // other snapshots link are kept; the repo's projectors go with its last
+  // model), a models-dir file (a symlink there: the link only), or for a
+  // `zest add` model only its registration, never the user's file.
+  Status Remove(const ModelEntry& model);
   // Registers `path` (must be a readable GGUF) under `name` and persists the
   // list atomically. Replaces an earlier registration of the same name.
   Status Add(const std::string& name, const std::filesystem::path& path);
@@ -52,11 +92,19 @@ class ModelRegistry {
   };
   ModelEntry Describe(const std::string& name, const std::filesystem::path& path,
                       const std::string& source);
+  // Store models under their store names, and downloaded catalog models
+  // under their catalog names.
+  std::vector<ModelEntry> StoreEntries();
+  ModelEntry DescribeStoreModel(const StoreModel& model, const std::string& name,
+                                const std::string& source);
+  Status RemoveStoreModel(const ModelEntry& model);
   std::map<std::string, std::filesystem::path> LoadUserModels();
   Status SaveUserModels(const std::map<std::string, std::filesystem::path>& models);
 
   const std::filesystem::path models_dir_;
   const std::filesystem::path user_models_file_;
+  const std::optional<HfStore> store_;
+  const Catalog* const catalog_;
   std::mutex mu_;
   std::map<std::string, CachedInfo> cache_;  // by path; guarded by mu_
 };
