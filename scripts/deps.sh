@@ -5,7 +5,8 @@ set -euo pipefail
 
 build=(g++ cmake ninja-build ccache pkg-config make
        libboost1.81-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-       libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev)
+       libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev
+       libvulkan-dev)
 engines=(debootstrap bubblewrap)
 wanted=("${build[@]}" "${engines[@]}")
 # Tests drive zest with node's test runner and the official SDKs from npm.

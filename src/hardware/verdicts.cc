@@ -1,0 +1,171 @@
+#include "hardware/verdicts.h"
+
+#include <sstream>
+
+namespace zest::hardware {
+
+namespace {
+
+std::vector<uint64_t> VersionParts(const std::string& v) {
+  std::vector<uint64_t> parts;
+  std::istringstream in(v);
+  for (std::string p; std::getline(in, p, '.');)
+    parts.push_back(std::strtoull(p.c_str(), nullptr, 10));
+  return parts;
+}
+
+bool HasGpu(const Inventory& inv, GpuVendor vendor) {
+  for (const auto& g : inv.gpus) {
+    if (g.vendor == vendor) return true;
+  }
+  return false;
+}
+
+RecipeVerdict CpuVerdict(const Inventory& inv, const EngineReport& engines) {
+  RecipeVerdict v{"llamacpp", "cpu", Verdict::kUsable, ""};
+  std::string cpu = std::to_string(inv.cpu.threads) + " threads";
+  bool avx2 = false;
+  for (const auto& f : inv.cpu.features) avx2 = avx2 || f == "avx2" || f == "neon";
+  if (!avx2) cpu += ", no AVX2/NEON (slow)";
+  if (!engines.llama_server_found) {
+    v.verdict = Verdict::kInstallable;
+    v.reason = "llama-server is not installed; `make engines` provisions it (" + cpu + ")";
+    return v;
+  }
+  v.reason = "llama-server (" + engines.llama_server_source + ") on " + cpu;
+  return v;
+}
+
+std::string EngineVulkanDevice(const EngineReport& engines) {
+  for (const auto& d : engines.devices) {
+    if (d.name.rfind("Vulkan", 0) == 0) return d.name + ": " + d.description;
+  }
+  return "";
+}
+
+RecipeVerdict VulkanVerdict(const Inventory& inv, const EngineReport& engines) {
+  RecipeVerdict v{"llamacpp", "vulkan", Verdict::kUnsupported, ""};
+  std::string device = EngineVulkanDevice(engines);
+  if (!device.empty()) {
+    v.verdict = Verdict::kUsable;
+    v.reason = "llama-server sees " + device;
+    return v;
+  }
+  if (inv.gpus.empty() && inv.vulkan.empty()) {
+    v.reason = "no GPU and no Vulkan device";
+    return v;
+  }
+  if (engines.llama_server_found && !engines.probed) {
+    v.verdict = Verdict::kUnknown;
+    v.reason = "a GPU is present; the engine's devices were not probed (start zest to check)";
+    return v;
+  }
+  v.verdict = Verdict::kInstallable;
+  v.reason =
+      "a GPU is present but the engine has no Vulkan backend; `ZEST_ENGINE_VULKAN=1 make engines` "
+      "adds it";
+  return v;
+}
+
+RecipeVerdict RocmVerdict(const Inventory& inv) {
+  RecipeVerdict v{"llamacpp", "rocm", Verdict::kUnsupported, ""};
+  if (!HasGpu(inv, GpuVendor::kAmd)) {
+    v.reason = "no AMD GPU";
+    return v;
+  }
+  v.reason =
+      "zest provisions no ROCm build of llama-server yet; the AMD GPU runs through llamacpp-vulkan";
+  return v;
+}
+
+RecipeVerdict CudaVerdict(const Inventory& inv) {
+  RecipeVerdict v{"llamacpp", "cuda", Verdict::kUnsupported, ""};
+  if (!HasGpu(inv, GpuVendor::kNvidia)) {
+    v.reason = "no NVIDIA GPU";
+    return v;
+  }
+  v.reason =
+      "zest provisions no CUDA build of llama-server yet; the NVIDIA GPU runs through "
+      "llamacpp-vulkan";
+  return v;
+}
+
+// NPU recipes need an XDNA2 NPU the driver made usable, with firmware at
+// least kMinNpuFirmware; neither engine is provisioned by zest yet, so the
+// best verdict is "installable".
+RecipeVerdict NpuVerdict(const Inventory& inv, const std::string& recipe,
+                         const std::string& engine) {
+  RecipeVerdict v{recipe, "npu", Verdict::kUnsupported, ""};
+  if (inv.npus.empty()) {
+    v.reason = "no NPU";
+    return v;
+  }
+  const NpuInfo& npu = inv.npus.front();
+  if (npu.generation != NpuGeneration::kXdna2) {
+    v.reason = engine + " needs an XDNA2 NPU (Ryzen AI 300/Strix); this one is " + npu.name;
+    return v;
+  }
+  if (!npu.usable) {
+    v.reason = "the NPU is not usable: " + npu.reason;
+    return v;
+  }
+  if (npu.firmware_version.empty()) {
+    v.verdict = Verdict::kUnknown;
+    v.reason = "the driver does not expose the NPU firmware version; " + engine + " needs " +
+               kMinNpuFirmware + " or newer";
+    return v;
+  }
+  if (CompareVersions(npu.firmware_version, kMinNpuFirmware) < 0) {
+    v.reason = "NPU firmware " + npu.firmware_version + " is older than the " + kMinNpuFirmware +
+               " " + engine + " needs";
+    return v;
+  }
+  v.verdict = Verdict::kInstallable;
+  v.reason = "the XDNA2 NPU qualifies (firmware " + npu.firmware_version + "); install " + engine +
+             " to use it";
+  return v;
+}
+
+RecipeVerdict WhisperVerdict(const Inventory& inv) {
+  RecipeVerdict v{"whispercpp", "cpu", Verdict::kInstallable, ""};
+  v.reason = "runs on the CPU (" + std::to_string(inv.cpu.threads) +
+             " threads); whisper-server is not provisioned by zest yet";
+  return v;
+}
+
+}  // namespace
+
+const char* VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kUsable:
+      return "usable";
+    case Verdict::kInstallable:
+      return "installable";
+    case Verdict::kUnsupported:
+      return "unsupported";
+    case Verdict::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+int CompareVersions(const std::string& a, const std::string& b) {
+  std::vector<uint64_t> x = VersionParts(a), y = VersionParts(b);
+  for (size_t i = 0; i < std::max(x.size(), y.size()); ++i) {
+    uint64_t p = i < x.size() ? x[i] : 0, q = i < y.size() ? y[i] : 0;
+    if (p != q) return p < q ? -1 : 1;
+  }
+  return 0;
+}
+
+std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inv, const EngineReport& engines) {
+  return {CpuVerdict(inv, engines),
+          VulkanVerdict(inv, engines),
+          RocmVerdict(inv),
+          CudaVerdict(inv),
+          NpuVerdict(inv, "flm", "FastFlowLM"),
+          NpuVerdict(inv, "ryzenai", "Ryzen AI Server"),
+          WhisperVerdict(inv)};
+}
+
+}  // namespace zest::hardware

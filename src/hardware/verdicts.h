@@ -1,0 +1,48 @@
+// Verdicts: for each recipe (an engine build on a kind of device), whether
+// this machine can run it now, could after installing something, or cannot,
+// with the reason in words a user can act on. Pure function of the inventory
+// and what the engines report; no I/O.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hardware/inventory.h"
+
+namespace zest::hardware {
+
+// What zest knows about its engines. Filled by the app from the engine
+// probe (engines/engine_probe.h); hardware/ does not depend on engines/.
+struct EngineReport {
+  bool llama_server_found = false;
+  std::string llama_server_source;  // "system", "rootfs", "configured"
+  bool probed = false;              // --list-devices ran (false: devices unknown)
+  struct Device {
+    std::string name;         // "Vulkan0"
+    std::string description;  // "llvmpipe (...) (24105 MiB, 24105 MiB free)"
+  };
+  std::vector<Device> devices;
+  std::string error;  // why the engine could not be located or probed
+};
+
+enum class Verdict { kUsable, kInstallable, kUnsupported, kUnknown };
+const char* VerdictName(Verdict verdict);  // "usable", "installable", "unsupported", "unknown"
+
+struct RecipeVerdict {
+  std::string recipe;   // "llamacpp", "flm", "ryzenai", "whispercpp"
+  std::string backend;  // "cpu", "vulkan", "rocm", "cuda", "npu"
+  Verdict verdict = Verdict::kUnknown;
+  std::string reason;
+};
+
+// The NPU firmware zest requires for its NPU recipes: one place to raise
+// when an engine's release notes demand newer firmware.
+inline constexpr const char* kMinNpuFirmware = "1.1.0.0";
+
+// -1, 0, 1 comparing dotted versions numerically ("1.10" > "1.9"); missing
+// parts count as 0.
+int CompareVersions(const std::string& a, const std::string& b);
+
+std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inventory, const EngineReport& engines);
+
+}  // namespace zest::hardware
