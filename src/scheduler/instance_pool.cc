@@ -70,8 +70,23 @@ InstancePool::~InstancePool() {
 }
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::ModelEntry model) {
-  // Runs on the pool's strand and resumes the caller on its own executor.
+  // Fast path, the common case: the model is loaded and its engine alive.
+  // No hop to the strand (a thread switch per request), just the list lock.
+  if (std::shared_ptr<Instance> ready = FindReady(model.name)) co_return ready;
+  // Everything else runs on the pool's strand and resumes the caller on its
+  // own executor.
   co_return co_await asio::co_spawn(strand_, AcquireOnStrand(std::move(model)), use_awaitable);
+}
+
+std::shared_ptr<Instance> InstancePool::FindReady(const std::string& model) {
+  std::shared_ptr<Instance> instance;
+  {
+    std::lock_guard lock(list_mu_);
+    auto it = entries_.find(model);
+    if (it == entries_.end() || it->second->state != Entry::State::kReady) return nullptr;
+    instance = it->second->instance;
+  }
+  return instance->Alive() ? instance : nullptr;
 }
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(

@@ -75,6 +75,7 @@ class InstancePool {
 
  private:
   struct Entry;
+  std::shared_ptr<Instance> FindReady(const std::string& model);
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(models::ModelEntry model);
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
