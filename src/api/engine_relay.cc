@@ -106,18 +106,12 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
   co_await writer.EndStream();
 }
 
-}  // namespace
-
-awaitable<void> RelayToEngine(scheduler::InstancePool& pool, RelayRequest request,
-                              http::ResponseWriter& writer) {
-  // One canceller covers connecting, waiting for the (non-streamed) answer
-  // and reading the stream: a client that goes away stops the engine work.
-  auto canceller = std::make_shared<http::UpstreamCanceller>();
-  writer.OnClientGone([canceller] { canceller->Cancel(); });
+awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest& request,
+                              http::ResponseWriter& writer,
+                              std::shared_ptr<http::UpstreamCanceller> canceller) {
   auto connected = co_await Connect(pool, request, canceller);
   if (!connected.ok()) {
     if (!writer.client_gone()) co_await openai::SendError(writer, connected.status());
-    writer.OnClientGone(nullptr);
     co_return;
   }
   auto& [instance, upstream] = *connected;
@@ -129,6 +123,33 @@ awaitable<void> RelayToEngine(scheduler::InstancePool& pool, RelayRequest reques
   } else {
     co_await RelayWhole(*upstream, request, writer);
   }
+}
+
+}  // namespace
+
+awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
+                              http::ResponseWriter& writer) {
+  // One canceller covers the queue, connecting, waiting for the
+  // (non-streamed) answer and reading the stream: a client that goes away
+  // gives up its place and stops the engine work.
+  auto canceller = std::make_shared<http::UpstreamCanceller>();
+  auto queue_cancel = std::make_shared<scheduler::AdmissionCancel>();
+  writer.OnClientGone([canceller, queue_cancel] {
+    queue_cancel->Cancel();
+    canceller->Cancel();
+  });
+  int retry_after_s = 0;
+  auto lease = co_await services.admission.Enter(request.admit, queue_cancel, &retry_after_s);
+  if (!lease.ok()) {
+    if (!writer.client_gone()) {
+      http::Headers headers;
+      if (retry_after_s > 0) headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+      co_await openai::SendError(writer, lease.status(), "", headers);
+    }
+    writer.OnClientGone(nullptr);
+    co_return;
+  }
+  co_await RelayWithSlot(services.pool, request, writer, canceller);
   writer.OnClientGone(nullptr);
 }
 

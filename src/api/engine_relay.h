@@ -12,6 +12,7 @@
 #include "api/inference_metrics.h"
 #include "http/response_writer.h"
 #include "models/model_registry.h"
+#include "scheduler/admission.h"
 #include "scheduler/instance_pool.h"
 
 namespace zest::api {
@@ -22,9 +23,18 @@ struct RelayRequest {
   std::string body;         // forwarded unchanged
   bool stream = false;
   RequestObserver* observer = nullptr;  // sees each event / the whole answer; may be null
+  scheduler::AdmitRequest admit;        // priority, tenant, deadline, cost
 };
 
-boost::asio::awaitable<void> RelayToEngine(scheduler::InstancePool& pool, RelayRequest request,
+// The engine side of the gateway: admission, instance and relay.
+struct EngineServices {
+  scheduler::InstancePool& pool;
+  scheduler::Admission& admission;
+};
+
+// Waits for a slot of the model (429/503 when the queue is full or the wait
+// too long), then relays.
+boost::asio::awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
                                            http::ResponseWriter& writer);
 
 }  // namespace zest::api

@@ -23,6 +23,8 @@ constexpr ServeFlag kServeFlags[] = {
     {"--threads", "engine.threads", "CPU threads per engine (0 = engine default)"},
     {"--llama-server", "engine.llama_server", "Path to a llama-server binary to use"},
     {"--max-body-bytes", "server.max_body_bytes", "Largest accepted request body"},
+    {"--max-queue", "scheduler.max_queue", "Requests that may wait per model (then 429)"},
+    {"--queue-timeout", "scheduler.queue_timeout_s", "Seconds a request may wait for a slot (then 503)"},
     {"--log-level", "log.level", "trace, debug, info, warn or error"},
 };
 

@@ -92,6 +92,12 @@ const std::vector<Field>& Fields() {
       IntField("engine.threads", "ZEST_THREADS", &Settings::threads, 0, 1024),
       IntField("engine.ready_timeout_s", "ZEST_READY_TIMEOUT", &Settings::ready_timeout_s, 1,
                3600),
+      IntField("scheduler.max_queue", "ZEST_MAX_QUEUE", &Settings::max_queue, 0, 1 << 20),
+      IntField("scheduler.queue_timeout_s", "ZEST_QUEUE_TIMEOUT", &Settings::queue_timeout_s, 1,
+               86400),
+      IntField<uint64_t>("scheduler.max_queued_tokens", "ZEST_MAX_QUEUED_TOKENS",
+                         &Settings::max_queued_tokens, 1, 1ull << 40),
+      IntField("scheduler.aging_s", "ZEST_QUEUE_AGING", &Settings::aging_s, 0, 86400),
       Field{"log.level", "ZEST_LOG_LEVEL", SetLogLevel,
             [](const Settings& s) { return s.log_level; }},
   };

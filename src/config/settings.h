@@ -33,6 +33,11 @@ struct Settings {
   int parallel = 4;                    // slots per instance
   int threads = 0;                     // engine threads; 0 = engine default
   int ready_timeout_s = 120;           // how long an engine may take to load
+  // [scheduler]
+  int max_queue = 64;                   // waiting requests per model
+  int queue_timeout_s = 300;            // how long a request may wait for a slot
+  uint64_t max_queued_tokens = 1'000'000;  // estimated prompt tokens waiting per model
+  int aging_s = 10;                     // wait that lifts a request one priority class
   // [log]
   std::string log_level = "info";
 

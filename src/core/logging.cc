@@ -26,6 +26,8 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kUnsupported: return "unsupported";
     case ErrorCode::kCancelled: return "cancelled";
     case ErrorCode::kTimeout: return "timeout";
+    case ErrorCode::kQueueFull: return "queue_full";
+    case ErrorCode::kQueueTimeout: return "queue_timeout";
     case ErrorCode::kInternal: return "internal";
   }
   return "unknown";

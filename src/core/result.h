@@ -23,6 +23,8 @@ enum class ErrorCode {
   kUnsupported,
   kCancelled,
   kTimeout,
+  kQueueFull,        // admission queue over its bounds (429)
+  kQueueTimeout,     // waited in the queue past the deadline (503)
   kInternal,
 };
 

@@ -15,6 +15,8 @@ ApiError MapStatus(const Status& status) {
     case ErrorCode::kUnavailable: return {503, "server_error", "engine_unavailable"};
     case ErrorCode::kEngineFailed: return {500, "server_error", "engine_failed"};
     case ErrorCode::kTimeout: return {504, "server_error", "timeout"};
+    case ErrorCode::kQueueFull: return {429, "rate_limit_error", "queue_full"};
+    case ErrorCode::kQueueTimeout: return {503, "server_error", "queue_timeout"};
     case ErrorCode::kCancelled: return {499, "server_error", "cancelled"};
     case ErrorCode::kInternal: return {500, "server_error", "internal_error"};
   }
@@ -43,9 +45,15 @@ std::string RenderHttpError(int http_status, const std::string& message) {
 
 boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
                                        std::string_view param) {
+  const http::Headers none;
+  co_await SendError(writer, status, param, none);
+}
+
+boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
+                                       std::string_view param, const http::Headers& headers) {
   ApiError e = MapStatus(status);
   co_await writer.Send(e.http_status, "application/json",
-                       ErrorBody(status.message(), e.type, e.code, param));
+                       ErrorBody(status.message(), e.type, e.code, param), headers);
 }
 
 }  // namespace zest::api::openai

@@ -31,5 +31,8 @@ std::string RenderHttpError(int http_status, const std::string& message);
 // Answers with the mapped status and an OpenAI error body.
 boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
                                        std::string_view param = {});
+// The same with extra headers (e.g. Retry-After on 429).
+boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
+                                       std::string_view param, const http::Headers& headers);
 
 }  // namespace zest::api::openai

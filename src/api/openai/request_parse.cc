@@ -73,6 +73,10 @@ Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_vi
     if (!stream->is_boolean()) return Invalid("stream", "must be a boolean", param);
     request.stream = stream->get<bool>();
   }
+  if (auto priority = doc.find("priority"); priority != doc.end() && !priority->is_null()) {
+    if (!priority->is_string()) return Invalid("priority", "must be a string", param);
+    request.priority = priority->get<std::string>();
+  }
   ZEST_RETURN_IF_ERROR(CheckPayload(endpoint, doc, param));
   return request;
 }

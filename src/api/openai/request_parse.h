@@ -19,6 +19,7 @@ const char* EnginePath(Endpoint endpoint);
 struct InferenceRequest {
   std::string model;
   bool stream = false;
+  std::string priority;  // the body's `priority` field ("high"/"normal"/"low"), or ""
 };
 
 // kInvalidArgument (message names the bad field) for malformed JSON, a

@@ -1,0 +1,218 @@
+#include "scheduler/admission.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cmath>
+#include <deque>
+
+namespace zest::scheduler {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+
+constexpr auto kDrainWindow = std::chrono::seconds(60);
+
+}  // namespace
+
+void AdmissionCancel::Cancel() {
+  std::function<void()> hook;
+  {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    hook = std::exchange(hook_, nullptr);
+  }
+  if (hook) hook();
+}
+
+bool AdmissionCancel::cancelled() const {
+  std::lock_guard lock(mu_);
+  return cancelled_;
+}
+
+void AdmissionCancel::SetHook(std::function<void()> hook) {
+  std::lock_guard lock(mu_);
+  hook_ = std::move(hook);
+}
+
+// One model's slots and queue. All members but stats_ are used on strand_.
+class ModelGate : public std::enable_shared_from_this<ModelGate> {
+ public:
+  ModelGate(asio::io_context& io, AdmissionLimits limits, std::string model)
+      : strand_(asio::make_strand(io)),
+        limits_(limits),
+        queue_(limits.aging_step),
+        stats_{std::move(model), limits.slots, 0, 0, 0, 0} {}
+
+  asio::strand<asio::io_context::executor_type>& strand() { return strand_; }
+
+  awaitable<Result<SlotLease>> EnterOnStrand(AdmitRequest request,
+                                             std::shared_ptr<AdmissionCancel> cancel,
+                                             int* retry_after_s);
+  // From any thread: gives a slot back.
+  void Release() { asio::post(strand_, [self = shared_from_this()] { self->ReleaseOnStrand(); }); }
+
+  QueueStats Stats() {
+    std::lock_guard lock(stats_mu_);
+    return stats_;
+  }
+
+ private:
+  struct Waiter {
+    explicit Waiter(asio::any_io_executor ex) : timer(std::move(ex)) {}
+    asio::steady_timer timer;  // expires at the deadline; cancelled to wake early
+    bool granted = false;
+    bool cancelled = false;
+  };
+
+  bool MustReject(const AdmitRequest& request) const {
+    if (queue_.size() >= limits_.max_queue) return true;
+    return queue_.size() > 0 && queue_.cost() + request.cost > limits_.max_queued_tokens;
+  }
+  void ReleaseOnStrand();
+  void GrantNext();
+  void CancelWaiter(uint64_t id);
+  int RetryAfterSeconds();
+  void PublishStats();
+
+  asio::strand<asio::io_context::executor_type> strand_;
+  const AdmissionLimits limits_;
+  QueueDiscipline queue_;
+  std::map<uint64_t, std::shared_ptr<Waiter>> waiters_;
+  int busy_ = 0;
+  uint64_t next_id_ = 0;
+  std::deque<Clock::time_point> completions_;  // within kDrainWindow
+  std::mutex stats_mu_;
+  QueueStats stats_;  // guarded by stats_mu_
+};
+
+awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
+                                                      std::shared_ptr<AdmissionCancel> cancel,
+                                                      int* retry_after_s) {
+  if (cancel && cancel->cancelled()) co_return Status(ErrorCode::kCancelled, "client gone");
+  if (busy_ < limits_.slots && queue_.size() == 0) {
+    ++busy_;
+    PublishStats();
+    co_return SlotLease(shared_from_this());
+  }
+  if (MustReject(request)) {
+    if (retry_after_s != nullptr) *retry_after_s = RetryAfterSeconds();
+    co_return Status(ErrorCode::kQueueFull,
+                     "the queue for model '" + request.model + "' is full (" +
+                         std::to_string(queue_.size()) + " waiting); retry later");
+  }
+  uint64_t id = ++next_id_;
+  auto waiter = std::make_shared<Waiter>(strand_);
+  waiter->timer.expires_at(request.deadline);
+  auto enqueued = Clock::now();
+  queue_.Push({id, request.priority, request.tenant, enqueued, request.cost});
+  waiters_[id] = waiter;
+  PublishStats();
+  if (cancel) {
+    cancel->SetHook([self = shared_from_this(), id] {
+      asio::post(self->strand_, [self, id] { self->CancelWaiter(id); });
+    });
+  }
+  co_await waiter->timer.async_wait(asio::as_tuple(use_awaitable));
+  if (cancel) cancel->SetHook(nullptr);
+  waiters_.erase(id);
+  if (waiter->granted) co_return SlotLease(shared_from_this());
+  queue_.Remove(id);
+  PublishStats();
+  if (waiter->cancelled) co_return Status(ErrorCode::kCancelled, "client gone while queued");
+  double waited = std::chrono::duration<double>(Clock::now() - enqueued).count();
+  co_return Status(ErrorCode::kQueueTimeout,
+                   "waited " + std::to_string(static_cast<int>(std::lround(waited))) +
+                       " s in the queue for model '" + request.model + "' without getting a slot");
+}
+
+void ModelGate::ReleaseOnStrand() {
+  --busy_;
+  auto now = Clock::now();
+  completions_.push_back(now);
+  while (!completions_.empty() && now - completions_.front() > kDrainWindow) completions_.pop_front();
+  GrantNext();
+  PublishStats();
+}
+
+void ModelGate::GrantNext() {
+  while (busy_ < limits_.slots) {
+    std::optional<QueuedRequest> next = queue_.Pop(Clock::now());
+    if (!next) return;
+    auto it = waiters_.find(next->id);
+    if (it == waiters_.end() || it->second->cancelled) continue;
+    it->second->granted = true;
+    ++busy_;
+    it->second->timer.cancel();
+  }
+}
+
+void ModelGate::CancelWaiter(uint64_t id) {
+  auto it = waiters_.find(id);
+  if (it == waiters_.end() || it->second->granted) return;
+  it->second->cancelled = true;
+  it->second->timer.cancel();
+}
+
+// Seconds until a place is likely free: the queue ahead divided by the rate
+// requests finished at over the last minute (1 to 60 s).
+int RetryAfterSecondsFor(std::size_t waiting, const std::deque<Clock::time_point>& completions) {
+  if (completions.size() < 2) return static_cast<int>(std::min<std::size_t>(60, 1 + waiting));
+  double span = std::chrono::duration<double>(completions.back() - completions.front()).count();
+  double rate = static_cast<double>(completions.size() - 1) / std::max(span, 1.0);
+  return static_cast<int>(std::clamp(std::ceil(static_cast<double>(waiting) / rate), 1.0, 60.0));
+}
+
+int ModelGate::RetryAfterSeconds() { return RetryAfterSecondsFor(queue_.size(), completions_); }
+
+void ModelGate::PublishStats() {
+  std::lock_guard lock(stats_mu_);
+  stats_.busy = busy_;
+  stats_.waiting_high = queue_.CountOf(Priority::kHigh);
+  stats_.waiting_normal = queue_.CountOf(Priority::kNormal);
+  stats_.waiting_low = queue_.CountOf(Priority::kLow);
+}
+
+SlotLease::~SlotLease() {
+  if (gate_) gate_->Release();
+}
+
+Admission::Admission(asio::io_context& io, AdmissionLimits limits) : io_(io), limits_(limits) {}
+Admission::~Admission() = default;
+
+std::shared_ptr<ModelGate> Admission::Gate(const std::string& model) {
+  std::lock_guard lock(mu_);
+  auto& gate = gates_[model];
+  if (!gate) gate = std::make_shared<ModelGate>(io_, limits_, model);
+  return gate;
+}
+
+awaitable<Result<SlotLease>> Admission::Enter(AdmitRequest request,
+                                              std::shared_ptr<AdmissionCancel> cancel,
+                                              int* retry_after_s) {
+  std::shared_ptr<ModelGate> gate = Gate(request.model);
+  // A member coroutine on the gate's strand; the caller resumes on its own.
+  co_return co_await asio::co_spawn(
+      gate->strand(), gate->EnterOnStrand(std::move(request), std::move(cancel), retry_after_s),
+      use_awaitable);
+}
+
+std::vector<QueueStats> Admission::Stats() {
+  std::vector<std::shared_ptr<ModelGate>> gates;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [name, gate] : gates_) gates.push_back(gate);
+  }
+  std::vector<QueueStats> out;
+  for (auto& gate : gates) out.push_back(gate->Stats());
+  return out;
+}
+
+}  // namespace zest::scheduler

@@ -1,0 +1,103 @@
+// Admission: per-model queues in front of the engines. A request takes one
+// of the model's slots (the engine's --parallel sequences) before zest sends
+// it, so zest's queue — with priorities, aging, fairness, bounds and
+// deadlines — decides the order, not llama-server's hidden one.
+//
+//   full queue (count or queued prompt tokens) → kQueueFull, with a
+//     Retry-After estimated from the model's recent drain rate;
+//   deadline passed while waiting              → kQueueTimeout;
+//   client gone while waiting                  → kCancelled, place freed.
+//
+// Each model's state lives on its own strand. Thread-safe.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "scheduler/queue_discipline.h"
+
+namespace zest::scheduler {
+
+struct AdmissionLimits {
+  int slots = 4;                                  // concurrent requests per model
+  std::size_t max_queue = 64;                     // waiting requests per model
+  uint64_t max_queued_tokens = 1'000'000;         // estimated prompt tokens waiting
+  std::chrono::milliseconds aging_step{10'000};   // wait that lifts a request one class
+};
+
+struct AdmitRequest {
+  std::string model;
+  Priority priority = Priority::kNormal;
+  std::string tenant;
+  Clock::time_point deadline;
+  uint64_t cost = 0;  // estimated prompt tokens
+};
+
+// Cancels a waiting admission (the client disconnected). Use from the
+// request's own executor; safe to call after admission too (no effect).
+class AdmissionCancel {
+ public:
+  void Cancel();
+  bool cancelled() const;
+  // For the gate: `hook` runs on Cancel(); empty detaches.
+  void SetHook(std::function<void()> hook);
+
+ private:
+  mutable std::mutex mu_;
+  std::function<void()> hook_;  // guarded by mu_
+  bool cancelled_ = false;      // guarded by mu_
+};
+
+class ModelGate;
+
+// Holds a slot; releasing (destroying) it lets the next request in.
+class SlotLease {
+ public:
+  SlotLease() = default;
+  explicit SlotLease(std::shared_ptr<ModelGate> gate) : gate_(std::move(gate)) {}
+  SlotLease(SlotLease&&) = default;
+  SlotLease& operator=(SlotLease&&) = default;
+  ~SlotLease();
+
+ private:
+  std::shared_ptr<ModelGate> gate_;
+};
+
+struct QueueStats {
+  std::string model;
+  int slots = 0;
+  int busy = 0;
+  std::size_t waiting_high = 0, waiting_normal = 0, waiting_low = 0;
+};
+
+class Admission {
+ public:
+  Admission(boost::asio::io_context& io, AdmissionLimits limits);
+  ~Admission();
+
+  // Waits for a slot of `request.model`. On kQueueFull, `*retry_after_s`
+  // (when given) is set to the suggested wait in seconds.
+  boost::asio::awaitable<Result<SlotLease>> Enter(AdmitRequest request,
+                                                  std::shared_ptr<AdmissionCancel> cancel,
+                                                  int* retry_after_s = nullptr);
+
+  std::vector<QueueStats> Stats();
+
+ private:
+  std::shared_ptr<ModelGate> Gate(const std::string& model);
+
+  boost::asio::io_context& io_;
+  const AdmissionLimits limits_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<ModelGate>> gates_;  // guarded by mu_
+};
+
+}  // namespace zest::scheduler

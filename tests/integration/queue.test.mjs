@@ -1,0 +1,86 @@
+// Admission: one slot per model here, a bounded queue with priorities,
+// deadlines and disconnects.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { chatBody, makeHome, openStream, startZest, waitFor } from '../lib/zest.mjs';
+
+const long = (extra = {}) => chatBody('long', { max_tokens: 30000, ignore_eos: true, ...extra });
+
+describe('admission queue', () => {
+  let zest;
+  // Sends a request in the background; resolves to {status, data, headers, at}.
+  const send = (body, headers = {}, signal) => zest.fetch('/v1/chat/completions', {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body), signal,
+  }).then(async (res) => ({ status: res.status, headers: res.headers, data: await res.json().catch(() => null), at: performance.now() }));
+  const queueDepth = async () => {
+    const text = await (await zest.fetch('/metrics')).text();
+    return [...text.matchAll(/^zest_queue_depth\{model="long",priority="\w+"\} (\d+)$/gm)]
+      .reduce((a, m) => a + Number(m[1]), 0);
+  };
+
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } }),
+      args: ['--ctx-size', '32768', '--parallel', '1', '--max-queue', '2'],
+    });
+    assert.equal((await zest.json('/v1/chat/completions', chatBody('long'))).status, 200);  // load
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('a full queue answers 429 queue_full with Retry-After', async () => {
+    const holder = await openStream(zest, long());
+    const ctl = new AbortController();
+    const queued = [send(chatBody('long'), {}, ctl.signal), send(chatBody('long'), {}, ctl.signal)];
+    await waitFor(async () => (await queueDepth()) === 2, { what: 'two queued' });
+    const r = await send(chatBody('long'));
+    assert.equal(r.status, 429);
+    assert.equal(r.data.error.code, 'queue_full');
+    assert.ok(Number(r.headers.get('retry-after')) >= 1);
+    holder.abort();
+    const done = await Promise.all(queued);  // the slot frees, both get served
+    for (const d of done) assert.equal(d.status, 200);
+  });
+
+  test('a request that waits past its deadline gets 503 queue_timeout', async () => {
+    const holder = await openStream(zest, long());
+    const t0 = performance.now();
+    const r = await send(chatBody('long'), { 'X-Queue-Timeout': '0.4' });
+    assert.equal(r.status, 503);
+    assert.equal(r.data.error.code, 'queue_timeout');
+    assert.ok(performance.now() - t0 >= 350);
+    holder.abort();
+  });
+
+  test('a client that disconnects while queued frees its place', async () => {
+    const holder = await openStream(zest, long());
+    const ctl = new AbortController();
+    const gone = [send(chatBody('long'), {}, ctl.signal).catch(() => null), send(chatBody('long'), {}, ctl.signal).catch(() => null)];
+    await waitFor(async () => (await queueDepth()) === 2, { what: 'two queued' });
+    ctl.abort();
+    await Promise.all(gone);
+    await waitFor(async () => (await queueDepth()) === 0, { what: 'places freed' });
+    const r = await send(chatBody('long'), { 'X-Queue-Timeout': '0.3' });
+    assert.equal(r.status, 503, 'queued (then timed out), not rejected as full');
+    holder.abort();
+  });
+
+  test('high priority overtakes low in the queue', async () => {
+    const holder = await openStream(zest, long());
+    const low = send(chatBody('long', { max_tokens: 4 }), { 'X-Priority': 'low' });
+    await waitFor(async () => (await queueDepth()) === 1, { what: 'low queued' });
+    const high = send(chatBody('long', { max_tokens: 4, priority: 'high' }));
+    await waitFor(async () => (await queueDepth()) === 2, { what: 'high queued' });
+    holder.abort();
+    const [l, h] = await Promise.all([low, high]);
+    assert.equal(l.status, 200);
+    assert.equal(h.status, 200);
+    assert.ok(h.at < l.at, 'high finished first');
+  });
+
+  test('an unknown priority is a 400', async () => {
+    const r = await send(chatBody('long'), { 'X-Priority': 'urgent' });
+    assert.equal(r.status, 400);
+    assert.equal(r.data.error.param, 'priority');
+  });
+});
