@@ -5,12 +5,14 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <future>
 #include <thread>
 
 #include "api/admin/admin_api.h"
+#include "api/admin/pull_api.h"
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
@@ -19,6 +21,7 @@
 #include "engines/engine_locator.h"
 #include "http/server.h"
 #include "models/model_registry.h"
+#include "models/pull_service.h"
 #include "scheduler/instance_pool.h"
 
 namespace zest::app {
@@ -80,6 +83,28 @@ void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool) {
                            });
 }
 
+// Pull tuning from the environment: ZEST_PULL_CONNECTIONS (parallel ranges
+// per large file), ZEST_PULL_STALL_TIMEOUT (seconds without a byte before
+// reconnecting) and, for tests only, ZEST_TEST_FREE_BYTES (pretend free disk).
+models::DownloadOptions PullOptionsFromEnv() {
+  models::DownloadOptions options;
+  auto number = [](const char* name) -> std::optional<uint64_t> {
+    auto value = config::ProcessEnv(name);
+    if (!value || value->empty()) return std::nullopt;
+    char* end = nullptr;
+    uint64_t n = std::strtoull(value->c_str(), &end, 10);
+    if (*end != '\0') {
+      spdlog::warn("ignoring {}={}: not a number", name, *value);
+      return std::nullopt;
+    }
+    return n;
+  };
+  if (auto n = number("ZEST_PULL_CONNECTIONS")) options.connections = static_cast<int>(std::clamp<uint64_t>(*n, 1, 16));
+  if (auto n = number("ZEST_PULL_STALL_TIMEOUT")) options.stall_timeout_s = static_cast<int>(std::clamp<uint64_t>(*n, 1, 3600));
+  options.fake_free_bytes = number("ZEST_TEST_FREE_BYTES");
+  return options;
+}
+
 }  // namespace
 
 int RunServer(const config::LoadedSettings& loaded) {
@@ -119,6 +144,12 @@ int RunServer(const config::LoadedSettings& loaded) {
   openai.Register(router);
   api::RegisterMetricsRoute(router, metrics);
   admin.Register(router);
+  // `zest pull`: downloads into the Hugging Face cache the registry serves from.
+  models::HfStore pull_store(models::HfStore::DefaultRoot(config::ProcessEnv));
+  models::PullService pull_service(pull_store, models::HubConfigFromEnv(config::ProcessEnv),
+                                   PullOptionsFromEnv(), &models::Catalog::Builtin());
+  api::admin::PullApi pull_api(pull_service);
+  pull_api.Register(router);
 
   http::Server server(io, {s.host, s.port, s.max_body_bytes}, router, api::openai::RenderHttpError);
   if (Status st = server.Listen(); !st.ok()) {

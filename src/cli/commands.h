@@ -12,6 +12,7 @@ using Action = std::function<int()>;
 
 void AddServeCommand(CLI::App& app, Action* action);
 void AddRunCommand(CLI::App& app, Action* action);
+void AddPullCommand(CLI::App& app, Action* action);
 void AddClientCommands(CLI::App& app, Action* action);  // list, ps, stop, engines, config, add
 
 }  // namespace zest::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   zest::cli::Action action;
   zest::cli::AddServeCommand(app, &action);
   zest::cli::AddRunCommand(app, &action);
+  zest::cli::AddPullCommand(app, &action);
   zest::cli::AddClientCommands(app, &action);
   CLI11_PARSE(app, argc, argv);
 

@@ -16,7 +16,7 @@ namespace {
 
 // Range progress is recorded every few MiB: a crash re-fetches at most this
 // much per range, and the sidecar is not rewritten for every packet.
-constexpr uint64_t kRecordEveryBytes = 4ull << 20;
+constexpr uint64_t kRecordEveryBytes = 1ull << 20;
 constexpr std::size_t kHashChunk = 1 << 20;
 
 double UnitRandom() {

@@ -153,7 +153,8 @@ Status Downloader::Fetch(const BlobRequest& request, const ProgressFn& progress,
   absent += ".none";  // Publish removes `verified` when the blob exists: name nothing
   if (fs::exists(blob)) {
     if (progress) progress(request.size, request.size);
-    return store_.Publish(request.repo, request.commit, request.path, request.sha256, absent);
+    std::lock_guard publish_lock(publish_mu_);
+  return store_.Publish(request.repo, request.commit, request.path, request.sha256, absent);
   }
   ReapWorkers();
   bool owner = false;
@@ -177,6 +178,7 @@ Status Downloader::Fetch(const BlobRequest& request, const ProgressFn& progress,
   }
   if (!status.ok()) return status;
   if (progress) progress(request.size, request.size);
+  std::lock_guard publish_lock(publish_mu_);
   return store_.Publish(request.repo, request.commit, request.path, request.sha256, absent);
 }
 
@@ -342,6 +344,7 @@ Status Downloader::VerifyAndPublish(int fd, const BlobRequest& r, Sha256* hasher
   // published file with unwritten pages.
   if (::fdatasync(fd) != 0) return IoError(std::string("cannot sync the download: ") + std::strerror(errno));
   fs::remove(SidecarPath(incomplete), ec);
+  std::lock_guard publish_lock(publish_mu_);
   return store_.Publish(r.repo, r.commit, r.path, r.sha256, incomplete);
 }
 

@@ -41,7 +41,7 @@ class Sha256;
 
 struct DownloadOptions {
   int connections = 4;                          // parallel ranges for large files
-  uint64_t min_range_bytes = 32ull << 20;       // smaller files use one connection
+  uint64_t min_range_bytes = 16ull << 20;       // no range is smaller (small files: one)
   int max_attempts = 8;                         // consecutive failures without progress
   BackoffPolicy backoff;
   std::chrono::seconds max_retry_after{300};    // a longer Retry-After is capped
@@ -102,6 +102,9 @@ class Downloader {
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<InFlight>> in_flight_;  // by blob path; guarded by mu_
   std::list<std::unique_ptr<Worker>> workers_;                 // guarded by mu_
+  // HfStore::Publish links through a temporary name derived from the pid,
+  // so two threads publishing the same path must take turns.
+  std::mutex publish_mu_;
 };
 
 }  // namespace zest::models

@@ -1,0 +1,192 @@
+#include "api/admin/pull_api.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <nlohmann/json.hpp>
+
+#include "api/openai/errors.h"
+#include "http/sse.h"
+
+namespace zest::api::admin {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using nlohmann::json;
+
+namespace {
+
+// Progress events at most this often: enough for a smooth bar, few enough
+// that a fast local download does not flood the client.
+constexpr auto kProgressInterval = std::chrono::milliseconds(250);
+
+struct PullBody {
+  std::string model;
+  bool stream = true;
+};
+
+Result<PullBody> ParseBody(const std::string& body) {
+  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return InvalidArgument("the request body must be a JSON object");
+  PullBody out;
+  auto model = doc.find("model");
+  if (model == doc.end() || !model->is_string() || model->get_ref<const std::string&>().empty()) {
+    return InvalidArgument("'model' is required: a catalog name, org/repo[:QUANT] or a file URL");
+  }
+  out.model = model->get<std::string>();
+  auto stream = doc.find("stream");
+  if (stream != doc.end() && !stream->is_boolean()) return InvalidArgument("'stream' must be a boolean");
+  if (stream != doc.end()) out.stream = stream->get<bool>();
+  return out;
+}
+
+json ProgressJson(const models::PullProgress& p) {
+  json j = {{"status", p.status}};
+  if (!p.file.empty()) {
+    j["file"] = p.file;
+    j["completed"] = p.completed;
+    j["total"] = p.total;
+    j["file_index"] = p.file_index;
+    j["file_count"] = p.file_count;
+  }
+  return j;
+}
+
+std::string ErrorJson(const Status& status) {
+  openai::ApiError e = openai::MapStatus(status);
+  return openai::ErrorBody(status.message(), e.type, e.code);
+}
+
+json SuccessJson(const models::PullResult& r) {
+  return {{"status", "success"}, {"model", r.model}, {"repo", r.repo}, {"commit", r.commit},
+          {"files", r.files}};
+}
+
+}  // namespace
+
+// One pull in flight. The pulling thread writes progress and the result
+// under `mu`; `wake` belongs to the connection's executor (strand) and is
+// only touched there.
+struct PullApi::Job {
+  Job(asio::any_io_executor ex, std::string spec_in)
+      : executor(ex), wake(ex), spec(std::move(spec_in)) {}
+  asio::any_io_executor executor;
+  asio::steady_timer wake;
+  const std::string spec;
+  std::atomic<bool> cancel{false};
+  std::mutex mu;
+  models::PullProgress progress;  // guarded by mu
+  uint64_t progress_seq = 0;      // guarded by mu
+  bool done = false;              // guarded by mu
+  Result<models::PullResult> result;  // guarded by mu
+};
+
+PullApi::PullApi(models::PullService& service) : service_(service) {}
+
+PullApi::~PullApi() {
+  {
+    std::lock_guard lock(mu_);
+    for (auto& weak : jobs_) {
+      if (auto job = weak.lock()) job->cancel.store(true);
+    }
+  }
+  blocking_.join();
+}
+
+void PullApi::Register(http::Router& router) {
+  router.Add("POST", "/api/v1/pull", [this](http::Request& r, http::ResponseWriter& w) {
+    return Handle(r, w);
+  });
+}
+
+void PullApi::Run(std::shared_ptr<Job> job) {
+  auto on_progress = [&job](const models::PullProgress& p) {
+    std::lock_guard lock(job->mu);
+    job->progress = p;
+    ++job->progress_seq;
+  };
+  Result<models::PullResult> result = service_.Pull(job->spec, on_progress, &job->cancel);
+  if (!result.ok() && result.status().code() != ErrorCode::kCancelled) {
+    spdlog::warn("pull {} failed: {}", job->spec, result.status().message());
+  }
+  {
+    std::lock_guard lock(job->mu);
+    job->result = std::move(result);
+    job->done = true;
+  }
+  asio::post(job->executor, [job] { job->wake.cancel(); });
+}
+
+awaitable<void> PullApi::Handle(http::Request& request, http::ResponseWriter& writer) {
+  auto body = ParseBody(request.body);
+  if (!body.ok()) co_return co_await openai::SendError(writer, body.status(), "model");
+  auto executor = co_await asio::this_coro::executor;
+  auto job = std::make_shared<Job>(executor, body->model);
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(jobs_, [](const std::weak_ptr<Job>& w) { return w.expired(); });
+    jobs_.push_back(job);
+  }
+  writer.OnClientGone([job] { job->cancel.store(true); });
+  asio::post(blocking_, [this, job] { Run(job); });
+  if (body->stream) {
+    co_await StreamProgress(job, writer);
+  } else {
+    co_await AnswerWhole(job, writer);
+  }
+  writer.OnClientGone(nullptr);
+}
+
+awaitable<void> PullApi::StreamProgress(std::shared_ptr<Job> job, http::ResponseWriter& writer) {
+  const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
+  if (!co_await writer.StartStream(200, "text/event-stream", headers)) co_return;
+  std::string last_sent;
+  while (true) {
+    job->wake.expires_after(kProgressInterval);
+    co_await job->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+    std::string progress;
+    std::string final_event;
+    {
+      std::lock_guard lock(job->mu);
+      if (job->progress_seq > 0) progress = ProgressJson(job->progress).dump();
+      if (job->done) {
+        final_event = job->result.ok() ? SuccessJson(*job->result).dump() : ErrorJson(job->result.status());
+      }
+    }
+    // The latest progress, even when the pull finished within one interval,
+    // so a client always sees what was fetched.
+    if (!progress.empty() && progress != last_sent) {
+      last_sent = progress;
+      if (!co_await writer.WriteChunk(http::SseData(progress))) co_return;
+    }
+    if (!final_event.empty()) {
+      if (!co_await writer.WriteChunk(http::SseData(final_event))) co_return;
+      break;
+    }
+  }
+  co_await writer.EndStream();
+}
+
+awaitable<void> PullApi::AnswerWhole(std::shared_ptr<Job> job, http::ResponseWriter& writer) {
+  while (true) {
+    job->wake.expires_after(std::chrono::seconds(1));
+    co_await job->wake.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (writer.client_gone()) co_return;
+    std::lock_guard lock(job->mu);
+    if (job->done) break;
+  }
+  Result<models::PullResult> result;
+  {
+    std::lock_guard lock(job->mu);
+    result = job->result;
+  }
+  if (!result.ok()) co_return co_await openai::SendError(writer, result.status(), "model");
+  std::string reply = SuccessJson(*result).dump();
+  co_await writer.Send(200, "application/json", std::move(reply));
+}
+
+}  // namespace zest::api::admin

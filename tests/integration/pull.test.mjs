@@ -1,0 +1,249 @@
+// zest pull against a fake Hugging Face hub (tests/lib/fake_hub.mjs): the
+// real zest, real sockets, real files in a temporary HF cache.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startZest, makeHome, syntheticModel, zestBin, chatBody, waitFor } from '../lib/zest.mjs';
+import { startFakeHub } from '../lib/fake_hub.mjs';
+
+const MiB = 1 << 20;
+const TINY = 'test-org/Tiny-GGUF';
+const BIG = 'test-org/Big-GGUF';
+let hub;
+let bigData;
+
+before(async () => {
+  bigData = crypto.randomBytes(64 * MiB);
+  hub = await startFakeHub({
+    repos: {
+      [TINY]: { files: { 'tiny-Q4_K_M.gguf': fs.readFileSync(syntheticModel('tiny')), 'README.md': Buffer.from('hi') } },
+      [BIG]: { files: { 'big-Q4_K_M.gguf': bigData } },
+      'test-org/Flaky-GGUF': { files: { 'flaky-Q8_0.gguf': crypto.randomBytes(3 * MiB) } },
+      'test-org/Bad-GGUF': { files: { 'bad-Q4_K_M.gguf': crypto.randomBytes(2 * MiB) } },
+      'test-org/Hostile-GGUF': { files: { 'x-Q4_K_M.gguf': Buffer.from('x') } },
+    },
+  });
+});
+after(async () => { await hub?.close(); });
+
+const tmpCache = () => fs.mkdtempSync(path.join(os.tmpdir(), 'zest-hf-cache-'));
+
+async function withZest(env, fn) {
+  const cache = env.HF_HUB_CACHE ?? tmpCache();
+  const zest = await startZest({ home: makeHome({}), env: { HF_ENDPOINT: hub.url, HF_HUB_CACHE: cache, ...env } });
+  try {
+    return await fn(zest, cache);
+  } finally {
+    await zest.stop();
+    zest.cleanup();
+  }
+}
+
+const repoDir = (cache, repo) => path.join(cache, `models--${repo.replace('/', '--')}`);
+const parse = (events) => events.map((e) => JSON.parse(e));
+function blobs(cache, repo) {
+  const dir = path.join(repoDir(cache, repo), 'blobs');
+  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+}
+function snapshots(cache, repo) {
+  const dir = path.join(repoDir(cache, repo), 'snapshots');
+  return fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }) : [];
+}
+
+test('pull streams progress, publishes into the HF cache, and the model then chats', async () => {
+  hub.resetCounters();
+  await withZest({}, async (zest, cache) => {
+    const { status, events } = await zest.stream('/api/v1/pull', { model: TINY });
+    assert.equal(status, 200);
+    const all = parse(events);
+    const last = all.at(-1);
+    assert.equal(last.status, 'success', JSON.stringify(last));
+    assert.equal(last.model, `${TINY}:Q4_K_M`);
+    assert.ok(all.some((e) => e.status === 'downloading' && e.file === 'tiny-Q4_K_M.gguf' && e.total > 0));
+    const file = hub.file(TINY, 'tiny-Q4_K_M.gguf');
+    assert.deepEqual(blobs(cache, TINY), [file.sha256]);
+    assert.equal(fs.statSync(path.join(repoDir(cache, TINY), 'blobs', file.sha256)).mode & 0o777, 0o600);
+    const commit = fs.readFileSync(path.join(repoDir(cache, TINY), 'refs', 'main'), 'utf8');
+    const link = path.join(repoDir(cache, TINY), 'snapshots', commit, 'tiny-Q4_K_M.gguf');
+    assert.equal(fs.readlinkSync(link), `../../blobs/${file.sha256}`);
+
+    const models = (await zest.json('/v1/models')).data.data.map((m) => m.id);
+    assert.ok(models.includes(`${TINY}:Q4_K_M`), models.join(','));
+    const chat = await zest.json('/v1/chat/completions', chatBody(`${TINY}:Q4_K_M`));
+    assert.equal(chat.status, 200, JSON.stringify(chat.data));
+    assert.equal(chat.data.choices[0].message.role, 'assistant');
+
+    // Pulling again fetches nothing; non-streamed answers are one JSON object.
+    const served = hub.bytesServed;
+    const again = await zest.json('/api/v1/pull', { model: `hf.co/${TINY}/tiny-Q4_K_M.gguf`, stream: false });
+    assert.equal(again.status, 200);
+    assert.equal(again.data.model, `${TINY}:Q4_K_M`);
+    assert.equal(hub.bytesServed, served);
+  });
+});
+
+test('500, a dropped connection and 429 with Retry-After are retried; the file verifies', async () => {
+  hub.resetCounters();
+  hub.fail('flaky-Q8_0.gguf', { status: 500 }, { drop: 1000000 }, { status: 429, retryAfter: 1 });
+  await withZest({}, async (zest, cache) => {
+    const started = Date.now();
+    const r = await zest.json('/api/v1/pull', { model: 'test-org/Flaky-GGUF:Q8_0', stream: false });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.ok(Date.now() - started >= 1000, 'Retry-After was honoured');
+    const file = hub.file('test-org/Flaky-GGUF', 'flaky-Q8_0.gguf');
+    assert.deepEqual(blobs(cache, 'test-org/Flaky-GGUF'), [file.sha256]);
+    // Resumed after the drop: only the missing bytes were fetched again.
+    assert.equal(hub.served('flaky-Q8_0.gguf'), file.size);
+  });
+});
+
+test('a hash mismatch is an error and publishes nothing', async () => {
+  hub.fail('bad-Q4_K_M.gguf', { corrupt: true });
+  await withZest({}, async (zest, cache) => {
+    const { events } = await zest.stream('/api/v1/pull', { model: 'test-org/Bad-GGUF' });
+    const last = parse(events).at(-1);
+    assert.match(last.error?.message ?? '', /sha256 mismatch/);
+    assert.deepEqual(blobs(cache, 'test-org/Bad-GGUF'), []);
+    assert.deepEqual(snapshots(cache, 'test-org/Bad-GGUF'), []);
+  });
+});
+
+test('401 explains gated models and HF_TOKEN; the token is sent when set', async () => {
+  hub.token = 'sekrit';
+  try {
+    await withZest({}, async (zest) => {
+      const r = await zest.json('/api/v1/pull', { model: TINY, stream: false });
+      assert.notEqual(r.status, 200);
+      assert.match(r.data.error.message, /gated or private.*HF_TOKEN/);
+    });
+    await withZest({ HF_TOKEN: 'sekrit' }, async (zest) => {
+      const r = await zest.json('/api/v1/pull', { model: TINY, stream: false });
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+    });
+  } finally {
+    hub.token = null;
+  }
+});
+
+test('not enough disk space: a clear error before any byte, nothing published', async () => {
+  hub.resetCounters();
+  await withZest({ ZEST_TEST_FREE_BYTES: '1000' }, async (zest, cache) => {
+    const r = await zest.json('/api/v1/pull', { model: BIG, stream: false });
+    assert.equal(r.status, 413);
+    assert.match(r.data.error.message, /not enough disk space.*needs 64\.0 MiB, 1000 B available/);
+    assert.equal(hub.bytesServed, 0);
+    assert.deepEqual(snapshots(cache, BIG), []);
+  });
+});
+
+test('unsafe names from the hub or the client are refused', async () => {
+  hub.treeOverride.set('test-org/Hostile-GGUF', [
+    { type: 'file', path: '../../../escape-Q4_K_M.gguf', size: 1, lfs: { oid: 'a'.repeat(64), size: 1 } },
+  ]);
+  await withZest({}, async (zest, cache) => {
+    const r = await zest.json('/api/v1/pull', { model: 'test-org/Hostile-GGUF', stream: false });
+    assert.equal(r.status, 400);
+    assert.match(r.data.error.message, /unsafe file name/);
+    for (const model of ['../etc/passwd', 'hf.co/org/repo/../../x.gguf', 'org/re po']) {
+      const bad = await zest.json('/api/v1/pull', { model, stream: false });
+      assert.equal(bad.status, 400, model);
+    }
+    assert.ok(!fs.readdirSync(path.dirname(cache)).some((f) => f.startsWith('escape')));
+  });
+});
+
+test('parallel ranges give the same sha; a SIGKILLed server resumes without refetching', async () => {
+  const cache = tmpCache();
+  const env = { HF_HUB_CACHE: cache, ZEST_PULL_CONNECTIONS: '4' };
+  const file = hub.file(BIG, 'big-Q4_K_M.gguf');
+  hub.resetCounters();
+  hub.throttle = 6 * MiB;  // per connection
+  const zest = await startZest({ home: makeHome({}), env: { HF_ENDPOINT: hub.url, ...env } });
+  const pull = zest.json('/api/v1/pull', { model: BIG, stream: false }).catch(() => null);
+  await waitFor(() => hub.bytesServed >= 32 * MiB, { timeout: 20000, what: '32 MiB served' });
+  await zest.stop('SIGKILL');
+  await pull;
+  zest.cleanup();
+  hub.throttle = 0;
+  const first = hub.bytesServed;
+  assert.ok(fs.existsSync(path.join(repoDir(cache, BIG), 'blobs', `${file.sha256}.incomplete.ranges`)));
+  hub.resetCounters();
+  await withZest(env, async (z) => {
+    const r = await z.json('/api/v1/pull', { model: BIG, stream: false });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+  });
+  assert.ok(hub.bytesServed <= file.size - first + 8 * MiB,
+    `refetched ${hub.bytesServed} after ${first} of ${file.size}`);
+  assert.ok(hub.downloads >= 4, `used several connections (${hub.downloads}, first run ${first})`);
+  const blob = path.join(repoDir(cache, BIG), 'blobs', file.sha256);
+  assert.equal(crypto.createHash('sha256').update(fs.readFileSync(blob)).digest('hex'), file.sha256);
+  assert.deepEqual(blobs(cache, BIG), [file.sha256]);  // sidecar and .incomplete gone
+});
+
+test('two concurrent pulls of one model download it once', async () => {
+  hub.resetCounters();
+  hub.throttle = 16 * MiB;
+  try {
+    await withZest({ ZEST_PULL_CONNECTIONS: '1' }, async (zest) => {
+      const [a, b] = await Promise.all([
+        zest.json('/api/v1/pull', { model: BIG, stream: false }),
+        zest.json('/api/v1/pull', { model: `${BIG}:Q4_K_M`, stream: false }),
+      ]);
+      assert.equal(a.status, 200, JSON.stringify(a.data));
+      assert.equal(b.status, 200, JSON.stringify(b.data));
+      assert.equal(hub.bytesServed, 64 * MiB);
+    });
+  } finally {
+    hub.throttle = 0;
+  }
+});
+
+function runCli(args, env) {
+  return new Promise((resolve) => {
+    execFile(zestBin, args, { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? error.code : 0, stdout, stderr }));
+  });
+}
+
+test('zest pull shows progress lines and the pulled name; failures exit non-zero', async () => {
+  await withZest({}, async (zest) => {
+    const ok = await runCli(['pull', 'test-org/Flaky-GGUF'], { ZEST_HOST: zest.url });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /pulled test-org\/Flaky-GGUF:Q8_0/);
+    assert.match(ok.stderr, /flaky-Q8_0\.gguf/);
+    const bad = await runCli(['pull', 'test-org/NoSuchRepo'], { ZEST_HOST: zest.url });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /no .*test-org\/NoSuchRepo/);
+  });
+});
+
+test('Ctrl-C stops zest pull cleanly; the next pull resumes', async () => {
+  const file = hub.file(BIG, 'big-Q4_K_M.gguf');
+  hub.resetCounters();
+  hub.throttle = 8 * MiB;
+  try {
+    await withZest({ ZEST_PULL_CONNECTIONS: '1' }, async (zest, cache) => {
+      const child = spawn(zestBin, ['pull', BIG], { env: { ...process.env, ZEST_HOST: zest.url } });
+      let stderr = '';
+      child.stderr.on('data', (d) => { stderr += d; });
+      await waitFor(() => hub.bytesServed >= 8 * MiB, { timeout: 10000, what: 'download started' });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGINT');
+      assert.equal(await exited, 130);
+      assert.match(stderr, /again to resume/);
+      const incomplete = path.join(repoDir(cache, BIG), 'blobs', `${file.sha256}.incomplete`);
+      await waitFor(() => fs.existsSync(incomplete), { what: 'partial file kept' });
+      hub.throttle = 0;
+      const first = hub.bytesServed;
+      const r = await zest.json('/api/v1/pull', { model: BIG, stream: false });
+      assert.equal(r.status, 200);
+      assert.ok(hub.bytesServed - first <= file.size - first + 4 * MiB);
+    });
+  } finally {
+    hub.throttle = 0;
+  }
+});
