@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "api/admin/admin_api.h"
+#include "api/admin/system_api.h"
 #include "api/admin/pull_api.h"
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
@@ -19,6 +20,8 @@
 #include "api/openai/openai_api.h"
 #include "core/logging.h"
 #include "engines/engine_locator.h"
+#include "hardware/inventory.h"
+#include "hardware/sampler.h"
 #include "http/server.h"
 #include "models/model_registry.h"
 #include "models/pull_service.h"
@@ -105,6 +108,34 @@ models::DownloadOptions PullOptionsFromEnv() {
   return options;
 }
 
+// Live utilisation from the hardware sampler, read at scrape time.
+void AddHardwareGauges(metrics::Registry& metrics, const hardware::UtilisationSampler& sampler) {
+  using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
+  metrics.AddGaugeCallback("zest_cpu_busy_percent", "Whole-machine CPU utilisation.", {}, [&sampler] {
+    auto cpu = sampler.Snapshot().cpu_percent;
+    return cpu ? Samples{{{}, *cpu}} : Samples{};
+  });
+  metrics.AddGaugeCallback("zest_memory_used_bytes", "System RAM in use (total - available).", {},
+                           [&sampler] {
+                             return Samples{{{}, double(sampler.Snapshot().ram_used_bytes)}};
+                           });
+  metrics.AddGaugeCallback("zest_gpu_busy_percent", "GPU utilisation.", {"gpu"}, [&sampler] {
+    Samples out;
+    for (const auto& g : sampler.Snapshot().gpus) {
+      if (g.busy_percent) out.push_back({{g.pci_address}, double(*g.busy_percent)});
+    }
+    return out;
+  });
+  metrics.AddGaugeCallback("zest_gpu_memory_used_bytes", "GPU memory in use (VRAM + GTT).", {"gpu"},
+                           [&sampler] {
+                             Samples out;
+                             for (const auto& g : sampler.Snapshot().gpus) {
+                               out.push_back({{g.pci_address}, double(g.vram_used_bytes + g.gtt_used_bytes)});
+                             }
+                             return out;
+                           });
+}
+
 }  // namespace
 
 int RunServer(const config::LoadedSettings& loaded) {
@@ -121,6 +152,15 @@ int RunServer(const config::LoadedSettings& loaded) {
     return 1;
   }
   auto engine = FindEngine(s);
+  // Discovery reads sysfs/procfs (ZEST_SYSFS_ROOT/ZEST_PROCFS_ROOT may point
+  // at a fixture tree) once; the sampler refreshes live numbers at 1 Hz.
+  hardware::SystemRoots roots = hardware::SystemRoots::FromEnv();
+  hardware::Inventory inventory = hardware::Discover(roots);
+  spdlog::info("hardware: {} ({} threads), {} GPU(s), {} NPU(s), {} Vulkan device(s)",
+               inventory.cpu.model_name, inventory.cpu.threads, inventory.gpus.size(),
+               inventory.npus.size(), inventory.vulkan.size());
+  hardware::UtilisationSampler sampler(roots, inventory);
+  sampler.Start();
 
   asio::io_context io;
   // Registered before anything starts, so an early SIGTERM still shuts down
@@ -138,12 +178,15 @@ int RunServer(const config::LoadedSettings& loaded) {
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics(metrics);
   AddPoolGauges(metrics, pool);
+  AddHardwareGauges(metrics, sampler);
   http::Router router;
   api::openai::OpenAiApi openai(registry, pool, &inference_metrics);
   api::admin::AdminApi admin(loaded, registry, pool, engine);
+  api::admin::SystemApi system_api(inventory, sampler, admin, engine);
   openai.Register(router);
   api::RegisterMetricsRoute(router, metrics);
   admin.Register(router);
+  system_api.Register(router);
   // `zest pull`: downloads into the Hugging Face cache the registry serves from.
   models::HfStore pull_store(models::HfStore::DefaultRoot(config::ProcessEnv));
   models::PullService pull_service(pull_store, models::HubConfigFromEnv(config::ProcessEnv),

@@ -14,5 +14,6 @@ void AddServeCommand(CLI::App& app, Action* action);
 void AddRunCommand(CLI::App& app, Action* action);
 void AddPullCommand(CLI::App& app, Action* action);
 void AddClientCommands(CLI::App& app, Action* action);  // list, ps, stop, engines, config, add
+void AddSystemCommand(CLI::App& app, Action* action);   // system [--json] [--watch]
 
 }  // namespace zest::cli

@@ -26,9 +26,11 @@ class AdminApi {
 
   void Register(http::Router& router);
 
- private:
-  // `llama-server --version/--list-devices`, run once off the I/O threads.
+  // `llama-server --version/--list-devices`, run once off the I/O threads
+  // and cached (SystemApi shares it).
   boost::asio::awaitable<Result<engines::EngineInfo>> EngineInfo();
+
+ private:
   boost::asio::awaitable<Result<engines::EngineInfo>> ProbeBlocking();
 
   const config::LoadedSettings& settings_;

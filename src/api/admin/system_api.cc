@@ -1,0 +1,28 @@
+#include "api/admin/system_api.h"
+
+#include "api/admin/system_json.h"
+
+namespace zest::api::admin {
+
+SystemApi::SystemApi(const hardware::Inventory& inventory,
+                     const hardware::UtilisationSampler& sampler, AdminApi& admin,
+                     const Result<engines::EngineLocation>& engine)
+    : inventory_(inventory), sampler_(sampler), admin_(admin), engine_(engine) {}
+
+boost::asio::awaitable<void> SystemApi::HandleSystemInfo(http::ResponseWriter& writer) {
+  // The probe runs once (off the I/O threads) and is cached by AdminApi.
+  Result<engines::EngineInfo> probed = co_await admin_.EngineInfo();
+  const Result<engines::EngineInfo>* probe = engine_.ok() ? &probed : nullptr;
+  std::string body =
+      SystemInfoJson(inventory_, engine_, probe, sampler_.Snapshot(), "server").dump();
+  co_await writer.Send(200, "application/json", body);
+}
+
+void SystemApi::Register(http::Router& router) {
+  router.Add("GET", "/api/v1/system-info",
+             [this](http::Request&, http::ResponseWriter& w) -> boost::asio::awaitable<void> {
+               co_await HandleSystemInfo(w);
+             });
+}
+
+}  // namespace zest::api::admin

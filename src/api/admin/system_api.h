@@ -1,0 +1,30 @@
+// SystemApi: GET /api/v1/system-info: the hardware inventory (discovered once
+// at startup), the engine's own devices (from AdminApi's cached probe), the
+// recipe verdicts, and the sampler's latest utilisation.
+#pragma once
+
+#include "api/admin/admin_api.h"
+#include "hardware/inventory.h"
+#include "hardware/sampler.h"
+#include "http/router.h"
+
+namespace zest::api::admin {
+
+class SystemApi {
+ public:
+  // All references must outlive the router.
+  SystemApi(const hardware::Inventory& inventory, const hardware::UtilisationSampler& sampler,
+            AdminApi& admin, const Result<engines::EngineLocation>& engine);
+
+  void Register(http::Router& router);
+
+ private:
+  boost::asio::awaitable<void> HandleSystemInfo(http::ResponseWriter& writer);
+
+  const hardware::Inventory& inventory_;
+  const hardware::UtilisationSampler& sampler_;
+  AdminApi& admin_;
+  const Result<engines::EngineLocation>& engine_;
+};
+
+}  // namespace zest::api::admin
