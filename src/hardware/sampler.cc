@@ -42,7 +42,7 @@ UtilisationSampler::UtilisationSampler(SystemRoots roots, const Inventory& inven
 UtilisationSampler::~UtilisationSampler() { Stop(); }
 
 void UtilisationSampler::Start() {
-  thread_ = std::jthread([this](std::stop_token stop) { Run(stop); });
+  thread_ = std::jthread([this](const std::stop_token& stop) { Run(stop); });
 }
 
 void UtilisationSampler::Stop() {
@@ -56,7 +56,7 @@ Utilisation UtilisationSampler::Snapshot() const {
   return latest_;
 }
 
-void UtilisationSampler::Run(std::stop_token stop) {
+void UtilisationSampler::Run(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     SampleNow();
     std::unique_lock lock(mu_);

@@ -75,7 +75,7 @@ class UtilisationSampler {
   void SampleNow();
 
  private:
-  void Run(std::stop_token stop);
+  void Run(const std::stop_token& stop);
 
   const SystemRoots roots_;
   const std::chrono::milliseconds interval_;

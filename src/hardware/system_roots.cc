@@ -44,7 +44,7 @@ std::optional<std::string> ReadFile(const fs::path& path) {
 }
 
 std::string Trim(const std::string& text) {
-  const char* kSpace = " \t\r\n";
+  constexpr char kSpace[] = " \t\r\n";
   size_t begin = text.find_first_not_of(kSpace);
   if (begin == std::string::npos) return "";
   size_t end = text.find_last_not_of(kSpace);
