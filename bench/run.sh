@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# `make bench`: gateway overhead, zest vs direct llama-server, in one script.
+# `make bench`: gateway overhead, zest vs direct llama-server, and download
+# throughput, zest pull vs curl.
 # Results are appended to bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec node bench/gateway_overhead.mjs "$@"
+node bench/gateway_overhead.mjs "$@"
+# Download throughput: zest pull (1 and 4 connections) vs curl -o.
+node bench/download.mjs
