@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "api/admin/admin_api.h"
+#include "api/admin/models_api.h"
 #include "api/admin/system_api.h"
 #include "api/admin/pull_api.h"
 #include "api/inference_metrics.h"
@@ -170,7 +171,10 @@ int RunServer(const config::LoadedSettings& loaded) {
   signals.async_wait([&](const boost::system::error_code& ec, int sig) {
     signalled.set_value(ec ? 0 : sig);
   });
-  models::ModelRegistry registry(s.models_dir, s.UserModelsFile());
+  // The Hugging Face cache is zest's store, shared with other tools.
+  fs::path hf_store = models::HfStore::DefaultRoot(config::ProcessEnv);
+  models::ModelRegistry registry(s.models_dir, s.UserModelsFile(), hf_store);
+  spdlog::info("model store: {}", hf_store.string());
   scheduler::InstancePool pool(io,
                                {*run_dir, s.LogDir(), s.ctx_size, s.parallel, s.threads,
                                 std::chrono::seconds(s.ready_timeout_s)},
@@ -182,10 +186,12 @@ int RunServer(const config::LoadedSettings& loaded) {
   http::Router router;
   api::openai::OpenAiApi openai(registry, pool, &inference_metrics);
   api::admin::AdminApi admin(loaded, registry, pool, engine);
+  api::admin::ModelsApi models_api(registry, pool);
   api::admin::SystemApi system_api(inventory, sampler, admin, engine);
   openai.Register(router);
   api::RegisterMetricsRoute(router, metrics);
   admin.Register(router);
+  models_api.Register(router);
   system_api.Register(router);
   // `zest pull`: downloads into the Hugging Face cache the registry serves from.
   models::HfStore pull_store(models::HfStore::DefaultRoot(config::ProcessEnv));

@@ -29,7 +29,30 @@ uint64_t Uint(const json& j, const char* key) {
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
 }
 
-int List() {
+std::string Labels(const json& m) {
+  std::string out;
+  for (const json& l : m.value("labels", json::array())) {
+    out += (out.empty() ? "" : ",") + l.get<std::string>();
+  }
+  return out.empty() ? "-" : out;
+}
+
+// `zest list --all`: servable models and the catalog, with DOWNLOADED.
+int ListAll() {
+  auto models = Client().Get("/api/v1/models?all=true");
+  if (!models.ok()) return Fail(models.status());
+  std::vector<std::vector<std::string>> rows;
+  for (const json& m : (*models)["data"]) {
+    rows.push_back({Str(m, "id"), Str(m, "quantization"), HumanBytes(Uint(m, "size")), Labels(m),
+                    Str(m, "source"), m.value("downloaded", false) ? "yes" : "no",
+                    m.value("loaded", false) ? "yes" : "no"});
+  }
+  PrintTable({"NAME", "QUANT", "SIZE", "LABELS", "SOURCE", "DOWNLOADED", "LOADED"}, rows);
+  return 0;
+}
+
+int List(bool all) {
+  if (all) return ListAll();
   auto models = Client().Get("/v1/models");
   if (!models.ok()) return Fail(models.status());
   std::vector<std::vector<std::string>> rows;
@@ -71,6 +94,43 @@ int Add(const std::string& name, const std::string& path) {
   auto r = Client().Post("/api/v1/add", {{"name", name}, {"path", absolute}});
   if (!r.ok()) return Fail(r.status());
   std::printf("added %s → %s\n", name.c_str(), absolute.c_str());
+  return 0;
+}
+
+int Remove(const std::string& model) {
+  auto r = Client().Post("/api/v1/delete", {{"model", model}});
+  if (!r.ok()) return Fail(r.status());
+  std::printf("deleted %s (%s)\n", Str(*r, "model").c_str(), Str(*r, "source").c_str());
+  return 0;
+}
+
+// A metadata value on one line; long strings (chat templates) are cut.
+std::string ShortValue(const json& v) {
+  if (v.is_object() && v.contains("array_length")) {
+    return "[" + v["array_length"].dump() + " values]";
+  }
+  std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  for (char& c : text) c = c == '\n' ? ' ' : c;
+  return text.size() > 100 ? text.substr(0, 97) + "..." : text;
+}
+
+int Show(const std::string& model) {
+  auto r = Client().Post("/api/v1/show", {{"model", model}});
+  if (!r.ok()) return Fail(r.status());
+  const json& d = (*r)["details"];
+  std::vector<std::vector<std::string>> rows;
+  for (const char* key : {"id", "source", "path", "repo", "mmproj", "architecture", "quantization",
+                          "context_length", "type"}) {
+    if (d.contains(key)) rows.push_back({key, Str(d, key)});
+  }
+  rows.push_back({"parameters", HumanCount(Uint(d, "parameters"))});
+  rows.push_back({"size", HumanBytes(Uint(d, "size"))});
+  rows.push_back({"tensors", Str(*r, "tensor_count")});
+  PrintTable({"MODEL", Str(*r, "model")}, rows);
+  std::printf("\nmetadata:\n");
+  for (const auto& [key, value] : (*r)["metadata"].items()) {
+    std::printf("  %s = %s\n", key.c_str(), ShortValue(value).c_str());
+  }
   return 0;
 }
 
@@ -126,8 +186,20 @@ int Config() {
 }  // namespace
 
 void AddClientCommands(CLI::App& app, Action* action) {
-  app.add_subcommand("list", "List models and whether they are loaded")
-      ->callback([action] { *action = List; });
+  auto* list = app.add_subcommand("list", "List models and whether they are loaded");
+  auto list_all = std::make_shared<bool>(false);
+  list->add_flag("-a,--all", *list_all, "Also list the catalog, with what is downloaded");
+  list->callback([action, list_all] { *action = [list_all] { return List(*list_all); }; });
+
+  auto* rm = app.add_subcommand("rm", "Delete a model (store files, a models-dir file, or a registration)");
+  auto rm_model = std::make_shared<std::string>();
+  rm->add_option("MODEL", *rm_model, "Model name")->required();
+  rm->callback([action, rm_model] { *action = [rm_model] { return Remove(*rm_model); }; });
+
+  auto* show = app.add_subcommand("show", "Print a model's GGUF metadata");
+  auto show_model = std::make_shared<std::string>();
+  show->add_option("MODEL", *show_model, "Model name")->required();
+  show->callback([action, show_model] { *action = [show_model] { return Show(*show_model); }; });
   app.add_subcommand("ps", "List running engine instances")->callback([action] { *action = Ps; });
 
   auto* stop = app.add_subcommand("stop", "Stop a model's engine instance");

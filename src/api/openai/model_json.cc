@@ -9,6 +9,9 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
       {"path", model.path.string()}, {"source", model.source},
       {"loaded", loaded},
   };
+  if (!model.repo.empty()) j["repo"] = model.repo;
+  if (!model.mmproj.empty()) j["mmproj"] = model.mmproj.string();
+  if (!model.catalog.empty()) j["catalog"] = model.catalog;
   if (!model.error.empty()) {
     j["error"] = model.error;
     return j;
@@ -21,6 +24,22 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
   j["quantization"] = info.file_type;
   j["type"] = info.embedding ? "embedding" : "llm";
   if (info.synthetic) j["synthetic"] = true;
+  return j;
+}
+
+nlohmann::json CatalogJson(const models::CatalogStatus& status) {
+  const models::CatalogEntry& e = status.entry;
+  nlohmann::json j = {{"id", e.name},          {"object", "model"},
+                      {"owned_by", "zest"},     {"source", "catalog"},
+                      {"repo", e.repo},         {"labels", e.labels},
+                      {"recipe", e.recipe},     {"size", e.size_bytes},
+                      {"downloaded", status.downloaded}, {"loaded", false}};
+  if (!e.quant.empty()) j["quantization"] = e.quant;
+  if (!e.file.empty()) j["file"] = e.file;
+  if (!e.mmproj.empty()) j["mmproj"] = e.mmproj;
+  if (e.suggested_ctx > 0) j["suggested_ctx"] = e.suggested_ctx;
+  if (!e.description.empty()) j["description"] = e.description;
+  if (!status.model.empty()) j["model"] = status.model;
   return j;
 }
 

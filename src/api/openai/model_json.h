@@ -10,4 +10,8 @@ namespace zest::api::openai {
 
 nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded);
 
+// A catalog entry in `GET /api/v1/models?all=true`: id (the catalog name),
+// repo, quant or file, labels, recipe, size, downloaded.
+nlohmann::json CatalogJson(const models::CatalogStatus& status);
+
 }  // namespace zest::api::openai

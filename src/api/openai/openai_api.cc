@@ -1,5 +1,6 @@
 #include "api/openai/openai_api.h"
 
+#include <map>
 #include <set>
 
 #include "api/engine_relay.h"
@@ -23,6 +24,30 @@ std::set<std::string> LoadedModels(scheduler::InstancePool& pool) {
 
 awaitable<void> SendJson(http::ResponseWriter& w, const nlohmann::json& j) {
   co_await w.Send(200, "application/json", j.dump());
+}
+
+// `?all=true`: the catalog is listed beside the servable models.
+bool WantsAll(const std::string& query) {
+  return ("&" + query + "&").find("&all=true&") != std::string::npos;
+}
+
+// Servable models get `downloaded` (and their catalog labels); catalog
+// entries not already listed under their name are added.
+void AddCatalog(const std::vector<models::CatalogStatus>& catalog, nlohmann::json& data) {
+  std::map<std::string, const models::CatalogStatus*> by_name;
+  for (const auto& c : catalog) by_name[c.entry.name] = &c;
+  std::set<std::string> listed;
+  for (nlohmann::json& m : data) {
+    m["downloaded"] = true;
+    listed.insert(m["id"].get<std::string>());
+    auto it = by_name.find(m.value("catalog", std::string()));
+    if (it == by_name.end()) continue;
+    m["labels"] = it->second->entry.labels;
+    m["recipe"] = it->second->entry.recipe;
+  }
+  for (const auto& c : catalog) {
+    if (!listed.contains(c.entry.name)) data.push_back(CatalogJson(c));
+  }
 }
 
 // Embedding engines run with --embeddings, which turns off generation, and
@@ -77,10 +102,11 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
 }
 
 void OpenAiApi::Register(http::Router& router) {
-  auto list = [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+  auto list = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
     std::set<std::string> loaded = LoadedModels(pool_);
     nlohmann::json data = nlohmann::json::array();
     for (const auto& m : registry_.List()) data.push_back(ModelJson(m, loaded.contains(m.name)));
+    if (WantsAll(r.query)) AddCatalog(registry_.ListCatalog(), data);
     nlohmann::json reply = {{"object", "list"}, {"data", data}};
     co_await SendJson(w, reply);
   };

@@ -1,0 +1,144 @@
+#include "api/admin/models_api.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/openai/errors.h"
+#include "api/openai/model_json.h"
+
+namespace zest::api::admin {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using nlohmann::json;
+
+// Arrays longer than this are shown as their length and element type
+// (vocabularies have 100k+ entries).
+constexpr uint64_t kMaxShownArray = 16;
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string UrlDecode(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
+               HexValue(s[i + 2]) >= 0) {
+      out += static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+json GgufValueJson(const models::GgufValue& v) {
+  if (v.type == models::kGgufArray) {
+    const auto* strings = std::get_if<std::vector<std::string>>(&v.value);
+    if (strings && v.array_size <= kMaxShownArray) return *strings;
+    return {{"array_length", v.array_size}, {"element_type", v.element_type}};
+  }
+  return std::visit([](const auto& x) { return json(x); }, v.value);
+}
+
+json ShowJson(const models::ModelEntry& model, const models::GgufFile& gguf, bool loaded) {
+  json metadata = json::object();
+  for (const auto& [key, value] : gguf.metadata) metadata[key] = GgufValueJson(value);
+  return {{"model", model.name},
+          {"details", openai::ModelJson(model, loaded)},
+          {"gguf_version", gguf.version},
+          {"tensor_count", gguf.tensors.size()},
+          {"metadata", metadata}};
+}
+
+// Request bodies here are {"model": NAME}.
+Result<std::string> ModelField(const std::string& body) {
+  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return InvalidArgument("the request body must be a JSON object");
+  auto it = doc.find("model");
+  if (it == doc.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
+    return InvalidArgument("'model' is required");
+  }
+  return it->get<std::string>();
+}
+
+}  // namespace
+
+std::string QueryParam(std::string_view query, std::string_view key) {
+  size_t start = 0;
+  while (start <= query.size()) {
+    size_t end = query.find('&', start);
+    if (end == std::string_view::npos) end = query.size();
+    std::string_view pair = query.substr(start, end - start);
+    size_t eq = pair.find('=');
+    if (UrlDecode(pair.substr(0, eq)) == key) {
+      return eq == std::string_view::npos ? std::string() : UrlDecode(pair.substr(eq + 1));
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+awaitable<Result<models::ModelEntry>> ModelsApi::Delete(std::string name) {
+  auto model = registry_.Find(name);
+  if (!model.ok()) co_return model.status();
+  // An engine may serve the file under another name (a catalog name and the
+  // store name); each is stopped before the file goes.
+  for (const std::string& alias : registry_.NamesFor(*model)) {
+    Status st = co_await pool_.Stop(alias);
+    if (!st.ok() && st.code() != ErrorCode::kNotFound) co_return st;
+  }
+  Status removed = registry_.Remove(*model);
+  if (!removed.ok()) co_return removed;
+  co_return model;
+}
+
+awaitable<void> ModelsApi::SendDeleted(std::string name, http::ResponseWriter& w) {
+  auto deleted = co_await Delete(name);
+  if (!deleted.ok()) co_return co_await openai::SendError(w, deleted.status(), "model");
+  json reply = {{"status", "deleted"}, {"model", deleted->name}, {"source", deleted->source}};
+  co_await w.Send(200, "application/json", reply.dump());
+}
+
+awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
+  if (name.empty()) {
+    co_return co_await openai::SendError(w, InvalidArgument("'model' is required"), "model");
+  }
+  auto model = registry_.Find(name);
+  if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
+  auto gguf = models::ReadGguf(model->path);
+  if (!gguf.ok()) co_return co_await openai::SendError(w, Internal(gguf.status().message()), "model");
+  bool loaded = false;
+  for (const auto& s : pool_.List()) loaded = loaded || (s.model == model->name && s.state == "ready");
+  std::string body = ShowJson(*model, *gguf, loaded).dump(-1, ' ', false, json::error_handler_t::replace);
+  co_await w.Send(200, "application/json", body);
+}
+
+void ModelsApi::Register(http::Router& router) {
+  router.Add("DELETE", "/api/v1/models/{name...}",
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               co_await SendDeleted(r.params.at(0), w);
+             });
+  router.Add("POST", "/api/v1/delete", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+    auto name = ModelField(r.body);
+    if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
+    co_await SendDeleted(*name, w);
+  });
+  router.Add("GET", "/api/v1/show", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+    co_await SendShow(QueryParam(r.query, "model"), w);
+  });
+  router.Add("POST", "/api/v1/show", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+    auto name = ModelField(r.body);
+    if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
+    co_await SendShow(*name, w);
+  });
+}
+
+}  // namespace zest::api::admin

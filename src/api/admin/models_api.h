@@ -1,0 +1,43 @@
+// ModelsApi: zest's model management routes:
+//   DELETE /api/v1/models/{name...} and POST /api/v1/delete {"model"}:
+//     stop the model's engines, then delete it (a store model's files, a
+//     models-dir file, or only the registration of a `zest add` model);
+//   GET /api/v1/show?model=NAME and POST /api/v1/show {"model"}: the GGUF
+//     header (every metadata key, big arrays summarised by length), tensor
+//     count and zest's summary of the model.
+// Handlers parse, call the registry (and the pool), render; nothing else.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <string>
+
+#include "core/result.h"
+#include "http/router.h"
+#include "models/model_registry.h"
+#include "scheduler/instance_pool.h"
+
+namespace zest::api::admin {
+
+class ModelsApi {
+ public:
+  // Both must outlive the router the routes are added to.
+  ModelsApi(models::ModelRegistry& registry, scheduler::InstancePool& pool)
+      : registry_(registry), pool_(pool) {}
+
+  void Register(http::Router& router);
+
+ private:
+  // Stops every engine serving the model's file, then removes it. Returns
+  // the entry that was removed.
+  boost::asio::awaitable<Result<models::ModelEntry>> Delete(std::string name);
+  boost::asio::awaitable<void> SendDeleted(std::string name, http::ResponseWriter& w);
+  boost::asio::awaitable<void> SendShow(std::string name, http::ResponseWriter& w);
+
+  models::ModelRegistry& registry_;
+  scheduler::InstancePool& pool_;
+};
+
+// Decoded value of `key` in a URL query string ("model=org%2Fm%3AQ8_0").
+std::string QueryParam(std::string_view query, std::string_view key);
+
+}  // namespace zest::api::admin
