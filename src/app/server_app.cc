@@ -12,9 +12,9 @@
 #include <thread>
 
 #include "api/admin/admin_api.h"
-#include "api/admin/models_api.h"
-#include "api/admin/system_api.h"
 #include "api/admin/pull_api.h"
+#include "api/admin/system_api.h"
+#include "api/admin/models_api.h"
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
@@ -26,6 +26,7 @@
 #include "http/server.h"
 #include "models/model_registry.h"
 #include "models/pull_service.h"
+#include "scheduler/admission.h"
 #include "scheduler/instance_pool.h"
 
 namespace zest::app {
@@ -87,28 +88,6 @@ void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool) {
                            });
 }
 
-// Pull tuning from the environment: ZEST_PULL_CONNECTIONS (parallel ranges
-// per large file), ZEST_PULL_STALL_TIMEOUT (seconds without a byte before
-// reconnecting) and, for tests only, ZEST_TEST_FREE_BYTES (pretend free disk).
-models::DownloadOptions PullOptionsFromEnv() {
-  models::DownloadOptions options;
-  auto number = [](const char* name) -> std::optional<uint64_t> {
-    auto value = config::ProcessEnv(name);
-    if (!value || value->empty()) return std::nullopt;
-    char* end = nullptr;
-    uint64_t n = std::strtoull(value->c_str(), &end, 10);
-    if (*end != '\0') {
-      spdlog::warn("ignoring {}={}: not a number", name, *value);
-      return std::nullopt;
-    }
-    return n;
-  };
-  if (auto n = number("ZEST_PULL_CONNECTIONS")) options.connections = static_cast<int>(std::clamp<uint64_t>(*n, 1, 16));
-  if (auto n = number("ZEST_PULL_STALL_TIMEOUT")) options.stall_timeout_s = static_cast<int>(std::clamp<uint64_t>(*n, 1, 3600));
-  options.fake_free_bytes = number("ZEST_TEST_FREE_BYTES");
-  return options;
-}
-
 // Live utilisation from the hardware sampler, read at scrape time.
 void AddHardwareGauges(metrics::Registry& metrics, const hardware::UtilisationSampler& sampler) {
   using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
@@ -135,6 +114,48 @@ void AddHardwareGauges(metrics::Registry& metrics, const hardware::UtilisationSa
                              }
                              return out;
                            });
+}
+
+// Pull tuning from the environment: ZEST_PULL_CONNECTIONS (parallel ranges
+// per large file), ZEST_PULL_STALL_TIMEOUT (seconds without a byte before
+// reconnecting) and, for tests only, ZEST_TEST_FREE_BYTES (pretend free disk).
+models::DownloadOptions PullOptionsFromEnv() {
+  models::DownloadOptions options;
+  auto number = [](const char* name) -> std::optional<uint64_t> {
+    auto value = config::ProcessEnv(name);
+    if (!value || value->empty()) return std::nullopt;
+    char* end = nullptr;
+    uint64_t n = std::strtoull(value->c_str(), &end, 10);
+    if (*end != '\0') {
+      spdlog::warn("ignoring {}={}: not a number", name, *value);
+      return std::nullopt;
+    }
+    return n;
+  };
+  if (auto n = number("ZEST_PULL_CONNECTIONS")) options.connections = static_cast<int>(std::clamp<uint64_t>(*n, 1, 16));
+  if (auto n = number("ZEST_PULL_STALL_TIMEOUT")) options.stall_timeout_s = static_cast<int>(std::clamp<uint64_t>(*n, 1, 3600));
+  options.fake_free_bytes = number("ZEST_TEST_FREE_BYTES");
+  return options;
+}
+
+// Queue depth per model and priority, and busy slots, read at scrape time.
+void AddQueueGauges(metrics::Registry& metrics, scheduler::Admission& admission) {
+  using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
+  metrics.AddGaugeCallback("zest_queue_depth", "Requests waiting for a slot.", {"model", "priority"},
+                           [&admission] {
+                             Samples out;
+                             for (const auto& q : admission.Stats()) {
+                               out.push_back({{q.model, "high"}, double(q.waiting_high)});
+                               out.push_back({{q.model, "normal"}, double(q.waiting_normal)});
+                               out.push_back({{q.model, "low"}, double(q.waiting_low)});
+                             }
+                             return out;
+                           });
+  metrics.AddGaugeCallback("zest_slots_busy", "Slots in use per model.", {"model"}, [&admission] {
+    Samples out;
+    for (const auto& q : admission.Stats()) out.push_back({{q.model}, double(q.busy)});
+    return out;
+  });
 }
 
 }  // namespace
@@ -184,21 +205,26 @@ int RunServer(const config::LoadedSettings& loaded) {
   AddPoolGauges(metrics, pool);
   AddHardwareGauges(metrics, sampler);
   http::Router router;
-  api::openai::OpenAiApi openai(registry, pool, &inference_metrics);
+  scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
+                                    s.max_queued_tokens, std::chrono::seconds(s.aging_s)};
+  scheduler::Admission admission(io, limits);
+  AddQueueGauges(metrics, admission);
+  api::openai::OpenAiApi openai(registry, {pool, admission},
+                                {std::chrono::seconds(s.queue_timeout_s)}, &inference_metrics);
   api::admin::AdminApi admin(loaded, registry, pool, engine);
-  api::admin::ModelsApi models_api(registry, pool);
   api::admin::SystemApi system_api(inventory, sampler, admin, engine);
+  api::admin::ModelsApi models_api(registry, pool);
   openai.Register(router);
   api::RegisterMetricsRoute(router, metrics);
   admin.Register(router);
-  models_api.Register(router);
-  system_api.Register(router);
   // `zest pull`: downloads into the Hugging Face cache the registry serves from.
   models::HfStore pull_store(models::HfStore::DefaultRoot(config::ProcessEnv));
   models::PullService pull_service(pull_store, models::HubConfigFromEnv(config::ProcessEnv),
                                    PullOptionsFromEnv(), &models::Catalog::Builtin());
   api::admin::PullApi pull_api(pull_service);
   pull_api.Register(router);
+  system_api.Register(router);
+  models_api.Register(router);
 
   http::Server server(io, {s.host, s.port, s.max_body_bytes}, router, api::openai::RenderHttpError);
   if (Status st = server.Listen(); !st.ok()) {

@@ -1,6 +1,8 @@
 #include "api/openai/openai_api.h"
 
 #include <map>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "api/engine_relay.h"
@@ -97,13 +99,46 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   if (Status st = CheckCapability(endpoint, *model); !st.ok()) {
     co_return co_await SendError(w, st, "model");
   }
-  RelayRequest relay{*model, EnginePath(endpoint), std::move(r.body), parsed->stream, &observer};
-  co_await RelayToEngine(pool_, std::move(relay), w);
+  auto admit = Admission(r, *parsed, model->name);
+  if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
+  RelayRequest relay{*model, EnginePath(endpoint), std::move(r.body), parsed->stream, &observer,
+                     *admit};
+  co_await RelayToEngine(engines_, std::move(relay), w);
+}
+
+// Who waits how: priority from the X-Priority header (else the body's
+// `priority`), the client's address as the tenant until API keys exist, a
+// deadline from X-Queue-Timeout (seconds) or the configured default, and
+// the body size as a rough prompt-token cost.
+Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
+                                                     const InferenceRequest& parsed,
+                                                     const std::string& model) const {
+  scheduler::AdmitRequest admit;
+  admit.model = model;
+  std::string priority(r.Header("X-Priority"));
+  if (priority.empty()) priority = parsed.priority;
+  if (!priority.empty()) {
+    ZEST_ASSIGN_OR_RETURN(admit.priority, scheduler::ParsePriority(priority));
+  }
+  admit.tenant = r.remote_address;
+  std::chrono::seconds timeout = options_.queue_timeout;
+  if (std::string_view header = r.Header("X-Queue-Timeout"); !header.empty()) {
+    char* end = nullptr;
+    std::string text(header);
+    double seconds = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || seconds <= 0 || seconds > 86400) {
+      return InvalidArgument("X-Queue-Timeout must be a number of seconds in (0, 86400]");
+    }
+    timeout = std::chrono::seconds(static_cast<long>(std::ceil(seconds)));
+  }
+  admit.deadline = scheduler::Clock::now() + timeout;
+  admit.cost = r.body.size() / 4;
+  return admit;
 }
 
 void OpenAiApi::Register(http::Router& router) {
   auto list = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    std::set<std::string> loaded = LoadedModels(pool_);
+    std::set<std::string> loaded = LoadedModels(engines_.pool);
     nlohmann::json data = nlohmann::json::array();
     for (const auto& m : registry_.List()) data.push_back(ModelJson(m, loaded.contains(m.name)));
     if (WantsAll(r.query)) AddCatalog(registry_.ListCatalog(), data);
@@ -113,7 +148,7 @@ void OpenAiApi::Register(http::Router& router) {
   auto get = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
     auto model = registry_.Find(r.params.at(0));
     if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-    co_await SendJson(w, ModelJson(*model, LoadedModels(pool_).contains(model->name)));
+    co_await SendJson(w, ModelJson(*model, LoadedModels(engines_.pool).contains(model->name)));
   };
   auto inference = [this](Endpoint endpoint) {
     return [this, endpoint](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {

@@ -6,6 +6,7 @@
 
 #include "api/inference_metrics.h"
 #include "api/openai/request_parse.h"
+#include "api/engine_relay.h"
 #include "http/router.h"
 #include "models/model_registry.h"
 #include "scheduler/instance_pool.h"
@@ -14,11 +15,15 @@ namespace zest::api::openai {
 
 class OpenAiApi {
  public:
+  struct Options {
+    std::chrono::seconds queue_timeout{300};  // default wait for a slot
+  };
+
   // All must outlive the router the routes are added to; `metrics` may be
   // null (no metrics).
-  OpenAiApi(models::ModelRegistry& registry, scheduler::InstancePool& pool,
+  OpenAiApi(models::ModelRegistry& registry, EngineServices engines, Options options,
             InferenceMetrics* metrics = nullptr)
-      : registry_(registry), pool_(pool), metrics_(metrics) {}
+      : registry_(registry), engines_(engines), options_(options), metrics_(metrics) {}
 
   void Register(http::Router& router);
 
@@ -28,8 +33,13 @@ class OpenAiApi {
   boost::asio::awaitable<void> Route(Endpoint endpoint, http::Request& request,
                                      http::ResponseWriter& writer, RequestObserver& observer);
 
+  Result<scheduler::AdmitRequest> Admission(const http::Request& request,
+                                            const InferenceRequest& parsed,
+                                            const std::string& model) const;
+
   models::ModelRegistry& registry_;
-  scheduler::InstancePool& pool_;
+  EngineServices engines_;
+  const Options options_;
   InferenceMetrics* const metrics_;
 };
 
