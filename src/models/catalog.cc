@@ -9,6 +9,7 @@
 
 #include "models/catalog_data.h"
 #include "models/hf_store.h"
+#include "core/strings.h"
 
 namespace zest::models {
 namespace {
@@ -18,12 +19,6 @@ using nlohmann::json;
 const std::set<std::string> kLabels = {"chat",       "reasoning",  "coding",    "vision",
                                        "tool-calling", "embeddings", "reranking", "transcription"};
 const std::set<std::string> kRecipes = {"llamacpp", "whispercpp", "flm", "ryzenai"};
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Reads one entry, naming it and the field in every error.
 class EntryReader {
@@ -117,12 +112,12 @@ Result<CatalogEntry> ParseEntry(const json& j, size_t index) {
 Status CheckReferences(const std::vector<CatalogEntry>& entries) {
   std::set<std::string> names;
   for (const CatalogEntry& e : entries) {
-    if (!names.insert(Lower(e.name)).second) {
+    if (!names.insert(AsciiLower(e.name)).second) {
       return InvalidArgument("catalog entry '" + e.name + "': field 'name' is a duplicate");
     }
   }
   for (const CatalogEntry& e : entries) {
-    if (!e.draft.empty() && (!names.contains(Lower(e.draft)) || Lower(e.draft) == Lower(e.name))) {
+    if (!e.draft.empty() && (!names.contains(AsciiLower(e.draft)) || AsciiLower(e.draft) == AsciiLower(e.name))) {
       return InvalidArgument("catalog entry '" + e.name + "': field 'draft' names no other entry ('" +
                              e.draft + "')");
     }
@@ -163,9 +158,9 @@ Result<Catalog> Catalog::Parse(std::string_view text) {
 }
 
 const CatalogEntry* Catalog::Find(std::string_view name) const {
-  std::string wanted = Lower(name);
+  std::string wanted = AsciiLower(name);
   for (const CatalogEntry& e : entries_) {
-    if (Lower(e.name) == wanted) return &e;
+    if (AsciiLower(e.name) == wanted) return &e;
   }
   return nullptr;
 }

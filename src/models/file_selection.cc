@@ -6,17 +6,12 @@
 #include <set>
 
 #include "models/pull_spec.h"
+#include "core/strings.h"
 
 namespace zest::models {
 namespace {
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool IsGguf(std::string_view path) { return Upper(path).ends_with(".GGUF"); }
+bool IsGguf(std::string_view path) { return AsciiUpper(path).ends_with(".GGUF"); }
 
 // One model inside a repo: a single file, or all shards of one.
 struct Group {

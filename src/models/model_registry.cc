@@ -10,6 +10,7 @@
 #include <set>
 
 #include "models/store_naming.h"
+#include "core/strings.h"
 
 namespace zest::models {
 namespace {
@@ -22,12 +23,6 @@ int64_t MtimeSeconds(const fs::path& path) {
   if (ec) return 0;
   auto sys = std::chrono::file_clock::to_sys(t);
   return std::chrono::duration_cast<std::chrono::seconds>(sys.time_since_epoch()).count();
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 // The store's GGUF files by repo, the files of the snapshot refs/main points
@@ -105,7 +100,7 @@ Result<ModelEntry> ModelRegistry::Find(const std::string& name) {
   // Quantization labels and catalog names are case-insensitive.
   std::vector<ModelEntry*> folded;
   for (ModelEntry& e : all) {
-    if (Lower(e.name) == Lower(name)) folded.push_back(&e);
+    if (AsciiLower(e.name) == AsciiLower(name)) folded.push_back(&e);
   }
   if (folded.size() == 1) return std::move(*folded.front());
   if (const CatalogEntry* c = catalog_ ? catalog_->Find(name) : nullptr) {
@@ -144,7 +139,7 @@ std::vector<ModelEntry> ModelRegistry::StoreEntries() {
     std::vector<StoreModel> models = GroupStoreModels(files);
     std::map<std::string, std::string> catalog_names;  // store name → catalog name
     for (const CatalogEntry& c : catalog_ ? catalog_->entries() : std::vector<CatalogEntry>{}) {
-      if (Lower(c.repo) != Lower(repo) || c.recipe != "llamacpp") continue;
+      if (AsciiLower(c.repo) != AsciiLower(repo) || c.recipe != "llamacpp") continue;
       const StoreModel* m = MatchCatalog(c, models);
       if (!m) continue;
       ModelEntry alias = DescribeStoreModel(*m, c.name, "catalog");

@@ -4,19 +4,14 @@
 #include <cctype>
 
 #include "models/hf_store.h"
+#include "core/strings.h"
 
 namespace zest::models {
 namespace {
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The store names unsloth's "UD-Q4_K_XL" files by their ggml label alone.
 std::string NormalizeQuant(std::string_view quant) {
-  std::string q = Upper(quant);
+  std::string q = AsciiUpper(quant);
   if (q.starts_with("UD-")) q.erase(0, 3);
   return q;
 }

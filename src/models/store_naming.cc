@@ -1,4 +1,5 @@
 #include "models/store_naming.h"
+#include "core/strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,20 +11,8 @@ namespace {
 
 constexpr std::string_view kGguf = ".gguf";
 
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string_view StripGguf(std::string_view path) {
-  if (path.size() >= kGguf.size() && Lower(path.substr(path.size() - kGguf.size())) == kGguf) {
+  if (path.size() >= kGguf.size() && AsciiLower(path.substr(path.size() - kGguf.size())) == kGguf) {
     path.remove_suffix(kGguf.size());
   }
   return path;
@@ -68,7 +57,7 @@ std::string LabelInSegment(std::string_view segment) {
     size_t start = segment.find_last_of("-.", end == 0 ? 0 : end - 1);
     size_t from = start == std::string_view::npos ? 0 : start + 1;
     if (from < end) {
-      std::string token = Upper(segment.substr(from, end - from));
+      std::string token = AsciiUpper(segment.substr(from, end - from));
       if (IsQuantToken(token)) return token;
     }
     if (start == std::string_view::npos || start == 0) return {};
@@ -150,7 +139,7 @@ std::string QuantLabel(std::string_view path) {
   }
 }
 
-bool SameQuant(std::string_view a, std::string_view b) { return Upper(a) == Upper(b); }
+bool SameQuant(std::string_view a, std::string_view b) { return AsciiUpper(a) == AsciiUpper(b); }
 
 std::optional<ShardInfo> ParseShard(std::string_view path) {
   std::string_view stem = StripGguf(path);
@@ -171,7 +160,7 @@ std::optional<ShardInfo> ParseShard(std::string_view path) {
 
 bool IsMmproj(std::string_view path) {
   size_t slash = path.rfind('/');
-  std::string name = Lower(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  std::string name = AsciiLower(slash == std::string_view::npos ? path : path.substr(slash + 1));
   return name.find("mmproj") != std::string::npos;
 }
 

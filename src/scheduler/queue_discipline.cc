@@ -1,13 +1,13 @@
 #include "scheduler/queue_discipline.h"
 
+#include "core/strings.h"
+
 #include <algorithm>
-#include <cctype>
 
 namespace zest::scheduler {
 
 Result<Priority> ParsePriority(std::string_view text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower = AsciiLower(text);
   if (lower == "high") return Priority::kHigh;
   if (lower == "normal") return Priority::kNormal;
   if (lower == "low") return Priority::kLow;
