@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -72,6 +73,29 @@ bool ModelRegistry::ValidName(const std::string& name) {
 }
 
 std::vector<ModelEntry> ModelRegistry::List() {
+  std::vector<ModelEntry> all = Scan();
+  std::lock_guard lock(snapshot_mu_);
+  snapshot_ = all;
+  snapshot_time_ = std::chrono::steady_clock::now();
+  return all;
+}
+
+// The last listing when it is under a second old (requests come in bursts),
+// else a fresh one. A stale hit costs at most a second of not noticing a
+// file that disappeared; a miss always rescans (see Find).
+std::vector<ModelEntry> ModelRegistry::RecentList(bool* fresh) {
+  {
+    std::lock_guard lock(snapshot_mu_);
+    if (std::chrono::steady_clock::now() - snapshot_time_ < std::chrono::seconds(1)) {
+      *fresh = false;
+      return snapshot_;
+    }
+  }
+  *fresh = true;
+  return List();
+}
+
+std::vector<ModelEntry> ModelRegistry::Scan() {
   std::map<std::string, ModelEntry> by_name;
   // Inserted in rising precedence: later sources replace earlier names.
   for (ModelEntry& e : StoreEntries()) by_name[e.name] = std::move(e);
@@ -92,17 +116,32 @@ std::vector<ModelEntry> ModelRegistry::List() {
   return out;
 }
 
-Result<ModelEntry> ModelRegistry::Find(const std::string& name) {
-  std::vector<ModelEntry> all = List();
+namespace {
+
+// Exact name first; quantization labels and catalog names are
+// case-insensitive when that leaves one model.
+std::optional<ModelEntry> MatchName(std::vector<ModelEntry>& all, const std::string& name) {
   for (ModelEntry& e : all) {
     if (e.name == name) return std::move(e);
   }
-  // Quantization labels and catalog names are case-insensitive.
   std::vector<ModelEntry*> folded;
   for (ModelEntry& e : all) {
     if (AsciiLower(e.name) == AsciiLower(name)) folded.push_back(&e);
   }
   if (folded.size() == 1) return std::move(*folded.front());
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<ModelEntry> ModelRegistry::Find(const std::string& name) {
+  bool fresh = false;
+  std::vector<ModelEntry> all = RecentList(&fresh);
+  if (auto hit = MatchName(all, name)) return std::move(*hit);
+  if (!fresh) {  // it may have just arrived (pulled, copied in, added)
+    all = List();
+    if (auto hit = MatchName(all, name)) return std::move(*hit);
+  }
   if (const CatalogEntry* c = catalog_ ? catalog_->Find(name) : nullptr) {
     return NotFound("model '" + name + "' is in the catalog but not downloaded; run `zest pull " +
                     c->name + "`");
@@ -208,6 +247,10 @@ std::vector<std::string> ModelRegistry::NamesFor(const ModelEntry& model) {
 }
 
 Status ModelRegistry::Remove(const ModelEntry& model) {
+  {
+    std::lock_guard lock(snapshot_mu_);
+    snapshot_time_ = {};  // the next Find rescans
+  }
   if (model.source == "user") {
     std::map<std::string, fs::path> models = LoadUserModels();
     if (models.erase(model.name) == 0) return NotFound("model '" + model.name + "' is not registered");

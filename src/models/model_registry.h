@@ -13,6 +13,7 @@
 // headers are cached by path, size and mtime. Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -105,8 +106,16 @@ class ModelRegistry {
   const std::filesystem::path user_models_file_;
   const std::optional<HfStore> store_;
   const Catalog* const catalog_;
+  std::vector<ModelEntry> Scan();
+  std::vector<ModelEntry> RecentList(bool* fresh);
+
   std::mutex mu_;
   std::map<std::string, CachedInfo> cache_;  // by path; guarded by mu_
+  // The last full listing: Find() reuses it for a moment instead of walking
+  // the models dir and the whole HF cache on every request.
+  std::mutex snapshot_mu_;
+  std::vector<ModelEntry> snapshot_;                          // guarded by snapshot_mu_
+  std::chrono::steady_clock::time_point snapshot_time_{};    // guarded by snapshot_mu_
 };
 
 }  // namespace zest::models
