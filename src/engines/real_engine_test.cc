@@ -124,8 +124,10 @@ std::unique_ptr<Process> StartRouter(const EngineLocation& location,
   EXPECT_TRUE(process.ok()) << process.status().ToString();
   if (!process.ok()) return nullptr;
   std::string response;
+  // 503 while the server is still starting; wait for its 200.
   for (auto deadline = std::chrono::steady_clock::now() + 20s;
-       response.empty() && std::chrono::steady_clock::now() < deadline && (*process)->Running();) {
+       response.rfind("HTTP/1.1 200", 0) != 0 && std::chrono::steady_clock::now() < deadline &&
+       (*process)->Running();) {
     std::this_thread::sleep_for(50ms);
     if (std::filesystem::exists(socket_path)) response = GetHealth(socket_path);
   }
