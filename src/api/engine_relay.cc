@@ -17,9 +17,10 @@ using asio::awaitable;
 
 constexpr std::size_t kMaxEngineResponseBytes = 256ull * 1024 * 1024;
 
-// Engines name the model after --alias, which is the registry name; a client
-// may have reached it through another spelling, so the non-streamed answer
-// carries exactly the name the client sent.
+// Engines name the model after --alias, which is the registry name. A client
+// that reached it through another spelling (names resolve case-insensitively)
+// gets its own spelling back in non-streamed answers; streamed chunks are
+// relayed untouched.
 std::string WithModelName(std::string body, const std::string& name) {
   nlohmann::json doc = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object() || !doc.contains("model")) return body;
@@ -69,8 +70,9 @@ awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest&
   std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));
   if (content_type.empty()) content_type = "application/json";
   if (request.observer != nullptr && upstream.status() == 200) request.observer->OnBody(*body);
-  std::string out = upstream.status() == 200 ? WithModelName(std::move(*body), request.model.name)
-                                             : std::move(*body);
+  bool respell = upstream.status() == 200 && !request.client_model.empty() &&
+                 request.client_model != request.model.name;
+  std::string out = respell ? WithModelName(std::move(*body), request.client_model) : std::move(*body);
   co_await writer.Send(upstream.status(), content_type, std::move(out));
 }
 

@@ -24,6 +24,7 @@ struct RelayRequest {
   bool stream = false;
   RequestObserver* observer = nullptr;  // sees each event / the whole answer; may be null
   scheduler::AdmitRequest admit;        // priority, tenant, deadline, cost
+  std::string client_model;             // the name as the client spelled it
 };
 
 // The engine side of the gateway: admission, instance and relay.

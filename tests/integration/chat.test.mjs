@@ -45,6 +45,12 @@ describe('inference routes', () => {
     assert.ok(r.data.usage.completion_tokens > 0);
   });
 
+  test('a model reached through another spelling answers with the client\'s spelling', async () => {
+    const r = await zest.json('/v1/chat/completions', chatBody('TINY'));
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.model, 'TINY');
+  });
+
   test('streamed chat completion arrives event by event and ends with [DONE]', async () => {
     const r = await zest.stream('/api/v1/chat/completions', chatBody('tiny', { max_tokens: 12 }));
     assert.equal(r.status, 200);

@@ -1,8 +1,8 @@
 #include "api/openai/openai_api.h"
 
-#include <map>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "api/engine_relay.h"
@@ -72,9 +72,12 @@ Status CheckCapability(Endpoint endpoint, const models::ModelEntry& model) {
 // Bounded label values for metrics.
 std::string EndpointLabel(Endpoint endpoint) {
   switch (endpoint) {
-    case Endpoint::kChatCompletions: return "chat_completions";
-    case Endpoint::kCompletions: return "completions";
-    case Endpoint::kEmbeddings: return "embeddings";
+    case Endpoint::kChatCompletions:
+      return "chat_completions";
+    case Endpoint::kCompletions:
+      return "completions";
+    case Endpoint::kEmbeddings:
+      return "embeddings";
   }
   return "other";
 }
@@ -102,7 +105,7 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   auto admit = Admission(r, *parsed, model->name);
   if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
   RelayRequest relay{*model, EnginePath(endpoint), std::move(r.body), parsed->stream, &observer,
-                     *admit};
+                     *admit, parsed->model};
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 
