@@ -11,6 +11,7 @@ std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options) {
                            std::to_string(options.parallel)});
   if (options.ctx_size > 0) argv.insert(argv.end(), {"-c", std::to_string(options.ctx_size)});
   if (options.threads > 0) argv.insert(argv.end(), {"-t", std::to_string(options.threads)});
+  if (!options.mmproj.empty()) argv.insert(argv.end(), {"--mmproj", options.mmproj.string()});
   if (options.embeddings) argv.push_back("--embeddings");
   argv.insert(argv.end(), options.extra.begin(), options.extra.end());
   return argv;

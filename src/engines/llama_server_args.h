@@ -11,7 +11,8 @@ struct LlamaServerOptions {
   std::filesystem::path model;     // the GGUF file
   std::string alias;               // model name clients use (--alias)
   std::filesystem::path socket;    // UNIX socket (--host PATH.sock)
-  int ctx_size = 0;                // -c; 0 = the model's own
+  std::filesystem::path mmproj;    // vision projector (--mmproj); empty = none
+  int ctx_size = 0;                // -c, shared by all slots; 0 = the model's own
   int parallel = 1;                // --parallel (slots)
   int threads = 0;                 // -t; 0 = llama-server's default
   bool embeddings = false;         // --embeddings (embedding models)

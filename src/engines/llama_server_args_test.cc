@@ -25,11 +25,13 @@ TEST(LlamaServerArgs, AllOptionsInOrder) {
   options.parallel = 4;
   options.threads = 2;
   options.embeddings = true;
+  options.mmproj = "/mmproj.gguf";
   options.extra = {"-ngl", "99"};
   EXPECT_EQ(LlamaServerArgs(options),
             (std::vector<std::string>{"llama-server", "--host", "/s.sock", "--alias", "m", "-m",
                                       "/m.gguf", "--metrics", "--jinja", "--parallel", "4", "-c",
-                                      "4096", "-t", "2", "--embeddings", "-ngl", "99"}));
+                                      "4096", "-t", "2", "--mmproj", "/mmproj.gguf",
+                                      "--embeddings", "-ngl", "99"}));
 }
 
 TEST(LlamaServerArgs, EmptyAliasIsLeftOut) {

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -157,30 +159,50 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   co_return instance;
 }
 
-Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
-    const models::ModelEntry& model, const fs::path& socket) {
-  if (!engine_.ok()) return Unavailable(engine_.status().message());
+engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry& model,
+                                                       const fs::path& socket) const {
   engines::LlamaServerOptions o;
   o.model = model.path;
   o.alias = model.name;
   o.socket = socket;
-  o.ctx_size = options_.ctx_size;
-  // A context longer than the model was trained for only wastes KV memory.
-  if (model.info.context_length > 0 && o.ctx_size > 0 &&
-      static_cast<uint64_t>(o.ctx_size) > model.info.context_length) {
-    o.ctx_size = static_cast<int>(model.info.context_length);
-  }
+  o.mmproj = model.mmproj;
   o.parallel = options_.parallel;
   o.threads = options_.threads;
   o.embeddings = model.info.embedding;
+  // ctx_size is what one request may use. llama-server splits -c between its
+  // slots, so it gets ctx_size × parallel; a context longer than the model
+  // was trained for only wastes KV memory.
+  int per_slot = options_.ctx_size;
+  if (model.info.context_length > 0 && per_slot > 0 &&
+      static_cast<uint64_t>(per_slot) > model.info.context_length) {
+    per_slot = static_cast<int>(model.info.context_length);
+  }
+  o.ctx_size = per_slot * options_.parallel;
+  return o;
+}
 
+// The directories a model's files live in, as the sandbox must see them: the
+// names we know them by and, through symlinks (the HF cache), the blobs.
+std::vector<fs::path> ModelDirs(const models::ModelEntry& model) {
+  std::vector<fs::path> dirs;
+  for (const fs::path& file : {model.path, model.mmproj}) {
+    if (file.empty()) continue;
+    std::error_code ec;
+    for (const fs::path& dir : {file.parent_path(), fs::canonical(file, ec).parent_path()}) {
+      if (!dir.empty() && std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+    }
+  }
+  return dirs;
+}
+
+Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
+    const models::ModelEntry& model, const fs::path& socket) {
+  if (!engine_.ok()) return Unavailable(engine_.status().message());
   std::error_code ec;
   fs::remove(socket, ec);
-  std::vector<fs::path> ro = {model.path.parent_path()};
-  fs::path real = fs::canonical(model.path, ec);
-  if (!ec && real.parent_path() != ro[0]) ro.push_back(real.parent_path());
   engines::SpawnOptions spawn;
-  spawn.argv = engine_->Command(engines::LlamaServerArgs(o), {options_.run_dir}, ro);
+  spawn.argv = engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket)),
+                                {options_.run_dir}, ModelDirs(model));
   spawn.log_file = options_.log_dir / (SafeFileName(model.name) + ".log");
   return engines::Process::Spawn(spawn);
 }

@@ -25,6 +25,7 @@
 
 #include "core/result.h"
 #include "engines/engine_locator.h"
+#include "engines/llama_server_args.h"
 #include "models/model_registry.h"
 #include "scheduler/instance.h"
 
@@ -79,6 +80,8 @@ class InstancePool {
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(models::ModelEntry model);
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
+  engines::LlamaServerOptions EngineOptions(const models::ModelEntry& model,
+                                            const std::filesystem::path& socket) const;
   Result<std::unique_ptr<engines::Process>> SpawnEngine(const models::ModelEntry& model,
                                                         const std::filesystem::path& socket);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);

@@ -24,6 +24,14 @@ describe('engine lifecycle', () => {
     assert.equal(enginePids(zest).length, 1);
   });
 
+  test('every slot gets the per-request context, capped at the model\'s trained length', async () => {
+    const instance = (await zest.instances()).find((i) => i.model === 'a');
+    const slots = (await engineGet(instance.socket, '/slots')).data;
+    assert.equal(slots.length, 4);  // --parallel 4
+    // Default ctx_size 4096, above the tiny preset's trained 2048.
+    for (const slot of slots) assert.equal(slot.n_ctx, 2048);
+  });
+
   test('two models in turn each get an engine', async () => {
     for (const model of ['a', 'b', 'a']) {
       const r = await zest.json('/v1/chat/completions', chatBody(model));
