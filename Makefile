@@ -34,10 +34,10 @@ tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.jso
 	cd tests && npm ci --no-audit --no-fund --loglevel=error
 
 integration: tests/node_modules/.package-lock.json
-	node --test --test-concurrency=1 tests/integration/*.test.mjs
+	node --test --test-concurrency=1 --test-timeout=300000 tests/integration/*.test.mjs
 
 compat: tests/node_modules/.package-lock.json
-	node --test --test-concurrency=1 tests/compat/*.test.mjs
+	node --test --test-concurrency=1 --test-timeout=300000 tests/compat/*.test.mjs
 
 bench: build engines tests/node_modules/.package-lock.json
 	@bench/run.sh

@@ -152,8 +152,10 @@ void AddRunCommand(CLI::App& app, Action* action) {
   run->add_option("PROMPT", opts->prompt, "Ask once and exit (otherwise interactive)");
   run->add_option("--system", opts->system, "System prompt");
   run->add_option("--max-tokens", opts->max_tokens, "Limit each answer's length");
+  // One value per -o, so `-o k=v PROMPT` leaves PROMPT to the positional.
   run->add_option("-o,--option", opts->options,
-                  "Extra request field KEY=VALUE, e.g. -o temperature=0.2 (repeatable)");
+                  "Extra request field KEY=VALUE, e.g. -o temperature=0.2 (repeatable)")
+      ->allow_extra_args(false);
   run->callback([action, opts] { *action = [opts] { return Run(*opts); }; });
 }
 

@@ -92,11 +92,11 @@ describe('inference routes', () => {
   });
 
   test('completions, streamed and not', async () => {
-    const r = await zest.json('/v1/completions', { model: 'tiny', prompt: 'Once upon', max_tokens: 5 });
+    const r = await zest.json('/v1/completions', { model: 'tiny', prompt: 'Once upon', max_tokens: 5, ignore_eos: true });
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.equal(r.data.object, 'text_completion');
     assert.equal(typeof r.data.choices[0].text, 'string');
-    const s = await zest.stream('/v1/completions', { model: 'tiny', prompt: 'Once upon', max_tokens: 5 });
+    const s = await zest.stream('/v1/completions', { model: 'tiny', prompt: 'Once upon', max_tokens: 5, ignore_eos: true });
     assert.equal(s.events.at(-1), '[DONE]');
     assert.ok(s.events.length >= 3);
   });

@@ -44,7 +44,7 @@ describe('zest CLI', () => {
   });
 
   test('run answers a one-shot prompt by streaming', async () => {
-    const { stdout } = await cli('run', 'tiny', '--max-tokens', '5', 'Hello there');
+    const { stdout } = await cli('run', 'tiny', '--max-tokens', '5', '-o', 'ignore_eos=true', 'Hello there');
     assert.ok(stdout.trim().length > 0);
     await assert.rejects(cli('run', 'nope', 'hi'), /not found/);
   });
