@@ -55,12 +55,5 @@ TEST(RequestObserverTest, UnknownModelCountsOnlyTheRequest) {
   EXPECT_EQ(registry.Render().find("zest_request_duration_seconds_count"), std::string::npos);
 }
 
-TEST(RequestObserverTest, NullMetricsIsANoOp) {
-  RequestObserver o(nullptr, "completions", "m");
-  o.OnStreamEvent(R"({"choices":[{"text":"x"}]})");
-  o.OnBody("{}");
-  o.Finish(200);
-}
-
 }  // namespace
 }  // namespace zest::api

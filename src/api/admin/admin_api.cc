@@ -4,6 +4,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/admin/request_body.h"
 #include "api/openai/errors.h"
 
 namespace zest::api::admin {
@@ -19,17 +20,6 @@ awaitable<void> SendJson(http::ResponseWriter& w, const json& j, int status = 20
 
 // Note: replies are built in named variables, never as braced temporaries
 // inside co_await, which GCC 12 miscompiles.
-
-// Admin request bodies are small JSON objects with string fields.
-Result<std::string> StringField(const std::string& body, const char* field) {
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return InvalidArgument("the request body must be a JSON object");
-  auto it = doc.find(field);
-  if (it == doc.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
-    return InvalidArgument(std::string("'") + field + "' is required");
-  }
-  return it->get<std::string>();
-}
 
 json InstancesJson(const std::vector<scheduler::InstanceStatus>& list) {
   json out = json::array();

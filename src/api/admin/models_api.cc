@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/admin/request_body.h"
 #include "api/openai/errors.h"
 #include "api/openai/model_json.h"
 
@@ -56,17 +57,6 @@ json ShowJson(const models::ModelEntry& model, const models::GgufFile& gguf, boo
           {"gguf_version", gguf.version},
           {"tensor_count", gguf.tensors.size()},
           {"metadata", metadata}};
-}
-
-// Request bodies here are {"model": NAME}.
-Result<std::string> ModelField(const std::string& body) {
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) return InvalidArgument("the request body must be a JSON object");
-  auto it = doc.find("model");
-  if (it == doc.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
-    return InvalidArgument("'model' is required");
-  }
-  return it->get<std::string>();
 }
 
 }  // namespace
@@ -127,7 +117,7 @@ void ModelsApi::Register(http::Router& router) {
                co_await SendDeleted(r.params.at(0), w);
              });
   router.Add("POST", "/api/v1/delete", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    auto name = ModelField(r.body);
+    auto name = StringField(r.body, "model");
     if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
     co_await SendDeleted(*name, w);
   });
@@ -135,7 +125,7 @@ void ModelsApi::Register(http::Router& router) {
     co_await SendShow(QueryParam(r.query, "model"), w);
   });
   router.Add("POST", "/api/v1/show", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    auto name = ModelField(r.body);
+    auto name = StringField(r.body, "model");
     if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
     co_await SendShow(*name, w);
   });
