@@ -51,8 +51,10 @@ describe('zest CLI', () => {
 
   test('interactive run: Ctrl-C stops the answer, not the program', async () => {
     // A real terminal (util-linux `script` allocates a pty), so Ctrl-C is the
-    // terminal's SIGINT and the session is interactive as for a user.
-    const cmd = `${zestBin} run long --max-tokens 30000 -o ignore_eos=true`;
+    // terminal's SIGINT and the session is interactive as for a user. `exec`:
+    // the shell `script` starts must not stay in the foreground group, or
+    // Ctrl-C kills the shell and `script` exits 130 under some $SHELLs.
+    const cmd = `exec ${zestBin} run long --max-tokens 30000 -o ignore_eos=true`;
     const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
