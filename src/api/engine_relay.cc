@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/openai/errors.h"
+#include "api/wait_heartbeat.h"
 #include "http/sse.h"
 #include "http/upstream_client.h"
 
@@ -31,6 +32,28 @@ std::string WithModelName(std::string body, const std::string& name) {
 std::string StreamErrorEvent(const Status& status) {
   openai::ApiError e = openai::MapStatus(status);
   return http::SseData(openai::ErrorBody(status.message(), e.type, e.code));
+}
+
+// An error before any engine output: an HTTP error, or an SSE error event
+// when a wait heartbeat already started the stream.
+awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status,
+                            const http::Headers& headers) {
+  if (writer.client_gone()) co_return;
+  if (!writer.started()) {
+    co_await openai::SendError(writer, status, "", headers);
+    co_return;
+  }
+  // Named, not a temporary inside co_await (GCC 12 miscompiles those).
+  const std::string event = StreamErrorEvent(status);
+  bool sent = co_await writer.WriteChunk(event);
+  if (sent) co_await writer.EndStream();
+}
+
+// (No default argument above: a braced `{}` temporary inside co_await is
+// what GCC 12 miscompiles.)
+awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status) {
+  static const http::Headers kNone;
+  co_await SendFailure(writer, status, kNone);
 }
 
 // Connects to a ready instance, restarting the engine once when the one we
@@ -63,8 +86,11 @@ Connect(scheduler::InstancePool& pool, const RelayRequest& request,
 awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest& request,
                            http::ResponseWriter& writer) {
   auto body = co_await upstream.ReadAll(kMaxEngineResponseBytes);
-  if (!body.ok()) {
-    if (!writer.client_gone()) co_await openai::SendError(writer, body.status());
+  if (!body.ok()) co_return co_await SendFailure(writer, body.status());
+  if (writer.started()) {  // a heartbeat began the stream: the engine's error as an event
+    const std::string event = http::SseData(*body);
+    bool sent = co_await writer.WriteChunk(event);
+    if (sent) co_await writer.EndStream();
     co_return;
   }
   std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));
@@ -82,7 +108,7 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
                             RequestObserver* observer) {
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
-  if (!co_await writer.StartStream(200, "text/event-stream", headers)) {
+  if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
     co_return;
   }
   http::SseSplitter splitter;
@@ -110,12 +136,12 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
 
 awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest& request,
                               http::ResponseWriter& writer,
-                              std::shared_ptr<http::UpstreamCanceller> canceller) {
+                              std::shared_ptr<http::UpstreamCanceller> canceller,
+                              WaitHeartbeat& heartbeat) {
+  heartbeat.SetPhase("loading");
   auto connected = co_await Connect(pool, request, canceller);
-  if (!connected.ok()) {
-    if (!writer.client_gone()) co_await openai::SendError(writer, connected.status());
-    co_return;
-  }
+  co_await heartbeat.Stop();
+  if (!connected.ok()) co_return co_await SendFailure(writer, connected.status());
   auto& [instance, upstream] = *connected;
   scheduler::InFlight in_flight(instance);
   bool event_stream =
@@ -140,18 +166,24 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
     queue_cancel->Cancel();
     canceller->Cancel();
   });
+  // Queued and running requests keep the model loaded; its keep-alive
+  // counts from when the answer is done.
+  scheduler::ResidencyHold residency(services.residency, request.model.name, request.keep_alive);
+  WaitHeartbeat heartbeat(co_await asio::this_coro::executor, writer,
+                          request.stream ? services.heartbeat : std::chrono::milliseconds(0),
+                          request.model.name);
+  heartbeat.Start();
   int retry_after_s = 0;
   auto lease = co_await services.admission.Enter(request.admit, queue_cancel, &retry_after_s);
   if (!lease.ok()) {
-    if (!writer.client_gone()) {
-      http::Headers headers;
-      if (retry_after_s > 0) headers.emplace_back("Retry-After", std::to_string(retry_after_s));
-      co_await openai::SendError(writer, lease.status(), "", headers);
-    }
+    co_await heartbeat.Stop();
+    http::Headers headers;
+    if (retry_after_s > 0) headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+    co_await SendFailure(writer, lease.status(), headers);
     writer.OnClientGone(nullptr);
     co_return;
   }
-  co_await RelayWithSlot(services.pool, request, writer, canceller);
+  co_await RelayWithSlot(services.pool, request, writer, canceller, heartbeat);
   writer.OnClientGone(nullptr);
 }
 

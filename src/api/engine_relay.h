@@ -7,6 +7,8 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "api/inference_metrics.h"
@@ -14,6 +16,7 @@
 #include "models/model_registry.h"
 #include "scheduler/admission.h"
 #include "scheduler/instance_pool.h"
+#include "scheduler/keep_alive.h"
 
 namespace zest::api {
 
@@ -25,16 +28,21 @@ struct RelayRequest {
   RequestObserver* observer = nullptr;  // sees each event / the whole answer; may be null
   scheduler::AdmitRequest admit;        // priority, tenant, deadline, cost
   std::string client_model;             // the name as the client spelled it
+  std::optional<scheduler::KeepAlive> keep_alive;  // the request's own, else the default
 };
 
 // The engine side of the gateway: admission, instance and relay.
 struct EngineServices {
   scheduler::InstancePool& pool;
   scheduler::Admission& admission;
+  scheduler::Residency* residency = nullptr;  // keep-alive books; null: none kept
+  std::chrono::milliseconds heartbeat{0};     // SSE comments while a stream waits; 0: none
 };
 
 // Waits for a slot of the model (429/503 when the queue is full or the wait
-// too long), then relays.
+// too long), then relays. A streamed request that waits longer than the
+// heartbeat interval gets its 200 event stream early, with SSE comments while
+// it waits; errors after that arrive as an SSE error event.
 boost::asio::awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
                                            http::ResponseWriter& writer);
 

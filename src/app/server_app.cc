@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "api/admin/admin_api.h"
+#include "api/admin/load_api.h"
 #include "api/admin/pull_api.h"
 #include "api/admin/system_api.h"
 #include "api/admin/models_api.h"
@@ -19,6 +20,7 @@
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "core/duration.h"
 #include "core/logging.h"
 #include "engines/engine_locator.h"
 #include "hardware/inventory.h"
@@ -28,6 +30,7 @@
 #include "models/pull_service.h"
 #include "scheduler/admission.h"
 #include "scheduler/instance_pool.h"
+#include "scheduler/keep_alive_reaper.h"
 
 namespace zest::app {
 namespace {
@@ -209,9 +212,17 @@ int RunServer(const config::LoadedSettings& loaded) {
                                     s.max_queued_tokens, std::chrono::seconds(s.aging_s)};
   scheduler::Admission admission(io, limits);
   AddQueueGauges(metrics, admission);
-  api::openai::OpenAiApi openai(registry, {pool, admission},
+  // Validated when the settings were loaded.
+  scheduler::Residency residency(ParseDuration(s.keep_alive).value());
+  scheduler::KeepAliveReaper reaper(io, residency, pool);
+  reaper.Start();
+  api::EngineServices engine_services{pool, admission, &residency,
+                                      std::chrono::seconds(s.heartbeat_s)};
+  api::openai::OpenAiApi openai(registry, engine_services,
                                 {std::chrono::seconds(s.queue_timeout_s)}, &inference_metrics);
-  api::admin::AdminApi admin(loaded, registry, pool, engine);
+  api::admin::AdminApi admin(loaded, registry, pool, engine, &residency);
+  api::admin::LoadApi load_api(registry, pool, residency);
+  load_api.Register(router);
   api::admin::SystemApi system_api(inventory, sampler, admin, engine);
   api::admin::ModelsApi models_api(registry, pool);
   openai.Register(router);
@@ -244,6 +255,7 @@ int RunServer(const config::LoadedSettings& loaded) {
 
   spdlog::info("received signal {}, shutting down", signalled.get_future().get());
   server.Stop();
+  reaper.Stop();
   pool.StopAll();
   work.reset();
   io.stop();

@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "http/sse.h"
@@ -141,6 +143,13 @@ Status ApiClient::Stream(const std::string& path, const json& body,
   if (status < 200 || status >= 300) return InvalidArgument(ErrorMessage(status, state.raw));
   if (!state.error.empty()) return EngineFailed(state.error);
   return Status::Ok();
+}
+
+ApiClient ClientFromEnv() { return ApiClient(ServerUrlFromEnv(std::getenv("ZEST_HOST"))); }
+
+int PrintError(const Status& status) {
+  std::fprintf(stderr, "zest: %s\n", status.message().c_str());
+  return 1;
 }
 
 }  // namespace zest::cli

@@ -41,4 +41,10 @@ class ApiClient {
   std::string base_url_;
 };
 
+// The client for ZEST_HOST, which every client command uses.
+ApiClient ClientFromEnv();
+
+// Prints "zest: MESSAGE" to stderr; returns the exit code 1.
+int PrintError(const Status& status);
+
 }  // namespace zest::cli

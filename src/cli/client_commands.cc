@@ -11,12 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-ApiClient Client() { return ApiClient(ServerUrlFromEnv(std::getenv("ZEST_HOST"))); }
-
-int Fail(const Status& status) {
-  std::fprintf(stderr, "zest: %s\n", status.message().c_str());
-  return 1;
-}
+ApiClient Client() { return ClientFromEnv(); }
+int Fail(const Status& status) { return PrintError(status); }
 
 std::string Str(const json& j, const char* key) {
   auto it = j.find(key);

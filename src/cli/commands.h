@@ -14,6 +14,7 @@ void AddServeCommand(CLI::App& app, Action* action);
 void AddRunCommand(CLI::App& app, Action* action);
 void AddPullCommand(CLI::App& app, Action* action);
 void AddClientCommands(CLI::App& app, Action* action);  // list, ps, stop, engines, config, add
+void AddLoadCommands(CLI::App& app, Action* action);   // load, unload
 void AddSystemCommand(CLI::App& app, Action* action);   // system [--json] [--watch]
 
 }  // namespace zest::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   zest::cli::AddRunCommand(app, &action);
   zest::cli::AddPullCommand(app, &action);
   zest::cli::AddClientCommands(app, &action);
+  zest::cli::AddLoadCommands(app, &action);
   zest::cli::AddSystemCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
 

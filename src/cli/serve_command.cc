@@ -25,6 +25,8 @@ constexpr ServeFlag kServeFlags[] = {
     {"--max-body-bytes", "server.max_body_bytes", "Largest accepted request body"},
     {"--max-queue", "scheduler.max_queue", "Requests that may wait per model (then 429)"},
     {"--queue-timeout", "scheduler.queue_timeout_s", "Seconds a request may wait for a slot (then 503)"},
+    {"--keep-alive", "scheduler.keep_alive",
+     "How long an idle model stays loaded: 10m, 1h, 0 (unload at once), -1 (forever)"},
     {"--log-level", "log.level", "trace, debug, info, warn or error"},
 };
 

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <toml++/toml.h>
 
+#include "core/duration.h"
+
 namespace zest::config {
 namespace {
 
@@ -57,6 +59,17 @@ Field PathField(const char* key, const char* env, fs::path Settings::*member) {
           [=](const Settings& s) { return (s.*member).string(); }};
 }
 
+// Kept as text (it prints as given), validated as core/duration.h reads it.
+Field DurationField(const char* key, const char* env, std::string Settings::*member) {
+  return {key, env,
+          [=](Settings& s, const std::string& t) -> Status {
+            ZEST_RETURN_IF_ERROR(ParseDuration(t).status());
+            s.*member = t;
+            return Status::Ok();
+          },
+          [=](const Settings& s) { return s.*member; }};
+}
+
 Status SetLogLevel(Settings& s, const std::string& t) {
   static const char* kLevels[] = {"trace", "debug", "info", "warn", "error"};
   for (const char* level : kLevels) {
@@ -98,6 +111,8 @@ const std::vector<Field>& Fields() {
       IntField<uint64_t>("scheduler.max_queued_tokens", "ZEST_MAX_QUEUED_TOKENS",
                          &Settings::max_queued_tokens, 1, 1ull << 40),
       IntField("scheduler.aging_s", "ZEST_QUEUE_AGING", &Settings::aging_s, 0, 86400),
+      DurationField("scheduler.keep_alive", "ZEST_KEEP_ALIVE", &Settings::keep_alive),
+      IntField("scheduler.heartbeat_s", "ZEST_HEARTBEAT", &Settings::heartbeat_s, 0, 3600),
       Field{"log.level", "ZEST_LOG_LEVEL", SetLogLevel,
             [](const Settings& s) { return s.log_level; }},
   };

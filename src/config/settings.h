@@ -38,6 +38,8 @@ struct Settings {
   int queue_timeout_s = 300;            // how long a request may wait for a slot
   uint64_t max_queued_tokens = 1'000'000;  // estimated prompt tokens waiting per model
   int aging_s = 10;                     // wait that lifts a request one priority class
+  std::string keep_alive = "10m";       // idle time before a model unloads (core/duration.h)
+  int heartbeat_s = 5;                  // SSE comment interval while a stream waits; 0 = off
   // [log]
   std::string log_level = "info";
 

@@ -97,6 +97,18 @@ TEST_F(SettingsTest, BadValuesNameTheirSource) {
   EXPECT_FALSE(Load().ok());
 }
 
+TEST_F(SettingsTest, KeepAliveIsADuration) {
+  EXPECT_EQ(Load()->settings.keep_alive, "10m");
+  WriteConfig("[scheduler]\nkeep_alive = \"1h30m\"\n");
+  EXPECT_EQ(Load()->settings.keep_alive, "1h30m");
+  flags_["scheduler.keep_alive"] = "-1";
+  EXPECT_EQ(Load()->settings.keep_alive, "-1");
+  flags_["scheduler.keep_alive"] = "ten minutes";
+  auto loaded = Load();
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("scheduler.keep_alive"), std::string::npos);
+}
+
 TEST_F(SettingsTest, MalformedFileIsAnErrorWithLine) {
   WriteConfig("[server]\nport = \n");
   auto loaded = Load();

@@ -21,11 +21,20 @@ awaitable<void> SendJson(http::ResponseWriter& w, const json& j, int status = 20
 // Note: replies are built in named variables, never as braced temporaries
 // inside co_await, which GCC 12 miscompiles.
 
-json InstancesJson(const std::vector<scheduler::InstanceStatus>& list) {
+// `expires_in_s`: seconds until an idle instance unloads; null while busy
+// or kept forever.
+json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
+                   const scheduler::Residency* residency) {
   json out = json::array();
+  auto now = scheduler::Residency::Clock::now();
   for (const auto& s : list) {
+    json expires_in = nullptr;
+    if (auto at = residency ? residency->ExpiresAt(s.model) : std::nullopt; at && s.in_flight == 0) {
+      expires_in = std::max(0.0, std::chrono::duration<double>(*at - now).count());
+    }
     out.push_back({{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
-                   {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight}});
+                   {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight},
+                   {"expires_in_s", expires_in}});
   }
   return out;
 }
@@ -33,8 +42,13 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list) {
 }  // namespace
 
 AdminApi::AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
-                   scheduler::InstancePool& pool, Result<engines::EngineLocation> engine)
-    : settings_(settings), registry_(registry), pool_(pool), engine_(std::move(engine)) {}
+                   scheduler::InstancePool& pool, Result<engines::EngineLocation> engine,
+                   scheduler::Residency* residency)
+    : settings_(settings),
+      registry_(registry),
+      pool_(pool),
+      engine_(std::move(engine)),
+      residency_(residency) {}
 
 AdminApi::~AdminApi() { blocking_.join(); }
 
@@ -64,7 +78,7 @@ void AdminApi::Register(http::Router& router) {
   router.Add("GET", "/api/v1/health", health);
 
   router.Add("GET", "/api/v1/ps", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    json reply = {{"instances", InstancesJson(pool_.List())}};
+    json reply = {{"instances", InstancesJson(pool_.List(), residency_)}};
     co_await SendJson(w, reply);
   });
 
@@ -74,6 +88,7 @@ void AdminApi::Register(http::Router& router) {
                if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
                Status st = co_await pool_.Stop(*model);
                if (!st.ok()) co_return co_await openai::SendError(w, st, "model");
+               if (residency_ != nullptr) residency_->Forget(*model);
                json reply = {{"status", "stopped"}, {"model", *model}};
                co_await SendJson(w, reply);
              });

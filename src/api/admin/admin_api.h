@@ -14,14 +14,17 @@
 #include "http/router.h"
 #include "models/model_registry.h"
 #include "scheduler/instance_pool.h"
+#include "scheduler/keep_alive.h"
 
 namespace zest::api::admin {
 
 class AdminApi {
  public:
   // All references must outlive the router.
+  // `residency` (may be null) tells when idle instances unload.
   AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
-           scheduler::InstancePool& pool, Result<engines::EngineLocation> engine);
+           scheduler::InstancePool& pool, Result<engines::EngineLocation> engine,
+           scheduler::Residency* residency = nullptr);
   ~AdminApi();
 
   void Register(http::Router& router);
@@ -37,6 +40,7 @@ class AdminApi {
   models::ModelRegistry& registry_;
   scheduler::InstancePool& pool_;
   const Result<engines::EngineLocation> engine_;
+  scheduler::Residency* const residency_;
   boost::asio::thread_pool blocking_{1};
   std::mutex mu_;
   std::optional<Result<engines::EngineInfo>> engine_info_;  // guarded by mu_

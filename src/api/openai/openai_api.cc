@@ -104,8 +104,8 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   }
   auto admit = Admission(r, *parsed, model->name);
   if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
-  RelayRequest relay{*model, EnginePath(endpoint), std::move(r.body), parsed->stream, &observer,
-                     *admit, parsed->model};
+  RelayRequest relay{*model,    EnginePath(endpoint), std::move(r.body),   parsed->stream,
+                     &observer, *admit,               parsed->model,       parsed->keep_alive};
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 

@@ -1,5 +1,6 @@
 #include "api/openai/request_parse.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace zest::api::openai {
@@ -48,6 +49,20 @@ Status CheckPayload(Endpoint endpoint, const json& body, std::string* param) {
 
 }  // namespace
 
+Result<Duration> ParseKeepAliveField(const json& value) {
+  if (value.is_number_integer()) return ParseDuration(std::to_string(value.get<int64_t>()), "keep_alive");
+  if (value.is_number()) {
+    double seconds = value.get<double>();
+    if (!std::isfinite(seconds) || std::abs(seconds) > 1e9) {
+      return InvalidArgument("keep_alive is out of range");
+    }
+    return seconds < 0 ? Duration(std::nullopt)
+                       : Duration(std::chrono::milliseconds(std::llround(seconds * 1000)));
+  }
+  if (value.is_string()) return ParseDuration(value.get<std::string>(), "keep_alive");
+  return InvalidArgument("keep_alive must be a duration string (\"10m\") or a number of seconds");
+}
+
 const char* EnginePath(Endpoint endpoint) {
   switch (endpoint) {
     case Endpoint::kChatCompletions: return "/v1/chat/completions";
@@ -76,6 +91,14 @@ Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_vi
   if (auto priority = doc.find("priority"); priority != doc.end() && !priority->is_null()) {
     if (!priority->is_string()) return Invalid("priority", "must be a string", param);
     request.priority = priority->get<std::string>();
+  }
+  if (auto keep = doc.find("keep_alive"); keep != doc.end() && !keep->is_null()) {
+    auto parsed = ParseKeepAliveField(*keep);
+    if (!parsed.ok()) {
+      if (param) *param = "keep_alive";
+      return parsed.status();
+    }
+    request.keep_alive = *parsed;
   }
   ZEST_RETURN_IF_ERROR(CheckPayload(endpoint, doc, param));
   return request;

@@ -4,9 +4,12 @@
 // (tools, response_format, stream_options, ...) keep working.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
+#include "core/duration.h"
 #include "core/result.h"
 
 namespace zest::api::openai {
@@ -20,10 +23,15 @@ struct InferenceRequest {
   std::string model;
   bool stream = false;
   std::string priority;  // the body's `priority` field ("high"/"normal"/"low"), or ""
+  std::optional<Duration> keep_alive;  // the body's `keep_alive` (Ollama's field), if given
 };
 
+// `keep_alive` as Ollama clients send it: a duration string ("10m", "-1")
+// or a number of seconds (negative = forever).
+Result<Duration> ParseKeepAliveField(const nlohmann::json& value);
+
 // kInvalidArgument (message names the bad field) for malformed JSON, a
-// non-object body, a missing/empty `model`, missing `messages` (chat),
+// non-object body, a missing/empty `model`, a bad `keep_alive`, missing `messages` (chat),
 // `prompt` (completions) or `input` (embeddings), or a non-boolean `stream`.
 // The bad field's name is returned in `*param` when given.
 Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_view body,

@@ -1,0 +1,52 @@
+#include "scheduler/keep_alive_reaper.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace zest::scheduler {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+KeepAliveReaper::KeepAliveReaper(asio::io_context& io, Residency& residency, InstancePool& pool)
+    : residency_(residency), pool_(pool), strand_(asio::make_strand(io)), timer_(strand_) {}
+
+void KeepAliveReaper::Start() { asio::co_spawn(strand_, Loop(), asio::detached); }
+
+void KeepAliveReaper::Stop() {
+  stopped_ = true;
+  asio::post(strand_, [this] { timer_.cancel(); });
+}
+
+asio::awaitable<void> KeepAliveReaper::Loop() {
+  while (!stopped_) {
+    timer_.expires_after(500ms);
+    boost::system::error_code ec;
+    co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopped_) break;
+    co_await ReapOnce();
+  }
+}
+
+asio::awaitable<void> KeepAliveReaper::ReapOnce() {
+  for (const std::string& model : residency_.Expired()) {
+    bool busy = false;
+    for (const InstanceStatus& s : pool_.List()) {
+      if (s.model == model && (s.in_flight > 0 || s.state != "ready")) busy = true;
+    }
+    if (busy) continue;
+    // A request that raced in between is safe: Expired() skips models with
+    // one in flight, and a request whose engine vanishes under it before it
+    // connects gets a fresh one (engine_relay retries once).
+    Status st = co_await pool_.Stop(model);
+    residency_.Forget(model);
+    if (st.ok()) spdlog::info("unloaded '{}': idle past its keep_alive", model);
+  }
+}
+
+}  // namespace zest::scheduler

@@ -1,0 +1,35 @@
+// KeepAliveReaper: twice a second, stops the instances whose keep-alive ran
+// out (Residency decides which) and that have no request in flight.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "scheduler/instance_pool.h"
+#include "scheduler/keep_alive.h"
+
+namespace zest::scheduler {
+
+class KeepAliveReaper {
+ public:
+  KeepAliveReaper(boost::asio::io_context& io, Residency& residency, InstancePool& pool);
+
+  void Start();
+  // Stops checking; safe to call from any thread, before the io_context ends.
+  void Stop();
+
+ private:
+  boost::asio::awaitable<void> Loop();
+  boost::asio::awaitable<void> ReapOnce();
+
+  Residency& residency_;
+  InstancePool& pool_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  boost::asio::steady_timer timer_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace zest::scheduler

@@ -1,0 +1,200 @@
+// Residency: keep_alive (Ollama's semantics), explicit load/unload, and the
+// SSE heartbeats a streaming client gets while it waits.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { after, before, describe, test } from 'node:test';
+import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
+
+const run = promisify(execFile);
+// `long` can stream for tens of seconds (a 128k context before it must stop).
+const LONG = { preset: 'tiny', args: ['--context', '131072'] };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function loaded(zest, model) {
+  return (await zest.instances()).find((i) => i.model === model && i.state === 'ready');
+}
+
+// A streamed chat whose raw text (SSE comments included) is collected as it
+// arrives; `done` resolves with the whole text when the stream ends.
+function rawStream(zest, body, headers = {}) {
+  const controller = new AbortController();
+  const state = { text: '', status: 0 };
+  state.done = (async () => {
+    const res = await zest.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ ...body, stream: true }),
+      signal: controller.signal,
+    });
+    state.status = res.status;
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body) state.text += decoder.decode(chunk, { stream: true });
+    } catch (err) {
+      if (err.name !== 'AbortError') throw err;
+    }
+    return state.text;
+  })();
+  state.abort = () => controller.abort();
+  return state;
+}
+
+describe('keep_alive', () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({ tiny: 'tiny', other: 'tiny', long: LONG }),
+      args: ['--keep-alive', '1h', '--ctx-size', '131072', '--parallel', '1'],
+    });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('keep_alive 0 unloads right after the answer', async () => {
+    const r = await zest.json('/v1/chat/completions', chatBody('tiny', { keep_alive: 0 }));
+    assert.equal(r.status, 200);
+    await waitFor(async () => !(await loaded(zest, 'tiny')), { timeout: 3000, what: 'tiny unloaded' });
+    assert.match(zest.logs(), /unloaded 'tiny': idle past its keep_alive/);
+  });
+
+  test('a duration counts from the end of the answer; ps says when', async () => {
+    const r = await zest.json('/v1/chat/completions', chatBody('tiny', { keep_alive: '2s' }));
+    assert.equal(r.status, 200);
+    const idle = await loaded(zest, 'tiny');
+    assert.ok(idle, 'still loaded right after');
+    assert.ok(idle.expires_in_s > 0 && idle.expires_in_s <= 2, `expires_in_s ${idle.expires_in_s}`);
+    await sleep(1000);
+    assert.ok(await loaded(zest, 'tiny'), 'still loaded after 1 s');
+    await waitFor(async () => !(await loaded(zest, 'tiny')), { timeout: 4000, what: 'tiny unloaded' });
+  });
+
+  test('the server default applies without keep_alive; other models are untouched', async () => {
+    await zest.json('/v1/chat/completions', chatBody('other', { keep_alive: 0 }));
+    await zest.json('/v1/chat/completions', chatBody('tiny'));
+    await waitFor(async () => !(await loaded(zest, 'other')), { timeout: 3000, what: 'other unloaded' });
+    const tiny = await loaded(zest, 'tiny');
+    assert.ok(tiny, 'tiny keeps the 1h default');
+    assert.ok(tiny.expires_in_s > 3500, `expires_in_s ${tiny.expires_in_s}`);
+  });
+
+  test('a model is never unloaded while it streams', async () => {
+    // keep_alive 0 on a stream that outlives several reaper ticks.
+    const s = rawStream(zest, chatBody('long', { keep_alive: 0, max_tokens: 120000 }));
+    await waitFor(() => (s.text.match(/^data: /gm) ?? []).length > 5, { timeout: 30000, what: 'tokens' });
+    const pid = (await loaded(zest, 'long')).pid;
+    await sleep(1500);
+    const during = await loaded(zest, 'long');
+    assert.equal(during?.pid, pid, `the same engine still serves; zest said:\n${zest.logs().slice(-3000)}`);
+    assert.equal(during.expires_in_s, null, 'busy: no expiry');
+    assert.doesNotMatch(s.text, /\[DONE\]/, 'still streaming');
+    s.abort();
+    await s.done;
+    await waitFor(async () => !(await loaded(zest, 'long')), { timeout: 3000, what: 'unloaded after' });
+  });
+
+  test('a bad keep_alive is a 400 naming the field', async () => {
+    const r = await zest.json('/v1/chat/completions', chatBody('tiny', { keep_alive: 'ten minutes' }));
+    assert.equal(r.status, 400);
+    assert.equal(r.data.error.param, 'keep_alive');
+    assert.match(r.data.error.message, /not a duration/);
+    const t = await zest.json('/v1/chat/completions', chatBody('tiny', { keep_alive: [1] }));
+    assert.equal(t.status, 400);
+  });
+});
+
+describe('load and unload', () => {
+  let zest;
+  let env;
+  before(async () => {
+    zest = await startZest({ home: makeHome({ tiny: 'tiny' }), args: ['--keep-alive', '1s'] });
+    env = { ...process.env, ZEST_HOST: zest.url, ZEST_HOME: zest.home };
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('POST /api/v1/load starts the engine and keeps it as asked', async () => {
+    const r = await zest.json('/api/v1/load', { model: 'tiny', keep_alive: -1 });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.status, 'loaded');
+    assert.equal(r.data.keep_alive, 'forever');
+    assert.ok(r.data.load_ms >= 0);
+    const inst = await loaded(zest, 'tiny');
+    assert.equal(inst?.pid, r.data.pid);
+    assert.equal(inst.expires_in_s, null);
+    await sleep(1500);  // past the server's 1 s default
+    assert.equal((await loaded(zest, 'tiny'))?.pid, r.data.pid, 'kept forever');
+    // A request without keep_alive brings the default back.
+    await zest.json('/v1/chat/completions', chatBody('tiny'));
+    await waitFor(async () => !(await loaded(zest, 'tiny')), { timeout: 4000, what: 'unloaded' });
+  });
+
+  test('load errors: unknown model 404, bad body 400', async () => {
+    let r = await zest.json('/api/v1/load', { model: 'nope' });
+    assert.equal(r.status, 404);
+    assert.equal(r.data.error.code, 'model_not_found');
+    r = await zest.json('/api/v1/load', { model: 'tiny', keep_alive: 'soon' });
+    assert.equal(r.status, 400);
+    assert.equal(r.data.error.param, 'keep_alive');
+    r = await zest.json('/api/v1/load', '[]');
+    assert.equal(r.status, 400);
+  });
+
+  test('zest load and zest unload', async () => {
+    const { stdout } = await run(zestBin, ['load', 'tiny', '--keep-alive', '10m'], { env });
+    assert.match(stdout, /loaded tiny in [\d.]+ s \(pid \d+, keep-alive 10m0s\)/);
+    const inst = await loaded(zest, 'tiny');
+    assert.ok(inst.expires_in_s > 590, `expires_in_s ${inst.expires_in_s}`);
+    assert.match((await run(zestBin, ['unload', 'tiny'], { env })).stdout, /unloaded tiny/);
+    assert.equal(await loaded(zest, 'tiny'), undefined);
+    await assert.rejects(run(zestBin, ['load', 'nope'], { env }), /not found/);
+  });
+});
+
+describe('heartbeats while a stream waits', () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({ long: LONG }),
+      args: ['--parallel', '1', '--ctx-size', '131072'],
+      env: { ZEST_HEARTBEAT: '1' },
+    });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('a queued stream gets 200 and SSE comments, then its answer', async () => {
+    const first = rawStream(zest, chatBody('long', { max_tokens: 120000 }));
+    await waitFor(() => first.text.includes('data: '), { timeout: 30000, what: 'the first stream' });
+    const second = rawStream(zest, chatBody('long', { max_tokens: 4 }));
+    await waitFor(() => (second.text.match(/^: queued 'long' \(\d+ s\)$/gm) ?? []).length >= 2,
+      { timeout: 5000, what: 'two heartbeats' });
+    assert.equal(second.status, 200);
+    assert.doesNotMatch(second.text, /^data: /m, 'no answer while queued');
+    first.abort();
+    const text = await second.done;
+    const data = text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6));
+    assert.equal(data.at(-1), '[DONE]');
+    assert.ok(data.slice(0, -1).some((d) => JSON.parse(d).choices?.[0]?.delta?.content !== undefined));
+  });
+
+  test('a wait that ends in an error after heartbeats is an SSE error event', async () => {
+    const first = rawStream(zest, chatBody('long', { max_tokens: 120000 }));
+    await waitFor(() => first.text.includes('data: '), { timeout: 30000, what: 'the first stream' });
+    const second = rawStream(zest, chatBody('long'), { 'X-Queue-Timeout': '2.5' });
+    const text = await second.done;
+    assert.doesNotMatch(first.text, /\[DONE\]/, 'the first still streams');
+    first.abort();
+    await first.done;
+    assert.equal(second.status, 200);
+    assert.match(text, /^: queued 'long'/m);
+    const error = JSON.parse(text.split('\n').find((l) => l.startsWith('data: ')).slice(6));
+    assert.equal(error.error.code, 'queue_timeout');
+  });
+
+  test('a short wait keeps its HTTP status (no heartbeat yet)', async () => {
+    const r = await zest.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody('nope', { stream: true })),
+    });
+    assert.equal(r.status, 404);
+  });
+});
