@@ -201,7 +201,8 @@ int RunServer(const config::LoadedSettings& loaded) {
   spdlog::info("model store: {}", hf_store.string());
   scheduler::InstancePool pool(io,
                                {*run_dir, s.LogDir(), s.ctx_size, s.parallel, s.threads,
-                                std::chrono::seconds(s.ready_timeout_s)},
+                                std::chrono::seconds(s.ready_timeout_s),
+                                s.save_slots ? s.SlotDir() : fs::path()},
                                engine);
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics(metrics);

@@ -70,6 +70,16 @@ Field DurationField(const char* key, const char* env, std::string Settings::*mem
           [=](const Settings& s) { return s.*member; }};
 }
 
+Field BoolField(const char* key, const char* env, bool Settings::*member) {
+  return {key, env,
+          [=](Settings& s, const std::string& t) -> Status {
+            if (t != "true" && t != "false") return InvalidArgument("'" + t + "' is not true or false");
+            s.*member = t == "true";
+            return Status::Ok();
+          },
+          [=](const Settings& s) { return std::string(s.*member ? "true" : "false"); }};
+}
+
 Status SetLogLevel(Settings& s, const std::string& t) {
   static const char* kLevels[] = {"trace", "debug", "info", "warn", "error"};
   for (const char* level : kLevels) {
@@ -113,6 +123,7 @@ const std::vector<Field>& Fields() {
       IntField("scheduler.aging_s", "ZEST_QUEUE_AGING", &Settings::aging_s, 0, 86400),
       DurationField("scheduler.keep_alive", "ZEST_KEEP_ALIVE", &Settings::keep_alive),
       IntField("scheduler.heartbeat_s", "ZEST_HEARTBEAT", &Settings::heartbeat_s, 0, 3600),
+      BoolField("scheduler.save_slots", "ZEST_SAVE_SLOTS", &Settings::save_slots),
       Field{"log.level", "ZEST_LOG_LEVEL", SetLogLevel,
             [](const Settings& s) { return s.log_level; }},
   };

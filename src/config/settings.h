@@ -40,11 +40,13 @@ struct Settings {
   int aging_s = 10;                     // wait that lifts a request one priority class
   std::string keep_alive = "10m";       // idle time before a model unloads (core/duration.h)
   int heartbeat_s = 5;                  // SSE comment interval while a stream waits; 0 = off
+  bool save_slots = true;               // keep an unloaded model's conversations (KV cache)
   // [log]
   std::string log_level = "info";
 
   std::filesystem::path RunDir() const { return home / "run"; }
   std::filesystem::path LogDir() const { return home / "logs"; }
+  std::filesystem::path SlotDir() const { return home / "cache" / "slots"; }
   std::filesystem::path UserModelsFile() const { return home / "user_models.json"; }
 };
 

@@ -13,6 +13,9 @@ std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options) {
   if (options.threads > 0) argv.insert(argv.end(), {"-t", std::to_string(options.threads)});
   if (!options.mmproj.empty()) argv.insert(argv.end(), {"--mmproj", options.mmproj.string()});
   if (options.embeddings) argv.push_back("--embeddings");
+  if (!options.slot_save_path.empty()) {
+    argv.insert(argv.end(), {"--slot-save-path", options.slot_save_path.string()});
+  }
   argv.insert(argv.end(), options.extra.begin(), options.extra.end());
   return argv;
 }

@@ -16,11 +16,13 @@ struct LlamaServerOptions {
   int parallel = 1;                // --parallel (slots)
   int threads = 0;                 // -t; 0 = llama-server's default
   bool embeddings = false;         // --embeddings (embedding models)
+  std::filesystem::path slot_save_path;  // --slot-save-path (slot save/restore); empty = none
   std::vector<std::string> extra;  // appended as given
 };
 
 // argv starting with "llama-server": --host SOCKET [--alias NAME] -m MODEL
-// --metrics --jinja --parallel N [-c N] [-t N] [--embeddings] extra...
+// --metrics --jinja --parallel N [-c N] [-t N] [--embeddings]
+// [--slot-save-path DIR] extra...
 // (--alias only when an alias is given). Pass it to EngineLocation::Command.
 std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options);
 

@@ -11,6 +11,7 @@
 
 #include "engines/llama_server_args.h"
 #include "http/upstream_client.h"
+#include "scheduler/slot_cache.h"
 
 namespace zest::scheduler {
 namespace {
@@ -153,6 +154,11 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     finish(ready);
     co_return ready;
   }
+  // Before any request reaches it: conversations saved when it last unloaded.
+  if (fs::path dir = SlotDir(model.name); !dir.empty()) {
+    auto restored = co_await RestoreSlots(socket, dir);
+    if (restored.ok() && *restored > 0) spdlog::info("restored {} slot(s) of '{}'", *restored, model.name);
+  }
   finish(Status::Ok());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("'{}' ready in {:.2f} s", model.name, secs);
@@ -169,6 +175,7 @@ engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry
   o.parallel = options_.parallel;
   o.threads = options_.threads;
   o.embeddings = model.info.embedding;
+  o.slot_save_path = SlotDir(model.name);
   // ctx_size is what one request may use. llama-server splits -c between its
   // slots, so it gets ctx_size × parallel; a context longer than the model
   // was trained for only wastes KV memory.
@@ -201,8 +208,16 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
   std::error_code ec;
   fs::remove(socket, ec);
   engines::SpawnOptions spawn;
-  spawn.argv = engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket)),
-                                {options_.run_dir}, ModelDirs(model));
+  std::vector<fs::path> writable = {options_.run_dir};
+  if (fs::path slots = SlotDir(model.name); !slots.empty()) {
+    std::error_code ec;
+    fs::create_directories(slots, ec);
+    fs::permissions(slots, fs::perms::owner_all, ec);  // prompts live here
+    if (ec) return IoError("cannot create " + slots.string() + ": " + ec.message());
+    writable.push_back(slots);
+  }
+  spawn.argv = engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket)), writable,
+                                ModelDirs(model));
   spawn.log_file = options_.log_dir / (SafeFileName(model.name) + ".log");
   return engines::Process::Spawn(spawn);
 }
@@ -261,11 +276,15 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   co_await TerminateOffStrand(instance);
 }
 
-awaitable<Status> InstancePool::Stop(std::string model) {
-  co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model)), use_awaitable);
+awaitable<Status> InstancePool::Stop(std::string model, bool save_slots) {
+  co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model), save_slots), use_awaitable);
 }
 
-awaitable<Status> InstancePool::StopOnStrand(std::string model) {
+fs::path InstancePool::SlotDir(const std::string& model) const {
+  return options_.slot_dir.empty() ? fs::path() : options_.slot_dir / SafeFileName(model);
+}
+
+awaitable<Status> InstancePool::StopOnStrand(std::string model, bool save_slots) {
   std::shared_ptr<Instance> instance;
   {
     std::lock_guard lock(list_mu_);
@@ -276,6 +295,12 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model) {
     }
   }
   if (!instance) co_return NotFound("model '" + model + "' is not loaded");
+  // No new request can reach it now; an idle one keeps its conversations.
+  if (save_slots && !SlotDir(model).empty() && instance->in_flight == 0 && instance->Alive()) {
+    auto saved = co_await SaveSlots(instance->socket(), SlotDir(model));
+    if (saved.ok() && *saved > 0) spdlog::info("saved {} slot(s) of '{}'", *saved, model);
+    if (!saved.ok()) spdlog::warn("cannot save the slots of '{}': {}", model, saved.status().message());
+  }
   // A load in progress notices the exit and fails its waiters.
   co_await TerminateOffStrand(instance);
   spdlog::info("stopped '{}' (pid {})", model, instance->pid());

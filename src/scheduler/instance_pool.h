@@ -38,6 +38,9 @@ struct PoolOptions {
   int parallel = 4;
   int threads = 0;
   std::chrono::seconds ready_timeout{120};
+  // Where each model's saved slots go (slot_cache.h), one 0700 directory per
+  // model; empty = slots are not saved across unloads.
+  std::filesystem::path slot_dir;
 };
 
 struct InstanceStatus {
@@ -67,7 +70,12 @@ class InstancePool {
   boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance);
 
   // Stops the model's instance (SIGTERM, then SIGKILL). kNotFound if none.
-  boost::asio::awaitable<Status> Stop(std::string model);
+  // With `save_slots`, an idle instance's slots are saved first and come
+  // back when the model loads again.
+  boost::asio::awaitable<Status> Stop(std::string model, bool save_slots = false);
+
+  // The model's --slot-save-path; empty when slots are not saved.
+  std::filesystem::path SlotDir(const std::string& model) const;
 
   std::vector<InstanceStatus> List();
 
@@ -85,7 +93,7 @@ class InstancePool {
   Result<std::unique_ptr<engines::Process>> SpawnEngine(const models::ModelEntry& model,
                                                         const std::filesystem::path& socket);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
-  boost::asio::awaitable<Status> StopOnStrand(std::string model);
+  boost::asio::awaitable<Status> StopOnStrand(std::string model, bool save_slots);
   boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 

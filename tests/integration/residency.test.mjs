@@ -53,8 +53,10 @@ describe('keep_alive', () => {
   test('keep_alive 0 unloads right after the answer', async () => {
     const r = await zest.json('/v1/chat/completions', chatBody('tiny', { keep_alive: 0 }));
     assert.equal(r.status, 200);
-    await waitFor(async () => !(await loaded(zest, 'tiny')), { timeout: 3000, what: 'tiny unloaded' });
-    assert.match(zest.logs(), /unloaded 'tiny': idle past its keep_alive/);
+    // The log line comes once the engine has exited.
+    await waitFor(() => /unloaded 'tiny': idle past its keep_alive/.test(zest.logs()),
+      { timeout: 10000, what: 'the unload logged' });
+    assert.equal(await loaded(zest, 'tiny'), undefined);
   });
 
   test('a duration counts from the end of the answer; ps says when', async () => {
@@ -65,13 +67,13 @@ describe('keep_alive', () => {
     assert.ok(idle.expires_in_s > 0 && idle.expires_in_s <= 2, `expires_in_s ${idle.expires_in_s}`);
     await sleep(1000);
     assert.ok(await loaded(zest, 'tiny'), 'still loaded after 1 s');
-    await waitFor(async () => !(await loaded(zest, 'tiny')), { timeout: 4000, what: 'tiny unloaded' });
+    await waitFor(async () => !(await loaded(zest, 'tiny')), { timeout: 10000, what: 'tiny unloaded' });
   });
 
   test('the server default applies without keep_alive; other models are untouched', async () => {
     await zest.json('/v1/chat/completions', chatBody('other', { keep_alive: 0 }));
     await zest.json('/v1/chat/completions', chatBody('tiny'));
-    await waitFor(async () => !(await loaded(zest, 'other')), { timeout: 3000, what: 'other unloaded' });
+    await waitFor(async () => !(await loaded(zest, 'other')), { timeout: 10000, what: 'other unloaded' });
     const tiny = await loaded(zest, 'tiny');
     assert.ok(tiny, 'tiny keeps the 1h default');
     assert.ok(tiny.expires_in_s > 3500, `expires_in_s ${tiny.expires_in_s}`);
@@ -89,7 +91,7 @@ describe('keep_alive', () => {
     assert.doesNotMatch(s.text, /\[DONE\]/, 'still streaming');
     s.abort();
     await s.done;
-    await waitFor(async () => !(await loaded(zest, 'long')), { timeout: 3000, what: 'unloaded after' });
+    await waitFor(async () => !(await loaded(zest, 'long')), { timeout: 10000, what: 'unloaded after' });
   });
 
   test('a bad keep_alive is a 400 naming the field', async () => {
@@ -124,7 +126,7 @@ describe('load and unload', () => {
     assert.equal((await loaded(zest, 'tiny'))?.pid, r.data.pid, 'kept forever');
     // A request without keep_alive brings the default back.
     await zest.json('/v1/chat/completions', chatBody('tiny'));
-    await waitFor(async () => !(await loaded(zest, 'tiny')), { timeout: 4000, what: 'unloaded' });
+    await waitFor(async () => !(await loaded(zest, 'tiny')), { timeout: 10000, what: 'unloaded' });
   });
 
   test('load errors: unknown model 404, bad body 400', async () => {
@@ -196,5 +198,48 @@ describe('heartbeats while a stream waits', () => {
       body: JSON.stringify(chatBody('nope', { stream: true })),
     });
     assert.equal(r.status, 404);
+  });
+});
+
+describe('conversations survive an unload (slot save/restore)', () => {
+  // A long prompt: processing it again would show in the engine's timings.
+  const prompt = Array.from({ length: 1500 }, (_, i) => `word${i % 50}`).join(' ');
+  const ask = (zest) => zest.json('/v1/chat/completions', chatBody('ctx', {
+    messages: [{ role: 'user', content: prompt }], max_tokens: 4, keep_alive: 0,
+  }));
+  const home = () => makeHome({ ctx: { preset: 'tiny', args: ['--context', '8192'] } });
+
+  async function askTwiceAcrossAnUnload(zest) {
+    const first = await ask(zest);
+    assert.equal(first.status, 200, JSON.stringify(first.data));
+    // Stopped, not only gone from ps: the slots are saved before the engine exits.
+    await waitFor(() => /stopped 'ctx'/.test(zest.logs()), { timeout: 10000, what: 'the engine stopped' });
+    const second = await ask(zest);
+    assert.equal(second.status, 200, JSON.stringify(second.data));
+    return [first.data.timings, second.data.timings];
+  }
+
+  test('the second request after a reload reuses the saved prompt', async () => {
+    const zest = await startZest({ home: home(), args: ['--ctx-size', '8192', '--parallel', '1'] });
+    try {
+      const [first, second] = await askTwiceAcrossAnUnload(zest);
+      assert.ok(first.prompt_n > 1000, `first prompt_n ${first.prompt_n}`);
+      assert.ok(second.prompt_n < first.prompt_n / 10,
+        `second prompt_n ${second.prompt_n} vs first ${first.prompt_n}`);
+      assert.ok(second.cache_n > 1000, `cache_n ${second.cache_n}`);
+      assert.match(zest.logs(), /saved 1 slot\(s\) of 'ctx'/);
+      assert.match(zest.logs(), /restored 1 slot\(s\) of 'ctx'/);
+    } finally { await zest.stop(); zest.cleanup(); }
+  });
+
+  test('with scheduler.save_slots=false the prompt is processed again', async () => {
+    const zest = await startZest({
+      home: home(), args: ['--ctx-size', '8192', '--parallel', '1'], env: { ZEST_SAVE_SLOTS: 'false' },
+    });
+    try {
+      const [first, second] = await askTwiceAcrossAnUnload(zest);
+      assert.ok(second.prompt_n > first.prompt_n * 0.9, `second prompt_n ${second.prompt_n}`);
+      assert.doesNotMatch(zest.logs(), /saved \d+ slot/);
+    } finally { await zest.stop(); zest.cleanup(); }
   });
 });

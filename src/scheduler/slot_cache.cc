@@ -1,0 +1,96 @@
+#include "scheduler/slot_cache.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/this_coro.hpp>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "http/upstream_client.h"
+
+namespace zest::scheduler {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr std::size_t kMaxReplyBytes = 16u << 20;  // /slots carries each slot's params
+
+const std::string kPost = "POST";
+
+std::string SlotFile(int id) { return "slot-" + std::to_string(id) + ".bin"; }
+
+// One request to the engine; the reply body when it answers 200.
+asio::awaitable<Result<std::string>> Call(fs::path socket, std::string method, std::string target,
+                                          std::string body) {
+  auto executor = co_await asio::this_coro::executor;
+  http::UpstreamRequest request;
+  request.method = std::move(method);
+  request.target = std::move(target);
+  request.body = std::move(body);
+  if (!request.body.empty()) request.headers.emplace_back("Content-Type", "application/json");
+  auto response = co_await http::SendUpstream(executor, socket.string(), std::move(request));
+  if (!response.ok()) co_return response.status();
+  auto reply = co_await (*response)->ReadAll(kMaxReplyBytes);
+  if (!reply.ok()) co_return reply.status();
+  if ((*response)->status() != 200) {
+    co_return EngineFailed("engine answered " + std::to_string((*response)->status()) + ": " +
+                           reply->substr(0, 300));
+  }
+  co_return std::move(reply).value();
+}
+
+}  // namespace
+
+asio::awaitable<Result<int>> SaveSlots(fs::path socket, fs::path dir) {
+  const std::string get = "GET", list = "/slots", none;
+  auto listed = co_await Call(socket, get, list, none);
+  if (!listed.ok()) co_return listed.status();
+  json slots = json::parse(*listed, nullptr, /*allow_exceptions=*/false);
+  if (!slots.is_array()) co_return EngineFailed("the engine's /slots is not a list");
+  int saved = 0;
+  for (const json& slot : slots) {
+    // A slot that never served a task has no id_task and nothing to keep.
+    if (!slot.is_object() || !slot.contains("id_task") || slot.value("is_processing", false)) continue;
+    if (slot.value("n_prompt_tokens", 0) <= 0) continue;
+    int id = slot.value("id", -1);
+    if (id < 0) continue;
+    // Arguments named, not temporaries inside co_await (GCC 12).
+    const std::string target = "/slots/" + std::to_string(id) + "?action=save";
+    const std::string body = json({{"filename", SlotFile(id)}}).dump();
+    auto done = co_await Call(socket, kPost, target, body);
+    if (!done.ok()) {
+      spdlog::warn("cannot save slot {} to {}: {}", id, dir.string(), done.status().message());
+      continue;
+    }
+    ++saved;
+  }
+  co_return saved;
+}
+
+asio::awaitable<Result<int>> RestoreSlots(fs::path socket, fs::path dir) {
+  static const std::regex kName(R"(slot-(\d{1,4})\.bin)");
+  std::error_code ec;
+  std::vector<std::pair<int, fs::path>> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::smatch m;
+    std::string name = entry.path().filename().string();
+    if (std::regex_match(name, m, kName)) files.emplace_back(std::stoi(m[1]), entry.path());
+  }
+  int restored = 0;
+  for (const auto& [id, file] : files) {
+    const std::string target = "/slots/" + std::to_string(id) + "?action=restore";
+    const std::string body = json({{"filename", file.filename().string()}}).dump();
+    auto done = co_await Call(socket, kPost, target, body);
+    if (done.ok()) {
+      ++restored;
+    } else {
+      spdlog::warn("cannot restore {}: {}", file.string(), done.status().message());
+    }
+    fs::remove(file, ec);
+  }
+  co_return restored;
+}
+
+}  // namespace zest::scheduler
