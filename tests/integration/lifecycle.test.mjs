@@ -52,6 +52,23 @@ describe('engine lifecycle', () => {
     }
   });
 
+  test('loads of two models overlap in time (no global load lock)', async () => {
+    // Big contexts make each load take a while (the KV cache is allocated).
+    const big = { preset: 'tiny', args: ['--context', '131072'] };
+    const z = await startZest({ home: makeHome({ c: big, d: big }), args: ['--ctx-size', '131072'] });
+    try {
+      const results = await Promise.all(['c', 'd'].map((m) => z.json('/v1/chat/completions', chatBody(m))));
+      for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.data));
+      // Both engines were started before either was ready.
+      const events = z.logs().split('\n').flatMap((line) => {
+        if (/loading '[cd]' \(pid/.test(line)) return ['loading'];
+        if (/'[cd]' ready in/.test(line)) return ['ready'];
+        return [];
+      });
+      assert.equal(events.length, 4, z.logs());
+      assert.deepEqual(events.slice(0, 2), ['loading', 'loading'], z.logs());
+    } finally { await z.stop(); z.cleanup(); }
+  });
 });
 
 // A model with a long context, so a generation would run for many seconds
