@@ -1,5 +1,6 @@
 #include "models/blob_transfer.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -17,7 +18,11 @@ namespace {
 // Range progress is recorded every few MiB: a crash re-fetches at most this
 // much per range, and the sidecar is not rewritten for every packet.
 constexpr uint64_t kRecordEveryBytes = 1ull << 20;
-constexpr std::size_t kHashChunk = 1 << 20;
+constexpr std::size_t kHashChunk = 4 << 20;  // read back per pread by the hasher
+// Written data is handed to the disk every so often while the transfer runs,
+// so the fdatasync before publishing waits for the last few MiB only, not
+// the whole file: the disk works in parallel with the network.
+constexpr uint64_t kWritebackEveryBytes = 16ull << 20;
 
 double UnitRandom() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -64,8 +69,19 @@ struct Attempt {
   bool started = false;
   uint64_t received = 0;
   uint64_t since_record = 0;
+  uint64_t unsynced_from = 0;  // start of the bytes written but not yet handed to the disk
+  uint64_t unsynced = 0;
   Status write_error;
 };
+
+// Starts writeback of what this attempt wrote so far (it does not wait).
+void StartWriteback(int fd, Attempt& a) {
+  if (a.unsynced == 0) return;
+  ::sync_file_range(fd, static_cast<off_t>(a.unsynced_from), static_cast<off_t>(a.unsynced),
+                    SYNC_FILE_RANGE_WRITE);
+  a.unsynced_from += a.unsynced;
+  a.unsynced = 0;
+}
 
 bool OnBytes(const TransferTarget& t, ByteRange& range, std::size_t index, Attempt& a,
              long status, std::string_view bytes) {
@@ -73,6 +89,7 @@ bool OnBytes(const TransferTarget& t, ByteRange& range, std::size_t index, Attem
     a.started = true;
     // A 200 to a Range request is the whole file: skip to where we are.
     a.discard = status == 200 ? range.start + range.done : 0;
+    a.unsynced_from = range.start + range.done;
   }
   uint64_t skip = std::min<uint64_t>(a.discard, bytes.size());
   a.discard -= skip;
@@ -81,10 +98,12 @@ bool OnBytes(const TransferTarget& t, ByteRange& range, std::size_t index, Attem
   if (n == 0) return range.remaining() > 0;
   a.write_error = WriteAll(t.fd, bytes.data(), n, range.start + range.done);
   if (!a.write_error.ok()) return false;
-  if (t.hasher) t.hasher->Update(bytes.data(), n);
   range.done += n;
+  if (t.hasher) t.hasher->Advance(index, range.start + range.done);
   a.received += n;
   a.since_record += n;
+  a.unsynced += n;
+  if (a.unsynced >= kWritebackEveryBytes) StartWriteback(t.fd, a);
   t.completed->fetch_add(n);
   if (a.since_record >= kRecordEveryBytes) {
     RecordRange(t, range, index);
@@ -131,19 +150,66 @@ std::string Sha256::HexDigest() {
   return out;
 }
 
-Status HashPrefix(int fd, uint64_t length, Sha256& hasher, const std::atomic<bool>& stop) {
-  std::vector<char> buf(kHashChunk);
-  uint64_t offset = 0;
-  while (offset < length) {
-    if (stop.load()) return Status(ErrorCode::kCancelled, "download cancelled");
-    std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(buf.size(), length - offset));
-    ssize_t got = ::pread(fd, buf.data(), want, static_cast<off_t>(offset));
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return IoError(std::string("cannot read the download back: ") + std::strerror(errno));
-    hasher.Update(buf.data(), static_cast<std::size_t>(got));
-    offset += static_cast<uint64_t>(got);
+FollowingHasher::FollowingHasher(int fd, uint64_t size, const std::vector<ByteRange>& ranges)
+    : fd_(fd),
+      size_(size),
+      ranges_(ranges),
+      frontiers_(std::make_unique<std::atomic<uint64_t>[]>(ranges.size())) {
+  for (std::size_t i = 0; i < ranges_.size(); ++i) {
+    frontiers_[i].store(ranges_[i].start + ranges_[i].done);
   }
-  return Status::Ok();
+  thread_ = std::thread([this] { Run(); });
+}
+
+FollowingHasher::~FollowingHasher() {
+  abort_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+uint64_t FollowingHasher::ContiguousEnd() const {
+  if (ranges_.empty()) return size_;
+  uint64_t end = ranges_[0].start;  // what precedes the first range is on disk already
+  for (std::size_t i = 0; i < ranges_.size(); ++i) {
+    if (end < ranges_[i].start) break;
+    end = std::max(end, frontiers_[i].load(std::memory_order_acquire));
+    if (end < ranges_[i].end) break;
+  }
+  return std::min(end, size_);
+}
+
+void FollowingHasher::Run() {
+  std::vector<char> buf(kHashChunk);
+  uint64_t pos = 0;
+  while (pos < size_) {
+    if (abort_.load()) {
+      status_ = Status(ErrorCode::kCancelled, "download cancelled");
+      return;
+    }
+    uint64_t limit = ContiguousEnd();
+    if (limit <= pos) {  // caught up with the network
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    while (pos < limit) {
+      std::size_t want = static_cast<std::size_t>(std::min<uint64_t>(buf.size(), limit - pos));
+      ssize_t got = ::pread(fd_, buf.data(), want, static_cast<off_t>(pos));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        status_ = IoError(std::string("cannot read the download back: ") +
+                          (got < 0 ? std::strerror(errno) : "unexpected end of file"));
+        return;
+      }
+      sha_.Update(buf.data(), static_cast<std::size_t>(got));
+      pos += static_cast<uint64_t>(got);
+    }
+  }
+  digest_ = sha_.HexDigest();
+}
+
+Result<std::string> FollowingHasher::Finish() {
+  if (thread_.joinable()) thread_.join();
+  if (!status_.ok()) return status_;
+  return digest_;
 }
 
 Status TransferRange(const TransferTarget& t, ByteRange& range, std::size_t index) {

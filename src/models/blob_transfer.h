@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/result.h"
@@ -32,9 +33,43 @@ class Sha256 {
   std::unique_ptr<EVP_MD_CTX, CtxDeleter> ctx_;
 };
 
-// Feeds the first `length` bytes of `fd` into `hasher` (stops early,
-// returning kCancelled, when `stop` is set).
-Status HashPrefix(int fd, uint64_t length, Sha256& hasher, const std::atomic<bool>& stop);
+// Hashes a download on its own thread while it arrives: it follows the
+// file's contiguous written prefix (everything before the first range, then
+// each range's written bytes while the ranges before it are complete),
+// reading it back from the page cache. The network, the disk and sha256 then
+// work in parallel, and the digest is ready moments after the last byte,
+// for one connection or several.
+class FollowingHasher {
+ public:
+  // `ranges`: what is still to be fetched, in file order, tiling [ranges[0].start, size).
+  FollowingHasher(int fd, uint64_t size, const std::vector<ByteRange>& ranges);
+  ~FollowingHasher();  // stops the thread if Finish() was not reached
+  FollowingHasher(const FollowingHasher&) = delete;
+  FollowingHasher& operator=(const FollowingHasher&) = delete;
+
+  // Range `index` now has its bytes up to `frontier` (absolute offset) on disk.
+  void Advance(std::size_t index, uint64_t frontier) {
+    frontiers_[index].store(frontier, std::memory_order_release);
+  }
+
+  // Waits until the whole file is hashed; the lower-case hex sha256, or
+  // the read error.
+  Result<std::string> Finish();
+
+ private:
+  void Run();
+  uint64_t ContiguousEnd() const;
+
+  const int fd_;
+  const uint64_t size_;
+  std::vector<ByteRange> ranges_;  // start/end only
+  std::unique_ptr<std::atomic<uint64_t>[]> frontiers_;
+  std::atomic<bool> abort_{false};
+  Sha256 sha_;
+  Status status_;        // written by the thread, read after it joined
+  std::string digest_;   // likewise
+  std::thread thread_;
+};
 
 struct TransferTarget {
   const BlobRequest* request = nullptr;
@@ -43,7 +78,7 @@ struct TransferTarget {
   int sidecar_fd = -1;                      // range records, or -1 (one range, no sidecar)
   std::atomic<uint64_t>* completed = nullptr;  // bytes of the file on disk, for progress
   const std::atomic<bool>* stop = nullptr;
-  Sha256* hasher = nullptr;                 // fed in order; only with a single range
+  FollowingHasher* hasher = nullptr;        // told of every write; may be null
 };
 
 // Fetches what is left of `range` (index `index` in the sidecar), retrying

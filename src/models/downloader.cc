@@ -310,29 +310,25 @@ Status Downloader::Download(InFlight& entry, const BlobRequest& r) {
   ZEST_RETURN_IF_ERROR(CheckFreeSpace(blob.parent_path(), r.size - AllocatedBytes(incomplete, r.size)));
   Fd sidecar_fd(plan.sidecar ? ::open(sidecar.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1);
   if (plan.sidecar) ZEST_RETURN_IF_ERROR(WriteSidecar(sidecar_fd.get(), r.size, plan.ranges));
-  std::optional<Sha256> hasher;
-  if (!plan.sidecar) {
-    hasher.emplace();
-    ZEST_RETURN_IF_ERROR(HashPrefix(fd.get(), plan.ranges[0].start, *hasher, entry.stop));
-  }
+  FollowingHasher hasher(fd.get(), r.size, plan.ranges);
   spdlog::info("downloading {}/{} ({} of {} left, {} connection(s))", r.repo, r.path,
                HumanBytes(remaining), HumanBytes(r.size), plan.ranges.size());
   TransferTarget target{&r, &options_, fd.get(), sidecar_fd.get(), &entry.completed, &entry.stop,
-                        hasher ? &*hasher : nullptr};
+                        &hasher};
+  auto t0 = std::chrono::steady_clock::now();
   ZEST_RETURN_IF_ERROR(TransferRanges(target, plan.ranges));
-  return VerifyAndPublish(fd.get(), r, hasher ? &*hasher : nullptr, entry.stop);
+  auto t1 = std::chrono::steady_clock::now();
+  Status published = VerifyAndPublish(fd.get(), r, hasher);
+  auto t2 = std::chrono::steady_clock::now();
+  spdlog::debug("{}/{}: transfer {:.2f} s, verify and publish {:.2f} s", r.repo, r.path,
+                std::chrono::duration<double>(t1 - t0).count(),
+                std::chrono::duration<double>(t2 - t1).count());
+  return published;
 }
 
-Status Downloader::VerifyAndPublish(int fd, const BlobRequest& r, Sha256* hasher,
-                                    const std::atomic<bool>& stop) {
+Status Downloader::VerifyAndPublish(int fd, const BlobRequest& r, FollowingHasher& hasher) {
   fs::path incomplete = store_.IncompletePath(r.repo, r.sha256);
-  std::optional<Sha256> reread;
-  if (hasher == nullptr) {
-    reread.emplace();
-    ZEST_RETURN_IF_ERROR(HashPrefix(fd, r.size, *reread, stop));
-    hasher = &*reread;
-  }
-  std::string digest = hasher->HexDigest();
+  ZEST_ASSIGN_OR_RETURN(std::string digest, hasher.Finish());
   std::error_code ec;
   if (digest != r.sha256) {
     fs::remove(incomplete, ec);

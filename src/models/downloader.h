@@ -37,7 +37,7 @@
 
 namespace zest::models {
 
-class Sha256;
+class FollowingHasher;
 
 struct DownloadOptions {
   int connections = 4;                          // parallel ranges for large files
@@ -92,8 +92,7 @@ class Downloader {
   void Leave(InFlight& entry);
   void RunDownload(std::shared_ptr<InFlight> entry, BlobRequest request);
   Status Download(InFlight& entry, const BlobRequest& request);
-  Status VerifyAndPublish(int fd, const BlobRequest& request, Sha256* hasher,
-                          const std::atomic<bool>& stop);
+  Status VerifyAndPublish(int fd, const BlobRequest& request, FollowingHasher& hasher);
   Status WaitForLock(int fd, const InFlight& entry) const;
   void ReapWorkers();
 
