@@ -2,6 +2,8 @@
 // SSE heartbeats a streaming client gets while it waits.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
@@ -229,6 +231,13 @@ describe('conversations survive an unload (slot save/restore)', () => {
       assert.ok(second.cache_n > 1000, `cache_n ${second.cache_n}`);
       assert.match(zest.logs(), /saved 1 slot\(s\) of 'ctx'/);
       assert.match(zest.logs(), /restored 1 slot\(s\) of 'ctx'/);
+      // Saved again at the second unload, private, and deleted with the model.
+      const dir = path.join(zest.home, 'cache', 'slots', 'ctx');
+      await waitFor(() => fs.existsSync(path.join(dir, 'slot-0.bin')), { timeout: 10000, what: 'slot file' });
+      assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+      const del = await zest.json('/api/v1/models/ctx', undefined, { method: 'DELETE' });
+      assert.equal(del.status, 200, JSON.stringify(del.data));
+      assert.equal(fs.existsSync(dir), false);
     } finally { await zest.stop(); zest.cleanup(); }
   });
 

@@ -84,6 +84,9 @@ awaitable<Result<models::ModelEntry>> ModelsApi::Delete(std::string name) {
   for (const std::string& alias : registry_.NamesFor(*model)) {
     Status st = co_await pool_.Stop(alias);
     if (!st.ok() && st.code() != ErrorCode::kNotFound) co_return st;
+    // Its saved conversations go with it.
+    std::error_code ec;
+    if (std::filesystem::path slots = pool_.SlotDir(alias); !slots.empty()) std::filesystem::remove_all(slots, ec);
   }
   Status removed = registry_.Remove(*model);
   if (!removed.ok()) co_return removed;
@@ -99,12 +102,16 @@ awaitable<void> ModelsApi::SendDeleted(std::string name, http::ResponseWriter& w
 
 awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
   if (name.empty()) {
-    co_return co_await openai::SendError(w, InvalidArgument("'model' is required"), "model");
+    const Status missing = InvalidArgument("'model' is required");
+    co_return co_await openai::SendError(w, missing, "model");
   }
   auto model = registry_.Find(name);
   if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
   auto gguf = models::ReadGguf(model->path);
-  if (!gguf.ok()) co_return co_await openai::SendError(w, Internal(gguf.status().message()), "model");
+  if (!gguf.ok()) {
+    const Status unreadable = Internal(gguf.status().message());
+    co_return co_await openai::SendError(w, unreadable, "model");
+  }
   bool loaded = false;
   for (const auto& s : pool_.List()) loaded = loaded || (s.model == model->name && s.state == "ready");
   std::string body = ShowJson(*model, *gguf, loaded).dump(-1, ' ', false, json::error_handler_t::replace);
