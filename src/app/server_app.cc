@@ -200,7 +200,8 @@ int RunServer(const config::LoadedSettings& loaded) {
   models::ModelRegistry registry(s.models_dir, s.UserModelsFile(), hf_store);
   spdlog::info("model store: {}", hf_store.string());
   scheduler::InstancePool pool(io,
-                               {*run_dir, s.LogDir(), s.ctx_size, s.parallel, s.threads,
+                               // The engine also runs the slots reserved for high priority.
+                               {*run_dir, s.LogDir(), s.ctx_size, s.parallel + s.reserved_slots, s.threads,
                                 std::chrono::seconds(s.ready_timeout_s),
                                 s.save_slots ? s.SlotDir() : fs::path()},
                                engine);
@@ -210,7 +211,8 @@ int RunServer(const config::LoadedSettings& loaded) {
   AddHardwareGauges(metrics, sampler);
   http::Router router;
   scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
-                                    s.max_queued_tokens, std::chrono::seconds(s.aging_s)};
+                                    s.max_queued_tokens, std::chrono::seconds(s.aging_s),
+                                    s.reserved_slots};
   scheduler::Admission admission(io, limits);
   AddQueueGauges(metrics, admission);
   // Validated when the settings were loaded.

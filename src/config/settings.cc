@@ -121,6 +121,7 @@ const std::vector<Field>& Fields() {
       IntField<uint64_t>("scheduler.max_queued_tokens", "ZEST_MAX_QUEUED_TOKENS",
                          &Settings::max_queued_tokens, 1, 1ull << 40),
       IntField("scheduler.aging_s", "ZEST_QUEUE_AGING", &Settings::aging_s, 0, 86400),
+      IntField("scheduler.reserved_slots", "ZEST_RESERVED_SLOTS", &Settings::reserved_slots, 0, 64),
       DurationField("scheduler.keep_alive", "ZEST_KEEP_ALIVE", &Settings::keep_alive),
       IntField("scheduler.heartbeat_s", "ZEST_HEARTBEAT", &Settings::heartbeat_s, 0, 3600),
       BoolField("scheduler.save_slots", "ZEST_SAVE_SLOTS", &Settings::save_slots),

@@ -38,6 +38,7 @@ struct Settings {
   int queue_timeout_s = 300;            // how long a request may wait for a slot
   uint64_t max_queued_tokens = 1'000'000;  // estimated prompt tokens waiting per model
   int aging_s = 10;                     // wait that lifts a request one priority class
+  int reserved_slots = 1;               // extra engine slots only high priority may use
   std::string keep_alive = "10m";       // idle time before a model unloads (core/duration.h)
   int heartbeat_s = 5;                  // SSE comment interval while a stream waits; 0 = off
   bool save_slots = true;               // keep an unloaded model's conversations (KV cache)

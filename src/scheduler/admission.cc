@@ -49,7 +49,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
       : strand_(asio::make_strand(io)),
         limits_(limits),
         queue_(limits.aging_step),
-        stats_{std::move(model), limits.slots, 0, 0, 0, 0} {}
+        stats_{std::move(model), limits.slots + limits.reserved_high, 0, 0, 0, 0} {}
 
   asio::strand<asio::io_context::executor_type>& strand() { return strand_; }
 
@@ -71,6 +71,14 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
     bool granted = false;
     bool cancelled = false;
   };
+
+  // A free slot and nobody queued ahead for it: the shared slots go in queue
+  // order; a reserved one to a high request when no high one waits.
+  bool CanStartNow(Priority priority) const {
+    if (busy_ < limits_.slots) return queue_.size() == 0;
+    return priority == Priority::kHigh && busy_ < limits_.slots + limits_.reserved_high &&
+           queue_.CountOf(Priority::kHigh) == 0;
+  }
 
   bool MustReject(const AdmitRequest& request) const {
     if (queue_.size() >= limits_.max_queue) return true;
@@ -97,7 +105,7 @@ awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
                                                       std::shared_ptr<AdmissionCancel> cancel,
                                                       int* retry_after_s) {
   if (cancel && cancel->cancelled()) co_return Status(ErrorCode::kCancelled, "client gone");
-  if (busy_ < limits_.slots && queue_.size() == 0) {
+  if (CanStartNow(request.priority)) {
     ++busy_;
     PublishStats();
     co_return SlotLease(shared_from_this());
@@ -143,8 +151,10 @@ void ModelGate::ReleaseOnStrand() {
 }
 
 void ModelGate::GrantNext() {
-  while (busy_ < limits_.slots) {
-    std::optional<QueuedRequest> next = queue_.Pop(Clock::now());
+  while (busy_ < limits_.slots + limits_.reserved_high) {
+    std::optional<QueuedRequest> next = busy_ < limits_.slots
+                                            ? queue_.Pop(Clock::now())
+                                            : queue_.PopOf(Priority::kHigh, Clock::now());
     if (!next) return;
     auto it = waiters_.find(next->id);
     if (it == waiters_.end() || it->second->cancelled) continue;

@@ -31,6 +31,10 @@ struct AdmissionLimits {
   std::size_t max_queue = 64;                     // waiting requests per model
   uint64_t max_queued_tokens = 1'000'000;         // estimated prompt tokens waiting
   std::chrono::milliseconds aging_step{10'000};   // wait that lifts a request one class
+  // Further slots only high-priority requests may take, so an interactive
+  // request starts at once even while background work fills every other
+  // slot (the engine runs with slots + reserved_high sequences).
+  int reserved_high = 0;
 };
 
 struct AdmitRequest {
@@ -73,7 +77,7 @@ class SlotLease {
 
 struct QueueStats {
   std::string model;
-  int slots = 0;
+  int slots = 0;  // including the reserved ones
   int busy = 0;
   std::size_t waiting_high = 0, waiting_normal = 0, waiting_low = 0;
 };

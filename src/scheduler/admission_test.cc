@@ -108,5 +108,52 @@ TEST_F(AdmissionTest, CancelFreesThePlace) {
   EXPECT_EQ(admission_->Stats()[0].busy, 1);
 }
 
+// One shared slot and one reserved for high priority.
+class ReservedSlotTest : public AdmissionTest {
+ protected:
+  ReservedSlotTest() {
+    AdmissionLimits limits{1, 8, 1000, 60s};
+    limits.reserved_high = 1;
+    admission_ = std::make_unique<Admission>(io_, limits);
+  }
+};
+
+TEST_F(ReservedSlotTest, HighStartsAtOnceWhileLowFillsTheSharedSlots) {
+  Client low1, low2, high;
+  Start(low1, Priority::kLow, "batch");
+  Start(low2, Priority::kLow, "batch");
+  Settle();
+  ASSERT_TRUE(low1.result && low1.result->ok());
+  EXPECT_FALSE(low2.result) << "low may not take the reserved slot";
+  Start(high, Priority::kHigh, "chat");
+  Settle();
+  ASSERT_TRUE(high.result && high.result->ok()) << "high takes the reserved slot";
+  EXPECT_EQ(admission_->Stats()[0].busy, 2);
+  EXPECT_EQ(admission_->Stats()[0].slots, 2);
+  high.result.reset();  // the reserved slot frees: still not for low
+  Settle();
+  EXPECT_FALSE(low2.result);
+  low1.result.reset();  // a shared slot frees: low's turn
+  Settle();
+  ASSERT_TRUE(low2.result && low2.result->ok());
+}
+
+TEST_F(ReservedSlotTest, QueuedHighGetsAFreedReservedSlot) {
+  Client low, high1, high2, high3;
+  Start(low, Priority::kLow);
+  Start(high1, Priority::kHigh);
+  Start(high2, Priority::kHigh);
+  Settle();
+  ASSERT_TRUE(low.result && high1.result);
+  EXPECT_FALSE(high2.result);
+  Start(high3, Priority::kHigh);
+  Settle();
+  EXPECT_FALSE(high3.result) << "high2 queued first";
+  high1.result.reset();
+  Settle();
+  ASSERT_TRUE(high2.result && high2.result->ok());
+  EXPECT_FALSE(high3.result);
+}
+
 }  // namespace
 }  // namespace zest::scheduler

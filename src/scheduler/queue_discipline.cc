@@ -46,12 +46,21 @@ int QueueDiscipline::EffectiveClass(const QueuedRequest& request, Clock::time_po
 }
 
 std::optional<QueuedRequest> QueueDiscipline::Pop(Clock::time_point now) {
-  if (queue_.empty()) return std::nullopt;
+  return PopBest(now, std::nullopt);
+}
+
+std::optional<QueuedRequest> QueueDiscipline::PopOf(Priority priority, Clock::time_point now) {
+  return PopBest(now, priority);
+}
+
+std::optional<QueuedRequest> QueueDiscipline::PopBest(Clock::time_point now,
+                                                      std::optional<Priority> only) {
   // The best (class, tenant's last turn, arrival) wins. The queue is bounded
   // (hundreds at most), so a linear scan is cheaper than keeping indexes.
   auto best = queue_.end();
   std::tuple<int, uint64_t, Clock::time_point> best_key{};
   for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    if (only && it->priority != *only) continue;
     auto turn = last_served_.find(it->tenant);
     std::tuple key{EffectiveClass(*it, now), turn == last_served_.end() ? 0 : turn->second,
                    it->enqueued};
@@ -60,6 +69,7 @@ std::optional<QueuedRequest> QueueDiscipline::Pop(Clock::time_point now) {
       best_key = key;
     }
   }
+  if (best == queue_.end()) return std::nullopt;
   QueuedRequest chosen = std::move(*best);
   queue_.erase(best);
   cost_ -= chosen.cost;

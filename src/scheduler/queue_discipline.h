@@ -45,6 +45,9 @@ class QueueDiscipline {
   bool Remove(uint64_t id);
   // The next request to serve at time `now`, removed from the queue.
   std::optional<QueuedRequest> Pop(Clock::time_point now);
+  // The same among requests that asked for `priority` (for slots reserved
+  // to one class).
+  std::optional<QueuedRequest> PopOf(Priority priority, Clock::time_point now);
 
   std::size_t size() const { return queue_.size(); }
   uint64_t cost() const { return cost_; }
@@ -53,6 +56,7 @@ class QueueDiscipline {
 
  private:
   int EffectiveClass(const QueuedRequest& request, Clock::time_point now) const;
+  std::optional<QueuedRequest> PopBest(Clock::time_point now, std::optional<Priority> only);
 
   const std::chrono::milliseconds aging_step_;
   std::vector<QueuedRequest> queue_;               // arrival order

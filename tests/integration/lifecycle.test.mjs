@@ -27,7 +27,7 @@ describe('engine lifecycle', () => {
   test('every slot gets the per-request context, capped at the model\'s trained length', async () => {
     const instance = (await zest.instances()).find((i) => i.model === 'a');
     const slots = (await engineGet(instance.socket, '/slots')).data;
-    assert.equal(slots.length, 4);  // --parallel 4
+    assert.equal(slots.length, 5);  // --parallel 4, plus scheduler.reserved_slots (1) for high priority
     // Default ctx_size 4096, above the tiny preset's trained 2048.
     for (const slot of slots) assert.equal(slot.n_ctx, 2048);
   });

@@ -2,7 +2,7 @@
 // deadlines and disconnects.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, makeHome, openStream, startZest, waitFor } from '../lib/zest.mjs';
+import { chatBody, engineGet, makeHome, openStream, startZest, waitFor } from '../lib/zest.mjs';
 
 const long = (extra = {}) => chatBody('long', { max_tokens: 30000, ignore_eos: true, ...extra });
 
@@ -67,15 +67,36 @@ describe('admission queue', () => {
 
   test('high priority overtakes low in the queue', async () => {
     const holder = await openStream(zest, long());
+    const reservedHolder = await openStream(zest, long({ priority: 'high' }));  // the reserved slot
     const low = send(chatBody('long', { max_tokens: 4 }), { 'X-Priority': 'low' });
     await waitFor(async () => (await queueDepth()) === 1, { what: 'low queued' });
     const high = send(chatBody('long', { max_tokens: 4, priority: 'high' }));
     await waitFor(async () => (await queueDepth()) === 2, { what: 'high queued' });
     holder.abort();
-    const [l, h] = await Promise.all([low, high]);
-    assert.equal(l.status, 200);
+    const h = await high;
     assert.equal(h.status, 200);
+    reservedHolder.abort();
+    const l = await low;
+    assert.equal(l.status, 200);
     assert.ok(h.at < l.at, 'high finished first');
+  });
+
+  test('a high-priority request starts at once while low work fills the shared slot', async () => {
+    // --parallel 1 and the default scheduler.reserved_slots = 1: the engine has two slots.
+    const instance = (await zest.instances()).find((i) => i.model === 'long');
+    assert.ok(instance, 'loaded');
+    const holder = await openStream(zest, long({ priority: 'low' }));
+    const normal = send(chatBody('long', { max_tokens: 4 }));
+    await waitFor(async () => (await queueDepth()) === 1, { what: 'normal queued (no reserved slot for it)' });
+    const h = await send(chatBody('long', { max_tokens: 4 }), { 'X-Priority': 'high' });
+    assert.equal(h.status, 200);
+    // Served beside the low stream, which still runs, not after it.
+    const slots = (await engineGet(instance.socket, '/slots')).data;
+    assert.equal(slots.length, 2);
+    assert.equal(slots.filter((slot) => slot.is_processing).length, 1, 'the low stream still generates');
+    assert.equal(await queueDepth(), 1, 'the normal request still waits');
+    holder.abort();
+    assert.equal((await normal).status, 200);
   });
 
   test('an unknown priority is a 400', async () => {
