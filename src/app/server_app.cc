@@ -19,6 +19,7 @@
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "app/placement_wiring.h"
 #include "core/logging.h"
 #include "engines/engine_locator.h"
 #include "hardware/inventory.h"
@@ -196,10 +197,16 @@ int RunServer(const config::LoadedSettings& loaded) {
   fs::path hf_store = models::HfStore::DefaultRoot(config::ProcessEnv);
   models::ModelRegistry registry(s.models_dir, s.UserModelsFile(), hf_store);
   spdlog::info("model store: {}", hf_store.string());
-  scheduler::InstancePool pool(io,
-                               {*run_dir, s.LogDir(), s.ctx_size, s.parallel, s.threads,
-                                std::chrono::seconds(s.ready_timeout_s)},
-                               engine);
+  scheduler::PoolOptions pool_options;
+  pool_options.run_dir = *run_dir;
+  pool_options.log_dir = s.LogDir();
+  pool_options.ctx_size = s.ctx_size;
+  pool_options.parallel = s.parallel;
+  pool_options.threads = s.threads;
+  pool_options.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
+  pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
+  pool_options.model_settings = s.model_settings;
+  scheduler::InstancePool pool(io, std::move(pool_options), engine);
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics(metrics);
   AddPoolGauges(metrics, pool);

@@ -6,6 +6,7 @@
 
 #include "api/admin/request_body.h"
 #include "api/openai/errors.h"
+#include "engines/process_memory.h"
 
 namespace zest::api::admin {
 namespace {
@@ -21,11 +22,38 @@ awaitable<void> SendJson(http::ResponseWriter& w, const json& j, int status = 20
 // Note: replies are built in named variables, never as braced temporaries
 // inside co_await, which GCC 12 miscompiles.
 
-json InstancesJson(const std::vector<scheduler::InstanceStatus>& list) {
+// Where an instance runs and the memory predicted for it, per device.
+json PlacementJson(const placement::EnginePlan& plan) {
+  json predicted = json::object();
+  for (const auto& use : plan.memory) {
+    predicted[use.device] = {{"weights", use.memory.weights},
+                             {"kv_cache", use.memory.kv_cache},
+                             {"compute", use.memory.compute},
+                             {"overhead", use.memory.overhead},
+                             {"total", use.memory.Total()}};
+  }
+  json j = {{"devices", plan.gpu_devices.empty() ? json::array({"CPU"}) : json(plan.gpu_devices)},
+            {"n_gpu_layers", plan.n_gpu_layers},
+            {"n_cpu_moe", plan.n_cpu_moe},
+            {"ctx_size", plan.ctx_per_slot},
+            {"parallel", plan.parallel},
+            {"kv_type", placement::KvTypeName(plan.kv_type)},
+            {"predicted_bytes", predicted},
+            {"predicted_total_bytes", plan.TotalBytes()},
+            {"explanation", plan.explanation}};
+  if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
+  return j;
+}
+
+// `measure`: add each engine's resident memory (a /proc scan; `ps` only).
+json InstancesJson(const std::vector<scheduler::InstanceStatus>& list, bool measure) {
   json out = json::array();
   for (const auto& s : list) {
-    out.push_back({{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
-                   {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight}});
+    json i = {{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
+              {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight},
+              {"placement", PlacementJson(s.plan)}};
+    if (measure) i["measured_rss_bytes"] = engines::ProcessTreeRssBytes(s.pid);
+    out.push_back(std::move(i));
   }
   return out;
 }
@@ -57,14 +85,16 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking() {
 
 void AdminApi::Register(http::Router& router) {
   auto health = [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", pool_.List().size()}};
+    auto list = pool_.List();
+    json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", list.size()},
+                  {"instances", InstancesJson(list, false)}};
     co_await SendJson(w, reply);
   };
   router.Add("GET", "/health", health);
   router.Add("GET", "/api/v1/health", health);
 
   router.Add("GET", "/api/v1/ps", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    json reply = {{"instances", InstancesJson(pool_.List())}};
+    json reply = {{"instances", InstancesJson(pool_.List(), true)}};
     co_await SendJson(w, reply);
   });
 
