@@ -26,6 +26,7 @@ constexpr ServeFlag kServeFlags[] = {
     {"--max-queue", "scheduler.max_queue", "Requests that may wait per model (then 429)"},
     {"--queue-timeout", "scheduler.queue_timeout_s", "Seconds a request may wait for a slot (then 503)"},
     {"--log-level", "log.level", "trace, debug, info, warn or error"},
+    {"--memory-limit", "placement.memory_limit", "RAM zest may fill with engines, e.g. 8G (default: what is available)"},
 };
 
 }  // namespace

@@ -25,6 +25,8 @@ PlacementDevice CpuDevice(const hardware::Inventory& inventory, uint64_t memory_
   cpu.description = inventory.cpu.model_name.empty() ? "CPU" : inventory.cpu.model_name;
   cpu.total_bytes = inventory.memory.total_bytes;
   cpu.free_bytes = inventory.memory.available_bytes;
+  const auto& f = inventory.cpu.features;
+  cpu.repacks_weights = std::find(f.begin(), f.end(), "amx_int8") != f.end();
   if (memory_limit > 0) {
     cpu.total_bytes = memory_limit;
     cpu.free_bytes = memory_limit;

@@ -27,6 +27,8 @@ struct PlacementDevice {
   int speed_rank = 1;
   uint64_t total_bytes = 0;
   uint64_t free_bytes = 0;
+  // CPU only: llama.cpp's CPU backend repacks weights for AMX (see LoadShape).
+  bool repacks_weights = false;
 };
 
 // The CPU first, then each GPU device the engine reports, matched in order

@@ -108,6 +108,7 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
     const bool experts_on_cpu = gpu >= 0 && layer < static_cast<uint64_t>(layout.cpu_moe_layers);
     home.weights += experts_on_cpu ? bytes - experts : bytes;
     if (experts_on_cpu) cpu.weights += experts;
+    if (gpu < 0 && shape.cpu_repack && shape.mmap) cpu.weights += bytes - experts;
     home.kv_cache += KvCacheBytes(model, shape, layer);
   }
   const bool output_on_gpu =

@@ -15,6 +15,7 @@
 //            ubatch × (embedding + max(vocab, attention scores)), where the
 //            attention scores (heads × cells of a slot) count only without
 //            flash attention.
+//   repack   with cpu_repack and mmap, the CPU blocks' dense weights once more.
 //   overhead the engine process itself on the CPU, a driver context per GPU.
 #pragma once
 
@@ -42,6 +43,11 @@ struct LoadShape {
   bool flash_attention = true;  // llama-server's "auto" enables it where supported
   uint32_t ubatch = 512;
   uint64_t mmproj_bytes = 0;  // vision projector file, loaded beside the model
+  bool mmap = true;           // weights mapped from the file (not --load-mode none)
+  // The CPU backend copies the weights of CPU blocks into its own layout
+  // (AMX on CPUs that have it). With mmap the file pages it read stay mapped
+  // too, so both copies are resident until the kernel reclaims the first.
+  bool cpu_repack = false;
 };
 
 // Where layers go: the last `gpu_layers` blocks on the GPUs, divided between
@@ -63,7 +69,7 @@ struct DeviceMemory {
 
 // The engine's own resident memory beside the model (measured for the
 // rootfs llama-server, see bench/RESULTS.md), and a GPU driver context.
-inline constexpr uint64_t kEngineOverheadBytes = 64ull << 20;
+inline constexpr uint64_t kEngineOverheadBytes = 24ull << 20;
 inline constexpr uint64_t kGpuContextBytes = 256ull << 20;
 
 // KV cache bytes of one block for the whole engine (all slots).

@@ -76,6 +76,19 @@ TEST(MemoryLedgerTest, Llama3_8BOnCpuAndOffloaded) {
   EXPECT_EQ(half[0].weights, 16 * 231'768'064ull + 558'170'112u + 558'186'496u);
 }
 
+// AMX: the CPU blocks' weights are copied (the mapped file stays resident
+// too); offloaded blocks and --load-mode none are not doubled.
+TEST(MemoryLedgerTest, CpuRepackHoldsBlockWeightsTwice) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  LoadShape shape = Shape(8192, 1);
+  shape.cpu_repack = true;
+  EXPECT_EQ(PredictMemory(m, shape, {})[0].weights, 8'532'934'656ull + 32 * 231'768'064ull);
+  EXPECT_EQ(PredictMemory(m, shape, {1, 16, {}, 0})[0].weights,
+            16 * 231'768'064ull * 2 + 558'170'112u + 558'186'496u);
+  shape.mmap = false;
+  EXPECT_EQ(PredictMemory(m, shape, {})[0].weights, 8'532'934'656u);
+}
+
 TEST(MemoryLedgerTest, WithoutFlashAttentionScoresDominate) {
   models::ModelInfo m = WriteSparseModel(Llama3_8B());
   LoadShape shape = Shape(8192, 1);

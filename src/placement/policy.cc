@@ -209,6 +209,7 @@ LoadShape ShapeFor(const config::ModelSettings& o, const PlacementRequest& r, Kv
   shape.flash_attention = o.flash_attention.value_or(true);
   shape.ubatch = o.ubatch.value_or(512);
   shape.mmproj_bytes = r.mmproj_bytes;
+  shape.mmap = !o.no_mmap;
   return shape;
 }
 
@@ -290,6 +291,7 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   }
   ZEST_ASSIGN_OR_RETURN(std::vector<std::size_t> gpus, ChooseGpus(devices, o.device));
   Problem p{model, devices, ShapeFor(o, request, kv)};
+  p.shape.cpu_repack = devices[0].repacks_weights;
 
   // A fixed context: asked for, or the server default (capped at trained).
   std::optional<uint64_t> fixed = o.ctx_size;
