@@ -278,6 +278,14 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   if (!o.kv_type.empty()) {
     ZEST_ASSIGN_OR_RETURN(kv, ParseKvType(o.kv_type));
   }
+  // Quantized cache rows are whole 32-element blocks (llama-server cannot
+  // create the context otherwise).
+  if (kv != KvType::kF16 && (model.key_length % 32 != 0 || model.value_length % 32 != 0)) {
+    return InvalidArgument("kv_type " + std::string(KvTypeName(kv)) + " for '" +
+                           request.model_name + "' needs head sizes that are multiples of 32 (it has " +
+                           std::to_string(model.key_length) + " and " +
+                           std::to_string(model.value_length) + ")");
+  }
   const uint64_t trained = model.context_length > 0 ? model.context_length : (1u << 20);
   if (o.ctx_size && *o.ctx_size > trained) {
     return InvalidArgument("ctx_size " + std::to_string(*o.ctx_size) + " for '" +

@@ -113,6 +113,8 @@ std::vector<Case> Cases() {
       {"a reserved extra argument", "llama3-8b", "", {},
        Options([](auto& o) { o.extra_args = {"--temp", "0.5", "--port=9"}; }), 4096, {}, 0, 4096,
        ErrorCode::kInvalidArgument, "'--port' is reserved"},
+      {"quantized KV cache", "llama3-8b", "", {}, Options([](auto& o) { o.kv_type = "q4_0"; }), 4096,
+       {}, 0, 4096, ErrorCode::kOk, "KV cache q4_0"},
       {"two small GPUs split the layers", "llama3-8b", "", kTwoSmallGpus, {}, 4096,
        {"CUDA0", "CUDA1"}, 33, 4096, ErrorCode::kOk, "all 33 layers on CUDA0 + CUDA1"},
   };
@@ -204,6 +206,17 @@ TEST(PolicyTest, AutoContextIsTheLargestThatFits) {
                              {"gpt-oss", {}, 0, 4, 0});
   ASSERT_TRUE(strix.ok()) << strix.status().message();
   EXPECT_EQ(strix->ctx_per_slot, 131072u);
+}
+
+TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {
+  models::ModelInfo m = Model("llama3-8b");
+  m.key_length = m.value_length = 16;
+  config::ModelSettings o;
+  o.kv_type = "q8_0";
+  auto plan = PlanPlacement(m, Machine("", {}), {"tiny", o, 4096, 4, 0});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().message(),
+            "kv_type q8_0 for 'tiny' needs head sizes that are multiples of 32 (it has 16 and 16)");
 }
 
 // A context asked for that fits nowhere is refused, never silently reduced.

@@ -125,13 +125,12 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     // The fewest idle instances, in eviction order, that make it fit.
     std::vector<std::string> busy;
     std::vector<std::string> order = IdleInEvictionOrder(model.name, busy);
+    // The error, if it still does not fit, is the one with every idle
+    // instance gone: what is available at best.
     for (const std::string& candidate : order) {
       evict.push_back(candidate);
-      Result<placement::EnginePlan> retry = PlanAgainst(model, evict);
-      if (retry.ok() || retry.status().code() != ErrorCode::kInsufficientMemory) {
-        plan = std::move(retry);
-        break;
-      }
+      plan = PlanAgainst(model, evict);
+      if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
     }
     if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
       std::string message = plan.status().message();
