@@ -6,6 +6,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <thread>
 
@@ -54,7 +55,13 @@ std::string FailureReason(const engines::Process& process) {
 
 InstancePool::InstancePool(asio::io_context& io, PoolOptions options,
                            Result<engines::EngineLocation> engine)
-    : options_(std::move(options)), engine_(std::move(engine)), strand_(asio::make_strand(io)) {}
+    : options_(std::move(options)),
+      engine_(std::move(engine)),
+      strand_(asio::make_strand(io)),
+      devices_found_(strand_) {
+  devices_found_.expires_at(asio::steady_timer::time_point::max());
+  asio::co_spawn(strand_, EnsureDevices(), asio::detached);
+}
 
 InstancePool::~InstancePool() {
   StopAll();

@@ -115,6 +115,8 @@ class InstancePool {
                                                std::vector<std::string>& busy);
   // Stops `model` if it is still idle; false if it got a request meanwhile.
   boost::asio::awaitable<bool> EvictIfIdle(std::string model, std::string reason);
+  // Discovers the devices once; started by the constructor so the first
+  // load rarely waits for the engine probe.
   boost::asio::awaitable<void> EnsureDevices();
   boost::asio::awaitable<std::vector<placement::PlacementDevice>> DiscoverDevicesBlocking();
   void LogPredictedVsMeasured(const Instance& instance, const placement::EnginePlan& plan);
@@ -132,6 +134,8 @@ class InstancePool {
   std::mutex list_mu_;  // guards entries_ for List()/StopAll() from other threads
   uint64_t next_socket_id_ = 0;                             // on strand_ only
   std::optional<std::vector<placement::PlacementDevice>> devices_;  // on strand_ only
+  bool discovering_ = false;                    // on strand_ only
+  boost::asio::steady_timer devices_found_;     // cancelled once devices_ is set
 };
 
 }  // namespace zest::scheduler

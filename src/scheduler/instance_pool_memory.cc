@@ -2,6 +2,7 @@
 // instance_pool.h). Runs on the pool's strand.
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <limits>
@@ -53,13 +54,17 @@ engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
 
 awaitable<void> InstancePool::EnsureDevices() {
   if (devices_) co_return;
-  if (!options_.discover_devices) {
-    devices_ = UnlimitedCpu();
+  if (discovering_) {  // started by the constructor (or another load): wait for it
+    co_await devices_found_.async_wait(asio::as_tuple(use_awaitable));
     co_return;
   }
-  auto devices = co_await asio::co_spawn(blocking_, DiscoverDevicesBlocking(), use_awaitable);
-  if (devices_) co_return;  // another load discovered them meanwhile
-  devices_ = std::move(devices);
+  discovering_ = true;
+  if (options_.discover_devices) {
+    devices_ = co_await asio::co_spawn(blocking_, DiscoverDevicesBlocking(), use_awaitable);
+  } else {
+    devices_ = UnlimitedCpu();
+  }
+  devices_found_.cancel();
   for (const auto& d : *devices_) {
     spdlog::info("placement device {}: {}, {} free of {}", d.name, d.description,
                  placement::FormatBytes(d.free_bytes), placement::FormatBytes(d.total_bytes));
