@@ -36,6 +36,7 @@ std::vector<std::string> EvictionOrder(std::vector<EvictionCandidate> candidates
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](const auto& a, const auto& b) { return score(a) > score(b); });
   std::vector<std::string> order;
+  order.reserve(candidates.size());
   for (const auto& c : candidates) order.push_back(c.model);
   return order;
 }

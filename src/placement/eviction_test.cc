@@ -16,9 +16,9 @@ PlacementDevice Device(std::string name, uint64_t free, bool unified = false) {
   return d;
 }
 
-EnginePlan PlanUsing(std::vector<std::pair<std::string, uint64_t>> uses) {
+EnginePlan PlanUsing(const std::vector<std::pair<std::string, uint64_t>>& uses) {
   EnginePlan plan;
-  for (auto& [device, bytes] : uses) {
+  for (const auto& [device, bytes] : uses) {
     DeviceUse u;
     u.device = device;
     u.memory.weights = bytes;
