@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# `make bench`: gateway overhead, zest vs direct llama-server, and download
-# throughput, zest pull vs curl.
+# `make bench`: gateway overhead, zest vs direct llama-server, download
+# throughput, zest pull vs curl, and memory prediction accuracy.
 # Results are appended to bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node bench/gateway_overhead.mjs "$@"
 # Download throughput: zest pull (1 and 4 connections) vs curl -o.
 node bench/download.mjs
+# Memory prediction accuracy: the placement ledger vs the engine's RSS.
+node bench/placement_accuracy.mjs

@@ -20,6 +20,7 @@
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "app/placement_wiring.h"
 #include "core/duration.h"
 #include "core/logging.h"
 #include "engines/engine_locator.h"
@@ -199,12 +200,18 @@ int RunServer(const config::LoadedSettings& loaded) {
   fs::path hf_store = models::HfStore::DefaultRoot(config::ProcessEnv);
   models::ModelRegistry registry(s.models_dir, s.UserModelsFile(), hf_store);
   spdlog::info("model store: {}", hf_store.string());
-  scheduler::InstancePool pool(io,
-                               // The engine also runs the slots reserved for high priority.
-                               {*run_dir, s.LogDir(), s.ctx_size, s.parallel + s.reserved_slots, s.threads,
-                                std::chrono::seconds(s.ready_timeout_s),
-                                s.save_slots ? s.SlotDir() : fs::path()},
-                               engine);
+  scheduler::PoolOptions pool_options;
+  pool_options.run_dir = *run_dir;
+  pool_options.log_dir = s.LogDir();
+  pool_options.ctx_size = s.ctx_size;
+  // The engine also runs the slots reserved for high priority.
+  pool_options.parallel = s.parallel + s.reserved_slots;
+  pool_options.threads = s.threads;
+  pool_options.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
+  pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
+  pool_options.model_settings = s.model_settings;
+  if (s.save_slots) pool_options.slot_dir = s.SlotDir();
+  scheduler::InstancePool pool(io, std::move(pool_options), engine);
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics(metrics);
   AddPoolGauges(metrics, pool);

@@ -65,15 +65,30 @@ int List(bool all) {
   return 0;
 }
 
-int Ps() {
+int Ps(bool verbose) {
   auto ps = Client().Get("/api/v1/ps");
   if (!ps.ok()) return Fail(ps.status());
   std::vector<std::vector<std::string>> rows;
   for (const json& i : (*ps)["instances"]) {
+    const json& p = i.value("placement", json::object());
+    std::string devices;
+    for (const json& d : p.value("devices", json::array())) {
+      devices += (devices.empty() ? "" : "+") + d.get<std::string>();
+    }
     rows.push_back({Str(i, "model"), Str(i, "pid"), Str(i, "state"),
-                    HumanDuration(i.value("uptime_s", 0.0)), Str(i, "in_flight"), Str(i, "socket")});
+                    HumanDuration(i.value("uptime_s", 0.0)), Str(i, "in_flight"), devices,
+                    Str(p, "ctx_size"), HumanBytes(p.value("predicted_total_bytes", uint64_t{0})),
+                    HumanBytes(i.value("measured_rss_bytes", uint64_t{0}))});
   }
-  PrintTable({"MODEL", "PID", "STATE", "UPTIME", "REQUESTS", "SOCKET"}, rows);
+  PrintTable({"MODEL", "PID", "STATE", "UPTIME", "REQUESTS", "DEVICE", "CONTEXT", "PREDICTED",
+              "RSS"},
+             rows);
+  if (!verbose) return 0;
+  for (const json& i : (*ps)["instances"]) {
+    const json& p = i.value("placement", json::object());
+    std::printf("\n%s (socket %s)\n  %s\n", Str(i, "model").c_str(), Str(i, "socket").c_str(),
+                Str(p, "explanation").c_str());
+  }
   return 0;
 }
 
@@ -196,7 +211,10 @@ void AddClientCommands(CLI::App& app, Action* action) {
   auto show_model = std::make_shared<std::string>();
   show->add_option("MODEL", *show_model, "Model name")->required();
   show->callback([action, show_model] { *action = [show_model] { return Show(*show_model); }; });
-  app.add_subcommand("ps", "List running engine instances")->callback([action] { *action = Ps; });
+  auto* ps = app.add_subcommand("ps", "List running engine instances");
+  auto ps_verbose = std::make_shared<bool>(false);
+  ps->add_flag("-v,--verbose", *ps_verbose, "Also explain where each model was placed and why");
+  ps->callback([action, ps_verbose] { *action = [ps_verbose] { return Ps(*ps_verbose); }; });
 
   auto* stop = app.add_subcommand("stop", "Stop a model's engine instance");
   auto stop_model = std::make_shared<std::string>();

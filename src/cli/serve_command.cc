@@ -28,6 +28,7 @@ constexpr ServeFlag kServeFlags[] = {
     {"--keep-alive", "scheduler.keep_alive",
      "How long an idle model stays loaded: 10m, 1h, 0 (unload at once), -1 (forever)"},
     {"--log-level", "log.level", "trace, debug, info, warn or error"},
+    {"--memory-limit", "placement.memory_limit", "RAM zest may fill with engines, e.g. 8G (default: what is available)"},
 };
 
 }  // namespace

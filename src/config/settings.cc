@@ -1,10 +1,12 @@
 #include "config/settings.h"
 
 #include <charconv>
+#include <cctype>
 #include <cstdlib>
 #include <toml++/toml.h>
 
 #include "core/duration.h"
+#include "config/model_tables.h"
 
 namespace zest::config {
 namespace {
@@ -80,6 +82,24 @@ Field BoolField(const char* key, const char* env, bool Settings::*member) {
           [=](const Settings& s) { return std::string(s.*member ? "true" : "false"); }};
 }
 
+// A byte count with an optional binary suffix: "8G", "512M", "1073741824".
+Status SetMemoryLimit(Settings& s, const std::string& t) {
+  std::string digits = t;
+  uint64_t unit = 1;
+  if (!t.empty()) {
+    const std::string suffixes = "KMGT";
+    auto pos = suffixes.find(static_cast<char>(std::toupper(static_cast<unsigned char>(t.back()))));
+    if (pos != std::string::npos) {
+      unit = 1ull << (10 * (pos + 1));
+      digits.pop_back();
+    }
+  }
+  uint64_t value = 0;
+  ZEST_RETURN_IF_ERROR(ParseInt<uint64_t>(digits, 0, (1ull << 50) / unit, value));
+  s.memory_limit = value * unit;
+  return Status::Ok();
+}
+
 Status SetLogLevel(Settings& s, const std::string& t) {
   static const char* kLevels[] = {"trace", "debug", "info", "warn", "error"};
   for (const char* level : kLevels) {
@@ -127,6 +147,8 @@ const std::vector<Field>& Fields() {
       BoolField("scheduler.save_slots", "ZEST_SAVE_SLOTS", &Settings::save_slots),
       Field{"log.level", "ZEST_LOG_LEVEL", SetLogLevel,
             [](const Settings& s) { return s.log_level; }},
+      Field{"placement.memory_limit", "ZEST_MEMORY_LIMIT", SetMemoryLimit,
+            [](const Settings& s) { return std::to_string(s.memory_limit); }},
   };
   return kFields;
 }
@@ -171,6 +193,9 @@ struct Loader {
       std::optional<std::string> text = TomlText(*node);
       if (!text) return InvalidArgument(std::string(f.key) + ": unsupported value type in " + file.string());
       ZEST_RETURN_IF_ERROR(Apply(f, *text, Source::kFile, file.string()));
+    }
+    if (const toml::table* models = parsed["models"].as_table()) {
+      ZEST_RETURN_IF_ERROR(ParseModelTables(*models, file.string(), out.settings.model_settings));
     }
     return Status::Ok();
   }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "config/model_settings.h"
 #include "core/result.h"
 
 namespace zest::config {
@@ -44,6 +45,12 @@ struct Settings {
   bool save_slots = true;               // keep an unloaded model's conversations (KV cache)
   // [log]
   std::string log_level = "info";
+  // [placement]
+  // Bytes of system RAM zest may fill with engines (0 = what the machine has
+  // available at startup); "8G", "512M" accepted.
+  uint64_t memory_limit = 0;
+  // [models."name"] tables: per-model engine options (model_settings.h).
+  std::map<std::string, ModelSettings> model_settings;
 
   std::filesystem::path RunDir() const { return home / "run"; }
   std::filesystem::path LogDir() const { return home / "logs"; }

@@ -117,5 +117,42 @@ TEST_F(SettingsTest, MalformedFileIsAnErrorWithLine) {
       << loaded.status().message();
 }
 
+TEST_F(SettingsTest, PerModelTablesAndMemoryLimit) {
+  WriteConfig(
+      "[models]\ndir = \"/srv/models\"\n"
+      "[models.\"qwen3:30b\"]\nctx_size = 32768\nn_gpu_layers = 20\ndevice = \"Vulkan0\"\n"
+      "kv_type = \"q8_0\"\nno_mmap = true\nextra_args = [\"--temp\", \"0.7\"]\n"
+      "[placement]\nmemory_limit = \"6G\"\n");
+  auto loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const Settings& s = loaded->settings;
+  EXPECT_EQ(s.models_dir, "/srv/models");
+  EXPECT_EQ(s.memory_limit, 6ull << 30);
+  ASSERT_EQ(s.model_settings.count("qwen3:30b"), 1u);
+  const ModelSettings& m = s.model_settings.at("qwen3:30b");
+  EXPECT_EQ(m.ctx_size, 32768u);
+  EXPECT_EQ(m.n_gpu_layers, 20);
+  EXPECT_EQ(m.device, "Vulkan0");
+  EXPECT_EQ(m.kv_type, "q8_0");
+  EXPECT_TRUE(m.no_mmap);
+  EXPECT_FALSE(m.parallel.has_value());
+  EXPECT_EQ(m.extra_args, (std::vector<std::string>{"--temp", "0.7"}));
+  env_["ZEST_MEMORY_LIMIT"] = "1073741824";
+  EXPECT_EQ(Load()->settings.memory_limit, 1ull << 30);
+}
+
+TEST_F(SettingsTest, BadModelTableValuesNameModelAndKey) {
+  WriteConfig("[models.\"m\"]\nkv_type = \"q5_1\"\n");
+  auto loaded = Load();
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("models.\"m\".kv_type: expected f16, q8_0 or q4_0"),
+            std::string::npos)
+      << loaded.status().message();
+  WriteConfig("[models.\"m\"]\ngpu_layers = 3\n");
+  EXPECT_NE(Load().status().message().find("unknown key 'gpu_layers'"), std::string::npos);
+  WriteConfig("[placement]\nmemory_limit = \"lots\"\n");
+  EXPECT_FALSE(Load().ok());
+}
+
 }  // namespace
 }  // namespace zest::config

@@ -28,6 +28,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kTimeout: return "timeout";
     case ErrorCode::kQueueFull: return "queue_full";
     case ErrorCode::kQueueTimeout: return "queue_timeout";
+    case ErrorCode::kInsufficientMemory: return "insufficient_memory";
     case ErrorCode::kInternal: return "internal";
   }
   return "unknown";

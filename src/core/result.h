@@ -25,6 +25,7 @@ enum class ErrorCode {
   kTimeout,
   kQueueFull,        // admission queue over its bounds (429)
   kQueueTimeout,     // waited in the queue past the deadline (503)
+  kInsufficientMemory,  // the model does not fit the memory left on any device (507)
   kInternal,
 };
 
@@ -53,6 +54,9 @@ inline Status NotFound(std::string m) { return {ErrorCode::kNotFound, std::move(
 inline Status Unavailable(std::string m) { return {ErrorCode::kUnavailable, std::move(m)}; }
 inline Status Internal(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
 inline Status EngineFailed(std::string m) { return {ErrorCode::kEngineFailed, std::move(m)}; }
+inline Status InsufficientMemory(std::string m) {
+  return {ErrorCode::kInsufficientMemory, std::move(m)};
+}
 inline Status IoError(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
 
 // A value or the Status explaining why there is none. Accessing value() of an

@@ -1,11 +1,30 @@
 // The llama-server command line for one model instance. Pure function.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace zest::engines {
+
+// Where and how the engine holds the model, as zest's placement chose it
+// (placement/engine_plan.h). Flag spellings are those of the rootfs
+// llama-server (build 11669): it has --load-mode instead of --no-mmap/--mlock,
+// and fits models to memory by itself unless told `--fit off`.
+struct EnginePlacement {
+  std::vector<std::string> devices;  // --device a,b; empty = --device none (CPU only)
+  int gpu_layers = 0;                // -ngl
+  std::vector<double> tensor_split;  // --tensor-split, when more than one device
+  int n_cpu_moe = 0;                 // --n-cpu-moe, when > 0
+  std::string kv_type = "f16";       // -ctk and -ctv
+  std::optional<bool> flash_attention;  // -fa on|off; unset = the engine's auto
+  bool no_mmap = false;              // --load-mode none (or mlock)
+  bool mlock = false;                // --load-mode mmap+mlock (or mlock)
+  std::optional<uint32_t> batch;     // -b
+  uint32_t ubatch = 512;             // -ub
+};
 
 struct LlamaServerOptions {
   std::filesystem::path model;     // the GGUF file
@@ -17,13 +36,14 @@ struct LlamaServerOptions {
   int threads = 0;                 // -t; 0 = llama-server's default
   bool embeddings = false;         // --embeddings (embedding models)
   std::filesystem::path slot_save_path;  // --slot-save-path (slot save/restore); empty = none
+  std::optional<EnginePlacement> placement;  // unset: the engine decides
   std::vector<std::string> extra;  // appended as given
 };
 
 // argv starting with "llama-server": --host SOCKET [--alias NAME] -m MODEL
-// --metrics --jinja --parallel N [-c N] [-t N] [--embeddings]
-// [--slot-save-path DIR] extra...
-// (--alias only when an alias is given). Pass it to EngineLocation::Command.
+// --metrics --jinja --parallel N [-c N] [-t N] [--mmproj F] [--embeddings]
+// [placement flags] [--slot-save-path DIR] extra... (--alias only when an
+// alias is given). Pass it to EngineLocation::Command.
 std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options);
 
 }  // namespace zest::engines

@@ -42,5 +42,45 @@ TEST(LlamaServerArgs, EmptyAliasIsLeftOut) {
   EXPECT_EQ(std::find(argv.begin(), argv.end(), "--alias"), argv.end());
 }
 
+TEST(LlamaServerArgs, PlacementOnTwoGpus) {
+  LlamaServerOptions options;
+  options.model = "/m.gguf";
+  options.socket = "/s.sock";
+  EnginePlacement p;
+  p.devices = {"Vulkan0", "Vulkan1"};
+  p.gpu_layers = 33;
+  p.tensor_split = {24560, 8192};
+  p.n_cpu_moe = 4;
+  p.kv_type = "q8_0";
+  p.flash_attention = true;
+  p.no_mmap = true;
+  p.batch = 1024;
+  p.ubatch = 256;
+  options.placement = p;
+  options.extra = {"--temp", "0.5"};
+  auto argv = LlamaServerArgs(options);
+  const std::vector<std::string> tail(argv.begin() + 9, argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{
+                      "--fit", "off", "--device", "Vulkan0,Vulkan1", "-ngl", "33",
+                      "--tensor-split", "24560,8192", "--n-cpu-moe", "4", "-ctk", "q8_0", "-ctv",
+                      "q8_0", "-fa", "on", "--load-mode", "none", "-b", "1024", "-ub", "256",
+                      "--temp", "0.5"}));
+}
+
+TEST(LlamaServerArgs, CpuOnlyPlacementHidesGpus) {
+  LlamaServerOptions options;
+  options.model = "/m.gguf";
+  options.socket = "/s.sock";
+  EnginePlacement p;
+  p.gpu_layers = 33;  // ignored without devices
+  p.mlock = true;
+  options.placement = p;
+  auto argv = LlamaServerArgs(options);
+  const std::vector<std::string> tail(argv.begin() + 9, argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"--fit", "off", "--device", "none", "-ngl", "0",
+                                            "-ctk", "f16", "-ctv", "f16", "--load-mode",
+                                            "mmap+mlock", "-ub", "512"}));
+}
+
 }  // namespace
 }  // namespace zest::engines

@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "engines/process_memory.h"
 #include "engines/test_util.h"
 
 namespace zest::engines {
@@ -222,6 +223,32 @@ TEST(Process, ChildDiesWithItsParent) {
   ASSERT_GT(sleeper, 0);
   EXPECT_TRUE(WaitGone(sleeper, 5s)) << "pid " << sleeper << " outlived its parent";
   if (!ProcessGone(sleeper)) kill(sleeper, SIGKILL);
+}
+
+}  // namespace
+}  // namespace zest::engines
+
+namespace zest::engines {
+namespace {
+
+// A shell that starts a child which allocates and touches 64 MiB: the tree's
+// RSS includes the grandchild's pages; a gone pid measures 0.
+TEST(ProcessMemory, TreeRssCountsDescendants) {
+  SpawnOptions options;
+  options.argv = {"/bin/sh", "-c",
+                  "python3 -c 'import time; b = bytearray(64 << 20); time.sleep(30)' & wait"};
+  auto process = Process::Spawn(options);
+  ASSERT_TRUE(process.ok()) << process.status().ToString();
+  uint64_t rss = 0;
+  for (int i = 0; i < 300 && rss < (64u << 20); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    rss = ProcessTreeRssBytes((*process)->pid());
+  }
+  EXPECT_GE(rss, 64u << 20);
+  EXPECT_LT(rss, 256u << 20);
+  const pid_t pid = (*process)->pid();
+  (*process)->Terminate();
+  EXPECT_EQ(ProcessTreeRssBytes(pid), 0u);
 }
 
 }  // namespace

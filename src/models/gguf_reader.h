@@ -117,6 +117,29 @@ struct ModelInfo {
   // Written by zest-make-model (`zest.synthetic`): random weights, gibberish.
   bool synthetic = false;
   uint64_t tensor_bytes = 0;  // sum of tensor data sizes (weights in memory)
+
+  // The model's memory shape, what placement needs to predict weights, KV
+  // cache and compute buffers (see placement/memory_ledger.h).
+  uint64_t feed_forward_length = 0;  // <arch>.feed_forward_length (0 for MoE-only)
+  uint64_t vocab_size = 0;           // tokenizer.ggml.tokens length, else <arch>.vocab_size
+  uint64_t key_length = 0;           // per head; attention.key_length, else embedding/heads
+  uint64_t value_length = 0;         // per head; attention.value_length, else key_length
+  uint64_t sliding_window = 0;       // attention.sliding_window; 0 = every layer sees all
+  // With a sliding window, every `swa_pattern`-th layer (the last of each
+  // group) still attends to the whole context, the others only to the window:
+  // llama.cpp's per-architecture pattern (gemma3: 6, gemma2 and gpt-oss: 2).
+  uint32_t swa_pattern = 0;
+  uint64_t expert_count = 0;       // MoE: experts per layer; 0 = dense
+  uint64_t expert_used_count = 0;  // MoE: experts active per token
+  std::vector<uint64_t> layer_bytes;         // tensor bytes of blk.N.*, per layer
+  std::vector<uint64_t> layer_expert_bytes;  // of those, the experts' (*_exps) per layer
+  uint64_t output_bytes = 0;  // output head: output.* tensors
+  uint64_t input_bytes = 0;   // token embeddings and other non-layer tensors
+  bool output_tied = false;   // no output.weight: the head reuses token_embd.weight
+  uint64_t tied_output_bytes = 0;  // that tensor's bytes when tied (copied to an offloaded head)
+
+  // True when layer `layer` attends only to the sliding window.
+  bool IsSlidingWindowLayer(uint64_t layer) const;
 };
 
 ModelInfo Describe(const GgufFile& file);

@@ -1,6 +1,7 @@
 // GgufFile lookups and the ModelInfo summary.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 #include "models/gguf_reader.h"
@@ -14,7 +15,69 @@ constexpr std::array<std::string_view, 10> kEncoderArchitectures = {
     "bert",        "nomic-bert", "nomic-bert-moe", "jina-bert-v2",    "jina-bert-v3",
     "modern-bert", "neo-bert",   "t5encoder",      "gemma-embedding", "eurobert"};
 
+// llama.cpp's sliding-window layer pattern per architecture (every Nth layer
+// is global), used when the file does not say.
+uint32_t DefaultSwaPattern(std::string_view architecture) {
+  if (architecture == "gemma3" || architecture == "gemma3n") return 6;
+  if (architecture == "gemma2" || architecture == "gpt-oss") return 2;
+  if (architecture == "cohere2" || architecture == "llama4") return 4;
+  return 0;
+}
+
+// The block index of a "blk.N.*" tensor name, or -1.
+int64_t LayerOf(std::string_view name) {
+  if (!name.starts_with("blk.")) return -1;
+  name.remove_prefix(4);
+  int64_t layer = 0;
+  std::size_t digits = 0;
+  while (digits < name.size() && digits < 9 && name[digits] >= '0' && name[digits] <= '9') {
+    layer = layer * 10 + (name[digits++] - '0');
+  }
+  return digits > 0 && digits < name.size() && name[digits] == '.' ? layer : -1;
+}
+
+// Splits the tensors into per-layer, expert, output and input bytes.
+void DescribeTensors(const GgufFile& file, ModelInfo& info) {
+  info.layer_bytes.assign(info.block_count, 0);
+  info.layer_expert_bytes.assign(info.block_count, 0);
+  info.output_tied = file.FindTensor("output.weight") == nullptr;
+  for (const GgufTensorInfo& t : file.tensors) {
+    info.parameter_count += t.ElementCount();
+    info.tensor_bytes += t.bytes;
+    int64_t layer = LayerOf(t.name);
+    if (layer >= 0 && static_cast<uint64_t>(layer) < info.block_count) {
+      info.layer_bytes[layer] += t.bytes;
+      if (t.name.find("_exps") != std::string::npos) info.layer_expert_bytes[layer] += t.bytes;
+    } else if (t.name.starts_with("output")) {
+      info.output_bytes += t.bytes;
+    } else {
+      info.input_bytes += t.bytes;
+      if (info.output_tied && t.name == "token_embd.weight") info.tied_output_bytes = t.bytes;
+    }
+  }
+}
+
+// Head dimensions, sliding window and experts.
+void DescribeAttention(const GgufFile& file, ModelInfo& info) {
+  info.feed_forward_length = file.ArchUint("feed_forward_length");
+  info.vocab_size = file.GetArraySize("tokenizer.ggml.tokens");
+  if (info.vocab_size == 0) info.vocab_size = file.ArchUint("vocab_size");
+  uint64_t head_dim = info.head_count > 0 ? info.embedding_length / info.head_count : 0;
+  info.key_length = file.ArchUint("attention.key_length", head_dim);
+  info.value_length = file.ArchUint("attention.value_length", info.key_length);
+  info.sliding_window = file.ArchUint("attention.sliding_window");
+  info.swa_pattern = static_cast<uint32_t>(
+      file.ArchUint("attention.sliding_window_pattern", DefaultSwaPattern(info.architecture)));
+  info.expert_count = file.ArchUint("expert_count");
+  info.expert_used_count = file.ArchUint("expert_used_count");
+}
+
 }  // namespace
+
+bool ModelInfo::IsSlidingWindowLayer(uint64_t layer) const {
+  if (sliding_window == 0 || swa_pattern == 0) return false;
+  return layer % swa_pattern < swa_pattern - 1;
+}
 
 uint64_t GgufTensorInfo::ElementCount() const {
   uint64_t count = 1;
@@ -76,15 +139,13 @@ ModelInfo Describe(const GgufFile& file) {
   info.architecture = file.Architecture();
   info.name = file.GetString("general.name");
   info.file_size = file.file_size;
-  for (const GgufTensorInfo& t : file.tensors) {
-    info.parameter_count += t.ElementCount();
-    info.tensor_bytes += t.bytes;
-  }
   info.context_length = file.ArchUint("context_length");
   info.embedding_length = file.ArchUint("embedding_length");
   info.block_count = file.ArchUint("block_count");
   info.head_count = file.ArchUint("attention.head_count");
   info.head_count_kv = file.ArchUint("attention.head_count_kv", info.head_count);
+  DescribeTensors(file, info);
+  DescribeAttention(file, info);
   if (file.Find("general.file_type") != nullptr) {
     info.file_type = FileTypeName(file.GetUint("general.file_type"));
   }

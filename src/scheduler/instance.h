@@ -23,7 +23,8 @@ class Instance {
       : model_(std::move(model)),
         socket_(std::move(socket)),
         process_(std::move(process)),
-        started_at_(std::chrono::steady_clock::now()) {}
+        started_at_(std::chrono::steady_clock::now()),
+        last_used_ns_(started_at_.time_since_epoch().count()) {}
 
   const std::string& model() const { return model_; }
   const std::filesystem::path& socket() const { return socket_; }
@@ -35,11 +36,20 @@ class Instance {
   // Requests currently being relayed to this instance.
   std::atomic<int> in_flight{0};
 
+  // When a request last finished here (or the instance started): idle time
+  // for eviction.
+  std::chrono::steady_clock::time_point LastUsed() const {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::steady_clock::duration(last_used_ns_.load()));
+  }
+  void Touch() { last_used_ns_ = std::chrono::steady_clock::now().time_since_epoch().count(); }
+
  private:
   const std::string model_;
   const std::filesystem::path socket_;
   const std::unique_ptr<engines::Process> process_;
   const std::chrono::steady_clock::time_point started_at_;
+  std::atomic<std::chrono::steady_clock::rep> last_used_ns_;
 };
 
 // Counts a request in flight for as long as it lives.
@@ -48,7 +58,10 @@ class InFlight {
   explicit InFlight(std::shared_ptr<Instance> instance) : instance_(std::move(instance)) {
     ++instance_->in_flight;
   }
-  ~InFlight() { --instance_->in_flight; }
+  ~InFlight() {
+    instance_->Touch();
+    --instance_->in_flight;
+  }
   InFlight(const InFlight&) = delete;
   InFlight& operator=(const InFlight&) = delete;
 

@@ -6,12 +6,14 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <thread>
 
 #include "engines/llama_server_args.h"
 #include "http/upstream_client.h"
 #include "scheduler/slot_cache.h"
+#include "scheduler/instance_pool_entry.h"
 
 namespace zest::scheduler {
 namespace {
@@ -52,20 +54,15 @@ std::string FailureReason(const engines::Process& process) {
 
 }  // namespace
 
-struct InstancePool::Entry {
-  explicit Entry(asio::any_io_executor executor) : done(executor) {
-    done.expires_at(asio::steady_timer::time_point::max());
-  }
-  enum class State { kLoading, kReady, kFailed };
-  State state = State::kLoading;         // guarded by list_mu_
-  std::shared_ptr<Instance> instance;    // guarded by list_mu_
-  Status error;                          // set before `done` is cancelled
-  asio::steady_timer done;               // cancelled when the load finishes; strand only
-};
-
 InstancePool::InstancePool(asio::io_context& io, PoolOptions options,
                            Result<engines::EngineLocation> engine)
-    : options_(std::move(options)), engine_(std::move(engine)), strand_(asio::make_strand(io)) {}
+    : options_(std::move(options)),
+      engine_(std::move(engine)),
+      strand_(asio::make_strand(io)),
+      devices_found_(strand_) {
+  devices_found_.expires_at(asio::steady_timer::time_point::max());
+  asio::co_spawn(strand_, EnsureDevices(), asio::detached);
+}
 
 InstancePool::~InstancePool() {
   StopAll();
@@ -132,7 +129,14 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   };
 
   auto start = std::chrono::steady_clock::now();
-  Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket);
+  Result<placement::EnginePlan> plan = co_await AdmitMemory(model, *entry);
+  if (!plan.ok()) {
+    spdlog::error("cannot load '{}': {}", model.name, plan.status().message());
+    finish(plan.status());
+    co_return plan.status();
+  }
+  spdlog::info("placing '{}': {}", model.name, plan->explanation);
+  Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan);
   if (!process.ok()) {
     finish(process.status());
     co_return process.status();
@@ -159,32 +163,31 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     auto restored = co_await RestoreSlots(socket, dir);
     if (restored.ok() && *restored > 0) spdlog::info("restored {} slot(s) of '{}'", *restored, model.name);
   }
-  finish(Status::Ok());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  entry->load_s = secs;
+  finish(Status::Ok());
   spdlog::info("'{}' ready in {:.2f} s", model.name, secs);
+  LogPredictedVsMeasured(*instance, *plan);
   co_return instance;
 }
 
 engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry& model,
-                                                       const fs::path& socket) const {
+                                                       const fs::path& socket,
+                                                       const placement::EnginePlan& plan) const {
   engines::LlamaServerOptions o;
   o.model = model.path;
   o.alias = model.name;
   o.socket = socket;
   o.mmproj = model.mmproj;
-  o.parallel = options_.parallel;
   o.threads = options_.threads;
   o.embeddings = model.info.embedding;
   o.slot_save_path = SlotDir(model.name);
-  // ctx_size is what one request may use. llama-server splits -c between its
-  // slots, so it gets ctx_size × parallel; a context longer than the model
-  // was trained for only wastes KV memory.
-  int per_slot = options_.ctx_size;
-  if (model.info.context_length > 0 && per_slot > 0 &&
-      static_cast<uint64_t>(per_slot) > model.info.context_length) {
-    per_slot = static_cast<int>(model.info.context_length);
-  }
-  o.ctx_size = per_slot * options_.parallel;
+  // The plan's context is per request (slot); llama-server splits -c between
+  // its slots, so it gets ctx × parallel.
+  o.parallel = plan.parallel;
+  o.ctx_size = static_cast<int>(plan.ctx_per_slot) * plan.parallel;
+  o.placement = EnginePlacementFor(plan);
+  o.extra = plan.extra_args;
   return o;
 }
 
@@ -203,7 +206,7 @@ std::vector<fs::path> ModelDirs(const models::ModelEntry& model) {
 }
 
 Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
-    const models::ModelEntry& model, const fs::path& socket) {
+    const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan) {
   if (!engine_.ok()) return Unavailable(engine_.status().message());
   std::error_code ec;
   fs::remove(socket, ec);
@@ -216,7 +219,7 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
     if (ec) return IoError("cannot create " + slots.string() + ": " + ec.message());
     writable.push_back(slots);
   }
-  spawn.argv = engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket)), writable,
+  spawn.argv = engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket, plan)), writable,
                                 ModelDirs(model));
   spawn.log_file = options_.log_dir / (SafeFileName(model.name) + ".log");
   return engines::Process::Spawn(spawn);
@@ -296,15 +299,21 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model, bool save_slots)
   }
   if (!instance) co_return NotFound("model '" + model + "' is not loaded");
   // No new request can reach it now; an idle one keeps its conversations.
-  if (save_slots && !SlotDir(model).empty() && instance->in_flight == 0 && instance->Alive()) {
-    auto saved = co_await SaveSlots(instance->socket(), SlotDir(model));
-    if (saved.ok() && *saved > 0) spdlog::info("saved {} slot(s) of '{}'", *saved, model);
-    if (!saved.ok()) spdlog::warn("cannot save the slots of '{}': {}", model, saved.status().message());
-  }
+  if (save_slots) co_await SaveSlotsOf(instance);
   // A load in progress notices the exit and fails its waiters.
   co_await TerminateOffStrand(instance);
   spdlog::info("stopped '{}' (pid {})", model, instance->pid());
   co_return Status::Ok();
+}
+
+awaitable<void> InstancePool::SaveSlotsOf(std::shared_ptr<Instance> instance) {
+  fs::path dir = SlotDir(instance->model());
+  if (dir.empty() || instance->in_flight > 0 || !instance->Alive()) co_return;
+  auto saved = co_await SaveSlots(instance->socket(), dir);
+  if (saved.ok() && *saved > 0) spdlog::info("saved {} slot(s) of '{}'", *saved, instance->model());
+  if (!saved.ok()) {
+    spdlog::warn("cannot save the slots of '{}': {}", instance->model(), saved.status().message());
+  }
 }
 
 awaitable<void> InstancePool::TerminateOffStrand(std::shared_ptr<Instance> instance) {
@@ -328,7 +337,7 @@ std::vector<InstanceStatus> InstancePool::List() {
     out.push_back({name, in.pid(), in.socket().string(),
                    entry->state == Entry::State::kReady ? "ready" : "loading",
                    std::chrono::duration<double>(now - in.started_at()).count(),
-                   in.in_flight.load()});
+                   in.in_flight.load(), entry->plan});
   }
   return out;
 }

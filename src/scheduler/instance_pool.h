@@ -17,16 +17,20 @@
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "config/model_settings.h"
 #include "core/result.h"
 #include "engines/engine_locator.h"
 #include "engines/llama_server_args.h"
 #include "models/model_registry.h"
+#include "placement/devices.h"
+#include "placement/engine_plan.h"
 #include "scheduler/instance.h"
 
 namespace zest::scheduler {
@@ -34,13 +38,18 @@ namespace zest::scheduler {
 struct PoolOptions {
   std::filesystem::path run_dir;  // 0700; engine sockets live here
   std::filesystem::path log_dir;  // engine log files
-  int ctx_size = 4096;
+  int ctx_size = 4096;  // per slot, unless a model's settings say; 0 = largest that fits
   int parallel = 4;
   int threads = 0;
   std::chrono::seconds ready_timeout{120};
   // Where each model's saved slots go (slot_cache.h), one 0700 directory per
   // model; empty = slots are not saved across unloads.
   std::filesystem::path slot_dir;
+  // Placement: the devices and the memory zest may use on each, asked once
+  // (off the I/O threads: it may probe the engine) at the first load. Unset:
+  // one CPU with no memory limit.
+  std::function<std::vector<placement::PlacementDevice>()> discover_devices;
+  std::map<std::string, config::ModelSettings> model_settings;  // by model name
 };
 
 struct InstanceStatus {
@@ -50,6 +59,7 @@ struct InstanceStatus {
   std::string state;  // "loading", "ready"
   double uptime_s = 0;
   int in_flight = 0;
+  placement::EnginePlan plan;  // where it runs and the memory predicted for it
 };
 
 class InstancePool {
@@ -60,9 +70,14 @@ class InstancePool {
                Result<engines::EngineLocation> engine);
   ~InstancePool();
 
-  // A ready instance for `model`, started if needed. Errors: kEngineFailed
-  // with the engine's last output lines when it exits or never gets ready,
-  // kUnavailable when no engine is installed.
+  // A ready instance for `model`, started if needed. Before starting one the
+  // memory ledger must admit it: it is placed (placement/policy.h) in the
+  // memory the other instances leave, evicting idle ones (least recently
+  // used, weighted by reload cost; never one with requests in flight) when
+  // that makes it fit. Errors: kInsufficientMemory (needed vs available,
+  // per device) when it cannot fit; kInvalidArgument for bad per-model
+  // options; kEngineFailed with the engine's last output lines when it
+  // exits or never gets ready; kUnavailable when no engine is installed.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Acquire(models::ModelEntry model);
 
   // Tells the pool a request could not reach `instance`; if its process is
@@ -89,11 +104,34 @@ class InstancePool {
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
   engines::LlamaServerOptions EngineOptions(const models::ModelEntry& model,
-                                            const std::filesystem::path& socket) const;
+                                            const std::filesystem::path& socket,
+                                            const placement::EnginePlan& plan) const;
   Result<std::unique_ptr<engines::Process>> SpawnEngine(const models::ModelEntry& model,
-                                                        const std::filesystem::path& socket);
+                                                        const std::filesystem::path& socket,
+                                                        const placement::EnginePlan& plan);
+  // Memory admission (see Acquire). Sets entry.plan before evicting, so
+  // loads interleaving on the strand see this one's reservation.
+  boost::asio::awaitable<Result<placement::EnginePlan>> AdmitMemory(const models::ModelEntry& model,
+                                                                    Entry& entry);
+  // The plan for `model` in the memory left by every other instance except
+  // those named in `evicted`.
+  Result<placement::EnginePlan> PlanAgainst(const models::ModelEntry& model,
+                                            const std::vector<std::string>& evicted);
+  // Ready instances with nothing in flight, other than `except`, in the order
+  // to evict them; and the names of the busy ones (for the error message).
+  std::vector<std::string> IdleInEvictionOrder(const std::string& except,
+                                               std::vector<std::string>& busy);
+  // Stops `model` if it is still idle; false if it got a request meanwhile.
+  boost::asio::awaitable<bool> EvictIfIdle(std::string model, std::string reason);
+  // Discovers the devices once; started by the constructor so the first
+  // load rarely waits for the engine probe.
+  boost::asio::awaitable<void> EnsureDevices();
+  boost::asio::awaitable<std::vector<placement::PlacementDevice>> DiscoverDevicesBlocking();
+  void LogPredictedVsMeasured(const Instance& instance, const placement::EnginePlan& plan);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<Status> StopOnStrand(std::string model, bool save_slots);
+  // Saves an idle instance's slots before it stops (slot_cache.h).
+  boost::asio::awaitable<void> SaveSlotsOf(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 
@@ -105,6 +143,9 @@ class InstancePool {
   std::map<std::string, std::shared_ptr<Entry>> entries_;  // on strand_ only
   std::mutex list_mu_;  // guards entries_ for List()/StopAll() from other threads
   uint64_t next_socket_id_ = 0;                             // on strand_ only
+  std::optional<std::vector<placement::PlacementDevice>> devices_;  // on strand_ only
+  bool discovering_ = false;                    // on strand_ only
+  boost::asio::steady_timer devices_found_;     // cancelled once devices_ is set
 };
 
 }  // namespace zest::scheduler

@@ -49,12 +49,27 @@ Status AtomicFile::Append(std::string_view bytes) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return ErrnoStatus("cannot write", temp_path_);
     bytes.remove_prefix(static_cast<size_t>(n));
+    size_ += static_cast<uint64_t>(n);
   }
+  return Status::Ok();
+}
+
+Status AtomicFile::Skip(uint64_t bytes) {
+  if (fd_ < 0) return Internal("skip in a closed file " + temp_path_.string());
+  if (::lseek(fd_, static_cast<off_t>(bytes), SEEK_CUR) < 0) {
+    return ErrnoStatus("cannot seek in", temp_path_);
+  }
+  size_ += bytes;
   return Status::Ok();
 }
 
 Status AtomicFile::Commit() {
   if (fd_ < 0) return Internal("commit of a closed file " + temp_path_.string());
+  // A trailing Skip() moved the offset but wrote nothing: extend the file to
+  // it (as a hole).
+  if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+    return ErrnoStatus("cannot set the size of", temp_path_);
+  }
   // Data must be on disk before the rename makes it visible, or a crash
   // could leave a complete-looking but empty file under the target name.
   if (::fsync(fd_) != 0) return ErrnoStatus("cannot fsync", temp_path_);

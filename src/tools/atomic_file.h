@@ -21,6 +21,8 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   Status Append(std::string_view bytes);
+  // Advances `bytes` without writing, leaving a hole (zeros) in a sparse file.
+  Status Skip(uint64_t bytes);
   // fsyncs the data, renames the file to the target, fsyncs the directory.
   Status Commit();
 
@@ -34,6 +36,7 @@ class AtomicFile {
   std::filesystem::path target_;
   std::filesystem::path temp_path_;
   bool committed_ = false;
+  uint64_t size_ = 0;  // bytes appended or skipped so far
 };
 
 }  // namespace zest::tools

@@ -131,18 +131,28 @@ void GgufWriter::AddInt32Array(const std::string& key, const std::vector<int32_t
   for (int32_t v : values) Put(v, metadata_);
 }
 
+bool GgufWriter::CheckNewTensor(const std::string& name, const std::vector<uint64_t>& dims) {
+  if (!tensor_names_.insert(name).second) {
+    Fail("duplicate tensor '" + name + "'");
+    return false;
+  }
+  if (dims.empty() || dims.size() > kMaxDims) {
+    Fail("tensor '" + name + "' needs 1 to 4 dims");
+    return false;
+  }
+  return true;
+}
+
 void GgufWriter::AddTensor(const std::string& name, const std::vector<uint64_t>& dims,
                            TensorType type, const std::vector<float>& values) {
-  if (!tensor_names_.insert(name).second) return Fail("duplicate tensor '" + name + "'");
-  if (dims.empty() || dims.size() > kMaxDims)
-    return Fail("tensor '" + name + "' needs 1 to 4 dims");
+  if (!CheckNewTensor(name, dims)) return;
   uint64_t elements = 1;
   for (uint64_t d : dims) elements *= d;
   if (elements != values.size()) {
     return Fail("tensor '" + name + "' has " + std::to_string(values.size()) + " values for " +
                 std::to_string(elements) + " elements");
   }
-  Tensor tensor{name, dims, type, {}};
+  Tensor tensor{name, dims, static_cast<uint32_t>(type), {}, 0};
   switch (type) {
     case TensorType::kF32:
       AppendF32(values, tensor.data);
@@ -159,7 +169,14 @@ void GgufWriter::AddTensor(const std::string& name, const std::vector<uint64_t>&
     default:
       return Fail("tensor '" + name + "' has an unsupported type");
   }
+  tensor.size = tensor.data.size();
   tensors_.push_back(std::move(tensor));
+}
+
+void GgufWriter::AddSparseTensor(const std::string& name, const std::vector<uint64_t>& dims,
+                                 uint32_t ggml_type, uint64_t bytes) {
+  if (!CheckNewTensor(name, dims)) return;
+  tensors_.push_back({name, dims, ggml_type, {}, bytes});
 }
 
 std::string GgufWriter::EncodeHeader() const {
@@ -176,9 +193,9 @@ std::string GgufWriter::EncodeHeader() const {
     PutString(t.name, header);
     Put<uint32_t>(static_cast<uint32_t>(t.dims.size()), header);
     for (uint64_t d : t.dims) Put<uint64_t>(d, header);
-    Put<uint32_t>(static_cast<uint32_t>(t.type), header);
+    Put<uint32_t>(t.type, header);
     Put<uint64_t>(offset, header);
-    offset += t.data.size() + PaddingFor(t.data.size());
+    offset += t.size + PaddingFor(t.size);
   }
   header.append(PaddingFor(header.size()), '\0');
   return header;
@@ -187,8 +204,8 @@ std::string GgufWriter::EncodeHeader() const {
 uint64_t GgufWriter::EncodedSize() const {
   uint64_t size = EncodeHeader().size();
   for (size_t i = 0; i < tensors_.size(); ++i) {
-    size += tensors_[i].data.size();
-    if (i + 1 < tensors_.size()) size += PaddingFor(tensors_[i].data.size());
+    size += tensors_[i].size;
+    if (i + 1 < tensors_.size()) size += PaddingFor(tensors_[i].size);
   }
   return size;
 }
@@ -199,12 +216,14 @@ Status GgufWriter::Write(const std::filesystem::path& path) const {
   ZEST_RETURN_IF_ERROR(file->Append(EncodeHeader()));
   static const std::string kZeros(kGgufAlignment, '\0');
   for (size_t i = 0; i < tensors_.size(); ++i) {
-    ZEST_RETURN_IF_ERROR(file->Append(tensors_[i].data));
+    const Tensor& t = tensors_[i];
+    ZEST_RETURN_IF_ERROR(file->Append(t.data));
+    if (t.size > t.data.size()) ZEST_RETURN_IF_ERROR(file->Skip(t.size - t.data.size()));
     // No padding after the last tensor: the file ends where its data ends,
     // so any truncation is detectable from the header alone.
     if (i + 1 < tensors_.size()) {
       ZEST_RETURN_IF_ERROR(
-          file->Append(std::string_view(kZeros).substr(0, PaddingFor(tensors_[i].data.size()))));
+          file->Append(std::string_view(kZeros).substr(0, PaddingFor(t.size))));
     }
   }
   return file->Commit();

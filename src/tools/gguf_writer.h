@@ -46,6 +46,12 @@ class GgufWriter {
   // be a multiple of 32.
   void AddTensor(const std::string& name, const std::vector<uint64_t>& dims, TensorType type,
                  const std::vector<float>& values);
+  // A tensor described by its header only: `bytes` of data (the caller sizes
+  // it for `ggml_type`, any ggml type id) that Write() leaves as a hole in a
+  // sparse file. Real model shapes (a 120B model) then cost a few kilobytes
+  // of disk; for placement tests, never for files an engine should load.
+  void AddSparseTensor(const std::string& name, const std::vector<uint64_t>& dims,
+                       uint32_t ggml_type, uint64_t bytes);
 
   // Writes to a temporary file beside `path`, fsyncs it, then renames it into
   // place, so readers never see a partial file; on failure no temporary file
@@ -59,9 +65,11 @@ class GgufWriter {
   struct Tensor {
     std::string name;
     std::vector<uint64_t> dims;
-    TensorType type;
+    uint32_t type;     // ggml type id
     std::string data;  // encoded bytes
+    uint64_t size;     // data size; for sparse tensors larger than data (empty)
   };
+  bool CheckNewTensor(const std::string& name, const std::vector<uint64_t>& dims);
   // Starts a key/value: checks the key is new and writes key and type id.
   void BeginKey(const std::string& key, uint32_t type);
   void Fail(std::string message);

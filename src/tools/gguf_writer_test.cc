@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sys/stat.h>
 
 #include "models/gguf_reader.h"
 #include "tools/tensor_encoding.h"
@@ -204,6 +205,32 @@ TEST(GgufWriterTest, EveryTruncatedPrefixFailsToRead) {
     std::ofstream(cut, std::ios::binary) << bytes.substr(0, n);
     EXPECT_FALSE(models::ReadGguf(cut).ok()) << n;
   }
+}
+
+// Sparse tensors: the header describes 564 MB of MXFP4 data that the file
+// holds as a hole, so the reader sizes it exactly while the disk holds KBs.
+TEST(GgufWriterTest, SparseTensorsLeaveHoles) {
+  const fs::path dir = TempDirFor("sparse");
+  GgufWriter w;
+  w.AddString("general.architecture", "llama");
+  w.AddTensor("small", {32}, TensorType::kF32, Ramp(32));
+  // gpt-oss-120b's experts of one layer: 2880 x 2880 x 128 MXFP4 (17 bytes
+  // per 32 elements).
+  const uint64_t big = 2880ull * 2880 * 128 / 32 * 17;
+  w.AddSparseTensor("blk.0.ffn_up_exps.weight", {2880, 2880, 128}, 39, big);
+  w.AddSparseTensor("output.weight", {64, 64}, 1, 64 * 64 * 2);
+  ASSERT_TRUE(w.Write(dir / "sparse.gguf").ok());
+
+  auto file = models::ReadGguf(dir / "sparse.gguf");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_EQ(file->tensors.size(), 3u);
+  EXPECT_EQ(file->tensors[1].bytes, big);
+  EXPECT_EQ(file->tensors[2].bytes, 64u * 64 * 2);
+  EXPECT_EQ(file->file_size, w.EncodedSize());
+  EXPECT_GT(file->file_size, big);
+  struct stat st {};
+  ASSERT_EQ(::stat((dir / "sparse.gguf").c_str(), &st), 0);
+  EXPECT_LT(static_cast<uint64_t>(st.st_blocks) * 512, 1u << 20);  // allocated: under 1 MiB
 }
 
 }  // namespace

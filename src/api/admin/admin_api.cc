@@ -6,6 +6,7 @@
 
 #include "api/admin/request_body.h"
 #include "api/openai/errors.h"
+#include "engines/process_memory.h"
 
 namespace zest::api::admin {
 namespace {
@@ -21,10 +22,34 @@ awaitable<void> SendJson(http::ResponseWriter& w, const json& j, int status = 20
 // Note: replies are built in named variables, never as braced temporaries
 // inside co_await, which GCC 12 miscompiles.
 
-// `expires_in_s`: seconds until an idle instance unloads; null while busy
-// or kept forever.
+// Where an instance runs and the memory predicted for it, per device.
+json PlacementJson(const placement::EnginePlan& plan) {
+  json predicted = json::object();
+  for (const auto& use : plan.memory) {
+    predicted[use.device] = {{"weights", use.memory.weights},
+                             {"kv_cache", use.memory.kv_cache},
+                             {"compute", use.memory.compute},
+                             {"overhead", use.memory.overhead},
+                             {"total", use.memory.Total()}};
+  }
+  json j = {{"devices", plan.gpu_devices.empty() ? json::array({"CPU"}) : json(plan.gpu_devices)},
+            {"n_gpu_layers", plan.n_gpu_layers},
+            {"n_cpu_moe", plan.n_cpu_moe},
+            {"ctx_size", plan.ctx_per_slot},
+            {"parallel", plan.parallel},
+            {"kv_type", placement::KvTypeName(plan.kv_type)},
+            {"predicted_bytes", predicted},
+            {"predicted_total_bytes", plan.TotalBytes()},
+            {"explanation", plan.explanation}};
+  if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
+  return j;
+}
+
+// `expires_in_s`: seconds until an idle instance unloads (null while busy or
+// kept forever). `measure`: add each engine's resident memory (a /proc scan;
+// `ps` only).
 json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
-                   const scheduler::Residency* residency) {
+                   const scheduler::Residency* residency, bool measure) {
   json out = json::array();
   auto now = scheduler::Residency::Clock::now();
   for (const auto& s : list) {
@@ -32,9 +57,11 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
     if (auto at = residency ? residency->ExpiresAt(s.model) : std::nullopt; at && s.in_flight == 0) {
       expires_in = std::max(0.0, std::chrono::duration<double>(*at - now).count());
     }
-    out.push_back({{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
-                   {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight},
-                   {"expires_in_s", expires_in}});
+    json i = {{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
+              {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight}, {"expires_in_s", expires_in},
+              {"placement", PlacementJson(s.plan)}};
+    if (measure) i["measured_rss_bytes"] = engines::ProcessTreeRssBytes(s.pid);
+    out.push_back(std::move(i));
   }
   return out;
 }
@@ -71,14 +98,16 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking() {
 
 void AdminApi::Register(http::Router& router) {
   auto health = [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", pool_.List().size()}};
+    auto list = pool_.List();
+    json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", list.size()},
+                  {"instances", InstancesJson(list, residency_, false)}};
     co_await SendJson(w, reply);
   };
   router.Add("GET", "/health", health);
   router.Add("GET", "/api/v1/health", health);
 
   router.Add("GET", "/api/v1/ps", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    json reply = {{"instances", InstancesJson(pool_.List(), residency_)}};
+    json reply = {{"instances", InstancesJson(pool_.List(), residency_, true)}};
     co_await SendJson(w, reply);
   });
 

@@ -32,6 +32,8 @@ TEST(ErrorsTest, StatusCodesMapToHttp) {
   EXPECT_EQ(MapStatus(NotFound("x")).http_status, 404);
   EXPECT_EQ(MapStatus(Status(ErrorCode::kTooLarge, "x")).http_status, 413);
   EXPECT_EQ(MapStatus(EngineFailed("x")).http_status, 500);
+  EXPECT_EQ(MapStatus(InsufficientMemory("x")).http_status, 507);
+  EXPECT_EQ(MapStatus(InsufficientMemory("x")).code, "insufficient_memory");
   EXPECT_EQ(MapStatus(Unavailable("x")).http_status, 503);
 }
 

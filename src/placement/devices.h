@@ -1,0 +1,45 @@
+// PlacementDevice: a device llama-server can put layers on, with the memory
+// zest may still use there. Built from the hardware inventory and the
+// engine's own device list (`llama-server --list-devices`); the pool lowers
+// free_bytes by what running instances hold (memory_book.h). Plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hardware/inventory.h"
+#include "hardware/verdicts.h"
+
+namespace zest::placement {
+
+inline constexpr const char* kCpuDevice = "CPU";
+
+struct PlacementDevice {
+  std::string name;         // engine device name: "CPU", "Vulkan0", "CUDA0"
+  std::string description;  // for explanations: "AMD Radeon 8060S (unified memory)"
+  bool gpu = false;
+  // Allocates from system RAM (APUs, llvmpipe): its use also comes out of
+  // the CPU device's memory.
+  bool unified = false;
+  // Higher runs faster: 3 discrete GPU, 2 integrated GPU, 1 CPU, 0 a
+  // software renderer (llvmpipe; only used when asked for by name).
+  int speed_rank = 1;
+  uint64_t total_bytes = 0;
+  uint64_t free_bytes = 0;
+  // CPU only: llama.cpp's CPU backend repacks weights for AMX (see LoadShape).
+  bool repacks_weights = false;
+};
+
+// The CPU first, then each GPU device the engine reports, matched in order
+// to the inventory's GPUs for their memory when the engine's description
+// does not carry "(N MiB, M MiB free)". `memory_limit` > 0 caps what zest
+// may use of system RAM (and of unified GPU memory).
+std::vector<PlacementDevice> DevicesFromInventory(
+    const hardware::Inventory& inventory,
+    const std::vector<hardware::EngineReport::Device>& engine_devices, uint64_t memory_limit);
+
+// "1.5 GiB": sizes in explanations and errors.
+std::string FormatBytes(uint64_t bytes);
+
+}  // namespace zest::placement

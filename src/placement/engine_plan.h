@@ -1,0 +1,45 @@
+// EnginePlan: how one model instance is to be started (devices, layer split,
+// context, KV cache, loading mode) and what it is predicted to take on each
+// device, with the reasons in words. Produced by PlanPlacement (policy.h),
+// turned into llama-server flags by the scheduler, shown by
+// `GET /api/v1/health` and `zest ps -v`. Plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/memory_ledger.h"
+
+namespace zest::placement {
+
+struct DeviceUse {
+  std::string device;  // "CPU", "Vulkan0"
+  DeviceMemory memory;
+};
+
+struct EnginePlan {
+  std::vector<std::string> gpu_devices;  // --device; empty = CPU only
+  int n_gpu_layers = 0;                  // -ngl (block_count + 1 = everything)
+  std::vector<double> tensor_split;      // --tensor-split, one weight per GPU device
+  int n_cpu_moe = 0;                     // --n-cpu-moe
+  uint64_t ctx_per_slot = 0;             // the engine gets ctx_per_slot × parallel
+  int parallel = 1;
+  KvType kv_type = KvType::kF16;
+  std::optional<bool> flash_attention;  // unset: the engine's auto
+  bool no_mmap = false;
+  bool mlock = false;
+  std::optional<uint32_t> batch;
+  uint32_t ubatch = 512;
+  std::vector<std::string> extra_args;
+
+  std::vector<DeviceUse> memory;  // predicted use per device, CPU first
+  std::string explanation;        // one paragraph: what was chosen and why
+
+  uint64_t TotalBytes() const;
+  // Bytes on `device`, 0 when the plan does not use it.
+  uint64_t BytesOn(const std::string& device) const;
+};
+
+}  // namespace zest::placement

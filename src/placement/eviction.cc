@@ -1,0 +1,44 @@
+#include "placement/eviction.h"
+
+#include <algorithm>
+
+namespace zest::placement {
+namespace {
+
+// Reloads faster than this count as this long, so a fresh instance with an
+// instant (cached) load is not evicted before one idle for minutes.
+constexpr double kMinReloadSeconds = 1.0;
+
+void Take(PlacementDevice& device, uint64_t bytes) {
+  device.free_bytes -= std::min(device.free_bytes, bytes);
+}
+
+}  // namespace
+
+std::vector<PlacementDevice> FreeAfter(std::vector<PlacementDevice> devices,
+                                       const std::vector<const EnginePlan*>& loaded) {
+  for (const EnginePlan* plan : loaded) {
+    for (const DeviceUse& use : plan->memory) {
+      for (PlacementDevice& d : devices) {
+        if (d.name != use.device) continue;
+        Take(d, use.memory.Total());
+        if (d.unified && d.name != devices[0].name) Take(devices[0], use.memory.Total());
+      }
+    }
+  }
+  return devices;
+}
+
+std::vector<std::string> EvictionOrder(std::vector<EvictionCandidate> candidates) {
+  auto score = [](const EvictionCandidate& c) {
+    return c.idle_s / std::max(c.load_s, kMinReloadSeconds);
+  };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const auto& a, const auto& b) { return score(a) > score(b); });
+  std::vector<std::string> order;
+  order.reserve(candidates.size());
+  for (const auto& c : candidates) order.push_back(c.model);
+  return order;
+}
+
+}  // namespace zest::placement

@@ -1,0 +1,89 @@
+// Memory ledger: predicts how much memory a model takes on each device when
+// llama-server loads it with a given layout, from GGUF metadata alone
+// (models::ModelInfo). Pure functions; thread-safe; no I/O.
+//
+// What llama-server allocates, and how it is counted here:
+//   weights  tensor bytes as stored; the last `gpu_layers` blocks go to the
+//            GPUs (the output head too when gpu_layers > block_count), the
+//            token embeddings always stay on the CPU; with cpu_moe_layers = m
+//            the experts (*_exps) of blocks [0, m) stay on the CPU.
+//   KV cache per block on the block's device: cells × kv_heads × (key_length
+//            + value_length) × bytes of the cache type. Cells are ctx_per_slot
+//            × parallel; a sliding-window block keeps only min(ctx_per_slot,
+//            window + ubatch) cells per slot.
+//   compute  the graph's scratch on each device that runs layers: 4 bytes ×
+//            ubatch × (embedding + max(vocab, attention scores)), where the
+//            attention scores (heads × cells of a slot) count only without
+//            flash attention.
+//   repack   with cpu_repack and mmap, the CPU blocks' dense weights once more.
+//   overhead the engine process itself on the CPU, a driver context per GPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "models/gguf_reader.h"
+
+namespace zest::placement {
+
+// KV cache element types the engine accepts for -ctk/-ctv that zest offers.
+enum class KvType { kF16, kQ8_0, kQ4_0 };
+const char* KvTypeName(KvType type);  // "f16", "q8_0", "q4_0" (llama-server spelling)
+Result<KvType> ParseKvType(const std::string& name);
+// Bytes of `elements` KV entries of `type` (block types round up to blocks).
+uint64_t KvTypeBytes(KvType type, uint64_t elements);
+
+// What the engine is asked to allocate, independent of where.
+struct LoadShape {
+  uint64_t ctx_per_slot = 4096;
+  int parallel = 1;
+  KvType kv_type = KvType::kF16;
+  bool flash_attention = true;  // llama-server's "auto" enables it where supported
+  uint32_t ubatch = 512;
+  uint64_t mmproj_bytes = 0;  // vision projector file, loaded beside the model
+  bool mmap = true;           // weights mapped from the file (not --load-mode none)
+  // The CPU backend copies the weights of CPU blocks into its own layout
+  // (AMX on CPUs that have it). With mmap the file pages it read stay mapped
+  // too, so both copies are resident until the kernel reclaims the first.
+  bool cpu_repack = false;
+};
+
+// Where layers go: the last `gpu_layers` blocks on the GPUs, divided between
+// them in proportion to `split` (one weight per GPU; empty = all on one).
+struct Layout {
+  int gpu_count = 0;
+  int gpu_layers = 0;  // 0..block_count+1; block_count+1 also offloads the output head
+  std::vector<double> split;
+  int cpu_moe_layers = 0;  // keep the experts of the first N blocks on the CPU
+};
+
+struct DeviceMemory {
+  uint64_t weights = 0;
+  uint64_t kv_cache = 0;
+  uint64_t compute = 0;
+  uint64_t overhead = 0;  // engine process, driver context, vision projector
+  uint64_t Total() const { return weights + kv_cache + compute + overhead; }
+};
+
+// The engine's own resident memory beside the model (measured for the
+// rootfs llama-server, see bench/RESULTS.md), and a GPU driver context.
+inline constexpr uint64_t kEngineOverheadBytes = 24ull << 20;
+inline constexpr uint64_t kGpuContextBytes = 256ull << 20;
+
+// KV cache bytes of one block for the whole engine (all slots).
+uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape, uint64_t layer);
+// KV cache bytes of all blocks.
+uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape);
+// Compute buffer of one device that runs layers.
+uint64_t ComputeBufferBytes(const models::ModelInfo& model, const LoadShape& shape);
+
+// Index 0 is the CPU, index 1 + i is GPU i of the layout.
+std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const LoadShape& shape,
+                                        const Layout& layout);
+
+// The GPU (0-based) that block `layer` runs on under `layout`, or -1 for the CPU.
+int LayerDevice(const models::ModelInfo& model, const Layout& layout, uint64_t layer);
+
+}  // namespace zest::placement

@@ -1,0 +1,163 @@
+// Ledger arithmetic against values computed by hand from the published
+// shapes of real models (written as sparse GGUF headers by test_models).
+// Q8_0 stores 32 elements in 34 bytes, MXFP4 in 17, F16 2 bytes each.
+#include "placement/memory_ledger.h"
+
+#include <gtest/gtest.h>
+
+#include "placement/test_models.h"
+
+namespace zest::placement {
+namespace {
+
+using testing::GptOss120B;
+using testing::Gemma3_12B;
+using testing::Llama3_8B;
+using testing::Qwen3_30B_A3B;
+using testing::WriteSparseModel;
+
+constexpr uint64_t kMiB = 1ull << 20;
+
+LoadShape Shape(uint64_t ctx, int parallel, KvType kv = KvType::kF16) {
+  LoadShape s;
+  s.ctx_per_slot = ctx;
+  s.parallel = parallel;
+  s.kv_type = kv;
+  return s;
+}
+
+TEST(MemoryLedgerTest, Llama3_8BShapeFromHeader) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  // q,o: 4096² → 17,825,792 each; k,v: 4096×1024 → 4,456,448 each;
+  // gate,up,down: 4096×14336 → 62,390,272 each; two F32 norms: 32,768.
+  ASSERT_EQ(m.layer_bytes.size(), 32u);
+  EXPECT_EQ(m.layer_bytes[0], 231'768'064u);
+  EXPECT_EQ(m.layer_expert_bytes[0], 0u);
+  EXPECT_EQ(m.input_bytes, 558'170'112u);   // token_embd 4096×128256
+  EXPECT_EQ(m.output_bytes, 558'186'496u);  // output + output_norm
+  EXPECT_EQ(m.tensor_bytes, 8'532'934'656u);
+  EXPECT_EQ(m.key_length, 128u);
+  EXPECT_EQ(m.vocab_size, 128256u);
+  EXPECT_FALSE(m.output_tied);
+}
+
+TEST(MemoryLedgerTest, KvCacheByType) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  // 32 layers × 8192 cells × 8 kv heads × (128 + 128) × 2 bytes = 1 GiB.
+  EXPECT_EQ(KvCacheBytes(m, Shape(8192, 1)), 1024 * kMiB);
+  EXPECT_EQ(KvCacheBytes(m, Shape(2048, 4)), 1024 * kMiB);  // slots share the same cells
+  // q8_0: a 128-element row is 4 blocks of 34 bytes (136 instead of 256).
+  EXPECT_EQ(KvCacheBytes(m, Shape(8192, 1, KvType::kQ8_0)), 570'425'344u);
+  // q4_0: 4 blocks of 18 bytes (72).
+  EXPECT_EQ(KvCacheBytes(m, Shape(8192, 1, KvType::kQ4_0)), 301'989'888u);
+}
+
+TEST(MemoryLedgerTest, Llama3_8BOnCpuAndOffloaded) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  LoadShape shape = Shape(8192, 1);
+  auto cpu_only = PredictMemory(m, shape, {});
+  ASSERT_EQ(cpu_only.size(), 1u);
+  EXPECT_EQ(cpu_only[0].weights, 8'532'934'656u);
+  EXPECT_EQ(cpu_only[0].kv_cache, 1024 * kMiB);
+  // Flash attention: 4 × 512 × (4096 + 128256) = the engine's 258.5 MiB.
+  EXPECT_EQ(cpu_only[0].compute, 271'056'896u);
+  EXPECT_EQ(cpu_only[0].overhead, kEngineOverheadBytes);
+
+  auto full = PredictMemory(m, shape, {1, 33, {}, 0});
+  ASSERT_EQ(full.size(), 2u);
+  EXPECT_EQ(full[1].weights, 32 * 231'768'064ull + 558'186'496u);  // blocks + head
+  EXPECT_EQ(full[1].kv_cache, 1024 * kMiB);
+  EXPECT_EQ(full[0].weights, 558'170'112u);  // the embeddings stay
+  EXPECT_EQ(full[0].kv_cache, 0u);
+
+  auto half = PredictMemory(m, shape, {1, 16, {}, 0});
+  EXPECT_EQ(half[1].weights, 16 * 231'768'064ull);
+  EXPECT_EQ(half[1].kv_cache, 512 * kMiB);
+  EXPECT_EQ(half[0].weights, 16 * 231'768'064ull + 558'170'112u + 558'186'496u);
+}
+
+// AMX: the CPU blocks' weights are copied (the mapped file stays resident
+// too); offloaded blocks and --load-mode none are not doubled.
+TEST(MemoryLedgerTest, CpuRepackHoldsBlockWeightsTwice) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  LoadShape shape = Shape(8192, 1);
+  shape.cpu_repack = true;
+  EXPECT_EQ(PredictMemory(m, shape, {})[0].weights, 8'532'934'656ull + 32 * 231'768'064ull);
+  EXPECT_EQ(PredictMemory(m, shape, {1, 16, {}, 0})[0].weights,
+            16 * 231'768'064ull * 2 + 558'170'112u + 558'186'496u);
+  shape.mmap = false;
+  EXPECT_EQ(PredictMemory(m, shape, {})[0].weights, 8'532'934'656u);
+}
+
+TEST(MemoryLedgerTest, WithoutFlashAttentionScoresDominate) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  LoadShape shape = Shape(8192, 1);
+  shape.flash_attention = false;
+  // 32 heads × 8192 cells > vocab: 4 × 512 × (4096 + 262144).
+  EXPECT_EQ(ComputeBufferBytes(m, shape), 545'259'520u);
+}
+
+TEST(MemoryLedgerTest, TensorSplitDealsBlocksInOrder) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  auto split = PredictMemory(m, Shape(8192, 1), {2, 32, {3, 1}, 0});
+  ASSERT_EQ(split.size(), 3u);
+  EXPECT_EQ(split[1].weights, 24 * 231'768'064ull);
+  EXPECT_EQ(split[2].weights, 8 * 231'768'064ull);
+  EXPECT_EQ(split[1].kv_cache, 768 * kMiB);
+  EXPECT_EQ(split[2].kv_cache, 256 * kMiB);
+  EXPECT_EQ(LayerDevice(m, {2, 32, {3, 1}, 0}, 0), 0);
+  EXPECT_EQ(LayerDevice(m, {2, 32, {3, 1}, 0}, 31), 1);
+}
+
+TEST(MemoryLedgerTest, Qwen3MoeExpertsStayOnCpu) {
+  models::ModelInfo m = WriteSparseModel(Qwen3_30B_A3B());
+  // Experts: 3 × 2048×768×128 in Q8_0 = 641,728,512 per block; attention
+  // 2048×4096 ×2 + 2048×512 ×2 in Q8_0 = 20,054,016; two norms and the
+  // 2048×128 router in F32 = 1,064,960.
+  ASSERT_EQ(m.block_count, 48u);
+  EXPECT_EQ(m.expert_count, 128u);
+  EXPECT_EQ(m.layer_expert_bytes[0], 641'728'512u);
+  EXPECT_EQ(m.layer_bytes[0], 662'847'488u);
+  EXPECT_EQ(m.tensor_bytes, 32'477'913'088u);
+
+  auto plan = PredictMemory(m, Shape(4096, 4, KvType::kQ8_0), {1, 49, {}, 48});
+  EXPECT_EQ(plan[1].weights, 48 * (662'847'488u - 641'728'512u) + 330'620'928u);
+  EXPECT_EQ(plan[0].weights, 48 * 641'728'512ull + 330'612'736u);
+  // 48 × 16384 cells × 4 kv heads × 2 × (4 blocks × 34 bytes).
+  EXPECT_EQ(plan[1].kv_cache, 855'638'016u);
+}
+
+TEST(MemoryLedgerTest, GptOss120BSlidingWindowAndMxfp4) {
+  models::ModelInfo m = WriteSparseModel(GptOss120B());
+  // Experts 3 × 2880×2880×128 MXFP4 = 1,692,057,600 per block.
+  EXPECT_EQ(m.layer_expert_bytes[0], 1'692'057'600u);
+  EXPECT_EQ(m.tensor_bytes, 64'109'687'040u);
+  EXPECT_TRUE(m.IsSlidingWindowLayer(0));
+  EXPECT_FALSE(m.IsSlidingWindowLayer(1));
+  // 18 full layers × 131072 cells + 18 windowed × (128 + 512) cells,
+  // × 8 kv heads × (64 + 64) × 2 bytes.
+  EXPECT_EQ(KvCacheBytes(m, Shape(131072, 1)), 4'831'838'208u + 23'592'960u);
+}
+
+TEST(MemoryLedgerTest, Gemma3SlidingWindowAndTiedOutput) {
+  models::ModelInfo m = WriteSparseModel(Gemma3_12B());
+  EXPECT_EQ(m.swa_pattern, 6u);
+  EXPECT_TRUE(m.output_tied);
+  // 8 global layers × 32768 cells + 40 windowed × (1024 + 512), × 8 × 512 × 2.
+  EXPECT_EQ(KvCacheBytes(m, Shape(32768, 1)), 2'147'483'648u + 503'316'480u);
+  // On the CPU the tied head is the embedding tensor itself: counted once.
+  auto cpu = PredictMemory(m, Shape(32768, 1), {});
+  EXPECT_EQ(cpu[0].weights, m.tensor_bytes);
+  EXPECT_EQ(m.tensor_bytes, 12'501'826'560u);
+  // Offloaded, the GPU gets its own copy of it.
+  auto gpu = PredictMemory(m, Shape(32768, 1), {1, 49, {}, 0});
+  EXPECT_EQ(gpu[1].weights, 48 * 238'172'160ull + 3840ull * 262144 / 32 * 34 + 3840 * 4);
+}
+
+TEST(MemoryLedgerTest, ParseKvType) {
+  EXPECT_EQ(*ParseKvType("q8_0"), KvType::kQ8_0);
+  EXPECT_FALSE(ParseKvType("q5_1").ok());
+}
+
+}  // namespace
+}  // namespace zest::placement

@@ -1,0 +1,330 @@
+#include "placement/policy.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <optional>
+
+#include "placement/reserved_args.h"
+
+namespace zest::placement {
+namespace {
+
+// Auto context never goes below this (or the trained length if shorter):
+// a model squeezed to less is better placed elsewhere, or refused.
+constexpr uint64_t kMinAutoContext = 4096;
+// Auto context searches in steps of this many cells.
+constexpr uint64_t kContextStep = 256;
+
+// A layout over chosen GPUs (indices into the device list).
+struct Candidate {
+  Layout layout;
+  std::vector<std::size_t> gpus;
+  std::string how;  // "all 33 layers on Vulkan0"
+};
+
+// Everything fixed for one request except context and layout.
+struct Problem {
+  const models::ModelInfo& model;
+  const std::vector<PlacementDevice>& devices;
+  LoadShape shape;
+};
+
+std::vector<DeviceMemory> Predict(const Problem& p, const Candidate& c, uint64_t ctx) {
+  LoadShape shape = p.shape;
+  shape.ctx_per_slot = ctx;
+  return PredictMemory(p.model, shape, c.layout);
+}
+
+// Each used device within its free memory, and the system RAM also covering
+// what unified-memory GPUs take from it.
+bool Fits(const Problem& p, const Candidate& c, uint64_t ctx) {
+  std::vector<DeviceMemory> use = Predict(p, c, ctx);
+  uint64_t ram = use[0].Total();
+  for (std::size_t i = 0; i < c.gpus.size(); ++i) {
+    const PlacementDevice& d = p.devices[c.gpus[i]];
+    const uint64_t bytes = use[i + 1].Total();
+    if (bytes > d.free_bytes) return false;
+    if (d.unified) ram += bytes;
+  }
+  return ram <= p.devices[0].free_bytes;
+}
+
+// The largest context in [low, high] at which `fits` holds, if any (fit is
+// monotonic in the context).
+std::optional<uint64_t> LargestContext(uint64_t low, uint64_t high,
+                                       const std::function<bool(uint64_t)>& fits) {
+  if (fits(high)) return high;
+  if (!fits(low)) return std::nullopt;
+  uint64_t good = low, bad = high;  // fits(good), !fits(bad)
+  while (bad - good > kContextStep) {
+    uint64_t mid = good + (bad - good) / 2 / kContextStep * kContextStep;
+    if (mid == good) mid = good + kContextStep;
+    (fits(mid) ? good : bad) = mid;
+  }
+  return good;
+}
+
+std::string Layers(int n) { return std::to_string(n) + (n == 1 ? " layer" : " layers"); }
+
+Candidate OnGpus(const Problem& p, std::vector<std::size_t> gpus, int gpu_layers, int cpu_moe) {
+  Candidate c;
+  c.gpus = std::move(gpus);
+  c.layout.gpu_count = static_cast<int>(c.gpus.size());
+  c.layout.gpu_layers = gpu_layers;
+  c.layout.cpu_moe_layers = cpu_moe;
+  if (c.gpus.size() > 1) {
+    for (std::size_t g : c.gpus) {
+      c.layout.split.push_back(static_cast<double>(p.devices[g].free_bytes >> 20));
+    }
+  }
+  std::string names;
+  for (std::size_t g : c.gpus) names += (names.empty() ? "" : " + ") + p.devices[g].name;
+  const int all = static_cast<int>(p.model.block_count) + 1;
+  c.how = gpu_layers >= all ? "all " + Layers(all) + " on " + names
+                            : Layers(gpu_layers) + " of " + std::to_string(all) + " on " + names +
+                                  ", the rest on the CPU";
+  if (cpu_moe > 0) c.how += ", experts of the first " + Layers(cpu_moe) + " on the CPU";
+  return c;
+}
+
+Candidate CpuOnly() {
+  Candidate c;
+  c.how = "all layers on the CPU";
+  return c;
+}
+
+// The smallest value in [low, high] where `fits` holds, given that it holds
+// for every value above one that does (more experts or fewer layers on the
+// CPU only ever free GPU memory).
+std::optional<int> SmallestFitting(int low, int high, const std::function<bool(int)>& fits) {
+  if (!fits(high)) return std::nullopt;
+  while (low < high) {
+    const int mid = low + (high - low) / 2;
+    if (fits(mid)) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
+  }
+  return high;
+}
+
+// A way to place the model: for a context, the candidate it would use, if
+// any fits.
+using Strategy = std::function<std::optional<Candidate>(uint64_t ctx)>;
+
+std::vector<Strategy> Strategies(const Problem& p, const std::vector<std::size_t>& gpus,
+                                 const config::ModelSettings& o) {
+  std::vector<Strategy> out;
+  const int all = static_cast<int>(p.model.block_count) + 1;
+  const std::size_t best = gpus.empty() ? 0 : gpus[0];
+  auto fitting = [&p](Candidate c, uint64_t ctx) -> std::optional<Candidate> {
+    if (Fits(p, c, ctx)) return c;
+    return std::nullopt;
+  };
+  if (o.n_gpu_layers || o.n_cpu_moe) {  // the user chose: one layout, no search
+    const int ngl = std::min(o.n_gpu_layers.value_or(all), all);
+    Candidate c = gpus.empty() || ngl == 0 ? CpuOnly() : OnGpus(p, {best}, ngl, o.n_cpu_moe.value_or(0));
+    out.push_back([fitting, c](uint64_t ctx) { return fitting(c, ctx); });
+    return out;
+  }
+  for (std::size_t g : gpus) {
+    out.push_back([=, &p](uint64_t ctx) { return fitting(OnGpus(p, {g}, all, 0), ctx); });
+  }
+  if (gpus.size() > 1) {
+    out.push_back([=, &p](uint64_t ctx) { return fitting(OnGpus(p, gpus, all, 0), ctx); });
+  }
+  if (!gpus.empty() && p.model.expert_count > 0) {
+    out.push_back([=, &p](uint64_t ctx) -> std::optional<Candidate> {
+      auto m = SmallestFitting(1, all - 1, [&](int n) { return Fits(p, OnGpus(p, {best}, all, n), ctx); });
+      if (!m) return std::nullopt;
+      return OnGpus(p, {best}, all, *m);
+    });
+  }
+  if (!gpus.empty()) {
+    out.push_back([=, &p](uint64_t ctx) -> std::optional<Candidate> {
+      // Fewest layers on the CPU = most on the GPU.
+      auto cpu_layers = SmallestFitting(1, all - 1, [&](int n) {
+        return Fits(p, OnGpus(p, {best}, all - n, 0), ctx);
+      });
+      if (!cpu_layers) return std::nullopt;
+      return OnGpus(p, {best}, all - *cpu_layers, 0);
+    });
+  }
+  out.push_back([=](uint64_t ctx) { return fitting(CpuOnly(), ctx); });
+  return out;
+}
+
+// The GPUs to consider, fastest first: the one named, or every GPU that is
+// not a software renderer.
+Result<std::vector<std::size_t>> ChooseGpus(const std::vector<PlacementDevice>& devices,
+                                            const std::string& wanted) {
+  std::vector<std::size_t> gpus;
+  if (wanted == "cpu" || wanted == "CPU") return gpus;
+  std::string known = "cpu";
+  for (std::size_t i = 1; i < devices.size(); ++i) {
+    known += ", " + devices[i].name;
+    if (wanted.empty() ? devices[i].speed_rank > 0 : devices[i].name == wanted) gpus.push_back(i);
+  }
+  if (!wanted.empty() && gpus.empty()) {
+    return InvalidArgument("device '" + wanted + "' is not one the engine sees (" + known + ")");
+  }
+  std::stable_sort(gpus.begin(), gpus.end(), [&](std::size_t a, std::size_t b) {
+    if (devices[a].speed_rank != devices[b].speed_rank) {
+      return devices[a].speed_rank > devices[b].speed_rank;
+    }
+    return devices[a].free_bytes > devices[b].free_bytes;
+  });
+  return gpus;
+}
+
+std::string Breakdown(const DeviceMemory& m) {
+  return "weights " + FormatBytes(m.weights) + ", KV cache " + FormatBytes(m.kv_cache) +
+         ", compute " + FormatBytes(m.compute) + ", engine " + FormatBytes(m.overhead);
+}
+
+// What was needed and what each device has, for the kInsufficientMemory error.
+Status DoesNotFit(const Problem& p, const std::string& name, uint64_t ctx, int parallel,
+                  const std::vector<std::size_t>& gpus) {
+  DeviceMemory need;
+  for (const DeviceMemory& d : Predict(p, CpuOnly(), ctx)) need = d;
+  std::string message = "model '" + name + "' does not fit in the memory left: it needs " +
+                        FormatBytes(need.Total()) + " (" + Breakdown(need) + ") for a context of " +
+                        std::to_string(ctx) + " tokens × " + std::to_string(parallel) +
+                        " slots; available: CPU " + FormatBytes(p.devices[0].free_bytes) +
+                        " free of " + FormatBytes(p.devices[0].total_bytes);
+  for (std::size_t g : gpus) {
+    const PlacementDevice& d = p.devices[g];
+    message += ", " + d.name + " (" + d.description + ") " + FormatBytes(d.free_bytes) +
+               " free of " + FormatBytes(d.total_bytes) + (d.unified ? ", shared with the CPU" : "");
+  }
+  return InsufficientMemory(message);
+}
+
+LoadShape ShapeFor(const config::ModelSettings& o, const PlacementRequest& r, KvType kv) {
+  LoadShape shape;
+  shape.parallel = o.parallel.value_or(r.default_parallel);
+  shape.kv_type = kv;
+  shape.flash_attention = o.flash_attention.value_or(true);
+  shape.ubatch = o.ubatch.value_or(512);
+  shape.mmproj_bytes = r.mmproj_bytes;
+  shape.mmap = !o.no_mmap;
+  return shape;
+}
+
+EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
+                    const config::ModelSettings& o) {
+  EnginePlan plan;
+  for (std::size_t g : c.gpus) plan.gpu_devices.push_back(p.devices[g].name);
+  plan.n_gpu_layers = c.gpus.empty() ? 0 : c.layout.gpu_layers;
+  plan.tensor_split = c.layout.split;
+  plan.n_cpu_moe = c.layout.cpu_moe_layers;
+  plan.ctx_per_slot = ctx;
+  plan.parallel = p.shape.parallel;
+  plan.kv_type = p.shape.kv_type;
+  plan.flash_attention = o.flash_attention;
+  plan.no_mmap = o.no_mmap;
+  plan.mlock = o.mlock;
+  plan.batch = o.batch;
+  plan.ubatch = p.shape.ubatch;
+  plan.extra_args = o.extra_args;
+  std::vector<DeviceMemory> use = Predict(p, c, ctx);
+  plan.memory.push_back({kCpuDevice, use[0]});
+  for (std::size_t i = 0; i < c.gpus.size(); ++i) {
+    plan.memory.push_back({p.devices[c.gpus[i]].name, use[i + 1]});
+  }
+  return plan;
+}
+
+std::string Explain(const Problem& p, const EnginePlan& plan, const Candidate& c,
+                    const std::string& context_reason) {
+  std::string text = c.how + "; context " + std::to_string(plan.ctx_per_slot) + " tokens × " +
+                     std::to_string(plan.parallel) + " slots (" + context_reason + "), KV cache " +
+                     KvTypeName(plan.kv_type) + ". Predicted:";
+  for (const DeviceUse& u : plan.memory) {
+    const PlacementDevice* d = nullptr;
+    for (const PlacementDevice& dev : p.devices) {
+      if (dev.name == u.device) d = &dev;
+    }
+    text += " " + u.device + " " + FormatBytes(u.memory.Total()) + " of " +
+            FormatBytes(d ? d->free_bytes : 0) + " free (" + Breakdown(u.memory) + ");";
+  }
+  text.back() = '.';
+  return text;
+}
+
+}  // namespace
+
+uint64_t EnginePlan::TotalBytes() const {
+  uint64_t total = 0;
+  for (const DeviceUse& u : memory) total += u.memory.Total();
+  return total;
+}
+
+uint64_t EnginePlan::BytesOn(const std::string& device) const {
+  for (const DeviceUse& u : memory) {
+    if (u.device == device) return u.memory.Total();
+  }
+  return 0;
+}
+
+Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
+                                 const std::vector<PlacementDevice>& devices,
+                                 const PlacementRequest& request) {
+  const config::ModelSettings& o = request.options;
+  ZEST_RETURN_IF_ERROR(ValidateExtraArgs(o.extra_args));
+  KvType kv = KvType::kF16;
+  if (!o.kv_type.empty()) {
+    ZEST_ASSIGN_OR_RETURN(kv, ParseKvType(o.kv_type));
+  }
+  // Quantized cache rows are whole 32-element blocks (llama-server cannot
+  // create the context otherwise).
+  if (kv != KvType::kF16 && (model.key_length % 32 != 0 || model.value_length % 32 != 0)) {
+    return InvalidArgument("kv_type " + std::string(KvTypeName(kv)) + " for '" +
+                           request.model_name + "' needs head sizes that are multiples of 32 (it has " +
+                           std::to_string(model.key_length) + " and " +
+                           std::to_string(model.value_length) + ")");
+  }
+  const uint64_t trained = model.context_length > 0 ? model.context_length : (1u << 20);
+  if (o.ctx_size && *o.ctx_size > trained) {
+    return InvalidArgument("ctx_size " + std::to_string(*o.ctx_size) + " for '" +
+                           request.model_name + "' is above its trained context of " +
+                           std::to_string(trained) + " tokens");
+  }
+  if (o.n_gpu_layers && static_cast<uint64_t>(*o.n_gpu_layers) > model.block_count + 1) {
+    return InvalidArgument("n_gpu_layers " + std::to_string(*o.n_gpu_layers) + " for '" +
+                           request.model_name + "' is above its " +
+                           std::to_string(model.block_count + 1) + " layers");
+  }
+  ZEST_ASSIGN_OR_RETURN(std::vector<std::size_t> gpus, ChooseGpus(devices, o.device));
+  Problem p{model, devices, ShapeFor(o, request, kv)};
+  p.shape.cpu_repack = devices[0].repacks_weights;
+
+  // A fixed context: asked for, or the server default (capped at trained).
+  std::optional<uint64_t> fixed = o.ctx_size;
+  std::string reason = "as configured for this model";
+  if (!fixed && request.default_ctx_per_slot > 0) {
+    fixed = std::min(request.default_ctx_per_slot, trained);
+    reason = "the server default" + std::string(fixed < request.default_ctx_per_slot
+                                                    ? ", capped at the trained length"
+                                                    : "");
+  }
+  const uint64_t low = std::min(kMinAutoContext, trained);
+  for (const Strategy& strategy : Strategies(p, gpus, o)) {
+    std::optional<uint64_t> ctx = fixed;
+    if (!fixed) {
+      ctx = LargestContext(low, trained, [&](uint64_t c) { return strategy(c).has_value(); });
+      reason = "the largest that fits, up to the trained " + std::to_string(trained);
+    }
+    if (!ctx) continue;
+    std::optional<Candidate> chosen = strategy(*ctx);
+    if (!chosen) continue;
+    EnginePlan plan = MakePlan(p, *chosen, *ctx, o);
+    plan.explanation = Explain(p, plan, *chosen, reason);
+    return plan;
+  }
+  return DoesNotFit(p, request.model_name, fixed.value_or(low), p.shape.parallel, gpus);
+}
+
+}  // namespace zest::placement

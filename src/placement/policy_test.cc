@@ -1,0 +1,236 @@
+// Placement decisions, table-driven over real model shapes (sparse GGUF
+// headers) and the FAKE machines in tests/fixtures/hardware plus hand-built
+// device lists for GPUs no fixture has.
+#include "placement/policy.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "hardware/test_fixtures.h"
+#include "placement/test_models.h"
+
+// Table rows leave trailing expectations at their defaults.
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+namespace zest::placement {
+namespace {
+
+using Devices = std::vector<hardware::EngineReport::Device>;
+constexpr uint64_t kGiB = 1ull << 30;
+
+const models::ModelInfo& Model(const std::string& name) {
+  static std::map<std::string, models::ModelInfo> cache;
+  if (!cache.count(name)) {
+    static const std::map<std::string, testing::ArchSpec> kSpecs = {
+        {"llama3-8b", testing::Llama3_8B()},
+        {"qwen3-30b-a3b", testing::Qwen3_30B_A3B()},
+        {"gpt-oss-120b", testing::GptOss120B()},
+        {"gemma3-12b", testing::Gemma3_12B()}};
+    cache[name] = testing::WriteSparseModel(kSpecs.at(name));
+  }
+  return cache.at(name);
+}
+
+std::vector<PlacementDevice> Machine(const std::string& fixture, const Devices& engine,
+                                     uint64_t memory_limit = 0) {
+  hardware::Inventory inventory;
+  if (fixture.empty()) {  // a GPU-less box with 64 GiB, 60 free
+    inventory.memory.total_bytes = 64 * kGiB;
+    inventory.memory.available_bytes = 60 * kGiB;
+  } else {
+    inventory = hardware::Discover(hardware::FixtureRoots(fixture), {false});
+  }
+  return DevicesFromInventory(inventory, engine, memory_limit);
+}
+
+const Devices kStrixHalo = {{"Vulkan0", "Radeon 8060S Graphics (RADV GFX1151)"}};
+const Devices kLaptop = {{"Vulkan0", "AMD Radeon 890M Graphics (RADV GFX1150)"}};
+const Devices kXtx = {{"Vulkan0", "AMD Radeon RX 7900 XTX (RADV NAVI31)"},
+                      {"Vulkan1", "AMD Radeon Graphics (RADV RAPHAEL_MENDOCINO)"}};
+const Devices kRtx4090 = {{"CUDA0", "NVIDIA GeForce RTX 4090 (24563 MiB, 23000 MiB free)"}};
+const Devices kLlvmpipe = {{"Vulkan0", "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)"}};
+const Devices kSmallGpu = {{"CUDA0", "FAKE 4 GiB card (4096 MiB, 4096 MiB free)"}};
+const Devices kTwoSmallGpus = {{"CUDA0", "FAKE 6 GiB card (6144 MiB, 6144 MiB free)"},
+                               {"CUDA1", "FAKE 6 GiB card (6144 MiB, 6144 MiB free)"}};
+
+struct Case {
+  std::string name;
+  std::string model;
+  std::string fixture;
+  Devices engine;
+  config::ModelSettings options;
+  uint64_t default_ctx = 4096;
+  // Expected outcome: the devices (empty = CPU only) and -ngl, or an error.
+  std::vector<std::string> gpu_devices;
+  int n_gpu_layers = 0;
+  uint64_t ctx = 4096;
+  ErrorCode error = ErrorCode::kOk;
+  std::string message;  // substring of the error or the explanation
+};
+
+config::ModelSettings Options(std::function<void(config::ModelSettings&)> set) {
+  config::ModelSettings o;
+  set(o);
+  return o;
+}
+
+std::vector<Case> Cases() {
+  return {
+      {"llama 8B fully on the 7900 XTX, not the iGPU", "llama3-8b", "radeon-7900xtx-desktop", kXtx,
+       {}, 4096, {"Vulkan0"}, 33, 4096, ErrorCode::kOk, "all 33 layers on Vulkan0"},
+      {"llama 8B fully on the RTX 4090 (memory from the engine)", "llama3-8b", "rtx-4090-desktop",
+       kRtx4090, {}, 4096, {"CUDA0"}, 33},
+      {"gpt-oss-120b fully on the Strix Halo's unified memory", "gpt-oss-120b", "strix-halo-128g",
+       kStrixHalo, {}, 4096, {"Vulkan0"}, 37, 4096, ErrorCode::kOk, "all 37 layers on Vulkan0"},
+      {"gpt-oss-120b refused on a 32 GB laptop", "gpt-oss-120b", "ryzen-ai-300-laptop", kLaptop, {},
+       4096, {}, 0, 4096, ErrorCode::kInsufficientMemory,
+       // 64,109,687,040 weights + KV (18 full layers × 16384 cells + 18 windowed × 4 × 640)
+       // × 2048 bytes = 698,351,616 + compute 4 × 512 × (2880 + 201088) + 24 MiB.
+       "needs 60.8 GiB (weights 59.7 GiB, KV cache 666 MiB, compute 398 MiB, engine 24 MiB) for a "
+       "context of 4096 tokens × 4 slots; available: CPU 20.0 GiB free of 31.3 GiB, Vulkan0"},
+      {"llama 8B on the laptop iGPU (GTT)", "llama3-8b", "ryzen-ai-300-laptop", kLaptop, {}, 4096,
+       {"Vulkan0"}, 33},
+      {"device = cpu keeps it off the GPU", "llama3-8b", "radeon-7900xtx-desktop", kXtx,
+       Options([](auto& o) { o.device = "cpu"; }), 4096, {}, 0, 4096, ErrorCode::kOk,
+       "all layers on the CPU"},
+      {"unknown device", "llama3-8b", "radeon-7900xtx-desktop", kXtx,
+       Options([](auto& o) { o.device = "Vulkan9"; }), 4096, {}, 0, 4096,
+       ErrorCode::kInvalidArgument, "device 'Vulkan9' is not one the engine sees (cpu, Vulkan0, Vulkan1)"},
+      {"llvmpipe only when named", "llama3-8b", "", kLlvmpipe, {}, 4096, {}, 0},
+      {"llvmpipe named", "llama3-8b", "", kLlvmpipe, Options([](auto& o) { o.device = "Vulkan0"; }),
+       4096, {"Vulkan0"}, 33},
+      {"explicit n_gpu_layers", "llama3-8b", "radeon-7900xtx-desktop", kXtx,
+       Options([](auto& o) { o.n_gpu_layers = 10; }), 4096, {"Vulkan0"}, 10},
+      {"n_gpu_layers above the model's layers", "llama3-8b", "radeon-7900xtx-desktop", kXtx,
+       Options([](auto& o) { o.n_gpu_layers = 40; }), 4096, {}, 0, 4096,
+       ErrorCode::kInvalidArgument, "above its 33 layers"},
+      {"ctx_size above the trained length is an error, not a cap", "llama3-8b", "", {},
+       Options([](auto& o) { o.ctx_size = 16384; }), 4096, {}, 0, 4096,
+       ErrorCode::kInvalidArgument, "above its trained context of 8192"},
+      {"the server default is capped at the trained length", "llama3-8b", "", {}, {}, 65536, {}, 0,
+       8192, ErrorCode::kOk, "capped at the trained length"},
+      {"a reserved extra argument", "llama3-8b", "", {},
+       Options([](auto& o) { o.extra_args = {"--temp", "0.5", "--port=9"}; }), 4096, {}, 0, 4096,
+       ErrorCode::kInvalidArgument, "'--port' is reserved"},
+      {"quantized KV cache", "llama3-8b", "", {}, Options([](auto& o) { o.kv_type = "q4_0"; }), 4096,
+       {}, 0, 4096, ErrorCode::kOk, "KV cache q4_0"},
+      {"two small GPUs split the layers", "llama3-8b", "", kTwoSmallGpus, {}, 4096,
+       {"CUDA0", "CUDA1"}, 33, 4096, ErrorCode::kOk, "all 33 layers on CUDA0 + CUDA1"},
+  };
+}
+
+class PolicyTableTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PolicyTableTest, Decides) {
+  const Case& c = GetParam();
+  PlacementRequest request{c.model, c.options, c.default_ctx, 4, 0};
+  auto devices = Machine(c.fixture, c.engine);
+  auto plan = PlanPlacement(Model(c.model), devices, request);
+  if (c.error != ErrorCode::kOk) {
+    ASSERT_FALSE(plan.ok()) << plan->explanation;
+    EXPECT_EQ(plan.status().code(), c.error);
+    EXPECT_NE(plan.status().message().find(c.message), std::string::npos) << plan.status().message();
+    return;
+  }
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->gpu_devices, c.gpu_devices) << plan->explanation;
+  EXPECT_EQ(plan->n_gpu_layers, c.n_gpu_layers) << plan->explanation;
+  EXPECT_EQ(plan->ctx_per_slot, c.ctx) << plan->explanation;
+  EXPECT_NE(plan->explanation.find(c.message), std::string::npos) << plan->explanation;
+  // Whatever was chosen fits: each device within its free memory.
+  for (const DeviceUse& use : plan->memory) {
+    for (const PlacementDevice& d : devices) {
+      if (d.name == use.device) {
+        EXPECT_LE(use.memory.Total(), d.free_bytes) << d.name;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Placement, PolicyTableTest, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           std::string name;
+                           for (char ch : info.param.name) name += std::isalnum(ch) ? ch : '_';
+                           return name;
+                         });
+
+// Qwen3-30B-A3B in Q8_0 (32.5 GB) on a 24 GB card: the dense parts on the
+// GPU, the experts of as few blocks as needed on the CPU.
+TEST(PolicyTest, MoeKeepsFewestExpertsOnCpu) {
+  auto devices = Machine("rtx-4090-desktop", kRtx4090);
+  PlacementRequest request{"qwen3", {}, 4096, 4, 0};
+  auto plan = PlanPlacement(Model("qwen3-30b-a3b"), devices, request);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->n_gpu_layers, 49);
+  EXPECT_GT(plan->n_cpu_moe, 0);
+  EXPECT_LT(plan->n_cpu_moe, 48);
+  LoadShape shape;
+  shape.parallel = 4;
+  auto fewer = PredictMemory(Model("qwen3-30b-a3b"), shape, {1, 49, {}, plan->n_cpu_moe - 1});
+  EXPECT_GT(fewer[1].Total(), devices[1].free_bytes);  // one block less would not fit
+  EXPECT_LE(plan->BytesOn("CUDA0"), devices[1].free_bytes);
+}
+
+// A dense model too big for a 4 GiB card: the most layers that fit.
+TEST(PolicyTest, PartialOffloadTakesMostLayersThatFit) {
+  auto devices = Machine("", kSmallGpu);
+  auto plan = PlanPlacement(Model("llama3-8b"), devices, {"llama", {}, 4096, 4, 0});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->gpu_devices, std::vector<std::string>{"CUDA0"});
+  EXPECT_GT(plan->n_gpu_layers, 0);
+  EXPECT_LT(plan->n_gpu_layers, 33);
+  LoadShape shape;
+  shape.parallel = 4;
+  auto more = PredictMemory(Model("llama3-8b"), shape, {1, plan->n_gpu_layers + 1, {}, 0});
+  EXPECT_GT(more[1].Total(), devices[1].free_bytes);
+  EXPECT_NE(plan->explanation.find("the rest on the CPU"), std::string::npos);
+}
+
+// Without a context asked for, the largest that fits up to the trained one.
+TEST(PolicyTest, AutoContextIsTheLargestThatFits) {
+  auto devices = Machine("radeon-7900xtx-desktop", kXtx);
+  auto plan = PlanPlacement(Model("gemma3-12b"), devices, {"gemma", {}, 0, 2, 0});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->gpu_devices, std::vector<std::string>{"Vulkan0"});
+  EXPECT_GT(plan->ctx_per_slot, 4096u);
+  EXPECT_LT(plan->ctx_per_slot, 131072u);
+  LoadShape shape;
+  shape.parallel = 2;
+  shape.ctx_per_slot = plan->ctx_per_slot + 256;
+  EXPECT_GT(PredictMemory(Model("gemma3-12b"), shape, {1, 49, {}, 0})[1].Total(),
+            devices[1].free_bytes);
+  EXPECT_NE(plan->explanation.find("the largest that fits"), std::string::npos);
+  // On the 128 GB Strix Halo gpt-oss-120b gets its whole trained context.
+  auto strix = PlanPlacement(Model("gpt-oss-120b"), Machine("strix-halo-128g", kStrixHalo),
+                             {"gpt-oss", {}, 0, 4, 0});
+  ASSERT_TRUE(strix.ok()) << strix.status().message();
+  EXPECT_EQ(strix->ctx_per_slot, 131072u);
+}
+
+TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {
+  models::ModelInfo m = Model("llama3-8b");
+  m.key_length = m.value_length = 16;
+  config::ModelSettings o;
+  o.kv_type = "q8_0";
+  auto plan = PlanPlacement(m, Machine("", {}), {"tiny", o, 4096, 4, 0});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().message(),
+            "kv_type q8_0 for 'tiny' needs head sizes that are multiples of 32 (it has 16 and 16)");
+}
+
+// A context asked for that fits nowhere is refused, never silently reduced.
+TEST(PolicyTest, RequestedContextThatDoesNotFitIsAnError) {
+  auto devices = Machine("", {}, 9 * kGiB);
+  config::ModelSettings o;
+  o.ctx_size = 8192;
+  auto plan = PlanPlacement(Model("llama3-8b"), devices, {"llama", o, 4096, 4, 0});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::kInsufficientMemory);
+  EXPECT_NE(plan.status().message().find("8192 tokens × 4 slots"), std::string::npos);
+  EXPECT_NE(plan.status().message().find("CPU 9.0 GiB free of 9.0 GiB"), std::string::npos)
+      << plan.status().message();
+}
+
+}  // namespace
+}  // namespace zest::placement

@@ -1,0 +1,31 @@
+// InstancePool's per-model record, shared by the pool's two source files
+// (instance_pool.cc: loading and stopping; instance_pool_memory.cc: memory
+// admission and eviction). Internal to scheduler/.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <memory>
+
+#include "engines/llama_server_args.h"
+#include "placement/engine_plan.h"
+#include "scheduler/instance_pool.h"
+
+namespace zest::scheduler {
+
+struct InstancePool::Entry {
+  explicit Entry(boost::asio::any_io_executor executor) : done(executor) {
+    done.expires_at(boost::asio::steady_timer::time_point::max());
+  }
+  enum class State { kLoading, kReady, kFailed };
+  State state = State::kLoading;         // guarded by list_mu_
+  std::shared_ptr<Instance> instance;    // guarded by list_mu_
+  Status error;                          // set before `done` is cancelled
+  boost::asio::steady_timer done;        // cancelled when the load finishes; strand only
+  placement::EnginePlan plan;            // guarded by list_mu_; set before the engine starts
+  double load_s = 0;                     // how long the load took (reload cost); strand only
+};
+
+// The engine flags for a plan.
+engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan);
+
+}  // namespace zest::scheduler

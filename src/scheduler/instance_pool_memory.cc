@@ -1,0 +1,186 @@
+// InstancePool: memory admission and eviction before a load (see Acquire in
+// instance_pool.h). Runs on the pool's strand.
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <limits>
+
+#include "engines/process_memory.h"
+#include "placement/eviction.h"
+#include "placement/policy.h"
+#include "scheduler/instance_pool_entry.h"
+
+namespace zest::scheduler {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+
+// Without a device list (tests that construct a bare pool): one CPU with no
+// memory limit, so only the options shape the plan.
+std::vector<placement::PlacementDevice> UnlimitedCpu() {
+  placement::PlacementDevice cpu;
+  cpu.name = placement::kCpuDevice;
+  cpu.description = "CPU (no memory limit)";
+  cpu.total_bytes = cpu.free_bytes = std::numeric_limits<uint64_t>::max() / 4;
+  return {cpu};
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+}  // namespace
+
+engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
+  engines::EnginePlacement p;
+  p.devices = plan.gpu_devices;
+  p.gpu_layers = plan.n_gpu_layers;
+  p.tensor_split = plan.tensor_split;
+  p.n_cpu_moe = plan.n_cpu_moe;
+  p.kv_type = placement::KvTypeName(plan.kv_type);
+  p.flash_attention = plan.flash_attention;
+  p.no_mmap = plan.no_mmap;
+  p.mlock = plan.mlock;
+  p.batch = plan.batch;
+  p.ubatch = plan.ubatch;
+  return p;
+}
+
+awaitable<void> InstancePool::EnsureDevices() {
+  if (devices_) co_return;
+  if (discovering_) {  // started by the constructor (or another load): wait for it
+    co_await devices_found_.async_wait(asio::as_tuple(use_awaitable));
+    co_return;
+  }
+  discovering_ = true;
+  if (options_.discover_devices) {
+    devices_ = co_await asio::co_spawn(blocking_, DiscoverDevicesBlocking(), use_awaitable);
+  } else {
+    devices_ = UnlimitedCpu();
+  }
+  devices_found_.cancel();
+  for (const auto& d : *devices_) {
+    spdlog::info("placement device {}: {}, {} free of {}", d.name, d.description,
+                 placement::FormatBytes(d.free_bytes), placement::FormatBytes(d.total_bytes));
+  }
+}
+
+awaitable<std::vector<placement::PlacementDevice>> InstancePool::DiscoverDevicesBlocking() {
+  co_return options_.discover_devices();
+}
+
+Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry& model,
+                                                        const std::vector<std::string>& evicted) {
+  std::vector<std::shared_ptr<Entry>> others;
+  std::vector<const placement::EnginePlan*> loaded;
+  {
+    std::lock_guard lock(list_mu_);
+    for (const auto& [name, entry] : entries_) {
+      if (name == model.name || std::find(evicted.begin(), evicted.end(), name) != evicted.end()) {
+        continue;
+      }
+      others.push_back(entry);
+      loaded.push_back(&entry->plan);
+    }
+  }
+  placement::PlacementRequest request;
+  request.model_name = model.name;
+  if (auto it = options_.model_settings.find(model.name); it != options_.model_settings.end()) {
+    request.options = it->second;
+  }
+  request.default_ctx_per_slot = static_cast<uint64_t>(std::max(options_.ctx_size, 0));
+  request.default_parallel = options_.parallel;
+  std::error_code ec;
+  if (!model.mmproj.empty()) request.mmproj_bytes = std::filesystem::file_size(model.mmproj, ec);
+  if (ec) request.mmproj_bytes = 0;
+  std::lock_guard lock(list_mu_);  // the plans of loading entries may still change
+  return placement::PlanPlacement(model.info, placement::FreeAfter(*devices_, loaded), request);
+}
+
+std::vector<std::string> InstancePool::IdleInEvictionOrder(const std::string& except,
+                                                           std::vector<std::string>& busy) {
+  std::vector<placement::EvictionCandidate> idle;
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(list_mu_);
+  for (const auto& [name, entry] : entries_) {
+    if (name == except) continue;
+    if (entry->state != Entry::State::kReady || entry->instance->in_flight.load() > 0) {
+      busy.push_back(name);
+      continue;
+    }
+    const double idle_s =
+        std::chrono::duration<double>(now - entry->instance->LastUsed()).count();
+    idle.push_back({name, idle_s, entry->load_s});
+  }
+  return placement::EvictionOrder(std::move(idle));
+}
+
+awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models::ModelEntry& model,
+                                                                   Entry& entry) {
+  co_await EnsureDevices();
+  Result<placement::EnginePlan> plan = PlanAgainst(model, {});
+  std::vector<std::string> evict;
+  if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
+    // The fewest idle instances, in eviction order, that make it fit.
+    std::vector<std::string> busy;
+    std::vector<std::string> order = IdleInEvictionOrder(model.name, busy);
+    // The error, if it still does not fit, is the one with every idle
+    // instance gone: what is available at best.
+    for (const std::string& candidate : order) {
+      evict.push_back(candidate);
+      plan = PlanAgainst(model, evict);
+      if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
+    }
+    if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
+      std::string message = plan.status().message();
+      if (!busy.empty()) message += "; in use and not evicted: " + JoinNames(busy);
+      co_return InsufficientMemory(message);
+    }
+  }
+  if (!plan.ok()) co_return plan;
+  {
+    std::lock_guard lock(list_mu_);
+    entry.plan = *plan;  // reserved before the evictions below yield the strand
+  }
+  for (const std::string& victim : evict) {
+    co_await EvictIfIdle(victim, "to make room for '" + model.name + "'");
+  }
+  co_return plan;
+}
+
+awaitable<bool> InstancePool::EvictIfIdle(std::string model, std::string reason) {
+  std::shared_ptr<Instance> instance;
+  {
+    std::lock_guard lock(list_mu_);
+    auto it = entries_.find(model);
+    if (it == entries_.end() || it->second->state != Entry::State::kReady ||
+        it->second->instance->in_flight.load() > 0) {
+      co_return false;
+    }
+    instance = it->second->instance;
+    entries_.erase(it);
+  }
+  spdlog::info("evicting idle '{}' (pid {}) {}", model, instance->pid(), reason);
+  co_await SaveSlotsOf(instance);  // its conversations come back if it is loaded again
+  co_await TerminateOffStrand(instance);
+  co_return true;
+}
+
+void InstancePool::LogPredictedVsMeasured(const Instance& instance,
+                                          const placement::EnginePlan& plan) {
+  const uint64_t measured = engines::ProcessTreeRssBytes(instance.pid());
+  const uint64_t predicted = plan.BytesOn(placement::kCpuDevice);
+  const double error =
+      measured > 0 ? (static_cast<double>(predicted) - measured) / measured * 100 : 0;
+  spdlog::info("'{}' memory: predicted {} on the CPU (total {}), measured RSS {} ({:+.1f}%)",
+               instance.model(), placement::FormatBytes(predicted),
+               placement::FormatBytes(plan.TotalBytes()), placement::FormatBytes(measured), error);
+}
+
+}  // namespace zest::scheduler

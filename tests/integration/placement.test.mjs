@@ -1,0 +1,120 @@
+// Placement and memory admission with the real engine: a memory budget
+// (placement.memory_limit) that holds one tiny model but not two, so the
+// idle one is evicted; a busy (streaming) one never is; a model that can
+// never fit is refused with 507 and the numbers. Per-model options from
+// config.toml reach llama-server's command line. Predicted vs measured
+// engine memory is reported (see bench/placement_accuracy.mjs for accuracy).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import {
+  chatBody, descendants, makeHome, openStream, startZest, waitFor, zestBin,
+} from '../lib/zest.mjs';
+
+// A tiny model is predicted at ~28 MiB (24 MiB of it the engine itself);
+// 45 MiB holds one, not two. 'big' asks for a 32768-token context × 4
+// slots: 32 MiB of KV cache more, which never fits.
+const LIMIT = '45M';
+const CONFIG = `[placement]
+memory_limit = "${LIMIT}"
+[models."a"]
+kv_type = "q8_0"
+flash_attention = true
+[models."b"]
+no_mmap = true
+[models."big"]
+ctx_size = 32768
+`;
+
+const engineArgv = (zest, model) => {
+  for (const p of descendants(zest.pid).filter((d) => d.comm === 'llama-server')) {
+    const argv = fs.readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0');
+    if (argv[argv.indexOf('--alias') + 1] === model) return argv;
+  }
+  return null;
+};
+const loaded = async (zest) => (await zest.instances()).map((i) => i.model).sort();
+
+describe('placement and memory admission', () => {
+  let zest;
+  before(async () => {
+    // 'a' has 2 heads of 32 (a quantized KV cache needs whole 32-element blocks).
+    const home = makeHome({ a: { preset: 'tiny', args: ['--heads', '2', '--kv-heads', '2'] }, b: 'tiny',
+                            big: { preset: 'tiny', args: ['--context', '32768'] } });
+    fs.writeFileSync(path.join(home, 'config.toml'), CONFIG);
+    // 3 shared slots + the one reserved for high priority: the engine runs 4.
+    zest = await startZest({ home, args: ['--parallel', '3'] });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('a model is placed, with its plan, prediction and measured memory in ps', async (t) => {
+    const r = await zest.json('/v1/chat/completions', chatBody('a'));
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    const [a] = await zest.instances();
+    assert.equal(a.model, 'a');
+    assert.deepEqual(a.placement.devices, ['CPU']);
+    assert.equal(a.placement.kv_type, 'q8_0');
+    assert.equal(a.placement.ctx_size, 2048);  // default 4096, capped at the trained 2048
+    assert.match(a.placement.explanation, /all layers on the CPU; context 2048 tokens × 4 slots/);
+    assert.match(a.placement.explanation, /of 45 MiB free/);
+    const predicted = a.placement.predicted_total_bytes;
+    assert.ok(predicted > 20 * 2 ** 20 && predicted < 45 * 2 ** 20, `predicted ${predicted}`);
+    assert.ok(a.measured_rss_bytes > 0);
+    t.diagnostic(`a: predicted ${(predicted / 2 ** 20).toFixed(1)} MiB, ` +
+                 `measured RSS ${(a.measured_rss_bytes / 2 ** 20).toFixed(1)} MiB`);
+    assert.match(zest.logs(), /'a' memory: predicted [\d.]+ MiB on the CPU .* measured RSS/);
+    // The plan's flags reached the engine (which accepted them and loaded).
+    const argv = engineArgv(zest, 'a');
+    for (const flag of [['--fit', 'off'], ['--device', 'none'], ['-ngl', '0'], ['-ctk', 'q8_0'],
+                        ['-ctv', 'q8_0'], ['-fa', 'on']]) {
+      assert.equal(argv[argv.indexOf(flag[0]) + 1], flag[1], argv.join(' '));
+    }
+    const health = (await zest.json('/api/v1/health')).data;
+    assert.equal(health.instances[0].placement.explanation, a.placement.explanation);
+  });
+
+  test('zest ps -v explains the placement', () => {
+    const out = execFileSync(zestBin, ['ps', '-v'], {
+      env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
+    assert.match(out, /MODEL\s+PID\s+STATE.*DEVICE\s+CONTEXT\s+PREDICTED\s+RSS/);
+    assert.match(out, /\ba\s+\d+\s+ready.*CPU\s+2048/);
+    assert.match(out, /all layers on the CPU; context 2048 tokens × 4 slots/);
+  });
+
+  test('loading a second model evicts the idle first one', async () => {
+    const r = await zest.json('/v1/chat/completions', chatBody('b'));
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.deepEqual(await loaded(zest), ['b']);
+    assert.match(zest.logs(), /evicting idle 'a' \(pid \d+\) to make room for 'b'/);
+    assert.equal(engineArgv(zest, 'a'), null);
+    const argv = engineArgv(zest, 'b');
+    assert.equal(argv[argv.indexOf('--load-mode') + 1], 'none');  // no_mmap
+  });
+
+  test('a model that is streaming is never evicted: 507 naming it', async () => {
+    const s = await openStream(zest, chatBody('b', { max_tokens: 100000, ignore_eos: true }));
+    try {
+      assert.equal(s.status, 200);
+      const r = await zest.json('/v1/chat/completions', chatBody('a'));
+      assert.equal(r.status, 507, JSON.stringify(r.data));
+      assert.equal(r.data.error.code, 'insufficient_memory');
+      assert.match(r.data.error.message,
+        /model 'a' does not fit in the memory left: it needs [\d.]+ MiB .*available: CPU [\d.]+ MiB free of 45 MiB; in use and not evicted: 'b'/);
+      assert.deepEqual(await loaded(zest), ['b']);
+      assert.equal((await zest.instances())[0].in_flight, 1);
+    } finally {
+      s.abort();
+    }
+    await waitFor(async () => (await zest.instances())[0].in_flight === 0, { what: 'b idle' });
+  });
+
+  test('a model that can never fit gets 507 with needed and available memory; nothing is evicted for it', async () => {
+    const r = await zest.json('/v1/chat/completions', chatBody('big'));
+    assert.equal(r.status, 507, JSON.stringify(r.data));
+    assert.match(r.data.error.message,
+      /model 'big' does not fit in the memory left: it needs [\d.]+ MiB \(weights .*, KV cache 32 MiB, compute .*\) for a context of 32768 tokens × 4 slots; available: CPU 45 MiB free of 45 MiB/);
+    assert.deepEqual(await loaded(zest), ['b']);
+  });
+});
