@@ -48,6 +48,7 @@ struct LoadShape {
   // (AMX on CPUs that have it). With mmap the file pages it read stay mapped
   // too, so both copies are resident until the kernel reclaims the first.
   bool cpu_repack = false;
+  bool gpu_backend = false;  // the engine has a GPU backend (kGpuBackendHostBytes)
 };
 
 // Where layers go: the last `gpu_layers` blocks on the GPUs, divided between
@@ -68,8 +69,11 @@ struct DeviceMemory {
 };
 
 // The engine's own resident memory beside the model (measured for the
-// rootfs llama-server, see bench/RESULTS.md), and a GPU driver context.
+// rootfs llama-server, see bench/RESULTS.md); more when its build has a GPU
+// backend, whose libraries and host buffers load even for a CPU-only model
+// (measured with Vulkan on mesa: 92 MiB in all); a GPU driver context.
 inline constexpr uint64_t kEngineOverheadBytes = 24ull << 20;
+inline constexpr uint64_t kGpuBackendHostBytes = 68ull << 20;
 inline constexpr uint64_t kGpuContextBytes = 256ull << 20;
 
 // KV cache bytes of one block for the whole engine (all slots).

@@ -61,7 +61,10 @@ TEST(MemoryLedgerTest, Llama3_8BOnCpuAndOffloaded) {
   EXPECT_EQ(cpu_only[0].kv_cache, 1024 * kMiB);
   // Flash attention: 4 × 512 × (4096 + 128256) = the engine's 258.5 MiB.
   EXPECT_EQ(cpu_only[0].compute, 271'056'896u);
-  EXPECT_EQ(cpu_only[0].overhead, kEngineOverheadBytes);
+  EXPECT_EQ(cpu_only[0].overhead, 24 * kMiB);
+  shape.gpu_backend = true;  // a Vulkan/CUDA build loads its libraries even for the CPU
+  EXPECT_EQ(PredictMemory(m, shape, {})[0].overhead, 92 * kMiB);
+  shape.gpu_backend = false;
 
   auto full = PredictMemory(m, shape, {1, 33, {}, 0});
   ASSERT_EQ(full.size(), 2u);
