@@ -1,5 +1,7 @@
 #include "placement/test_models.h"
 
+#include <unistd.h>
+
 #include "models/ggml_types.h"
 #include "tools/gguf_writer.h"
 
@@ -121,7 +123,9 @@ fs::path WriteSparseModelFile(const ArchSpec& spec) {
   if (!spec.tied_output) {
     Tensor(w, "output.weight", {spec.embedding, spec.vocab}, spec.embedding_type);
   }
-  fs::path path = fs::path(::testing::TempDir()) / ("zest_sparse_" + spec.name + ".gguf");
+  // Per process: ctest runs each test case as its own process, in parallel.
+  fs::path path = fs::path(::testing::TempDir()) /
+                  ("zest_sparse_" + spec.name + "_" + std::to_string(::getpid()) + ".gguf");
   Status st = w.Write(path);
   EXPECT_TRUE(st.ok()) << st.message();
   return path;
