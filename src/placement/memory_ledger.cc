@@ -77,8 +77,10 @@ uint64_t ComputeBufferBytes(const models::ModelInfo& model, const LoadShape& sha
 }
 
 int LayerDevice(const models::ModelInfo& model, const Layout& layout, uint64_t layer) {
+  // llama.cpp counts the output head as the topmost of n + 1 layers: -ngl k
+  // offloads the head and the last k - 1 blocks.
   const uint64_t n = model.block_count;
-  const uint64_t offloaded = std::min<uint64_t>(std::max(layout.gpu_layers, 0), n);
+  const uint64_t offloaded = std::min<uint64_t>(std::max(layout.gpu_layers - 1, 0), n);
   if (layout.gpu_count <= 0 || layer < n - offloaded) return -1;
   if (layout.split.size() != static_cast<std::size_t>(layout.gpu_count)) return 0;
   // Offloaded blocks are dealt out in order, each GPU taking its fraction.
@@ -111,8 +113,7 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
     if (gpu < 0 && shape.cpu_repack && shape.mmap) cpu.weights += bytes - experts;
     home.kv_cache += KvCacheBytes(model, shape, layer);
   }
-  const bool output_on_gpu =
-      layout.gpu_count > 0 && static_cast<uint64_t>(layout.gpu_layers) > model.block_count;
+  const bool output_on_gpu = layout.gpu_count > 0 && layout.gpu_layers >= 1;
   // A tied head on the CPU is the token embedding tensor itself; offloaded,
   // the GPU gets its own copy.
   cpu.weights += model.input_bytes;
@@ -127,7 +128,7 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
   }
   // With every block offloaded the CPU still embeds the input tokens.
   if (!runs_layers[0]) cpu.compute += 4ull * shape.ubatch * model.embedding_length;
-  cpu.overhead += kEngineOverheadBytes;
+  cpu.overhead += kEngineOverheadBytes + (shape.gpu_backend ? kGpuBackendHostBytes : 0);
   for (std::size_t d = 1; d < devices.size(); ++d) {
     if (runs_layers[d]) devices[d].overhead += kGpuContextBytes;
   }

@@ -3,8 +3,10 @@
 // (models::ModelInfo). Pure functions; thread-safe; no I/O.
 //
 // What llama-server allocates, and how it is counted here:
-//   weights  tensor bytes as stored; the last `gpu_layers` blocks go to the
-//            GPUs (the output head too when gpu_layers > block_count), the
+//   weights  tensor bytes as stored; with gpu_layers = k the output head
+//            and the last k - 1 blocks go to the GPUs (llama.cpp counts the
+//            head as the topmost of block_count + 1 layers: seen in its log,
+//            "-ngl 2" on 2 blocks offloads the head and 1 block); the
 //            token embeddings always stay on the CPU; with cpu_moe_layers = m
 //            the experts (*_exps) of blocks [0, m) stay on the CPU.
 //   KV cache per block on the block's device: cells × kv_heads × (key_length
@@ -48,13 +50,15 @@ struct LoadShape {
   // (AMX on CPUs that have it). With mmap the file pages it read stay mapped
   // too, so both copies are resident until the kernel reclaims the first.
   bool cpu_repack = false;
+  bool gpu_backend = false;  // the engine has a GPU backend (kGpuBackendHostBytes)
 };
 
-// Where layers go: the last `gpu_layers` blocks on the GPUs, divided between
-// them in proportion to `split` (one weight per GPU; empty = all on one).
+// Where layers go: the output head and the last `gpu_layers` - 1 blocks on
+// the GPUs, divided between them in proportion to `split` (one weight per
+// GPU; empty = all on one).
 struct Layout {
   int gpu_count = 0;
-  int gpu_layers = 0;  // 0..block_count+1; block_count+1 also offloads the output head
+  int gpu_layers = 0;  // -ngl: 0..block_count+1 (everything)
   std::vector<double> split;
   int cpu_moe_layers = 0;  // keep the experts of the first N blocks on the CPU
 };
@@ -68,8 +72,11 @@ struct DeviceMemory {
 };
 
 // The engine's own resident memory beside the model (measured for the
-// rootfs llama-server, see bench/RESULTS.md), and a GPU driver context.
+// rootfs llama-server, see bench/RESULTS.md); more when its build has a GPU
+// backend, whose libraries and host buffers load even for a CPU-only model
+// (measured with Vulkan on mesa: 92 MiB in all); a GPU driver context.
 inline constexpr uint64_t kEngineOverheadBytes = 24ull << 20;
+inline constexpr uint64_t kGpuBackendHostBytes = 68ull << 20;
 inline constexpr uint64_t kGpuContextBytes = 256ull << 20;
 
 // KV cache bytes of one block for the whole engine (all slots).

@@ -61,7 +61,10 @@ TEST(MemoryLedgerTest, Llama3_8BOnCpuAndOffloaded) {
   EXPECT_EQ(cpu_only[0].kv_cache, 1024 * kMiB);
   // Flash attention: 4 × 512 × (4096 + 128256) = the engine's 258.5 MiB.
   EXPECT_EQ(cpu_only[0].compute, 271'056'896u);
-  EXPECT_EQ(cpu_only[0].overhead, kEngineOverheadBytes);
+  EXPECT_EQ(cpu_only[0].overhead, 24 * kMiB);
+  shape.gpu_backend = true;  // a Vulkan/CUDA build loads its libraries even for the CPU
+  EXPECT_EQ(PredictMemory(m, shape, {})[0].overhead, 92 * kMiB);
+  shape.gpu_backend = false;
 
   auto full = PredictMemory(m, shape, {1, 33, {}, 0});
   ASSERT_EQ(full.size(), 2u);
@@ -70,10 +73,15 @@ TEST(MemoryLedgerTest, Llama3_8BOnCpuAndOffloaded) {
   EXPECT_EQ(full[0].weights, 558'170'112u);  // the embeddings stay
   EXPECT_EQ(full[0].kv_cache, 0u);
 
-  auto half = PredictMemory(m, shape, {1, 16, {}, 0});
-  EXPECT_EQ(half[1].weights, 16 * 231'768'064ull);
+  // -ngl 17: the head and the last 16 blocks.
+  auto half = PredictMemory(m, shape, {1, 17, {}, 0});
+  EXPECT_EQ(half[1].weights, 16 * 231'768'064ull + 558'186'496u);
   EXPECT_EQ(half[1].kv_cache, 512 * kMiB);
-  EXPECT_EQ(half[0].weights, 16 * 231'768'064ull + 558'170'112u + 558'186'496u);
+  EXPECT_EQ(half[0].weights, 16 * 231'768'064ull + 558'170'112u);
+  // -ngl 1: the head alone.
+  auto head = PredictMemory(m, shape, {1, 1, {}, 0});
+  EXPECT_EQ(head[1].weights, 558'186'496u);
+  EXPECT_EQ(head[1].kv_cache, 0u);
 }
 
 // AMX: the CPU blocks' weights are copied (the mapped file stays resident
@@ -83,8 +91,8 @@ TEST(MemoryLedgerTest, CpuRepackHoldsBlockWeightsTwice) {
   LoadShape shape = Shape(8192, 1);
   shape.cpu_repack = true;
   EXPECT_EQ(PredictMemory(m, shape, {})[0].weights, 8'532'934'656ull + 32 * 231'768'064ull);
-  EXPECT_EQ(PredictMemory(m, shape, {1, 16, {}, 0})[0].weights,
-            16 * 231'768'064ull * 2 + 558'170'112u + 558'186'496u);
+  EXPECT_EQ(PredictMemory(m, shape, {1, 17, {}, 0})[0].weights,
+            16 * 231'768'064ull * 2 + 558'170'112u);
   shape.mmap = false;
   EXPECT_EQ(PredictMemory(m, shape, {})[0].weights, 8'532'934'656u);
 }
@@ -99,14 +107,14 @@ TEST(MemoryLedgerTest, WithoutFlashAttentionScoresDominate) {
 
 TEST(MemoryLedgerTest, TensorSplitDealsBlocksInOrder) {
   models::ModelInfo m = WriteSparseModel(Llama3_8B());
-  auto split = PredictMemory(m, Shape(8192, 1), {2, 32, {3, 1}, 0});
+  auto split = PredictMemory(m, Shape(8192, 1), {2, 33, {3, 1}, 0});
   ASSERT_EQ(split.size(), 3u);
   EXPECT_EQ(split[1].weights, 24 * 231'768'064ull);
-  EXPECT_EQ(split[2].weights, 8 * 231'768'064ull);
+  EXPECT_EQ(split[2].weights, 8 * 231'768'064ull + 558'186'496u);  // the head on the last
   EXPECT_EQ(split[1].kv_cache, 768 * kMiB);
   EXPECT_EQ(split[2].kv_cache, 256 * kMiB);
-  EXPECT_EQ(LayerDevice(m, {2, 32, {3, 1}, 0}, 0), 0);
-  EXPECT_EQ(LayerDevice(m, {2, 32, {3, 1}, 0}, 31), 1);
+  EXPECT_EQ(LayerDevice(m, {2, 33, {3, 1}, 0}, 0), 0);
+  EXPECT_EQ(LayerDevice(m, {2, 33, {3, 1}, 0}, 31), 1);
 }
 
 TEST(MemoryLedgerTest, Qwen3MoeExpertsStayOnCpu) {

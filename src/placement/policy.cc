@@ -300,6 +300,7 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   ZEST_ASSIGN_OR_RETURN(std::vector<std::size_t> gpus, ChooseGpus(devices, o.device));
   Problem p{model, devices, ShapeFor(o, request, kv)};
   p.shape.cpu_repack = devices[0].repacks_weights;
+  p.shape.gpu_backend = devices.size() > 1;
 
   // A fixed context: asked for, or the server default (capped at trained).
   std::optional<uint64_t> fixed = o.ctx_size;

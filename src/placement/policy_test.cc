@@ -86,8 +86,8 @@ std::vector<Case> Cases() {
       {"gpt-oss-120b refused on a 32 GB laptop", "gpt-oss-120b", "ryzen-ai-300-laptop", kLaptop, {},
        4096, {}, 0, 4096, ErrorCode::kInsufficientMemory,
        // 64,109,687,040 weights + KV (18 full layers × 16384 cells + 18 windowed × 4 × 640)
-       // × 2048 bytes = 698,351,616 + compute 4 × 512 × (2880 + 201088) + 24 MiB.
-       "needs 60.8 GiB (weights 59.7 GiB, KV cache 666 MiB, compute 398 MiB, engine 24 MiB) for a "
+       // × 2048 bytes = 698,351,616 + compute 4 × 512 × (2880 + 201088) + 92 MiB (an engine with a GPU backend).
+       "needs 60.8 GiB (weights 59.7 GiB, KV cache 666 MiB, compute 398 MiB, engine 92 MiB) for a "
        "context of 4096 tokens × 4 slots; available: CPU 20.0 GiB free of 31.3 GiB, Vulkan0"},
       {"llama 8B on the laptop iGPU (GTT)", "llama3-8b", "ryzen-ai-300-laptop", kLaptop, {}, 4096,
        {"Vulkan0"}, 33},

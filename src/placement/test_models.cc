@@ -123,7 +123,7 @@ fs::path WriteSparseModelFile(const ArchSpec& spec) {
   if (!spec.tied_output) {
     Tensor(w, "output.weight", {spec.embedding, spec.vocab}, spec.embedding_type);
   }
-  // The pid keeps parallel test processes (ctest -j) off each other's files.
+  // Per process: ctest runs each test case as its own process, in parallel.
   fs::path path = fs::path(::testing::TempDir()) /
                   ("zest_sparse_" + spec.name + "_" + std::to_string(::getpid()) + ".gguf");
   Status st = w.Write(path);

@@ -1,0 +1,68 @@
+// Placement on a real GPU device: Vulkan's llvmpipe (software) inside an
+// engine rootfs built with the Vulkan backend. One model fully on Vulkan0,
+// one on the CPU, one split between them, all running at once; the
+// engine's own load log says where the layers went.
+// Needs that rootfs: ZEST_ENGINE_ROOTFS=/var/cache/zest/engines/debian-sid-vulkan
+// ZEST_ENGINE_VULKAN=1 scripts/provision-engines.sh (or ZEST_TEST_VULKAN_ROOTFS
+// pointing at one); skipped, saying so, without it.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chatBody, makeHome, startZest } from '../lib/zest.mjs';
+
+const defaultRoot = process.getuid() === 0
+  ? '/var/cache/zest/engines/debian-sid-vulkan'
+  : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest/engines/debian-sid-vulkan');
+const rootfs = process.env.ZEST_TEST_VULKAN_ROOTFS ?? defaultRoot;
+const hasVulkan = fs.existsSync(path.join(rootfs, 'usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-vulkan.so'));
+
+// -v: the engine logs where each tensor buffer went.
+const CONFIG = `[models."gpu"]
+device = "Vulkan0"
+extra_args = ["-v"]
+[models."cpu"]
+extra_args = ["-v"]
+[models."split"]
+device = "Vulkan0"
+n_gpu_layers = 2
+extra_args = ["-v"]
+`;
+
+describe('placement on Vulkan (llvmpipe) and the CPU', { skip: hasVulkan ? false : `no Vulkan engine rootfs at ${rootfs}` }, () => {
+  let zest;
+  const engineLog = (model) => fs.readFileSync(path.join(zest.home, 'logs', `${model}.log`), 'utf8');
+  before(async () => {
+    const home = makeHome({ gpu: 'tiny', cpu: 'tiny', split: 'tiny' });
+    fs.writeFileSync(path.join(home, 'config.toml'), CONFIG);
+    zest = await startZest({ home, env: { ZEST_ENGINE_ROOTFS: rootfs, GGML_VK_VISIBLE_DEVICES: '0' } });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('three models placed at once: Vulkan0, CPU, and split', async () => {
+    const results = await Promise.all(['gpu', 'cpu', 'split'].map((m) =>
+      zest.stream('/v1/chat/completions', chatBody(m, { max_tokens: 16, ignore_eos: true }))));
+    for (const r of results) {
+      assert.equal(r.status, 200);
+      assert.equal(r.events.at(-1), '[DONE]');
+    }
+    const byModel = Object.fromEntries((await zest.instances()).map((i) => [i.model, i.placement]));
+    // The tiny model has 2 blocks + the output head = 3 layers.
+    assert.deepEqual(byModel.gpu.devices, ['Vulkan0']);
+    assert.equal(byModel.gpu.n_gpu_layers, 3);
+    assert.match(byModel.gpu.explanation, /^all 3 layers on Vulkan0/);
+    // llvmpipe is slower than the CPU backend: never chosen unless named.
+    assert.deepEqual(byModel.cpu.devices, ['CPU']);
+    assert.equal(byModel.split.n_gpu_layers, 2);
+    assert.match(byModel.split.explanation, /^2 layers of 3 on Vulkan0, the rest on the CPU/);
+
+    assert.match(engineLog('gpu'), /offloaded 3\/3 layers to GPU/);
+    assert.match(engineLog('gpu'), /Vulkan0 KV buffer size/);
+    assert.match(engineLog('split'), /offloaded 2\/3 layers to GPU/);
+    assert.match(engineLog('split'), /CPU KV buffer size/);
+    assert.match(engineLog('split'), /Vulkan0 KV buffer size/);
+    assert.doesNotMatch(engineLog('cpu'), /Vulkan0 (model|KV) buffer/);
+    assert.match(engineLog('cpu'), /CPU KV buffer size/);
+  });
+});
