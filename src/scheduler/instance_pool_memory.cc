@@ -5,6 +5,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <bit>
 #include <limits>
 
 #include "engines/process_memory.h"
@@ -96,6 +97,12 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
   }
   request.default_ctx_per_slot = static_cast<uint64_t>(std::max(options_.ctx_size, 0));
   request.default_parallel = options_.parallel;
+  // A pooling embedding engine (llama.cpp build 11669) asserts at load unless
+  // its sequence count divides the micro-batch (512): a power of two is safe.
+  if (model.info.embedding) {
+    request.default_parallel =
+        static_cast<int>(std::bit_floor(static_cast<unsigned>(std::max(options_.parallel, 1))));
+  }
   std::error_code ec;
   if (!model.mmproj.empty()) request.mmproj_bytes = std::filesystem::file_size(model.mmproj, ec);
   if (ec) request.mmproj_bytes = 0;
