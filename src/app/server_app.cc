@@ -19,6 +19,7 @@
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "app/gateway_security.h"
 #include "core/logging.h"
 #include "engines/engine_locator.h"
 #include "hardware/inventory.h"
@@ -209,8 +210,10 @@ int RunServer(const config::LoadedSettings& loaded) {
                                     s.max_queued_tokens, std::chrono::seconds(s.aging_s)};
   scheduler::Admission admission(io, limits);
   AddQueueGauges(metrics, admission);
-  api::openai::OpenAiApi openai(registry, {pool, admission},
-                                {std::chrono::seconds(s.queue_timeout_s)}, &inference_metrics);
+  api::openai::OpenAiApi::Options openai_options;
+  openai_options.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
+  openai_options.limits = {s.max_json_depth, s.max_messages, s.max_tokens_cap};
+  api::openai::OpenAiApi openai(registry, {pool, admission}, openai_options, &inference_metrics);
   api::admin::AdminApi admin(loaded, registry, pool, engine);
   api::admin::SystemApi system_api(inventory, sampler, admin, engine);
   api::admin::ModelsApi models_api(registry, pool);
@@ -226,15 +229,27 @@ int RunServer(const config::LoadedSettings& loaded) {
   system_api.Register(router);
   models_api.Register(router);
 
-  http::Server server(io, {s.host, s.port, s.max_body_bytes}, router, api::openai::RenderHttpError);
+  // API keys, access rules, bind safety, TLS: see gateway_security.h.
+  auto auth = http::Authenticator::Create({s.api_key, s.KeysFile()});
+  Status secure = auth.ok() ? ApplyAccessRules(router, s.metrics_public) : auth.status();
+  if (secure.ok()) secure = CheckBindSafety(s, **auth);
+  if (!secure.ok()) {
+    spdlog::error("{}", secure.message());
+    fs::remove_all(*run_dir);
+    return 2;
+  }
+  std::shared_ptr<http::Authenticator> authenticator = std::move(*auth);
+  http::Server server(io, GatewayOptions(s, authenticator), router, api::openai::RenderHttpError);
   if (Status st = server.Listen(); !st.ok()) {
     spdlog::error("cannot listen on {}:{}: {}", s.host, s.port, st.message());
     fs::remove_all(*run_dir);
     return 1;
   }
+  asio::signal_set hangup(io, SIGHUP);
+  ReloadOnHangup(hangup, server, *authenticator);
   server.Start();
-  spdlog::info("zest {} listening on http://{}:{} (models in {})", ZEST_VERSION, s.host,
-               server.port(), s.models_dir.string());
+  spdlog::info("zest {} listening on {}://{}:{} (models in {})", ZEST_VERSION,
+               server.tls() ? "https" : "http", s.host, server.port(), s.models_dir.string());
 
   // Engines are spawned from the I/O threads with PR_SET_PDEATHSIG, so those
   // threads stay alive until every engine has been stopped gracefully.
@@ -244,6 +259,7 @@ int RunServer(const config::LoadedSettings& loaded) {
 
   spdlog::info("received signal {}, shutting down", signalled.get_future().get());
   server.Stop();
+  hangup.cancel();
   pool.StopAll();
   work.reset();
   io.stop();

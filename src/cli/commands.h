@@ -15,5 +15,7 @@ void AddRunCommand(CLI::App& app, Action* action);
 void AddPullCommand(CLI::App& app, Action* action);
 void AddClientCommands(CLI::App& app, Action* action);  // list, ps, stop, engines, config, add
 void AddSystemCommand(CLI::App& app, Action* action);   // system [--json] [--watch]
+void AddKeysCommand(CLI::App& app, Action* action);     // keys add|list|rm
+void AddCertCommand(CLI::App& app, Action* action);     // cert (local CA + server certificate)
 
 }  // namespace zest::cli
