@@ -51,6 +51,7 @@ export async function probeWhile(url, during, { interval = 50 } = {}) {
   const latencies = [];
   let done = false;
   let failure = null;
+  await healthLatency(url);  // warm-up: fetch's first call loads undici
   const prober = (async () => {
     while (!done) {
       try { latencies.push(await healthLatency(url)); } catch (e) { failure = e; done = true; }
