@@ -53,8 +53,11 @@ Result<fs::path> MakeRunDir() {
 Status PrepareDirs(const config::Settings& s) {
   std::error_code ec;
   for (const fs::path& dir : {s.home, s.models_dir, s.LogDir()}) {
+    bool existed = fs::exists(dir, ec);
     fs::create_directories(dir, ec);
     if (ec) return IoError("cannot create " + dir.string() + ": " + ec.message());
+    // What zest creates is private to its user; existing dirs are left as they are.
+    if (!existed) fs::permissions(dir, fs::perms::owner_all, ec);
   }
   return Status::Ok();
 }

@@ -285,3 +285,36 @@ describe('CORS', () => {
     assert.equal(r.headers.get('access-control-allow-origin'), null);
   });
 });
+
+describe('model isolation', () => {
+  test('directories zest creates are 0700', async () => {
+    const parent = makeHome({});
+    const home = path.join(parent, 'fresh-home');
+    const zest = await startZest({ home });
+    try {
+      for (const dir of [home, path.join(home, 'models'), path.join(home, 'logs')]) {
+        assert.equal(fs.statSync(dir).mode & 0o777, 0o700, dir);
+      }
+    } finally { await zest.stop(); fs.rmSync(parent, { recursive: true, force: true }); }
+  });
+
+  test('models in world-writable places are refused with a clear error', async () => {
+    const home = makeHome({ tiny: 'tiny', other: 'tiny' });
+    const zest = await startZest({ home });
+    try {
+      const models = path.join(home, 'models');
+      fs.chmodSync(path.join(models, 'other.gguf'), 0o666);
+      let r = await zest.json('/v1/chat/completions', chatBody('other'));
+      assert.equal(r.status, 500, JSON.stringify(r.data));
+      assert.match(r.data.error.message, /refusing to load model 'other': the file .*other\.gguf is world-writable \(mode 0666\)/);
+      fs.chmodSync(path.join(models, 'other.gguf'), 0o644);
+      fs.chmodSync(models, 0o777);
+      r = await zest.json('/v1/chat/completions', chatBody('tiny'));
+      assert.equal(r.status, 500, JSON.stringify(r.data));
+      assert.match(r.data.error.message, /the directory .*models is world-writable .*chmod o-w/);
+      fs.chmodSync(models, 0o755);
+      r = await zest.json('/v1/chat/completions', chatBody('tiny'));
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+    } finally { await zest.stop(); zest.cleanup(); }
+  });
+});
