@@ -189,6 +189,13 @@ net::awaitable<bool> Connection::Handshake() {
 
 net::awaitable<bool> Connection::WaitForRequest() {
   if (buffer_.size() > 0) co_return true;  // a pipelined request is already here
+  if (transport_.is_tls()) {
+    // The next request may already sit, still encrypted, in the TLS layer,
+    // where a socket wait cannot see it: the header read gets both
+    // allowances instead.
+    ArmDeadline(context_->options.idle_timeout + context_->options.header_timeout);
+    co_return true;
+  }
   ArmDeadline(context_->options.idle_timeout);
   auto [ec] = co_await socket_.async_wait(tcp::socket::wait_read, kTuple);
   DisarmDeadline();
