@@ -5,7 +5,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, makeHome, startZest, zestBin } from '../lib/zest.mjs';
+import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
 
 function zestCli(home, args, env = {}) {
   return execFileSync(zestBin, args, {
@@ -316,5 +316,44 @@ describe('model isolation', () => {
       r = await zest.json('/v1/chat/completions', chatBody('tiny'));
       assert.equal(r.status, 200, JSON.stringify(r.data));
     } finally { await zest.stop(); zest.cleanup(); }
+  });
+});
+
+describe('key priority', () => {
+  let zest, bulk, vip;
+  const send = (key, body, signal) => zest.fetch('/v1/chat/completions', {
+    method: 'POST', headers: { 'content-type': 'application/json', ...bearer(key) }, body: JSON.stringify(body), signal,
+  }).then(async (res) => ({ status: res.status, data: await res.json().catch(() => null), at: performance.now() }));
+  const depth = async (priority) => {
+    const text = await (await zest.fetch('/metrics')).text();
+    return Number(new RegExp(`^zest_queue_depth\\{model="long",priority="${priority}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+  };
+
+  before(async () => {
+    const home = makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } });
+    bulk = zestCli(home, ['keys', 'add', 'bulk', '--priority', 'low']);
+    vip = zestCli(home, ['keys', 'add', 'vip', '--priority', 'high']);
+    zest = await startZest({ home, args: ['--ctx-size', '32768', '--parallel', '1'], env: { ZEST_METRICS_PUBLIC: 'true' } });
+    assert.equal((await send(vip, chatBody('long'))).status, 200);  // load
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test("a key's priority is its requests' default queue priority", async () => {
+    const ctl = new AbortController();
+    const holder = await zest.fetch('/v1/chat/completions', {
+      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(vip) },
+      body: JSON.stringify(chatBody('long', { max_tokens: 30000, stream: true })), signal: ctl.signal,
+    });
+    const reader = holder.body.getReader();
+    await reader.read();  // generating: the one slot is taken
+    const low = send(bulk, chatBody('long', { max_tokens: 4 }));
+    await waitFor(async () => (await depth('low')) === 1, { what: 'the bulk key queued as low', timeout: 10000 });
+    const high = send(vip, chatBody('long', { max_tokens: 4 }));
+    await waitFor(async () => (await depth('high')) === 1, { what: 'the vip key queued as high', timeout: 10000 });
+    ctl.abort();
+    const [l, h] = await Promise.all([low, high]);
+    assert.equal(l.status, 200);
+    assert.equal(h.status, 200);
+    assert.ok(h.at < l.at, 'the high-priority key was served first');
   });
 });
