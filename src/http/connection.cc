@@ -182,6 +182,21 @@ net::awaitable<void> Connection::Run() {
 }
 
 net::awaitable<bool> Connection::Handshake() {
+  // Plain HTTP on the HTTPS port: say so in plain text rather than failing
+  // the handshake silently. A TLS client's first byte is 0x16 (handshake).
+  auto [wait_ec] = co_await socket_.async_wait(tcp::socket::wait_read, kTuple);
+  unsigned char first = 0;
+  error_code peek_ec;
+  if (!wait_ec) socket_.receive(net::buffer(&first, 1), tcp::socket::message_peek, peek_ec);
+  if (wait_ec || peek_ec) co_return false;
+  if (first != 0x16) {
+    static const std::string kPlainOnTls =
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+        "Content-Length: 45\r\n\r\nThis port speaks HTTPS: use an https:// URL.\n";
+    co_await net::async_write(socket_, net::buffer(kPlainOnTls), kTuple);
+    co_await LingerClose();
+    co_return false;
+  }
   auto [ec] = co_await transport_.tls().async_handshake(net::ssl::stream_base::server, kTuple);
   if (ec) spdlog::debug("http: TLS handshake with {} failed: {}", remote_address_, ec.message());
   co_return !ec;

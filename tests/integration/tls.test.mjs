@@ -99,10 +99,11 @@ describe('TLS', () => {
     assert.equal(cbc.ok, false);
   });
 
-  test('plain HTTP on the TLS port gets no answer, and zest keeps serving', async () => {
+  test('plain HTTP on the TLS port is told to use https, and zest keeps serving', async () => {
     const port = new URL(zest.url).port;
-    const r = await fetch(`http://127.0.0.1:${port}/health`).then((x) => x.status, (e) => 'refused');
-    assert.equal(r, 'refused');
+    const r = await fetch(`http://127.0.0.1:${port}/health`);
+    assert.equal(r.status, 400);
+    assert.match(await r.text(), /This port speaks HTTPS/);
     const agent = new https.Agent({ ca: fs.readFileSync(ca) });
     assert.equal((await get(`https://localhost:${port}/health`, agent)).status, 200);
   });
