@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build engines run test unit integration compat bench clean
+.PHONY: all deps build engines run test unit integration compat bench clean fuzz asan
 
 all: build
 
@@ -25,7 +25,7 @@ run: build engines
 
 test: build engines
 	@scripts/deps.sh --test
-	$(MAKE) --no-print-directory unit integration compat
+	$(MAKE) --no-print-directory unit integration compat fuzz
 
 unit:
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
@@ -41,6 +41,16 @@ compat: tests/node_modules/.package-lock.json
 
 bench: build engines tests/node_modules/.package-lock.json
 	@bench/run.sh
+
+# libFuzzer targets (clang, ASan+UBSan) in build-fuzz/, FUZZ_SECONDS each
+# (default 20); skipped with a message when clang is missing.
+fuzz:
+	@scripts/fuzz.sh
+
+# zest built with ASan+UBSan in build-asan/, then the integration suite
+# against it. Not part of `make test`.
+asan: deps engines tests/node_modules/.package-lock.json
+	@scripts/asan.sh
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -14,6 +14,9 @@ if [[ ${1:-} == --test ]] && ! command -v npm >/dev/null 2>&1; then
   wanted+=(nodejs npm)
 fi
 
+# The fuzz targets (make fuzz, part of make test) need clang's libFuzzer.
+[[ ${1:-} == --test ]] && wanted+=(clang)
+
 missing=()
 for p in "${wanted[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

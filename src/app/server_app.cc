@@ -22,6 +22,7 @@
 #include "api/openai/openai_api.h"
 #include "app/placement_wiring.h"
 #include "core/duration.h"
+#include "app/gateway_security.h"
 #include "core/logging.h"
 #include "engines/engine_locator.h"
 #include "hardware/inventory.h"
@@ -56,8 +57,11 @@ Result<fs::path> MakeRunDir() {
 Status PrepareDirs(const config::Settings& s) {
   std::error_code ec;
   for (const fs::path& dir : {s.home, s.models_dir, s.LogDir()}) {
+    bool existed = fs::exists(dir, ec);
     fs::create_directories(dir, ec);
     if (ec) return IoError("cannot create " + dir.string() + ": " + ec.message());
+    // What zest creates is private to its user; existing dirs are left as they are.
+    if (!existed) fs::permissions(dir, fs::perms::owner_all, ec);
   }
   return Status::Ok();
 }
@@ -228,8 +232,10 @@ int RunServer(const config::LoadedSettings& loaded) {
   reaper.Start();
   api::EngineServices engine_services{pool, admission, &residency,
                                       std::chrono::seconds(s.heartbeat_s)};
-  api::openai::OpenAiApi openai(registry, engine_services,
-                                {std::chrono::seconds(s.queue_timeout_s)}, &inference_metrics);
+  api::openai::OpenAiApi::Options openai_options;
+  openai_options.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
+  openai_options.limits = {s.max_json_depth, s.max_messages, s.max_tokens_cap};
+  api::openai::OpenAiApi openai(registry, engine_services, openai_options, &inference_metrics);
   api::admin::AdminApi admin(loaded, registry, pool, engine, &residency);
   api::admin::LoadApi load_api(registry, pool, residency);
   load_api.Register(router);
@@ -247,15 +253,27 @@ int RunServer(const config::LoadedSettings& loaded) {
   system_api.Register(router);
   models_api.Register(router);
 
-  http::Server server(io, {s.host, s.port, s.max_body_bytes}, router, api::openai::RenderHttpError);
+  // API keys, access rules, bind safety, TLS: see gateway_security.h.
+  auto auth = http::Authenticator::Create({s.api_key, s.KeysFile()});
+  Status secure = auth.ok() ? ApplyAccessRules(router, s.metrics_public) : auth.status();
+  if (secure.ok()) secure = CheckBindSafety(s, **auth);
+  if (!secure.ok()) {
+    spdlog::error("{}", secure.message());
+    fs::remove_all(*run_dir);
+    return 2;
+  }
+  std::shared_ptr<http::Authenticator> authenticator = std::move(*auth);
+  http::Server server(io, GatewayOptions(s, authenticator), router, api::openai::RenderHttpError);
   if (Status st = server.Listen(); !st.ok()) {
     spdlog::error("cannot listen on {}:{}: {}", s.host, s.port, st.message());
     fs::remove_all(*run_dir);
     return 1;
   }
+  asio::signal_set hangup(io, SIGHUP);
+  ReloadOnHangup(hangup, server, *authenticator);
   server.Start();
-  spdlog::info("zest {} listening on http://{}:{} (models in {})", ZEST_VERSION, s.host,
-               server.port(), s.models_dir.string());
+  spdlog::info("zest {} listening on {}://{}:{} (models in {})", ZEST_VERSION,
+               server.tls() ? "https" : "http", s.host, server.port(), s.models_dir.string());
 
   // Engines are spawned from the I/O threads with PR_SET_PDEATHSIG, so those
   // threads stay alive until every engine has been stopped gracefully.
@@ -266,6 +284,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   spdlog::info("received signal {}, shutting down", signalled.get_future().get());
   server.Stop();
   reaper.Stop();
+  hangup.cancel();
   pool.StopAll();
   work.reset();
   io.stop();

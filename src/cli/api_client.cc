@@ -1,5 +1,7 @@
 #include "cli/api_client.h"
 
+#include <cstdlib>
+
 #include <curl/curl.h>
 
 #include <cstdio>
@@ -85,6 +87,16 @@ std::string ServerUrlFromEnv(const char* zest_host) {
   return host;
 }
 
+// JSON, plus the key in ZEST_API_KEY when set (a server with keys needs it).
+static curl_slist* ClientHeaders() {
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  const char* key = std::getenv("ZEST_API_KEY");
+  if (key != nullptr && *key != '\0') {
+    headers = curl_slist_append(headers, (std::string("Authorization: Bearer ") + key).c_str());
+  }
+  return headers;
+}
+
 Result<json> ApiClient::Get(const std::string& path) const { return Request("GET", path, nullptr); }
 
 Result<json> ApiClient::Post(const std::string& path, const json& body) const {
@@ -97,7 +109,7 @@ Result<json> ApiClient::Request(const std::string& method, const std::string& pa
   CurlPtr curl(curl_easy_init());
   std::string url = base_url_ + path;
   std::string response;
-  SlistPtr headers(curl_slist_append(nullptr, "Content-Type: application/json"));
+  SlistPtr headers(ClientHeaders());
   curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
@@ -125,7 +137,7 @@ Status ApiClient::Stream(const std::string& path, const json& body,
   std::string url = base_url_ + path;
   std::string text = body.dump();
   StreamState state{{}, &on_data, cancel, {}, {}};
-  SlistPtr headers(curl_slist_append(nullptr, "Content-Type: application/json"));
+  SlistPtr headers(ClientHeaders());
   curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, text.c_str());

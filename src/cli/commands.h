@@ -16,5 +16,7 @@ void AddPullCommand(CLI::App& app, Action* action);
 void AddClientCommands(CLI::App& app, Action* action);  // list, ps, stop, engines, config, add
 void AddLoadCommands(CLI::App& app, Action* action);   // load, unload
 void AddSystemCommand(CLI::App& app, Action* action);   // system [--json] [--watch]
+void AddKeysCommand(CLI::App& app, Action* action);     // keys add|list|rm
+void AddCertCommand(CLI::App& app, Action* action);     // cert (local CA + server certificate)
 
 }  // namespace zest::cli

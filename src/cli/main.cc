@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
   zest::cli::AddClientCommands(app, &action);
   zest::cli::AddLoadCommands(app, &action);
   zest::cli::AddSystemCommand(app, &action);
+  zest::cli::AddKeysCommand(app, &action);
+  zest::cli::AddCertCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
 
   curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -29,6 +29,11 @@ constexpr ServeFlag kServeFlags[] = {
      "How long an idle model stays loaded: 10m, 1h, 0 (unload at once), -1 (forever)"},
     {"--log-level", "log.level", "trace, debug, info, warn or error"},
     {"--memory-limit", "placement.memory_limit", "RAM zest may fill with engines, e.g. 8G (default: what is available)"},
+    {"--api-key", "server.api_key", "A single API key (admin scope); also ZEST_API_KEY"},
+    {"--tls-cert", "server.tls_cert", "PEM certificate chain: serve HTTPS (with --tls-key)"},
+    {"--tls-key", "server.tls_key", "PEM private key of --tls-cert"},
+    {"--cors-origins", "server.cors_origins", "Web origins allowed besides loopback (comma-separated)"},
+    {"--max-connections-per-client", "server.max_connections_per_client", "Open connections per client address (0 = unlimited)"},
 };
 
 }  // namespace
@@ -40,6 +45,9 @@ void AddServeCommand(CLI::App& app, Action* action) {
     serve->add_option_function<std::string>(
         f.flag, [values, key = f.key](const std::string& v) { (*values)[key] = v; }, f.help);
   }
+  serve->add_flag_callback(
+      "--insecure-no-auth", [values] { (*values)["server.insecure_no_auth"] = "true"; },
+      "Allow a non-loopback --host without API keys");
   auto config_file = std::make_shared<std::string>();
   serve->add_option("--config", *config_file, "Config file (default $ZEST_HOME/config.toml)");
   serve->callback([action, values, config_file] {

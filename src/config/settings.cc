@@ -7,6 +7,7 @@
 
 #include "core/duration.h"
 #include "config/model_tables.h"
+#include "config/secure_file.h"
 
 namespace zest::config {
 namespace {
@@ -74,9 +75,14 @@ Field DurationField(const char* key, const char* env, std::string Settings::*mem
 
 Field BoolField(const char* key, const char* env, bool Settings::*member) {
   return {key, env,
-          [=](Settings& s, const std::string& t) -> Status {
-            if (t != "true" && t != "false") return InvalidArgument("'" + t + "' is not true or false");
-            s.*member = t == "true";
+          [=](Settings& s, const std::string& t) {
+            if (t == "true" || t == "1" || t == "yes") {
+              s.*member = true;
+            } else if (t == "false" || t == "0" || t == "no" || t.empty()) {
+              s.*member = false;
+            } else {
+              return InvalidArgument("'" + t + "' is not true or false");
+            }
             return Status::Ok();
           },
           [=](const Settings& s) { return std::string(s.*member ? "true" : "false"); }};
@@ -149,6 +155,23 @@ const std::vector<Field>& Fields() {
             [](const Settings& s) { return s.log_level; }},
       Field{"placement.memory_limit", "ZEST_MEMORY_LIMIT", SetMemoryLimit,
             [](const Settings& s) { return std::to_string(s.memory_limit); }},
+      // Security and limits.
+      StringField("server.api_key", "ZEST_API_KEY", &Settings::api_key),
+      BoolField("server.insecure_no_auth", "ZEST_INSECURE_NO_AUTH", &Settings::insecure_no_auth),
+      StringField("server.cors_origins", "ZEST_CORS_ORIGINS", &Settings::cors_origins),
+      PathField("server.tls_cert", "ZEST_TLS_CERT", &Settings::tls_cert),
+      PathField("server.tls_key", "ZEST_TLS_KEY", &Settings::tls_key),
+      IntField<uint64_t>("server.max_header_bytes", "ZEST_MAX_HEADER_BYTES",
+                         &Settings::max_header_bytes, 1024, 1 << 24),
+      IntField("server.header_timeout_s", "ZEST_HEADER_TIMEOUT", &Settings::header_timeout_s, 1, 3600),
+      IntField("server.body_timeout_s", "ZEST_BODY_TIMEOUT", &Settings::body_timeout_s, 1, 86400),
+      IntField("server.idle_timeout_s", "ZEST_IDLE_TIMEOUT", &Settings::idle_timeout_s, 1, 86400),
+      IntField("server.max_connections_per_client", "ZEST_MAX_CONNECTIONS_PER_CLIENT",
+               &Settings::max_connections_per_client, 0, 1 << 20),
+      IntField("server.max_json_depth", "ZEST_MAX_JSON_DEPTH", &Settings::max_json_depth, 2, 10000),
+      IntField("server.max_messages", "ZEST_MAX_MESSAGES", &Settings::max_messages, 1, 1 << 20),
+      IntField("server.max_tokens_cap", "ZEST_MAX_TOKENS_CAP", &Settings::max_tokens_cap, 1, 1 << 30),
+      BoolField("metrics.public", "ZEST_METRICS_PUBLIC", &Settings::metrics_public),
   };
   return kFields;
 }
@@ -159,6 +182,15 @@ std::optional<std::string> TomlText(const toml::node& node) {
   if (auto s = node.value<std::string>()) return *s;
   if (auto i = node.value<int64_t>()) return std::to_string(*i);
   if (auto b = node.value<bool>()) return *b ? "true" : "false";
+  if (const toml::array* list = node.as_array()) {  // cors_origins = ["a", "b"]
+    std::string joined;
+    for (const toml::node& item : *list) {
+      auto text = item.value<std::string>();
+      if (!text) return std::nullopt;
+      joined += (joined.empty() ? "" : ",") + *text;
+    }
+    return joined;
+  }
   return std::nullopt;
 }
 
@@ -186,6 +218,12 @@ struct Loader {
     } catch (const toml::parse_error& err) {  // Debian's toml++ reports errors by exception
       return InvalidArgument(file.string() + ":" + std::to_string(err.source().begin.line) + ": " +
                              std::string(err.description()));
+    }
+    ZEST_RETURN_IF_ERROR(CheckFilePermissions(
+        file, 0022, "group or others may change it, and it decides whom zest trusts"));
+    if (parsed.at_path("server.api_key").node() != nullptr) {
+      ZEST_RETURN_IF_ERROR(CheckFilePermissions(
+          file, 0077, "it holds server.api_key and must be private to its owner"));
     }
     for (const Field& f : Fields()) {
       const toml::node* node = parsed.at_path(f.key).node();
@@ -269,7 +307,10 @@ Result<LoadedSettings> LoadSettings(const LoadInputs& inputs) {
     auto it = loader.origin.find(f.key);
     Source source = it == loader.origin.end() ? Source::kDefault : it->second.first;
     std::string detail = it == loader.origin.end() ? "" : it->second.second;
-    loader.out.origins.push_back({f.key, f.get(s), source, detail});
+    std::string value = f.get(s);
+    // Secrets are shown as set or not, never printed.
+    if (std::string_view(f.key) == "server.api_key" && !value.empty()) value = "(set)";
+    loader.out.origins.push_back({f.key, value, source, detail});
   }
   return std::move(loader.out);
 }

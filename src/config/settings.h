@@ -51,11 +51,29 @@ struct Settings {
   uint64_t memory_limit = 0;
   // [models."name"] tables: per-model engine options (model_settings.h).
   std::map<std::string, ModelSettings> model_settings;
+  // [server] security and limits (see README "Security")
+  std::string api_key;                    // one admin key; secret (never printed)
+  bool insecure_no_auth = false;          // allow a non-loopback bind without keys
+  std::string cors_origins;               // comma-separated exact origins
+  std::filesystem::path tls_cert;         // PEM chain; with tls_key, serve HTTPS
+  std::filesystem::path tls_key;
+  uint64_t max_header_bytes = 64 * 1024;
+  int header_timeout_s = 10;              // accept/first byte → headers complete
+  int body_timeout_s = 120;               // headers → body complete
+  int idle_timeout_s = 60;                // between requests on a kept-alive connection
+  int max_connections_per_client = 256;   // per remote address; 0 = unlimited
+  int max_json_depth = 64;                // nesting of a request body
+  int max_messages = 4096;                // chat messages per request
+  int max_tokens_cap = 131072;            // largest max_tokens a request may ask for
+  // [metrics]
+  bool metrics_public = false;            // /metrics without a key
 
   std::filesystem::path RunDir() const { return home / "run"; }
   std::filesystem::path LogDir() const { return home / "logs"; }
   std::filesystem::path SlotDir() const { return home / "cache" / "slots"; }
   std::filesystem::path UserModelsFile() const { return home / "user_models.json"; }
+  std::filesystem::path KeysFile() const { return home / "keys.json"; }
+  std::filesystem::path TlsDir() const { return home / "tls"; }
 };
 
 enum class Source { kDefault, kFile, kEnv, kFlag };

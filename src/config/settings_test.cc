@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
+
+#include "config/secure_file.h"
 
 namespace zest::config {
 namespace {
@@ -152,6 +156,43 @@ TEST_F(SettingsTest, BadModelTableValuesNameModelAndKey) {
   EXPECT_NE(Load().status().message().find("unknown key 'gpu_layers'"), std::string::npos);
   WriteConfig("[placement]\nmemory_limit = \"lots\"\n");
   EXPECT_FALSE(Load().ok());
+}
+
+TEST_F(SettingsTest, ApiKeyIsNeverPrintedAndItsConfigFileMustBePrivate) {
+  WriteConfig("[server]\napi_key = \"secret-value\"\ncors_origins = [\"https://a.example\", \"https://b.example\"]\n");
+  ::chmod((home_ / "config.toml").c_str(), 0644);
+  auto refused = Load();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("must be private"), std::string::npos);
+  ::chmod((home_ / "config.toml").c_str(), 0600);
+  auto loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->settings.api_key, "secret-value");
+  EXPECT_EQ(loaded->settings.cors_origins, "https://a.example,https://b.example");
+  EXPECT_EQ(Origin(*loaded, "server.api_key").value, "(set)");
+}
+
+TEST_F(SettingsTest, ConfigWritableByOthersIsRefused) {
+  WriteConfig("[server]\nport = 1234\n");
+  ::chmod((home_ / "config.toml").c_str(), 0664);
+  auto refused = Load();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("mode 0664"), std::string::npos);
+}
+
+TEST_F(SettingsTest, WriteFileAtomicallySetsTheModeAndReplaces) {
+  fs::path file = home_ / "secret.txt";
+  ASSERT_TRUE(WriteFileAtomically(file, "one", 0600).ok());
+  ASSERT_TRUE(WriteFileAtomically(file, "two", 0600).ok());
+  struct stat st {};
+  ::stat(file.c_str(), &st);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "two");
+  int leftovers = 0;
+  for (const auto& entry : fs::directory_iterator(home_)) leftovers += entry.path().filename().string().starts_with(".secret") ? 1 : 0;
+  EXPECT_EQ(leftovers, 0);
 }
 
 }  // namespace

@@ -12,10 +12,13 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <chrono>
 #include <spdlog/spdlog.h>
 #include <utility>
 #include <vector>
+
+#include "http/request_parsing.h"
 
 namespace zest::http {
 namespace net = boost::asio;
@@ -30,29 +33,18 @@ constexpr auto kTuple = net::as_tuple(net::use_awaitable);
 constexpr auto kLingerTime = std::chrono::milliseconds(500);
 constexpr std::size_t kLingerMaxBytes = 1024 * 1024;
 
-std::string ToString(beast::string_view text) { return std::string(text.data(), text.size()); }
-
-// Client protocol errors we answer with 400 (as opposed to the connection
-// simply ending, which needs no answer).
-bool IsParseError(const error_code& ec) {
-  return ec.category() == beast_http::make_error_code(beast_http::error::bad_method).category() &&
-         ec != beast_http::error::end_of_stream && ec != beast_http::error::partial_message;
-}
-
-Request ToRequest(beast_http::request<beast_http::string_body>&& message,
-                  const std::string& remote_address) {
-  Request request;
-  request.method = ToString(message.method_string());
-  request.target = ToString(message.target());
-  std::size_t question = request.target.find('?');
-  request.path = request.target.substr(0, question);
-  if (question != std::string::npos) request.query = request.target.substr(question + 1);
-  for (const auto& field : message) {
-    request.headers.emplace_back(ToString(field.name_string()), ToString(field.value()));
-  }
-  request.body = std::move(message.body());
-  request.remote_address = remote_address;
-  return request;
+// The answer to a client over its connection limit, written before any
+// request is read (so it cannot go through the router and renderer).
+const std::string& TooManyConnectionsAnswer() {
+  static const std::string answer = [] {
+    std::string body =
+        R"({"error":{"message":"too many connections from your address","type":"rate_limit_error",)"
+        R"("param":null,"code":"too_many_connections"}})";
+    return "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
+           "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
+           std::to_string(body.size()) + "\r\n\r\n" + body;
+  }();
+  return answer;
 }
 
 std::string PeerAddress(const tcp::socket& socket) {
@@ -76,19 +68,50 @@ std::string JoinMethods(const std::vector<std::string>& methods) {
   return joined;
 }
 
+// What an allowed origin's responses carry. No Allow-Credentials: zest
+// authenticates with keys in headers, never cookies.
+Headers CorsHeaders(std::string_view origin) {
+  Headers headers;
+  headers.emplace_back("Access-Control-Allow-Origin", std::string(origin));
+  headers.emplace_back("Vary", "Origin");
+  headers.emplace_back("Access-Control-Expose-Headers", "Retry-After");
+  return headers;
+}
+
+// The refused client gets no more than a short answer; with nothing to
+// read yet, a small write to a fresh socket does not block.
+void RefuseConnection(tcp::socket& socket, bool plain) {
+  error_code ec;
+  if (plain) {
+    socket.non_blocking(true, ec);
+    socket.write_some(net::buffer(TooManyConnectionsAnswer()), ec);
+  }
+  socket.shutdown(tcp::socket::shutdown_both, ec);
+  socket.close(ec);
+}
+
 }  // namespace
 
-std::optional<std::uint64_t> ConnectionRegistry::Add(std::weak_ptr<Connection> connection) {
+ConnectionRegistry::AddResult ConnectionRegistry::Add(std::weak_ptr<Connection> connection,
+                                                      const std::string& address, int limit,
+                                                      std::uint64_t* id) {
   std::lock_guard lock(mutex_);
-  if (closed_) return std::nullopt;
-  std::uint64_t id = ++next_id_;
-  live_.emplace(id, std::move(connection));
-  return id;
+  if (closed_) return AddResult::kStopping;
+  int& count = per_address_[address];
+  if (limit > 0 && count >= limit) return AddResult::kTooMany;
+  ++count;
+  *id = ++next_id_;
+  live_.emplace(*id, Live{std::move(connection), address});
+  return AddResult::kAdded;
 }
 
 void ConnectionRegistry::Remove(std::uint64_t id) {
   std::lock_guard lock(mutex_);
-  live_.erase(id);
+  auto it = live_.find(id);
+  if (it == live_.end()) return;
+  auto count = per_address_.find(it->second.address);
+  if (count != per_address_.end() && --count->second <= 0) per_address_.erase(count);
+  live_.erase(it);
 }
 
 void ConnectionRegistry::AbortAll() {
@@ -96,24 +119,34 @@ void ConnectionRegistry::AbortAll() {
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
-    for (const auto& [id, weak] : live_) {
-      if (auto connection = weak.lock()) live.push_back(std::move(connection));
+    for (const auto& [id, entry] : live_) {
+      if (auto connection = entry.connection.lock()) live.push_back(std::move(connection));
     }
   }
   for (const auto& connection : live) connection->Abort();
 }
 
-Connection::Connection(tcp::socket socket, std::shared_ptr<const ServeContext> context,
+Connection::Connection(Transport transport, std::shared_ptr<const ServeContext> context,
                        std::shared_ptr<ConnectionRegistry> registry)
-    : socket_(std::move(socket)),
+    : transport_(std::move(transport)),
+      socket_(transport_.socket()),
       context_(std::move(context)),
       registry_(std::move(registry)),
-      writer_(socket_) {}
+      writer_(transport_),
+      deadline_(transport_.get_executor()) {}
 
 void Connection::Launch(std::shared_ptr<Connection> connection) {
-  std::optional<std::uint64_t> id = connection->registry_->Add(connection);
-  if (!id) return;  // the server is stopping; the socket closes with the connection
-  connection->id_ = *id;
+  connection->remote_address_ = PeerAddress(connection->socket_);
+  auto added = connection->registry_->Add(connection, connection->remote_address_,
+                                          connection->context_->options.max_connections_per_client,
+                                          &connection->id_);
+  if (added == ConnectionRegistry::AddResult::kStopping) return;  // closes with the connection
+  if (added == ConnectionRegistry::AddResult::kTooMany) {
+    spdlog::warn("http: refusing a connection from {}: {} already open", connection->remote_address_,
+                 connection->context_->options.max_connections_per_client);
+    RefuseConnection(connection->socket_, !connection->transport_.is_tls());
+    return;
+  }
   auto executor = connection->socket_.get_executor();
   auto run = connection->Run();
   // The completion handler owns the connection until the loop has ended.
@@ -130,79 +163,192 @@ void Connection::Launch(std::shared_ptr<Connection> connection) {
 void Connection::Abort() {
   net::post(socket_.get_executor(), [self = shared_from_this()] {
     self->writer_.MarkClientGone();
+    self->DisarmDeadline();
     self->CloseSocket();
   });
 }
 
 net::awaitable<void> Connection::Run() {
-  remote_address_ = PeerAddress(socket_);
-  while (socket_.is_open()) {
-    std::optional<ParsedRequest> parsed = co_await ReadRequest();
-    if (!parsed) break;
-    if (!co_await Serve(parsed->request, parsed->keep_alive)) break;
+  // The first request's header timeout runs from the accept, TLS handshake
+  // included: a connection that never sends a whole request goes away.
+  ArmDeadline(context_->options.header_timeout);
+  bool open = !transport_.is_tls() || co_await Handshake();
+  while (open && socket_.is_open()) {
+    if (!co_await ServeOne()) break;
   }
+  DisarmDeadline();
   CloseSocket();
   registry_->Remove(id_);
 }
 
-net::awaitable<std::optional<Connection::ParsedRequest>> Connection::ReadRequest() {
-  beast_http::request_parser<beast_http::string_body> parser;
-  parser.header_limit(static_cast<std::uint32_t>(context_->options.max_header_bytes));
-  parser.body_limit(context_->options.max_body_bytes);
-  auto [ec, n] = co_await beast_http::async_read_header(socket_, buffer_, parser, kTuple);
-  if (!ec && !parser.is_done()) {
+net::awaitable<bool> Connection::Handshake() {
+  // Plain HTTP on the HTTPS port: say so in plain text rather than failing
+  // the handshake silently. A TLS client's first byte is 0x16 (handshake).
+  auto [wait_ec] = co_await socket_.async_wait(tcp::socket::wait_read, kTuple);
+  unsigned char first = 0;
+  error_code peek_ec;
+  if (!wait_ec) socket_.receive(net::buffer(&first, 1), tcp::socket::message_peek, peek_ec);
+  if (wait_ec || peek_ec) co_return false;
+  if (first != 0x16) {
+    static const std::string kPlainOnTls =
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+        "Content-Length: 45\r\n\r\nThis port speaks HTTPS: use an https:// URL.\n";
+    co_await net::async_write(socket_, net::buffer(kPlainOnTls), kTuple);
+    co_await LingerClose();
+    co_return false;
+  }
+  auto [ec] = co_await transport_.tls().async_handshake(net::ssl::stream_base::server, kTuple);
+  if (ec) spdlog::debug("http: TLS handshake with {} failed: {}", remote_address_, ec.message());
+  co_return !ec;
+}
+
+net::awaitable<bool> Connection::WaitForRequest() {
+  if (buffer_.size() > 0) co_return true;  // a pipelined request is already here
+  if (transport_.is_tls()) {
+    // The next request may already sit, still encrypted, in the TLS layer,
+    // where a socket wait cannot see it: the header read gets both
+    // allowances instead.
+    ArmDeadline(context_->options.idle_timeout + context_->options.header_timeout);
+    co_return true;
+  }
+  ArmDeadline(context_->options.idle_timeout);
+  auto [ec] = co_await socket_.async_wait(tcp::socket::wait_read, kTuple);
+  DisarmDeadline();
+  if (ec) {
+    spdlog::debug("http: closing {}: {}", remote_address_, timed_out_ ? "idle" : ec.message());
+    co_return false;
+  }
+  ArmDeadline(context_->options.header_timeout);
+  co_return true;
+}
+
+net::awaitable<bool> Connection::ServeOne() {
+  if (!first_request_ && !co_await WaitForRequest()) co_return false;
+  first_request_ = false;
+  RequestParser parser;
+  ConfigureParser(parser, context_->options);
+  auto [ec, n] = co_await beast_http::async_read_header(transport_, buffer_, parser, kTuple);
+  DisarmDeadline();
+  if (ec) {
+    co_await AnswerReadError(ec);
+    co_return false;
+  }
+  Request request = RequestHead(parser.get(), remote_address_);
+  writer_.Reset(parser.get().keep_alive());
+  body_pending_ = !parser.is_done();
+  const Handler* handler = co_await Admit(request);
+  if (handler == nullptr) {
+    // Refused before its body was read: close rather than read it.
+    if (body_pending_) co_await LingerClose();
+    co_return writer_.keep_alive() && !body_pending_;
+  }
+  if (body_pending_) {
     // Clients that wait for "100 Continue" (curl, for large bodies) would
     // otherwise stall for a second before sending the body.
     if (beast::iequals(parser.get()[beast_http::field::expect], "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      std::tie(ec, n) = co_await net::async_write(socket_, net::buffer(kContinue), kTuple);
+      std::tie(ec, n) = co_await net::async_write(transport_, net::buffer(kContinue), kTuple);
     }
-    if (!ec) std::tie(ec, n) = co_await beast_http::async_read(socket_, buffer_, parser, kTuple);
+    ArmDeadline(context_->options.body_timeout);
+    if (!ec) std::tie(ec, n) = co_await beast_http::async_read(transport_, buffer_, parser, kTuple);
+    DisarmDeadline();
+    if (ec) {
+      co_await AnswerReadError(ec);
+      co_return false;
+    }
   }
-  if (ec) {
-    co_await AnswerReadError(ec);
-    co_return std::nullopt;
-  }
-  bool keep_alive = parser.get().keep_alive();
-  co_return ParsedRequest{ToRequest(parser.release(), remote_address_), keep_alive};
+  request.body = std::move(parser.get().body());
+  co_await RunHandler(*handler, request);
+  co_return writer_.keep_alive();
 }
 
 net::awaitable<void> Connection::AnswerReadError(const error_code& ec) {
-  if (ec == beast_http::error::body_limit) {
-    writer_.Reset(false);
-    co_await SendError(413, "request body larger than " +
-                                std::to_string(context_->options.max_body_bytes) + " bytes");
-    co_await LingerClose();
-  } else if (IsParseError(ec)) {
-    writer_.Reset(false);
-    co_await SendError(400, "malformed HTTP request: " + ec.message());
-    co_await LingerClose();
-  } else {
+  int status = timed_out_ ? 408 : StatusForParseError(ec);
+  if (status == 0) {
     spdlog::debug("http: connection from {} ended: {}", remote_address_, ec.message());
+    co_return;
   }
+  if (status == 408) {
+    spdlog::debug("http: {} was too slow sending its request; closing", remote_address_);
+  }
+  writer_.Reset(false);
+  // Computed outside the co_await: GCC 12 mis-destroys a ?: temporary there.
+  std::string message = status == 408 ? std::string("request not received in time")
+                                       : MessageForParseError(ec, context_->options);
+  co_await SendError(status, message);
+  if (status != 408) co_await LingerClose();
 }
 
-net::awaitable<bool> Connection::Serve(Request& request, bool keep_alive) {
-  writer_.Reset(keep_alive);
-  Router::Match match = context_->router->Find(request.method, request.path);
-  switch (match.kind) {
-    case Router::MatchKind::kNoRoute:
-      co_await SendError(404, "no route for " + request.method + " " + request.path);
-      break;
-    case Router::MatchKind::kWrongMethod: {
-      // Built outside the co_await: GCC 12 rejects a braced list inside it.
-      Headers allow;
-      allow.emplace_back("Allow", JoinMethods(match.allowed));
-      co_await SendError(405, "method " + request.method + " not allowed for " + request.path,
-                         allow);
-      break;
+net::awaitable<const Handler*> Connection::Admit(Request& request) {
+  std::string_view origin = request.Header("Origin");
+  if (!origin.empty()) {
+    if (!context_->cors.Allows(origin, request.Header("Host"))) {
+      co_await Refuse(403, "cross-origin requests from '" + std::string(origin) +
+                               "' are not allowed; add the origin to server.cors_origins");
+      co_return nullptr;
     }
-    case Router::MatchKind::kFound:
-      request.params = std::move(match.params);
-      co_await RunHandler(*match.handler, request);
-      break;
+    writer_.SetCommonHeaders(CorsHeaders(origin));
   }
-  co_return writer_.keep_alive();
+  if (request.method == "OPTIONS") {
+    co_await AnswerOptions(request);
+    co_return nullptr;
+  }
+  Router::Match match = context_->router->Find(request.method, request.path);
+  if (match.kind == Router::MatchKind::kNoRoute) {
+    co_await Refuse(404, "no route for " + request.method + " " + request.path);
+    co_return nullptr;
+  }
+  if (match.kind == Router::MatchKind::kWrongMethod) {
+    // Built outside the co_await: GCC 12 rejects a braced list inside it.
+    Headers allow;
+    allow.emplace_back("Allow", JoinMethods(match.allowed));
+    co_await Refuse(405, "method " + request.method + " not allowed for " + request.path, allow);
+    co_return nullptr;
+  }
+  AuthDecision decision;
+  if (context_->options.auth) decision = context_->options.auth->Check(request.headers, match.access);
+  if (!decision.allowed()) {
+    Headers extra;
+    if (decision.status == 401) extra.emplace_back("WWW-Authenticate", "Bearer");
+    if (decision.retry_after_s > 0) {
+      extra.emplace_back("Retry-After", std::to_string(decision.retry_after_s));
+    }
+    co_await Refuse(decision.status, decision.message, extra);
+    co_return nullptr;
+  }
+  request.principal = std::move(decision.principal);
+  request.default_priority = std::move(decision.priority);
+  request.params = std::move(match.params);
+  co_return match.handler;
+}
+
+// OPTIONS: the methods a path allows; for a (validated) cross-origin
+// preflight also what the browser may send. Needs no key: browsers send
+// preflights without credentials.
+net::awaitable<void> Connection::AnswerOptions(const Request& request) {
+  Router::Match match = context_->router->Find(request.method, request.path);
+  if (match.kind == Router::MatchKind::kNoRoute) {
+    co_await Refuse(404, "no route for " + request.path);
+    co_return;
+  }
+  std::string methods = JoinMethods(match.allowed);
+  Headers headers;
+  headers.emplace_back("Allow", methods);
+  if (!request.Header("Origin").empty()) {
+    std::string_view asked = request.Header("Access-Control-Request-Headers");
+    headers.emplace_back("Access-Control-Allow-Methods", methods);
+    std::string allow_headers(asked.empty() ? "authorization, content-type, x-api-key" : asked);
+    headers.emplace_back("Access-Control-Allow-Headers", allow_headers);
+    headers.emplace_back("Access-Control-Max-Age", "600");
+  }
+  if (body_pending_) writer_.DisableKeepAlive();
+  co_await writer_.Send(204, "", "", headers);
+}
+
+net::awaitable<void> Connection::Refuse(int status, const std::string& message,
+                                        const Headers& extra) {
+  if (body_pending_) writer_.DisableKeepAlive();
+  co_await SendError(status, message, extra);
 }
 
 net::awaitable<void> Connection::RunHandler(const Handler& handler, Request& request) {
@@ -234,6 +380,23 @@ net::awaitable<void> Connection::SendError(int status, const std::string& messag
                          ? context_->render_error(status, message)
                          : R"({"error":{"message":"request failed"}})";
   co_await writer_.Send(status, "application/json", std::move(body), extra);
+}
+
+void Connection::ArmDeadline(std::chrono::seconds after) {
+  timed_out_ = false;
+  std::uint64_t generation = ++deadline_generation_;
+  deadline_.expires_after(after);
+  deadline_.async_wait([self = shared_from_this(), generation](const error_code& ec) {
+    if (ec || generation != self->deadline_generation_) return;
+    self->timed_out_ = true;
+    error_code ignored;
+    self->socket_.cancel(ignored);
+  });
+}
+
+void Connection::DisarmDeadline() {
+  ++deadline_generation_;
+  deadline_.cancel();
 }
 
 net::awaitable<void> Connection::LingerClose() {

@@ -1,6 +1,9 @@
-// Connection: one accepted TCP connection, served by a coroutine on its own
-// strand: read a request, route it, run the handler while watching the
-// socket for the client going away, repeat while keep-alive allows.
+// Connection: one accepted TCP (or TLS) connection, served by a coroutine on
+// its own strand: read a request's headers (within the header timeout),
+// check CORS, route and API key before the body is read (a refused client
+// cannot make zest buffer a body), read the body, run the handler while
+// watching the socket for the client going away, repeat while keep-alive
+// allows (idle timeout between requests).
 // Private to http/ (server.cc creates connections; nothing else sees them).
 //
 // A Connection is shared: its coroutine and pending socket operations hold
@@ -10,6 +13,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <cstdint>
 #include <memory>
@@ -18,9 +22,12 @@
 #include <string>
 #include <unordered_map>
 
+#include "http/authenticator.h"
+#include "http/cors.h"
 #include "http/router.h"
 #include "http/server.h"
 #include "http/socket_response_writer.h"
+#include "http/transport.h"
 
 namespace zest::http {
 
@@ -29,6 +36,7 @@ struct ServeContext {
   const Router* router = nullptr;  // owned by the Server's creator, outlives it
   ErrorRenderer render_error;
   ServerOptions options;
+  CorsPolicy cors;
 };
 
 class Connection;
@@ -36,9 +44,12 @@ class Connection;
 // The live connections of one server. Thread-safe.
 class ConnectionRegistry {
  public:
-  // The connection's id, or nullopt once AbortAll() ran (the server is
-  // stopping and the caller must drop the connection).
-  std::optional<std::uint64_t> Add(std::weak_ptr<Connection> connection);
+  enum class AddResult { kAdded, kStopping, kTooMany };
+  // Registers a connection from `address` and sets `*id`; kStopping once
+  // AbortAll() ran, kTooMany when `address` already has `limit` open
+  // connections (limit 0: no limit). The caller drops the connection then.
+  AddResult Add(std::weak_ptr<Connection> connection, const std::string& address, int limit,
+                std::uint64_t* id);
   void Remove(std::uint64_t id);
   // Aborts every live connection (each on its own strand) and refuses new
   // ones; returns at once.
@@ -48,13 +59,18 @@ class ConnectionRegistry {
   std::mutex mutex_;
   bool closed_ = false;                                                // guarded by mutex_
   std::uint64_t next_id_ = 0;                                          // guarded by mutex_
-  std::unordered_map<std::uint64_t, std::weak_ptr<Connection>> live_;  // guarded by mutex_
+  struct Live {
+    std::weak_ptr<Connection> connection;
+    std::string address;
+  };
+  std::unordered_map<std::uint64_t, Live> live_;              // guarded by mutex_
+  std::unordered_map<std::string, int> per_address_;          // guarded by mutex_
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  // `socket` must use a strand executor: everything below runs on it.
-  Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<const ServeContext> context,
+  // `transport` must use a strand executor: everything below runs on it.
+  Connection(Transport transport, std::shared_ptr<const ServeContext> context,
              std::shared_ptr<ConnectionRegistry> registry);
 
   // Registers `connection` and spawns its request loop on its strand.
@@ -64,19 +80,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Abort();
 
  private:
-  struct ParsedRequest {
-    Request request;
-    bool keep_alive = false;  // per HTTP/1.x rules (version, Connection header)
-  };
-
   boost::asio::awaitable<void> Run();
-  boost::asio::awaitable<std::optional<ParsedRequest>> ReadRequest();
+  boost::asio::awaitable<bool> Handshake();
+  // Reads and answers one request; returns whether to keep the connection.
+  boost::asio::awaitable<bool> ServeOne();
+  // Waits for the first byte of the next request on a kept-alive connection.
+  boost::asio::awaitable<bool> WaitForRequest();
   boost::asio::awaitable<void> AnswerReadError(const boost::system::error_code& ec);
-  // Routes and answers one request; returns whether to keep the connection.
-  boost::asio::awaitable<bool> Serve(Request& request, bool keep_alive);
+  // CORS, preflight, route and API key: the handler to run, or null when
+  // the request was answered here (refused, or OPTIONS).
+  boost::asio::awaitable<const Handler*> Admit(Request& request);
+  boost::asio::awaitable<void> AnswerOptions(const Request& request);
+  boost::asio::awaitable<void> Refuse(int status, const std::string& message,
+                                      const Headers& extra = {});
   boost::asio::awaitable<void> RunHandler(const Handler& handler, Request& request);
   boost::asio::awaitable<void> SendError(int status, const std::string& message,
                                          const Headers& extra = {});
+  // Cancels the socket's pending operations when `after` passes first.
+  void ArmDeadline(std::chrono::seconds after);
+  void DisarmDeadline();
   // Half-closes, then discards what the client still sends (briefly), so a
   // rejected request's unread body does not turn our answer into a reset.
   boost::asio::awaitable<void> LingerClose();
@@ -88,13 +110,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void StopWatch();
   void OnReadable(const boost::system::error_code& ec, std::uint64_t generation);
 
-  boost::asio::ip::tcp::socket socket_;
+  Transport transport_;
+  boost::asio::ip::tcp::socket& socket_;  // the TCP socket under transport_
   std::shared_ptr<const ServeContext> context_;
   std::shared_ptr<ConnectionRegistry> registry_;
   std::uint64_t id_ = 0;
   std::string remote_address_;
   boost::beast::flat_buffer buffer_;
   SocketResponseWriter writer_;
+  boost::asio::steady_timer deadline_;
+  std::uint64_t deadline_generation_ = 0;
+  bool timed_out_ = false;        // the last armed deadline fired
+  bool first_request_ = true;     // its header timeout runs from the accept
+  bool body_pending_ = false;     // the current request's body is unread
   bool watching_ = false;
   // Bumped when a watch ends, so a completion already queued for an old
   // watch is ignored.

@@ -23,6 +23,8 @@ struct Request {
   std::string body;
   std::string remote_address;   // peer IP
   std::vector<std::string> params;  // captures of {name} segments, in order
+  std::string principal;         // the API key's name; "" without auth
+  std::string default_priority;  // the key's default priority; "" = none
 
   std::string_view Header(std::string_view name) const { return FindHeader(headers, name); }
 };

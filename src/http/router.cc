@@ -65,7 +65,20 @@ void Router::Add(std::string method, std::string pattern, Handler handler) {
       throw std::invalid_argument("{name...} must be the last segment: " + pattern);
     }
   }
-  routes_.push_back(Route{std::move(method), std::move(segments), std::move(handler)});
+  Access access = method == "GET" || method == "HEAD" ? Access::kInference : Access::kAdmin;
+  routes_.push_back(Route{std::move(method), std::move(pattern), std::move(segments),
+                          std::move(handler), access});
+}
+
+bool Router::SetAccess(std::string_view method, std::string_view pattern, Access access) {
+  bool found = false;
+  for (Route& route : routes_) {
+    if (route.method == method && route.pattern == pattern) {
+      route.access = access;
+      found = true;
+    }
+  }
+  return found;
 }
 
 Router::Match Router::Find(std::string_view method, std::string_view path) const {
@@ -78,6 +91,7 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
       // Registration order decides between overlapping patterns.
       match.kind = MatchKind::kFound;
       match.handler = &route.handler;
+      match.access = route.access;
       match.params = std::move(params);
       match.allowed.clear();
       return match;

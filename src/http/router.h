@@ -1,6 +1,9 @@
 // Router: maps (method, path) to a handler. Patterns are literal segments
 // plus `{name}` (one segment) or a final `{name...}` (the rest of the path,
 // slashes included: model ids such as "org/model" contain them).
+// Each route has an Access level (see api_keys.h): by default GET/HEAD
+// routes need an inference key and every other method an admin key, so a
+// new mutating route is never open by accident; SetAccess() changes it.
 // Configure before the server starts; read-only (so thread-safe) afterwards.
 #pragma once
 
@@ -9,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "http/api_keys.h"
 #include "http/request.h"
 #include "http/response_writer.h"
 
@@ -24,6 +28,9 @@ using ErrorRenderer = std::function<std::string(int status, const std::string& m
 class Router {
  public:
   void Add(std::string method, std::string pattern, Handler handler);
+  // Sets the access level of the route added with exactly this method and
+  // pattern; false when there is none.
+  bool SetAccess(std::string_view method, std::string_view pattern, Access access);
 
   enum class MatchKind { kFound, kNoRoute, kWrongMethod };
   struct Match {
@@ -31,14 +38,17 @@ class Router {
     const Handler* handler = nullptr;   // set when kFound
     std::vector<std::string> params;    // captures, in pattern order
     std::vector<std::string> allowed;   // methods for the path when kWrongMethod
+    Access access = Access::kAdmin;     // set when kFound
   };
   Match Find(std::string_view method, std::string_view path) const;
 
  private:
   struct Route {
     std::string method;
+    std::string pattern;
     std::vector<std::string> segments;
     Handler handler;
+    Access access = Access::kAdmin;
   };
   std::vector<Route> routes_;
 };

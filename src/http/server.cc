@@ -12,7 +12,11 @@
 #include <spdlog/spdlog.h>
 #include <utility>
 
+#include <mutex>
+#include <sys/resource.h>
+
 #include "http/connection.h"
+#include "http/tls_context.h"
 
 namespace zest::http {
 namespace net = boost::asio;
@@ -36,7 +40,25 @@ struct Listener {
   std::shared_ptr<const ServeContext> context;
   std::shared_ptr<ConnectionRegistry> registry = std::make_shared<ConnectionRegistry>();
   std::atomic<bool> stopped{false};
+
+  // The TLS context new connections get; null for plain HTTP.
+  std::shared_ptr<net::ssl::context> CurrentTls() {
+    std::lock_guard lock(tls_mutex);
+    return tls;
+  }
+  std::mutex tls_mutex;
+  std::shared_ptr<net::ssl::context> tls;  // guarded by tls_mutex
 };
+
+// Thousands of idle clients each hold a descriptor: lift the soft limit to
+// the hard one rather than failing accept() at 1024.
+void RaiseFileLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
 
 net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
   while (!listener->stopped) {
@@ -55,8 +77,11 @@ net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
     // algorithm would hold it back until the previous one is acknowledged.
     error_code nodelay_ec;
     socket.set_option(net::ip::tcp::no_delay(true), nodelay_ec);
-    Connection::Launch(
-        std::make_shared<Connection>(std::move(socket), listener->context, listener->registry));
+    std::shared_ptr<net::ssl::context> tls = listener->CurrentTls();
+    Transport transport = tls ? Transport(std::move(socket), std::move(tls))
+                              : Transport(std::move(socket));
+    Connection::Launch(std::make_shared<Connection>(std::move(transport), listener->context,
+                                                    listener->registry));
   }
 }
 
@@ -89,14 +114,32 @@ Server::Server(net::io_context& io, ServerOptions options, const Router& router,
   auto context = std::make_shared<ServeContext>();
   context->router = &router;
   context->render_error = std::move(render_error);
+  context->cors = CorsPolicy(options.cors_origins);
   context->options = std::move(options);
   impl_->listener->context = std::move(context);
 }
 
 Server::~Server() { Stop(); }
 
+Status Server::ReloadTls() {
+  const ServerOptions& o = impl_->options;
+  if (o.tls_cert.empty() && o.tls_key.empty()) return Status::Ok();
+  if (o.tls_cert.empty() || o.tls_key.empty()) {
+    return InvalidArgument("TLS needs both a certificate (--tls-cert) and a key (--tls-key)");
+  }
+  ZEST_ASSIGN_OR_RETURN(std::shared_ptr<net::ssl::context> context,
+                        MakeServerTlsContext(o.tls_cert, o.tls_key));
+  std::lock_guard lock(impl_->listener->tls_mutex);
+  impl_->listener->tls = std::move(context);
+  return Status::Ok();
+}
+
+bool Server::tls() const { return impl_->listener->CurrentTls() != nullptr; }
+
 Status Server::Listen() {
   Listener& listener = *impl_->listener;
+  ZEST_RETURN_IF_ERROR(ReloadTls());
+  RaiseFileLimit();
   ZEST_ASSIGN_OR_RETURN(net::ip::address address, ResolveHost(listener.io, impl_->options.host));
   tcp::endpoint endpoint(address, impl_->options.port);
   const std::string where = impl_->options.host + ":" + std::to_string(impl_->options.port);

@@ -1,24 +1,43 @@
-// Server: the HTTP/1.1 gateway. Accepts TCP connections and serves each on
-// its own strand as a C++20 coroutine (no thread per connection): keep-alive,
-// body size limit (413), routing, a last-resort catch per request (500).
+// Server: the HTTP/1.1 gateway. Accepts TCP connections (optionally TLS) and
+// serves each on its own strand as a C++20 coroutine (no thread per
+// connection): keep-alive, limits (header and body size, header/idle/body
+// timeouts, connections per client address), strict CORS, API keys
+// (see authenticator.h), routing, a last-resort catch per request (500).
 // The io_context and its threads are owned by the caller (app/).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "http/router.h"
 
 namespace zest::http {
 
+class Authenticator;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 9378;                          // 0 picks a free port
   std::size_t max_body_bytes = 32 * 1024 * 1024;
   std::size_t max_header_bytes = 64 * 1024;
+  // Slowloris guards: a request's headers must be complete this long after
+  // the connection opened (or its first byte arrived, on a kept-alive
+  // connection), its body this long after the headers; a kept-alive
+  // connection may sit idle between requests this long.
+  std::chrono::seconds header_timeout{10};
+  std::chrono::seconds body_timeout{120};
+  std::chrono::seconds idle_timeout{60};
+  int max_connections_per_client = 256;  // per remote address; 0 = unlimited
+  std::vector<std::string> cors_origins;  // exact origins, besides loopback
+  std::shared_ptr<Authenticator> auth;       // null: no API keys
+  std::filesystem::path tls_cert;  // PEM chain; with tls_key, serve HTTPS
+  std::filesystem::path tls_key;
 };
 
 class Server {
@@ -29,8 +48,14 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Binds and listens; errors (address in use, bad host) are returned.
+  // Loads the TLS certificate (when configured), binds and listens; errors
+  // (bad certificate, address in use, bad host) are returned.
   Status Listen();
+  // Re-reads the TLS certificate and key for new connections; open
+  // connections keep theirs. On error the old certificate stays in use.
+  // Thread-safe.
+  Status ReloadTls();
+  bool tls() const;
   // Starts accepting on the io_context. Call after Listen().
   void Start();
   // Stops accepting and closes open connections. Thread-safe.

@@ -1,26 +1,30 @@
 // SocketResponseWriter: the ResponseWriter the server hands to handlers,
-// writing straight to a connection's TCP socket with Beast. Private to http/.
+// writing straight to a connection's transport (TCP or TLS) with Beast.
+// Private to http/.
 //
 // Owned by one Connection and used only on that connection's strand (the
 // handler coroutine, the disconnect watch and Server::Stop all run there).
 // Reset() starts the next request on a keep-alive connection.
 #pragma once
 
-#include <boost/asio/ip/tcp.hpp>
 #include <functional>
 #include <string>
 
 #include "http/response_writer.h"
+#include "http/transport.h"
 
 namespace zest::http {
 
 class SocketResponseWriter final : public ResponseWriter {
  public:
-  // `socket` must outlive the writer.
-  explicit SocketResponseWriter(boost::asio::ip::tcp::socket& socket) : socket_(socket) {}
+  // `transport` must outlive the writer.
+  explicit SocketResponseWriter(Transport& transport) : socket_(transport) {}
 
-  // Forgets the previous response; `keep_alive` is what the request asked for.
+  // Forgets the previous response (and common headers); `keep_alive` is
+  // what the request asked for.
   void Reset(bool keep_alive);
+  // Headers added to whatever response this request gets (CORS).
+  void SetCommonHeaders(Headers headers) { common_headers_ = std::move(headers); }
 
   boost::asio::awaitable<bool> Send(int status, std::string_view content_type, std::string body,
                                     const Headers& extra = {}) override;
@@ -51,7 +55,8 @@ class SocketResponseWriter final : public ResponseWriter {
   // Marks the client gone when a write failed; returns !ec.
   bool CheckWrite(const boost::system::error_code& ec);
 
-  boost::asio::ip::tcp::socket& socket_;
+  Transport& socket_;
+  Headers common_headers_;
   bool keep_alive_ = false;
   bool started_ = false;
   int status_ = 0;

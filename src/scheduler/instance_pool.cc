@@ -1,5 +1,7 @@
 #include "scheduler/instance_pool.h"
 
+#include "models/model_file_safety.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -208,6 +210,7 @@ std::vector<fs::path> ModelDirs(const models::ModelEntry& model) {
 Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
     const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan) {
   if (!engine_.ok()) return Unavailable(engine_.status().message());
+  ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model));
   std::error_code ec;
   fs::remove(socket, ec);
   engines::SpawnOptions spawn;

@@ -117,7 +117,7 @@ export async function startZest({ home = makeHome(), args = [], env = {} } = {})
     const timer = setTimeout(() => reject(new Error(`zest did not start:\n${output.join('')}`)), 15000);
     const onData = (d) => {
       output.push(d.toString());
-      const m = /listening on (http:\/\/[^\s]+)/.exec(output.join(''));
+      const m = /listening on (https?:\/\/[^\s]+)/.exec(output.join(''));
       if (m) { clearTimeout(timer); resolve(m[1]); }
     };
     proc.stdout.on('data', onData);

@@ -39,7 +39,12 @@ std::string RenderHttpError(int http_status, const std::string& message) {
     case 400: return ErrorBody(message, "invalid_request_error", "invalid_request");
     case 404: return ErrorBody(message, "invalid_request_error", "not_found");
     case 405: return ErrorBody(message, "invalid_request_error", "method_not_allowed");
+    case 401: return ErrorBody(message, "invalid_request_error", "invalid_api_key");
+    case 403: return ErrorBody(message, "permission_error", "forbidden");
+    case 408: return ErrorBody(message, "invalid_request_error", "request_timeout");
     case 413: return ErrorBody(message, "invalid_request_error", "request_too_large");
+    case 429: return ErrorBody(message, "rate_limit_error", "rate_limit_exceeded");
+    case 431: return ErrorBody(message, "invalid_request_error", "headers_too_large");
     default: return ErrorBody(message, "server_error", "internal_error");
   }
 }

@@ -94,7 +94,7 @@ awaitable<void> OpenAiApi::Inference(Endpoint endpoint, http::Request& r, http::
 awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::ResponseWriter& w,
                                  RequestObserver& observer) {
   std::string param;
-  auto parsed = ParseInferenceRequest(endpoint, r.body, &param);
+  auto parsed = ParseInferenceRequest(endpoint, r.body, &param, options_.limits);
   if (!parsed.ok()) co_return co_await SendError(w, parsed.status(), param);
   auto model = registry_.Find(parsed->model);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
@@ -110,7 +110,8 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
 }
 
 // Who waits how: priority from the X-Priority header (else the body's
-// `priority`), the client's address as the tenant until API keys exist, a
+// `priority`, else the API key's default), the key's name as the tenant
+// (the client's address without keys), a
 // deadline from X-Queue-Timeout (seconds) or the configured default, and
 // the body size as a rough prompt-token cost.
 Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
@@ -120,10 +121,11 @@ Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
   admit.model = model;
   std::string priority(r.Header("X-Priority"));
   if (priority.empty()) priority = parsed.priority;
+  if (priority.empty()) priority = r.default_priority;
   if (!priority.empty()) {
     ZEST_ASSIGN_OR_RETURN(admit.priority, scheduler::ParsePriority(priority));
   }
-  admit.tenant = r.remote_address;
+  admit.tenant = r.principal.empty() ? r.remote_address : "key:" + r.principal;
   std::chrono::seconds timeout = options_.queue_timeout;
   if (std::string_view header = r.Header("X-Queue-Timeout"); !header.empty()) {
     char* end = nullptr;

@@ -17,6 +17,7 @@ class OpenAiApi {
  public:
   struct Options {
     std::chrono::seconds queue_timeout{300};  // default wait for a slot
+    RequestLimits limits;                     // what a request body may hold
   };
 
   // All must outlive the router the routes are added to; `metrics` may be

@@ -18,12 +18,30 @@ Status Invalid(std::string_view field, std::string_view why, std::string* param)
   return InvalidArgument("'" + std::string(field) + "' " + std::string(why));
 }
 
-Status CheckPayload(Endpoint endpoint, const json& body, std::string* param) {
+// A generation longer than the cap is refused rather than silently cut.
+Status CheckTokenCap(const json& body, int cap, std::string* param) {
+  for (const char* field : {"max_tokens", "max_completion_tokens", "n_predict"}) {
+    auto it = body.find(field);
+    if (it == body.end() || !it->is_number()) continue;
+    if (it->get<double>() > cap) {
+      return Invalid(field, "must be at most " + std::to_string(cap) + " (server.max_tokens_cap)",
+                     param);
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckPayload(Endpoint endpoint, const json& body, std::string* param,
+                    const RequestLimits& limits) {
   switch (endpoint) {
     case Endpoint::kChatCompletions: {
       auto it = body.find("messages");
       if (it == body.end()) return Missing("messages", param);
       if (!it->is_array() || it->empty()) return Invalid("messages", "must be a non-empty array", param);
+      if (it->size() > static_cast<std::size_t>(limits.max_messages)) {
+        return Invalid("messages", "has more than " + std::to_string(limits.max_messages) +
+                                       " entries (server.max_messages)", param);
+      }
       for (const json& m : *it) {
         if (!m.is_object() || !m.contains("role")) {
           return Invalid("messages", "must contain objects with a 'role'", param);
@@ -72,8 +90,34 @@ const char* EnginePath(Endpoint endpoint) {
   return "/";
 }
 
+bool JsonDeeperThan(std::string_view text, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_view body,
-                                               std::string* param) {
+                                               std::string* param, const RequestLimits& limits) {
+  if (JsonDeeperThan(body, limits.max_depth)) {
+    return InvalidArgument("the request body nests deeper than " +
+                           std::to_string(limits.max_depth) + " levels (server.max_json_depth)");
+  }
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return InvalidArgument("the request body is not valid JSON");
   if (!doc.is_object()) return InvalidArgument("the request body must be a JSON object");
@@ -100,7 +144,8 @@ Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_vi
     }
     request.keep_alive = *parsed;
   }
-  ZEST_RETURN_IF_ERROR(CheckPayload(endpoint, doc, param));
+  ZEST_RETURN_IF_ERROR(CheckTokenCap(doc, limits.max_tokens, param));
+  ZEST_RETURN_IF_ERROR(CheckPayload(endpoint, doc, param, limits));
   return request;
 }
 

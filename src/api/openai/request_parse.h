@@ -30,11 +30,26 @@ struct InferenceRequest {
 // or a number of seconds (negative = forever).
 Result<Duration> ParseKeepAliveField(const nlohmann::json& value);
 
+// Bounds on what a client may send, checked before anything is forwarded.
+struct RequestLimits {
+  int max_depth = 64;         // nesting of arrays/objects (checked before parsing)
+  int max_messages = 4096;    // entries in `messages`
+  int max_tokens = 131072;    // cap on max_tokens / max_completion_tokens / n_predict
+};
+
 // kInvalidArgument (message names the bad field) for malformed JSON, a
-// non-object body, a missing/empty `model`, a bad `keep_alive`, missing `messages` (chat),
-// `prompt` (completions) or `input` (embeddings), or a non-boolean `stream`.
+// non-object body, a missing/empty `model`, a bad `keep_alive`, missing
+// `messages` (chat), `prompt` (completions) or `input` (embeddings), a
+// non-boolean `stream`, or a body over `limits` (too deep, too many messages,
+// too many tokens asked).
 // The bad field's name is returned in `*param` when given.
 Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_view body,
-                                               std::string* param = nullptr);
+                                               std::string* param = nullptr,
+                                               const RequestLimits& limits = {});
+
+// Whether `text` nests arrays/objects deeper than `max_depth` (strings and
+// their escapes are skipped). Linear and allocation-free, so a hostile body
+// is refused before a parser builds anything from it.
+bool JsonDeeperThan(std::string_view text, int max_depth);
 
 }  // namespace zest::api::openai

@@ -53,3 +53,33 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace zest::api::openai
+
+namespace zest::api::openai {
+namespace {
+
+TEST(RequestLimitsTest, DepthIsCountedOutsideStringsOnly) {
+  EXPECT_FALSE(JsonDeeperThan(R"({"a":[1,{"b":2}]})", 3));
+  EXPECT_TRUE(JsonDeeperThan(R"({"a":[1,{"b":2}]})", 2));
+  EXPECT_FALSE(JsonDeeperThan(R"({"a":"[[[[[[\"[[["})", 1));
+  EXPECT_TRUE(JsonDeeperThan(std::string(100000, '['), 64));
+}
+
+TEST(RequestLimitsTest, MessagesAndTokenCap) {
+  RequestLimits limits{64, 2, 100};
+  std::string param;
+  auto three = ParseInferenceRequest(
+      Endpoint::kChatCompletions,
+      R"({"model":"m","messages":[{"role":"user"},{"role":"user"},{"role":"user"}]})", &param, limits);
+  ASSERT_FALSE(three.ok());
+  EXPECT_EQ(param, "messages");
+  auto big = ParseInferenceRequest(Endpoint::kCompletions,
+                                   R"({"model":"m","prompt":"x","max_tokens":101})", &param, limits);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(param, "max_tokens");
+  EXPECT_TRUE(ParseInferenceRequest(Endpoint::kCompletions,
+                                    R"({"model":"m","prompt":"x","max_tokens":100})", &param, limits)
+                  .ok());
+}
+
+}  // namespace
+}  // namespace zest::api::openai

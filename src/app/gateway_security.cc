@@ -1,0 +1,84 @@
+#include "app/gateway_security.h"
+
+#include <boost/asio/ip/address.hpp>
+#include <spdlog/spdlog.h>
+
+#include "http/cors.h"
+
+namespace zest::app {
+
+Status ApplyAccessRules(http::Router& router, bool metrics_public) {
+  using http::Access;
+  struct Rule {
+    const char* method;
+    std::string pattern;
+    Access access;
+  };
+  std::vector<Rule> rules = {
+      {"GET", "/health", Access::kPublic},
+      {"GET", "/api/v1/health", Access::kPublic},
+      {"GET", "/metrics", metrics_public ? Access::kPublic : Access::kInference},
+      {"GET", "/api/v1/config", Access::kAdmin},
+      {"POST", "/api/v1/show", Access::kInference},
+  };
+  for (std::string prefix : {"/v1", "/api/v1"}) {
+    for (const char* endpoint : {"/chat/completions", "/completions", "/embeddings"}) {
+      rules.push_back({"POST", prefix + endpoint, Access::kInference});
+    }
+  }
+  for (const Rule& rule : rules) {
+    if (!router.SetAccess(rule.method, rule.pattern, rule.access)) {
+      return Internal(std::string("access rule for a missing route: ") + rule.method + " " +
+                      rule.pattern);
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckBindSafety(const config::Settings& s, const http::Authenticator& auth) {
+  boost::system::error_code ec;
+  auto address = boost::asio::ip::make_address(s.host, ec);
+  bool loopback = s.host == "localhost" || (!ec && address.is_loopback());
+  if (loopback || auth.enabled() || s.insecure_no_auth) return Status::Ok();
+  return InvalidArgument(
+      "refusing to listen on " + s.host +
+      " without API keys: anyone who can reach this address could use and administer this "
+      "server. Add a key (`zest keys add NAME --scope admin`, or --api-key / ZEST_API_KEY), "
+      "or pass --insecure-no-auth to accept the risk.");
+}
+
+http::ServerOptions GatewayOptions(const config::Settings& s,
+                                   std::shared_ptr<http::Authenticator> auth) {
+  http::ServerOptions o;
+  o.host = s.host;
+  o.port = s.port;
+  o.max_body_bytes = s.max_body_bytes;
+  o.max_header_bytes = s.max_header_bytes;
+  o.header_timeout = std::chrono::seconds(s.header_timeout_s);
+  o.body_timeout = std::chrono::seconds(s.body_timeout_s);
+  o.idle_timeout = std::chrono::seconds(s.idle_timeout_s);
+  o.max_connections_per_client = s.max_connections_per_client;
+  o.cors_origins = http::SplitOrigins(s.cors_origins);
+  o.auth = std::move(auth);
+  o.tls_cert = s.tls_cert;
+  o.tls_key = s.tls_key;
+  return o;
+}
+
+void ReloadOnHangup(boost::asio::signal_set& signals, http::Server& server,
+                    http::Authenticator& auth) {
+  signals.async_wait([&signals, &server, &auth](const boost::system::error_code& ec, int) {
+    if (ec) return;  // cancelled: shutting down
+    if (Status st = server.ReloadTls(); !st.ok()) {
+      spdlog::error("SIGHUP: keeping the old TLS certificate: {}", st.message());
+    } else if (server.tls()) {
+      spdlog::info("SIGHUP: TLS certificate reloaded for new connections");
+    }
+    if (Status st = auth.Reload(); !st.ok()) {
+      spdlog::error("SIGHUP: keeping the old keys: {}", st.message());
+    }
+    ReloadOnHangup(signals, server, auth);
+  });
+}
+
+}  // namespace zest::app

@@ -1,0 +1,37 @@
+// The gateway's security wiring, kept out of server_app.cc: which routes need
+// which key scope, the refusal to serve a non-loopback address without keys,
+// the server options from settings, and SIGHUP reloads (TLS certificate and
+// keys file). Called once, from RunServer, before the server starts.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <memory>
+
+#include "config/settings.h"
+#include "core/result.h"
+#include "http/authenticator.h"
+#include "http/router.h"
+#include "http/server.h"
+
+namespace zest::app {
+
+// Marks the open routes (/health) and the inference POST routes, and
+// /api/v1/config as admin; every other non-GET route stays admin (the
+// Router's default). An error names a rule whose route does not exist.
+Status ApplyAccessRules(http::Router& router, bool metrics_public);
+
+// An error (to print, then exit) when `host` is not a loopback address and
+// no API key is configured, unless insecure_no_auth is set.
+Status CheckBindSafety(const config::Settings& settings, const http::Authenticator& auth);
+
+http::ServerOptions GatewayOptions(const config::Settings& settings,
+                                   std::shared_ptr<http::Authenticator> auth);
+
+// On each SIGHUP: reload the TLS certificate and the keys file; errors are
+// logged and the old ones stay. `signals` must be registered for SIGHUP
+// and, with `server` and `auth`, outlive the io_context's run.
+void ReloadOnHangup(boost::asio::signal_set& signals, http::Server& server,
+                    http::Authenticator& auth);
+
+}  // namespace zest::app

@@ -1,0 +1,160 @@
+#include "http/authenticator.h"
+
+#include <openssl/crypto.h>
+#include <spdlog/spdlog.h>
+
+#include <cctype>
+
+namespace zest::http {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr auto kFileCheckInterval = std::chrono::seconds(1);
+
+std::string Unhex(std::string_view hex) {
+  std::string raw;
+  auto nibble = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    raw += static_cast<char>((nibble(hex[i]) << 4) | nibble(hex[i + 1]));
+  }
+  return raw;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// The presented key: "Authorization: Bearer KEY" (OpenAI clients), else
+// "x-api-key: KEY" (Anthropic clients). Empty when neither is there.
+std::string_view PresentedKey(const Headers& headers) {
+  std::string_view auth = Trim(FindHeader(headers, "Authorization"));
+  if (auth.size() > 7) {
+    std::string scheme(auth.substr(0, 7));
+    for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (scheme == "bearer ") return Trim(auth.substr(7));
+  }
+  return Trim(FindHeader(headers, "x-api-key"));
+}
+
+AuthDecision Deny(int status, std::string message) {
+  AuthDecision d;
+  d.status = status;
+  d.message = std::move(message);
+  return d;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Authenticator>> Authenticator::Create(AuthOptions options) {
+  std::unique_ptr<Authenticator> auth(new Authenticator(std::move(options)));
+  std::lock_guard lock(auth->mutex_);
+  ZEST_RETURN_IF_ERROR(auth->LoadLocked());
+  auth->last_check_ = Clock::now();
+  return auth;
+}
+
+Status Authenticator::LoadLocked() {
+  std::vector<Entry> entries;
+  if (!options_.single_key.empty()) {
+    entries.push_back({"api-key", Unhex(HashApiKey(options_.single_key)), Access::kAdmin, "", 0});
+  }
+  std::error_code ec;
+  fs::file_time_type mtime{};
+  bool present = !options_.keys_file.empty() && fs::exists(options_.keys_file, ec);
+  if (present) {
+    mtime = fs::last_write_time(options_.keys_file, ec);
+    ZEST_ASSIGN_OR_RETURN(std::vector<ApiKeyRecord> records, LoadApiKeys(options_.keys_file));
+    for (const ApiKeyRecord& r : records) {
+      entries.push_back({r.name, Unhex(r.hash), r.scope, r.priority, r.rpm});
+    }
+  }
+  entries_ = std::move(entries);
+  file_present_ = present;
+  file_mtime_ = mtime;
+  // Buckets of removed keys go; those of kept keys keep their state.
+  std::erase_if(buckets_, [this](const auto& item) {
+    for (const Entry& e : entries_) {
+      if (e.name == item.first) return false;
+    }
+    return true;
+  });
+  return Status::Ok();
+}
+
+Status Authenticator::Reload() {
+  std::lock_guard lock(mutex_);
+  Status st = LoadLocked();
+  if (st.ok()) spdlog::info("auth: {} key(s) in force", entries_.size());
+  return st;
+}
+
+void Authenticator::MaybeReloadLocked(Clock::time_point now) {
+  if (options_.keys_file.empty() || now - last_check_ < kFileCheckInterval) return;
+  last_check_ = now;
+  std::error_code ec;
+  bool present = fs::exists(options_.keys_file, ec);
+  fs::file_time_type mtime = present ? fs::last_write_time(options_.keys_file, ec) : fs::file_time_type{};
+  if (present == file_present_ && mtime == file_mtime_) return;
+  if (Status st = LoadLocked(); !st.ok()) {
+    // Keep the keys in force: a broken edit must not open the server.
+    spdlog::error("auth: keeping the previous keys: {}", st.message());
+    file_present_ = present;
+    file_mtime_ = mtime;
+    return;
+  }
+  spdlog::info("auth: keys file changed; {} key(s) in force", entries_.size());
+}
+
+bool Authenticator::enabled() const {
+  std::lock_guard lock(mutex_);
+  return !entries_.empty();
+}
+
+const Authenticator::Entry* Authenticator::MatchLocked(std::string_view key) const {
+  std::string digest = Unhex(HashApiKey(key));
+  const Entry* found = nullptr;
+  // No early exit: every entry is compared, in constant time each.
+  for (const Entry& e : entries_) {
+    if (e.digest.size() == digest.size() &&
+        CRYPTO_memcmp(e.digest.data(), digest.data(), digest.size()) == 0 && found == nullptr) {
+      found = &e;
+    }
+  }
+  return found;
+}
+
+AuthDecision Authenticator::Check(const Headers& headers, Access required) {
+  Clock::time_point now = Clock::now();
+  std::lock_guard lock(mutex_);
+  MaybeReloadLocked(now);
+  if (required == Access::kPublic || entries_.empty()) return {};
+  std::string_view key = PresentedKey(headers);
+  if (key.empty()) {
+    return Deny(401, "missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'");
+  }
+  const Entry* entry = MatchLocked(key);
+  if (entry == nullptr) return Deny(401, "invalid API key");
+  if (required == Access::kAdmin && entry->scope != Access::kAdmin) {
+    return Deny(403, "the API key '" + entry->name + "' has scope '" + AccessName(entry->scope) +
+                         "'; this route needs an 'admin' key");
+  }
+  if (entry->rpm > 0) {
+    auto [it, added] = buckets_.try_emplace(entry->name, entry->rpm, now);
+    if (int wait = it->second.Take(now); wait > 0) {
+      AuthDecision d = Deny(429, "rate limit of " + std::to_string(entry->rpm) +
+                                     " requests per minute for the API key '" + entry->name +
+                                     "' exceeded; retry in " + std::to_string(wait) + " s");
+      d.retry_after_s = wait;
+      return d;
+    }
+  }
+  AuthDecision ok;
+  ok.principal = entry->name;
+  ok.priority = entry->priority;
+  return ok;
+}
+
+}  // namespace zest::http

@@ -1,0 +1,82 @@
+// Authenticator: decides whether a request's API key may use a route.
+// Keys come from `--api-key`/ZEST_API_KEY (one key, admin scope, no rate
+// limit) and the keys file (see api_keys.h), which is re-read when it
+// changes on disk (checked at most once a second) or on Reload().
+//
+// With no key configured at all, every request is allowed (the loopback
+// default; the server refuses a non-loopback bind in that state unless told
+// otherwise). Once any key exists, every route but kPublic ones needs one.
+//
+// Keys are compared as SHA-256 digests with CRYPTO_memcmp against every
+// stored key, so timing reveals neither the key nor which entry matched.
+// Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "http/api_keys.h"
+#include "http/request.h"
+#include "http/token_bucket.h"
+
+namespace zest::http {
+
+struct AuthOptions {
+  std::string single_key;            // empty = none
+  std::filesystem::path keys_file;   // empty = none
+};
+
+struct AuthDecision {
+  int status = 0;            // 0: allowed; else 401, 403 or 429
+  std::string message;       // why not, for the error body
+  int retry_after_s = 0;     // with 429
+  std::string principal;     // the key's name ("" without auth)
+  std::string priority;      // the key's default priority ("" = none)
+  bool allowed() const { return status == 0; }
+};
+
+class Authenticator {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // Errors when the keys file is malformed or not private.
+  static Result<std::unique_ptr<Authenticator>> Create(AuthOptions options);
+
+  // Whether any key is configured (so requests must present one).
+  bool enabled() const;
+  // Checks the key in `headers` (Authorization: Bearer, else x-api-key)
+  // against `required`, and takes a token from the key's rate limit.
+  AuthDecision Check(const Headers& headers, Access required);
+  // Re-reads the keys file now; on error the previous keys stay in force.
+  Status Reload();
+
+ private:
+  struct Entry {
+    std::string name;
+    std::string digest;  // 32 raw bytes
+    Access scope = Access::kInference;
+    std::string priority;
+    int rpm = 0;
+  };
+
+  explicit Authenticator(AuthOptions options) : options_(std::move(options)) {}
+  Status LoadLocked();
+  void MaybeReloadLocked(Clock::time_point now);
+  const Entry* MatchLocked(std::string_view key) const;
+
+  const AuthOptions options_;
+  mutable std::mutex mutex_;
+  std::vector<Entry> entries_;                    // guarded by mutex_
+  std::map<std::string, TokenBucket> buckets_;    // by key name; guarded by mutex_
+  std::filesystem::file_time_type file_mtime_{};  // guarded by mutex_
+  bool file_present_ = false;                     // guarded by mutex_
+  Clock::time_point last_check_{};                // guarded by mutex_
+};
+
+}  // namespace zest::http

@@ -1,0 +1,31 @@
+// What the server does with a request's raw bytes before any handler runs:
+// the Beast parser with zest's limits, the conversion to http::Request, and
+// the error each parse failure is answered with. Shared by Connection and
+// the fuzz target (tests/fuzz), so the fuzzer runs exactly this code.
+// Private to http/; pure functions.
+#pragma once
+
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <string>
+
+#include "http/request.h"
+#include "http/server.h"
+
+namespace zest::http {
+
+using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+using RequestMessage = boost::beast::http::request<boost::beast::http::string_body>;
+
+// Sets header and body limits on a fresh parser.
+void ConfigureParser(RequestParser& parser, const ServerOptions& options);
+
+// Method, target, path, query and headers of a parsed header (no body).
+Request RequestHead(const RequestMessage& message, const std::string& remote_address);
+
+// The answer to a failed read: 413 (body limit), 431 (header limit), 400
+// (malformed), or 0 when the connection just ended and needs no answer.
+int StatusForParseError(const boost::system::error_code& ec);
+std::string MessageForParseError(const boost::system::error_code& ec, const ServerOptions& options);
+
+}  // namespace zest::http

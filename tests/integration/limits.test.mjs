@@ -1,0 +1,171 @@
+// Whatever a client sends, zest answers with a clear error and keeps
+// serving: oversized headers and bodies, deep JSON, invalid UTF-8, too many
+// messages or tokens, slowloris and idle connections, connection floods.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { chatBody, makeHome, startZest } from '../lib/zest.mjs';
+import { connect, exchange, probeWhile } from '../lib/raw_http.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function assertOpenAiError(r, status) {
+  assert.equal(r.status, status, JSON.stringify(r.data));
+  assert.equal(typeof r.data.error?.message, 'string', JSON.stringify(r.data));
+}
+
+describe('request limits', () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({ tiny: 'tiny' }),
+      env: { ZEST_MAX_MESSAGES: '4', ZEST_MAX_TOKENS_CAP: '100', ZEST_MAX_JSON_DEPTH: '32' },
+    });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('a 1 MiB header is 431 and the server keeps serving', async () => {
+    const head = `GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(1024 * 1024)}\r\n\r\n`;
+    const r = await exchange(zest.url, [head]);
+    assert.equal(r.status, 431, r.received.slice(0, 200));
+    assert.match(r.received, /"code":"headers_too_large"/);
+    assert.equal((await zest.fetch('/health')).status, 200);
+  });
+
+  test('a 100 MiB body is 413 before it is read', async () => {
+    const size = 100 * 1024 * 1024;
+    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`;
+    const r = await exchange(zest.url, [head, Buffer.alloc(256 * 1024, 0x20)]);
+    assert.equal(r.status, 413, r.received.slice(0, 200));
+    assert.match(r.received, /request body larger than/);
+    // A client that really sends it all gets cut off, not buffered.
+    const big = Buffer.alloc(size, 0x20);
+    const res = await zest.fetch('/v1/chat/completions', { method: 'POST', body: big, headers: { 'content-type': 'application/json' } })
+      .then((x) => x.status, (e) => `error: ${e.cause?.code ?? e.message}`);
+    assert.ok(res === 413 || /error/.test(String(res)), String(res));
+    assert.equal((await zest.fetch('/health')).status, 200);
+  });
+
+  test('deeply nested JSON is 400 without parsing it', async () => {
+    const deep = `{"model":"tiny","messages":[{"role":"user","content":"x"}],"x":${'['.repeat(100000)}${']'.repeat(100000)}}`;
+    const r = await zest.json('/v1/chat/completions', deep);
+    assertOpenAiError(r, 400);
+    assert.match(r.data.error.message, /nests deeper than 32 levels/);
+    // Brackets inside strings do not count.
+    const inString = JSON.stringify(chatBody('tiny', { messages: [{ role: 'user', content: '['.repeat(1000) }] }));
+    assert.equal((await zest.json('/v1/chat/completions', inString)).status, 200);
+  });
+
+  test('invalid UTF-8 is 400', async () => {
+    const body = Buffer.concat([Buffer.from('{"model":"tiny","messages":[{"role":"user","content":"'),
+      Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}]}')]);
+    const res = await zest.fetch('/v1/chat/completions', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    const data = await res.json();
+    assert.equal(res.status, 400, JSON.stringify(data));
+    assert.match(data.error.message, /not valid JSON/);
+  });
+
+  test('too many messages and a max_tokens over the cap are 400 naming the field', async () => {
+    const messages = Array.from({ length: 5 }, () => ({ role: 'user', content: 'x' }));
+    let r = await zest.json('/v1/chat/completions', chatBody('tiny', { messages }));
+    assertOpenAiError(r, 400);
+    assert.equal(r.data.error.param, 'messages');
+    r = await zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 101 }));
+    assertOpenAiError(r, 400);
+    assert.equal(r.data.error.param, 'max_tokens');
+    r = await zest.json('/v1/completions', { model: 'tiny', prompt: 'x', max_completion_tokens: 1000 });
+    assert.equal(r.data.error.param, 'max_completion_tokens');
+  });
+
+  test('malformed HTTP is 400 and the server keeps serving', async () => {
+    for (const junk of ['GARBAGE\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /health HTTP/1.1\r\nBad Header\r\n\r\n', '\x16\x03\x01\x02\x00\x01']) {
+      const r = await exchange(zest.url, [junk], { timeout: 3000 });
+      assert.ok(r.status === 400 || r.status === 0, `${JSON.stringify(junk)} → ${r.received.slice(0, 100)}`);
+    }
+    assert.equal((await zest.fetch('/health')).status, 200);
+  });
+});
+
+describe('connections', () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({}),
+      args: ['--max-connections-per-client', '1100'],
+      env: { ZEST_HEADER_TIMEOUT: '2', ZEST_IDLE_TIMEOUT: '1' },
+    });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('slowloris connections are closed at the header timeout while /health keeps answering', async (t) => {
+    const sockets = [];
+    const closedAt = [];
+    const start = Date.now();
+    const latencies = await probeWhile(zest.url, async () => {
+      for (let i = 0; i < 50; i++) {
+        const s = await connect(zest.url);
+        s.on('error', () => {});
+        s.on('close', () => closedAt.push(Date.now() - start));
+        s.write('GET /health HTTP/1.1\r\n');
+        sockets.push(s);
+      }
+      // One header byte every 300 ms never completes a request.
+      for (let t = 0; t < 12 && closedAt.length < sockets.length; t++) {
+        for (const s of sockets) if (!s.destroyed) s.write('X');
+        await sleep(300);
+      }
+    });
+    for (const s of sockets) s.destroy();
+    t.diagnostic(`slowloris: ${latencies.length} probes, worst /health ${Math.max(...latencies).toFixed(1)} ms, last close at ${Math.max(...closedAt)} ms`);
+    assert.equal(closedAt.length, 50, 'every slow connection was closed by the server');
+    assert.ok(Math.max(...closedAt) < 3500, `closed after ${Math.max(...closedAt)} ms`);
+    assert.ok(Math.max(...latencies) < 100, `/health took up to ${Math.max(...latencies).toFixed(1)} ms`);
+  });
+
+  test('1000 idle connections: /health answers within 100 ms throughout', async (t) => {
+    const sockets = [];
+    const latencies = await probeWhile(zest.url, async () => {
+      for (let i = 0; i < 1000; i++) {
+        const s = await connect(zest.url);
+        s.on('error', () => {});
+        sockets.push(s);
+      }
+      await sleep(1000);
+    }, { interval: 20 });
+    const open = sockets.filter((s) => !s.destroyed).length;
+    for (const s of sockets) s.destroy();
+    assert.ok(open >= 900, `only ${open} of 1000 connections were still open`);
+    assert.ok(latencies.length >= 20, `${latencies.length} probes`);
+    const worst = Math.max(...latencies);
+    t.diagnostic(`1000 idle: ${latencies.length} probes, worst /health ${worst.toFixed(1)} ms, median ${latencies.sort((a, b) => a - b)[latencies.length >> 1].toFixed(1)} ms`);
+    assert.ok(worst < 100, `/health took up to ${worst.toFixed(1)} ms`);
+  });
+
+  test('an idle kept-alive connection is closed after the idle timeout', async () => {
+    const s = await connect(zest.url);
+    let data = '';
+    s.on('data', (d) => { data += d; });
+    const closed = new Promise((r) => s.once('close', r));
+    s.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    const start = Date.now();
+    await closed;
+    assert.match(data, /^HTTP\/1\.1 200/);
+    const took = Date.now() - start;
+    assert.ok(took >= 900 && took < 2500, `closed after ${took} ms`);
+  });
+});
+
+describe('connections per client', () => {
+  test('over the per-address limit a connection gets 429 and is closed', async () => {
+    const zest = await startZest({ home: makeHome({}), args: ['--max-connections-per-client', '5'] });
+    try {
+      const held = [];
+      for (let i = 0; i < 5; i++) held.push(await connect(zest.url));
+      const r = await exchange(zest.url, [], { timeout: 3000 });
+      assert.equal(r.status, 429, r.received);
+      assert.match(r.received, /too many connections/);
+      for (const s of held) s.destroy();
+      await sleep(200);
+      assert.equal((await zest.fetch('/health')).status, 200);
+    } finally { await zest.stop(); zest.cleanup(); }
+  });
+});
