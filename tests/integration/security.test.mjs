@@ -333,7 +333,10 @@ describe('key priority', () => {
     const home = makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } });
     bulk = zestCli(home, ['keys', 'add', 'bulk', '--priority', 'low']);
     vip = zestCli(home, ['keys', 'add', 'vip', '--priority', 'high']);
-    zest = await startZest({ home, args: ['--ctx-size', '32768', '--parallel', '1'], env: { ZEST_METRICS_PUBLIC: 'true' } });
+    // No slot reserved for high priority: the vip key's request must queue
+    // (and overtake the bulk one) rather than start at once.
+    zest = await startZest({ home, args: ['--ctx-size', '32768', '--parallel', '1'],
+                             env: { ZEST_METRICS_PUBLIC: 'true', ZEST_RESERVED_SLOTS: '0' } });
     assert.equal((await send(vip, chatBody('long'))).status, 200);  // load
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
