@@ -127,6 +127,20 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
   }
 }
 
+// Queue wait for admitted requests; the reason for those turned away (a
+// client that left while queued is neither).
+void NoteAdmission(RequestObserver& observer, const scheduler::AdmitRequest& admit,
+                   const Status& status, std::chrono::steady_clock::time_point queued_at) {
+  if (status.ok()) {
+    double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - queued_at).count();
+    observer.OnAdmitted(scheduler::PriorityName(admit.priority), waited);
+  } else if (status.code() == ErrorCode::kQueueFull) {
+    observer.OnRejected("queue_full");
+  } else if (status.code() == ErrorCode::kQueueTimeout) {
+    observer.OnRejected("deadline");
+  }
+}
+
 }  // namespace
 
 awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
@@ -141,7 +155,9 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
     canceller->Cancel();
   });
   int retry_after_s = 0;
+  auto queued_at = std::chrono::steady_clock::now();
   auto lease = co_await services.admission.Enter(request.admit, queue_cancel, &retry_after_s);
+  if (request.observer != nullptr) NoteAdmission(*request.observer, request.admit, lease.status(), queued_at);
   if (!lease.ok()) {
     if (!writer.client_gone()) {
       http::Headers headers;

@@ -26,6 +26,7 @@ constexpr ServeFlag kServeFlags[] = {
     {"--max-queue", "scheduler.max_queue", "Requests that may wait per model (then 429)"},
     {"--queue-timeout", "scheduler.queue_timeout_s", "Seconds a request may wait for a slot (then 503)"},
     {"--log-level", "log.level", "trace, debug, info, warn or error"},
+    {"--log-format", "log.format", "text (default) or json: one JSON object per line"},
 };
 
 }  // namespace

@@ -68,6 +68,23 @@ Status SetLogLevel(Settings& s, const std::string& t) {
   return InvalidArgument("'" + t + "' is not one of trace, debug, info, warn, error");
 }
 
+Status SetLogFormat(Settings& s, const std::string& t) {
+  if (t != "text" && t != "json") return InvalidArgument("'" + t + "' is not text or json");
+  s.log_format = t;
+  return Status::Ok();
+}
+
+Field BoolField(const char* key, const char* env, bool Settings::*member) {
+  return {key, env,
+          [=](Settings& s, const std::string& t) {
+            if (t == "true" || t == "1") s.*member = true;
+            else if (t == "false" || t == "0") s.*member = false;
+            else return InvalidArgument("'" + t + "' is not true or false");
+            return Status::Ok();
+          },
+          [=](const Settings& s) { return std::string(s.*member ? "true" : "false"); }};
+}
+
 const std::vector<Field>& Fields();
 
 const Field* FindField(const std::string& key) {
@@ -100,6 +117,9 @@ const std::vector<Field>& Fields() {
       IntField("scheduler.aging_s", "ZEST_QUEUE_AGING", &Settings::aging_s, 0, 86400),
       Field{"log.level", "ZEST_LOG_LEVEL", SetLogLevel,
             [](const Settings& s) { return s.log_level; }},
+      Field{"log.format", "ZEST_LOG_FORMAT", SetLogFormat,
+            [](const Settings& s) { return s.log_format; }},
+      BoolField("metrics.enabled", "ZEST_METRICS", &Settings::metrics_enabled),
   };
   return kFields;
 }

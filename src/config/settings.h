@@ -40,6 +40,9 @@ struct Settings {
   int aging_s = 10;                     // wait that lifts a request one priority class
   // [log]
   std::string log_level = "info";
+  std::string log_format = "text";  // "text" (spdlog's) or "json" (one object per line)
+  // [metrics]
+  bool metrics_enabled = true;      // false: no /metrics, no per-request accounting
 
   std::filesystem::path RunDir() const { return home / "run"; }
   std::filesystem::path LogDir() const { return home / "logs"; }

@@ -133,6 +133,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   auto start = std::chrono::steady_clock::now();
   Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket);
   if (!process.ok()) {
+    if (events_) events_->EngineFailedToStart(model.name);
     finish(process.status());
     co_return process.status();
   }
@@ -150,12 +151,14 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   if (!ready.ok()) {
     spdlog::error("'{}' failed to load: {}", model.name, ready.message());
     co_await TerminateOffStrand(instance);
+    if (events_) events_->EngineFailedToStart(model.name);
     finish(ready);
     co_return ready;
   }
   finish(Status::Ok());
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("'{}' ready in {:.2f} s", model.name, secs);
+  if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
 }
 
@@ -250,11 +253,15 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
     co_await timer.async_wait(asio::as_tuple(use_awaitable));
   }
   if (instance->Alive()) co_return;
+  bool forgotten = false;
   {
     std::lock_guard lock(list_mu_);
     auto it = entries_.find(instance->model());
-    if (it != entries_.end() && it->second->instance == instance) entries_.erase(it);
+    forgotten = it != entries_.end() && it->second->instance == instance;
+    if (forgotten) entries_.erase(it);
   }
+  // Counted once per instance: several requests may report the same death.
+  if (forgotten && events_) events_->EngineCrashed(instance->model());
   spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(), instance->pid(),
                engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),
                FailureReason(instance->process()));
@@ -279,6 +286,7 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model) {
   // A load in progress notices the exit and fails its waiters.
   co_await TerminateOffStrand(instance);
   spdlog::info("stopped '{}' (pid {})", model, instance->pid());
+  if (events_) events_->EngineStopped(model, "unload");
   co_return Status::Ok();
 }
 
@@ -306,6 +314,12 @@ std::vector<InstanceStatus> InstancePool::List() {
                    in.in_flight.load()});
   }
   return out;
+}
+
+std::shared_ptr<Instance> InstancePool::Find(const std::string& model) {
+  std::lock_guard lock(list_mu_);
+  auto it = entries_.find(model);
+  return it == entries_.end() ? nullptr : it->second->instance;
 }
 
 void InstancePool::StopAll() {

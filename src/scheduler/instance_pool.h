@@ -28,6 +28,7 @@
 #include "engines/llama_server_args.h"
 #include "models/model_registry.h"
 #include "scheduler/instance.h"
+#include "scheduler/pool_events.h"
 
 namespace zest::scheduler {
 
@@ -71,6 +72,14 @@ class InstancePool {
 
   std::vector<InstanceStatus> List();
 
+  // The model's instance (loading or ready), or null: for reading its
+  // engine's output (`zest logs`). Any thread.
+  std::shared_ptr<Instance> Find(const std::string& model);
+
+  // Reports engine lifecycle events to `events` (may be null). Call before
+  // the pool serves; `events` must outlive the pool.
+  void SetEvents(PoolEvents* events) { events_ = events; }
+
   // Stops every engine; blocks. Call at shutdown after the server stopped.
   void StopAll();
 
@@ -97,6 +106,7 @@ class InstancePool {
   std::map<std::string, std::shared_ptr<Entry>> entries_;  // on strand_ only
   std::mutex list_mu_;  // guards entries_ for List()/StopAll() from other threads
   uint64_t next_socket_id_ = 0;                             // on strand_ only
+  PoolEvents* events_ = nullptr;                            // set before serving
 };
 
 }  // namespace zest::scheduler

@@ -99,6 +99,7 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   auto model = registry_.Find(parsed->model);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
   observer.SetModel(model->name);
+  observer.SetStream(parsed->stream);
   if (Status st = CheckCapability(endpoint, *model); !st.ok()) {
     co_return co_await SendError(w, st, "model");
   }
