@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/openai/errors.h"
+#include "core/logging.h"
 #include "http/sse.h"
 #include "http/upstream_client.h"
 
@@ -79,7 +80,7 @@ awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest&
 awaitable<void> RelayStream(scheduler::InstancePool& pool,
                             std::shared_ptr<scheduler::Instance> instance,
                             http::UpstreamResponse& upstream, http::ResponseWriter& writer,
-                            RequestObserver* observer) {
+                            RequestObserver* observer, std::string request_id) {
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   if (!co_await writer.StartStream(200, "text/event-stream", headers)) {
@@ -90,8 +91,8 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
     auto piece = co_await upstream.ReadSome();
     if (!piece.ok()) {
       if (writer.client_gone()) co_return;
-      spdlog::warn("engine for '{}' broke off a stream: {}", instance->model(),
-                   piece.status().message());
+      spdlog::warn("{}engine for '{}' broke off a stream: {}", RequestTag(request_id),
+                   instance->model(), piece.status().message());
       co_await pool.ReportBroken(instance);
       co_await writer.WriteChunk(StreamErrorEvent(EngineFailed(
           "the engine for '" + instance->model() + "' stopped mid-stream: " +
@@ -113,6 +114,10 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
                               std::shared_ptr<http::UpstreamCanceller> canceller) {
   auto connected = co_await Connect(pool, request, canceller);
   if (!connected.ok()) {
+    if (connected.status().code() != ErrorCode::kCancelled) {
+      spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
+                   connected.status().message());
+    }
     if (!writer.client_gone()) co_await openai::SendError(writer, connected.status());
     co_return;
   }
@@ -121,7 +126,7 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
   bool event_stream =
       http::FindHeader(upstream->headers(), "Content-Type").starts_with("text/event-stream");
   if (request.stream && upstream->status() == 200 && event_stream) {
-    co_await RelayStream(pool, instance, *upstream, writer, request.observer);
+    co_await RelayStream(pool, instance, *upstream, writer, request.observer, request.request_id);
   } else {
     co_await RelayWhole(*upstream, request, writer);
   }

@@ -25,6 +25,7 @@ struct RelayRequest {
   RequestObserver* observer = nullptr;  // sees each event / the whole answer; may be null
   scheduler::AdmitRequest admit;        // priority, tenant, deadline, cost
   std::string client_model;             // the name as the client spelled it
+  std::string request_id;               // for log lines about this request
 };
 
 // The engine side of the gateway: admission, instance and relay.

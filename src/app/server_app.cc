@@ -15,6 +15,7 @@
 #include "api/admin/pull_api.h"
 #include "api/admin/system_api.h"
 #include "api/admin/models_api.h"
+#include "api/admin/observability_api.h"
 #include "api/device_metrics.h"
 #include "api/engine_metrics.h"
 #include "api/inference_metrics.h"
@@ -142,7 +143,7 @@ void AddQueueGauges(metrics::Registry& metrics, scheduler::Admission& admission)
 
 int RunServer(const config::LoadedSettings& loaded) {
   const config::Settings& s = loaded.settings;
-  SetupLogging(s.log_level);
+  std::shared_ptr<LineRing> log_ring = SetupLogging(s.log_level, s.log_format);
   std::signal(SIGPIPE, SIG_IGN);
   if (Status st = PrepareDirs(s); !st.ok()) {
     spdlog::error("{}", st.message());
@@ -212,6 +213,9 @@ int RunServer(const config::LoadedSettings& loaded) {
   pull_api.Register(router);
   system_api.Register(router);
   models_api.Register(router);
+  api::admin::ObservabilityApi observability(s.metrics_enabled ? &inference_metrics : nullptr,
+                                             admission, pool, registry, log_ring);
+  observability.Register(router);
 
   http::Server server(io, {s.host, s.port, s.max_body_bytes}, router, api::openai::RenderHttpError);
   if (Status st = server.Listen(); !st.ok()) {

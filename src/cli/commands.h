@@ -15,5 +15,7 @@ void AddRunCommand(CLI::App& app, Action* action);
 void AddPullCommand(CLI::App& app, Action* action);
 void AddClientCommands(CLI::App& app, Action* action);  // list, ps, stop, engines, config, add
 void AddSystemCommand(CLI::App& app, Action* action);   // system [--json] [--watch]
+void AddLogsCommand(CLI::App& app, Action* action);     // logs [MODEL] [-f] [-n N]
+void AddTopCommand(CLI::App& app, Action* action);      // top
 
 }  // namespace zest::cli

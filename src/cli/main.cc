@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   zest::cli::AddPullCommand(app, &action);
   zest::cli::AddClientCommands(app, &action);
   zest::cli::AddSystemCommand(app, &action);
+  zest::cli::AddLogsCommand(app, &action);
+  zest::cli::AddTopCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
 
   curl_global_init(CURL_GLOBAL_DEFAULT);

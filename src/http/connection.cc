@@ -17,6 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/logging.h"
+#include "http/request_id.h"
+
 namespace zest::http {
 namespace net = boost::asio;
 namespace beast = boost::beast;
@@ -170,11 +173,13 @@ net::awaitable<std::optional<Connection::ParsedRequest>> Connection::ReadRequest
 net::awaitable<void> Connection::AnswerReadError(const error_code& ec) {
   if (ec == beast_http::error::body_limit) {
     writer_.Reset(false);
+    writer_.SetRequestId(RequestIdFor(""));
     co_await SendError(413, "request body larger than " +
                                 std::to_string(context_->options.max_body_bytes) + " bytes");
     co_await LingerClose();
   } else if (IsParseError(ec)) {
     writer_.Reset(false);
+    writer_.SetRequestId(RequestIdFor(""));
     co_await SendError(400, "malformed HTTP request: " + ec.message());
     co_await LingerClose();
   } else {
@@ -183,7 +188,10 @@ net::awaitable<void> Connection::AnswerReadError(const error_code& ec) {
 }
 
 net::awaitable<bool> Connection::Serve(Request& request, bool keep_alive) {
+  auto started = std::chrono::steady_clock::now();
   writer_.Reset(keep_alive);
+  request.id = RequestIdFor(request.Header("X-Request-Id"));
+  writer_.SetRequestId(request.id);
   Router::Match match = context_->router->Find(request.method, request.path);
   switch (match.kind) {
     case Router::MatchKind::kNoRoute:
@@ -202,6 +210,12 @@ net::awaitable<bool> Connection::Serve(Request& request, bool keep_alive) {
       co_await RunHandler(*match.handler, request);
       break;
   }
+  // Reads that succeed (health checks, scrapes, `zest top` polling) only at
+  // debug level, so they do not drown the requests that matter.
+  bool routine = request.method == "GET" && writer_.status() > 0 && writer_.status() < 400;
+  spdlog::log(routine ? spdlog::level::debug : spdlog::level::info, "{}{} {} {} {:.1f} ms",
+              RequestTag(request.id), request.method, request.path, writer_.status(),
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
   co_return writer_.keep_alive();
 }
 
@@ -221,7 +235,7 @@ net::awaitable<void> Connection::RunHandler(const Handler& handler, Request& req
     failure = "handler returned without responding";
   }
   if (!failure) co_return;
-  spdlog::error("http: {} {} failed: {}", request.method, request.path, *failure);
+  spdlog::error("{}http: {} {} failed: {}", RequestTag(request.id), request.method, request.path, *failure);
   if (!writer_.started() && !writer_.client_gone()) {
     writer_.DisableKeepAlive();
     co_await SendError(500, "internal error");

@@ -23,6 +23,7 @@ struct Request {
   std::string body;
   std::string remote_address;   // peer IP
   std::vector<std::string> params;  // captures of {name} segments, in order
+  std::string id;                   // X-Request-Id (the client's, validated, or generated)
 
   std::string_view Header(std::string_view name) const { return FindHeader(headers, name); }
 };

@@ -22,13 +22,14 @@ constexpr auto kTuple = net::as_tuple(net::use_awaitable);
 
 template <class Body>
 void FillHeader(beast_http::response<Body>& res, int status, std::string_view content_type,
-                const Headers& extra, bool keep_alive) {
+                const Headers& extra, bool keep_alive, const std::string& request_id) {
   res.version(11);
   res.result(static_cast<unsigned>(status));
   res.set(beast_http::field::server, "zest");
   if (!content_type.empty()) res.set(beast_http::field::content_type, content_type);
   // insert, not set: a handler may legitimately repeat a header.
   for (const auto& [name, value] : extra) res.insert(name, value);
+  if (!request_id.empty()) res.set("X-Request-Id", request_id);
   res.keep_alive(keep_alive);
 }
 
@@ -39,6 +40,7 @@ void SocketResponseWriter::Reset(bool keep_alive) {
   started_ = streaming_ = complete_ = false;
   status_ = 0;
   on_client_gone_ = nullptr;
+  request_id_.clear();
   // client_gone_ stays: a gone client does not come back.
 }
 
@@ -59,7 +61,7 @@ net::awaitable<bool> SocketResponseWriter::Send(int status, std::string_view con
   started_ = true;
   status_ = status;
   beast_http::response<beast_http::string_body> res;
-  FillHeader(res, status, content_type, extra, keep_alive_);
+  FillHeader(res, status, content_type, extra, keep_alive_, request_id_);
   res.body() = std::move(body);
   res.prepare_payload();
   auto [ec, n] = co_await beast_http::async_write(socket_, res, kTuple);
@@ -77,7 +79,7 @@ net::awaitable<bool> SocketResponseWriter::StartStream(int status, std::string_v
   started_ = streaming_ = true;
   status_ = status;
   beast_http::response<beast_http::empty_body> res;
-  FillHeader(res, status, content_type, extra, keep_alive_);
+  FillHeader(res, status, content_type, extra, keep_alive_, request_id_);
   res.chunked(true);
   beast_http::response_serializer<beast_http::empty_body> serializer(res);
   auto [ec, n] = co_await beast_http::async_write_header(socket_, serializer, kTuple);

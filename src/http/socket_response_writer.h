@@ -21,6 +21,8 @@ class SocketResponseWriter final : public ResponseWriter {
 
   // Forgets the previous response; `keep_alive` is what the request asked for.
   void Reset(bool keep_alive);
+  // Sent as X-Request-Id with this request's response (cleared by Reset).
+  void SetRequestId(std::string id) { request_id_ = std::move(id); }
 
   boost::asio::awaitable<bool> Send(int status, std::string_view content_type, std::string body,
                                     const Headers& extra = {}) override;
@@ -59,6 +61,7 @@ class SocketResponseWriter final : public ResponseWriter {
   bool complete_ = false;
   bool client_gone_ = false;
   std::function<void()> on_client_gone_;
+  std::string request_id_;
 };
 
 }  // namespace zest::http

@@ -106,7 +106,7 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   auto admit = Admission(r, *parsed, model->name);
   if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
   RelayRequest relay{*model, EnginePath(endpoint), std::move(r.body), parsed->stream, &observer,
-                     *admit, parsed->model};
+                     *admit, parsed->model, r.id};
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 
