@@ -42,10 +42,16 @@ describe('metrics', () => {
     }
     assert.equal((await zest.json('/v1/chat/completions', chatBody('missing'))).status, 404);
 
-    const res = await zest.fetch('/metrics');
+    // A request is recorded just after its last byte went out: wait for the last one.
+    let res;
+    let m;
+    await waitFor(async () => {
+      res = await zest.fetch('/metrics');
+      m = parseMetrics(await res.text());
+      return m.get('zest_requests_total{endpoint="chat_completions",model="",status="404"}') === 1;
+    }, { what: 'the last request to be recorded' });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
-    const m = parseMetrics(await res.text());
     assert.equal(m.get('zest_requests_total{endpoint="chat_completions",model="tiny",status="200"}'), 5);
     assert.equal(m.get('zest_requests_total{endpoint="chat_completions",model="",status="404"}'), 1);
     assert.equal(m.get('zest_time_to_first_token_seconds_count{model="tiny"}'), 2);
