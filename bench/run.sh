@@ -7,3 +7,5 @@ cd "$(dirname "$0")/.."
 node bench/gateway_overhead.mjs "$@"
 # Download throughput: zest pull (1 and 4 connections) vs curl -o.
 node bench/download.mjs
+# Metrics overhead: the 16-stream benchmark with metrics on vs off.
+node bench/metrics_overhead.mjs

@@ -199,7 +199,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   api::admin::SystemApi system_api(inventory, sampler, admin, engine);
   api::admin::ModelsApi models_api(registry, pool);
   openai.Register(router);
-  if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics);
+  if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool);
   admin.Register(router);
   // `zest pull`: downloads into the Hugging Face cache the registry serves from.
   models::HfStore pull_store(models::HfStore::DefaultRoot(config::ProcessEnv));

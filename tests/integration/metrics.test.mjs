@@ -69,6 +69,9 @@ describe('metrics', () => {
     assert.equal(m.get('zest_slots_capacity{model="tiny"}'), 4);
     assert.ok(m.get('zest_device_memory_total_bytes{device="cpu",kind="cpu"}') > 0);
     assert.equal(m.get('zest_download_bytes_total'), 0);
+    // The engine's own counters, scraped over its socket and re-exported.
+    assert.equal(m.get('zest_engine_tokens_predicted_total{model="tiny"}'), completion);
+    assert.equal(m.get('zest_engine_requests_processing{model="tiny"}'), 0);
   });
 
   test('promtool check metrics accepts the exposition', async () => {
