@@ -8,13 +8,14 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
-const STREAM_TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 64);
-const CONCURRENCY = 16;
+export const STREAM_TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 64);
+export const CONCURRENCY = 16;
 
-function benchModel() {
+export function benchModel() {
   const dir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest', 'bench');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'bench-q8_0.gguf');
@@ -58,7 +59,7 @@ async function oneTokenLatency(url) {
 }
 
 // Streams one completion; returns the number of content chunks and seconds.
-async function streamTokens(url, tokens) {
+export async function streamTokens(url, tokens) {
   const t0 = performance.now();
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(tokens, true)),
@@ -69,7 +70,7 @@ async function streamTokens(url, tokens) {
   return { tokens: n, seconds: (performance.now() - t0) / 1000 };
 }
 
-async function concurrentThroughput(url) {
+export async function concurrentThroughput(url) {
   const t0 = performance.now();
   const runs = await Promise.all(Array.from({ length: CONCURRENCY }, () => streamTokens(url, STREAM_TOKENS)));
   const tokens = runs.reduce((a, r) => a + r.tokens, 0);
@@ -79,7 +80,7 @@ async function concurrentThroughput(url) {
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 
 // Runs `fn` alternately against both targets `rounds` times.
-async function interleaved(rounds, fn, zestUrl, directUrl) {
+export async function interleaved(rounds, fn, zestUrl, directUrl) {
   const z = []; const d = [];
   for (let i = 0; i < rounds; i++) {
     if (i % 2) { z.push(await fn(zestUrl)); d.push(await fn(directUrl)); } else { d.push(await fn(directUrl)); z.push(await fn(zestUrl)); }
@@ -87,7 +88,7 @@ async function interleaved(rounds, fn, zestUrl, directUrl) {
   return { z, d };
 }
 
-function machine() {
+export function machine() {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   return `${os.hostname()}: ${cpu}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`;
 }
@@ -138,4 +139,7 @@ async function main() {
   }
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+// Run as a script; imported (bench/metrics_overhead.mjs) it only lends its helpers.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((err) => { console.error(err); process.exit(1); });
+}

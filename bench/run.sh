@@ -9,3 +9,5 @@ node bench/gateway_overhead.mjs "$@"
 node bench/download.mjs
 # Memory prediction accuracy: the placement ledger vs the engine's RSS.
 node bench/placement_accuracy.mjs
+# Metrics overhead: the 16-stream benchmark with metrics on vs off.
+node bench/metrics_overhead.mjs

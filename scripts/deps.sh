@@ -13,6 +13,11 @@ wanted=("${build[@]}" "${engines[@]}")
 if [[ ${1:-} == --test ]] && ! command -v npm >/dev/null 2>&1; then
   wanted+=(nodejs npm)
 fi
+# The metrics tests check zest's /metrics with promtool and scrape it with a
+# real Prometheus server (both in Debian's prometheus package).
+if [[ ${1:-} == --test ]]; then
+  wanted+=(prometheus)
+fi
 
 # The fuzz targets (make fuzz, part of make test) need clang's libFuzzer.
 [[ ${1:-} == --test ]] && wanted+=(clang)

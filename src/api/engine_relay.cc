@@ -7,6 +7,7 @@
 
 #include "api/openai/errors.h"
 #include "api/wait_heartbeat.h"
+#include "core/logging.h"
 #include "http/sse.h"
 #include "http/upstream_client.h"
 
@@ -105,7 +106,7 @@ awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest&
 awaitable<void> RelayStream(scheduler::InstancePool& pool,
                             std::shared_ptr<scheduler::Instance> instance,
                             http::UpstreamResponse& upstream, http::ResponseWriter& writer,
-                            RequestObserver* observer) {
+                            RequestObserver* observer, std::string request_id) {
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
@@ -116,8 +117,8 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
     auto piece = co_await upstream.ReadSome();
     if (!piece.ok()) {
       if (writer.client_gone()) co_return;
-      spdlog::warn("engine for '{}' broke off a stream: {}", instance->model(),
-                   piece.status().message());
+      spdlog::warn("{}engine for '{}' broke off a stream: {}", RequestTag(request_id),
+                   instance->model(), piece.status().message());
       co_await pool.ReportBroken(instance);
       co_await writer.WriteChunk(StreamErrorEvent(EngineFailed(
           "the engine for '" + instance->model() + "' stopped mid-stream: " +
@@ -141,15 +142,35 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
   heartbeat.SetPhase("loading");
   auto connected = co_await Connect(pool, request, canceller);
   co_await heartbeat.Stop();
-  if (!connected.ok()) co_return co_await SendFailure(writer, connected.status());
+  if (!connected.ok()) {
+    if (connected.status().code() != ErrorCode::kCancelled) {
+      spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
+                   connected.status().message());
+    }
+    co_return co_await SendFailure(writer, connected.status());
+  }
   auto& [instance, upstream] = *connected;
   scheduler::InFlight in_flight(instance);
   bool event_stream =
       http::FindHeader(upstream->headers(), "Content-Type").starts_with("text/event-stream");
   if (request.stream && upstream->status() == 200 && event_stream) {
-    co_await RelayStream(pool, instance, *upstream, writer, request.observer);
+    co_await RelayStream(pool, instance, *upstream, writer, request.observer, request.request_id);
   } else {
     co_await RelayWhole(*upstream, request, writer);
+  }
+}
+
+// Queue wait for admitted requests; the reason for those turned away (a
+// client that left while queued is neither).
+void NoteAdmission(RequestObserver& observer, const scheduler::AdmitRequest& admit,
+                   const Status& status, std::chrono::steady_clock::time_point queued_at) {
+  if (status.ok()) {
+    double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - queued_at).count();
+    observer.OnAdmitted(scheduler::PriorityName(admit.priority), waited);
+  } else if (status.code() == ErrorCode::kQueueFull) {
+    observer.OnRejected("queue_full");
+  } else if (status.code() == ErrorCode::kQueueTimeout) {
+    observer.OnRejected("deadline");
   }
 }
 
@@ -174,7 +195,9 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
                           request.model.name);
   heartbeat.Start();
   int retry_after_s = 0;
+  auto queued_at = std::chrono::steady_clock::now();
   auto lease = co_await services.admission.Enter(request.admit, queue_cancel, &retry_after_s);
+  if (request.observer != nullptr) NoteAdmission(*request.observer, request.admit, lease.status(), queued_at);
   if (!lease.ok()) {
     co_await heartbeat.Stop();
     http::Headers headers;

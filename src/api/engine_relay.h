@@ -29,6 +29,7 @@ struct RelayRequest {
   scheduler::AdmitRequest admit;        // priority, tenant, deadline, cost
   std::string client_model;             // the name as the client spelled it
   std::optional<scheduler::KeepAlive> keep_alive;  // the request's own, else the default
+  std::string request_id;               // for log lines about this request
 };
 
 // The engine side of the gateway: admission, instance and relay.

@@ -17,6 +17,16 @@ uint64_t UintAt(const json& j, const char* key) {
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
 }
 
+std::optional<double> PositiveAt(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number() || it->get<double>() <= 0) return std::nullopt;
+  return it->get<double>();
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
 // Does this event carry generated text? (The first chat event only names the
 // role; the last only carries finish_reason and timings.)
 bool CarriesText(std::string_view data) {
@@ -42,12 +52,37 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
       prompt_tokens(r.AddCounter("zest_prompt_tokens_total", "Prompt tokens processed.", {"model"})),
       completion_tokens(r.AddCounter("zest_completion_tokens_total", "Tokens generated.", {"model"})),
       cached_tokens(r.AddCounter("zest_cached_tokens_total", "Prompt tokens served from the KV cache.",
-                                 {"model"})) {}
+                                 {"model"})),
+      queue_wait(r.AddHistogram("zest_queue_wait_seconds",
+                                "Time requests waited in zest's queue for a slot.",
+                                {"model", "priority"})),
+      rejections(r.AddCounter("zest_rejections_total",
+                              "Requests turned away before reaching an engine, by reason.",
+                              {"model", "reason"})),
+      prompt_processing(r.AddHistogram("zest_prompt_processing_seconds",
+                                       "Engine time spent on the prompt (llama-server timings).",
+                                       {"model"})) {}
+
+void InferenceMetrics::SetLast(RequestStats stats) {
+  std::lock_guard lock(last_mu_);
+  last_ = std::move(stats);
+}
+
+std::optional<RequestStats> InferenceMetrics::Last() const {
+  std::lock_guard lock(last_mu_);
+  return last_;
+}
 
 TokenUsage ParseTokenUsage(std::string_view text) {
   TokenUsage usage;
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return usage;
+  auto t = doc.find("timings");
+  bool has_timings = t != doc.end() && t->is_object();
+  if (has_timings) {
+    usage.prompt_ms = PositiveAt(*t, "prompt_ms");
+    usage.predicted_per_second = PositiveAt(*t, "predicted_per_second");
+  }
   if (auto u = doc.find("usage"); u != doc.end() && u->is_object()) {
     usage.prompt = UintAt(*u, "prompt_tokens");
     usage.completion = UintAt(*u, "completion_tokens");
@@ -55,7 +90,7 @@ TokenUsage ParseTokenUsage(std::string_view text) {
       usage.cached = UintAt(*d, "cached_tokens");
     }
     usage.found = true;
-  } else if (auto t = doc.find("timings"); t != doc.end() && t->is_object()) {
+  } else if (has_timings) {
     usage.cached = UintAt(*t, "cache_n");
     usage.prompt = UintAt(*t, "prompt_n") + usage.cached;
     usage.completion = UintAt(*t, "predicted_n");
@@ -72,8 +107,8 @@ void RequestObserver::OnStreamEvent(std::string_view data) {
   if (CarriesText(data)) {
     Clock::time_point now = Clock::now();
     if (!first_token_seen_) {
-      metrics_->time_to_first_token.With({model_}).Observe(
-          std::chrono::duration<double>(now - start_).count());
+      ttft_s_ = Seconds(now - start_);
+      metrics_->time_to_first_token.With({model_}).Observe(*ttft_s_);
       first_token_seen_ = true;
     } else {
       metrics_->inter_token_latency.With({model_}).Observe(
@@ -85,8 +120,14 @@ void RequestObserver::OnStreamEvent(std::string_view data) {
   if (data.find("\"usage\"") != std::string_view::npos ||
       data.find("\"timings\"") != std::string_view::npos) {
     TokenUsage usage = ParseTokenUsage(data);
+    // Timings and usage may come in separate events; keep the timings.
+    if (!usage.prompt_ms) usage.prompt_ms = usage_.prompt_ms;
+    if (!usage.predicted_per_second) usage.predicted_per_second = usage_.predicted_per_second;
     if (usage.found && (!usage_.found || data.find("\"usage\"") != std::string_view::npos)) {
       usage_ = usage;
+    } else {
+      usage_.prompt_ms = usage.prompt_ms;
+      usage_.predicted_per_second = usage.predicted_per_second;
     }
   }
 }
@@ -95,17 +136,47 @@ void RequestObserver::OnBody(std::string_view body) {
   if (metrics_ != nullptr) usage_ = ParseTokenUsage(body);
 }
 
+void RequestObserver::OnAdmitted(std::string_view priority, double waited_s) {
+  if (metrics_ != nullptr) metrics_->queue_wait.With({model_, std::string(priority)}).Observe(waited_s);
+}
+
+void RequestObserver::OnRejected(std::string_view reason) {
+  if (metrics_ != nullptr) metrics_->rejections.With({model_, std::string(reason)}).Inc();
+}
+
 void RequestObserver::Finish(int status) {
   if (metrics_ == nullptr) return;
   metrics_->requests.With({endpoint_, model_, std::to_string(status)}).Inc();
   if (model_.empty()) return;
-  metrics_->duration.With({endpoint_, model_})
-      .Observe(std::chrono::duration<double>(Clock::now() - start_).count());
-  if (usage_.found) {
-    metrics_->prompt_tokens.With({model_}).Inc(static_cast<double>(usage_.prompt));
-    metrics_->completion_tokens.With({model_}).Inc(static_cast<double>(usage_.completion));
-    metrics_->cached_tokens.With({model_}).Inc(static_cast<double>(usage_.cached));
+  Clock::time_point end = Clock::now();
+  metrics_->duration.With({endpoint_, model_}).Observe(Seconds(end - start_));
+  if (usage_.prompt_ms) metrics_->prompt_processing.With({model_}).Observe(*usage_.prompt_ms / 1000);
+  if (!usage_.found) return;
+  metrics_->prompt_tokens.With({model_}).Inc(static_cast<double>(usage_.prompt));
+  metrics_->completion_tokens.With({model_}).Inc(static_cast<double>(usage_.completion));
+  metrics_->cached_tokens.With({model_}).Inc(static_cast<double>(usage_.cached));
+  if (status == 200) metrics_->SetLast(Stats(end));
+}
+
+RequestStats RequestObserver::Stats(Clock::time_point end) const {
+  RequestStats s;
+  s.model = model_;
+  s.endpoint = endpoint_;
+  s.stream = stream_;
+  s.time_to_first_token_s = ttft_s_;
+  if (usage_.prompt_ms) s.prompt_processing_s = *usage_.prompt_ms / 1000;
+  s.duration_s = Seconds(end - start_);
+  s.prompt_tokens = usage_.prompt;
+  s.completion_tokens = usage_.completion;
+  s.cached_tokens = usage_.cached;
+  // The engine's own generation speed when it reports one, else what zest
+  // saw: tokens over the time from the first token to the end.
+  s.tokens_per_second = usage_.predicted_per_second;
+  double generating = ttft_s_ ? Seconds(end - start_) - *ttft_s_ : 0;
+  if (!s.tokens_per_second && generating > 0 && usage_.completion > 1) {
+    s.tokens_per_second = static_cast<double>(usage_.completion - 1) / generating;
   }
+  return s;
 }
 
 }  // namespace zest::api

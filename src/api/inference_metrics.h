@@ -6,6 +6,8 @@
 #pragma once
 
 #include <chrono>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,8 +15,26 @@
 
 namespace zest::api {
 
+// The last finished inference request, as GET /api/v1/stats shows it.
+struct RequestStats {
+  std::string model;
+  std::string endpoint;
+  bool stream = false;
+  std::optional<double> time_to_first_token_s;  // streamed requests only
+  std::optional<double> prompt_processing_s;    // the engine's timings.prompt_ms
+  std::optional<double> tokens_per_second;      // generation speed
+  double duration_s = 0;
+  uint64_t prompt_tokens = 0;
+  uint64_t completion_tokens = 0;
+  uint64_t cached_tokens = 0;
+};
+
 struct InferenceMetrics {
   explicit InferenceMetrics(metrics::Registry& registry);
+
+  // The last successful request's stats; nullopt before the first. Any thread.
+  void SetLast(RequestStats stats);
+  std::optional<RequestStats> Last() const;
 
   metrics::Family<metrics::Counter>& requests;          // endpoint, model, status
   metrics::Family<metrics::Histogram>& duration;        // endpoint, model
@@ -23,6 +43,13 @@ struct InferenceMetrics {
   metrics::Family<metrics::Counter>& prompt_tokens;     // model
   metrics::Family<metrics::Counter>& completion_tokens; // model
   metrics::Family<metrics::Counter>& cached_tokens;     // model
+  metrics::Family<metrics::Histogram>& queue_wait;      // model, priority
+  metrics::Family<metrics::Counter>& rejections;        // model, reason
+  metrics::Family<metrics::Histogram>& prompt_processing;  // model
+
+ private:
+  mutable std::mutex last_mu_;
+  std::optional<RequestStats> last_;  // guarded by last_mu_
 };
 
 // Token counts an engine reported for one request.
@@ -31,6 +58,9 @@ struct TokenUsage {
   uint64_t completion = 0;
   uint64_t cached = 0;
   bool found = false;
+  // From llama-server's `timings`, when present (with or without `usage`).
+  std::optional<double> prompt_ms;
+  std::optional<double> predicted_per_second;
 };
 
 // Reads OpenAI `usage` (preferred) or llama-server `timings` from one JSON
@@ -45,6 +75,12 @@ class RequestObserver {
   RequestObserver(InferenceMetrics* metrics, std::string endpoint, std::string model);
 
   void SetModel(std::string model) { model_ = std::move(model); }
+  void SetStream(bool stream) { stream_ = stream; }
+  // The request got a slot after waiting `waited_s` in its priority class.
+  void OnAdmitted(std::string_view priority, double waited_s);
+  // The request was turned away before reaching an engine; `reason` is a
+  // bounded word: queue_full, deadline, too_large, auth.
+  void OnRejected(std::string_view reason);
   // A streamed SSE event's data field.
   void OnStreamEvent(std::string_view data);
   // A whole (non-streamed) answer body.
@@ -53,6 +89,7 @@ class RequestObserver {
   void Finish(int status);
 
  private:
+  RequestStats Stats(std::chrono::steady_clock::time_point end) const;
   using Clock = std::chrono::steady_clock;
   InferenceMetrics* const metrics_;
   const std::string endpoint_;
@@ -60,6 +97,8 @@ class RequestObserver {
   const Clock::time_point start_ = Clock::now();
   Clock::time_point last_token_{};
   bool first_token_seen_ = false;
+  bool stream_ = false;
+  std::optional<double> ttft_s_;
   TokenUsage usage_;
 };
 

@@ -46,6 +46,48 @@ TEST(RequestObserverTest, RecordsStreamLatenciesAndTokens) {
   EXPECT_EQ(m.duration.With({"chat_completions", "tiny"}).Read().count, 1u);
 }
 
+TEST(TokenUsageTest, ReadsEngineTimings) {
+  TokenUsage u = ParseTokenUsage(
+      R"({"usage":{"prompt_tokens":4,"completion_tokens":2},"timings":{"prompt_ms":12.5,"predicted_per_second":40.0}})");
+  EXPECT_EQ(u.prompt_ms, 12.5);
+  EXPECT_EQ(u.predicted_per_second, 40.0);
+  EXPECT_FALSE(ParseTokenUsage(R"({"usage":{"prompt_tokens":4}})").prompt_ms.has_value());
+}
+
+TEST(RequestObserverTest, LastStatsKeepTimingsFromAnEarlierEvent) {
+  metrics::Registry registry;
+  InferenceMetrics m(registry);
+  EXPECT_FALSE(m.Last().has_value());
+  RequestObserver o(&m, "chat_completions", "tiny");
+  o.SetStream(true);
+  o.OnStreamEvent(R"({"choices":[{"delta":{"content":"a"}}]})");
+  o.OnStreamEvent(R"({"choices":[{"delta":{},"finish_reason":"length"}],"timings":{"prompt_n":4,"predicted_n":1,"cache_n":0,"prompt_ms":250,"predicted_per_second":80}})");
+  o.OnStreamEvent(R"({"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":2}}})");
+  o.Finish(200);
+  std::optional<RequestStats> last = m.Last();
+  ASSERT_TRUE(last.has_value());
+  EXPECT_TRUE(last->stream);
+  EXPECT_TRUE(last->time_to_first_token_s.has_value());
+  EXPECT_EQ(last->prompt_processing_s, 0.25);
+  EXPECT_EQ(last->tokens_per_second, 80.0);
+  EXPECT_EQ(last->cached_tokens, 2u);
+  EXPECT_EQ(m.prompt_processing.With({"tiny"}).Read().count, 1u);
+  EXPECT_DOUBLE_EQ(m.prompt_processing.With({"tiny"}).Read().sum, 0.25);
+}
+
+TEST(RequestObserverTest, CountsQueueWaitAndRejections) {
+  metrics::Registry registry;
+  InferenceMetrics m(registry);
+  RequestObserver admitted(&m, "chat_completions", "tiny");
+  admitted.OnAdmitted("high", 0.5);
+  RequestObserver rejected(&m, "chat_completions", "tiny");
+  rejected.OnRejected("queue_full");
+  rejected.Finish(429);
+  EXPECT_EQ(m.queue_wait.With({"tiny", "high"}).Read().count, 1u);
+  EXPECT_EQ(m.rejections.With({"tiny", "queue_full"}).value(), 1);
+  EXPECT_FALSE(m.Last().has_value());  // a failed request is not "the last request"
+}
+
 TEST(RequestObserverTest, UnknownModelCountsOnlyTheRequest) {
   metrics::Registry registry;
   InferenceMetrics m(registry);

@@ -16,6 +16,9 @@
 #include "api/admin/pull_api.h"
 #include "api/admin/system_api.h"
 #include "api/admin/models_api.h"
+#include "api/admin/observability_api.h"
+#include "api/device_metrics.h"
+#include "api/engine_metrics.h"
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
@@ -96,34 +99,6 @@ void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool) {
                            });
 }
 
-// Live utilisation from the hardware sampler, read at scrape time.
-void AddHardwareGauges(metrics::Registry& metrics, const hardware::UtilisationSampler& sampler) {
-  using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
-  metrics.AddGaugeCallback("zest_cpu_busy_percent", "Whole-machine CPU utilisation.", {}, [&sampler] {
-    auto cpu = sampler.Snapshot().cpu_percent;
-    return cpu ? Samples{{{}, *cpu}} : Samples{};
-  });
-  metrics.AddGaugeCallback("zest_memory_used_bytes", "System RAM in use (total - available).", {},
-                           [&sampler] {
-                             return Samples{{{}, double(sampler.Snapshot().ram_used_bytes)}};
-                           });
-  metrics.AddGaugeCallback("zest_gpu_busy_percent", "GPU utilisation.", {"gpu"}, [&sampler] {
-    Samples out;
-    for (const auto& g : sampler.Snapshot().gpus) {
-      if (g.busy_percent) out.push_back({{g.pci_address}, double(*g.busy_percent)});
-    }
-    return out;
-  });
-  metrics.AddGaugeCallback("zest_gpu_memory_used_bytes", "GPU memory in use (VRAM + GTT).", {"gpu"},
-                           [&sampler] {
-                             Samples out;
-                             for (const auto& g : sampler.Snapshot().gpus) {
-                               out.push_back({{g.pci_address}, double(g.vram_used_bytes + g.gtt_used_bytes)});
-                             }
-                             return out;
-                           });
-}
-
 // Pull tuning from the environment: ZEST_PULL_CONNECTIONS (parallel ranges
 // per large file), ZEST_PULL_STALL_TIMEOUT (seconds without a byte before
 // reconnecting) and, for tests only, ZEST_TEST_FREE_BYTES (pretend free disk).
@@ -164,13 +139,19 @@ void AddQueueGauges(metrics::Registry& metrics, scheduler::Admission& admission)
     for (const auto& q : admission.Stats()) out.push_back({{q.model}, double(q.busy)});
     return out;
   });
+  metrics.AddGaugeCallback("zest_slots_capacity", "Slots (engine parallel sequences) per model.",
+                           {"model"}, [&admission] {
+                             Samples out;
+                             for (const auto& q : admission.Stats()) out.push_back({{q.model}, double(q.slots)});
+                             return out;
+                           });
 }
 
 }  // namespace
 
 int RunServer(const config::LoadedSettings& loaded) {
   const config::Settings& s = loaded.settings;
-  SetupLogging(s.log_level);
+  std::shared_ptr<LineRing> log_ring = SetupLogging(s.log_level, s.log_format);
   std::signal(SIGPIPE, SIG_IGN);
   if (Status st = PrepareDirs(s); !st.ok()) {
     spdlog::error("{}", st.message());
@@ -218,8 +199,10 @@ int RunServer(const config::LoadedSettings& loaded) {
   scheduler::InstancePool pool(io, std::move(pool_options), engine);
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics(metrics);
+  api::EngineMetrics engine_metrics(metrics);
+  if (s.metrics_enabled) pool.SetEvents(&engine_metrics);
   AddPoolGauges(metrics, pool);
-  AddHardwareGauges(metrics, sampler);
+  api::AddDeviceGauges(metrics, inventory, sampler);
   http::Router router;
   scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
                                     s.max_queued_tokens, std::chrono::seconds(s.aging_s),
@@ -235,23 +218,31 @@ int RunServer(const config::LoadedSettings& loaded) {
   api::openai::OpenAiApi::Options openai_options;
   openai_options.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
   openai_options.limits = {s.max_json_depth, s.max_messages, s.max_tokens_cap};
-  api::openai::OpenAiApi openai(registry, engine_services, openai_options, &inference_metrics);
+  api::openai::OpenAiApi openai(registry, engine_services, openai_options,
+                                s.metrics_enabled ? &inference_metrics : nullptr);
   api::admin::AdminApi admin(loaded, registry, pool, engine, &residency);
   api::admin::LoadApi load_api(registry, pool, residency);
   load_api.Register(router);
   api::admin::SystemApi system_api(inventory, sampler, admin, engine);
   api::admin::ModelsApi models_api(registry, pool);
   openai.Register(router);
-  api::RegisterMetricsRoute(router, metrics);
+  if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool);
   admin.Register(router);
   // `zest pull`: downloads into the Hugging Face cache the registry serves from.
   models::HfStore pull_store(models::HfStore::DefaultRoot(config::ProcessEnv));
+  models::DownloadOptions pull_options = PullOptionsFromEnv();
+  auto& downloaded = metrics.AddCounter("zest_download_bytes_total",
+                                        "Bytes received from model hubs by pulls.").With({});
+  pull_options.on_received = [&downloaded](uint64_t n) { downloaded.Inc(double(n)); };
   models::PullService pull_service(pull_store, models::HubConfigFromEnv(config::ProcessEnv),
-                                   PullOptionsFromEnv(), &models::Catalog::Builtin());
+                                   pull_options, &models::Catalog::Builtin());
   api::admin::PullApi pull_api(pull_service);
   pull_api.Register(router);
   system_api.Register(router);
   models_api.Register(router);
+  api::admin::ObservabilityApi observability(s.metrics_enabled ? &inference_metrics : nullptr,
+                                             admission, pool, registry, log_ring);
+  observability.Register(router);
 
   // API keys, access rules, bind safety, TLS: see gateway_security.h.
   auto auth = http::Authenticator::Create({s.api_key, s.KeysFile()});

@@ -140,7 +140,7 @@ Status ApiClient::Stream(const std::string& path, const json& body,
   SlistPtr headers(ClientHeaders());
   curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, text.c_str());
+  if (!body.is_null()) curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, text.c_str());
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, OnStreamBytes);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &state);
   curl_easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 0L);

@@ -27,7 +27,7 @@ class ApiClient {
   Result<nlohmann::json> Get(const std::string& path) const;
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body) const;
 
-  // POSTs `body` and calls `on_data` with the data of each SSE event as it
+  // POSTs `body` (GETs when `body` is null) and calls `on_data` with the data of each SSE event as it
   // arrives (not called for "[DONE]"). Stops early, returning kCancelled,
   // when `cancel` becomes true; an error event from the server is returned
   // as an error.

@@ -18,5 +18,7 @@ void AddLoadCommands(CLI::App& app, Action* action);   // load, unload
 void AddSystemCommand(CLI::App& app, Action* action);   // system [--json] [--watch]
 void AddKeysCommand(CLI::App& app, Action* action);     // keys add|list|rm
 void AddCertCommand(CLI::App& app, Action* action);     // cert (local CA + server certificate)
+void AddLogsCommand(CLI::App& app, Action* action);     // logs [MODEL] [-f] [-n N]
+void AddTopCommand(CLI::App& app, Action* action);      // top
 
 }  // namespace zest::cli

@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   zest::cli::AddSystemCommand(app, &action);
   zest::cli::AddKeysCommand(app, &action);
   zest::cli::AddCertCommand(app, &action);
+  zest::cli::AddLogsCommand(app, &action);
+  zest::cli::AddTopCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
 
   curl_global_init(CURL_GLOBAL_DEFAULT);

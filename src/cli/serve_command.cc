@@ -34,6 +34,7 @@ constexpr ServeFlag kServeFlags[] = {
     {"--tls-key", "server.tls_key", "PEM private key of --tls-cert"},
     {"--cors-origins", "server.cors_origins", "Web origins allowed besides loopback (comma-separated)"},
     {"--max-connections-per-client", "server.max_connections_per_client", "Open connections per client address (0 = unlimited)"},
+    {"--log-format", "log.format", "text (default) or json: one JSON object per line"},
 };
 
 }  // namespace

@@ -117,6 +117,12 @@ Status SetLogLevel(Settings& s, const std::string& t) {
   return InvalidArgument("'" + t + "' is not one of trace, debug, info, warn, error");
 }
 
+Status SetLogFormat(Settings& s, const std::string& t) {
+  if (t != "text" && t != "json") return InvalidArgument("'" + t + "' is not text or json");
+  s.log_format = t;
+  return Status::Ok();
+}
+
 const std::vector<Field>& Fields();
 
 const Field* FindField(const std::string& key) {
@@ -172,6 +178,9 @@ const std::vector<Field>& Fields() {
       IntField("server.max_messages", "ZEST_MAX_MESSAGES", &Settings::max_messages, 1, 1 << 20),
       IntField("server.max_tokens_cap", "ZEST_MAX_TOKENS_CAP", &Settings::max_tokens_cap, 1, 1 << 30),
       BoolField("metrics.public", "ZEST_METRICS_PUBLIC", &Settings::metrics_public),
+      Field{"log.format", "ZEST_LOG_FORMAT", SetLogFormat,
+            [](const Settings& s) { return s.log_format; }},
+      BoolField("metrics.enabled", "ZEST_METRICS", &Settings::metrics_enabled),
   };
   return kFields;
 }

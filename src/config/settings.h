@@ -45,6 +45,7 @@ struct Settings {
   bool save_slots = true;               // keep an unloaded model's conversations (KV cache)
   // [log]
   std::string log_level = "info";
+  std::string log_format = "text";  // "text" (spdlog's) or "json" (one object per line)
   // [placement]
   // Bytes of system RAM zest may fill with engines (0 = what the machine has
   // available at startup); "8G", "512M" accepted.
@@ -67,6 +68,7 @@ struct Settings {
   int max_tokens_cap = 131072;            // largest max_tokens a request may ask for
   // [metrics]
   bool metrics_public = false;            // /metrics without a key
+  bool metrics_enabled = true;            // false: no /metrics, no per-request accounting
 
   std::filesystem::path RunDir() const { return home / "run"; }
   std::filesystem::path LogDir() const { return home / "logs"; }

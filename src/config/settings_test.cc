@@ -113,6 +113,25 @@ TEST_F(SettingsTest, KeepAliveIsADuration) {
   EXPECT_NE(loaded.status().message().find("scheduler.keep_alive"), std::string::npos);
 }
 
+TEST_F(SettingsTest, MetricsSwitchAndLogFormat) {
+  WriteConfig("[metrics]\nenabled = false\n[log]\nformat = \"json\"\n");
+  auto loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_FALSE(loaded->settings.metrics_enabled);
+  EXPECT_EQ(loaded->settings.log_format, "json");
+  env_["ZEST_METRICS"] = "1";
+  flags_["log.format"] = "text";
+  loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_TRUE(loaded->settings.metrics_enabled);
+  EXPECT_EQ(loaded->settings.log_format, "text");
+  flags_["log.format"] = "xml";
+  EXPECT_FALSE(Load().ok());
+  flags_.clear();
+  env_["ZEST_METRICS"] = "maybe";
+  EXPECT_FALSE(Load().ok());
+}
+
 TEST_F(SettingsTest, MalformedFileIsAnErrorWithLine) {
   WriteConfig("[server]\nport = \n");
   auto loaded = Load();

@@ -1,17 +1,125 @@
 #include "core/logging.h"
 
+#include <spdlog/details/log_msg.h>
+#include <spdlog/formatter.h>
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
+#include <fmt/chrono.h>
 #include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <mutex>
 
 #include "core/result.h"
 
 namespace zest {
+namespace {
 
-void SetupLogging(const std::string& level) {
-  auto logger = spdlog::stderr_color_mt("zest");
+constexpr std::size_t kLogRingLines = 2000;
+constexpr std::string_view kTagOpen = "[req:";
+
+void AppendJsonString(std::string& out, std::string_view text) {
+  out += '"';
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+// One JSON object per record: {"time","level","msg"[,"request_id"]}.
+class JsonFormatter final : public spdlog::formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch());
+    std::string time = fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03}Z",
+                                   fmt::gmtime(std::chrono::system_clock::to_time_t(msg.time)),
+                                   ms.count() % 1000);
+    auto level = spdlog::level::to_string_view(msg.level);
+    std::string line = JsonLogLine(time, std::string_view(level.data(), level.size()),
+                                   std::string_view(msg.payload.data(), msg.payload.size()));
+    dest.append(line.data(), line.data() + line.size());
+  }
+  std::unique_ptr<spdlog::formatter> clone() const override {
+    return std::make_unique<JsonFormatter>();
+  }
+};
+
+// Keeps formatted lines in a LineRing (the sink's formatter is the
+// logger's, so the ring holds what stderr shows).
+class RingSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit RingSink(std::shared_ptr<LineRing> ring) : ring_(std::move(ring)) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t formatted;
+    formatter_->format(msg, formatted);
+    ring_->Append(std::string_view(formatted.data(), formatted.size()));
+  }
+  void flush_() override {}
+
+ private:
+  std::shared_ptr<LineRing> ring_;
+};
+
+}  // namespace
+
+std::shared_ptr<LineRing> SetupLogging(const std::string& level, const std::string& format) {
+  auto ring = std::make_shared<LineRing>(kLogRingLines);
+  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  auto logger = std::make_shared<spdlog::logger>(
+      "zest", spdlog::sinks_init_list{console, std::make_shared<RingSink>(ring)});
   spdlog::set_default_logger(logger);
-  spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ %v");
+  if (format == "json") {
+    logger->set_formatter(std::make_unique<JsonFormatter>());
+  } else {
+    spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ %v");
+  }
   spdlog::set_level(spdlog::level::from_str(level));
+  return ring;
+}
+
+std::string RequestTag(std::string_view request_id) {
+  return std::string(kTagOpen) + std::string(request_id) + "] ";
+}
+
+std::string JsonLogLine(std::string_view time, std::string_view level, std::string_view message) {
+  std::string request_id;
+  if (message.starts_with(kTagOpen)) {
+    auto close = message.find("] ");
+    if (close != std::string_view::npos) {
+      request_id = message.substr(kTagOpen.size(), close - kTagOpen.size());
+      message.remove_prefix(close + 2);
+    }
+  }
+  std::string out = "{\"time\":";
+  AppendJsonString(out, time);
+  out += ",\"level\":";
+  AppendJsonString(out, level);
+  if (!request_id.empty()) {
+    out += ",\"request_id\":";
+    AppendJsonString(out, request_id);
+  }
+  out += ",\"msg\":";
+  AppendJsonString(out, message);
+  out += "}\n";
+  return out;
 }
 
 const char* ErrorCodeName(ErrorCode code) {

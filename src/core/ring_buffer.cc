@@ -1,5 +1,7 @@
 #include "core/ring_buffer.h"
 
+#include <algorithm>
+
 namespace zest {
 
 void LineRing::Append(std::string_view bytes) {
@@ -31,7 +33,16 @@ std::vector<std::string> LineRing::Tail(std::size_t n) const {
   return {lines_.begin() + static_cast<std::ptrdiff_t>(start), lines_.end()};
 }
 
+std::vector<std::string> LineRing::Since(uint64_t from, uint64_t* next) const {
+  std::lock_guard lock(mu_);
+  *next = stored_;
+  uint64_t first = stored_ - lines_.size();  // number of lines_.front()
+  std::size_t skip = from > first ? static_cast<std::size_t>(std::min<uint64_t>(from - first, lines_.size())) : 0;
+  return {lines_.begin() + static_cast<std::ptrdiff_t>(skip), lines_.end()};
+}
+
 void LineRing::PushLocked(std::string line) {
+  ++stored_;
   if (!line.empty() && line.back() == '\r') line.pop_back();
   lines_.push_back(std::move(line));
   while (lines_.size() > capacity_) lines_.pop_front();

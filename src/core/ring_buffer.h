@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -23,6 +24,11 @@ class LineRing {
   void Flush();
   // The most recent `n` complete lines, oldest first.
   std::vector<std::string> Tail(std::size_t n) const;
+  // Lines are numbered from 0 in the order they were stored. Returns the
+  // held lines numbered `from` and later, and sets `*next` to the number the
+  // next line will get (pass it as `from` to follow the stream). Lines that
+  // already fell out of the ring are skipped.
+  std::vector<std::string> Since(uint64_t from, uint64_t* next) const;
 
  private:
   void PushLocked(std::string line);
@@ -31,6 +37,7 @@ class LineRing {
   mutable std::mutex mu_;
   std::deque<std::string> lines_;  // guarded by mu_
   std::string partial_;            // guarded by mu_
+  uint64_t stored_ = 0;            // lines ever stored; guarded by mu_
 };
 
 }  // namespace zest

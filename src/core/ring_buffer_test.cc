@@ -14,5 +14,19 @@ TEST(LineRingTest, KeepsLastLinesAcrossSplitWrites) {
   EXPECT_EQ(ring.Tail(1), (std::vector<std::string>{"fou"}));
 }
 
+TEST(LineRingTest, SinceFollowsNewLinesAndSkipsDroppedOnes) {
+  LineRing ring(3);
+  uint64_t next = 0;
+  EXPECT_TRUE(ring.Since(0, &next).empty());
+  EXPECT_EQ(next, 0u);
+  ring.Append("a\nb\n");
+  EXPECT_EQ(ring.Since(next, &next), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(next, 2u);
+  ring.Append("c\nd\ne\nf\n");  // a..c fall out
+  EXPECT_EQ(ring.Since(next, &next), (std::vector<std::string>{"d", "e", "f"}));
+  EXPECT_EQ(next, 6u);
+  EXPECT_TRUE(ring.Since(next, &next).empty());
+}
+
 }  // namespace
 }  // namespace zest

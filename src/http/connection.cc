@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "http/request_parsing.h"
+#include "core/logging.h"
+#include "http/request_id.h"
 
 namespace zest::http {
 namespace net = boost::asio;
@@ -233,11 +235,15 @@ net::awaitable<bool> Connection::ServeOne() {
     co_await AnswerReadError(ec);
     co_return false;
   }
+  auto started = std::chrono::steady_clock::now();
   Request request = RequestHead(parser.get(), remote_address_);
   writer_.Reset(parser.get().keep_alive());
+  request.id = RequestIdFor(request.Header("X-Request-Id"));
+  writer_.SetRequestId(request.id);
   body_pending_ = !parser.is_done();
   const Handler* handler = co_await Admit(request);
   if (handler == nullptr) {
+    LogAccess(request, started);
     // Refused before its body was read: close rather than read it.
     if (body_pending_) co_await LingerClose();
     co_return writer_.keep_alive() && !body_pending_;
@@ -259,7 +265,19 @@ net::awaitable<bool> Connection::ServeOne() {
   }
   request.body = std::move(parser.get().body());
   co_await RunHandler(*handler, request);
+  LogAccess(request, started);
   co_return writer_.keep_alive();
+}
+
+// One line per request. Reads that succeed (health checks, scrapes, `zest
+// top` polling) only at debug level, so they do not drown the requests that
+// matter.
+void Connection::LogAccess(const Request& request, std::chrono::steady_clock::time_point started) {
+  bool routine = request.method == "GET" && writer_.status() > 0 && writer_.status() < 400;
+  spdlog::log(routine ? spdlog::level::debug : spdlog::level::info, "{}{} {} {} {:.1f} ms",
+              RequestTag(request.id), request.method, request.path, writer_.status(),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                  .count());
 }
 
 net::awaitable<void> Connection::AnswerReadError(const error_code& ec) {
@@ -272,6 +290,7 @@ net::awaitable<void> Connection::AnswerReadError(const error_code& ec) {
     spdlog::debug("http: {} was too slow sending its request; closing", remote_address_);
   }
   writer_.Reset(false);
+  writer_.SetRequestId(RequestIdFor(""));
   // Computed outside the co_await: GCC 12 mis-destroys a ?: temporary there.
   std::string message = status == 408 ? std::string("request not received in time")
                                        : MessageForParseError(ec, context_->options);
@@ -367,7 +386,7 @@ net::awaitable<void> Connection::RunHandler(const Handler& handler, Request& req
     failure = "handler returned without responding";
   }
   if (!failure) co_return;
-  spdlog::error("http: {} {} failed: {}", request.method, request.path, *failure);
+  spdlog::error("{}http: {} {} failed: {}", RequestTag(request.id), request.method, request.path, *failure);
   if (!writer_.started() && !writer_.client_gone()) {
     writer_.DisableKeepAlive();
     co_await SendError(500, "internal error");

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <chrono>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -84,6 +85,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::awaitable<bool> Handshake();
   // Reads and answers one request; returns whether to keep the connection.
   boost::asio::awaitable<bool> ServeOne();
+  void LogAccess(const Request& request, std::chrono::steady_clock::time_point started);
   // Waits for the first byte of the next request on a kept-alive connection.
   boost::asio::awaitable<bool> WaitForRequest();
   boost::asio::awaitable<void> AnswerReadError(const boost::system::error_code& ec);

@@ -25,6 +25,7 @@ struct Request {
   std::vector<std::string> params;  // captures of {name} segments, in order
   std::string principal;         // the API key's name; "" without auth
   std::string default_priority;  // the key's default priority; "" = none
+  std::string id;                   // X-Request-Id (the client's, validated, or generated)
 
   std::string_view Header(std::string_view name) const { return FindHeader(headers, name); }
 };

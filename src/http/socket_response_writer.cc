@@ -22,7 +22,8 @@ constexpr auto kTuple = net::as_tuple(net::use_awaitable);
 
 template <class Body>
 void FillHeader(beast_http::response<Body>& res, int status, std::string_view content_type,
-                const Headers& extra, bool keep_alive, const Headers& common) {
+                const Headers& extra, bool keep_alive, const Headers& common,
+                const std::string& request_id) {
   res.version(11);
   res.result(static_cast<unsigned>(status));
   res.set(beast_http::field::server, "zest");
@@ -30,6 +31,7 @@ void FillHeader(beast_http::response<Body>& res, int status, std::string_view co
   // insert, not set: a handler may legitimately repeat a header.
   for (const auto& [name, value] : extra) res.insert(name, value);
   for (const auto& [name, value] : common) res.set(name, value);
+  if (!request_id.empty()) res.set("X-Request-Id", request_id);
   res.keep_alive(keep_alive);
 }
 
@@ -41,6 +43,7 @@ void SocketResponseWriter::Reset(bool keep_alive) {
   status_ = 0;
   on_client_gone_ = nullptr;
   common_headers_.clear();
+  request_id_.clear();
   // client_gone_ stays: a gone client does not come back.
 }
 
@@ -61,7 +64,7 @@ net::awaitable<bool> SocketResponseWriter::Send(int status, std::string_view con
   started_ = true;
   status_ = status;
   beast_http::response<beast_http::string_body> res;
-  FillHeader(res, status, content_type, extra, keep_alive_, common_headers_);
+  FillHeader(res, status, content_type, extra, keep_alive_, common_headers_, request_id_);
   res.body() = std::move(body);
   res.prepare_payload();
   auto [ec, n] = co_await beast_http::async_write(socket_, res, kTuple);
@@ -79,7 +82,7 @@ net::awaitable<bool> SocketResponseWriter::StartStream(int status, std::string_v
   started_ = streaming_ = true;
   status_ = status;
   beast_http::response<beast_http::empty_body> res;
-  FillHeader(res, status, content_type, extra, keep_alive_, common_headers_);
+  FillHeader(res, status, content_type, extra, keep_alive_, common_headers_, request_id_);
   res.chunked(true);
   beast_http::response_serializer<beast_http::empty_body> serializer(res);
   auto [ec, n] = co_await beast_http::async_write_header(socket_, serializer, kTuple);

@@ -25,6 +25,8 @@ class SocketResponseWriter final : public ResponseWriter {
   void Reset(bool keep_alive);
   // Headers added to whatever response this request gets (CORS).
   void SetCommonHeaders(Headers headers) { common_headers_ = std::move(headers); }
+  // Sent as X-Request-Id with this request's response (cleared by Reset).
+  void SetRequestId(std::string id) { request_id_ = std::move(id); }
 
   boost::asio::awaitable<bool> Send(int status, std::string_view content_type, std::string body,
                                     const Headers& extra = {}) override;
@@ -64,6 +66,7 @@ class SocketResponseWriter final : public ResponseWriter {
   bool complete_ = false;
   bool client_gone_ = false;
   std::function<void()> on_client_gone_;
+  std::string request_id_;
 };
 
 }  // namespace zest::http

@@ -85,6 +85,7 @@ void StartWriteback(int fd, Attempt& a) {
 
 bool OnBytes(const TransferTarget& t, ByteRange& range, std::size_t index, Attempt& a,
              long status, std::string_view bytes) {
+  if (t.options->on_received) t.options->on_received(bytes.size());
   if (!a.started) {
     a.started = true;
     // A 200 to a Range request is the whole file: skip to where we are.

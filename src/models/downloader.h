@@ -49,6 +49,10 @@ struct DownloadOptions {
   // Tests only (ZEST_TEST_FREE_BYTES): pretend the store's filesystem has
   // this many bytes free, to exercise the disk-full path without a tmpfs.
   std::optional<uint64_t> fake_free_bytes;
+  // Called with the size of every piece received from the network (from
+  // download threads; must be thread-safe and quick): the bytes-downloaded
+  // metric.
+  std::function<void(uint64_t)> on_received;
 };
 
 struct BlobRequest {

@@ -140,6 +140,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   spdlog::info("placing '{}': {}", model.name, plan->explanation);
   Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan);
   if (!process.ok()) {
+    if (events_) events_->EngineFailedToStart(model.name);
     finish(process.status());
     co_return process.status();
   }
@@ -157,6 +158,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   if (!ready.ok()) {
     spdlog::error("'{}' failed to load: {}", model.name, ready.message());
     co_await TerminateOffStrand(instance);
+    if (events_) events_->EngineFailedToStart(model.name);
     finish(ready);
     co_return ready;
   }
@@ -170,6 +172,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   finish(Status::Ok());
   spdlog::info("'{}' ready in {:.2f} s", model.name, secs);
   LogPredictedVsMeasured(*instance, *plan);
+  if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
 }
 
@@ -271,26 +274,30 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
     co_await timer.async_wait(asio::as_tuple(use_awaitable));
   }
   if (instance->Alive()) co_return;
+  bool forgotten = false;
   {
     std::lock_guard lock(list_mu_);
     auto it = entries_.find(instance->model());
-    if (it != entries_.end() && it->second->instance == instance) entries_.erase(it);
+    forgotten = it != entries_.end() && it->second->instance == instance;
+    if (forgotten) entries_.erase(it);
   }
+  // Counted once per instance: several requests may report the same death.
+  if (forgotten && events_) events_->EngineCrashed(instance->model());
   spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(), instance->pid(),
                engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),
                FailureReason(instance->process()));
   co_await TerminateOffStrand(instance);
 }
 
-awaitable<Status> InstancePool::Stop(std::string model, bool save_slots) {
-  co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model), save_slots), use_awaitable);
+awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
+  co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model), reason), use_awaitable);
 }
 
 fs::path InstancePool::SlotDir(const std::string& model) const {
   return options_.slot_dir.empty() ? fs::path() : options_.slot_dir / SafeFileName(model);
 }
 
-awaitable<Status> InstancePool::StopOnStrand(std::string model, bool save_slots) {
+awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reason) {
   std::shared_ptr<Instance> instance;
   {
     std::lock_guard lock(list_mu_);
@@ -302,10 +309,11 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model, bool save_slots)
   }
   if (!instance) co_return NotFound("model '" + model + "' is not loaded");
   // No new request can reach it now; an idle one keeps its conversations.
-  if (save_slots) co_await SaveSlotsOf(instance);
+  if (reason.save_slots) co_await SaveSlotsOf(instance);
   // A load in progress notices the exit and fails its waiters.
   co_await TerminateOffStrand(instance);
   spdlog::info("stopped '{}' (pid {})", model, instance->pid());
+  if (events_) events_->EngineStopped(model, reason.label);
   co_return Status::Ok();
 }
 
@@ -343,6 +351,12 @@ std::vector<InstanceStatus> InstancePool::List() {
                    in.in_flight.load(), entry->plan});
   }
   return out;
+}
+
+std::shared_ptr<Instance> InstancePool::Find(const std::string& model) {
+  std::lock_guard lock(list_mu_);
+  auto it = entries_.find(model);
+  return it == entries_.end() ? nullptr : it->second->instance;
 }
 
 void InstancePool::StopAll() {

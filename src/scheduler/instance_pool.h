@@ -32,6 +32,7 @@
 #include "placement/devices.h"
 #include "placement/engine_plan.h"
 #include "scheduler/instance.h"
+#include "scheduler/pool_events.h"
 
 namespace zest::scheduler {
 
@@ -84,15 +85,31 @@ class InstancePool {
   // gone, the pool forgets it so the next Acquire starts a fresh one.
   boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance);
 
+  // Why an instance is stopped: whether its conversations are kept, and the
+  // bounded word metrics label it with.
+  struct StopReason {
+    bool save_slots = false;  // save an idle instance's slots; they return on reload
+    const char* label = "unload";
+  };
+  static constexpr StopReason kUnload{true, "unload"};          // zest unload / stop
+  static constexpr StopReason kKeepAlive{true, "keep_alive"};   // idle past its keep-alive
+  static constexpr StopReason kDelete{false, "delete"};         // the model is being deleted
+
   // Stops the model's instance (SIGTERM, then SIGKILL). kNotFound if none.
-  // With `save_slots`, an idle instance's slots are saved first and come
-  // back when the model loads again.
-  boost::asio::awaitable<Status> Stop(std::string model, bool save_slots = false);
+  boost::asio::awaitable<Status> Stop(std::string model, StopReason reason = kUnload);
 
   // The model's --slot-save-path; empty when slots are not saved.
   std::filesystem::path SlotDir(const std::string& model) const;
 
   std::vector<InstanceStatus> List();
+
+  // The model's instance (loading or ready), or null: for reading its
+  // engine's output (`zest logs`). Any thread.
+  std::shared_ptr<Instance> Find(const std::string& model);
+
+  // Reports engine lifecycle events to `events` (may be null). Call before
+  // the pool serves; `events` must outlive the pool.
+  void SetEvents(PoolEvents* events) { events_ = events; }
 
   // Stops every engine; blocks. Call at shutdown after the server stopped.
   void StopAll();
@@ -129,7 +146,7 @@ class InstancePool {
   boost::asio::awaitable<std::vector<placement::PlacementDevice>> DiscoverDevicesBlocking();
   void LogPredictedVsMeasured(const Instance& instance, const placement::EnginePlan& plan);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
-  boost::asio::awaitable<Status> StopOnStrand(std::string model, bool save_slots);
+  boost::asio::awaitable<Status> StopOnStrand(std::string model, StopReason reason);
   // Saves an idle instance's slots before it stops (slot_cache.h).
   boost::asio::awaitable<void> SaveSlotsOf(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);
@@ -146,6 +163,7 @@ class InstancePool {
   std::optional<std::vector<placement::PlacementDevice>> devices_;  // on strand_ only
   bool discovering_ = false;                    // on strand_ only
   boost::asio::steady_timer devices_found_;     // cancelled once devices_ is set
+  PoolEvents* events_ = nullptr;                            // set before serving
 };
 
 }  // namespace zest::scheduler

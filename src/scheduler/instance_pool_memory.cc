@@ -176,6 +176,7 @@ awaitable<bool> InstancePool::EvictIfIdle(std::string model, std::string reason)
   spdlog::info("evicting idle '{}' (pid {}) {}", model, instance->pid(), reason);
   co_await SaveSlotsOf(instance);  // its conversations come back if it is loaded again
   co_await TerminateOffStrand(instance);
+  if (events_) events_->EngineStopped(model, "memory");
   co_return true;
 }
 

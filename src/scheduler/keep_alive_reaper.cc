@@ -43,7 +43,7 @@ asio::awaitable<void> KeepAliveReaper::ReapOnce() {
     // A request that raced in between is safe: Expired() skips models with
     // one in flight, and a request whose engine vanishes under it before it
     // connects gets a fresh one (engine_relay retries once).
-    Status st = co_await pool_.Stop(model, /*save_slots=*/true);
+    Status st = co_await pool_.Stop(model, InstancePool::kKeepAlive);
     residency_.Forget(model);
     if (st.ok()) spdlog::info("unloaded '{}': idle past its keep_alive", model);
   }

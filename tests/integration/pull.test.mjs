@@ -70,6 +70,8 @@ test('pull streams progress, publishes into the HF cache, and the model then cha
     const commit = fs.readFileSync(path.join(repoDir(cache, TINY), 'refs', 'main'), 'utf8');
     const link = path.join(repoDir(cache, TINY), 'snapshots', commit, 'tiny-Q4_K_M.gguf');
     assert.equal(fs.readlinkSync(link), `../../blobs/${file.sha256}`);
+    const metrics = await (await zest.fetch('/metrics')).text();
+    assert.equal(Number(/^zest_download_bytes_total (\d+)$/m.exec(metrics)?.[1]), hub.bytesServed);
 
     const models = (await zest.json('/v1/models')).data.data.map((m) => m.id);
     assert.ok(models.includes(`${TINY}:Q4_K_M`), models.join(','));

@@ -99,13 +99,15 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   auto model = registry_.Find(parsed->model);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
   observer.SetModel(model->name);
+  observer.SetStream(parsed->stream);
   if (Status st = CheckCapability(endpoint, *model); !st.ok()) {
     co_return co_await SendError(w, st, "model");
   }
   auto admit = Admission(r, *parsed, model->name);
   if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
-  RelayRequest relay{*model,    EnginePath(endpoint), std::move(r.body),   parsed->stream,
-                     &observer, *admit,               parsed->model,       parsed->keep_alive};
+  RelayRequest relay{*model,    EnginePath(endpoint), std::move(r.body), parsed->stream,
+                     &observer, *admit,               parsed->model,     parsed->keep_alive,
+                     r.id};
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 

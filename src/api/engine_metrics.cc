@@ -1,0 +1,53 @@
+#include "api/engine_metrics.h"
+
+namespace zest::api {
+namespace {
+
+// Loads take from a fraction of a second (a tiny model, warm page cache) to
+// minutes (tens of GB from disk, GPU shader compilation).
+std::vector<double> LoadBuckets() { return {0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600}; }
+
+}  // namespace
+
+EngineMetrics::EngineMetrics(metrics::Registry& r)
+    : memory_predicted(r.AddGauge("zest_memory_predicted_bytes",
+                                  "Memory the placement ledger predicted for an instance.",
+                                  {"model", "device"})),
+      memory_actual(r.AddGauge("zest_memory_actual_bytes",
+                               "Memory an instance really took, measured after its load.",
+                               {"model", "device"})),
+      starts_(r.AddCounter("zest_engine_starts_total",
+                           "Engine starts by result (ready, failed).", {"model", "result"})),
+      crashes_(r.AddCounter("zest_engine_crashes_total",
+                            "Ready engines found dead (crashed or killed).", {"model"})),
+      restarts_(r.AddCounter("zest_engine_restarts_total",
+                             "Engines started again after the model's previous engine crashed.",
+                             {"model"})),
+      evictions_(r.AddCounter("zest_evictions_total", "Engines stopped on purpose, by reason.",
+                              {"model", "reason"})),
+      load_time_(r.AddHistogram("zest_model_load_duration_seconds",
+                                "Time from spawning an engine to its readiness.", {"model"},
+                                LoadBuckets())) {}
+
+void EngineMetrics::EngineReady(const std::string& model, double load_seconds) {
+  starts_.With({model, "ready"}).Inc();
+  load_time_.With({model}).Observe(load_seconds);
+  std::lock_guard lock(mu_);
+  if (crashed_.erase(model) > 0) restarts_.With({model}).Inc();
+}
+
+void EngineMetrics::EngineFailedToStart(const std::string& model) {
+  starts_.With({model, "failed"}).Inc();
+}
+
+void EngineMetrics::EngineCrashed(const std::string& model) {
+  crashes_.With({model}).Inc();
+  std::lock_guard lock(mu_);
+  crashed_.insert(model);
+}
+
+void EngineMetrics::EngineStopped(const std::string& model, std::string_view reason) {
+  evictions_.With({model, std::string(reason)}).Inc();
+}
+
+}  // namespace zest::api

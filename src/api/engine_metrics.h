@@ -1,0 +1,41 @@
+// EngineMetrics: engine lifecycle metrics, fed by the InstancePool's events
+// (scheduler::PoolEvents): starts by result, crashes, restarts (a start
+// after a crash of the same model), evictions by reason, and the model load
+// time distribution (spawn to ready, as the pool measured it).
+// Thread-safe.
+#pragma once
+
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "metrics/registry.h"
+#include "scheduler/pool_events.h"
+
+namespace zest::api {
+
+class EngineMetrics : public scheduler::PoolEvents {
+ public:
+  explicit EngineMetrics(metrics::Registry& registry);
+
+  void EngineReady(const std::string& model, double load_seconds) override;
+  void EngineFailedToStart(const std::string& model) override;
+  void EngineCrashed(const std::string& model) override;
+  void EngineStopped(const std::string& model, std::string_view reason) override;
+
+  // The memory ledger's prediction and what the engine really took, per
+  // model and device (placement sets them; labels: model, device).
+  metrics::Family<metrics::Gauge>& memory_predicted;
+  metrics::Family<metrics::Gauge>& memory_actual;
+
+ private:
+  metrics::Family<metrics::Counter>& starts_;     // model, result
+  metrics::Family<metrics::Counter>& crashes_;    // model
+  metrics::Family<metrics::Counter>& restarts_;   // model
+  metrics::Family<metrics::Counter>& evictions_;  // model, reason
+  metrics::Family<metrics::Histogram>& load_time_;  // model
+  std::mutex mu_;
+  std::set<std::string> crashed_;  // models whose last engine crashed; guarded by mu_
+};
+
+}  // namespace zest::api

@@ -1,0 +1,29 @@
+// Engine metrics: each ready llama-server's own /metrics (it runs with
+// --metrics), scraped over its socket when zest is scraped, and selected
+// families re-exported as zest_engine_<name>{model="..."} so one scrape of
+// zest covers its engines (which no one else can reach).
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <string>
+#include <vector>
+
+#include "scheduler/instance_pool.h"
+
+namespace zest::api {
+
+struct EngineExposition {
+  std::string model;
+  std::string text;  // the engine's Prometheus text
+};
+
+// The selected families of every engine, renamed and labelled by model,
+// each family's HELP/TYPE once. Unknown families and malformed lines are
+// skipped. Pure.
+std::string ReexportEngineMetrics(const std::vector<EngineExposition>& engines);
+
+// GET /metrics from every ready instance, each bounded to a second; an
+// engine that does not answer is left out of this scrape.
+boost::asio::awaitable<std::vector<EngineExposition>> ScrapeEngines(scheduler::InstancePool& pool);
+
+}  // namespace zest::api

@@ -1,0 +1,35 @@
+#include "api/engine_scrape.h"
+
+#include <gtest/gtest.h>
+
+namespace zest::api {
+namespace {
+
+constexpr const char* kEngine = R"(# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed
+# TYPE llamacpp:prompt_tokens_total counter
+llamacpp:prompt_tokens_total 26
+# HELP llamacpp:n_tokens_max Largest observed sequence length
+# TYPE llamacpp:n_tokens_max counter
+llamacpp:n_tokens_max 28
+# TYPE llamacpp:requests_deferred gauge
+llamacpp:requests_deferred{slot="0"} 2
+garbage line
+llamacpp:requests_processing
+)";
+
+TEST(EngineScrapeTest, RenamesSelectedFamiliesAndLabelsThemByModel) {
+  std::string text = ReexportEngineMetrics({{"a", kEngine}, {"b\"q", "llamacpp:prompt_tokens_total 4\n"}});
+  EXPECT_EQ(text,
+            "# HELP zest_engine_prompt_tokens_total llama-server: Number of prompt tokens processed\n"
+            "# TYPE zest_engine_prompt_tokens_total counter\n"
+            "zest_engine_prompt_tokens_total{model=\"a\"} 26\n"
+            "zest_engine_prompt_tokens_total{model=\"b\\\"q\"} 4\n"
+            "# HELP zest_engine_requests_deferred llama-server: engine metric\n"
+            "# TYPE zest_engine_requests_deferred gauge\n"
+            "zest_engine_requests_deferred{model=\"a\",slot=\"0\"} 2\n");
+}
+
+TEST(EngineScrapeTest, NothingFromNoEngines) { EXPECT_EQ(ReexportEngineMetrics({}), ""); }
+
+}  // namespace
+}  // namespace zest::api

@@ -1,0 +1,145 @@
+#include "cli/top_view.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <cmath>
+
+#include "cli/table.h"
+
+namespace zest::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string S(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+double D(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0;
+}
+
+bool Has(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number();
+}
+
+std::string Fit(std::string text, std::size_t width) {
+  if (text.size() > width) text.resize(width);
+  return text;
+}
+
+std::string Duration(double seconds) {
+  long s = std::lround(seconds);
+  if (s < 60) return fmt::format("{}s", s);
+  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+std::string DeviceLine(const std::string& label, const std::string& name, std::optional<double> busy,
+                       double used, double total) {
+  std::string util = busy ? fmt::format("{} {:3.0f}%", Bar(*busy / 100, 10), *busy) : "     -          ";
+  std::string mem = total > 0 ? fmt::format("{} {}/{}", Bar(used / total, 10), HumanBytes(uint64_t(used)),
+                                            HumanBytes(uint64_t(total)))
+                              : "";
+  return fmt::format(" {:<5} {:<14.14} {}  {}", label, name, util, mem);
+}
+
+void Devices(const TopInput& in, std::vector<std::string>& out) {
+  const json& u = in.system.value("utilisation", json::object());
+  std::optional<double> cpu;
+  if (Has(u, "cpu_percent")) cpu = D(u, "cpu_percent");
+  out.push_back("DEVICES       UTILISATION            MEMORY");
+  out.push_back(DeviceLine("cpu", S(in.system.value("cpu", json::object()), "model"), cpu,
+                           D(u, "ram_used_bytes"), D(u, "ram_total_bytes")));
+  const json& gpus = in.system.value("gpus", json::array());
+  const json& live = u.value("gpus", json::array());
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const json& g = gpus[i];
+    const json& l = i < live.size() ? live[i] : json::object();
+    std::optional<double> busy;
+    if (Has(l, "busy_percent")) busy = D(l, "busy_percent");
+    out.push_back(DeviceLine(fmt::format("gpu{}", i), S(g, "name"), busy,
+                             D(l, "vram_used_bytes") + D(l, "gtt_used_bytes"),
+                             D(g, "vram_total_bytes") + D(g, "gtt_total_bytes")));
+  }
+  const json& npus = in.system.value("npus", json::array());
+  const json& npu_live = u.value("npus", json::array());
+  for (std::size_t i = 0; i < npus.size(); ++i) {
+    std::string state = i < npu_live.size() ? S(npu_live[i], "power_state") : "";
+    out.push_back(fmt::format(" {:<5} {:<14.14} {}", fmt::format("npu{}", i), S(npus[i], "name"),
+                              state.empty() ? "-" : state));
+  }
+}
+
+// Instances with their slots and queues, one line per model.
+void Models(const TopInput& in, std::vector<std::string>& out, std::size_t room) {
+  out.push_back(" MODEL                     STATE     PID  UPTIME  SLOTS  QUEUE high/norm/low");
+  std::map<std::string, json> queues;
+  for (const json& q : in.stats.value("queues", json::array())) queues[S(q, "model")] = q;
+  const json& instances = in.instances.is_array() ? in.instances : json::array();
+  std::size_t shown = 0;
+  for (const json& i : instances) {
+    if (shown + 1 >= room && instances.size() > room) {
+      out.push_back(fmt::format(" ... {} more", instances.size() - shown));
+      return;
+    }
+    const json& q = queues[S(i, "model")];
+    const json& w = q.value("waiting", json::object());
+    std::string slots = q.is_object() && !q.empty()
+                            ? fmt::format("{}/{}", q.value("busy", 0), q.value("slots", 0))
+                            : "-";
+    out.push_back(fmt::format(" {:<25.25} {:<7} {:>6} {:>7} {:>6}  {}/{}/{}", S(i, "model"),
+                              S(i, "state"), i.value("pid", 0), Duration(D(i, "uptime_s")), slots,
+                              w.value("high", 0), w.value("normal", 0), w.value("low", 0)));
+    ++shown;
+  }
+  if (instances.empty()) out.push_back(" (no model loaded)");
+}
+
+std::string Throughput(const TopInput& in) {
+  std::string rate = in.tokens_per_second ? fmt::format("{:.1f}", *in.tokens_per_second) : "-";
+  return fmt::format("THROUGHPUT {} tok/s generated, {} requests served", rate,
+                     std::llround(D(in.stats.value("totals", json::object()), "requests")));
+}
+
+std::string LastRequest(const json& s) {
+  if (!s.value("model", json()).is_string()) return "LAST       (no request yet)";
+  std::string ttft = Has(s, "time_to_first_token") ? fmt::format("{:.3f} s", D(s, "time_to_first_token")) : "-";
+  std::string tps = Has(s, "tokens_per_second") ? fmt::format("{:.1f}", D(s, "tokens_per_second")) : "-";
+  return fmt::format("LAST       {}: TTFT {}, {} tok/s, {} in ({} cached) / {} out", S(s, "model"), ttft,
+                     tps, s.value("input_tokens", 0), s.value("cached_tokens", 0),
+                     s.value("output_tokens", 0));
+}
+
+}  // namespace
+
+std::string Bar(double fraction, int cells) {
+  fraction = std::clamp(std::isfinite(fraction) ? fraction : 0.0, 0.0, 1.0);
+  int filled = static_cast<int>(std::lround(fraction * cells));
+  return "[" + std::string(filled, '#') + std::string(cells - filled, '.') + "]";
+}
+
+std::vector<std::string> RenderTop(const TopInput& in, int width, int height) {
+  std::vector<std::string> out;
+  out.push_back(fmt::format("zest top  {}  {}  (q quits)", in.server, in.clock));
+  out.push_back("");
+  Devices(in, out);
+  out.push_back("");
+  std::size_t footer = 3;  // blank, throughput, last request
+  std::size_t used = out.size() + footer;
+  std::size_t room = height > 0 && std::size_t(height) > used + 1 ? std::size_t(height) - used - 1 : 1;
+  Models(in, out, room);
+  out.push_back("");
+  out.push_back(Throughput(in));
+  out.push_back(LastRequest(in.stats));
+  if (height > 0 && out.size() > std::size_t(height)) out.resize(std::size_t(height));
+  for (std::string& line : out) line = Fit(std::move(line), std::size_t(std::max(width, 1)));
+  return out;
+}
+
+}  // namespace zest::cli

@@ -1,0 +1,27 @@
+// PoolEvents: what the InstancePool tells observers (metrics) about engine
+// lifecycles. Calls come from the pool's strand or its blocking pool, one at
+// a time per event, never while the pool holds a lock; implementations must
+// be thread-safe and quick (no I/O). Every method has a no-op default so an
+// observer overrides only what it needs.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace zest::scheduler {
+
+class PoolEvents {
+ public:
+  virtual ~PoolEvents() = default;
+  // An engine for `model` became ready `load_seconds` after it was spawned.
+  virtual void EngineReady(const std::string& /*model*/, double /*load_seconds*/) {}
+  // An engine for `model` could not be spawned or never became ready.
+  virtual void EngineFailedToStart(const std::string& /*model*/) {}
+  // A ready engine for `model` was found dead (crash, OOM kill, killed).
+  virtual void EngineCrashed(const std::string& /*model*/) {}
+  // A ready engine was stopped on purpose; `reason` is a bounded word
+  // ("unload", ...), used as a metric label.
+  virtual void EngineStopped(const std::string& /*model*/, std::string_view /*reason*/) {}
+};
+
+}  // namespace zest::scheduler
