@@ -66,7 +66,7 @@ describe('metrics', () => {
     assert.equal(m.get('zest_engine_starts_total{model="tiny",result="ready"}'), 1);
     assert.equal(m.get('zest_model_load_duration_seconds_count{model="tiny"}'), 1);
     assert.equal(m.get('zest_prompt_processing_seconds_count{model="tiny"}'), 5);
-    assert.equal(m.get('zest_slots_capacity{model="tiny"}'), 4);
+    assert.equal(m.get('zest_slots_capacity{model="tiny"}'), 5);  // --parallel 4 + 1 reserved for high priority
     assert.ok(m.get('zest_device_memory_total_bytes{device="cpu",kind="cpu"}') > 0);
     assert.equal(m.get('zest_download_bytes_total'), 0);
     // The engine's own counters, scraped over its socket and re-exported.

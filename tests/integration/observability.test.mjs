@@ -94,7 +94,7 @@ describe('request ids and logs', () => {
     assert.ok(data.tokens_per_second > 0);
     const q = data.queues.find((x) => x.model === 'tiny');
     assert.deepEqual(q.waiting, { high: 0, normal: 0, low: 0 });
-    assert.equal(q.slots, 4);
+    assert.equal(q.slots, 5);  // --parallel 4 + 1 reserved for high priority
   });
 
   test('GET /api/v1/logs: zest\'s lines, an engine\'s lines, and following', async () => {
@@ -207,7 +207,7 @@ describe('zest top', () => {
     for (const l of lines) assert.ok(l.length <= 80, `too wide: ${l}`);
     const text = lines.join('\n');
     assert.match(text, /cpu\s+.*\[[#.]{10}\]/);
-    assert.match(text, /tiny\s+ready\s+\d+\s+\S+\s+0\/4\s+0\/0\/0/);
+    assert.match(text, /tiny\s+ready\s+\d+\s+\S+\s+0\/5\s+0\/0\/0/);
     assert.match(text, /THROUGHPUT [\d.]+ tok\/s generated, 1 requests served/);
     assert.match(text, /LAST\s+tiny: TTFT -, [\d.]+ tok\/s, \d+ in \(\d+ cached\) \/ 5 out/);
     top.child.stdin.write('q');
