@@ -32,11 +32,12 @@ asio::awaitable<void> WaitHeartbeat::Loop() {
     boost::system::error_code ec;
     co_await tick_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     if (stopping_ || writer_.client_gone()) break;
-    if (!writer_.started() && !co_await writer_.StartStream(200, "text/event-stream", headers)) break;
+    if (!writer_.started() && !co_await writer_.StartStream(200, "text/event-stream", headers))
+      break;
     auto waited = std::chrono::duration_cast<std::chrono::seconds>(
         std::chrono::steady_clock::now() - started_);
-    std::string comment = ": " + phase_ + " '" + model_ + "' (" + std::to_string(waited.count()) +
-                          " s)\n\n";
+    std::string comment =
+        ": " + phase_ + " '" + model_ + "' (" + std::to_string(waited.count()) + " s)\n\n";
     if (!co_await writer_.WriteChunk(comment)) break;
   }
   running_ = false;

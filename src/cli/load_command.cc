@@ -36,15 +36,17 @@ void AddLoadCommands(CLI::App& app, Action* action) {
   auto keep_alive = std::make_shared<std::string>();
   auto* load = app.add_subcommand("load", "Load a model now and keep it loaded");
   load->add_option("MODEL", *model, "Model name")->required();
-  load->add_option("--keep-alive", *keep_alive,
-                   "How long it stays loaded when idle: 10m, 1h, -1 (forever); default: the server's");
+  load->add_option(
+      "--keep-alive", *keep_alive,
+      "How long it stays loaded when idle: 10m, 1h, -1 (forever); default: the server's");
   load->callback([action, model, keep_alive] {
     *action = [model, keep_alive] { return Load(*model, *keep_alive); };
   });
   auto* unload = app.add_subcommand("unload", "Unload a model now (same as `zest stop`)");
   auto unload_model = std::make_shared<std::string>();
   unload->add_option("MODEL", *unload_model, "Model name")->required();
-  unload->callback([action, unload_model] { *action = [unload_model] { return Unload(*unload_model); }; });
+  unload->callback(
+      [action, unload_model] { *action = [unload_model] { return Unload(*unload_model); }; });
 }
 
 }  // namespace zest::cli

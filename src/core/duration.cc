@@ -35,12 +35,14 @@ Result<Duration> ParseDuration(std::string_view text, std::string_view what) {
   std::size_t i = 0;
   while (i < rest.size()) {
     std::size_t start = i;
-    while (i < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[i])) || rest[i] == '.')) ++i;
+    while (i < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[i])) || rest[i] == '.'))
+      ++i;
     if (i == start) return BadDuration(what, text);
     std::string number(rest.substr(start, i - start));
     char* end = nullptr;
     double value = std::strtod(number.c_str(), &end);
-    if (end != number.c_str() + number.size() || !std::isfinite(value)) return BadDuration(what, text);
+    if (end != number.c_str() + number.size() || !std::isfinite(value))
+      return BadDuration(what, text);
     std::size_t unit_start = i;
     while (i < rest.size() && std::isalpha(static_cast<unsigned char>(rest[i]))) ++i;
     std::string_view unit = rest.substr(unit_start, i - unit_start);

@@ -1,6 +1,7 @@
 #include "scheduler/keep_alive.h"
 
 namespace zest::scheduler {
+
 void Residency::Begin(const std::string& model) {
   std::lock_guard lock(mu_);
   ++books_[model].busy;

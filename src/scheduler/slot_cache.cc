@@ -52,7 +52,8 @@ asio::awaitable<Result<int>> SaveSlots(fs::path socket, fs::path dir) {
   int saved = 0;
   for (const json& slot : slots) {
     // A slot that never served a task has no id_task and nothing to keep.
-    if (!slot.is_object() || !slot.contains("id_task") || slot.value("is_processing", false)) continue;
+    if (!slot.is_object() || !slot.contains("id_task") || slot.value("is_processing", false))
+      continue;
     if (slot.value("n_prompt_tokens", 0) <= 0) continue;
     int id = slot.value("id", -1);
     if (id < 0) continue;

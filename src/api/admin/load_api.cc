@@ -11,9 +11,8 @@ namespace asio = boost::asio;
 using nlohmann::json;
 
 void LoadApi::Register(http::Router& router) {
-  router.Add("POST", "/api/v1/load", [this](http::Request& r, http::ResponseWriter& w) {
-    return Load(r, w);
-  });
+  router.Add("POST", "/api/v1/load",
+             [this](http::Request& r, http::ResponseWriter& w) { return Load(r, w); });
 }
 
 asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
