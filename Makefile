@@ -25,6 +25,7 @@ run: build engines
 
 test: build engines
 	@scripts/deps.sh --test
+	@ZEST_ENGINE_VULKAN=1 scripts/provision-engines.sh  # for tests/integration/placement_vulkan
 	$(MAKE) --no-print-directory unit integration compat fuzz
 
 unit:

@@ -30,9 +30,14 @@ if [[ -z ${ZEST_ENGINE_ROOTFS:-} ]] && command -v llama-server >/dev/null 2>&1; 
   exit 0
 fi
 
+# ZEST_ENGINE_VULKAN=1 builds a second rootfs beside the first, with
+# llama.cpp's Vulkan backend and Mesa (llvmpipe: a software Vulkan device, so
+# GPU placement is tested on machines without a GPU).
 default_root() {
-  if [[ $(id -u) -eq 0 ]]; then echo /var/cache/zest/engines/debian-sid
-  else echo "${XDG_CACHE_HOME:-$HOME/.cache}/zest/engines/debian-sid"; fi
+  local name=debian-sid
+  [[ ${ZEST_ENGINE_VULKAN:-0} == 1 ]] && name=debian-sid-vulkan
+  if [[ $(id -u) -eq 0 ]]; then echo /var/cache/zest/engines/$name
+  else echo "${XDG_CACHE_HOME:-$HOME/.cache}/zest/engines/$name"; fi
 }
 root=${ZEST_ENGINE_ROOTFS:-$(default_root)}
 packages=(llama.cpp-tools)
