@@ -258,6 +258,18 @@ TEST(DescribeTest, SummarisesALlamaModel) {
   EXPECT_FALSE(info.has_chat_template);
 }
 
+// Found by tests/fuzz/gguf_fuzzer: a header claiming 2^32 blocks made the
+// per-block tables allocate 32 GiB.
+TEST(DescribeTest, AHostileBlockCountIsBoundedByTheTensors) {
+  GgufFile file = FileWithArch("llama");
+  SetUint(file, "llama.block_count", 4294967295u);
+  file.tensors.push_back({"blk.0.attn_q.weight", {4, 8}, 0, 0, 128});
+  ModelInfo info = Describe(file);
+  EXPECT_EQ(info.block_count, 1u);
+  EXPECT_EQ(info.layer_bytes.size(), 1u);
+  EXPECT_EQ(info.layer_bytes[0], 128u);
+}
+
 TEST(DescribeTest, DetectsEmbeddingModels) {
   EXPECT_TRUE(Describe(FileWithArch("bert")).embedding);
   EXPECT_TRUE(Describe(FileWithArch("nomic-bert")).embedding);

@@ -141,7 +141,10 @@ ModelInfo Describe(const GgufFile& file) {
   info.file_size = file.file_size;
   info.context_length = file.ArchUint("context_length");
   info.embedding_length = file.ArchUint("embedding_length");
-  info.block_count = file.ArchUint("block_count");
+  // Every block has tensors, so a file claiming more blocks than it has
+  // tensors is malformed; the clamp keeps a hostile count from sizing the
+  // per-block tables below (found by tests/fuzz/gguf_fuzzer).
+  info.block_count = std::min<uint64_t>(file.ArchUint("block_count"), file.tensors.size());
   info.head_count = file.ArchUint("attention.head_count");
   info.head_count_kv = file.ArchUint("attention.head_count_kv", info.head_count);
   DescribeTensors(file, info);
