@@ -50,4 +50,10 @@ void EngineMetrics::EngineStopped(const std::string& model, std::string_view rea
   evictions_.With({model, std::string(reason)}).Inc();
 }
 
+void EngineMetrics::EngineMemory(const std::string& model, const std::string& device,
+                                 uint64_t predicted_bytes, uint64_t measured_bytes) {
+  memory_predicted.With({model, device}).Set(static_cast<double>(predicted_bytes));
+  memory_actual.With({model, device}).Set(static_cast<double>(measured_bytes));
+}
+
 }  // namespace zest::api

@@ -189,6 +189,10 @@ void InstancePool::LogPredictedVsMeasured(const Instance& instance,
   spdlog::info("'{}' memory: predicted {} on the CPU (total {}), measured RSS {} ({:+.1f}%)",
                instance.model(), placement::FormatBytes(predicted),
                placement::FormatBytes(plan.TotalBytes()), placement::FormatBytes(measured), error);
+  // Only the CPU side is measured: device memory per process is not known here.
+  if (events_ && measured > 0) {
+    events_->EngineMemory(instance.model(), placement::kCpuDevice, predicted, measured);
+  }
 }
 
 }  // namespace zest::scheduler

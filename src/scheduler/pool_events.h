@@ -5,6 +5,7 @@
 // observer overrides only what it needs.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,10 @@ class PoolEvents {
   // A ready engine was stopped on purpose; `reason` is a bounded word
   // ("unload", ...), used as a metric label.
   virtual void EngineStopped(const std::string& /*model*/, std::string_view /*reason*/) {}
+  // After a load: the memory the placement ledger predicted on `device`
+  // and what the engine really took there.
+  virtual void EngineMemory(const std::string& /*model*/, const std::string& /*device*/,
+                            uint64_t /*predicted_bytes*/, uint64_t /*measured_bytes*/) {}
 };
 
 }  // namespace zest::scheduler
