@@ -254,7 +254,14 @@ int RunServer(const config::LoadedSettings& loaded) {
     return 2;
   }
   std::shared_ptr<http::Authenticator> authenticator = std::move(*auth);
-  http::Server server(io, GatewayOptions(s, authenticator), router, api::openai::RenderHttpError);
+  http::ServerOptions gateway = GatewayOptions(s, authenticator);
+  if (s.metrics_enabled) {
+    // Turned away at the gateway, before any model is known.
+    gateway.on_rejected = [&inference_metrics](std::string_view reason) {
+      inference_metrics.rejections.With({"", std::string(reason)}).Inc();
+    };
+  }
+  http::Server server(io, std::move(gateway), router, api::openai::RenderHttpError);
   if (Status st = server.Listen(); !st.ok()) {
     spdlog::error("cannot listen on {}:{}: {}", s.host, s.port, st.message());
     fs::remove_all(*run_dir);

@@ -291,6 +291,7 @@ net::awaitable<void> Connection::AnswerReadError(const error_code& ec) {
   }
   writer_.Reset(false);
   writer_.SetRequestId(RequestIdFor(""));
+  NoteRejected(status == 408 ? "timeout" : status == 413 || status == 431 ? "too_large" : "malformed");
   // Computed outside the co_await: GCC 12 mis-destroys a ?: temporary there.
   std::string message = status == 408 ? std::string("request not received in time")
                                        : MessageForParseError(ec, context_->options);
@@ -302,6 +303,7 @@ net::awaitable<const Handler*> Connection::Admit(Request& request) {
   std::string_view origin = request.Header("Origin");
   if (!origin.empty()) {
     if (!context_->cors.Allows(origin, request.Header("Host"))) {
+      NoteRejected("cors");
       co_await Refuse(403, "cross-origin requests from '" + std::string(origin) +
                                "' are not allowed; add the origin to server.cors_origins");
       co_return nullptr;
@@ -332,6 +334,7 @@ net::awaitable<const Handler*> Connection::Admit(Request& request) {
     if (decision.retry_after_s > 0) {
       extra.emplace_back("Retry-After", std::to_string(decision.retry_after_s));
     }
+    NoteRejected(decision.status == 429 ? "rate_limit" : "auth");
     co_await Refuse(decision.status, decision.message, extra);
     co_return nullptr;
   }
@@ -362,6 +365,10 @@ net::awaitable<void> Connection::AnswerOptions(const Request& request) {
   }
   if (body_pending_) writer_.DisableKeepAlive();
   co_await writer_.Send(204, "", "", headers);
+}
+
+void Connection::NoteRejected(std::string_view reason) {
+  if (context_->options.on_rejected) context_->options.on_rejected(reason);
 }
 
 net::awaitable<void> Connection::Refuse(int status, const std::string& message,

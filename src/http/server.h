@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ struct ServerOptions {
   std::shared_ptr<Authenticator> auth;       // null: no API keys
   std::filesystem::path tls_cert;  // PEM chain; with tls_key, serve HTTPS
   std::filesystem::path tls_key;
+  // Told of each request the gateway turns away before any handler runs,
+  // with a bounded reason: "auth", "rate_limit", "cors", "too_large",
+  // "timeout", "malformed" (for metrics). May be empty; must be thread-safe.
+  std::function<void(std::string_view reason)> on_rejected;
 };
 
 class Server {

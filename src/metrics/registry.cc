@@ -180,6 +180,11 @@ std::string FormatValue(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "+Inf" : "-Inf";
   char buf[64];
+  // Whole numbers (counts, bytes) as integers: %g would write 10 as "1e+01".
+  if (value == std::floor(value) && std::fabs(value) < 9007199254740992.0) {
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+    return buf;
+  }
   std::snprintf(buf, sizeof buf, "%.17g", value);
   // Prefer the shortest representation that reads back exactly.
   for (int precision = 1; precision < 17; ++precision) {

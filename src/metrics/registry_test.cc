@@ -35,6 +35,9 @@ TEST(ExpositionTest, EscapesHelpAndLabelValues) {
 
 TEST(ExpositionTest, FormatsValues) {
   EXPECT_EQ(FormatValue(3), "3");
+  EXPECT_EQ(FormatValue(10), "10");
+  EXPECT_EQ(FormatValue(1234567890123), "1234567890123");
+  EXPECT_EQ(FormatValue(-20), "-20");
   EXPECT_EQ(FormatValue(0.25), "0.25");
   EXPECT_EQ(FormatValue(0.1), "0.1");
   EXPECT_EQ(FormatValue(1.0 / 0.0), "+Inf");

@@ -43,6 +43,10 @@ describe('request limits', () => {
       .then((x) => x.status, (e) => `error: ${e.cause?.code ?? e.message}`);
     assert.ok(res === 413 || /error/.test(String(res)), String(res));
     assert.equal((await zest.fetch('/health')).status, 200);
+    // Counted as gateway rejections (the 431 of the test before, this 413).
+    const metrics = await (await zest.fetch('/metrics')).text();
+    const tooLarge = Number(/^zest_rejections_total\{model="",reason="too_large"\} (\d+)$/m.exec(metrics)?.[1]);
+    assert.ok(tooLarge >= 2, metrics.split('\n').filter((l) => l.includes('rejections')).join('\n'));
   });
 
   test('deeply nested JSON is 400 without parsing it', async () => {

@@ -137,7 +137,12 @@ describe('API keys', () => {
 
   test('/metrics needs a key unless metrics.public', async () => {
     assert.equal((await zest.fetch('/metrics')).status, 401);
-    assert.equal((await zest.fetch('/metrics', { headers: bearer(user) })).status, 200);
+    const scraped = await zest.fetch('/metrics', { headers: bearer(user) });
+    assert.equal(scraped.status, 200);
+    // Refused keys are counted (this test's 401 and the earlier ones).
+    const text = await scraped.text();
+    const auth = /^zest_rejections_total\{model="",reason="auth"\} (\d+)$/m.exec(text);
+    assert.ok(Number(auth?.[1]) >= 1, text.split('\n').filter((l) => l.includes('rejections')).join('\n'));
     const open = await startZest({ home: makeHome({}), env: { ZEST_API_KEY: single, ZEST_METRICS_PUBLIC: 'true' } });
     try { assert.equal((await open.fetch('/metrics')).status, 200); } finally { await open.stop(); open.cleanup(); }
   });
