@@ -147,6 +147,28 @@ void AddQueueGauges(metrics::Registry& metrics, scheduler::Admission& admission)
                            });
 }
 
+// Inference requests holding a slot (connecting or running) or queued for one.
+int RequestsInFlight(scheduler::Admission& admission) {
+  int n = 0;
+  for (const auto& q : admission.Stats()) {
+    n += q.busy + static_cast<int>(q.waiting_high + q.waiting_normal + q.waiting_low);
+  }
+  return n;
+}
+
+// Graceful shutdown: with the listener closed, lets running and queued
+// requests finish (streams included) for up to `deadline`.
+void DrainRequests(scheduler::Admission& admission, std::chrono::seconds deadline) {
+  auto until = std::chrono::steady_clock::now() + deadline;
+  int left = RequestsInFlight(admission);
+  if (left > 0) spdlog::info("letting {} request(s) finish (up to {} s)", left, deadline.count());
+  while (left > 0 && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    left = RequestsInFlight(admission);
+  }
+  if (left > 0) spdlog::warn("{} request(s) still running at the drain deadline; cutting them off", left);
+}
+
 }  // namespace
 
 int RunServer(const config::LoadedSettings& loaded) {
@@ -280,6 +302,8 @@ int RunServer(const config::LoadedSettings& loaded) {
   for (int i = 0; i < s.io_threads; ++i) threads.emplace_back([&io] { io.run(); });
 
   spdlog::info("received signal {}, shutting down", signalled.get_future().get());
+  server.StopAccepting();
+  DrainRequests(admission, std::chrono::seconds(s.drain_timeout_s));
   server.Stop();
   reaper.Stop();
   hangup.cancel();

@@ -139,6 +139,7 @@ const std::vector<Field>& Fields() {
       IntField<uint64_t>("server.max_body_bytes", "ZEST_MAX_BODY_BYTES", &Settings::max_body_bytes,
                          1024, 1ull << 34),
       IntField("server.io_threads", "ZEST_IO_THREADS", &Settings::io_threads, 1, 256),
+      IntField("server.drain_timeout_s", "ZEST_DRAIN_TIMEOUT", &Settings::drain_timeout_s, 0, 3600),
       PathField("models.dir", "ZEST_MODELS_DIR", &Settings::models_dir),
       PathField("engine.llama_server", "ZEST_LLAMA_SERVER", &Settings::llama_server),
       PathField("engine.rootfs", "ZEST_ENGINE_ROOTFS", &Settings::engine_rootfs),

@@ -24,6 +24,7 @@ struct Settings {
   uint16_t port = 9378;
   uint64_t max_body_bytes = 32ull * 1024 * 1024;
   int io_threads = 2;
+  int drain_timeout_s = 30;  // on SIGTERM: how long running requests may finish
   // [models]
   std::filesystem::path home;        // $ZEST_HOME, default ~/.local/share/zest
   std::filesystem::path models_dir;  // default <home>/models

@@ -171,13 +171,18 @@ void Server::Start() {
                 });
 }
 
-void Server::Stop() {
+void Server::StopAccepting() {
   auto listener = impl_->listener;
-  if (listener->stopped.exchange(true)) return;
   net::post(listener->acceptor.get_executor(), [listener] {
     error_code ignored;
     listener->acceptor.close(ignored);
   });
+}
+
+void Server::Stop() {
+  auto listener = impl_->listener;
+  if (listener->stopped.exchange(true)) return;
+  StopAccepting();
   listener->registry->AbortAll();
 }
 

@@ -65,6 +65,9 @@ class Server {
   void Start();
   // Stops accepting and closes open connections. Thread-safe.
   void Stop();
+  // Closes the listening socket only: connections in progress carry on
+  // (graceful shutdown drains them, then calls Stop()).
+  void StopAccepting();
   // The bound port (useful with port 0).
   uint16_t port() const;
 

@@ -127,6 +127,45 @@ describe('zest shutdown', () => {
     zest.cleanup();
   });
 
+  test('SIGTERM stops accepting, lets a running stream finish, then exits', async () => {
+    const zest = await startZest({
+      home: makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } }),
+      args: ['--ctx-size', '32768', '--parallel', '1'],
+    });
+    const s = await openStream(zest, chatBody('long', { max_tokens: 3000 }));
+    const exited = new Promise((r) => zest.proc.once('exit', (code) => r(code)));
+    zest.proc.kill('SIGTERM');
+    await waitFor(() => /letting 1 request\(s\) finish/.test(zest.logs()), { what: 'the drain' });
+    await assert.rejects(zest.fetch('/health'), 'no new connections while draining');
+    let text = s.text;
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await s.reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    assert.match(text, /data: \[DONE\]/, 'the stream finished');
+    assert.equal(await exited, 0);
+    zest.cleanup();
+  });
+
+  test('at the drain deadline what still runs is cut off', async () => {
+    const zest = await startZest({
+      home: makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } }),
+      args: ['--ctx-size', '32768', '--parallel', '1'],
+      env: { ZEST_DRAIN_TIMEOUT: '1' },
+    });
+    const s = await openStream(zest, chatBody('long', { max_tokens: 30000 }));
+    const t0 = Date.now();
+    const exited = new Promise((r) => zest.proc.once('exit', (code) => r(code)));
+    zest.proc.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.ok(Date.now() - t0 < 10000, 'bounded by the deadline');
+    assert.match(zest.logs(), /still running at the drain deadline/);
+    s.abort();
+    zest.cleanup();
+  });
+
   test('SIGKILL of zest leaves no engine behind', async () => {
     const zest = await startZest({ home: makeHome({ a: 'tiny' }) });
     await zest.json('/v1/chat/completions', chatBody('a'));
