@@ -215,6 +215,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   pool_options.parallel = s.parallel + s.reserved_slots;
   pool_options.threads = s.threads;
   pool_options.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
+  pool_options.memory_wait = std::chrono::seconds(s.memory_wait_s);
   pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
   pool_options.model_settings = s.model_settings;
   if (s.save_slots) pool_options.slot_dir = s.SlotDir();

@@ -162,6 +162,7 @@ const std::vector<Field>& Fields() {
             [](const Settings& s) { return s.log_level; }},
       Field{"placement.memory_limit", "ZEST_MEMORY_LIMIT", SetMemoryLimit,
             [](const Settings& s) { return std::to_string(s.memory_limit); }},
+      IntField("placement.memory_wait_s", "ZEST_MEMORY_WAIT", &Settings::memory_wait_s, 0, 86400),
       // Security and limits.
       StringField("server.api_key", "ZEST_API_KEY", &Settings::api_key),
       BoolField("server.insecure_no_auth", "ZEST_INSECURE_NO_AUTH", &Settings::insecure_no_auth),

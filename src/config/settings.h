@@ -51,6 +51,7 @@ struct Settings {
   // Bytes of system RAM zest may fill with engines (0 = what the machine has
   // available at startup); "8G", "512M" accepted.
   uint64_t memory_limit = 0;
+  int memory_wait_s = 300;  // a load waits this long for busy instances to go idle (then 507)
   // [models."name"] tables: per-model engine options (model_settings.h).
   std::map<std::string, ModelSettings> model_settings;
   // [server] security and limits (see README "Security")

@@ -43,6 +43,9 @@ struct PoolOptions {
   int parallel = 4;
   int threads = 0;
   std::chrono::seconds ready_timeout{120};
+  // How long a load may wait for instances in use to go idle (and be
+  // evicted) when it fits only without them; then 507.
+  std::chrono::seconds memory_wait{300};
   // Where each model's saved slots go (slot_cache.h), one 0700 directory per
   // model; empty = slots are not saved across unloads.
   std::filesystem::path slot_dir;

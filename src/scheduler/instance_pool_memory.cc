@@ -4,6 +4,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <bit>
 #include <limits>
@@ -131,10 +132,13 @@ std::vector<std::string> InstancePool::IdleInEvictionOrder(const std::string& ex
 awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models::ModelEntry& model,
                                                                    Entry& entry) {
   co_await EnsureDevices();
+  const auto wait_until = std::chrono::steady_clock::now() + options_.memory_wait;
+  bool told = false;
   Result<placement::EnginePlan> plan = PlanAgainst(model, {});
   std::vector<std::string> evict;
-  if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
+  while (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
     // The fewest idle instances, in eviction order, that make it fit.
+    evict.clear();
     std::vector<std::string> busy;
     std::vector<std::string> order = IdleInEvictionOrder(model.name, busy);
     // The error, if it still does not fit, is the one with every idle
@@ -144,11 +148,26 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
       plan = PlanAgainst(model, evict);
       if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
     }
-    if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
+    if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
+    // Instances in use hold the memory: wait for one to go idle (then it
+    // can be evicted) rather than fail a request that fits once they do;
+    // 507 only when even an empty machine could not hold it, or at the end
+    // of placement.memory_wait_s.
+    std::vector<std::string> everyone = order;
+    everyone.insert(everyone.end(), busy.begin(), busy.end());
+    bool fits_when_idle = !busy.empty() && PlanAgainst(model, everyone).ok();
+    if (!fits_when_idle || std::chrono::steady_clock::now() >= wait_until) {
       std::string message = plan.status().message();
       if (!busy.empty()) message += "; in use and not evicted: " + JoinNames(busy);
       co_return InsufficientMemory(message);
     }
+    if (!told) {
+      spdlog::info("'{}' waits for memory held by {} (in use)", model.name, JoinNames(busy));
+      told = true;
+    }
+    asio::steady_timer pause(strand_, std::chrono::milliseconds(100));
+    co_await pause.async_wait(asio::as_tuple(use_awaitable));
+    plan = PlanAgainst(model, {});
   }
   if (!plan.ok()) co_return plan;
   {

@@ -1,7 +1,8 @@
 // Placement and memory admission with the real engine: a memory budget
 // (placement.memory_limit) that holds one tiny model but not two, so the
-// idle one is evicted; a busy (streaming) one never is; a model that can
-// never fit is refused with 507 and the numbers. Per-model options from
+// idle one is evicted; a busy (streaming) one never is (the load waits for
+// it to go idle); a model that can never fit is refused with 507 and the
+// numbers. Per-model options from
 // config.toml reach llama-server's command line. Predicted vs measured
 // engine memory is reported (see bench/placement_accuracy.mjs for accuracy).
 import assert from 'node:assert/strict';
@@ -98,21 +99,21 @@ describe('placement and memory admission', () => {
     assert.equal(argv[argv.indexOf('--load-mode') + 1], 'none');  // no_mmap
   });
 
-  test('a model that is streaming is never evicted: 507 naming it', async () => {
+  test('a model that is streaming is never evicted: the load waits until it is idle', async () => {
     const s = await openStream(zest, chatBody('b', { max_tokens: 100000, ignore_eos: true }));
-    try {
-      assert.equal(s.status, 200);
-      const r = await zest.json('/v1/chat/completions', chatBody('a'));
-      assert.equal(r.status, 507, JSON.stringify(r.data));
-      assert.equal(r.data.error.code, 'insufficient_memory');
-      assert.match(r.data.error.message,
-        /model 'a' does not fit in the memory left: it needs [\d.]+ MiB .*available: CPU [\d.]+ MiB free of 45 MiB; in use and not evicted: 'b'/);
-      assert.deepEqual(await loaded(zest), ['b']);
-      assert.equal((await zest.instances())[0].in_flight, 1);
-    } finally {
-      s.abort();
-    }
-    await waitFor(async () => (await zest.instances())[0].in_flight === 0, { what: 'b idle' });
+    assert.equal(s.status, 200);
+    let settled = null;
+    const pending = zest.json('/v1/chat/completions', chatBody('a')).then((r) => { settled = r; return r; });
+    await waitFor(() => /'a' waits for memory held by 'b' \(in use\)/.test(zest.logs()), { what: 'the wait' });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(settled, null, 'a waits while b streams');
+    assert.deepEqual(await loaded(zest), ['b']);
+    assert.equal((await zest.instances())[0].in_flight, 1);
+    s.abort();  // b goes idle: now it can be evicted for a
+    const r = await pending;
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.deepEqual(await loaded(zest), ['a']);
+    assert.match(zest.logs(), /evicting idle 'b' \(pid \d+\) to make room for 'a'/);
   });
 
   test('a model that can never fit gets 507 with needed and available memory; nothing is evicted for it', async () => {
@@ -120,6 +121,6 @@ describe('placement and memory admission', () => {
     assert.equal(r.status, 507, JSON.stringify(r.data));
     assert.match(r.data.error.message,
       /model 'big' does not fit in the memory left: it needs [\d.]+ MiB \(weights .*, KV cache 32 MiB, compute .*\) for a context of 32768 tokens × 4 slots; available: CPU 45 MiB free of 45 MiB/);
-    assert.deepEqual(await loaded(zest), ['b']);
+    assert.deepEqual(await loaded(zest), ['a']);
   });
 });
