@@ -85,7 +85,9 @@ std::shared_ptr<Instance> InstancePool::FindReady(const std::string& model) {
   {
     std::lock_guard lock(list_mu_);
     auto it = entries_.find(model);
-    if (it == entries_.end() || it->second->state != Entry::State::kReady) return nullptr;
+    if (it == entries_.end() || it->second->state != Entry::State::kReady || it->second->draining) {
+      return nullptr;
+    }
     instance = it->second->instance;
   }
   return instance->Alive() ? instance : nullptr;
@@ -94,10 +96,18 @@ std::shared_ptr<Instance> InstancePool::FindReady(const std::string& model) {
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     models::ModelEntry model) {
   std::shared_ptr<Entry> entry;
-  {
-    std::lock_guard lock(list_mu_);
-    auto it = entries_.find(model.name);
-    if (it != entries_.end()) entry = it->second;
+  while (true) {
+    bool draining = false;
+    {
+      std::lock_guard lock(list_mu_);
+      auto it = entries_.find(model.name);
+      entry = it != entries_.end() ? it->second : nullptr;
+      draining = entry && entry->state == Entry::State::kReady && entry->draining;
+    }
+    if (!draining) break;
+    // Its memory is promised to another model: wait until it is gone.
+    asio::steady_timer pause(strand_, std::chrono::milliseconds(50));
+    co_await pause.async_wait(asio::as_tuple(use_awaitable));
   }
   if (entry && entry->state == Entry::State::kReady) {
     if (entry->instance->Alive()) co_return entry->instance;
@@ -346,7 +356,9 @@ std::vector<InstanceStatus> InstancePool::List() {
     if (!entry->instance) continue;
     const Instance& in = *entry->instance;
     out.push_back({name, in.pid(), in.socket().string(),
-                   entry->state == Entry::State::kReady ? "ready" : "loading",
+                   entry->state != Entry::State::kReady ? "loading"
+                   : entry->draining                    ? "draining"
+                                                        : "ready",
                    std::chrono::duration<double>(now - in.started_at()).count(),
                    in.in_flight.load(), entry->plan});
   }

@@ -133,6 +133,10 @@ class InstancePool {
   // loads interleaving on the strand see this one's reservation.
   boost::asio::awaitable<Result<placement::EnginePlan>> AdmitMemory(const models::ModelEntry& model,
                                                                     Entry& entry);
+  // Marks the first ready instance in `busy` as draining (no new requests);
+  // returns its name, or "" when none could be.
+  std::string StartDraining(const std::vector<std::string>& busy, const std::string& for_model);
+  void StopDraining(const std::string& model);
   // The plan for `model` in the memory left by every other instance except
   // those named in `evicted`.
   Result<placement::EnginePlan> PlanAgainst(const models::ModelEntry& model,

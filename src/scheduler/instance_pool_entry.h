@@ -23,6 +23,9 @@ struct InstancePool::Entry {
   boost::asio::steady_timer done;        // cancelled when the load finishes; strand only
   placement::EnginePlan plan;            // guarded by list_mu_; set before the engine starts
   double load_s = 0;                     // how long the load took (reload cost); strand only
+  // Being emptied so another model's load can evict it: requests in flight
+  // finish, new ones wait for it to go (and then load it again).
+  bool draining = false;                 // guarded by list_mu_
 };
 
 // The engine flags for a plan.

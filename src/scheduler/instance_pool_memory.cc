@@ -134,6 +134,7 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
   co_await EnsureDevices();
   const auto wait_until = std::chrono::steady_clock::now() + options_.memory_wait;
   bool told = false;
+  std::string drained;  // the busy instance this load is emptying, if any
   Result<placement::EnginePlan> plan = PlanAgainst(model, {});
   std::vector<std::string> evict;
   while (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
@@ -159,12 +160,16 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     if (!fits_when_idle || std::chrono::steady_clock::now() >= wait_until) {
       std::string message = plan.status().message();
       if (!busy.empty()) message += "; in use and not evicted: " + JoinNames(busy);
+      StopDraining(drained);
       co_return InsufficientMemory(message);
     }
     if (!told) {
       spdlog::info("'{}' waits for memory held by {} (in use)", model.name, JoinNames(busy));
       told = true;
     }
+    // Stop feeding one of them, so it goes idle and can be evicted even
+    // while its own queue is full (as a swap: its requests reload it later).
+    if (drained.empty()) drained = StartDraining(busy, model.name);
     asio::steady_timer pause(strand_, std::chrono::milliseconds(100));
     co_await pause.async_wait(asio::as_tuple(use_awaitable));
     plan = PlanAgainst(model, {});
@@ -178,6 +183,25 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     co_await EvictIfIdle(victim, "to make room for '" + model.name + "'");
   }
   co_return plan;
+}
+
+std::string InstancePool::StartDraining(const std::vector<std::string>& busy,
+                                        const std::string& for_model) {
+  std::lock_guard lock(list_mu_);
+  for (const std::string& name : busy) {
+    auto it = entries_.find(name);
+    if (it == entries_.end() || it->second->state != Entry::State::kReady) continue;
+    it->second->draining = true;
+    spdlog::info("draining '{}' to make room for '{}'", name, for_model);
+    return name;
+  }
+  return "";
+}
+
+void InstancePool::StopDraining(const std::string& model) {
+  if (model.empty()) return;
+  std::lock_guard lock(list_mu_);
+  if (auto it = entries_.find(model); it != entries_.end()) it->second->draining = false;
 }
 
 awaitable<bool> InstancePool::EvictIfIdle(std::string model, std::string reason) {

@@ -116,6 +116,23 @@ describe('placement and memory admission', () => {
     assert.match(zest.logs(), /evicting idle 'b' \(pid \d+\) to make room for 'a'/);
   });
 
+  test('a waiting load drains the busy model: its new requests wait, then it swaps back', async () => {
+    const s = await openStream(zest, chatBody('a', { max_tokens: 100000, ignore_eos: true }));
+    assert.equal(s.status, 200);
+    const b = zest.json('/v1/chat/completions', chatBody('b'));
+    await waitFor(() => /draining 'a' to make room for 'b'/.test(zest.logs()), { what: 'the drain' });
+    assert.equal((await zest.instances())[0].state, 'draining');
+    // A new request for 'a' is not given the draining engine.
+    let settled = null;
+    const again = zest.json('/v1/chat/completions', chatBody('a')).then((r) => { settled = r; return r; });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(settled, null, "'a' waits while it drains");
+    s.abort();  // 'a' goes idle: evicted for 'b'; then 'a' comes back for the waiting request
+    assert.equal((await b).status, 200);
+    assert.equal((await again).status, 200);
+    assert.deepEqual(await loaded(zest), ['a']);
+  });
+
   test('a model that can never fit gets 507 with needed and available memory; nothing is evicted for it', async () => {
     const r = await zest.json('/v1/chat/completions', chatBody('big'));
     assert.equal(r.status, 507, JSON.stringify(r.data));
