@@ -66,7 +66,8 @@ Connect(scheduler::InstancePool& pool, const RelayRequest& request,
   auto executor = co_await asio::this_coro::executor;
   Status last;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    auto instance = co_await pool.Acquire(request.model);
+    const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
+    auto instance = co_await pool.Acquire(request.model, urgent);
     if (!instance.ok()) co_return instance.status();
     http::UpstreamRequest up;
     up.method = "POST";

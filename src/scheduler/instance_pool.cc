@@ -71,13 +71,15 @@ InstancePool::~InstancePool() {
   blocking_.join();
 }
 
-awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::ModelEntry model) {
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::ModelEntry model,
+                                                                   bool urgent) {
   // Fast path, the common case: the model is loaded and its engine alive.
   // No hop to the strand (a thread switch per request), just the list lock.
   if (std::shared_ptr<Instance> ready = FindReady(model.name)) co_return ready;
   // Everything else runs on the pool's strand and resumes the caller on its
   // own executor.
-  co_return co_await asio::co_spawn(strand_, AcquireOnStrand(std::move(model)), use_awaitable);
+  co_return co_await asio::co_spawn(strand_, AcquireOnStrand(std::move(model), urgent),
+                                    use_awaitable);
 }
 
 std::shared_ptr<Instance> InstancePool::FindReady(const std::string& model) {
@@ -94,7 +96,7 @@ std::shared_ptr<Instance> InstancePool::FindReady(const std::string& model) {
 }
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
-    models::ModelEntry model) {
+    models::ModelEntry model, bool urgent) {
   std::shared_ptr<Entry> entry;
   while (true) {
     bool draining = false;
@@ -117,15 +119,18 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     entry = nullptr;
   }
   if (entry && entry->state == Entry::State::kLoading) {
+    if (urgent) entry->may_drain = true;  // read by that load's memory wait
     co_await entry->done.async_wait(asio::as_tuple(use_awaitable));
     if (entry->state == Entry::State::kReady) co_return entry->instance;
     co_return entry->error;
   }
-  co_return co_await Load(model);
+  co_return co_await Load(model, urgent);
 }
 
-awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::ModelEntry& model) {
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::ModelEntry& model,
+                                                                bool urgent) {
   auto entry = std::make_shared<Entry>(strand_);
+  entry->may_drain = urgent;
   fs::path socket = options_.run_dir / ("engine-" + std::to_string(++next_socket_id_) + ".sock");
   {
     std::lock_guard lock(list_mu_);

@@ -82,7 +82,10 @@ class InstancePool {
   // per device) when it cannot fit; kInvalidArgument for bad per-model
   // options; kEngineFailed with the engine's last output lines when it
   // exits or never gets ready; kUnavailable when no engine is installed.
-  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Acquire(models::ModelEntry model);
+  // `urgent` (a high-priority request, an explicit load): if the model must
+  // wait for memory held by busy instances, one of them is drained for it.
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Acquire(models::ModelEntry model,
+                                                                    bool urgent = false);
 
   // Tells the pool a request could not reach `instance`; if its process is
   // gone, the pool forgets it so the next Acquire starts a fresh one.
@@ -120,8 +123,10 @@ class InstancePool {
  private:
   struct Entry;
   std::shared_ptr<Instance> FindReady(const std::string& model);
-  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(models::ModelEntry model);
-  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model);
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(models::ModelEntry model,
+                                                                            bool urgent);
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model,
+                                                                 bool urgent);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
   engines::LlamaServerOptions EngineOptions(const models::ModelEntry& model,
                                             const std::filesystem::path& socket,

@@ -26,6 +26,9 @@ struct InstancePool::Entry {
   // Being emptied so another model's load can evict it: requests in flight
   // finish, new ones wait for it to go (and then load it again).
   bool draining = false;                 // guarded by list_mu_
+  // An urgent request (high priority, explicit load) waits on this load: it
+  // may drain a busy instance for memory. Strand only.
+  bool may_drain = false;
 };
 
 // The engine flags for a plan.

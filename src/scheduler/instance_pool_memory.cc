@@ -167,9 +167,10 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
       spdlog::info("'{}' waits for memory held by {} (in use)", model.name, JoinNames(busy));
       told = true;
     }
-    // Stop feeding one of them, so it goes idle and can be evicted even
-    // while its own queue is full (as a swap: its requests reload it later).
-    if (drained.empty()) drained = StartDraining(busy, model.name);
+    // For an urgent request, stop feeding one of them, so it goes idle and
+    // can be evicted even while its own queue is full (a swap: its requests
+    // reload it later). Others wait their turn without forcing swaps.
+    if (drained.empty() && entry.may_drain) drained = StartDraining(busy, model.name);
     asio::steady_timer pause(strand_, std::chrono::milliseconds(100));
     co_await pause.async_wait(asio::as_tuple(use_awaitable));
     plan = PlanAgainst(model, {});

@@ -107,6 +107,7 @@ describe('placement and memory admission', () => {
     await waitFor(() => /'a' waits for memory held by 'b' \(in use\)/.test(zest.logs()), { what: 'the wait' });
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(settled, null, 'a waits while b streams');
+    assert.doesNotMatch(zest.logs(), /draining 'b'/, 'a normal-priority load does not force a swap');
     assert.deepEqual(await loaded(zest), ['b']);
     assert.equal((await zest.instances())[0].in_flight, 1);
     s.abort();  // b goes idle: now it can be evicted for a
@@ -116,10 +117,11 @@ describe('placement and memory admission', () => {
     assert.match(zest.logs(), /evicting idle 'b' \(pid \d+\) to make room for 'a'/);
   });
 
-  test('a waiting load drains the busy model: its new requests wait, then it swaps back', async () => {
+  test('a high-priority load drains the busy model: its new requests wait, then it swaps back', async () => {
     const s = await openStream(zest, chatBody('a', { max_tokens: 100000, ignore_eos: true }));
     assert.equal(s.status, 200);
-    const b = zest.json('/v1/chat/completions', chatBody('b'));
+    // Only an urgent (high-priority) load drains; a normal one just waits (test above).
+    const b = zest.json('/v1/chat/completions', chatBody('b'), { headers: { 'X-Priority': 'high' } });
     await waitFor(() => /draining 'a' to make room for 'b'/.test(zest.logs()), { what: 'the drain' });
     assert.equal((await zest.instances())[0].state, 'draining');
     // A new request for 'a' is not given the draining engine.

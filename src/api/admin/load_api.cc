@@ -38,7 +38,7 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
   auto started = std::chrono::steady_clock::now();
   // Held while loading, so the reaper cannot unload what is being loaded.
   residency_.Begin(model->name);
-  auto instance = co_await pool_.Acquire(*model);
+  auto instance = co_await pool_.Acquire(*model, /*urgent=*/true);
   residency_.End(model->name, keep_alive);
   if (!instance.ok()) co_return co_await openai::SendError(w, instance.status(), "model");
   auto load_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
