@@ -61,6 +61,7 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options,
     : options_(std::move(options)),
       engine_(std::move(engine)),
       strand_(asio::make_strand(io)),
+      breaker_(options_.crash_loop_limit, options_.crash_loop_window, options_.crash_loop_cooldown),
       devices_found_(strand_) {
   devices_found_.expires_at(asio::steady_timer::time_point::max());
   asio::co_spawn(strand_, EnsureDevices(), asio::detached);
@@ -129,6 +130,10 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::ModelEntry& model,
                                                                 bool urgent) {
+  // An engine that keeps failing is not restarted for a while.
+  if (Status held = breaker_.Check(model.name, std::chrono::steady_clock::now()); !held.ok()) {
+    co_return held;
+  }
   auto entry = std::make_shared<Entry>(strand_);
   entry->may_drain = urgent;
   fs::path socket = options_.run_dir / ("engine-" + std::to_string(++next_socket_id_) + ".sock");
@@ -156,6 +161,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan);
   if (!process.ok()) {
     if (events_) events_->EngineFailedToStart(model.name);
+    NoteFailure(model.name, process.status().message());
     finish(process.status());
     co_return process.status();
   }
@@ -172,6 +178,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   Status ready = co_await WaitReady(*instance);
   if (!ready.ok()) {
     spdlog::error("'{}' failed to load: {}", model.name, ready.message());
+    NoteFailure(model.name, ready.message());
     co_await TerminateOffStrand(instance);
     if (events_) events_->EngineFailedToStart(model.name);
     finish(ready);
@@ -277,6 +284,14 @@ awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
   co_await asio::co_spawn(strand_, ForgetIfDead(std::move(instance)), use_awaitable);
 }
 
+void InstancePool::NoteFailure(const std::string& model, const std::string& reason) {
+  if (breaker_.RecordFailure(model, reason, std::chrono::steady_clock::now())) {
+    spdlog::error("'{}' keeps failing ({} times within {} s): not restarting it for {} s",
+                  model, options_.crash_loop_limit, options_.crash_loop_window.count(),
+                  options_.crash_loop_cooldown.count());
+  }
+}
+
 awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   // A request failed on this instance. When llama-server itself was killed,
   // its bwrap parent (the process we hold) exits a few milliseconds later:
@@ -298,6 +313,10 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   }
   // Counted once per instance: several requests may report the same death.
   if (forgotten && events_) events_->EngineCrashed(instance->model());
+  if (forgotten) {
+    NoteFailure(instance->model(),
+                "crashed: " + engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)));
+  }
   spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(), instance->pid(),
                engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),
                FailureReason(instance->process()));

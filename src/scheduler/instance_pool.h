@@ -31,6 +31,7 @@
 #include "models/model_registry.h"
 #include "placement/devices.h"
 #include "placement/engine_plan.h"
+#include "scheduler/crash_loop.h"
 #include "scheduler/instance.h"
 #include "scheduler/pool_events.h"
 
@@ -46,6 +47,11 @@ struct PoolOptions {
   // How long a load may wait for instances in use to go idle (and be
   // evicted) when it fits only without them; then 507.
   std::chrono::seconds memory_wait{300};
+  // Crash-loop breaker (crash_loop.h): this many failed starts or crashes
+  // within the window hold the model off for the cooldown; 0 = never.
+  int crash_loop_limit = 3;
+  std::chrono::seconds crash_loop_window{60};
+  std::chrono::seconds crash_loop_cooldown{30};
   // Where each model's saved slots go (slot_cache.h), one 0700 directory per
   // model; empty = slots are not saved across unloads.
   std::filesystem::path slot_dir;
@@ -158,6 +164,8 @@ class InstancePool {
   boost::asio::awaitable<std::vector<placement::PlacementDevice>> DiscoverDevicesBlocking();
   void LogPredictedVsMeasured(const Instance& instance, const placement::EnginePlan& plan);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
+  // Counts a failed start or crash toward the crash-loop breaker. Strand only.
+  void NoteFailure(const std::string& model, const std::string& reason);
   boost::asio::awaitable<Status> StopOnStrand(std::string model, StopReason reason);
   // Saves an idle instance's slots before it stops (slot_cache.h).
   boost::asio::awaitable<void> SaveSlotsOf(std::shared_ptr<Instance> instance);
@@ -172,6 +180,7 @@ class InstancePool {
   std::map<std::string, std::shared_ptr<Entry>> entries_;  // on strand_ only
   std::mutex list_mu_;  // guards entries_ for List()/StopAll() from other threads
   uint64_t next_socket_id_ = 0;                             // on strand_ only
+  CrashLoopBreaker breaker_;                                // on strand_ only
   std::optional<std::vector<placement::PlacementDevice>> devices_;  // on strand_ only
   bool discovering_ = false;                    // on strand_ only
   boost::asio::steady_timer devices_found_;     // cancelled once devices_ is set

@@ -1,6 +1,8 @@
 // Engine lifecycle: shared loads, several models, concurrency, client
 // disconnects, engine crashes and zest being killed.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
   alive, chatBody, descendants, engineGet, makeHome, openStream, startZest, waitFor,
@@ -113,6 +115,28 @@ describe('engine lifecycle: long generations', () => {
     assert.match(last.error.message, /stopped mid-stream/);
     const next = await zest.json('/v1/chat/completions', chatBody('long'));
     assert.equal(next.status, 200, JSON.stringify(next.data));
+  });
+});
+
+describe('crash-loop breaker', () => {
+  test('an engine that keeps failing to start is held off after three tries', async () => {
+    const home = makeHome({ bad: 'tiny' });
+    // llama-server refuses an unknown flag and exits at once, every time.
+    fs.writeFileSync(path.join(home, 'config.toml'), '[models."bad"]\nextra_args = ["--no-such-engine-flag"]\n');
+    const zest = await startZest({ home });
+    try {
+      for (let i = 0; i < 3; ++i) {
+        const r = await zest.json('/v1/chat/completions', chatBody('bad'));
+        assert.equal(r.status, 500, JSON.stringify(r.data));
+        assert.equal(r.data.error.code, 'engine_failed');
+      }
+      const held = await zest.json('/v1/chat/completions', chatBody('bad'));
+      assert.equal(held.status, 500);
+      assert.equal(held.data.error.code, 'engine_failed');
+      assert.match(held.data.error.message, /failed 3 times within 60 s; not restarting it for another \d+ s/);
+      assert.equal((zest.logs().match(/loading 'bad' \(pid/g) ?? []).length, 3, 'no fourth engine');
+      assert.match(zest.logs(), /'bad' keeps failing/);
+    } finally { await zest.stop(); zest.cleanup(); }
   });
 });
 
