@@ -35,6 +35,7 @@
 #include "models/pull_service.h"
 #include "scheduler/admission.h"
 #include "scheduler/instance_pool.h"
+#include "scheduler/engine_watchdog.h"
 #include "scheduler/keep_alive_reaper.h"
 
 namespace zest::app {
@@ -236,6 +237,8 @@ int RunServer(const config::LoadedSettings& loaded) {
   scheduler::Residency residency(ParseDuration(s.keep_alive).value());
   scheduler::KeepAliveReaper reaper(io, residency, pool);
   reaper.Start();
+  scheduler::EngineWatchdog watchdog(io, pool, std::chrono::seconds(s.watchdog_s));
+  watchdog.Start();
   api::EngineServices engine_services{pool, admission, &residency,
                                       std::chrono::seconds(s.heartbeat_s)};
   api::openai::OpenAiApi::Options openai_options;
@@ -307,6 +310,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   DrainRequests(admission, std::chrono::seconds(s.drain_timeout_s));
   server.Stop();
   reaper.Stop();
+  watchdog.Stop();
   hangup.cancel();
   pool.StopAll();
   work.reset();

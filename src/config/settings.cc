@@ -148,6 +148,7 @@ const std::vector<Field>& Fields() {
       IntField("engine.threads", "ZEST_THREADS", &Settings::threads, 0, 1024),
       IntField("engine.ready_timeout_s", "ZEST_READY_TIMEOUT", &Settings::ready_timeout_s, 1,
                3600),
+      IntField("engine.watchdog_s", "ZEST_WATCHDOG", &Settings::watchdog_s, 0, 3600),
       IntField("scheduler.max_queue", "ZEST_MAX_QUEUE", &Settings::max_queue, 0, 1 << 20),
       IntField("scheduler.queue_timeout_s", "ZEST_QUEUE_TIMEOUT", &Settings::queue_timeout_s, 1,
                86400),

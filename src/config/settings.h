@@ -35,6 +35,7 @@ struct Settings {
   int parallel = 4;                    // slots per instance
   int threads = 0;                     // engine threads; 0 = engine default
   int ready_timeout_s = 120;           // how long an engine may take to load
+  int watchdog_s = 30;  // an engine silent this long (hung, stopped) is killed; 0 = off
   // [scheduler]
   int max_queue = 64;                   // waiting requests per model
   int queue_timeout_s = 300;            // how long a request may wait for a slot

@@ -284,6 +284,24 @@ awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
   co_await asio::co_spawn(strand_, ForgetIfDead(std::move(instance)), use_awaitable);
 }
 
+awaitable<void> InstancePool::KillHung(std::string model, pid_t pid) {
+  co_await asio::co_spawn(strand_, KillHungOnStrand(std::move(model), pid), use_awaitable);
+}
+
+awaitable<void> InstancePool::KillHungOnStrand(std::string model, pid_t pid) {
+  std::shared_ptr<Instance> instance;
+  {
+    std::lock_guard lock(list_mu_);
+    auto it = entries_.find(model);
+    if (it == entries_.end() || !it->second->instance || it->second->instance->pid() != pid) co_return;
+    instance = it->second->instance;
+    entries_.erase(it);
+  }
+  if (events_) events_->EngineCrashed(model);
+  NoteFailure(model, "stopped answering (hung)");
+  co_await TerminateOffStrand(instance);  // SIGKILL reaches a stopped process too
+}
+
 void InstancePool::NoteFailure(const std::string& model, const std::string& reason) {
   if (breaker_.RecordFailure(model, reason, std::chrono::steady_clock::now())) {
     spdlog::error("'{}' keeps failing ({} times within {} s): not restarting it for {} s",

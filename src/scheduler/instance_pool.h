@@ -110,6 +110,10 @@ class InstancePool {
   // Stops the model's instance (SIGTERM, then SIGKILL). kNotFound if none.
   boost::asio::awaitable<Status> Stop(std::string model, StopReason reason = kUnload);
 
+  // Kills the model's engine if it is still the one with `pid` (the watchdog
+  // found it unresponsive) and forgets it, so the next request starts anew.
+  boost::asio::awaitable<void> KillHung(std::string model, pid_t pid);
+
   // The model's --slot-save-path; empty when slots are not saved.
   std::filesystem::path SlotDir(const std::string& model) const;
 
@@ -167,6 +171,7 @@ class InstancePool {
   // Counts a failed start or crash toward the crash-loop breaker. Strand only.
   void NoteFailure(const std::string& model, const std::string& reason);
   boost::asio::awaitable<Status> StopOnStrand(std::string model, StopReason reason);
+  boost::asio::awaitable<void> KillHungOnStrand(std::string model, pid_t pid);
   // Saves an idle instance's slots before it stops (slot_cache.h).
   boost::asio::awaitable<void> SaveSlotsOf(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);

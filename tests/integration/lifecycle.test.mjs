@@ -140,6 +140,25 @@ describe('crash-loop breaker', () => {
   });
 });
 
+describe('engine watchdog', () => {
+  test('an engine stopped with SIGSTOP is killed and replaced', async () => {
+    const zest = await startZest({ home: makeHome({ tiny: 'tiny' }), env: { ZEST_WATCHDOG: '3' } });
+    try {
+      assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny'))).status, 200);
+      const [engine] = enginePids(zest);
+      assert.ok(engine, 'an engine runs');
+      process.kill(engine.pid, 'SIGSTOP');
+      await waitFor(() => /engine for 'tiny' \(pid \d+\) has not answered for 3 s; killing it/.test(zest.logs()),
+        { timeout: 20000, what: 'the watchdog' });
+      await waitFor(() => !alive(engine.pid), { timeout: 15000, what: 'the stopped engine to die' });
+      const r = await zest.json('/v1/chat/completions', chatBody('tiny'));
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      const [fresh] = enginePids(zest);
+      assert.notEqual(fresh.pid, engine.pid);
+    } finally { await zest.stop(); zest.cleanup(); }
+  });
+});
+
 describe('zest shutdown', () => {
   test('SIGTERM stops every engine', async () => {
     const zest = await startZest({ home: makeHome({ a: 'tiny' }) });

@@ -1,0 +1,81 @@
+#include "scheduler/engine_watchdog.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "http/upstream_client.h"
+
+namespace zest::scheduler {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+constexpr auto kProbeTimeout = 1s;  // one /health exchange
+}  // namespace
+
+EngineWatchdog::EngineWatchdog(asio::io_context& io, InstancePool& pool, std::chrono::seconds timeout)
+    : pool_(pool), timeout_(timeout), strand_(asio::make_strand(io)), tick_(strand_) {}
+
+void EngineWatchdog::Start() {
+  if (timeout_.count() > 0) asio::co_spawn(strand_, Loop(), asio::detached);
+}
+
+void EngineWatchdog::Stop() {
+  stopped_ = true;
+  asio::post(strand_, [this] { tick_.cancel(); });
+}
+
+asio::awaitable<void> EngineWatchdog::Loop() {
+  while (!stopped_) {
+    tick_.expires_after(1s);
+    boost::system::error_code ec;
+    co_await tick_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopped_) break;
+    co_await CheckAll();
+  }
+}
+
+asio::awaitable<void> EngineWatchdog::CheckAll() {
+  auto now = std::chrono::steady_clock::now();
+  std::map<pid_t, std::chrono::steady_clock::time_point> seen;
+  for (const InstanceStatus& s : pool_.List()) {
+    if (s.state != "ready" && s.state != "draining") continue;
+    auto it = last_answer_.find(s.pid);
+    auto last = it != last_answer_.end() ? it->second : now;  // new: counts from now
+    if (co_await Answers(s.socket)) last = std::chrono::steady_clock::now();
+    seen[s.pid] = last;
+    if (std::chrono::steady_clock::now() - last >= timeout_) {
+      spdlog::error("engine for '{}' (pid {}) has not answered for {} s; killing it", s.model, s.pid,
+                    timeout_.count());
+      co_await pool_.KillHung(s.model, s.pid);
+      seen.erase(s.pid);
+    }
+  }
+  last_answer_ = std::move(seen);  // forget engines that are gone
+}
+
+asio::awaitable<bool> EngineWatchdog::Answers(std::string socket) {
+  auto canceller = std::make_shared<http::UpstreamCanceller>();
+  // A plain handler, not a coroutine: cancels the probe when it takes too long.
+  asio::steady_timer deadline(strand_, kProbeTimeout);
+  deadline.async_wait([canceller](const boost::system::error_code& ec) {
+    if (!ec) canceller->Cancel();
+  });
+  http::UpstreamRequest request;
+  request.target = "/health";
+  request.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(kProbeTimeout);
+  request.canceller = canceller;
+  auto response = co_await http::SendUpstream(strand_, socket, std::move(request));
+  bool ok = response.ok() && (*response)->status() == 200;
+  if (response.ok()) (void)co_await (*response)->ReadAll(64 * 1024);
+  deadline.cancel();
+  co_return ok;
+}
+
+}  // namespace zest::scheduler

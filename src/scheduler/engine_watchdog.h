@@ -1,0 +1,44 @@
+// EngineWatchdog: asks every ready engine's /health once a second. An engine
+// that has not answered for `timeout` while its process still runs (hung in
+// a deadlock, stopped with SIGSTOP, swapping itself to death) is killed and
+// forgotten, so the next request starts a fresh one; the failure counts
+// toward the crash-loop breaker.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "scheduler/instance_pool.h"
+
+namespace zest::scheduler {
+
+class EngineWatchdog {
+ public:
+  EngineWatchdog(boost::asio::io_context& io, InstancePool& pool, std::chrono::seconds timeout);
+
+  void Start();  // a no-op when the timeout is zero
+  // Stops checking; safe from any thread, before the io_context ends.
+  void Stop();
+
+ private:
+  boost::asio::awaitable<void> Loop();
+  boost::asio::awaitable<void> CheckAll();
+  boost::asio::awaitable<bool> Answers(std::string socket);
+
+  InstancePool& pool_;
+  const std::chrono::seconds timeout_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  boost::asio::steady_timer tick_;
+  std::atomic<bool> stopped_{false};
+  std::map<pid_t, std::chrono::steady_clock::time_point> last_answer_;  // strand only
+};
+
+}  // namespace zest::scheduler
