@@ -99,6 +99,21 @@ describe('engine lifecycle: long generations', () => {
     }, { timeout: 1000, what: 'engine slots to go idle' });
   });
 
+  test('a non-streamed request whose engine dies before answering is retried on a fresh engine', async () => {
+    await zest.json('/v1/chat/completions', chatBody('long'));  // loaded
+    const [first] = enginePids(zest);
+    const pending = zest.json('/v1/chat/completions', chatBody('long', { max_tokens: 3000 }));
+    // Generating (a slot is busy), nothing answered yet: kill it.
+    const instance = (await zest.instances()).find((i) => i.model === 'long');
+    await waitFor(async () => (await engineGet(instance.socket, '/slots')).data.some((s) => s.is_processing),
+      { what: 'generation to start' });
+    process.kill(first.pid, 'SIGKILL');
+    const r = await pending;
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(r.data.usage.completion_tokens, 3000);
+    assert.notEqual(enginePids(zest)[0]?.pid, first.pid, 'answered by a fresh engine');
+  });
+
   test('an engine killed mid-stream ends the stream with an error; the next request works', async () => {
     let killed = false;
     const r = await zest.stream('/v1/chat/completions', long(), {
