@@ -1,5 +1,7 @@
 #include "http/api_keys.h"
 
+#include "core/strings.h"
+
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -93,13 +95,7 @@ std::string HashApiKey(std::string_view key) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_Digest(key.data(), key.size(), digest, &length, EVP_sha256(), nullptr);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
+  return LowerHex(digest, length);
 }
 
 Result<std::vector<ApiKeyRecord>> LoadApiKeys(const fs::path& path) {

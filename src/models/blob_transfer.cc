@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include "core/strings.h"
 #include "models/http_fetch.h"
 #include "models/hub_client.h"
 
@@ -142,13 +143,7 @@ std::string Sha256::HexDigest() {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_DigestFinal_ex(ctx_.get(), digest, &len);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < len; ++i) {
-    out += kHex[digest[i] >> 4];
-    out += kHex[digest[i] & 15];
-  }
-  return out;
+  return LowerHex(digest, len);
 }
 
 FollowingHasher::FollowingHasher(int fd, uint64_t size, const std::vector<ByteRange>& ranges)

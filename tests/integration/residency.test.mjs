@@ -193,13 +193,20 @@ describe('heartbeats while a stream waits', () => {
     assert.equal(error.error.code, 'queue_timeout');
   });
 
-  test('a short wait keeps its HTTP status (no heartbeat yet)', async () => {
+  test('a wait shorter than one heartbeat keeps its HTTP status', async () => {
+    // The slot is taken; the second stream's deadline (0.3 s) comes before
+    // the first heartbeat (1 s), so it gets a real 503, not a 200 stream.
+    const first = rawStream(zest, chatBody('long', { max_tokens: 120000 }));
+    await waitFor(() => first.text.includes('data: '), { timeout: 30000, what: 'the first stream' });
     const r = await zest.fetch('/v1/chat/completions', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(chatBody('nope', { stream: true })),
+      headers: { 'content-type': 'application/json', 'X-Queue-Timeout': '0.3' },
+      body: JSON.stringify(chatBody('long', { stream: true })),
     });
-    assert.equal(r.status, 404);
+    assert.equal(r.status, 503);
+    assert.equal((await r.json()).error.code, 'queue_timeout');
+    first.abort();
+    await first.done;
   });
 });
 
