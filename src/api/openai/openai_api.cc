@@ -128,7 +128,9 @@ Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
     ZEST_ASSIGN_OR_RETURN(admit.priority, scheduler::ParsePriority(priority));
   }
   admit.tenant = r.principal.empty() ? r.remote_address : "key:" + r.principal;
-  std::chrono::seconds timeout = options_.queue_timeout;
+  // Milliseconds, not whole seconds: a 0.3 s deadline must not round up to
+  // the 1 s heartbeat and race it.
+  std::chrono::milliseconds timeout = options_.queue_timeout;
   if (std::string_view header = r.Header("X-Queue-Timeout"); !header.empty()) {
     char* end = nullptr;
     std::string text(header);
@@ -136,7 +138,7 @@ Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
     if (end == text.c_str() || *end != '\0' || seconds <= 0 || seconds > 86400) {
       return InvalidArgument("X-Queue-Timeout must be a number of seconds in (0, 86400]");
     }
-    timeout = std::chrono::seconds(static_cast<long>(std::ceil(seconds)));
+    timeout = std::chrono::milliseconds(static_cast<long>(std::ceil(seconds * 1000)));
   }
   admit.deadline = scheduler::Clock::now() + timeout;
   admit.cost = r.body.size() / 4;
