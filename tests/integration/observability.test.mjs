@@ -5,25 +5,14 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import {
-  chatBody, descendants, makeHome, openStream, startZest, waitFor, zestBin,
+  chatBody, descendants, makeHome, openStream, sseData, startZest, waitFor, zestBin,
 } from '../lib/zest.mjs';
 
 const run = promisify(execFile);
 
-// Reads an SSE response's events (data fields, parsed) as they arrive.
+// An SSE response's events, parsed.
 async function* sseEvents(res) {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of res.body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const data = buffer.slice(0, end).split('\n').filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trimStart()).join('\n');
-      buffer = buffer.slice(end + 2);
-      if (data) yield JSON.parse(data);
-    }
-  }
+  for await (const data of sseData(res)) yield JSON.parse(data);
 }
 
 describe('request ids and logs', () => {

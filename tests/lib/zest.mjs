@@ -83,20 +83,9 @@ export class Zest {
       body: JSON.stringify({ ...body, stream: true }),
     });
     const events = [];
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of res.body) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const raw = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = raw.split('\n').filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5).trimStart()).join('\n');
-        if (!data) continue;
-        events.push(data);
-        if (onEvent) onEvent(data);
-      }
+    for await (const data of sseData(res)) {
+      events.push(data);
+      if (onEvent) onEvent(data);
     }
     return { status: res.status, headers: res.headers, events };
   }
@@ -104,6 +93,23 @@ export class Zest {
   async instances() { return (await this.json('/api/v1/ps')).data.instances; }
 
   logs() { return this.output.join(''); }
+}
+
+// Yields an SSE response's events as they arrive: each event's data fields
+// joined (events without data, such as comments, are skipped).
+export async function* sseData(res) {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of res.body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const data = buffer.slice(0, end).split('\n').filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart()).join('\n');
+      buffer = buffer.slice(end + 2);
+      if (data) yield data;
+    }
+  }
 }
 
 // Starts `zest serve` on a free port; resolves once it is listening.
