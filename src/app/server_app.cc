@@ -230,7 +230,9 @@ int RunServer(const config::LoadedSettings& loaded) {
   http::Router router;
   scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
                                     s.max_queued_tokens, std::chrono::seconds(s.aging_s),
-                                    s.reserved_slots};
+                                    s.reserved_slots, nullptr};
+  // Each model's gate has its engine's slots (per-model `parallel`, a load's options).
+  limits.engine_parallel = [&pool](const std::string& model) { return pool.EngineParallel(model); };
   scheduler::Admission admission(io, limits);
   AddQueueGauges(metrics, admission);
   // Validated when the settings were loaded.

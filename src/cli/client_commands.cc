@@ -14,6 +14,11 @@ using nlohmann::json;
 ApiClient Client() { return ClientFromEnv(); }
 int Fail(const Status& status) { return PrintError(status); }
 
+int PrintJson(const json& j) {
+  std::printf("%s\n", j.dump(2).c_str());
+  return 0;
+}
+
 std::string Str(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return "-";
@@ -33,35 +38,48 @@ std::string Labels(const json& m) {
   return out.empty() ? "-" : out;
 }
 
+// Whether this machine can run it: yes, partial, cpu, or "no (needs 70 GiB,
+// 23 GiB free)"; "-" while the server has not discovered its devices yet.
+std::string Fit(const json& m) {
+  auto fit = m.find("fit");
+  if (fit == m.end() || !fit->is_object()) return "-";
+  std::string verdict = fit->value("verdict", std::string("-"));
+  if (verdict != "no") return verdict;
+  return "no (needs " + HumanBytes(Uint(*fit, "needed_bytes")) + ", " +
+         HumanBytes(Uint(*fit, "available_bytes")) + " free)";
+}
+
 // `zest list --all`: servable models and the catalog, with DOWNLOADED.
-int ListAll() {
+int ListAll(bool as_json) {
   auto models = Client().Get("/api/v1/models?all=true");
   if (!models.ok()) return Fail(models.status());
+  if (as_json) return PrintJson((*models)["data"]);
   std::vector<std::vector<std::string>> rows;
   for (const json& m : (*models)["data"]) {
     rows.push_back({Str(m, "id"), Str(m, "quantization"), HumanBytes(Uint(m, "size")), Labels(m),
                     Str(m, "source"), m.value("downloaded", false) ? "yes" : "no",
-                    m.value("loaded", false) ? "yes" : "no"});
+                    m.value("loaded", false) ? "yes" : "no", Fit(m)});
   }
-  PrintTable({"NAME", "QUANT", "SIZE", "LABELS", "SOURCE", "DOWNLOADED", "LOADED"}, rows);
+  PrintTable({"NAME", "QUANT", "SIZE", "LABELS", "SOURCE", "DOWNLOADED", "LOADED", "FIT"}, rows);
   return 0;
 }
 
-int List(bool all) {
-  if (all) return ListAll();
+int List(bool all, bool as_json) {
+  if (all) return ListAll(as_json);
   auto models = Client().Get("/v1/models");
   if (!models.ok()) return Fail(models.status());
+  if (as_json) return PrintJson((*models)["data"]);
   std::vector<std::vector<std::string>> rows;
   for (const json& m : (*models)["data"]) {
     rows.push_back({Str(m, "id"), Str(m, "architecture"), HumanCount(Uint(m, "parameters")),
                     Str(m, "quantization"), HumanBytes(Uint(m, "size")), Str(m, "context_length"),
-                    m.value("loaded", false) ? "yes" : "no", Str(m, "path")});
+                    m.value("loaded", false) ? "yes" : "no", Fit(m), Str(m, "path")});
   }
   if (rows.empty()) {
     std::printf("no models; put .gguf files in the models directory or use `zest add`\n");
     return 0;
   }
-  PrintTable({"NAME", "ARCH", "PARAMS", "QUANT", "SIZE", "CONTEXT", "LOADED", "PATH"}, rows);
+  PrintTable({"NAME", "ARCH", "PARAMS", "QUANT", "SIZE", "CONTEXT", "LOADED", "FIT", "PATH"}, rows);
   return 0;
 }
 
@@ -88,6 +106,16 @@ int Ps(bool verbose) {
     const json& p = i.value("placement", json::object());
     std::printf("\n%s (socket %s)\n  %s\n", Str(i, "model").c_str(), Str(i, "socket").c_str(),
                 Str(p, "explanation").c_str());
+    // The options it was loaded with (config.toml, `zest load` flags).
+    std::string options;
+    auto set = i.find("options");
+    if (set != i.end() && set->is_object()) {
+      for (auto it = set->begin(); it != set->end(); ++it) {
+        options += (options.empty() ? "" : " ") + it.key() + "=" +
+                   (it->is_string() ? it->get<std::string>() : it->dump());
+      }
+    }
+    std::printf("  options: %s\n", options.empty() ? "(none: zest decides)" : options.c_str());
   }
   return 0;
 }
@@ -200,7 +228,11 @@ void AddClientCommands(CLI::App& app, Action* action) {
   auto* list = app.add_subcommand("list", "List models and whether they are loaded");
   auto list_all = std::make_shared<bool>(false);
   list->add_flag("-a,--all", *list_all, "Also list the catalog, with what is downloaded");
-  list->callback([action, list_all] { *action = [list_all] { return List(*list_all); }; });
+  auto list_json = std::make_shared<bool>(false);
+  list->add_flag("--json", *list_json, "Print the models as the API's JSON (with `fit`)");
+  list->callback([action, list_all, list_json] {
+    *action = [list_all, list_json] { return List(*list_all, *list_json); };
+  });
 
   auto* rm = app.add_subcommand("rm", "Delete a model (store files, a models-dir file, or a registration)");
   auto rm_model = std::make_shared<std::string>();

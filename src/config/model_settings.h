@@ -1,5 +1,7 @@
-// ModelSettings: per-model engine options from config.toml, one table per
-// model name:
+// ModelSettings: per-model engine options, from config.toml, one table per
+// model name, or from a `POST /api/v1/load` request's "options" (which
+// overlay the model's table for that load). Both go through
+// SetModelOption, so the names and the checks are the same:
 //
 //   [models."qwen3:30b"]
 //   ctx_size = 32768        # per request (slot)
@@ -14,7 +16,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
+
+#include "core/result.h"
 
 namespace zest::config {
 
@@ -22,6 +29,8 @@ struct ModelSettings {
   std::string device;  // "" = auto, "cpu", or an engine device ("Vulkan0")
   std::optional<int> n_gpu_layers;
   std::optional<uint64_t> ctx_size;  // per slot
+  // The engine's parallel sequences (slots); admission sizes the model's
+  // gate from it (scheduler/admission.h).
   std::optional<int> parallel;
   std::string kv_type;  // "" = f16
   std::optional<bool> flash_attention;
@@ -31,6 +40,20 @@ struct ModelSettings {
   std::optional<uint32_t> ubatch;
   std::optional<int> n_cpu_moe;
   std::vector<std::string> extra_args;  // checked against the reserved list at placement
+
+  bool operator==(const ModelSettings&) const = default;
 };
+
+// One option's value as a config file or a JSON body gives it.
+using OptionValue = std::variant<bool, int64_t, double, std::string, std::vector<std::string>>;
+
+// Sets option `key` (a ModelSettings field name) of `settings` from `value`.
+// kInvalidArgument "unknown option 'key'" or "expected <what>" (the caller
+// adds where it came from); `settings` is unchanged then.
+Status SetModelOption(ModelSettings& settings, std::string_view key, const OptionValue& value);
+
+// The options `settings` sets (unset ones left out), by name, in the same
+// form SetModelOption takes: what `zest ps -v` and /api/v1/health show.
+std::vector<std::pair<std::string, OptionValue>> SetModelOptions(const ModelSettings& settings);
 
 }  // namespace zest::config

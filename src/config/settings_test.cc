@@ -177,6 +177,30 @@ TEST_F(SettingsTest, BadModelTableValuesNameModelAndKey) {
   EXPECT_FALSE(Load().ok());
 }
 
+// One validator for config.toml tables and POST /api/v1/load options.
+TEST(ModelOptionTest, SetAndListOptionsByName) {
+  ModelSettings m;
+  EXPECT_TRUE(SetModelOption(m, "ctx_size", OptionValue(int64_t{65536})).ok());
+  EXPECT_TRUE(SetModelOption(m, "flash_attention", OptionValue(false)).ok());
+  EXPECT_TRUE(SetModelOption(m, "device", OptionValue(std::string("Vulkan0"))).ok());
+  EXPECT_TRUE(SetModelOption(m, "no_mmap", OptionValue(true)).ok());
+  EXPECT_EQ(m.ctx_size, 65536u);
+  EXPECT_EQ(m.flash_attention, false);
+  EXPECT_EQ(SetModelOption(m, "gpu_layers", OptionValue(int64_t{3})).message(), "unknown option 'gpu_layers'");
+  EXPECT_EQ(SetModelOption(m, "parallel", OptionValue(int64_t{0})).message(), "expected 1 to 256");
+  EXPECT_EQ(SetModelOption(m, "ctx_size", OptionValue(2.5)).message(), "expected a context length");
+  EXPECT_EQ(SetModelOption(m, "kv_type", OptionValue(std::string("q5_1"))).message(),
+            "expected f16, q8_0 or q4_0");
+  EXPECT_EQ(m.kv_type, "");  // unchanged by a refused value
+  // Listed back (unset ones left out), and set again they give equal settings.
+  auto listed = SetModelOptions(m);
+  ASSERT_EQ(listed.size(), 4u);
+  EXPECT_EQ(listed[0].first, "ctx_size");
+  ModelSettings again;
+  for (const auto& [key, value] : listed) ASSERT_TRUE(SetModelOption(again, key, value).ok()) << key;
+  EXPECT_EQ(again, m);
+}
+
 TEST_F(SettingsTest, ApiKeyIsNeverPrintedAndItsConfigFileMustBePrivate) {
   WriteConfig("[server]\napi_key = \"secret-value\"\ncors_origins = [\"https://a.example\", \"https://b.example\"]\n");
   ::chmod((home_ / "config.toml").c_str(), 0644);

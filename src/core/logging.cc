@@ -137,6 +137,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kQueueFull: return "queue_full";
     case ErrorCode::kQueueTimeout: return "queue_timeout";
     case ErrorCode::kInsufficientMemory: return "insufficient_memory";
+    case ErrorCode::kConflict: return "conflict";
     case ErrorCode::kInternal: return "internal";
   }
   return "unknown";

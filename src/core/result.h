@@ -26,6 +26,7 @@ enum class ErrorCode {
   kQueueFull,        // admission queue over its bounds (429)
   kQueueTimeout,     // waited in the queue past the deadline (503)
   kInsufficientMemory,  // the model does not fit the memory left on any device (507)
+  kConflict,         // the target's state forbids it now, e.g. reloading a busy model (409)
   kInternal,
 };
 

@@ -24,6 +24,8 @@ struct HttpGetOptions {
   int connect_timeout_s = 30;
   int stall_timeout_s = 30;               // no bytes for this long: a timeout error
   const std::atomic<bool>* cancel = nullptr;
+  // false: a redirect is the answer (its status and headers), not followed.
+  bool follow_redirects = true;
   // Receives body bytes of 2xx answers with the answer's status (200 or
   // 206); other answers' bodies are kept in `error_body`. Returning false
   // stops the transfer (then `stopped_by_sink` is set).

@@ -138,24 +138,60 @@ Result<RepoTree> HubClient::ListFiles(std::string_view repo, std::string_view re
   if (!HfStore::ValidRepoId(repo)) return InvalidArgument("invalid repo id '" + std::string(repo) + "'");
   RepoTree tree;
   std::string base = config_.endpoint + "/api/models/" + std::string(repo);
-  ZEST_ASSIGN_OR_RETURN(std::string rev_text,
-                        GetText(base + "/revision/" + EscapePathSegment(revision), repo,
-                                "revision " + std::string(revision), nullptr));
-  json rev = json::parse(rev_text, nullptr, false);
-  tree.commit = rev.is_object() ? rev.value("sha", std::string()) : "";
-  if (!HfStore::ValidCommit(tree.commit)) {
-    return Unavailable("the hub gave no valid commit id for " + std::string(repo) + "@" +
-                       std::string(revision));
+  Result<std::string> rev_text = GetText(base + "/revision/" + EscapePathSegment(revision), repo,
+                                         "revision " + std::string(revision), nullptr);
+  if (rev_text.ok()) {
+    json rev = json::parse(*rev_text, nullptr, false);
+    tree.commit = rev.is_object() ? rev.value("sha", std::string()) : "";
   }
-  std::string url = base + "/tree/" + tree.commit + "?recursive=true";
+  if (HfStore::ValidCommit(tree.commit)) {
+    ZEST_ASSIGN_OR_RETURN(tree.files, ListTree(repo, tree.commit));
+    return tree;
+  }
+  // No revision API (or no valid sha from it): list the revision's files,
+  // then ask the hub which commit it resolves files from.
+  Status revision_error = rev_text.ok() ? Unavailable("the hub gave no valid commit id for " +
+                                                      std::string(repo) + "@" + std::string(revision))
+                                        : rev_text.status();
+  ZEST_ASSIGN_OR_RETURN(tree.files, ListTree(repo, EscapePathSegment(revision)));
+  if (tree.files.empty()) return revision_error;
+  Result<std::string> commit = CommitFromResolve(repo, revision, tree.files.front().path);
+  if (!commit.ok()) return revision_error;
+  tree.commit = *commit;
+  return tree;
+}
+
+Result<std::vector<HubFile>> HubClient::ListTree(std::string_view repo,
+                                                 const std::string& tree_ref) const {
+  std::vector<HubFile> all;
+  std::string url = config_.endpoint + "/api/models/" + std::string(repo) + "/tree/" + tree_ref +
+                    "?recursive=true";
   for (int page = 0; !url.empty() && page < kMaxPages; ++page) {
     std::string next;
     ZEST_ASSIGN_OR_RETURN(std::string text, GetText(url, repo, "file list", &next));
     ZEST_ASSIGN_OR_RETURN(std::vector<HubFile> files, ParseTree(text));
-    tree.files.insert(tree.files.end(), files.begin(), files.end());
+    all.insert(all.end(), files.begin(), files.end());
     url = next;
   }
-  return tree;
+  return all;
+}
+
+Result<std::string> HubClient::CommitFromResolve(std::string_view repo, std::string_view revision,
+                                                 std::string_view path) const {
+  HttpGetOptions options;
+  options.headers = Headers();
+  options.follow_redirects = false;
+  options.range_from = 0;
+  options.range_to = 0;
+  options.sink = [](long, std::string_view) { return true; };
+  HttpGetResult r = HttpGet(ResolveUrl(repo, revision, path), options);
+  if (!r.transport_ok) return Unavailable("cannot reach the hub: " + r.transport_error);
+  if (r.status >= 400) return HttpError(r.status, repo, "file " + std::string(path), r.error_body);
+  auto it = r.headers.find("x-repo-commit");
+  if (it == r.headers.end() || !HfStore::ValidCommit(it->second)) {
+    return Unavailable("the hub's answer for " + std::string(path) + " carries no X-Repo-Commit");
+  }
+  return it->second;
 }
 
 }  // namespace zest::models

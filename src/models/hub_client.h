@@ -39,6 +39,9 @@ class HubClient {
   // The commit `revision` points to, then the files of that commit (all
   // pages). kNotFound for an unknown repo or revision, kUnavailable when the
   // hub cannot be reached or refuses (401/403 explain HF_TOKEN and gating).
+  // When the revision API fails (mirrors and proxies often lack it), the
+  // files are listed at `revision` and the commit is the X-Repo-Commit
+  // header of a file's resolve answer, as huggingface_hub does.
   Result<RepoTree> ListFiles(std::string_view repo, std::string_view revision) const;
 
   // {endpoint}/{repo}/resolve/{revision}/{path}
@@ -56,6 +59,12 @@ class HubClient {
                           std::string_view body);
 
  private:
+  // The files at `tree_ref` (a commit or a revision name), all pages.
+  Result<std::vector<HubFile>> ListTree(std::string_view repo, const std::string& tree_ref) const;
+  // X-Repo-Commit of the resolve answer for `path` at `revision` (the
+  // redirect itself, not followed; one byte asked for when it serves).
+  Result<std::string> CommitFromResolve(std::string_view repo, std::string_view revision,
+                                        std::string_view path) const;
   Result<std::string> GetText(const std::string& url, std::string_view repo,
                               std::string_view what, std::string* next_page) const;
 

@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <algorithm>
 #include <cmath>
 #include <deque>
 
@@ -49,7 +50,8 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
       : strand_(asio::make_strand(io)),
         limits_(limits),
         queue_(limits.aging_step),
-        stats_{std::move(model), limits.slots + limits.reserved_high, 0, 0, 0, 0} {}
+        stats_{std::move(model), limits.slots + limits.reserved_high, 0, 0, 0, 0},
+        sized_slots_(limits.slots) {}
 
   asio::strand<asio::io_context::executor_type>& strand() { return strand_; }
 
@@ -58,6 +60,24 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
                                              int* retry_after_s);
   // From any thread: gives a slot back.
   void Release() { asio::post(strand_, [self = shared_from_this()] { self->ReleaseOnStrand(); }); }
+
+  // From any thread: `slots` shared and `reserved` high-priority slots from
+  // now on (the model's engine was loaded with another --parallel). Requests
+  // holding slots keep them; waiters get the new ones.
+  void Resize(int slots, int reserved) {
+    {
+      std::lock_guard lock(stats_mu_);
+      if (stats_.slots == slots + reserved && sized_slots_ == slots) return;
+      stats_.slots = slots + reserved;
+      sized_slots_ = slots;
+    }
+    asio::post(strand_, [self = shared_from_this(), slots, reserved] {
+      self->limits_.slots = slots;
+      self->limits_.reserved_high = reserved;
+      self->GrantNext();
+      self->PublishStats();
+    });
+  }
 
   QueueStats Stats() {
     std::lock_guard lock(stats_mu_);
@@ -91,7 +111,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   void PublishStats();
 
   asio::strand<asio::io_context::executor_type> strand_;
-  const AdmissionLimits limits_;
+  AdmissionLimits limits_;  // slots changed by Resize, on strand_
   QueueDiscipline queue_;
   std::map<uint64_t, std::shared_ptr<Waiter>> waiters_;
   int busy_ = 0;
@@ -99,6 +119,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   std::deque<Clock::time_point> completions_;  // within kDrainWindow
   std::mutex stats_mu_;
   QueueStats stats_;  // guarded by stats_mu_
+  int sized_slots_;   // the shared slots last asked for; guarded by stats_mu_
 };
 
 awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
@@ -197,10 +218,27 @@ SlotLease::~SlotLease() {
 Admission::Admission(asio::io_context& io, AdmissionLimits limits) : io_(io), limits_(limits) {}
 Admission::~Admission() = default;
 
+AdmissionLimits Admission::LimitsFor(const std::string& model) const {
+  AdmissionLimits limits = limits_;
+  if (!limits_.engine_parallel) return limits;
+  const int total = std::max(limits_.engine_parallel(model), 1);
+  limits.reserved_high = std::min(limits_.reserved_high, total - 1);
+  limits.slots = total - limits.reserved_high;
+  return limits;
+}
+
 std::shared_ptr<ModelGate> Admission::Gate(const std::string& model) {
-  std::lock_guard lock(mu_);
-  auto& gate = gates_[model];
-  if (!gate) gate = std::make_shared<ModelGate>(io_, limits_, model);
+  // Sized from the model's engine on every entry, so the gate follows a
+  // reload with another --parallel. Asked before taking mu_ (it locks the pool).
+  AdmissionLimits limits = LimitsFor(model);
+  std::shared_ptr<ModelGate> gate;
+  {
+    std::lock_guard lock(mu_);
+    auto& slot = gates_[model];
+    if (!slot) slot = std::make_shared<ModelGate>(io_, limits, model);
+    gate = slot;
+  }
+  gate->Resize(limits.slots, limits.reserved_high);
   return gate;
 }
 

@@ -35,6 +35,12 @@ struct AdmissionLimits {
   // request starts at once even while background work fills every other
   // slot (the engine runs with slots + reserved_high sequences).
   int reserved_high = 0;
+  // The engine's parallel sequences for a model (its per-model `parallel`,
+  // or its plan's once loaded; InstancePool::EngineParallel). When set, a
+  // model's gate has that many slots in all, of which up to reserved_high
+  // (at most all but one) are reserved, and it follows a change (a load
+  // with other options). Unset: slots + reserved_high for every model.
+  std::function<int(const std::string& model)> engine_parallel = nullptr;
 };
 
 struct AdmitRequest {
@@ -102,6 +108,8 @@ class Admission {
   const AdmissionLimits limits_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<ModelGate>> gates_;  // guarded by mu_
+  // `limits_` with the slots sized for `model` (see engine_parallel).
+  AdmissionLimits LimitsFor(const std::string& model) const;
 };
 
 }  // namespace zest::scheduler

@@ -66,6 +66,39 @@ TEST_F(AdmissionTest, SlotsThenQueueThenFull) {
   EXPECT_FALSE(c.result);
 }
 
+// Each model's gate has its engine's sequences (per-model `parallel`, a
+// load's options), reserved ones included, and follows a change.
+TEST_F(AdmissionTest, GateSizeFollowsTheModelsEngineParallel) {
+  int engine_parallel = 3;  // what the pool reports for "m"
+  AdmissionLimits limits{4, 8, 1000, 60s, /*reserved_high=*/1};
+  limits.engine_parallel = [&engine_parallel](const std::string&) { return engine_parallel; };
+  admission_ = std::make_unique<Admission>(io_, limits);
+  Client a, b, c;
+  Start(a, Priority::kNormal);
+  Start(b, Priority::kNormal);
+  Start(c, Priority::kNormal);
+  Settle();
+  // 3 sequences: 2 shared (not the server-wide 4) + 1 reserved for high.
+  ASSERT_TRUE(a.result && a.result->ok());
+  ASSERT_TRUE(b.result && b.result->ok());
+  EXPECT_FALSE(c.result);
+  EXPECT_EQ(admission_->Stats()[0].slots, 3);
+  // Reloaded with 4 sequences: the waiter gets the new shared slot at the next entry.
+  engine_parallel = 4;
+  Client d;
+  Start(d, Priority::kNormal);
+  Settle();
+  ASSERT_TRUE(c.result && c.result->ok());
+  EXPECT_FALSE(d.result);
+  EXPECT_EQ(admission_->Stats()[0].slots, 4);
+  // One sequence: it is shared (never all reserved).
+  engine_parallel = 1;
+  Client e;
+  Start(e, Priority::kNormal);
+  Settle();
+  EXPECT_EQ(admission_->Stats()[0].slots, 1);
+}
+
 TEST_F(AdmissionTest, HighPriorityGoesFirst) {
   Client holder, low, high;
   Start(holder, Priority::kNormal);

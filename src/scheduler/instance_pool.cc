@@ -79,8 +79,35 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::Model
   if (std::shared_ptr<Instance> ready = FindReady(model.name)) co_return ready;
   // Everything else runs on the pool's strand and resumes the caller on its
   // own executor.
-  co_return co_await asio::co_spawn(strand_, AcquireOnStrand(std::move(model), urgent),
-                                    use_awaitable);
+  std::optional<config::ModelSettings> configured;  // named: no temporaries in co_await
+  co_return co_await asio::co_spawn(
+      strand_, AcquireOnStrand(std::move(model), std::move(configured), urgent), use_awaitable);
+}
+
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireWith(models::ModelEntry model,
+                                                                       config::ModelSettings settings) {
+  std::optional<config::ModelSettings> given(std::move(settings));
+  co_return co_await asio::co_spawn(
+      strand_, AcquireOnStrand(std::move(model), std::move(given), /*urgent=*/true), use_awaitable);
+}
+
+config::ModelSettings InstancePool::ConfiguredSettings(const std::string& model) const {
+  auto it = options_.model_settings.find(model);
+  return it != options_.model_settings.end() ? it->second : config::ModelSettings{};
+}
+
+int InstancePool::EngineParallel(const std::string& model) {
+  std::optional<int> configured;
+  {
+    std::lock_guard lock(list_mu_);
+    if (auto it = entries_.find(model); it != entries_.end()) {
+      if (it->second->state == Entry::State::kReady) return it->second->plan.parallel;
+      configured = it->second->settings.parallel;
+    } else {
+      configured = ConfiguredSettings(model).parallel;
+    }
+  }
+  return configured.value_or(options_.parallel);
 }
 
 std::shared_ptr<Instance> InstancePool::FindReady(const std::string& model) {
@@ -97,7 +124,7 @@ std::shared_ptr<Instance> InstancePool::FindReady(const std::string& model) {
 }
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
-    models::ModelEntry model, bool urgent) {
+    models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent) {
   std::shared_ptr<Entry> entry;
   while (true) {
     bool draining = false;
@@ -112,6 +139,12 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     asio::steady_timer pause(strand_, std::chrono::milliseconds(50));
     co_await pause.async_wait(asio::as_tuple(use_awaitable));
   }
+  if (entry && settings && entry->settings != *settings) {
+    // Loaded (or loading) with other options: reload, but never under a request.
+    Status replaced = co_await ReplaceIfIdle(model.name, *entry);
+    if (!replaced.ok()) co_return replaced;
+    entry = nullptr;
+  }
   if (entry && entry->state == Entry::State::kReady) {
     if (entry->instance->Alive()) co_return entry->instance;
     spdlog::warn("engine for '{}' (pid {}) has exited; starting a new one", model.name,
@@ -125,10 +158,29 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     if (entry->state == Entry::State::kReady) co_return entry->instance;
     co_return entry->error;
   }
-  co_return co_await Load(model, urgent);
+  config::ModelSettings chosen = settings ? std::move(*settings) : ConfiguredSettings(model.name);
+  co_return co_await Load(model, std::move(chosen), urgent);
+}
+
+awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const Entry& entry) {
+  const int in_flight = entry.instance ? entry.instance->in_flight.load() : 0;
+  if (entry.state != Entry::State::kReady || in_flight > 0 || entry.draining) {
+    const std::string why = entry.state != Entry::State::kReady
+                                ? "it is loading"
+                                : std::to_string(in_flight) + " request(s) in flight";
+    co_return Status(ErrorCode::kConflict,
+                     "model '" + model + "' is loaded with other options and busy (" + why +
+                         "); load it again when it is idle, or unload it first");
+  }
+  spdlog::info("reloading '{}' with new options", model);
+  // Its saved conversations would not match the new context: not kept.
+  constexpr StopReason kReload{false, "reload"};
+  std::string name = model;  // named: no temporaries in co_await
+  co_return co_await StopOnStrand(std::move(name), kReload);
 }
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::ModelEntry& model,
+                                                                config::ModelSettings settings,
                                                                 bool urgent) {
   // An engine that keeps failing is not restarted for a while.
   if (Status held = breaker_.Check(model.name, std::chrono::steady_clock::now()); !held.ok()) {
@@ -136,6 +188,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   auto entry = std::make_shared<Entry>(strand_);
   entry->may_drain = urgent;
+  entry->settings = std::move(settings);
   fs::path socket = options_.run_dir / ("engine-" + std::to_string(++next_socket_id_) + ".sock");
   {
     std::lock_guard lock(list_mu_);
@@ -402,7 +455,7 @@ std::vector<InstanceStatus> InstancePool::List() {
                    : entry->draining                    ? "draining"
                                                         : "ready",
                    std::chrono::duration<double>(now - in.started_at()).count(),
-                   in.in_flight.load(), entry->plan});
+                   in.in_flight.load(), entry->plan, entry->settings});
   }
   return out;
 }

@@ -31,6 +31,8 @@
 #include "models/model_registry.h"
 #include "placement/devices.h"
 #include "placement/engine_plan.h"
+#include "placement/fit.h"
+#include "placement/policy.h"
 #include "scheduler/crash_loop.h"
 #include "scheduler/instance.h"
 #include "scheduler/pool_events.h"
@@ -70,6 +72,7 @@ struct InstanceStatus {
   double uptime_s = 0;
   int in_flight = 0;
   placement::EnginePlan plan;  // where it runs and the memory predicted for it
+  config::ModelSettings settings;  // the options it was loaded with
 };
 
 class InstancePool {
@@ -92,6 +95,23 @@ class InstancePool {
   // wait for memory held by busy instances, one of them is drained for it.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Acquire(models::ModelEntry model,
                                                                     bool urgent = false);
+
+  // Acquire with the model's options given (an explicit load's per-model
+  // settings overlaid with its request's options) instead of its configured
+  // ones. Loaded with the same options: the running instance. Loaded with
+  // others: an idle instance is stopped and the model loaded anew;
+  // kConflict while it has requests in flight or is loading. Urgent.
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireWith(
+      models::ModelEntry model, config::ModelSettings settings);
+
+  // The model's options from the configuration (`[models."name"]`); empty
+  // (zest decides) when it has none. Any thread.
+  config::ModelSettings ConfiguredSettings(const std::string& model) const;
+
+  // The engine's parallel sequences for `model`: its plan's once loaded,
+  // else its options' `parallel`, else the server's. For sizing the model's
+  // admission gate. Any thread.
+  int EngineParallel(const std::string& model);
 
   // Tells the pool a request could not reach `instance`; if its process is
   // gone, the pool forgets it so the next Acquire starts a fresh one.
@@ -119,6 +139,14 @@ class InstancePool {
 
   std::vector<InstanceStatus> List();
 
+  // Whether this machine can run `model` at all: placed with its configured
+  // options on the discovered devices with nothing else loaded
+  // (placement/fit.h). nullopt until the devices are known (a second or so
+  // after start). Any thread.
+  std::optional<placement::ModelFit> Fit(const models::ModelEntry& model);
+  // The same for a model known only by its file size (a catalog entry).
+  std::optional<placement::ModelFit> FitOfSize(uint64_t file_bytes);
+
   // The model's instance (loading or ready), or null: for reading its
   // engine's output (`zest logs`). Any thread.
   std::shared_ptr<Instance> Find(const std::string& model);
@@ -133,9 +161,14 @@ class InstancePool {
  private:
   struct Entry;
   std::shared_ptr<Instance> FindReady(const std::string& model);
-  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(models::ModelEntry model,
-                                                                            bool urgent);
+  // `settings` unset: the configured ones, and any loaded instance will do.
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(
+      models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent);
+  // kConflict unless the model's loaded instance (other options than
+  // `settings`) is idle, which is then stopped. Strand only.
+  boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const Entry& entry);
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model,
+                                                                 config::ModelSettings settings,
                                                                  bool urgent);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
   engines::LlamaServerOptions EngineOptions(const models::ModelEntry& model,
@@ -156,6 +189,9 @@ class InstancePool {
   // those named in `evicted`.
   Result<placement::EnginePlan> PlanAgainst(const models::ModelEntry& model,
                                             const std::vector<std::string>& evicted);
+  // What placement is asked for `model` with `options` (server defaults filled in).
+  placement::PlacementRequest RequestFor(const models::ModelEntry& model,
+                                         config::ModelSettings options) const;
   // Ready instances with nothing in flight, other than `except`, in the order
   // to evict them; and the names of the busy ones (for the error message).
   std::vector<std::string> IdleInEvictionOrder(const std::string& except,
@@ -186,7 +222,8 @@ class InstancePool {
   std::mutex list_mu_;  // guards entries_ for List()/StopAll() from other threads
   uint64_t next_socket_id_ = 0;                             // on strand_ only
   CrashLoopBreaker breaker_;                                // on strand_ only
-  std::optional<std::vector<placement::PlacementDevice>> devices_;  // on strand_ only
+  // Set once on strand_, under list_mu_ (read there by Fit from other threads).
+  std::optional<std::vector<placement::PlacementDevice>> devices_;
   bool discovering_ = false;                    // on strand_ only
   boost::asio::steady_timer devices_found_;     // cancelled once devices_ is set
   PoolEvents* events_ = nullptr;                            // set before serving

@@ -22,6 +22,7 @@ struct InstancePool::Entry {
   Status error;                          // set before `done` is cancelled
   boost::asio::steady_timer done;        // cancelled when the load finishes; strand only
   placement::EnginePlan plan;            // guarded by list_mu_; set before the engine starts
+  config::ModelSettings settings;        // the options it is loaded with; set at creation
   double load_s = 0;                     // how long the load took (reload cost); strand only
   // Being emptied so another model's load can evict it: requests in flight
   // finish, new ones wait for it to go (and then load it again).

@@ -61,10 +61,15 @@ awaitable<void> InstancePool::EnsureDevices() {
     co_return;
   }
   discovering_ = true;
+  std::vector<placement::PlacementDevice> found;
   if (options_.discover_devices) {
-    devices_ = co_await asio::co_spawn(blocking_, DiscoverDevicesBlocking(), use_awaitable);
+    found = co_await asio::co_spawn(blocking_, DiscoverDevicesBlocking(), use_awaitable);
   } else {
-    devices_ = UnlimitedCpu();
+    found = UnlimitedCpu();
+  }
+  {
+    std::lock_guard lock(list_mu_);
+    devices_ = std::move(found);
   }
   devices_found_.cancel();
   for (const auto& d : *devices_) {
@@ -81,8 +86,11 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
                                                         const std::vector<std::string>& evicted) {
   std::vector<std::shared_ptr<Entry>> others;
   std::vector<const placement::EnginePlan*> loaded;
+  config::ModelSettings options = ConfiguredSettings(model.name);
   {
     std::lock_guard lock(list_mu_);
+    // The options this load was started with (an explicit load's may differ).
+    if (auto it = entries_.find(model.name); it != entries_.end()) options = it->second->settings;
     for (const auto& [name, entry] : entries_) {
       if (name == model.name || std::find(evicted.begin(), evicted.end(), name) != evicted.end()) {
         continue;
@@ -91,11 +99,16 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
       loaded.push_back(&entry->plan);
     }
   }
+  placement::PlacementRequest request = RequestFor(model, std::move(options));
+  std::lock_guard lock(list_mu_);  // the plans of loading entries may still change
+  return placement::PlanPlacement(model.info, placement::FreeAfter(*devices_, loaded), request);
+}
+
+placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& model,
+                                                     config::ModelSettings options) const {
   placement::PlacementRequest request;
+  request.options = std::move(options);
   request.model_name = model.name;
-  if (auto it = options_.model_settings.find(model.name); it != options_.model_settings.end()) {
-    request.options = it->second;
-  }
   request.default_ctx_per_slot = static_cast<uint64_t>(std::max(options_.ctx_size, 0));
   request.default_parallel = options_.parallel;
   // A pooling embedding engine (llama.cpp build 11669) asserts at load unless
@@ -107,8 +120,34 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
   std::error_code ec;
   if (!model.mmproj.empty()) request.mmproj_bytes = std::filesystem::file_size(model.mmproj, ec);
   if (ec) request.mmproj_bytes = 0;
-  std::lock_guard lock(list_mu_);  // the plans of loading entries may still change
-  return placement::PlanPlacement(model.info, placement::FreeAfter(*devices_, loaded), request);
+  return request;
+}
+
+std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& model) {
+  std::vector<placement::PlacementDevice> devices;
+  {
+    std::lock_guard lock(list_mu_);
+    if (!devices_) return std::nullopt;
+    devices = *devices_;
+  }
+  const placement::PlacementRequest request = RequestFor(model, ConfiguredSettings(model.name));
+  Result<placement::EnginePlan> plan = placement::PlanPlacement(model.info, devices, request);
+  // For "no": the model on the CPU alone at the context it was refused at.
+  const uint64_t trained = model.info.context_length > 0 ? model.info.context_length : 4096;
+  placement::LoadShape shape;
+  shape.ctx_per_slot = std::min<uint64_t>(
+      request.options.ctx_size.value_or(request.default_ctx_per_slot > 0 ? request.default_ctx_per_slot : 4096),
+      trained);
+  shape.parallel = request.options.parallel.value_or(request.default_parallel);
+  uint64_t cpu_only = 0;
+  for (const auto& m : placement::PredictMemory(model.info, shape, placement::Layout{})) cpu_only += m.Total();
+  return placement::FitOfPlan(plan, model.info, devices, cpu_only);
+}
+
+std::optional<placement::ModelFit> InstancePool::FitOfSize(uint64_t file_bytes) {
+  std::lock_guard lock(list_mu_);
+  if (!devices_) return std::nullopt;
+  return placement::FitOfSize(file_bytes, *devices_);
 }
 
 std::vector<std::string> InstancePool::IdleInEvictionOrder(const std::string& except,

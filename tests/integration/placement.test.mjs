@@ -89,6 +89,30 @@ describe('placement and memory admission', () => {
     assert.match(out, /all layers on the CPU; context 2048 tokens × 4 slots/);
   });
 
+  test('zest list says whether this machine can run each model (FIT), from the same plan', async () => {
+    const models = (await zest.json('/v1/models')).data.data;
+    const fit = (id) => models.find((m) => m.id === id).fit;
+    assert.equal(fit('a').verdict, 'yes', JSON.stringify(fit('a')));  // no GPU here: in RAM is "yes"
+    assert.equal(fit('a').available_bytes, 45 * 2 ** 20);
+    assert.ok(fit('a').needed_bytes > 20 * 2 ** 20 && fit('a').needed_bytes < 45 * 2 ** 20);
+    const big = fit('big');
+    assert.equal(big.verdict, 'no', JSON.stringify(big));
+    assert.ok(big.needed_bytes > big.available_bytes, JSON.stringify(big));
+    assert.match(big.reason, /does not fit/);
+    // Catalog entries not downloaded: estimated from their size (GBs, not 45 MiB).
+    const all = (await zest.json('/api/v1/models?all=true')).data.data;
+    const catalog = all.filter((m) => m.source === 'catalog' && !m.downloaded);
+    assert.ok(catalog.length > 0);
+    for (const m of catalog) assert.equal(m.fit.verdict, 'no', `${m.id}: ${JSON.stringify(m.fit)}`);
+    const env = { ...process.env, ZEST_HOST: zest.url };
+    const out = execFileSync(zestBin, ['list'], { env, encoding: 'utf8' });
+    assert.match(out, /NAME\s+ARCH.*LOADED\s+FIT\s+PATH/);
+    assert.match(out, /^a\s.*\syes\s/m);
+    assert.match(out, /^big\s.*\sno \(needs [\d.]+ MB, 45\.0 MB free\)/m);
+    const json = JSON.parse(execFileSync(zestBin, ['list', '--json'], { env, encoding: 'utf8' }));
+    assert.deepEqual(json.find((m) => m.id === 'big').fit, big);
+  });
+
   test('loading a second model evicts the idle first one', async () => {
     const r = await zest.json('/v1/chat/completions', chatBody('b'));
     assert.equal(r.status, 200, JSON.stringify(r.data));

@@ -88,6 +88,30 @@ test('pull streams progress, publishes into the HF cache, and the model then cha
   });
 });
 
+test('without the revision API the commit comes from X-Repo-Commit of a resolve answer', async () => {
+  hub.noRevisionApi = true;
+  hub.resetCounters();
+  try {
+    await withZest({}, async (zest, cache) => {
+      const { status, events } = await zest.stream('/api/v1/pull', { model: TINY });
+      assert.equal(status, 200);
+      const last = parse(events).at(-1);
+      assert.equal(last.status, 'success', JSON.stringify(last));
+      const repo = hub.repos.get(TINY);
+      assert.equal(fs.readFileSync(path.join(repoDir(cache, TINY), 'refs', 'main'), 'utf8'), repo.commit);
+      const file = hub.file(TINY, 'tiny-Q4_K_M.gguf');
+      const link = path.join(repoDir(cache, TINY), 'snapshots', repo.commit, 'tiny-Q4_K_M.gguf');
+      assert.equal(fs.readlinkSync(link), `../../blobs/${file.sha256}`);
+      assert.ok(hub.resolves >= 2, `the commit probe and the download: ${hub.resolves}`);
+      // An unknown repo is still "not found", not a failed probe.
+      const missing = await zest.json('/api/v1/pull', { model: 'test-org/Missing-GGUF', stream: false });
+      assert.equal(missing.status, 404, JSON.stringify(missing.data));
+    });
+  } finally {
+    hub.noRevisionApi = false;
+  }
+});
+
 test('500, a dropped connection and 429 with Retry-After are retried; the file verifies', async () => {
   hub.resetCounters();
   hub.fail('flaky-Q8_0.gguf', { status: 500 }, { drop: 1000000 }, { status: 429, retryAfter: 1 });

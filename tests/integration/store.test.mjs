@@ -96,8 +96,10 @@ describe('Hugging Face store', () => {
     assert.equal(byId['test-org/tiny-GGUF:Q8_0'].downloaded, true);
     assert.ok(!(await ids()).includes('Qwen3-8B-GGUF'), 'plain /v1/models lists only servable models');
     const { stdout } = await cli('list', '--all');
-    assert.match(stdout, /^NAME\s+QUANT\s+SIZE\s+LABELS\s+SOURCE\s+DOWNLOADED/m);
-    assert.match(stdout, /^Qwen3-8B-GGUF\s+Q4_K_M\s+.*\bno\s+no\s*$/m);
+    assert.match(stdout, /^NAME\s+QUANT\s+SIZE\s+LABELS\s+SOURCE\s+DOWNLOADED\s+LOADED\s+FIT/m);
+    // DOWNLOADED, LOADED, then FIT: whether this machine can run it (from its catalog size).
+    const verdict = byId['Qwen3-8B-GGUF'].fit?.verdict ?? '-';
+    assert.match(stdout, new RegExp(`^Qwen3-8B-GGUF\\s+Q4_K_M\\s+.*\\bno\\s+no\\s+${verdict}\\b`, 'm'));
   });
 
   test('show prints GGUF metadata', async () => {

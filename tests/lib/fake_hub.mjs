@@ -6,6 +6,8 @@
 //                                                       (X-Repo-Commit, like the hub)
 //   GET /cdn/{org}/{name}/{sha256}                      the bytes, with Range support
 // Options: a token (requests without "Authorization: Bearer TOKEN" get 401),
+// `noRevisionApi` (the revision API answers 404, as on mirrors without it:
+// the commit then comes from X-Repo-Commit; settable on the hub later),
 // throttling (bytes/s), and per-file injected failures consumed one per
 // download request: {drop: N} (close the connection after N bytes),
 // {status: 500}, {status: 429, retryAfter: 1}, {corrupt: true} (same length,
@@ -26,8 +28,9 @@ export function sha256File(file) {
 }
 
 // repos: { 'org/name': { files: { 'path/in/repo.gguf': '/abs/file' | Buffer } } }
-export async function startFakeHub({ repos = {}, token = null, throttle = 0 } = {}) {
+export async function startFakeHub({ repos = {}, token = null, throttle = 0, noRevisionApi = false } = {}) {
   const hub = new FakeHub(token, throttle);
+  hub.noRevisionApi = noRevisionApi;
   for (const [repo, spec] of Object.entries(repos)) hub.addRepo(repo, spec.files, spec.commit);
   await new Promise((resolve) => hub.server.listen(0, '127.0.0.1', resolve));
   hub.url = `http://127.0.0.1:${hub.server.address().port}`;
@@ -44,6 +47,8 @@ class FakeHub {
     this.bytesServed = 0;
     this.servedByPath = new Map();
     this.downloads = 0;             // CDN requests
+    this.resolves = 0;              // resolve requests (X-Repo-Commit answers)
+    this.noRevisionApi = false;
     this.sockets = new Set();
     this.server = http.createServer((req, res) => this.handle(req, res));
     this.server.on('connection', (s) => { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); });
@@ -64,7 +69,7 @@ class FakeHub {
   file(repo, path) { return this.repos.get(repo)?.files.find((f) => f.path === path); }
   fail(path, ...failures) { this.failures.set(path, [...(this.failures.get(path) ?? []), ...failures]); }
   served(path) { return this.servedByPath.get(path) ?? 0; }
-  resetCounters() { this.bytesServed = 0; this.servedByPath.clear(); this.downloads = 0; }
+  resetCounters() { this.bytesServed = 0; this.servedByPath.clear(); this.downloads = 0; this.resolves = 0; }
 
   async close() {
     for (const s of this.sockets) s.destroy();
@@ -86,7 +91,10 @@ class FakeHub {
   api(res, [org, name, kind, rev]) {
     const repo = this.repos.get(`${org}/${name}`);
     if (!repo) return this.json(res, 404, { error: 'Repository not found' });
-    if (kind === 'revision') return this.json(res, 200, { id: `${org}/${name}`, sha: repo.commit });
+    if (kind === 'revision') {
+      if (this.noRevisionApi) return this.json(res, 404, { error: 'Not Found' });
+      return this.json(res, 200, { id: `${org}/${name}`, sha: repo.commit });
+    }
     if (kind !== 'tree' || (rev !== 'main' && rev !== repo.commit)) return this.json(res, 404, { error: 'Revision not found' });
     const override = this.treeOverride.get(`${org}/${name}`);
     if (override) return this.json(res, 200, override);
@@ -107,6 +115,7 @@ class FakeHub {
     const repo = this.repos.get(`${org}/${name}`);
     const file = repo && this.file(`${org}/${name}`, rest.join('/'));
     if (!file || (rev !== 'main' && rev !== repo.commit)) return this.json(res, 404, { error: 'Entry not found' });
+    this.resolves++;
     res.writeHead(302, { Location: `/cdn/${org}/${name}/${file.sha256}?path=${encodeURIComponent(file.path)}`,
       'X-Repo-Commit': repo.commit, 'Content-Length': 0 });
     res.end();

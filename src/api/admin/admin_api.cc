@@ -4,6 +4,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/admin/model_options_json.h"
 #include "api/admin/request_body.h"
 #include "api/openai/errors.h"
 #include "engines/process_memory.h"
@@ -59,7 +60,7 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
     }
     json i = {{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
               {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight}, {"expires_in_s", expires_in},
-              {"placement", PlacementJson(s.plan)}};
+              {"placement", PlacementJson(s.plan)}, {"options", ModelOptionsJson(s.settings)}};
     if (measure) i["measured_rss_bytes"] = engines::ProcessTreeRssBytes(s.pid);
     out.push_back(std::move(i));
   }

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/admin/model_options_json.h"
 #include "api/openai/errors.h"
 #include "api/openai/request_parse.h"
 
@@ -35,20 +36,50 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
   }
   auto model = registry_.Find(name->get<std::string>());
   if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
+  // The model's configured options overlaid with the request's, if any.
+  std::optional<config::ModelSettings> settings;
+  if (auto field = body.find("options"); field != body.end() && !field->is_null()) {
+    settings = pool_.ConfiguredSettings(model->name);
+    std::string param;
+    Status bad = ApplyModelOptions(*field, *settings, &param);
+    if (!bad.ok()) co_return co_await openai::SendError(w, bad, param);
+  }
   auto started = std::chrono::steady_clock::now();
   // Held while loading, so the reaper cannot unload what is being loaded.
+  const bool options_given = settings.has_value();
   residency_.Begin(model->name);
-  auto instance = co_await pool_.Acquire(*model, /*urgent=*/true);
+  auto instance = co_await AcquireFor(*model, std::move(settings));
   residency_.End(model->name, keep_alive);
-  if (!instance.ok()) co_return co_await openai::SendError(w, instance.status(), "model");
+  if (!instance.ok()) {
+    // Options the placement refuses (a device the engine lacks, a context
+    // above the trained one) are the request's options at fault.
+    const bool options_at_fault =
+        options_given && instance.status().code() == ErrorCode::kInvalidArgument;
+    const std::string param = options_at_fault ? "options" : "model";
+    co_return co_await openai::SendError(w, instance.status(), param);
+  }
   auto load_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
   json reply = {{"status", "loaded"},
                 {"model", model->name},
                 {"pid", (*instance)->pid()},
                 {"load_ms", load_ms.count()},
-                {"keep_alive", FormatDuration(keep_alive)}};
+                {"keep_alive", FormatDuration(keep_alive)},
+                {"options", ModelOptionsJson(OptionsInEffect(model->name))}};
   co_await w.Send(200, "application/json", reply.dump());
+}
+
+asio::awaitable<Result<std::shared_ptr<scheduler::Instance>>> LoadApi::AcquireFor(
+    models::ModelEntry model, std::optional<config::ModelSettings> settings) {
+  if (settings) co_return co_await pool_.AcquireWith(std::move(model), std::move(*settings));
+  co_return co_await pool_.Acquire(std::move(model), /*urgent=*/true);
+}
+
+config::ModelSettings LoadApi::OptionsInEffect(const std::string& model) {
+  for (const scheduler::InstanceStatus& s : pool_.List()) {
+    if (s.model == model) return s.settings;
+  }
+  return pool_.ConfiguredSettings(model);
 }
 
 }  // namespace zest::api::admin

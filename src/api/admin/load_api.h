@@ -1,13 +1,19 @@
 // LoadApi: loading a model ahead of its first request, and how long it stays.
-//   POST /api/v1/load {"model", "keep_alive"?}: starts the model's engine (or
-//     finds it running), waits until it is ready, and sets its keep-alive
-//     (default: the server's). Answers {"status":"loaded","model",
-//     "load_ms","keep_alive"}; 404 for unknown models, 500 with the engine's
-//     last lines when it cannot start.
+//   POST /api/v1/load {"model", "keep_alive"?, "options"?}: starts the
+//     model's engine (or finds it running), waits until it is ready, and sets
+//     its keep-alive (default: the server's). "options" are per-model engine
+//     options (the names of `[models."name"]`, model_options_json.h) laid
+//     over the model's configured ones for this load: loaded with other
+//     options, an idle engine is restarted with these (409 while busy); the
+//     same options change nothing. Answers {"status":"loaded","model",
+//     "pid","load_ms","keep_alive","options"} (the options in effect); 400
+//     naming the option (`param`) for a bad one, 404 for unknown models,
+//     500 with the engine's last lines when it cannot start.
 // Unloading is POST /api/v1/unload (AdminApi).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <optional>
 
 #include "http/router.h"
 #include "models/model_registry.h"
@@ -27,6 +33,11 @@ class LoadApi {
 
  private:
   boost::asio::awaitable<void> Load(http::Request& request, http::ResponseWriter& writer);
+  // The pool's Acquire, or AcquireWith when the request gave options.
+  boost::asio::awaitable<Result<std::shared_ptr<scheduler::Instance>>> AcquireFor(
+      models::ModelEntry model, std::optional<config::ModelSettings> settings);
+  // The options the model's instance runs with (its configured ones if none).
+  config::ModelSettings OptionsInEffect(const std::string& model);
 
   models::ModelRegistry& registry_;
   scheduler::InstancePool& pool_;

@@ -18,6 +18,7 @@ ApiError MapStatus(const Status& status) {
     case ErrorCode::kQueueFull: return {429, "rate_limit_error", "queue_full"};
     case ErrorCode::kQueueTimeout: return {503, "server_error", "queue_timeout"};
     case ErrorCode::kInsufficientMemory: return {507, "server_error", "insufficient_memory"};
+    case ErrorCode::kConflict: return {409, "invalid_request_error", "conflict"};
     case ErrorCode::kCancelled: return {499, "server_error", "cancelled"};
     case ErrorCode::kInternal: return {500, "server_error", "internal_error"};
   }

@@ -43,4 +43,12 @@ nlohmann::json CatalogJson(const models::CatalogStatus& status) {
   return j;
 }
 
+void AddFit(nlohmann::json& model, const std::optional<placement::ModelFit>& fit) {
+  if (!fit) return;
+  model["fit"] = {{"verdict", fit->verdict},
+                  {"needed_bytes", fit->needed_bytes},
+                  {"available_bytes", fit->available_bytes},
+                  {"reason", fit->reason}};
+}
+
 }  // namespace zest::api::openai

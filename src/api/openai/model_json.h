@@ -4,7 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include "models/model_registry.h"
+#include "placement/fit.h"
 
 namespace zest::api::openai {
 
@@ -13,5 +16,10 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded);
 // A catalog entry in `GET /api/v1/models?all=true`: id (the catalog name),
 // repo, quant or file, labels, recipe, size, downloaded.
 nlohmann::json CatalogJson(const models::CatalogStatus& status);
+
+// Whether this machine can run the model (placement/fit.h), as the `fit`
+// field: {"verdict","needed_bytes","available_bytes","reason"}. Nothing is
+// added while the devices are not known yet.
+void AddFit(nlohmann::json& model, const std::optional<placement::ModelFit>& fit);
 
 }  // namespace zest::api::openai

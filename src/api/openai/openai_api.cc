@@ -145,19 +145,38 @@ Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
   return admit;
 }
 
+// Every servable model (and, with `all`, the catalog), each with whether
+// this machine can run it: planned from its GGUF header when it is here,
+// estimated from the catalog's size when not.
+nlohmann::json OpenAiApi::ListJson(bool all) {
+  std::set<std::string> loaded = LoadedModels(engines_.pool);
+  nlohmann::json data = nlohmann::json::array();
+  for (const auto& m : registry_.List()) {
+    nlohmann::json j = ModelJson(m, loaded.contains(m.name));
+    if (m.error.empty()) AddFit(j, engines_.pool.Fit(m));
+    data.push_back(std::move(j));
+  }
+  if (!all) return data;
+  AddCatalog(registry_.ListCatalog(), data);
+  for (nlohmann::json& j : data) {
+    if (j.contains("fit") || j.value("source", std::string()) != "catalog") continue;
+    AddFit(j, engines_.pool.FitOfSize(j.value("size", uint64_t{0})));
+  }
+  return data;
+}
+
 void OpenAiApi::Register(http::Router& router) {
   auto list = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    std::set<std::string> loaded = LoadedModels(engines_.pool);
-    nlohmann::json data = nlohmann::json::array();
-    for (const auto& m : registry_.List()) data.push_back(ModelJson(m, loaded.contains(m.name)));
-    if (WantsAll(r.query)) AddCatalog(registry_.ListCatalog(), data);
+    nlohmann::json data = ListJson(WantsAll(r.query));
     nlohmann::json reply = {{"object", "list"}, {"data", data}};
     co_await SendJson(w, reply);
   };
   auto get = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
     auto model = registry_.Find(r.params.at(0));
     if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-    co_await SendJson(w, ModelJson(*model, LoadedModels(engines_.pool).contains(model->name)));
+    nlohmann::json reply = ModelJson(*model, LoadedModels(engines_.pool).contains(model->name));
+    if (model->error.empty()) AddFit(reply, engines_.pool.Fit(*model));
+    co_await SendJson(w, reply);
   };
   auto inference = [this](Endpoint endpoint) {
     return [this, endpoint](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {

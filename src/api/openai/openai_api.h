@@ -4,6 +4,8 @@
 // request to the engine relay; nothing else.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include "api/inference_metrics.h"
 #include "api/openai/request_parse.h"
 #include "api/engine_relay.h"
@@ -29,6 +31,8 @@ class OpenAiApi {
   void Register(http::Router& router);
 
  private:
+  // The `data` of GET /v1/models (with `all`: the catalog too), each with `fit`.
+  nlohmann::json ListJson(bool all);
   boost::asio::awaitable<void> Inference(Endpoint endpoint, http::Request& request,
                                          http::ResponseWriter& writer);
   boost::asio::awaitable<void> Route(Endpoint endpoint, http::Request& request,
