@@ -65,6 +65,20 @@ http::ServerOptions GatewayOptions(const config::Settings& s,
   return o;
 }
 
+Result<http::ServerOptions> RedirectOptions(const config::Settings& s, uint16_t tls_port) {
+  if (s.tls_cert.empty() || s.tls_key.empty()) {
+    return InvalidArgument("server.https_redirect_port needs TLS (--tls-cert and --tls-key)");
+  }
+  http::ServerOptions o;
+  o.host = s.host;
+  o.port = s.https_redirect_port;
+  o.max_header_bytes = s.max_header_bytes;
+  o.header_timeout = std::chrono::seconds(s.header_timeout_s);
+  o.max_connections_per_client = s.max_connections_per_client;
+  o.redirect_to_https_port = tls_port;
+  return o;
+}
+
 void ReloadOnHangup(boost::asio::signal_set& signals, http::Server& server,
                     http::Authenticator& auth) {
   signals.async_wait([&signals, &server, &auth](const boost::system::error_code& ec, int) {
