@@ -106,7 +106,7 @@ Result<uint64_t> ProcessStartTicks(pid_t pid) {
   std::string field;
   for (int i = 3; i <= 22 && fields >> field; ++i) {
     if (i == 3 && (field == "Z" || field == "X")) return NotFound(std::to_string(pid) + " has exited");
-    if (i == 22) return std::stoull(field);
+    if (i == 22) return static_cast<uint64_t>(std::stoull(field));
   }
   return NotFound("unreadable stat of " + std::to_string(pid));
 }
