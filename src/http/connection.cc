@@ -13,6 +13,9 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/asio/ssl/stream.hpp>
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <chrono>
 #include <spdlog/spdlog.h>
 #include <utility>
@@ -516,10 +519,21 @@ void Connection::OnReadable(const error_code& ec, std::uint64_t generation) {
     return;
   }
   watching_ = false;
-  error_code available_ec;
-  std::size_t available = ec ? 0 : socket_.available(available_ec);
-  // Bytes waiting are a pipelined request: leave them for the next read.
-  if (available > 0 && !available_ec) return;
+  if (!ec) {
+    // Readiness alone proves nothing: under load the reactor can report a
+    // read edge whose bytes the request's own reads already took, and
+    // treating that as a disconnect dropped kept-alive requests unanswered
+    // (found by tests/integration/chaos.test.mjs). Peek: bytes waiting are
+    // a pipelined request (leave them for the next read); nothing to read
+    // yet means keep watching; only EOF or an error is a client gone.
+    char byte = 0;
+    ssize_t peeked = ::recv(socket_.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (peeked > 0) return;
+    if (peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+      StartWatch();
+      return;
+    }
+  }
   spdlog::debug("http: client {} went away during a request", remote_address_);
   writer_.MarkClientGone();
 }

@@ -42,6 +42,9 @@ function classify(status, contentType, text, stream) {
   return { kind: 'malformed', detail: `stream ended without [DONE] or an error (${payloads.length} events)` };
 }
 
+const socketIds = new WeakMap();
+let lastSocketId = 0;
+
 // One chat request over `agent` (false: a connection of its own, closed after); resolves to {kind, detail, model, stream, start, end}.
 export function chatRequest(baseUrl, agent, { model, stream, maxTokens, timeoutMs = 60000 }) {
   const url = new URL('/v1/chat/completions', baseUrl);
@@ -51,7 +54,8 @@ export function chatRequest(baseUrl, agent, { model, stream, maxTokens, timeoutM
   });
   const start = performance.now();
   return new Promise((resolve) => {
-    const done = (result) => resolve({ model, stream, start, end: performance.now(), ...result });
+    let sock = 0;
+    const done = (result) => resolve({ model, stream, start, end: performance.now(), sock, ...result });
     const req = http.request(url, {
       method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
     }, (res) => {
@@ -61,6 +65,7 @@ export function chatRequest(baseUrl, agent, { model, stream, maxTokens, timeoutM
         Buffer.concat(chunks).toString('utf8'), stream)));
       res.on('error', (err) => done({ kind: 'transport', detail: err.message }));
     });
+    req.on('socket', (socket) => { socketIds.set(socket, socketIds.get(socket) ?? ++lastSocketId); sock = socketIds.get(socket); });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
     req.on('error', (err) => done({ kind: /no answer/.test(err.message) ? 'timeout' : 'transport', detail: err.message }));
     req.end(body);
