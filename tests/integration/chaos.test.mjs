@@ -9,7 +9,7 @@ import { chaosRun, chatRequest, countKinds, engines, fdCount } from '../lib/chao
 import { descendants, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 
 const MODELS = ['a', 'b'];
-const REQUESTS = Number(process.env.CHAOS_REQUESTS ?? 400);
+const REQUESTS = Number(process.env.CHAOS_REQUESTS ?? 300);
 const CONCURRENCY = Number(process.env.CHAOS_CONCURRENCY ?? 24);
 // Descriptors zest may hold above its baseline afterwards (log files
 // reopened, a timer or two): a leak per request or per kill is far more.
