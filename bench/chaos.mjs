@@ -20,7 +20,9 @@ import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine, pct, startDirect } from './gateway_overhead.mjs';
 
 const LEVELS = (process.env.BENCH_CHAOS_LEVELS ?? '1,4,8,16,32').split(',').map(Number);
-const PER_WORKER = Number(process.env.BENCH_CHAOS_PER_WORKER ?? 12);
+// Requests per level: at least MIN_PER_LEVEL, else 10 per concurrent worker.
+const MIN_PER_LEVEL = Number(process.env.BENCH_CHAOS_MIN_PER_LEVEL ?? 200);
+const ROUNDS = 4;
 const CHAOS_REQUESTS = Number(process.env.BENCH_CHAOS_REQUESTS ?? 600);
 const CHAOS_CONCURRENCY = Number(process.env.BENCH_CHAOS_CONCURRENCY ?? 24);
 const OVERHEAD_MS = 5;
@@ -42,32 +44,52 @@ function timedChat(url, agent, stream) {
       res.on('end', () => (res.statusCode === 200 ? resolve({ ms: performance.now() - t0, ttft })
         : reject(new Error(`HTTP ${res.statusCode}`))));
     });
-    req.on('error', reject);
+    req.on('error', (err) => reject(new Error(`${url} (${stream ? 'stream' : 'request'}): ${err.message}`)));
     req.end(body);
   });
 }
 
-// `concurrency` workers, PER_WORKER requests each: latencies and requests/s.
-async function closedLoop(url, concurrency, stream) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+// `concurrency` workers sharing the level's requests: latencies and
+// requests/s. Non-streamed requests reuse kept-alive connections; streams
+// open one connection each on both targets (llama-server's HTTP library
+// closes a kept-alive connection after a stream in a way that races the
+// client's reuse: "socket hang up" on the direct target).
+async function closedLoop(url, concurrency, stream, total) {
+  const agent = stream ? false : new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const runs = [];
+  let next = 0;
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let i = 0; i < PER_WORKER; i++) runs.push(await timedChat(url, agent, stream));
+    while (next++ < total) runs.push(await timedChat(url, agent, stream));
   }));
   const seconds = (performance.now() - t0) / 1000;
-  agent.destroy();
-  const key = stream ? 'ttft' : 'ms';
-  const xs = runs.map((r) => r[key]).filter((x) => x !== null);
-  return { p50: pct(xs, 0.5), p99: pct(xs, 0.99), rps: runs.length / seconds };
+  if (agent) agent.destroy();
+  return { xs: runs.map((r) => (stream ? r.ttft : r.ms)).filter((x) => x !== null), n: runs.length, seconds };
+}
+
+// One level: ROUNDS rounds alternating which target goes first, so a burst
+// of load from elsewhere on the machine hits both alike.
+async function level(zestUrl, directUrl, concurrency, stream) {
+  const total = Math.max(MIN_PER_LEVEL, concurrency * 10);
+  const acc = { z: { xs: [], n: 0, seconds: 0 }, d: { xs: [], n: 0, seconds: 0 } };
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = r % 2 ? [['z', zestUrl], ['d', directUrl]] : [['d', directUrl], ['z', zestUrl]];
+    for (const [key, url] of order) {
+      const got = await closedLoop(url, concurrency, stream, Math.ceil(total / ROUNDS));
+      acc[key].xs.push(...got.xs);
+      acc[key].n += got.n;
+      acc[key].seconds += got.seconds;
+    }
+  }
+  const sum = (a) => ({ p50: pct(a.xs, 0.5), p99: pct(a.xs, 0.99), rps: a.n / a.seconds });
+  return { z: sum(acc.z), d: sum(acc.d) };
 }
 
 async function loadHeld(zest, direct) {
   const rows = [];
   for (const stream of [false, true]) {
     for (const c of LEVELS) {
-      const d = await closedLoop(direct.url, c, stream);
-      const z = await closedLoop(zest.url, c, stream);
+      const { d, z } = await level(zest.url, direct.url, c, stream);
       rows.push({ stream, c, d, z, overhead: z.p99 - d.p99 });
       console.error(`${stream ? 'streams' : 'requests'} c=${c}: direct p99 ${d.p99.toFixed(1)} ms, zest p99 ${z.p99.toFixed(1)} ms, zest ${z.rps.toFixed(0)} req/s`);
     }
@@ -92,7 +114,7 @@ function loadTable(rows) {
   const streamHeld = held(rows, true);
   return [
     `Model: synthetic tiny preset, engine --parallel 32 (zest: parallel 32, no reserved slots), same argv direct; ` +
-      `closed loop, ${PER_WORKER} requests per worker per level, direct then zest per level. ` +
+      `closed loop, max(${MIN_PER_LEVEL}, 10 × concurrency) requests per level and target in ${ROUNDS} rounds alternating which target goes first; streams on a connection each. ` +
       'Requests: 1-token non-streamed chat, latency; streams: ' + `${STREAM_TOKENS}-token streamed chat, time to first token.`,
     '',
     '| load | concurrency | direct p50 ms | direct p99 ms | zest p50 ms | zest p99 ms | p99 overhead ms | zest req/s |',
