@@ -45,7 +45,10 @@ function classify(status, contentType, text, stream) {
 const socketIds = new WeakMap();
 let lastSocketId = 0;
 
-// One chat request over `agent` (false: a connection of its own, closed after); resolves to {kind, detail, model, stream, start, end}.
+// One chat request over `agent` (false: a connection of its own, closed after);
+// resolves to {kind, detail, model, stream, start, end, sock} (sock numbers
+// the client connection, so a lost request can be matched with the one
+// before it on the same connection).
 export function chatRequest(baseUrl, agent, { model, stream, maxTokens, timeoutMs = 60000 }) {
   const url = new URL('/v1/chat/completions', baseUrl);
   const body = JSON.stringify({
