@@ -28,7 +28,7 @@ export function benchModel() {
 
 // Starts a second llama-server with exactly the argv zest used for its
 // instance, but listening on TCP like a user running it by hand would.
-async function startDirect(enginePid) {
+export async function startDirect(enginePid) {
   const argv = fs.readFileSync(`/proc/${enginePid}/cmdline`, 'utf8').split('\0').filter(Boolean);
   const host = argv.indexOf('--host');
   const port = 18000 + Math.floor(Math.random() * 1000);
@@ -77,7 +77,7 @@ export async function concurrentThroughput(url) {
   return tokens / ((performance.now() - t0) / 1000);
 }
 
-const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+export const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 
 // Runs `fn` alternately against both targets `rounds` times.
 export async function interleaved(rounds, fn, zestUrl, directUrl) {

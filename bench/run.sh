@@ -11,3 +11,5 @@ node bench/download.mjs
 node bench/placement_accuracy.mjs
 # Metrics overhead: the 16-stream benchmark with metrics on vs off.
 node bench/metrics_overhead.mjs
+# Load held (p99 gateway overhead under 5 ms) and the chaos run's figures.
+node bench/chaos.mjs

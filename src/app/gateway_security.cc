@@ -3,6 +3,8 @@
 #include <boost/asio/ip/address.hpp>
 #include <spdlog/spdlog.h>
 
+#include <limits>
+
 #include "http/cors.h"
 
 namespace zest::app {
@@ -62,6 +64,23 @@ http::ServerOptions GatewayOptions(const config::Settings& s,
   o.auth = std::move(auth);
   o.tls_cert = s.tls_cert;
   o.tls_key = s.tls_key;
+  return o;
+}
+
+Result<http::ServerOptions> RedirectOptions(const config::Settings& s, uint16_t tls_port) {
+  if (s.tls_cert.empty() || s.tls_key.empty()) {
+    return InvalidArgument("server.https_redirect_port needs TLS (--tls-cert and --tls-key)");
+  }
+  http::ServerOptions o;
+  o.host = s.host;
+  o.port = s.https_redirect_port;
+  o.max_header_bytes = s.max_header_bytes;
+  // The body is never read, so its declared size must not turn the 308
+  // into a 413 (the parser checks Content-Length against this limit).
+  o.max_body_bytes = std::numeric_limits<std::size_t>::max();
+  o.header_timeout = std::chrono::seconds(s.header_timeout_s);
+  o.max_connections_per_client = s.max_connections_per_client;
+  o.redirect_to_https_port = tls_port;
   return o;
 }
 

@@ -28,6 +28,11 @@ Status CheckBindSafety(const config::Settings& settings, const http::Authenticat
 http::ServerOptions GatewayOptions(const config::Settings& settings,
                                    std::shared_ptr<http::Authenticator> auth);
 
+// The options of the plain-HTTP listener that redirects to HTTPS on
+// `tls_port` (server.https_redirect_port): same host and header limits, no
+// keys, no TLS. An error when the redirect is asked for without TLS.
+Result<http::ServerOptions> RedirectOptions(const config::Settings& settings, uint16_t tls_port);
+
 // On each SIGHUP: reload the TLS certificate and the keys file; errors are
 // logged and the old ones stay. `signals` must be registered for SIGHUP
 // and, with `server` and `auth`, outlive the io_context's run.

@@ -28,11 +28,13 @@
 #include "app/gateway_security.h"
 #include "core/logging.h"
 #include "engines/engine_locator.h"
+#include "engines/pid_file.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 #include "http/server.h"
 #include "models/model_registry.h"
 #include "models/pull_service.h"
+#include "placement/reserved_args.h"
 #include "scheduler/admission.h"
 #include "scheduler/instance_pool.h"
 #include "scheduler/engine_watchdog.h"
@@ -66,6 +68,42 @@ Status PrepareDirs(const config::Settings& s) {
     if (ec) return IoError("cannot create " + dir.string() + ": " + ec.message());
     // What zest creates is private to its user; existing dirs are left as they are.
     if (!existed) fs::permissions(dir, fs::perms::owner_all, ec);
+  }
+  return Status::Ok();
+}
+
+// Engines a previous zest left running (it was SIGKILLed, or died before
+// it could stop them; PR_SET_PDEATHSIG normally takes them along) are
+// stopped before this one starts its own.
+void ReapStaleEngines(const fs::path& pid_dir) {
+  using Outcome = engines::ReapedEngine::Outcome;
+  for (const engines::ReapedEngine& r : engines::ReapStaleEngines(pid_dir, std::chrono::seconds(5))) {
+    std::string what = r.record.argv.empty() ? r.file.string() : r.record.argv.front();
+    switch (r.outcome) {
+      case Outcome::kKilled:
+        spdlog::warn("reaped a stale engine from a previous run: pid {} ({}){}", r.record.pid, what,
+                     r.forced ? ", needed SIGKILL" : "");
+        break;
+      case Outcome::kKillFailed:
+        spdlog::error("a stale engine from a previous run survived SIGKILL: pid {} ({})", r.record.pid, what);
+        break;
+      case Outcome::kOwnerAlive:
+        spdlog::warn("engine pid {} belongs to another zest still running (pid {}) on this home",
+                     r.record.pid, r.record.owner_pid);
+        break;
+      default:
+        spdlog::info("removed stale engine pid file {} ({})", r.file.string(), engines::OutcomeName(r.outcome));
+    }
+  }
+}
+
+// Per-model engine arguments are checked once more at each load (placement),
+// but a reserved flag in the config is the user's mistake: say so at start.
+Status CheckExtraArgs(const config::Settings& s) {
+  for (const auto& [name, model] : s.model_settings) {
+    if (Status st = placement::ValidateExtraArgs(model.extra_args); !st.ok()) {
+      return InvalidArgument("models.\"" + name + "\".extra_args: " + st.message());
+    }
   }
   return Status::Ok();
 }
@@ -176,10 +214,15 @@ int RunServer(const config::LoadedSettings& loaded) {
   const config::Settings& s = loaded.settings;
   std::shared_ptr<LineRing> log_ring = SetupLogging(s.log_level, s.log_format);
   std::signal(SIGPIPE, SIG_IGN);
+  if (Status st = CheckExtraArgs(s); !st.ok()) {
+    spdlog::error("{}", st.message());
+    return 2;
+  }
   if (Status st = PrepareDirs(s); !st.ok()) {
     spdlog::error("{}", st.message());
     return 1;
   }
+  ReapStaleEngines(s.EnginePidDir());
   auto run_dir = MakeRunDir();
   if (!run_dir.ok()) {
     spdlog::error("{}", run_dir.status().message());
@@ -211,12 +254,14 @@ int RunServer(const config::LoadedSettings& loaded) {
   scheduler::PoolOptions pool_options;
   pool_options.run_dir = *run_dir;
   pool_options.log_dir = s.LogDir();
+  pool_options.pid_dir = s.EnginePidDir();
   pool_options.ctx_size = s.ctx_size;
   // The engine also runs the slots reserved for high priority.
   pool_options.parallel = s.parallel + s.reserved_slots;
   pool_options.threads = s.threads;
   pool_options.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
   pool_options.memory_wait = std::chrono::seconds(s.memory_wait_s);
+  pool_options.crash_loop_limit = s.crash_loop_limit;
   pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
   pool_options.model_settings = s.model_settings;
   if (s.save_slots) pool_options.slot_dir = s.SlotDir();
@@ -295,6 +340,24 @@ int RunServer(const config::LoadedSettings& loaded) {
     fs::remove_all(*run_dir);
     return 1;
   }
+  // Optional plain-HTTP listener that sends every request to HTTPS.
+  std::unique_ptr<http::Server> redirect;
+  http::Router no_routes;
+  if (s.https_redirect_port != 0) {
+    auto options = RedirectOptions(s, server.port());
+    Status st = options.ok() ? Status::Ok() : options.status();
+    if (st.ok()) {
+      redirect = std::make_unique<http::Server>(io, std::move(*options), no_routes, api::openai::RenderHttpError);
+      st = redirect->Listen();
+    }
+    if (!st.ok()) {
+      spdlog::error("HTTPS redirect: {}", st.message());
+      fs::remove_all(*run_dir);
+      return 2;
+    }
+    redirect->Start();
+    spdlog::info("redirecting http://{}:{} to HTTPS", s.host, s.https_redirect_port);
+  }
   asio::signal_set hangup(io, SIGHUP);
   ReloadOnHangup(hangup, server, *authenticator);
   server.Start();
@@ -309,6 +372,7 @@ int RunServer(const config::LoadedSettings& loaded) {
 
   spdlog::info("received signal {}, shutting down", signalled.get_future().get());
   server.StopAccepting();
+  if (redirect) redirect->Stop();
   DrainRequests(admission, std::chrono::seconds(s.drain_timeout_s));
   server.Stop();
   reaper.Stop();

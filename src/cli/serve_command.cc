@@ -32,6 +32,8 @@ constexpr ServeFlag kServeFlags[] = {
     {"--api-key", "server.api_key", "A single API key (admin scope); also ZEST_API_KEY"},
     {"--tls-cert", "server.tls_cert", "PEM certificate chain: serve HTTPS (with --tls-key)"},
     {"--tls-key", "server.tls_key", "PEM private key of --tls-cert"},
+    {"--https-redirect-port", "server.https_redirect_port",
+     "With TLS: also listen for plain HTTP on this port and redirect every request to HTTPS"},
     {"--cors-origins", "server.cors_origins", "Web origins allowed besides loopback (comma-separated)"},
     {"--max-connections-per-client", "server.max_connections_per_client", "Open connections per client address (0 = unlimited)"},
     {"--log-format", "log.format", "text (default) or json: one JSON object per line"},

@@ -36,6 +36,7 @@ struct Settings {
   int threads = 0;                     // engine threads; 0 = engine default
   int ready_timeout_s = 120;           // how long an engine may take to load
   int watchdog_s = 30;  // an engine silent this long (hung, stopped) is killed; 0 = off
+  int crash_loop_limit = 3;  // failures within 60 s that hold a model off for 30 s; 0 = never
   // [scheduler]
   int max_queue = 64;                   // waiting requests per model
   int queue_timeout_s = 300;            // how long a request may wait for a slot
@@ -61,6 +62,7 @@ struct Settings {
   std::string cors_origins;               // comma-separated exact origins
   std::filesystem::path tls_cert;         // PEM chain; with tls_key, serve HTTPS
   std::filesystem::path tls_key;
+  uint16_t https_redirect_port = 0;       // with TLS: plain HTTP here answers 308 to HTTPS; 0 = off
   uint64_t max_header_bytes = 64 * 1024;
   int header_timeout_s = 10;              // accept/first byte → headers complete
   int body_timeout_s = 120;               // headers → body complete
@@ -74,6 +76,8 @@ struct Settings {
   bool metrics_enabled = true;            // false: no /metrics, no per-request accounting
 
   std::filesystem::path RunDir() const { return home / "run"; }
+  // One pid file per running engine (engines/pid_file.h).
+  std::filesystem::path EnginePidDir() const { return RunDir() / "engines"; }
   std::filesystem::path LogDir() const { return home / "logs"; }
   std::filesystem::path SlotDir() const { return home / "cache" / "slots"; }
   std::filesystem::path UserModelsFile() const { return home / "user_models.json"; }

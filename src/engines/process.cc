@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "engines/path_search.h"
+#include "engines/pid_file.h"
 
 extern char** environ;  // NOLINT(readability-redundant-declaration): POSIX gives no header
 
@@ -231,8 +232,24 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
   fds.dev_null.Reset();
   ZEST_RETURN_IF_ERROR(AwaitExec(fds.exec_read.Get(), pid, options.argv[0]));
   auto ring = std::make_unique<LineRing>(options.ring_lines);
-  return std::unique_ptr<Process>(new Process(pid, fds.output_read.Release(), fds.log.Release(),
-                                              fds.wake.Release(), std::move(ring)));
+  std::unique_ptr<Process> process(new Process(pid, fds.output_read.Release(), fds.log.Release(),
+                                               fds.wake.Release(), std::move(ring)));
+  // An engine zest could not record is stopped (by the destructor): one that
+  // might outlive a crashed zest unnoticed is worse than a failed load.
+  if (!options.pid_dir.empty()) ZEST_RETURN_IF_ERROR(process->RecordPidFile(options.pid_dir, options.argv));
+  return process;
+}
+
+Status Process::RecordPidFile(const std::filesystem::path& dir, const std::vector<std::string>& argv) {
+  std::lock_guard lock(mu_);
+  if (exit_status_) return Status::Ok();  // already reaped: nothing to record
+  auto record = RecordFor(pid_, argv);
+  // No start time means the child has already exited (a zombie until the
+  // next ExitStatus): nothing is left to record.
+  if (!record.ok()) return Status::Ok();
+  ZEST_RETURN_IF_ERROR(WritePidFile(dir, *record));
+  pid_file_ = PidFilePath(dir, pid_);
+  return Status::Ok();
 }
 
 Process::Process(pid_t pid, int output_fd, int log_fd, int wake_fd, std::unique_ptr<LineRing> ring)
@@ -298,6 +315,7 @@ std::optional<int> Process::ReapLocked(bool block) {
     // ECHILD: someone else reaped our child against the contract. It is gone;
     // its status is lost, so report a failure rather than hang.
     exit_status_ = W_EXITCODE(255, 0);
+    ForgetPidFileLocked();
     return exit_status_;
   }
   if (info.si_pid == 0) return std::nullopt;
@@ -306,7 +324,14 @@ std::optional<int> Process::ReapLocked(bool block) {
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
   exit_status_ = status;
+  ForgetPidFileLocked();
   return exit_status_;
+}
+
+void Process::ForgetPidFileLocked() {
+  if (pid_file_.empty()) return;
+  std::error_code ignored;  // a file removed by hand is no failure
+  std::filesystem::remove(std::exchange(pid_file_, {}), ignored);
 }
 
 std::string Process::DescribeExit(int wait_status) {

@@ -12,6 +12,10 @@
 // The Process reaps its own child with waitpid(pid); nothing else in zest may
 // reap it (no waitpid(-1), no SIGCHLD set to SIG_IGN).
 //
+// With SpawnOptions::pid_dir set, a pid file records the child from spawn
+// until it is reaped, so a later zest can stop it if this one is killed
+// before it could (pid_file.h).
+//
 // When the child itself (the group leader) exits, whatever is left in its
 // process group is SIGKILLed before the leader is reaped: an engine's helpers
 // never outlive it, and the group id is still ours at that moment.
@@ -40,6 +44,8 @@ struct SpawnOptions {
   std::vector<std::string> env;    // "K=V" added to the inherited environment
   std::filesystem::path log_file;  // appended to (created 0600); empty = none
   std::size_t ring_lines = 200;
+  // Where the child's pid file goes (pid_file.h) while it runs; empty = none.
+  std::filesystem::path pid_dir;
 };
 
 class Process {
@@ -68,11 +74,16 @@ class Process {
 
  private:
   Process(pid_t pid, int output_fd, int log_fd, int wake_fd, std::unique_ptr<LineRing> ring);
+  // Writes the pid file for `argv` into `dir`; the file goes when the child
+  // is reaped.
+  Status RecordPidFile(const std::filesystem::path& dir, const std::vector<std::string>& argv);
   // The reader thread: output_fd into the ring and log_fd until EOF or stop.
   void ReadOutput(const std::stop_token& stop, int output_fd, int log_fd);
   // Reaps the leader if it has exited (blocking: waits for it), SIGKILLing
   // what is left of its group first. Requires mu_ held.
   std::optional<int> ReapLocked(bool block);
+  // Removes the pid file of a reaped child. Requires mu_ held.
+  void ForgetPidFileLocked();
   // Polls ExitStatus until the leader has exited or `timeout` has passed.
   bool WaitForExit(std::chrono::milliseconds timeout);
   // kill(-pid_, sig) unless reaped: only an unreaped leader proves the group
@@ -86,6 +97,7 @@ class Process {
   int wake_fd_ = -1;  // eventfd that wakes the reader when it is asked to stop
   std::mutex mu_;
   std::optional<int> exit_status_;  // guarded by mu_
+  std::filesystem::path pid_file_;  // guarded by mu_; empty = none
   std::mutex terminate_mu_;         // serialises Terminate (joins reader_)
   std::mutex reader_mu_;
   std::condition_variable reader_cv_;

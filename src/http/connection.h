@@ -86,6 +86,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Reads and answers one request; returns whether to keep the connection.
   boost::asio::awaitable<bool> ServeOne();
   void LogAccess(const Request& request, std::chrono::steady_clock::time_point started);
+  // The whole answer of a redirecting server (ServerOptions::redirect_to_https_port).
+  boost::asio::awaitable<void> RedirectToHttps(const Request& request);
   void NoteRejected(std::string_view reason);
   // Waits for the first byte of the next request on a kept-alive connection.
   boost::asio::awaitable<bool> WaitForRequest();

@@ -39,6 +39,11 @@ struct ServerOptions {
   std::shared_ptr<Authenticator> auth;       // null: no API keys
   std::filesystem::path tls_cert;  // PEM chain; with tls_key, serve HTTPS
   std::filesystem::path tls_key;
+  // Non-zero: this server serves no routes and reads no bodies. Every
+  // request is answered, after its headers, with 308 to
+  // https://<Host's name>:<this port><target> and the connection closed
+  // (a plain-HTTP listener beside a TLS one; no keys, no CORS, no state).
+  uint16_t redirect_to_https_port = 0;
   // Told of each request the gateway turns away before any handler runs,
   // with a bounded reason: "auth", "rate_limit", "cors", "too_large",
   // "timeout", "malformed" (for metrics). May be empty; must be thread-safe.

@@ -1,6 +1,9 @@
 #include "placement/reserved_args.h"
 
 #include <map>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace zest::placement {
 namespace {
@@ -53,8 +56,72 @@ const std::map<std::string, std::string>& Reserved() {
       {"-lm", "use no_mmap and mlock"},
       {"--fit", "zest places the model itself"},
       {"-fit", "zest places the model itself"},
+      {"--split-mode", "zest places the model itself"},
+      {"-sm", "zest places the model itself"},
+      {"--main-gpu", "zest places the model itself"},
+      {"-mg", "zest places the model itself"},
+      {"--override-tensor", "zest places the model itself"},
+      {"-ot", "zest places the model itself"},
+      {"--rpc", "zest places the model itself"},
+      {"--mlock", "use no_mmap and mlock"},
+      {"--no-mmap", "use no_mmap and mlock"},
+      {"--mmap", "use no_mmap and mlock"},
+      {"--model-draft", "zest chooses the model files"},
+      {"-md", "zest chooses the model files"},
+      {"--device-draft", "zest chooses the devices"},
+      {"-devd", "zest chooses the devices"},
+      {"--gpu-layers-draft", "zest places the model itself"},
+      {"--n-gpu-layers-draft", "zest places the model itself"},
+      {"-ngld", "zest places the model itself"},
+      {"--model-url", "engines download nothing; use zest pull"},
+      {"-mu", "engines download nothing; use zest pull"},
+      {"--mmproj-url", "engines download nothing; use zest pull"},
+      {"-hf", "engines download nothing; use zest pull"},
+      {"-hfr", "engines download nothing; use zest pull"},
+      {"-hff", "engines download nothing; use zest pull"},
+      {"-hfv", "engines download nothing; use zest pull"},
+      {"-hffv", "engines download nothing; use zest pull"},
+      {"-hfd", "engines download nothing; use zest pull"},
+      {"-hfrd", "engines download nothing; use zest pull"},
+      {"-hft", "engines download nothing; use zest pull"},
+      {"--docker-repo", "engines download nothing; use zest pull"},
+      {"-dr", "engines download nothing; use zest pull"},
+      {"--models-max", "zest is the router"},
+      {"--models-preset", "zest is the router"},
+      {"--models-autoload", "zest is the router"},
+      {"--no-models-autoload", "zest is the router"},
+      {"--api-prefix", "zest routes requests to the engine"},
+      {"--reuse-port", "zest chooses the engine's socket"},
+      {"--props", "clients may not change the engine's settings"},
+      {"--slots", "zest reads the engine's slots"},
+      {"--no-slots", "zest reads the engine's slots"},
+      {"--sleep-idle-seconds", "use keep_alive"},
+      {"--log-disable", "zest captures engine logs"},
   };
   return kReserved;
+}
+
+// Whole families zest owns, whatever the exact spelling.
+const std::vector<std::pair<std::string, std::string>>& ReservedPrefixes() {
+  static const std::vector<std::pair<std::string, std::string>> kPrefixes = {
+      {"--api-key", "zest does authentication"},
+      {"--ssl-", "zest terminates TLS"},
+      {"--hf-", "engines download nothing; use zest pull"},
+      {"--slot-save", "engines may not write files"},
+      {"--log-file", "zest captures engine logs"},
+      {"--metrics", "zest enables it"},
+      {"--models-", "zest is the router"},
+  };
+  return kPrefixes;
+}
+
+// Why `flag` is reserved, or nothing.
+std::optional<std::string> ReservedReason(const std::string& flag) {
+  if (auto it = Reserved().find(flag); it != Reserved().end()) return it->second;
+  for (const auto& [prefix, why] : ReservedPrefixes()) {
+    if (flag.rfind(prefix, 0) == 0) return why;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -62,10 +129,8 @@ const std::map<std::string, std::string>& Reserved() {
 Status ValidateExtraArgs(const std::vector<std::string>& args) {
   for (const std::string& arg : args) {
     const std::string flag = arg.substr(0, arg.find('='));
-    auto it = Reserved().find(flag);
-    if (it != Reserved().end()) {
-      return InvalidArgument("extra engine argument '" + flag + "' is reserved (" + it->second +
-                             ")");
+    if (std::optional<std::string> why = ReservedReason(flag)) {
+      return InvalidArgument("extra engine argument '" + flag + "' is reserved (" + *why + ")");
     }
   }
   return Status::Ok();

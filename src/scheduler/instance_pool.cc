@@ -303,6 +303,7 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
   spawn.argv = engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket, plan)), writable,
                                 ModelDirs(model));
   spawn.log_file = options_.log_dir / (SafeFileName(model.name) + ".log");
+  spawn.pid_dir = options_.pid_dir;
   return engines::Process::Spawn(spawn);
 }
 

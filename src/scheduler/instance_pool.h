@@ -42,6 +42,7 @@ namespace zest::scheduler {
 struct PoolOptions {
   std::filesystem::path run_dir;  // 0700; engine sockets live here
   std::filesystem::path log_dir;  // engine log files
+  std::filesystem::path pid_dir;  // engine pid files (engines/pid_file.h); empty = none
   int ctx_size = 4096;  // per slot, unless a model's settings say; 0 = largest that fits
   int parallel = 4;
   int threads = 0;

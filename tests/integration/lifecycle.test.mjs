@@ -1,6 +1,7 @@
 // Engine lifecycle: shared loads, several models, concurrency, client
 // disconnects, engine crashes and zest being killed.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -232,5 +233,63 @@ describe('zest shutdown', () => {
     await zest.stop('SIGKILL');
     await waitFor(() => engines.every((p) => !alive(p.pid)), { what: 'orphaned engines to die' });
     zest.cleanup();
+  });
+});
+
+// Field 22 of /proc/PID/stat: start time in clock ticks after boot.
+const startTicks = (pid) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+};
+
+describe('stale engines from a previous run', () => {
+  test('a pid file records each engine; the next zest stops a stale engine still running', async () => {
+    const home = makeHome({ a: 'tiny' });
+    const pidDir = path.join(home, 'run', 'engines');
+    const first = await startZest({ home });
+    assert.equal((await first.json('/v1/chat/completions', chatBody('a'))).status, 200);
+    const [file] = fs.readdirSync(pidDir);
+    const record = JSON.parse(fs.readFileSync(path.join(pidDir, file), 'utf8'));
+    assert.equal(file, `${record.pid}.json`);
+    assert.equal(record.owner_pid, first.pid);
+    assert.equal(record.start_ticks, startTicks(record.pid));
+    assert.ok(descendants(first.pid).some((p) => p.pid === record.pid), 'the record names zest\'s engine');
+    assert.equal(fs.statSync(path.join(pidDir, file)).mode & 0o777, 0o600);
+
+    await first.stop('SIGKILL');  // no chance to stop its engine or remove its file
+    await waitFor(() => !alive(record.pid), { what: 'PR_SET_PDEATHSIG to take the engine' });
+    assert.ok(fs.existsSync(path.join(pidDir, file)), 'the killed zest left its pid file');
+
+    // PR_SET_PDEATHSIG takes a real engine with its zest, so a stale engine
+    // that survived is played by a stand-in: `sleep` in its own process
+    // group, recorded as an engine of the killed zest.
+    const standIn = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+    const standInSignal = new Promise((resolve) => standIn.once('exit', (code, signal) => resolve(signal)));
+    await waitFor(() => alive(standIn.pid), { what: 'the stand-in to start' });
+    const stale = { ...record, pid: standIn.pid, start_ticks: startTicks(standIn.pid), argv: ['sleep', '300'] };
+    fs.writeFileSync(path.join(pidDir, `${standIn.pid}.json`), JSON.stringify(stale), { mode: 0o600 });
+    // A live process whose start time does not match is someone else's.
+    const bystander = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+    const reused = { ...stale, pid: bystander.pid, start_ticks: startTicks(bystander.pid) + 1 };
+    fs.writeFileSync(path.join(pidDir, `${bystander.pid}.json`), JSON.stringify(reused), { mode: 0o600 });
+
+    const second = await startZest({ home });
+    try {
+      assert.ok(!alive(standIn.pid), 'the stale stand-in was stopped before zest listened');
+      assert.equal(await standInSignal, 'SIGTERM');
+      assert.ok(alive(bystander.pid), 'a process that only shares the pid number is left alone');
+      assert.match(second.logs(), new RegExp(`reaped a stale engine from a previous run: pid ${standIn.pid} \\(sleep\\)`));
+      assert.match(second.logs(), new RegExp(`removed stale engine pid file .*${record.pid}\\.json \\(already gone\\)`));
+      assert.deepEqual(fs.readdirSync(pidDir), [], 'every stale file removed');
+      assert.equal((await second.json('/v1/chat/completions', chatBody('a'))).status, 200);
+      const [fresh] = fs.readdirSync(pidDir);
+      assert.equal(JSON.parse(fs.readFileSync(path.join(pidDir, fresh), 'utf8')).owner_pid, second.pid);
+      await second.stop();
+      assert.deepEqual(fs.readdirSync(pidDir), [], 'a clean stop removes the engine\'s file');
+    } finally {
+      await second.stop();
+      bystander.kill('SIGKILL');
+      second.cleanup();
+    }
   });
 });

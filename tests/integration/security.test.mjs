@@ -365,3 +365,22 @@ describe('key priority', () => {
     assert.ok(h.at < l.at, 'the high-priority key was served first');
   });
 });
+
+describe('engine extra args', () => {
+  test('a per-model extra argument zest owns stops zest at start, naming the argument', async () => {
+    const home = makeHome({ tiny: 'tiny' });
+    try {
+      for (const [arg, why] of [['--port', /socket/], ['--api-key-file', /authentication/], ['--path', /static files/]]) {
+        fs.writeFileSync(path.join(home, 'config.toml'), `[models."tiny"]\nextra_args = ["--temp", "0.5", "${arg}", "x"]\n`, { mode: 0o600 });
+        const p = spawn(zestBin, ['serve', '--port', '0'], { env: { ...process.env, ZEST_HOME: home } });
+        let out = '';
+        p.stdout.on('data', (d) => { out += d; });
+        p.stderr.on('data', (d) => { out += d; });
+        const code = await new Promise((resolve) => p.on('exit', resolve));
+        assert.notEqual(code, 0, out);
+        assert.match(out, new RegExp(`models\\."tiny"\\.extra_args: extra engine argument '${arg}' is reserved`));
+        assert.match(out, why);
+      }
+    } finally { fs.rmSync(home, { recursive: true, force: true }); }
+  });
+});

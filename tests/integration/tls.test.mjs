@@ -6,10 +6,12 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import tls from 'node:tls';
 import { after, before, describe, test } from 'node:test';
+import { exchange } from '../lib/raw_http.mjs';
 import { makeHome, repo, startZest, waitFor, zestBin } from '../lib/zest.mjs';
 
 function cli(home, args) {
@@ -153,5 +155,77 @@ describe('TLS misconfiguration', () => {
       assert.notEqual(r.code, 0);
       assert.match(r.out, /cannot use TLS key .*ca-key\.pem.*mismatch|does not match certificate/);
     } finally { fs.rmSync(home, { recursive: true, force: true }); }
+  });
+});
+
+// A port free at the moment (the redirect listener needs a fixed one).
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+describe('HTTP to HTTPS redirect', () => {
+  let zest, home, ca, plain;
+  before(async () => {
+    home = makeHome({ tiny: 'tiny' });
+    cli(home, ['cert']);
+    cli(home, ['keys', 'add', 'someone']);  // keys on: the redirect must still need none
+    ca = fs.readFileSync(path.join(home, 'tls', 'ca.pem'));
+    const port = await freePort();
+    zest = await startZest({
+      home,
+      args: ['--tls-cert', path.join(home, 'tls', 'server.pem'), '--tls-key', path.join(home, 'tls', 'server-key.pem'),
+        '--https-redirect-port', String(port)],
+    });
+    plain = `http://127.0.0.1:${port}`;
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('every plain request gets 308 to the same target over HTTPS, with no key and the connection closed', async () => {
+    const tlsPort = new URL(zest.url).port;
+    for (const [method, target] of [['GET', '/v1/models?limit=2'], ['POST', '/v1/chat/completions'], ['DELETE', '/nowhere']]) {
+      const r = await exchange(plain, [`${method} ${target} HTTP/1.1\r\nHost: localhost:${new URL(plain).port}\r\n\r\n`]);
+      assert.equal(r.status, 308, r.received);
+      assert.match(r.received, new RegExp(`\r\nLocation: https://localhost:${tlsPort}${target.replace('?', '\\?')}\r\n`, 'i'));
+      assert.match(r.received, /\r\nConnection: close\r\n/i);
+    }
+    assert.match(zest.logs(), /redirecting http:\/\/127\.0\.0\.1:\d+ to HTTPS/);
+  });
+
+  test('a request body is never read: a huge declared body still gets its 308 at once', async () => {
+    const t0 = Date.now();
+    const r = await exchange(plain, ['POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+      'Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{"model":'], { timeout: 5000 });
+    assert.equal(r.status, 308, r.received);
+    assert.ok(Date.now() - t0 < 4000, 'answered without waiting for the body');
+  });
+
+  test('a Host header that is not a plain name is refused, not echoed into Location', async () => {
+    const r = await exchange(plain, ['GET / HTTP/1.1\r\nHost: evil.example/x?\r\n\r\n']);
+    assert.equal(r.status, 400, r.received);
+    assert.doesNotMatch(r.received, /Location:/i);
+  });
+
+  test('following the redirect reaches zest over TLS', async () => {
+    const r = await fetch(`${plain}/health`, { redirect: 'manual' });
+    assert.equal(r.status, 308);
+    const target = r.headers.get('location').replace('127.0.0.1', 'localhost');
+    const ok = await get(target, new https.Agent({ ca }));
+    assert.equal(ok.status, 200);
+  });
+
+  test('a redirect port without TLS is a start-up error', async () => {
+    const bare = makeHome({});
+    try {
+      const p = spawn(zestBin, ['serve', '--port', '0', '--https-redirect-port', String(await freePort())],
+        { env: { ...process.env, ZEST_HOME: bare } });
+      let out = '';
+      p.stderr.on('data', (d) => { out += d; });
+      p.stdout.on('data', (d) => { out += d; });
+      const code = await new Promise((resolve) => p.on('exit', resolve));
+      assert.notEqual(code, 0);
+      assert.match(out, /https_redirect_port needs TLS/);
+    } finally { fs.rmSync(bare, { recursive: true, force: true }); }
   });
 });
