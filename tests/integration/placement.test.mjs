@@ -154,8 +154,9 @@ describe('placement and memory admission', () => {
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(settled, null, "'a' waits while it drains");
     s.abort();  // 'a' goes idle: evicted for 'b'; then 'a' comes back for the waiting request
-    assert.equal((await b).status, 200);
-    assert.equal((await again).status, 200);
+    const [rb, ra] = [await b, await again];
+    assert.equal(rb.status, 200, JSON.stringify(rb.data));
+    assert.equal(ra.status, 200, JSON.stringify(ra.data));
     assert.deepEqual(await loaded(zest), ['a']);
   });
 
