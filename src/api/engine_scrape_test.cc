@@ -29,6 +29,15 @@ TEST(EngineScrapeTest, RenamesSelectedFamiliesAndLabelsThemByModel) {
             "zest_engine_requests_deferred{model=\"a\",slot=\"0\"} 2\n");
 }
 
+TEST(EngineScrapeTest, AReplicaIsLabelledWithItsDevice) {
+  std::string text = ReexportEngineMetrics({{"a", "llamacpp:prompt_tokens_total 26\n", ""},
+                                            {"a", "llamacpp:prompt_tokens_total 4\n", "Vulkan0"}});
+  EXPECT_NE(text.find("zest_engine_prompt_tokens_total{model=\"a\"} 26\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("zest_engine_prompt_tokens_total{model=\"a\",device=\"Vulkan0\"} 4\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(EngineScrapeTest, NothingFromNoEngines) { EXPECT_EQ(ReexportEngineMetrics({}), ""); }
 
 }  // namespace

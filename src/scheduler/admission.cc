@@ -49,6 +49,8 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
       : strand_(asio::make_strand(io)),
         limits_(limits),
         queue_(limits.aging_step),
+        slots_(limits.slots),
+        reserved_(limits.reserved_high),
         stats_{std::move(model), limits.slots + limits.reserved_high, 0, 0, 0, 0} {}
 
   asio::strand<asio::io_context::executor_type>& strand() { return strand_; }
@@ -58,6 +60,13 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
                                              int* retry_after_s);
   // From any thread: gives a slot back.
   void Release() { asio::post(strand_, [self = shared_from_this()] { self->ReleaseOnStrand(); }); }
+  // From any thread, in order: the model's instances changed (see
+  // Admission::SetCapacity).
+  void SetCapacity(int instances, int engine_slots) {
+    asio::post(strand_, [self = shared_from_this(), instances, engine_slots] {
+      self->SetCapacityOnStrand(instances, engine_slots);
+    });
+  }
 
   QueueStats Stats() {
     std::lock_guard lock(stats_mu_);
@@ -75,8 +84,8 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   // A free slot and nobody queued ahead for it: the shared slots go in queue
   // order; a reserved one to a high request when no high one waits.
   bool CanStartNow(Priority priority) const {
-    if (busy_ < limits_.slots) return queue_.size() == 0;
-    return priority == Priority::kHigh && busy_ < limits_.slots + limits_.reserved_high &&
+    if (busy_ < slots_) return queue_.size() == 0;
+    return priority == Priority::kHigh && busy_ < slots_ + reserved_ &&
            queue_.CountOf(Priority::kHigh) == 0;
   }
 
@@ -85,6 +94,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
     return queue_.size() > 0 && queue_.cost() + request.cost > limits_.max_queued_tokens;
   }
   void ReleaseOnStrand();
+  void SetCapacityOnStrand(int instances, int engine_slots);
   void GrantNext();
   void CancelWaiter(uint64_t id);
   int RetryAfterSeconds();
@@ -93,6 +103,10 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   asio::strand<asio::io_context::executor_type> strand_;
   const AdmissionLimits limits_;
   QueueDiscipline queue_;
+  // Shared slots and those only high priority may take, over all the
+  // model's instances (one instance's worth until it has any).
+  int slots_;
+  int reserved_;
   std::map<uint64_t, std::shared_ptr<Waiter>> waiters_;
   int busy_ = 0;
   uint64_t next_id_ = 0;
@@ -150,9 +164,23 @@ void ModelGate::ReleaseOnStrand() {
   PublishStats();
 }
 
+void ModelGate::SetCapacityOnStrand(int instances, int engine_slots) {
+  if (instances <= 0) {
+    // None ready (not loaded, loading, or draining): one instance's worth,
+    // so requests queue for the load as they always did.
+    slots_ = limits_.slots;
+    reserved_ = limits_.reserved_high;
+  } else {
+    reserved_ = std::min(instances * limits_.reserved_high, std::max(engine_slots - 1, 0));
+    slots_ = std::max(engine_slots - reserved_, 1);
+  }
+  GrantNext();
+  PublishStats();
+}
+
 void ModelGate::GrantNext() {
-  while (busy_ < limits_.slots + limits_.reserved_high) {
-    std::optional<QueuedRequest> next = busy_ < limits_.slots
+  while (busy_ < slots_ + reserved_) {
+    std::optional<QueuedRequest> next = busy_ < slots_
                                             ? queue_.Pop(Clock::now())
                                             : queue_.PopOf(Priority::kHigh, Clock::now());
     if (!next) return;
@@ -184,6 +212,7 @@ int ModelGate::RetryAfterSeconds() { return RetryAfterSecondsFor(queue_.size(), 
 
 void ModelGate::PublishStats() {
   std::lock_guard lock(stats_mu_);
+  stats_.slots = slots_ + reserved_;
   stats_.busy = busy_;
   stats_.waiting_high = queue_.CountOf(Priority::kHigh);
   stats_.waiting_normal = queue_.CountOf(Priority::kNormal);
@@ -212,6 +241,10 @@ awaitable<Result<SlotLease>> Admission::Enter(AdmitRequest request,
   co_return co_await asio::co_spawn(
       gate->strand(), gate->EnterOnStrand(std::move(request), std::move(cancel), retry_after_s),
       use_awaitable);
+}
+
+void Admission::SetCapacity(const std::string& model, int instances, int engine_slots) {
+  Gate(model)->SetCapacity(instances, engine_slots);
 }
 
 std::vector<QueueStats> Admission::Stats() {
