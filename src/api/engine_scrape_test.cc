@@ -18,7 +18,8 @@ llamacpp:requests_processing
 )";
 
 TEST(EngineScrapeTest, RenamesSelectedFamiliesAndLabelsThemByModel) {
-  std::string text = ReexportEngineMetrics({{"a", kEngine}, {"b\"q", "llamacpp:prompt_tokens_total 4\n"}});
+  std::string text = ReexportEngineMetrics(
+      {{"a", kEngine, ""}, {"b\"q", "llamacpp:prompt_tokens_total 4\n", ""}});
   EXPECT_EQ(text,
             "# HELP zest_engine_prompt_tokens_total llama-server: Number of prompt tokens processed\n"
             "# TYPE zest_engine_prompt_tokens_total counter\n"
