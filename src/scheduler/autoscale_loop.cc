@@ -54,7 +54,7 @@ asio::awaitable<void> AutoscaleLoop::Tick() {
     if (s.state != "ready") continue;
     const auto idle = std::chrono::duration_cast<Autoscaler::Clock::duration>(
         std::chrono::duration<double>(s.idle_s));
-    load.ready.push_back({s.pid, s.in_flight, now - idle});
+    load.ready.push_back({s.pid, s.in_flight, now - idle, s.per_token_ms});
   }
   for (const QueueStats& q : admission_.Stats()) {
     auto it = loads.find(q.model);

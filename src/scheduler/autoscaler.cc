@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace zest::scheduler {
@@ -49,10 +50,17 @@ AutoscaleDecision Autoscaler::DecideUp(const ModelLoad& load, Clock::time_point 
 
 AutoscaleDecision Autoscaler::DecideDown(const ModelLoad& load, Clock::time_point now) const {
   if (load.ready.size() < 2 || load.queued > 0 || load.loading > 0) return {};
+  // Slower first (unmeasured slowest of all), then idle longer.
+  auto goes_before = [](const ModelLoad::Instance& a, const ModelLoad::Instance& b) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double sa = a.per_token_ms.value_or(inf), sb = b.per_token_ms.value_or(inf);
+    if (sa != sb) return sa > sb;
+    return a.last_used < b.last_used;
+  };
   const ModelLoad::Instance* idlest = nullptr;
   for (const ModelLoad::Instance& i : load.ready) {
     if (i.in_flight > 0 || now - i.last_used < params_.idle) continue;
-    if (idlest == nullptr || i.last_used < idlest->last_used) idlest = &i;
+    if (idlest == nullptr || goes_before(i, *idlest)) idlest = &i;
   }
   if (idlest == nullptr) return {};
   AutoscaleDecision d;

@@ -8,8 +8,11 @@
 //         answer), it has fewer than `max_replicas` instances and none is
 //         starting. Pressure must then last another window before the next.
 //   down: an instance has had nothing in flight for `idle` while the model
-//         has more than one ready and nothing queued; the one idle longest
-//         goes. The last instance is never removed: keep-alive unloads it.
+//         has more than one ready and nothing queued; of those, the slowest
+//         goes (highest measured time per token; never measured counts as
+//         slowest), then the one idle longest, so the model stays on its
+//         fastest device. The last instance is never removed: keep-alive
+//         unloads it.
 //
 // Not thread-safe: used by one loop.
 #pragma once
@@ -18,6 +21,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +42,7 @@ struct ModelLoad {
     pid_t pid = 0;
     int in_flight = 0;
     Clock::time_point last_used;  // when its last request finished (or it started)
+    std::optional<double> per_token_ms;  // measured generation speed; unset = never measured
   };
   std::string model;
   std::size_t queued = 0;  // waiting for a slot

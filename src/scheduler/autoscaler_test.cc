@@ -28,7 +28,7 @@ ModelLoad Busy(std::size_t queued, int instances = 1) {
   load.model = "m";
   load.queued = queued;
   load.slots = 5 * instances;
-  for (int i = 0; i < instances; ++i) load.ready.push_back({100 + i, 5, t0});
+  for (int i = 0; i < instances; ++i) load.ready.push_back({100 + i, 5, t0, 10.0});
   return load;
 }
 
@@ -102,7 +102,7 @@ ModelLoad Idle(Clock::time_point first_used, Clock::time_point second_used) {
   ModelLoad load;
   load.model = "m";
   load.slots = 10;
-  load.ready = {{100, 0, first_used}, {200, 0, second_used}};
+  load.ready = {{100, 0, first_used, 10.0}, {200, 0, second_used, 10.0}};
   return load;
 }
 
@@ -113,6 +113,19 @@ TEST(Autoscaler, RemovesTheInstanceIdleLongestAfterTheIdleWindow) {
   EXPECT_EQ(d.action, Action::kDown);
   EXPECT_EQ(d.pid, 200);
   EXPECT_EQ(d.reason, "pid 200 idle for 30 s >= 30 s, nothing queued (2 instances)");
+}
+
+TEST(Autoscaler, TheSlowerInstanceGoesFirstSoTheFastDeviceStays) {
+  Autoscaler a(Params());
+  ModelLoad load = Idle(t0, t0 + 5s);   // 100 idle longer...
+  load.ready[1].per_token_ms = 40.0;    // ...but 200 (llvmpipe, say) is slower
+  EXPECT_EQ(a.Decide(load, t0 + 60s).pid, 200);
+  load.ready[1].per_token_ms.reset();   // never measured: slowest of all
+  load.ready[0].per_token_ms = 500.0;
+  EXPECT_EQ(a.Decide(load, t0 + 60s).pid, 200);
+  load.ready[1].per_token_ms = 10.0;    // equal speed: the one idle longer
+  load.ready[0].per_token_ms = 10.0;
+  EXPECT_EQ(a.Decide(load, t0 + 60s).pid, 100);
 }
 
 TEST(Autoscaler, NeverTheLastNorABusyOneNorWithAQueue) {
