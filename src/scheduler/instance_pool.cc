@@ -177,8 +177,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     std::lock_guard lock(list_mu_);
     entry->instance = instance;
   }
-  spdlog::info("loading '{}' on {} (pid {}, socket {})", model.name, instance->device(),
-               instance->pid(), socket.string());
+  spdlog::info("loading '{}' (pid {}, socket {}, on {})", model.name, instance->pid(),
+               socket.string(), instance->device());
   if (model.info.synthetic && !replica) {
     spdlog::warn("'{}' is a SYNTHETIC model with random weights: it produces gibberish. "
                  "Put a real GGUF model in the models directory.", model.name);
@@ -201,7 +201,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   entry->load_s = secs;
   finish(Status::Ok());
   PublishCapacity(model.name);
-  spdlog::info("'{}' ready on {} in {:.2f} s", model.name, instance->device(), secs);
+  spdlog::info("'{}' ready in {:.2f} s (on {})", model.name, secs, instance->device());
   LogPredictedVsMeasured(*instance, *plan);
   if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
@@ -390,8 +390,8 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reaso
     if (reason.save_slots && !entry->replica) co_await SaveSlotsOf(entry->instance);
     // A load in progress notices the exit and fails its waiters.
     co_await TerminateOffStrand(entry->instance);
-    spdlog::info("stopped '{}' on {} (pid {})", model, entry->instance->device(),
-                 entry->instance->pid());
+    spdlog::info("stopped '{}' (pid {}, on {})", model, entry->instance->pid(),
+                 entry->instance->device());
     if (events_) events_->EngineStopped(model, reason.label);
   }
   co_return Status::Ok();

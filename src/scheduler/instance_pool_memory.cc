@@ -224,8 +224,8 @@ std::shared_ptr<InstancePool::Entry> InstancePool::StartDraining(const EntryList
     }
   }
   if (!drained) return nullptr;
-  spdlog::info("draining '{}' on {} to make room for '{}'", drained->model,
-               drained->instance->device(), for_model);
+  spdlog::info("draining '{}' to make room for '{}' (its instance on {})", drained->model,
+               for_model, drained->instance->device());
   PublishCapacity(drained->model);
   return drained;
 }
@@ -254,8 +254,8 @@ awaitable<bool> InstancePool::EvictIfIdle(std::shared_ptr<Entry> entry, std::str
     Erase(entry);
   }
   PublishCapacity(entry->model);
-  spdlog::info("evicting idle '{}' on {} (pid {}) {}", entry->model, instance->device(),
-               instance->pid(), reason);
+  spdlog::info("evicting idle '{}' (pid {}) {} (on {})", entry->model, instance->pid(), reason,
+               instance->device());
   // Its conversations come back if it is loaded again.
   if (!entry->replica) co_await SaveSlotsOf(instance);
   co_await TerminateOffStrand(instance);
