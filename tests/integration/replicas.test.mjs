@@ -7,10 +7,30 @@
 // Needs the Vulkan rootfs (see placement_vulkan.test.mjs); skipped without.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chatBody, makeHome, startZest, waitFor } from '../lib/zest.mjs';
+
+// One streamed chat request on a connection of its own, read to the end;
+// resolves to its status or the error's message. Not fetch: its kept-alive
+// connections race here ("other side closed" about once in 700 requests
+// when a pooled connection is reused just as it is closed), which is not
+// what this test is about.
+function streamOnce(url, body) {
+  return new Promise((resolve) => {
+    const req = http.request(`${url}/v1/chat/completions`, {
+      method: 'POST', agent: false, headers: { 'content-type': 'application/json' },
+    }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+      res.on('error', (e) => resolve(e.message));
+    });
+    req.on('error', (e) => resolve(e.message));
+    req.end(JSON.stringify({ ...body, stream: true }));
+  });
+}
 
 // One series' value from the Prometheus text (0 when absent).
 function seriesValue(text, series) {
@@ -62,19 +82,8 @@ describe('replicas on a second device under load', { skip: hasVulkan ? false : `
     // The flood: eight streams at a time, each replaced when it ends, until stopped.
     let flooding = true;
     const statuses = [];
-    // Seen here about once in 700 requests, replicas or not: a kept-alive
-    // connection the client reuses just as it closes it ("other side
-    // closed"; zest logs the client as gone). Counted apart, bounded below.
-    const dropped = [];
     const worker = async () => {
-      while (flooding) {
-        try {
-          const r = await zest.stream('/v1/chat/completions', chatBody('hot', { max_tokens: 48 }));
-          statuses.push(r.status);
-        } catch (e) {
-          dropped.push(`${e.message}: ${e.cause?.message ?? ''}`);
-        }
-      }
+      while (flooding) statuses.push(await streamOnce(zest.url, chatBody('hot', { max_tokens: 48 })));
     };
     const workers = Array.from({ length: 8 }, worker);
     // Busy slots per instance, sampled while the flood runs: never past its slots.
@@ -104,7 +113,7 @@ describe('replicas on a second device under load', { skip: hasVulkan ? false : `
       await waitFor(async () => {
         both = await zest.instances();
         return both.length === 2 && both.every((i) => i.per_token_ms !== null) && (maxBusy.get(replica.pid) ?? 0) > 0;
-      }, { timeout: 20000, interval: 100, what: 'both instances serving' });
+      }, { timeout: 40000, interval: 100, what: 'both instances serving' });
       for (const i of both) t.diagnostic(`${i.device}: ${i.per_token_ms.toFixed(2)} ms per token`);
     } finally {
       flooding = false;
@@ -114,7 +123,6 @@ describe('replicas on a second device under load', { skip: hasVulkan ? false : `
     }
     assert.ok(maxBusy.get(first.pid) > 0);
     assert.ok(statuses.length > 0 && statuses.every((s) => s === 200), `statuses ${statuses}`);
-    assert.ok(dropped.length <= Math.max(1, statuses.length / 100), `dropped: ${dropped}`);
     assert.equal(zest.proc.exitCode, null);
     assert.equal(await metric('zest_autoscale_total{model="hot",direction="up"}'), 1);
     assert.match(zest.logs(), /autoscale up 'hot': queue \d+ for \d+ s > /);
