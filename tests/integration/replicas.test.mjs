@@ -66,11 +66,7 @@ describe('replicas on a second device under load', { skip: hasVulkan ? false : `
       },
     });
   });
-  after(async () => {
-    if (process.env.ZEST_TEST_DUMP) fs.writeFileSync(process.env.ZEST_TEST_DUMP, zest.logs());
-    await zest.stop();
-    zest.cleanup();
-  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
 
   test('a long queue adds an instance on the other device; both serve; it goes when idle', async (t) => {
     assert.equal((await zest.json('/v1/chat/completions', chatBody('hot'))).status, 200);
