@@ -27,7 +27,10 @@ EngineMetrics::EngineMetrics(metrics::Registry& r)
                               {"model", "reason"})),
       load_time_(r.AddHistogram("zest_model_load_duration_seconds",
                                 "Time from spawning an engine to its readiness.", {"model"},
-                                LoadBuckets())) {}
+                                LoadBuckets())),
+      autoscale_(r.AddCounter("zest_autoscale_total",
+                              "Instances the autoscaler added (up) or removed (down).",
+                              {"model", "direction"})) {}
 
 void EngineMetrics::EngineReady(const std::string& model, double load_seconds) {
   starts_.With({model, "ready"}).Inc();
@@ -48,6 +51,10 @@ void EngineMetrics::EngineCrashed(const std::string& model) {
 
 void EngineMetrics::EngineStopped(const std::string& model, std::string_view reason) {
   evictions_.With({model, std::string(reason)}).Inc();
+}
+
+void EngineMetrics::Autoscaled(const std::string& model, std::string_view direction) {
+  autoscale_.With({model, std::string(direction)}).Inc();
 }
 
 void EngineMetrics::EngineMemory(const std::string& model, const std::string& device,

@@ -1,7 +1,8 @@
 // EngineMetrics: engine lifecycle metrics, fed by the InstancePool's events
 // (scheduler::PoolEvents): starts by result, crashes, restarts (a start
 // after a crash of the same model), evictions by reason, and the model load
-// time distribution (spawn to ready, as the pool measured it).
+// time distribution (spawn to ready, as the pool measured it), and the
+// autoscaler's replicas added and removed.
 // Thread-safe.
 #pragma once
 
@@ -22,6 +23,7 @@ class EngineMetrics : public scheduler::PoolEvents {
   void EngineFailedToStart(const std::string& model) override;
   void EngineCrashed(const std::string& model) override;
   void EngineStopped(const std::string& model, std::string_view reason) override;
+  void Autoscaled(const std::string& model, std::string_view direction) override;
   void EngineMemory(const std::string& model, const std::string& device, uint64_t predicted_bytes,
                     uint64_t measured_bytes) override;
 
@@ -36,6 +38,7 @@ class EngineMetrics : public scheduler::PoolEvents {
   metrics::Family<metrics::Counter>& restarts_;   // model
   metrics::Family<metrics::Counter>& evictions_;  // model, reason
   metrics::Family<metrics::Histogram>& load_time_;  // model
+  metrics::Family<metrics::Counter>& autoscale_;    // model, direction
   std::mutex mu_;
   std::set<std::string> crashed_;  // models whose last engine crashed; guarded by mu_
 };

@@ -31,5 +31,17 @@ TEST(EngineMetricsTest, CountsARestartOnlyAfterACrash) {
   EXPECT_EQ(Sample(text, R"(zest_model_load_duration_seconds_bucket{model="a",le="1"})"), 2);
 }
 
+TEST(EngineMetricsTest, CountsAutoscaleDecisionsByDirection) {
+  metrics::Registry registry;
+  EngineMetrics m(registry);
+  m.Autoscaled("a", "up");
+  m.Autoscaled("a", "up");
+  m.Autoscaled("a", "down");
+  std::string text = registry.Render();
+  EXPECT_EQ(Sample(text, R"(zest_autoscale_total{model="a",direction="up"})"), 2);
+  EXPECT_EQ(Sample(text, R"(zest_autoscale_total{model="a",direction="down"})"), 1);
+  EXPECT_EQ(Sample(text, R"(zest_autoscale_total{model="b",direction="up"})"), -1);
+}
+
 }  // namespace
 }  // namespace zest::api

@@ -57,36 +57,56 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status) 
   co_await SendFailure(writer, status, kNone);
 }
 
-// Connects to a ready instance, restarting the engine once when the one we
-// got turns out to be dead (killed between requests).
-awaitable<Result<std::pair<std::shared_ptr<scheduler::Instance>,
-                           std::unique_ptr<http::UpstreamResponse>>>>
-Connect(scheduler::InstancePool& pool, const RelayRequest& request,
-        std::shared_ptr<http::UpstreamCanceller> canceller) {
+// The generation speed an answer or a stream's closing event reports
+// (llama-server's `timings`), folded into the instance's measurement that
+// dispatch weighs replicas by. Only events that carry timings are parsed.
+void MeasureSpeed(scheduler::Instance& instance, std::string_view json) {
+  if (json.find("\"timings\"") == std::string_view::npos) return;
+  TokenUsage usage = ParseTokenUsage(json);
+  if (usage.predicted_per_second && *usage.predicted_per_second > 0) {
+    instance.RecordPerTokenMs(1000.0 / *usage.predicted_per_second);
+  }
+}
+
+struct Connection {
+  scheduler::InstanceLease lease;  // the slot on the instance, held until the answer is relayed
+  std::unique_ptr<http::UpstreamResponse> response;
+};
+
+// Connects to the model's best instance (a slot on it is held from here
+// on), restarting the engine once when the one we got turns out to be dead
+// (killed between requests).
+awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const RelayRequest& request,
+                                      std::shared_ptr<http::UpstreamCanceller> canceller) {
   auto executor = co_await asio::this_coro::executor;
   Status last;
   for (int attempt = 0; attempt < 2; ++attempt) {
     const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
-    auto instance = co_await pool.Acquire(request.model, urgent);
-    if (!instance.ok()) co_return instance.status();
+    auto lease = co_await pool.Dispatch(request.model, urgent);
+    if (!lease.ok()) co_return lease.status();
     http::UpstreamRequest up;
     up.method = "POST";
     up.target = request.engine_path;
     up.headers = {{"Content-Type", "application/json"}};
     up.body = request.body;
     up.canceller = canceller;
-    auto response = co_await http::SendUpstream(executor, (*instance)->socket().string(), up);
-    if (response.ok()) co_return std::pair{*instance, std::move(response).value()};
+    auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
+    if (response.ok()) {
+      Connection connection{std::move(*lease), std::move(response).value()};
+      co_return std::move(connection);
+    }
     if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
     last = response.status();
-    co_await pool.ReportBroken(*instance);
+    std::shared_ptr<scheduler::Instance> broken = lease->instance();
+    lease->Release();
+    co_await pool.ReportBroken(broken);
   }
   co_return Unavailable("engine for '" + request.model.name + "' is not answering: " +
                         last.message());
 }
 
-awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest& request,
-                           http::ResponseWriter& writer) {
+awaitable<void> RelayWhole(scheduler::Instance& instance, http::UpstreamResponse& upstream,
+                           const RelayRequest& request, http::ResponseWriter& writer) {
   auto body = co_await upstream.ReadAll(kMaxEngineResponseBytes);
   if (!body.ok()) co_return co_await SendFailure(writer, body.status());
   if (writer.started()) {  // a heartbeat began the stream: the engine's error as an event
@@ -97,7 +117,10 @@ awaitable<void> RelayWhole(http::UpstreamResponse& upstream, const RelayRequest&
   }
   std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));
   if (content_type.empty()) content_type = "application/json";
-  if (request.observer != nullptr && upstream.status() == 200) request.observer->OnBody(*body);
+  if (upstream.status() == 200) {
+    MeasureSpeed(instance, *body);
+    if (request.observer != nullptr) request.observer->OnBody(*body);
+  }
   bool respell = upstream.status() == 200 && !request.client_model.empty() &&
                  request.client_model != request.model.name;
   std::string out = respell ? WithModelName(std::move(*body), request.client_model) : std::move(*body);
@@ -128,6 +151,7 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
     }
     if (!piece->has_value()) break;
     for (const auto& event : splitter.Feed(**piece)) {
+      MeasureSpeed(*instance, event.data);
       if (observer != nullptr) observer->OnStreamEvent(event.data);
       if (!co_await writer.WriteChunk(event.raw)) co_return;
     }
@@ -150,14 +174,15 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
     }
     co_return co_await SendFailure(writer, connected.status());
   }
-  auto& [instance, upstream] = *connected;
-  scheduler::InFlight in_flight(instance);
+  // The lease (a slot on the instance) lives until the answer is relayed.
+  std::shared_ptr<scheduler::Instance> instance = connected->lease.instance();
+  http::UpstreamResponse& upstream = *connected->response;
   bool event_stream =
-      http::FindHeader(upstream->headers(), "Content-Type").starts_with("text/event-stream");
-  if (request.stream && upstream->status() == 200 && event_stream) {
-    co_await RelayStream(pool, instance, *upstream, writer, request.observer, request.request_id);
+      http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
+  if (request.stream && upstream.status() == 200 && event_stream) {
+    co_await RelayStream(pool, instance, upstream, writer, request.observer, request.request_id);
   } else {
-    co_await RelayWhole(*upstream, request, writer);
+    co_await RelayWhole(*instance, upstream, request, writer);
   }
 }
 

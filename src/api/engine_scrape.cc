@@ -56,7 +56,7 @@ struct Family {
 
 // One sample line "llamacpp:name{labels} value" → (family, line in zest's
 // naming with the model label first). False for anything else.
-bool Rewrite(std::string_view line, const std::string& model, const Selected** family,
+bool Rewrite(std::string_view line, const EngineExposition& engine, const Selected** family,
              std::string* out) {
   constexpr std::string_view kPrefix = "llamacpp:";
   if (!line.starts_with(kPrefix)) return false;
@@ -65,7 +65,8 @@ bool Rewrite(std::string_view line, const std::string& model, const Selected** f
   if (name_end == std::string_view::npos) return false;
   *family = Find(line.substr(0, name_end));
   if (*family == nullptr) return false;
-  std::string labels = "model=\"" + metrics::EscapeLabelValue(model) + "\"";
+  std::string labels = "model=\"" + metrics::EscapeLabelValue(engine.model) + "\"";
+  if (!engine.device.empty()) labels += ",device=\"" + metrics::EscapeLabelValue(engine.device) + "\"";
   std::string_view rest = line.substr(name_end);
   if (rest.starts_with("{")) {
     std::size_t close = rest.find('}');
@@ -95,7 +96,7 @@ std::string ReexportEngineMetrics(const std::vector<EngineExposition>& engines) 
         std::size_t space = rest.find(' ');
         const Selected* s = Find(rest.substr(0, space));
         if (s && space != std::string_view::npos) families[s->zest_name].help = std::string(rest.substr(space + 1));
-      } else if (Rewrite(line, e.model, &selected, &sample)) {
+      } else if (Rewrite(line, e, &selected, &sample)) {
         families[selected->zest_name].type = selected->type;
         families[selected->zest_name].samples.push_back(std::move(sample));
       }
@@ -130,7 +131,8 @@ awaitable<std::vector<EngineExposition>> ScrapeEngines(scheduler::InstancePool& 
     auto response = co_await http::SendUpstream(executor, s.socket, request);
     if (response.ok() && (*response)->status() == 200) {
       auto body = co_await (*response)->ReadAll(kMaxEngineMetricsBytes);
-      if (body.ok()) out.push_back({s.model, std::move(*body)});
+      // A replica's series carry its device, so they differ from the first's.
+      if (body.ok()) out.push_back({s.model, std::move(*body), s.replica ? s.device : ""});
     }
     deadline.cancel();
   }

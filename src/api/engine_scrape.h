@@ -14,7 +14,8 @@ namespace zest::api {
 
 struct EngineExposition {
   std::string model;
-  std::string text;  // the engine's Prometheus text
+  std::string text;    // the engine's Prometheus text
+  std::string device;  // set for a replica: its series get a device label
 };
 
 // The selected families of every engine, renamed and labelled by model,

@@ -9,6 +9,8 @@
 #include <csignal>
 #include <cstdlib>
 #include <future>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "api/admin/admin_api.h"
@@ -36,6 +38,7 @@
 #include "models/pull_service.h"
 #include "placement/reserved_args.h"
 #include "scheduler/admission.h"
+#include "scheduler/autoscale_loop.h"
 #include "scheduler/instance_pool.h"
 #include "scheduler/engine_watchdog.h"
 #include "scheduler/keep_alive_reaper.h"
@@ -124,16 +127,30 @@ Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
 
 
 // Gauges read from the pool at scrape time.
+// A model with replicas has several instances: one sample per model.
 void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool) {
+  using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
   metrics.AddGaugeCallback("zest_models_loaded", "Models with a ready engine instance.", {}, [&pool] {
-    double ready = 0;
-    for (const auto& s : pool.List()) ready += s.state == "ready" ? 1 : 0;
-    return std::vector<std::pair<metrics::LabelValues, double>>{{{}, ready}};
+    std::set<std::string> ready;
+    for (const auto& s : pool.List()) {
+      if (s.state == "ready") ready.insert(s.model);
+    }
+    return Samples{{{}, double(ready.size())}};
   });
+  metrics.AddGaugeCallback("zest_model_instances", "Ready engine instances per model (replicas included).",
+                           {"model"}, [&pool] {
+                             std::map<std::string, double> count;
+                             for (const auto& s : pool.List()) count[s.model] += s.state == "ready" ? 1 : 0;
+                             Samples out;
+                             for (const auto& [model, n] : count) out.push_back({{model}, n});
+                             return out;
+                           });
   metrics.AddGaugeCallback("zest_requests_running", "Requests being relayed to an engine.",
                            {"model"}, [&pool] {
-                             std::vector<std::pair<metrics::LabelValues, double>> out;
-                             for (const auto& s : pool.List()) out.push_back({{s.model}, double(s.in_flight)});
+                             std::map<std::string, double> running;
+                             for (const auto& s : pool.List()) running[s.model] += s.in_flight;
+                             Samples out;
+                             for (const auto& [model, n] : running) out.push_back({{model}, n});
                              return out;
                            });
 }
@@ -265,7 +282,23 @@ int RunServer(const config::LoadedSettings& loaded) {
   pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
   pool_options.model_settings = s.model_settings;
   if (s.save_slots) pool_options.slot_dir = s.SlotDir();
+  scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
+                                    s.max_queued_tokens, std::chrono::seconds(s.aging_s),
+                                    s.reserved_slots, nullptr};
+  // Until a model has a ready instance its gate has one engine's slots
+  // (per-model `parallel`, a load's options); the pool is made below.
+  scheduler::InstancePool* pool_for_gates = nullptr;
+  limits.engine_parallel = [&pool_for_gates, total = s.parallel + s.reserved_slots](
+                               const std::string& model) {
+    return pool_for_gates != nullptr ? pool_for_gates->EngineParallel(model) : total;
+  };
+  scheduler::Admission admission(io, limits);
+  // A model's gate holds the slots of all its instances (replicas included).
+  pool_options.on_capacity = [&admission](const std::string& model, int instances, int slots) {
+    admission.SetCapacity(model, instances, slots);
+  };
   scheduler::InstancePool pool(io, std::move(pool_options), engine);
+  pool_for_gates = &pool;
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics(metrics);
   api::EngineMetrics engine_metrics(metrics);
@@ -273,12 +306,6 @@ int RunServer(const config::LoadedSettings& loaded) {
   AddPoolGauges(metrics, pool);
   api::AddDeviceGauges(metrics, inventory, sampler);
   http::Router router;
-  scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
-                                    s.max_queued_tokens, std::chrono::seconds(s.aging_s),
-                                    s.reserved_slots, nullptr};
-  // Each model's gate has its engine's slots (per-model `parallel`, a load's options).
-  limits.engine_parallel = [&pool](const std::string& model) { return pool.EngineParallel(model); };
-  scheduler::Admission admission(io, limits);
   AddQueueGauges(metrics, admission);
   // Validated when the settings were loaded.
   scheduler::Residency residency(ParseDuration(s.keep_alive).value());
@@ -286,6 +313,13 @@ int RunServer(const config::LoadedSettings& loaded) {
   reaper.Start();
   scheduler::EngineWatchdog watchdog(io, pool, std::chrono::seconds(s.watchdog_s));
   watchdog.Start();
+  scheduler::AutoscaleParams autoscale;
+  autoscale.enabled = s.autoscale && s.autoscale_max_replicas > 1;
+  autoscale.max_replicas = s.autoscale_max_replicas;
+  autoscale.window = std::chrono::seconds(s.autoscale_window_s);
+  autoscale.idle = std::chrono::seconds(s.autoscale_idle_s);
+  scheduler::AutoscaleLoop autoscaler(io, autoscale, admission, pool, registry);
+  autoscaler.Start();
   api::EngineServices engine_services{pool, admission, &residency,
                                       std::chrono::seconds(s.heartbeat_s)};
   api::openai::OpenAiApi::Options openai_options;
@@ -377,6 +411,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   server.Stop();
   reaper.Stop();
   watchdog.Stop();
+  autoscaler.Stop();
   hangup.cancel();
   pool.StopAll();
   work.reset();

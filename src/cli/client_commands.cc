@@ -93,12 +93,14 @@ int Ps(bool verbose) {
     for (const json& d : p.value("devices", json::array())) {
       devices += (devices.empty() ? "" : "+") + d.get<std::string>();
     }
+    // A model with replicas has a row per instance, each on its own device.
+    std::string slots = Str(i, "in_flight") + "/" + Str(i, "slots");
     rows.push_back({Str(i, "model"), Str(i, "pid"), Str(i, "state"),
-                    HumanDuration(i.value("uptime_s", 0.0)), Str(i, "in_flight"), devices,
+                    HumanDuration(i.value("uptime_s", 0.0)), slots, devices,
                     Str(p, "ctx_size"), HumanBytes(p.value("predicted_total_bytes", uint64_t{0})),
                     HumanBytes(i.value("measured_rss_bytes", uint64_t{0}))});
   }
-  PrintTable({"MODEL", "PID", "STATE", "UPTIME", "REQUESTS", "DEVICE", "CONTEXT", "PREDICTED",
+  PrintTable({"MODEL", "PID", "STATE", "UPTIME", "BUSY", "DEVICE", "CONTEXT", "PREDICTED",
               "RSS"},
              rows);
   if (!verbose) return 0;

@@ -46,6 +46,10 @@ struct Settings {
   std::string keep_alive = "10m";       // idle time before a model unloads (core/duration.h)
   int heartbeat_s = 5;                  // SSE comment interval while a stream waits; 0 = off
   bool save_slots = true;               // keep an unloaded model's conversations (KV cache)
+  bool autoscale = true;                // add replicas of a model whose queue stays long
+  int autoscale_max_replicas = 2;       // instances per model, the first included
+  int autoscale_window_s = 10;          // how long the queue stays long before one is added
+  int autoscale_idle_s = 60;            // how long an extra instance idles before it goes
   // [log]
   std::string log_level = "info";
   std::string log_format = "text";  // "text" (spdlog's) or "json" (one object per line)

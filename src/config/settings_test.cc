@@ -132,6 +132,26 @@ TEST_F(SettingsTest, MetricsSwitchAndLogFormat) {
   EXPECT_FALSE(Load().ok());
 }
 
+TEST_F(SettingsTest, AutoscaleKeys) {
+  auto defaults = Load();
+  ASSERT_TRUE(defaults.ok()) << defaults.status().ToString();
+  EXPECT_TRUE(defaults->settings.autoscale);
+  EXPECT_EQ(defaults->settings.autoscale_max_replicas, 2);
+  EXPECT_EQ(defaults->settings.autoscale_window_s, 10);
+  EXPECT_EQ(defaults->settings.autoscale_idle_s, 60);
+  WriteConfig("[scheduler]\nautoscale = false\nautoscale_max_replicas = 3\nautoscale_window_s = 5\n");
+  env_["ZEST_AUTOSCALE_IDLE"] = "7";
+  auto loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_FALSE(loaded->settings.autoscale);
+  EXPECT_EQ(loaded->settings.autoscale_max_replicas, 3);
+  EXPECT_EQ(loaded->settings.autoscale_window_s, 5);
+  EXPECT_EQ(loaded->settings.autoscale_idle_s, 7);
+  EXPECT_EQ(Origin(*loaded, "scheduler.autoscale_idle_s").detail, "ZEST_AUTOSCALE_IDLE");
+  env_["ZEST_AUTOSCALE_WINDOW"] = "0";  // a window of nothing would add replicas on any blip
+  EXPECT_FALSE(Load().ok());
+}
+
 TEST_F(SettingsTest, MalformedFileIsAnErrorWithLine) {
   WriteConfig("[server]\nport = \n");
   auto loaded = Load();

@@ -50,8 +50,11 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
       : strand_(asio::make_strand(io)),
         limits_(limits),
         queue_(limits.aging_step),
+        slots_(limits.slots),
+        reserved_(limits.reserved_high),
         stats_{std::move(model), limits.slots + limits.reserved_high, 0, 0, 0, 0},
-        sized_slots_(limits.slots) {}
+        sized_slots_(limits.slots),
+        sized_reserved_(limits.reserved_high) {}
 
   asio::strand<asio::io_context::executor_type>& strand() { return strand_; }
 
@@ -60,22 +63,29 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
                                              int* retry_after_s);
   // From any thread: gives a slot back.
   void Release() { asio::post(strand_, [self = shared_from_this()] { self->ReleaseOnStrand(); }); }
+  // From any thread, in order: the model's instances changed (see
+  // Admission::SetCapacity).
+  void SetCapacity(int instances, int engine_slots) {
+    asio::post(strand_, [self = shared_from_this(), instances, engine_slots] {
+      self->SetCapacityOnStrand(instances, engine_slots);
+    });
+  }
 
-  // From any thread: `slots` shared and `reserved` high-priority slots from
-  // now on (the model's engine was loaded with another --parallel). Requests
-  // holding slots keep them; waiters get the new ones.
+  // From any thread: one instance's worth is now `slots` shared and
+  // `reserved` high-priority slots (the model's engine is configured or was
+  // loaded with another --parallel). It sizes the gate while the model has no
+  // ready instance; SetCapacity sizes it from the instances themselves.
   void Resize(int slots, int reserved) {
     {
       std::lock_guard lock(stats_mu_);
-      if (stats_.slots == slots + reserved && sized_slots_ == slots) return;
-      stats_.slots = slots + reserved;
+      if (sized_slots_ == slots && sized_reserved_ == reserved) return;
       sized_slots_ = slots;
+      sized_reserved_ = reserved;
     }
     asio::post(strand_, [self = shared_from_this(), slots, reserved] {
       self->limits_.slots = slots;
       self->limits_.reserved_high = reserved;
-      self->GrantNext();
-      self->PublishStats();
+      if (self->instances_ <= 0) self->SetCapacityOnStrand(0, 0);
     });
   }
 
@@ -95,8 +105,8 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   // A free slot and nobody queued ahead for it: the shared slots go in queue
   // order; a reserved one to a high request when no high one waits.
   bool CanStartNow(Priority priority) const {
-    if (busy_ < limits_.slots) return queue_.size() == 0;
-    return priority == Priority::kHigh && busy_ < limits_.slots + limits_.reserved_high &&
+    if (busy_ < slots_) return queue_.size() == 0;
+    return priority == Priority::kHigh && busy_ < slots_ + reserved_ &&
            queue_.CountOf(Priority::kHigh) == 0;
   }
 
@@ -105,6 +115,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
     return queue_.size() > 0 && queue_.cost() + request.cost > limits_.max_queued_tokens;
   }
   void ReleaseOnStrand();
+  void SetCapacityOnStrand(int instances, int engine_slots);
   void GrantNext();
   void CancelWaiter(uint64_t id);
   int RetryAfterSeconds();
@@ -113,13 +124,19 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   asio::strand<asio::io_context::executor_type> strand_;
   AdmissionLimits limits_;  // slots changed by Resize, on strand_
   QueueDiscipline queue_;
+  // Shared slots and those only high priority may take, over all the
+  // model's instances (one instance's worth until it has any).
+  int slots_;
+  int reserved_;
+  int instances_ = 0;  // ready instances behind the gate (SetCapacity)
   std::map<uint64_t, std::shared_ptr<Waiter>> waiters_;
   int busy_ = 0;
   uint64_t next_id_ = 0;
   std::deque<Clock::time_point> completions_;  // within kDrainWindow
   std::mutex stats_mu_;
   QueueStats stats_;  // guarded by stats_mu_
-  int sized_slots_;   // the shared slots last asked for; guarded by stats_mu_
+  int sized_slots_;     // one instance's worth last asked for; guarded by stats_mu_
+  int sized_reserved_;  // guarded by stats_mu_
 };
 
 awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
@@ -171,9 +188,24 @@ void ModelGate::ReleaseOnStrand() {
   PublishStats();
 }
 
+void ModelGate::SetCapacityOnStrand(int instances, int engine_slots) {
+  instances_ = instances;
+  if (instances <= 0) {
+    // None ready (not loaded, loading, or draining): one instance's worth,
+    // so requests queue for the load as they always did.
+    slots_ = limits_.slots;
+    reserved_ = limits_.reserved_high;
+  } else {
+    reserved_ = std::min(instances * limits_.reserved_high, std::max(engine_slots - 1, 0));
+    slots_ = std::max(engine_slots - reserved_, 1);
+  }
+  GrantNext();
+  PublishStats();
+}
+
 void ModelGate::GrantNext() {
-  while (busy_ < limits_.slots + limits_.reserved_high) {
-    std::optional<QueuedRequest> next = busy_ < limits_.slots
+  while (busy_ < slots_ + reserved_) {
+    std::optional<QueuedRequest> next = busy_ < slots_
                                             ? queue_.Pop(Clock::now())
                                             : queue_.PopOf(Priority::kHigh, Clock::now());
     if (!next) return;
@@ -205,6 +237,7 @@ int ModelGate::RetryAfterSeconds() { return RetryAfterSecondsFor(queue_.size(), 
 
 void ModelGate::PublishStats() {
   std::lock_guard lock(stats_mu_);
+  stats_.slots = slots_ + reserved_;
   stats_.busy = busy_;
   stats_.waiting_high = queue_.CountOf(Priority::kHigh);
   stats_.waiting_normal = queue_.CountOf(Priority::kNormal);
@@ -250,6 +283,19 @@ awaitable<Result<SlotLease>> Admission::Enter(AdmitRequest request,
   co_return co_await asio::co_spawn(
       gate->strand(), gate->EnterOnStrand(std::move(request), std::move(cancel), retry_after_s),
       use_awaitable);
+}
+
+void Admission::SetCapacity(const std::string& model, int instances, int engine_slots) {
+  // Not Gate(): the pool calls this with its list lock held, and sizing a
+  // gate asks the pool.
+  std::shared_ptr<ModelGate> gate;
+  {
+    std::lock_guard lock(mu_);
+    auto& slot = gates_[model];
+    if (!slot) slot = std::make_shared<ModelGate>(io_, limits_, model);
+    gate = slot;
+  }
+  gate->SetCapacity(instances, engine_slots);
 }
 
 std::vector<QueueStats> Admission::Stats() {

@@ -27,7 +27,9 @@
 namespace zest::scheduler {
 
 struct AdmissionLimits {
-  int slots = 4;                                  // concurrent requests per model
+  // Concurrent requests per instance; a model's gate has the slots of all
+  // its instances (SetCapacity), this many until it has any.
+  int slots = 4;
   std::size_t max_queue = 64;                     // waiting requests per model
   uint64_t max_queued_tokens = 1'000'000;         // estimated prompt tokens waiting
   std::chrono::milliseconds aging_step{10'000};   // wait that lifts a request one class
@@ -98,6 +100,14 @@ class Admission {
   boost::asio::awaitable<Result<SlotLease>> Enter(AdmitRequest request,
                                                   std::shared_ptr<AdmissionCancel> cancel,
                                                   int* retry_after_s = nullptr);
+
+  // The model's ready instances changed: `instances` of them with
+  // `engine_slots` (their --parallel) together. Its gate then has
+  // instances × reserved_high slots for high priority and the rest shared;
+  // with no instance, one instance's worth (the limits). Requests already
+  // holding slots keep them when the capacity shrinks. Any thread; calls
+  // take effect in the order they are made.
+  void SetCapacity(const std::string& model, int instances, int engine_slots);
 
   std::vector<QueueStats> Stats();
 

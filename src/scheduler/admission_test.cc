@@ -190,3 +190,38 @@ TEST_F(ReservedSlotTest, QueuedHighGetsAFreedReservedSlot) {
 
 }  // namespace
 }  // namespace zest::scheduler
+
+namespace zest::scheduler {
+namespace {
+
+// A model's gate grows with its instances (replicas) and shrinks back.
+TEST_F(AdmissionTest, CapacityFollowsTheModelsInstances) {
+  Client a, b, c, d;
+  Start(a, Priority::kNormal);
+  Start(b, Priority::kNormal);
+  Settle();
+  ASSERT_TRUE(a.result && a.result->ok());
+  EXPECT_FALSE(b.result);  // one slot until the model has instances
+  admission_->SetCapacity("m", 2, 2);  // two instances of one slot each
+  Settle();
+  ASSERT_TRUE(b.result && b.result->ok());
+  EXPECT_EQ(admission_->Stats()[0].slots, 2);
+  admission_->SetCapacity("m", 1, 1);  // a replica went: both keep their slots
+  Start(c, Priority::kNormal);
+  Settle();
+  EXPECT_FALSE(c.result);
+  a.result.reset();
+  Settle();
+  EXPECT_FALSE(c.result);  // still one too many running
+  b.result.reset();
+  Settle();
+  ASSERT_TRUE(c.result && c.result->ok());
+  admission_->SetCapacity("m", 0, 0);  // none left: one instance's worth again
+  Start(d, Priority::kNormal);
+  Settle();
+  EXPECT_FALSE(d.result);
+  EXPECT_EQ(admission_->Stats()[0].slots, 1);
+}
+
+}  // namespace
+}  // namespace zest::scheduler

@@ -1,7 +1,8 @@
 // Instance: one running engine process serving one model on a UNIX socket.
-// Created and owned by the InstancePool; requests hold a shared_ptr while
-// they talk to it, so a stopped instance stays valid (but dead) until the
-// last request lets go.
+// A model may have several (replicas, each on its own device). Created and
+// owned by the InstancePool; requests hold a shared_ptr while they talk to
+// it, so a stopped instance stays valid (but dead) until the last request
+// lets go.
 #pragma once
 
 #include <sys/types.h>
@@ -10,19 +11,26 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "engines/process.h"
+#include "scheduler/dispatch.h"
 
 namespace zest::scheduler {
 
 class Instance {
  public:
+  // `device`: where it computes ("CPU", "Vulkan0"); `slots`: its engine's
+  // --parallel, the most requests zest sends it at once.
   Instance(std::string model, std::filesystem::path socket,
-           std::unique_ptr<engines::Process> process)
+           std::unique_ptr<engines::Process> process, std::string device = "CPU", int slots = 1)
       : model_(std::move(model)),
         socket_(std::move(socket)),
         process_(std::move(process)),
+        device_(std::move(device)),
+        slots_(slots),
         started_at_(std::chrono::steady_clock::now()),
         last_used_ns_(started_at_.time_since_epoch().count()) {}
 
@@ -32,9 +40,25 @@ class Instance {
   engines::Process& process() { return *process_; }
   std::chrono::steady_clock::time_point started_at() const { return started_at_; }
   bool Alive() { return process_->Running(); }
+  const std::string& device() const { return device_; }
+  int slots() const { return slots_; }
 
-  // Requests currently being relayed to this instance.
+  // Requests dispatched to this instance and not finished. Raised only by
+  // the pool's dispatch (under its lock, never past slots()); lowered when
+  // an InstanceLease ends.
   std::atomic<int> in_flight{0};
+
+  // Generation speed measured on real answers (the engine's own timings),
+  // as a moving average; nullopt until the first. Any thread.
+  void RecordPerTokenMs(double ms) {
+    if (!(ms > 0)) return;
+    std::lock_guard lock(speed_mu_);
+    per_token_ms_ = Ewma(per_token_ms_, ms);
+  }
+  std::optional<double> PerTokenMs() const {
+    std::lock_guard lock(speed_mu_);
+    return per_token_ms_;
+  }
 
   // When a request last finished here (or the instance started): idle time
   // for eviction.
@@ -48,22 +72,43 @@ class Instance {
   const std::string model_;
   const std::filesystem::path socket_;
   const std::unique_ptr<engines::Process> process_;
+  const std::string device_;
+  const int slots_;
   const std::chrono::steady_clock::time_point started_at_;
   std::atomic<std::chrono::steady_clock::rep> last_used_ns_;
+  mutable std::mutex speed_mu_;
+  std::optional<double> per_token_ms_;  // guarded by speed_mu_
 };
 
-// Counts a request in flight for as long as it lives.
-class InFlight {
+// One request's slot on an instance, from dispatch until it is destroyed
+// (or Release()d): it counts in the instance's in_flight. Movable.
+class InstanceLease {
  public:
-  explicit InFlight(std::shared_ptr<Instance> instance) : instance_(std::move(instance)) {
-    ++instance_->in_flight;
+  InstanceLease() = default;
+  // Adopts a slot the dispatch already counted in `instance->in_flight`.
+  static InstanceLease Adopt(std::shared_ptr<Instance> instance) {
+    InstanceLease lease;
+    lease.instance_ = std::move(instance);
+    return lease;
   }
-  ~InFlight() {
+  InstanceLease(InstanceLease&& other) noexcept : instance_(std::move(other.instance_)) {}
+  InstanceLease& operator=(InstanceLease&& other) noexcept {
+    if (this != &other) {
+      Release();
+      instance_ = std::move(other.instance_);
+    }
+    return *this;
+  }
+  ~InstanceLease() { Release(); }
+
+  const std::shared_ptr<Instance>& instance() const { return instance_; }
+  Instance* operator->() const { return instance_.get(); }
+  void Release() {
+    if (!instance_) return;
     instance_->Touch();
     --instance_->in_flight;
+    instance_.reset();
   }
-  InFlight(const InFlight&) = delete;
-  InFlight& operator=(const InFlight&) = delete;
 
  private:
   std::shared_ptr<Instance> instance_;

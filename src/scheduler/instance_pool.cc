@@ -15,6 +15,7 @@
 #include "engines/llama_server_args.h"
 #include "http/upstream_client.h"
 #include "scheduler/slot_cache.h"
+#include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
 
 namespace zest::scheduler {
@@ -76,7 +77,14 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::Model
                                                                    bool urgent) {
   // Fast path, the common case: the model is loaded and its engine alive.
   // No hop to the strand (a thread switch per request), just the list lock.
-  if (std::shared_ptr<Instance> ready = FindReady(model.name)) co_return ready;
+  {
+    std::lock_guard lock(list_mu_);
+    for (const auto& entry : EntriesOf(model.name)) {
+      if (entry->state == Entry::State::kReady && !entry->draining && entry->instance->Alive()) {
+        co_return entry->instance;
+      }
+    }
+  }
   // Everything else runs on the pool's strand and resumes the caller on its
   // own executor.
   std::optional<config::ModelSettings> configured;  // named: no temporaries in co_await
@@ -110,67 +118,72 @@ int InstancePool::EngineParallel(const std::string& model) {
   return configured.value_or(options_.parallel);
 }
 
-std::shared_ptr<Instance> InstancePool::FindReady(const std::string& model) {
-  std::shared_ptr<Instance> instance;
-  {
-    std::lock_guard lock(list_mu_);
-    auto it = entries_.find(model);
-    if (it == entries_.end() || it->second->state != Entry::State::kReady || it->second->draining) {
-      return nullptr;
-    }
-    instance = it->second->instance;
-  }
-  return instance->Alive() ? instance : nullptr;
-}
-
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent) {
-  std::shared_ptr<Entry> entry;
   while (true) {
-    bool draining = false;
+    EntryList entries;
     {
       std::lock_guard lock(list_mu_);
-      auto it = entries_.find(model.name);
-      entry = it != entries_.end() ? it->second : nullptr;
-      draining = entry && entry->state == Entry::State::kReady && entry->draining;
+      entries = EntriesOf(model.name);
     }
-    if (!draining) break;
-    // Its memory is promised to another model: wait until it is gone.
-    asio::steady_timer pause(strand_, std::chrono::milliseconds(50));
-    co_await pause.async_wait(asio::as_tuple(use_awaitable));
+    // An explicit load with other options than the model's instances have:
+    // reload it, but never under a request.
+    if (settings && std::any_of(entries.begin(), entries.end(),
+                                [&](const auto& e) { return e->settings != *settings; })) {
+      Status replaced = co_await ReplaceIfIdle(model.name, entries);
+      if (!replaced.ok()) co_return replaced;
+      continue;
+    }
+    std::shared_ptr<Entry> loading, dead;
+    bool draining = false;
+    for (const auto& entry : entries) {
+      if (entry->state == Entry::State::kLoading) {
+        if (!loading || (loading->replica && !entry->replica)) loading = entry;
+      } else if (entry->state != Entry::State::kReady) {
+        continue;
+      } else if (!entry->instance->Alive()) {
+        dead = entry;
+      } else if (entry->draining) {
+        draining = true;
+      } else {
+        co_return entry->instance;
+      }
+    }
+    if (dead) {
+      spdlog::warn("engine for '{}' (pid {}) has exited; starting a new one", model.name,
+                   dead->instance->pid());
+      co_await ReportBroken(dead->instance);
+      continue;
+    }
+    if (draining) {
+      // Its memory is promised to another model: wait until it is gone.
+      asio::steady_timer pause(strand_, std::chrono::milliseconds(50));
+      co_await pause.async_wait(asio::as_tuple(use_awaitable));
+      continue;
+    }
+    if (!loading) {
+      config::ModelSettings chosen = settings ? *settings : ConfiguredSettings(model.name);
+      co_return co_await Load(model, std::move(chosen), urgent, /*replica=*/false);
+    }
+    if (urgent) loading->may_drain = true;  // read by that load's memory wait
+    co_await loading->done.async_wait(asio::as_tuple(use_awaitable));
+    if (loading->state == Entry::State::kReady) co_return loading->instance;
+    // A replica that failed leaves the model as it was; look again.
+    if (!loading->replica) co_return loading->error;
   }
-  if (entry && settings && entry->settings != *settings) {
-    // Loaded (or loading) with other options: reload, but never under a request.
-    Status replaced = co_await ReplaceIfIdle(model.name, *entry);
-    if (!replaced.ok()) co_return replaced;
-    entry = nullptr;
-  }
-  if (entry && entry->state == Entry::State::kReady) {
-    if (entry->instance->Alive()) co_return entry->instance;
-    spdlog::warn("engine for '{}' (pid {}) has exited; starting a new one", model.name,
-                 entry->instance->pid());
-    co_await ReportBroken(entry->instance);
-    entry = nullptr;
-  }
-  if (entry && entry->state == Entry::State::kLoading) {
-    if (urgent) entry->may_drain = true;  // read by that load's memory wait
-    co_await entry->done.async_wait(asio::as_tuple(use_awaitable));
-    if (entry->state == Entry::State::kReady) co_return entry->instance;
-    co_return entry->error;
-  }
-  config::ModelSettings chosen = settings ? std::move(*settings) : ConfiguredSettings(model.name);
-  co_return co_await Load(model, std::move(chosen), urgent);
 }
 
-awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const Entry& entry) {
-  const int in_flight = entry.instance ? entry.instance->in_flight.load() : 0;
-  if (entry.state != Entry::State::kReady || in_flight > 0 || entry.draining) {
-    const std::string why = entry.state != Entry::State::kReady
-                                ? "it is loading"
-                                : std::to_string(in_flight) + " request(s) in flight";
-    co_return Status(ErrorCode::kConflict,
-                     "model '" + model + "' is loaded with other options and busy (" + why +
-                         "); load it again when it is idle, or unload it first");
+awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const EntryList& entries) {
+  for (const auto& entry : entries) {
+    const int in_flight = entry->instance ? entry->instance->in_flight.load() : 0;
+    if (entry->state != Entry::State::kReady || in_flight > 0 || entry->draining) {
+      const std::string why = entry->state != Entry::State::kReady
+                                  ? "it is loading"
+                                  : std::to_string(in_flight) + " request(s) in flight";
+      co_return Status(ErrorCode::kConflict,
+                       "model '" + model + "' is loaded with other options and busy (" + why +
+                           "); load it again when it is idle, or unload it first");
+    }
   }
   spdlog::info("reloading '{}' with new options", model);
   // Its saved conversations would not match the new context: not kept.
@@ -181,50 +194,51 @@ awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const En
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::ModelEntry& model,
                                                                 config::ModelSettings settings,
-                                                                bool urgent) {
+                                                                bool urgent, bool replica) {
   // An engine that keeps failing is not restarted for a while.
   if (Status held = breaker_.Check(model.name, std::chrono::steady_clock::now()); !held.ok()) {
     co_return held;
   }
-  auto entry = std::make_shared<Entry>(strand_);
-  entry->may_drain = urgent;
+  auto entry = std::make_shared<Entry>(strand_, model.name, replica);
+  entry->may_drain = urgent && !replica;
   entry->settings = std::move(settings);
   fs::path socket = options_.run_dir / ("engine-" + std::to_string(++next_socket_id_) + ".sock");
   {
     std::lock_guard lock(list_mu_);
-    entries_[model.name] = entry;
+    entries_.emplace(model.name, entry);
   }
   auto finish = [&](Status error) {
     std::lock_guard lock(list_mu_);
     entry->state = error.ok() ? Entry::State::kReady : Entry::State::kFailed;
     entry->error = std::move(error);
-    auto it = entries_.find(model.name);
-    if (!entry->error.ok() && it != entries_.end() && it->second == entry) entries_.erase(it);
+    if (!entry->error.ok()) Erase(entry);
     entry->done.cancel();
   };
 
   auto start = std::chrono::steady_clock::now();
   Result<placement::EnginePlan> plan = co_await AdmitMemory(model, *entry);
   if (!plan.ok()) {
-    spdlog::error("cannot load '{}': {}", model.name, plan.status().message());
+    if (!replica) spdlog::error("cannot load '{}': {}", model.name, plan.status().message());
     finish(plan.status());
     co_return plan.status();
   }
-  spdlog::info("placing '{}': {}", model.name, plan->explanation);
-  Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan);
+  spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
+  Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan, replica);
   if (!process.ok()) {
     if (events_) events_->EngineFailedToStart(model.name);
     NoteFailure(model.name, process.status().message());
     finish(process.status());
     co_return process.status();
   }
-  auto instance = std::make_shared<Instance>(model.name, socket, std::move(process).value());
+  auto instance = std::make_shared<Instance>(model.name, socket, std::move(process).value(),
+                                             placement::PrimaryDevice(*plan), plan->parallel);
   {
     std::lock_guard lock(list_mu_);
     entry->instance = instance;
   }
-  spdlog::info("loading '{}' (pid {}, socket {})", model.name, instance->pid(), socket.string());
-  if (model.info.synthetic) {
+  spdlog::info("loading '{}' (pid {}, socket {}, on {})", model.name, instance->pid(),
+               socket.string(), instance->device());
+  if (model.info.synthetic && !replica) {
     spdlog::warn("'{}' is a SYNTHETIC model with random weights: it produces gibberish. "
                  "Put a real GGUF model in the models directory.", model.name);
   }
@@ -238,14 +252,15 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     co_return ready;
   }
   // Before any request reaches it: conversations saved when it last unloaded.
-  if (fs::path dir = SlotDir(model.name); !dir.empty()) {
+  if (fs::path dir = SlotDir(model.name); !dir.empty() && !replica) {
     auto restored = co_await RestoreSlots(socket, dir);
     if (restored.ok() && *restored > 0) spdlog::info("restored {} slot(s) of '{}'", *restored, model.name);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   entry->load_s = secs;
   finish(Status::Ok());
-  spdlog::info("'{}' ready in {:.2f} s", model.name, secs);
+  PublishCapacity(model.name);
+  spdlog::info("'{}' ready in {:.2f} s (on {})", model.name, secs, instance->device());
   LogPredictedVsMeasured(*instance, *plan);
   if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
@@ -253,7 +268,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
 
 engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry& model,
                                                        const fs::path& socket,
-                                                       const placement::EnginePlan& plan) const {
+                                                       const placement::EnginePlan& plan,
+                                                       bool replica) const {
   engines::LlamaServerOptions o;
   o.model = model.path;
   o.alias = model.name;
@@ -261,7 +277,8 @@ engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry
   o.mmproj = model.mmproj;
   o.threads = options_.threads;
   o.embeddings = model.info.embedding;
-  o.slot_save_path = SlotDir(model.name);
+  // A replica's slots are not kept: the first instance's conversations are.
+  if (!replica) o.slot_save_path = SlotDir(model.name);
   // The plan's context is per request (slot); llama-server splits -c between
   // its slots, so it gets ctx × parallel.
   o.parallel = plan.parallel;
@@ -286,23 +303,28 @@ std::vector<fs::path> ModelDirs(const models::ModelEntry& model) {
 }
 
 Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
-    const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan) {
+    const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan,
+    bool replica) {
   if (!engine_.ok()) return Unavailable(engine_.status().message());
   ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model));
   std::error_code ec;
   fs::remove(socket, ec);
   engines::SpawnOptions spawn;
   std::vector<fs::path> writable = {options_.run_dir};
-  if (fs::path slots = SlotDir(model.name); !slots.empty()) {
+  if (fs::path slots = SlotDir(model.name); !slots.empty() && !replica) {
     std::error_code ec;
     fs::create_directories(slots, ec);
     fs::permissions(slots, fs::perms::owner_all, ec);  // prompts live here
     if (ec) return IoError("cannot create " + slots.string() + ": " + ec.message());
     writable.push_back(slots);
   }
-  spawn.argv = engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket, plan)), writable,
-                                ModelDirs(model));
-  spawn.log_file = options_.log_dir / (SafeFileName(model.name) + ".log");
+  spawn.argv = engine_->Command(
+      engines::LlamaServerArgs(EngineOptions(model, socket, plan, replica)), writable,
+      ModelDirs(model));
+  // A replica writes its own log: MODEL@DEVICE.log beside the first's MODEL.log.
+  std::string log_name = SafeFileName(model.name);
+  if (replica) log_name += "@" + SafeFileName(placement::PrimaryDevice(plan));
+  spawn.log_file = options_.log_dir / (log_name + ".log");
   spawn.pid_dir = options_.pid_dir;
   return engines::Process::Spawn(spawn);
 }
@@ -346,11 +368,15 @@ awaitable<void> InstancePool::KillHungOnStrand(std::string model, pid_t pid) {
   std::shared_ptr<Instance> instance;
   {
     std::lock_guard lock(list_mu_);
-    auto it = entries_.find(model);
-    if (it == entries_.end() || !it->second->instance || it->second->instance->pid() != pid) co_return;
-    instance = it->second->instance;
-    entries_.erase(it);
+    for (const auto& entry : EntriesOf(model)) {
+      if (!entry->instance || entry->instance->pid() != pid) continue;
+      instance = entry->instance;
+      Erase(entry);
+      break;
+    }
   }
+  if (!instance) co_return;
+  PublishCapacity(model);
   if (events_) events_->EngineCrashed(model);
   NoteFailure(model, "stopped answering (hung)");
   co_await TerminateOffStrand(instance);  // SIGKILL reaches a stopped process too
@@ -379,10 +405,14 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   bool forgotten = false;
   {
     std::lock_guard lock(list_mu_);
-    auto it = entries_.find(instance->model());
-    forgotten = it != entries_.end() && it->second->instance == instance;
-    if (forgotten) entries_.erase(it);
+    for (const auto& entry : EntriesOf(instance->model())) {
+      if (entry->instance != instance) continue;
+      Erase(entry);
+      forgotten = true;
+      break;
+    }
   }
+  if (forgotten) PublishCapacity(instance->model());
   // Counted once per instance: several requests may report the same death.
   if (forgotten && events_) events_->EngineCrashed(instance->model());
   if (forgotten) {
@@ -404,22 +434,26 @@ fs::path InstancePool::SlotDir(const std::string& model) const {
 }
 
 awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reason) {
-  std::shared_ptr<Instance> instance;
+  EntryList stopping;
   {
     std::lock_guard lock(list_mu_);
-    auto it = entries_.find(model);
-    if (it != entries_.end() && it->second->instance) {
-      instance = it->second->instance;
-      if (it->second->state == Entry::State::kReady) entries_.erase(it);
+    for (const auto& entry : EntriesOf(model)) {
+      if (!entry->instance) continue;
+      stopping.push_back(entry);
+      if (entry->state == Entry::State::kReady) Erase(entry);
     }
   }
-  if (!instance) co_return NotFound("model '" + model + "' is not loaded");
-  // No new request can reach it now; an idle one keeps its conversations.
-  if (reason.save_slots) co_await SaveSlotsOf(instance);
-  // A load in progress notices the exit and fails its waiters.
-  co_await TerminateOffStrand(instance);
-  spdlog::info("stopped '{}' (pid {})", model, instance->pid());
-  if (events_) events_->EngineStopped(model, reason.label);
+  if (stopping.empty()) co_return NotFound("model '" + model + "' is not loaded");
+  PublishCapacity(model);
+  for (const auto& entry : stopping) {
+    // No new request can reach it now; an idle one keeps its conversations.
+    if (reason.save_slots && !entry->replica) co_await SaveSlotsOf(entry->instance);
+    // A load in progress notices the exit and fails its waiters.
+    co_await TerminateOffStrand(entry->instance);
+    spdlog::info("stopped '{}' (pid {}, on {})", model, entry->instance->pid(),
+                 entry->instance->device());
+    if (events_) events_->EngineStopped(model, reason.label);
+  }
   co_return Status::Ok();
 }
 
@@ -451,20 +485,33 @@ std::vector<InstanceStatus> InstancePool::List() {
   for (const auto& [name, entry] : entries_) {
     if (!entry->instance) continue;
     const Instance& in = *entry->instance;
-    out.push_back({name, in.pid(), in.socket().string(),
-                   entry->state != Entry::State::kReady ? "loading"
-                   : entry->draining                    ? "draining"
-                                                        : "ready",
-                   std::chrono::duration<double>(now - in.started_at()).count(),
-                   in.in_flight.load(), entry->plan, entry->settings});
+    InstanceStatus s;
+    s.model = name;
+    s.pid = in.pid();
+    s.socket = in.socket().string();
+    s.state = entry->state != Entry::State::kReady ? "loading"
+              : entry->draining                    ? "draining"
+                                                   : "ready";
+    s.uptime_s = std::chrono::duration<double>(now - in.started_at()).count();
+    s.in_flight = in.in_flight.load();
+    s.plan = entry->plan;
+    s.device = in.device();
+    s.slots = in.slots();
+    s.replica = entry->replica;
+    s.idle_s = std::chrono::duration<double>(now - in.LastUsed()).count();
+    s.per_token_ms = in.PerTokenMs();
+    s.settings = entry->settings;
+    out.push_back(std::move(s));
   }
   return out;
 }
 
 std::shared_ptr<Instance> InstancePool::Find(const std::string& model) {
   std::lock_guard lock(list_mu_);
-  auto it = entries_.find(model);
-  return it == entries_.end() ? nullptr : it->second->instance;
+  for (const auto& entry : EntriesOf(model)) {
+    if (entry->instance) return entry->instance;
+  }
+  return nullptr;
 }
 
 void InstancePool::StopAll() {

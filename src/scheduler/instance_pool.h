@@ -1,4 +1,7 @@
-// InstancePool: starts, finds and stops engine instances, one per model.
+// InstancePool: starts, finds and stops engine instances. A model has one
+// instance, or several (replicas, each on a device the others do not use)
+// when the autoscaler adds them; Dispatch sends each request to the one
+// expected to finish it first (dispatch.h), never past its slots.
 //
 // The first request for a model starts llama-server for it and waits for
 // readiness (polling /health on its socket every ~20 ms, failing fast when
@@ -20,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,16 +67,25 @@ struct PoolOptions {
   // one CPU with no memory limit.
   std::function<std::vector<placement::PlacementDevice>()> discover_devices;
   std::map<std::string, config::ModelSettings> model_settings;  // by model name
+  // Told, from the pool's strand, whenever the instances that take requests
+  // for a model change: how many there are and their slots together (0, 0
+  // when none). Admission sizes the model's gate with it.
+  std::function<void(const std::string& model, int instances, int slots)> on_capacity;
 };
 
 struct InstanceStatus {
   std::string model;
   pid_t pid = 0;
   std::string socket;
-  std::string state;  // "loading", "ready"
+  std::string state;  // "loading", "ready", "draining"
   double uptime_s = 0;
   int in_flight = 0;
   placement::EnginePlan plan;  // where it runs and the memory predicted for it
+  std::string device;          // where it computes: "CPU", "Vulkan0"
+  int slots = 0;               // its engine's --parallel
+  bool replica = false;        // added by the autoscaler next to the model's first instance
+  double idle_s = 0;           // since its last request finished (or it started)
+  std::optional<double> per_token_ms;  // measured generation speed (moving average)
   config::ModelSettings settings;  // the options it was loaded with
 };
 
@@ -114,6 +127,23 @@ class InstancePool {
   // admission gate. Any thread.
   int EngineParallel(const std::string& model);
 
+  // For one request (which holds an admission slot): a slot on the model's
+  // instance with the least expected completion time (dispatch.h), loading
+  // the first instance as Acquire does. When every instance is full (their
+  // number just shrank) it waits for a slot to free.
+  boost::asio::awaitable<Result<InstanceLease>> Dispatch(models::ModelEntry model, bool urgent);
+
+  // Starts another instance of `model` on a device its instances do not use
+  // (placement/replica.h), if the ledger admits it without evicting anything
+  // busy (idle instances of other models may go); logs `reason`. Errors:
+  // kNotFound when the model has no ready instance, kInsufficientMemory,
+  // kEngineFailed as for Acquire.
+  boost::asio::awaitable<Status> AddReplica(models::ModelEntry model, std::string reason);
+
+  // Stops the model's instance `pid` if it is idle and not the model's last
+  // ready one; logs `reason`. False when it was not (or is gone).
+  boost::asio::awaitable<bool> RemoveReplica(std::string model, pid_t pid, std::string reason);
+
   // Tells the pool a request could not reach `instance`; if its process is
   // gone, the pool forgets it so the next Acquire starts a fresh one.
   boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance);
@@ -128,7 +158,7 @@ class InstancePool {
   static constexpr StopReason kKeepAlive{true, "keep_alive"};   // idle past its keep-alive
   static constexpr StopReason kDelete{false, "delete"};         // the model is being deleted
 
-  // Stops the model's instance (SIGTERM, then SIGKILL). kNotFound if none.
+  // Stops the model's instances (SIGTERM, then SIGKILL). kNotFound if none.
   boost::asio::awaitable<Status> Stop(std::string model, StopReason reason = kUnload);
 
   // Kills the model's engine if it is still the one with `pid` (the watchdog
@@ -148,7 +178,7 @@ class InstancePool {
   // The same for a model known only by its file size (a catalog entry).
   std::optional<placement::ModelFit> FitOfSize(uint64_t file_bytes);
 
-  // The model's instance (loading or ready), or null: for reading its
+  // The model's first instance (loading or ready), or null: for reading its
   // engine's output (`zest logs`). Any thread.
   std::shared_ptr<Instance> Find(const std::string& model);
 
@@ -161,44 +191,60 @@ class InstancePool {
 
  private:
   struct Entry;
-  std::shared_ptr<Instance> FindReady(const std::string& model);
+  using EntryList = std::vector<std::shared_ptr<Entry>>;
+  // The model's entries, first instance first. Caller holds list_mu_.
+  EntryList EntriesOf(const std::string& model) const;
+  void Erase(const std::shared_ptr<Entry>& entry);  // caller holds list_mu_
+  // Takes a slot on the best ready instance of `model` (dispatch.h); an
+  // empty lease when none is ready or every one is full. Any thread.
+  InstanceLease TryReserve(const std::string& model);
+  // Tells on_capacity what takes requests for `model` now. Strand only.
+  void PublishCapacity(const std::string& model);
+  boost::asio::awaitable<Result<InstanceLease>> DispatchOnStrand(models::ModelEntry model,
+                                                                 bool urgent);
   // `settings` unset: the configured ones, and any loaded instance will do.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(
       models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent);
-  // kConflict unless the model's loaded instance (other options than
-  // `settings`) is idle, which is then stopped. Strand only.
-  boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const Entry& entry);
+  // kConflict unless every instance of `model` (loaded with other options
+  // than asked) is idle; then they are stopped. Strand only.
+  boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const EntryList& entries);
+  boost::asio::awaitable<Status> AddReplicaOnStrand(models::ModelEntry model, std::string reason);
+  boost::asio::awaitable<bool> RemoveReplicaOnStrand(std::string model, pid_t pid,
+                                                     std::string reason);
+  // Starts an instance of `model`: its first, or with `replica` another one
+  // on an unused device (no memory wait, no draining for it).
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model,
                                                                  config::ModelSettings settings,
-                                                                 bool urgent);
+                                                                 bool urgent, bool replica);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
   engines::LlamaServerOptions EngineOptions(const models::ModelEntry& model,
                                             const std::filesystem::path& socket,
-                                            const placement::EnginePlan& plan) const;
+                                            const placement::EnginePlan& plan, bool replica) const;
   Result<std::unique_ptr<engines::Process>> SpawnEngine(const models::ModelEntry& model,
                                                         const std::filesystem::path& socket,
-                                                        const placement::EnginePlan& plan);
+                                                        const placement::EnginePlan& plan,
+                                                        bool replica);
   // Memory admission (see Acquire). Sets entry.plan before evicting, so
   // loads interleaving on the strand see this one's reservation.
   boost::asio::awaitable<Result<placement::EnginePlan>> AdmitMemory(const models::ModelEntry& model,
                                                                     Entry& entry);
   // Marks the first ready instance in `busy` as draining (no new requests);
-  // returns its name, or "" when none could be.
-  std::string StartDraining(const std::vector<std::string>& busy, const std::string& for_model);
-  void StopDraining(const std::string& model);
-  // The plan for `model` in the memory left by every other instance except
-  // those named in `evicted`.
-  Result<placement::EnginePlan> PlanAgainst(const models::ModelEntry& model,
-                                            const std::vector<std::string>& evicted);
+  // returns it, or null when none could be.
+  std::shared_ptr<Entry> StartDraining(const EntryList& busy, const std::string& for_model);
+  void StopDraining(const std::shared_ptr<Entry>& entry);
+  // The plan for `self` (an entry of `model`) in the memory left by every
+  // other instance except those in `evicted`; a replica's on a device the
+  // model's other instances do not use.
+  Result<placement::EnginePlan> PlanAgainst(const models::ModelEntry& model, const Entry& self,
+                                            const EntryList& evicted);
+  // Ready instances of other models with nothing in flight, in the order to
+  // evict them; and the busy ones (for the error message).
+  EntryList IdleInEvictionOrder(const std::string& model, EntryList& busy);
+  // Stops `entry`'s instance if it is still idle; false if it got a request meanwhile.
+  boost::asio::awaitable<bool> EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason);
   // What placement is asked for `model` with `options` (server defaults filled in).
   placement::PlacementRequest RequestFor(const models::ModelEntry& model,
                                          config::ModelSettings options) const;
-  // Ready instances with nothing in flight, other than `except`, in the order
-  // to evict them; and the names of the busy ones (for the error message).
-  std::vector<std::string> IdleInEvictionOrder(const std::string& except,
-                                               std::vector<std::string>& busy);
-  // Stops `model` if it is still idle; false if it got a request meanwhile.
-  boost::asio::awaitable<bool> EvictIfIdle(std::string model, std::string reason);
   // Discovers the devices once; started by the constructor so the first
   // load rarely waits for the engine probe.
   boost::asio::awaitable<void> EnsureDevices();
@@ -219,8 +265,10 @@ class InstancePool {
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   // Terminate() blocks for up to the grace period; it runs here, not on I/O threads.
   boost::asio::thread_pool blocking_{1};
-  std::map<std::string, std::shared_ptr<Entry>> entries_;  // on strand_ only
-  std::mutex list_mu_;  // guards entries_ for List()/StopAll() from other threads
+  // By model; a model's first instance first. Changed on strand_ only, under
+  // list_mu_ (which also lets List(), Find() and dispatch read it anywhere).
+  std::multimap<std::string, std::shared_ptr<Entry>> entries_;
+  std::mutex list_mu_;
   uint64_t next_socket_id_ = 0;                             // on strand_ only
   CrashLoopBreaker breaker_;                                // on strand_ only
   // Set once on strand_, under list_mu_ (read there by Fit from other threads).

@@ -1,6 +1,7 @@
-// InstancePool's per-model record, shared by the pool's two source files
-// (instance_pool.cc: loading and stopping; instance_pool_memory.cc: memory
-// admission and eviction). Internal to scheduler/.
+// InstancePool's record of one instance (a model has one per instance),
+// shared by the pool's source files (instance_pool.cc: loading and stopping;
+// instance_pool_dispatch.cc: dispatch and replicas; instance_pool_memory.cc:
+// memory admission and eviction). Internal to scheduler/.
 #pragma once
 
 #include <boost/asio/steady_timer.hpp>
@@ -13,9 +14,15 @@
 namespace zest::scheduler {
 
 struct InstancePool::Entry {
-  explicit Entry(boost::asio::any_io_executor executor) : done(executor) {
+  Entry(boost::asio::any_io_executor executor, std::string model_name, bool is_replica)
+      : model(std::move(model_name)), replica(is_replica), done(executor) {
     done.expires_at(boost::asio::steady_timer::time_point::max());
   }
+  const std::string model;
+  // Added beside the model's first instance (by the autoscaler): placed on
+  // another device, never waits for memory or drains anything, does not
+  // save slots (the first instance's conversations are the ones kept).
+  const bool replica;
   enum class State { kLoading, kReady, kFailed };
   State state = State::kLoading;         // guarded by list_mu_
   std::shared_ptr<Instance> instance;    // guarded by list_mu_

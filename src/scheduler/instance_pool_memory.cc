@@ -6,12 +6,15 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <algorithm>
 #include <bit>
+#include <map>
 #include <limits>
 
 #include "engines/process_memory.h"
 #include "placement/eviction.h"
 #include "placement/policy.h"
+#include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
 
 namespace zest::scheduler {
@@ -31,7 +34,14 @@ std::vector<placement::PlacementDevice> UnlimitedCpu() {
   return {cpu};
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
+// The models of `entries` (pool entries), each once: "'a', 'b'". A template
+// so it need not name the pool's private Entry type.
+template <typename EntryList>
+std::string JoinNames(const EntryList& entries) {
+  std::vector<std::string> names;
+  for (const auto& entry : entries) {
+    if (std::find(names.begin(), names.end(), entry->model) == names.end()) names.push_back(entry->model);
+  }
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
   return out;
@@ -83,25 +93,26 @@ awaitable<std::vector<placement::PlacementDevice>> InstancePool::DiscoverDevices
 }
 
 Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry& model,
-                                                        const std::vector<std::string>& evicted) {
-  std::vector<std::shared_ptr<Entry>> others;
+                                                        const Entry& self,
+                                                        const EntryList& evicted) {
   std::vector<const placement::EnginePlan*> loaded;
-  config::ModelSettings options = ConfiguredSettings(model.name);
-  {
-    std::lock_guard lock(list_mu_);
-    // The options this load was started with (an explicit load's may differ).
-    if (auto it = entries_.find(model.name); it != entries_.end()) options = it->second->settings;
-    for (const auto& [name, entry] : entries_) {
-      if (name == model.name || std::find(evicted.begin(), evicted.end(), name) != evicted.end()) {
-        continue;
-      }
-      others.push_back(entry);
-      loaded.push_back(&entry->plan);
+  std::vector<std::string> used;  // devices the model's other instances compute on
+  // The options this load was started with (an explicit load's may differ).
+  placement::PlacementRequest request = RequestFor(model, self.settings);
+  std::lock_guard lock(list_mu_);  // the plans of loading entries may still change
+  for (const auto& [name, entry] : entries_) {
+    if (entry.get() == &self || std::find(evicted.begin(), evicted.end(), entry) != evicted.end()) {
+      continue;
+    }
+    loaded.push_back(&entry->plan);
+    // A loading entry without a plan yet holds nothing and uses no device.
+    if (name == model.name && !entry->plan.memory.empty()) {
+      used.push_back(placement::PrimaryDevice(entry->plan));
     }
   }
-  placement::PlacementRequest request = RequestFor(model, std::move(options));
-  std::lock_guard lock(list_mu_);  // the plans of loading entries may still change
-  return placement::PlanPlacement(model.info, placement::FreeAfter(*devices_, loaded), request);
+  const std::vector<placement::PlacementDevice> free = placement::FreeAfter(*devices_, loaded);
+  if (self.replica) return placement::PlanReplica(model.info, free, request, used);
+  return placement::PlanPlacement(model.info, free, request);
 }
 
 placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& model,
@@ -150,22 +161,32 @@ std::optional<placement::ModelFit> InstancePool::FitOfSize(uint64_t file_bytes) 
   return placement::FitOfSize(file_bytes, *devices_);
 }
 
-std::vector<std::string> InstancePool::IdleInEvictionOrder(const std::string& except,
-                                                           std::vector<std::string>& busy) {
+InstancePool::EntryList InstancePool::IdleInEvictionOrder(const std::string& model,
+                                                          EntryList& busy) {
   std::vector<placement::EvictionCandidate> idle;
+  std::map<std::string, std::shared_ptr<Entry>> by_key;
   const auto now = std::chrono::steady_clock::now();
   std::lock_guard lock(list_mu_);
   for (const auto& [name, entry] : entries_) {
-    if (name == except) continue;
+    // A model's own instances are never evicted for it (a replica would
+    // only replace one of them).
+    if (name == model) continue;
     if (entry->state != Entry::State::kReady || entry->instance->in_flight.load() > 0) {
-      busy.push_back(name);
+      busy.push_back(entry);
       continue;
     }
     const double idle_s =
         std::chrono::duration<double>(now - entry->instance->LastUsed()).count();
-    idle.push_back({name, idle_s, entry->load_s});
+    // Keyed per instance: a model with replicas has several candidates.
+    std::string key = name + "#" + std::to_string(entry->instance->pid());
+    by_key[key] = entry;
+    idle.push_back({key, idle_s, entry->load_s});
   }
-  return placement::EvictionOrder(std::move(idle));
+  EntryList order;
+  for (const std::string& key : placement::EvictionOrder(std::move(idle))) {
+    order.push_back(by_key.at(key));
+  }
+  return order;
 }
 
 awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models::ModelEntry& model,
@@ -173,29 +194,31 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
   co_await EnsureDevices();
   const auto wait_until = std::chrono::steady_clock::now() + options_.memory_wait;
   bool told = false;
-  std::string drained;  // the busy instance this load is emptying, if any
-  Result<placement::EnginePlan> plan = PlanAgainst(model, {});
-  std::vector<std::string> evict;
+  std::shared_ptr<Entry> drained;  // the busy instance this load is emptying, if any
+  const EntryList none;
+  Result<placement::EnginePlan> plan = PlanAgainst(model, entry, none);
+  EntryList evict;
   while (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
     // The fewest idle instances, in eviction order, that make it fit.
     evict.clear();
-    std::vector<std::string> busy;
-    std::vector<std::string> order = IdleInEvictionOrder(model.name, busy);
+    EntryList busy;
+    EntryList order = IdleInEvictionOrder(model.name, busy);
     // The error, if it still does not fit, is the one with every idle
     // instance gone: what is available at best.
-    for (const std::string& candidate : order) {
+    for (const auto& candidate : order) {
       evict.push_back(candidate);
-      plan = PlanAgainst(model, evict);
+      plan = PlanAgainst(model, entry, evict);
       if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
     }
     if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
     // Instances in use hold the memory: wait for one to go idle (then it
     // can be evicted) rather than fail a request that fits once they do;
     // 507 only when even an empty machine could not hold it, or at the end
-    // of placement.memory_wait_s.
-    std::vector<std::string> everyone = order;
+    // of placement.memory_wait_s. A replica never waits: it is only worth
+    // having now.
+    EntryList everyone = order;
     everyone.insert(everyone.end(), busy.begin(), busy.end());
-    bool fits_when_idle = !busy.empty() && PlanAgainst(model, everyone).ok();
+    bool fits_when_idle = !entry.replica && !busy.empty() && PlanAgainst(model, entry, everyone).ok();
     if (!fits_when_idle || std::chrono::steady_clock::now() >= wait_until) {
       std::string message = plan.status().message();
       if (!busy.empty()) message += "; in use and not evicted: " + JoinNames(busy);
@@ -209,57 +232,71 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     // For an urgent request, stop feeding one of them, so it goes idle and
     // can be evicted even while its own queue is full (a swap: its requests
     // reload it later). Others wait their turn without forcing swaps.
-    if (drained.empty() && entry.may_drain) drained = StartDraining(busy, model.name);
+    if (!drained && entry.may_drain) drained = StartDraining(busy, model.name);
     asio::steady_timer pause(strand_, std::chrono::milliseconds(100));
     co_await pause.async_wait(asio::as_tuple(use_awaitable));
-    plan = PlanAgainst(model, {});
+    plan = PlanAgainst(model, entry, none);
   }
   if (!plan.ok()) co_return plan;
   {
     std::lock_guard lock(list_mu_);
     entry.plan = *plan;  // reserved before the evictions below yield the strand
   }
-  for (const std::string& victim : evict) {
+  for (const auto& victim : evict) {
     co_await EvictIfIdle(victim, "to make room for '" + model.name + "'");
   }
   co_return plan;
 }
 
-std::string InstancePool::StartDraining(const std::vector<std::string>& busy,
-                                        const std::string& for_model) {
-  std::lock_guard lock(list_mu_);
-  for (const std::string& name : busy) {
-    auto it = entries_.find(name);
-    if (it == entries_.end() || it->second->state != Entry::State::kReady) continue;
-    it->second->draining = true;
-    spdlog::info("draining '{}' to make room for '{}'", name, for_model);
-    return name;
+std::shared_ptr<InstancePool::Entry> InstancePool::StartDraining(const EntryList& busy,
+                                                                 const std::string& for_model) {
+  std::shared_ptr<Entry> drained;
+  {
+    std::lock_guard lock(list_mu_);
+    for (const auto& entry : busy) {
+      if (entry->state != Entry::State::kReady || entry->draining) continue;
+      entry->draining = true;
+      drained = entry;
+      break;
+    }
   }
-  return "";
+  if (!drained) return nullptr;
+  spdlog::info("draining '{}' to make room for '{}' (its instance on {})", drained->model,
+               for_model, drained->instance->device());
+  PublishCapacity(drained->model);
+  return drained;
 }
 
-void InstancePool::StopDraining(const std::string& model) {
-  if (model.empty()) return;
-  std::lock_guard lock(list_mu_);
-  if (auto it = entries_.find(model); it != entries_.end()) it->second->draining = false;
+void InstancePool::StopDraining(const std::shared_ptr<Entry>& entry) {
+  if (!entry) return;
+  {
+    std::lock_guard lock(list_mu_);
+    entry->draining = false;
+  }
+  PublishCapacity(entry->model);
 }
 
-awaitable<bool> InstancePool::EvictIfIdle(std::string model, std::string reason) {
+awaitable<bool> InstancePool::EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason) {
   std::shared_ptr<Instance> instance;
   {
     std::lock_guard lock(list_mu_);
-    auto it = entries_.find(model);
-    if (it == entries_.end() || it->second->state != Entry::State::kReady ||
-        it->second->instance->in_flight.load() > 0) {
+    bool listed = false;
+    for (auto [it, end] = entries_.equal_range(entry->model); it != end; ++it) {
+      listed = listed || it->second == entry;
+    }
+    if (!listed || entry->state != Entry::State::kReady || entry->instance->in_flight.load() > 0) {
       co_return false;
     }
-    instance = it->second->instance;
-    entries_.erase(it);
+    instance = entry->instance;
+    Erase(entry);
   }
-  spdlog::info("evicting idle '{}' (pid {}) {}", model, instance->pid(), reason);
-  co_await SaveSlotsOf(instance);  // its conversations come back if it is loaded again
+  PublishCapacity(entry->model);
+  spdlog::info("evicting idle '{}' (pid {}) {} (on {})", entry->model, instance->pid(), reason,
+               instance->device());
+  // Its conversations come back if it is loaded again.
+  if (!entry->replica) co_await SaveSlotsOf(instance);
   co_await TerminateOffStrand(instance);
-  if (events_) events_->EngineStopped(model, "memory");
+  if (events_) events_->EngineStopped(entry->model, "memory");
   co_return true;
 }
 

@@ -23,6 +23,9 @@ class PoolEvents {
   // A ready engine was stopped on purpose; `reason` is a bounded word
   // ("unload", ...), used as a metric label.
   virtual void EngineStopped(const std::string& /*model*/, std::string_view /*reason*/) {}
+  // The autoscaler added (`direction` "up") or removed ("down") an
+  // instance of `model`.
+  virtual void Autoscaled(const std::string& /*model*/, std::string_view /*direction*/) {}
   // After a load: the memory the placement ledger predicted on `device`
   // and what the engine really took there.
   virtual void EngineMemory(const std::string& /*model*/, const std::string& /*device*/,

@@ -3,6 +3,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "api/admin/model_options_json.h"
 #include "api/admin/request_body.h"
@@ -60,6 +61,9 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
     }
     json i = {{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
               {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight}, {"expires_in_s", expires_in},
+              {"device", s.device}, {"slots", s.slots}, {"replica", s.replica},
+              {"idle_s", s.idle_s},
+              {"per_token_ms", s.per_token_ms ? json(*s.per_token_ms) : json(nullptr)},
               {"placement", PlacementJson(s.plan)}, {"options", ModelOptionsJson(s.settings)}};
     if (measure) i["measured_rss_bytes"] = engines::ProcessTreeRssBytes(s.pid);
     out.push_back(std::move(i));
@@ -100,7 +104,9 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking() {
 void AdminApi::Register(http::Router& router) {
   auto health = [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
     auto list = pool_.List();
-    json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", list.size()},
+    std::set<std::string> models;  // a model with replicas has several instances
+    for (const auto& s : list) models.insert(s.model);
+    json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", models.size()},
                   {"instances", InstancesJson(list, residency_, false)}};
     co_await SendJson(w, reply);
   };

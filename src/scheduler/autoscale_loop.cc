@@ -1,0 +1,98 @@
+#include "scheduler/autoscale_loop.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <map>
+
+namespace zest::scheduler {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+AutoscaleLoop::AutoscaleLoop(asio::io_context& io, AutoscaleParams params, Admission& admission,
+                             InstancePool& pool, models::ModelRegistry& registry)
+    : enabled_(params.enabled),
+      autoscaler_(params),
+      admission_(admission),
+      pool_(pool),
+      registry_(registry),
+      strand_(asio::make_strand(io)),
+      timer_(strand_),
+      backoff_(6 * params.window) {}
+
+void AutoscaleLoop::Start() {
+  if (enabled_) asio::co_spawn(strand_, Loop(), asio::detached);
+}
+
+void AutoscaleLoop::Stop() {
+  stopped_ = true;
+  asio::post(strand_, [this] { timer_.cancel(); });
+}
+
+asio::awaitable<void> AutoscaleLoop::Loop() {
+  while (!stopped_) {
+    timer_.expires_after(500ms);
+    boost::system::error_code ec;
+    co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    if (stopped_) break;
+    co_await Tick();
+  }
+}
+
+asio::awaitable<void> AutoscaleLoop::Tick() {
+  const auto now = Autoscaler::Clock::now();
+  std::map<std::string, ModelLoad> loads;
+  for (const InstanceStatus& s : pool_.List()) {
+    ModelLoad& load = loads[s.model];
+    load.model = s.model;
+    if (s.state == "loading") ++load.loading;
+    if (s.state != "ready") continue;
+    const auto idle = std::chrono::duration_cast<Autoscaler::Clock::duration>(
+        std::chrono::duration<double>(s.idle_s));
+    load.ready.push_back({s.pid, s.in_flight, now - idle, s.per_token_ms});
+  }
+  for (const QueueStats& q : admission_.Stats()) {
+    auto it = loads.find(q.model);
+    if (it == loads.end()) continue;
+    it->second.queued = q.waiting_high + q.waiting_normal + q.waiting_low;
+    it->second.slots = q.slots;
+  }
+  std::vector<std::string> models;
+  for (auto& [model, load] : loads) {
+    models.push_back(model);
+    if (adding_.count(model)) ++load.loading;  // not in the pool's list yet
+    if (auto it = retry_at_.find(model); it != retry_at_.end()) load.may_add = now >= it->second;
+    AutoscaleDecision d = autoscaler_.Decide(load, now);
+    if (d.action == AutoscaleDecision::Action::kUp) {
+      adding_.insert(model);
+      asio::co_spawn(strand_, AddReplica(model, d.reason), asio::detached);
+    } else if (d.action == AutoscaleDecision::Action::kDown) {
+      co_await pool_.RemoveReplica(model, d.pid, d.reason);
+    }
+  }
+  autoscaler_.Retain(models);
+  std::erase_if(retry_at_, [&](const auto& entry) { return !loads.count(entry.first); });
+}
+
+asio::awaitable<void> AutoscaleLoop::AddReplica(std::string model, std::string reason) {
+  auto entry = registry_.Find(model);
+  if (entry.ok()) {
+    // The pool logs the decision and its outcome.
+    Status added = co_await pool_.AddReplica(*entry, reason);
+    if (added.ok()) {
+      retry_at_.erase(model);
+    } else {
+      retry_at_[model] = Autoscaler::Clock::now() + backoff_;
+    }
+  } else {
+    spdlog::warn("autoscale up '{}' not done: {}", model, entry.status().message());
+  }
+  adding_.erase(model);
+}
+
+}  // namespace zest::scheduler

@@ -1,0 +1,58 @@
+// AutoscaleLoop: twice a second, shows the Autoscaler (autoscaler.h) each
+// loaded model's queue (from Admission) and instances (from the pool), and
+// carries out what it decides: InstancePool::AddReplica for "up" (in the
+// background, so one model's load does not hold up the others' decisions)
+// and InstancePool::RemoveReplica for "down". The pool logs and counts each
+// change.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <map>
+#include <set>
+#include <string>
+
+#include "models/model_registry.h"
+#include "scheduler/admission.h"
+#include "scheduler/autoscaler.h"
+#include "scheduler/instance_pool.h"
+
+namespace zest::scheduler {
+
+class AutoscaleLoop {
+ public:
+  // All three must outlive the loop (Stop() it first).
+  AutoscaleLoop(boost::asio::io_context& io, AutoscaleParams params, Admission& admission,
+                InstancePool& pool, models::ModelRegistry& registry);
+
+  // Does nothing when the params say autoscaling is off.
+  void Start();
+  // Stops deciding; safe from any thread, before the io_context ends. A
+  // replica already loading finishes loading.
+  void Stop();
+
+ private:
+  boost::asio::awaitable<void> Loop();
+  boost::asio::awaitable<void> Tick();
+  boost::asio::awaitable<void> AddReplica(std::string model, std::string reason);
+
+  const bool enabled_;
+  Autoscaler autoscaler_;  // on strand_ only
+  Admission& admission_;
+  InstancePool& pool_;
+  models::ModelRegistry& registry_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  boost::asio::steady_timer timer_;
+  std::set<std::string> adding_;  // models with an AddReplica under way; strand_ only
+  // After a failed AddReplica (no device or memory left), the model is not
+  // tried again before this, so a machine without a second device does not
+  // log an attempt every window. strand_ only.
+  std::map<std::string, Autoscaler::Clock::time_point> retry_at_;
+  const std::chrono::milliseconds backoff_;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace zest::scheduler

@@ -1,0 +1,163 @@
+// InstancePool: dispatch to a model's instances and adding or removing
+// replicas (see Dispatch, AddReplica and RemoveReplica in instance_pool.h).
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "scheduler/dispatch.h"
+#include "scheduler/instance_pool_entry.h"
+
+namespace zest::scheduler {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using asio::use_awaitable;
+
+// How often a request that holds an admission slot but finds every instance
+// full looks again (only while the model's instances just went down).
+constexpr auto kFullRetry = std::chrono::milliseconds(20);
+
+}  // namespace
+
+InstancePool::EntryList InstancePool::EntriesOf(const std::string& model) const {
+  EntryList out;
+  for (auto [it, end] = entries_.equal_range(model); it != end; ++it) out.push_back(it->second);
+  return out;
+}
+
+void InstancePool::Erase(const std::shared_ptr<Entry>& entry) {
+  for (auto [it, end] = entries_.equal_range(entry->model); it != end; ++it) {
+    if (it->second == entry) {
+      entries_.erase(it);
+      return;
+    }
+  }
+}
+
+InstanceLease InstancePool::TryReserve(const std::string& model) {
+  std::vector<std::shared_ptr<Instance>> ready;
+  std::vector<DispatchCandidate> candidates;
+  // Under the lock: the in_flight checked here is only raised here, so two
+  // requests cannot both take an instance's last slot.
+  std::lock_guard lock(list_mu_);
+  for (auto [it, end] = entries_.equal_range(model); it != end; ++it) {
+    const Entry& entry = *it->second;
+    if (entry.state != Entry::State::kReady || entry.draining || !entry.instance->Alive()) continue;
+    ready.push_back(entry.instance);
+    candidates.push_back({entry.instance->in_flight.load(), entry.instance->slots(),
+                          entry.instance->PerTokenMs()});
+  }
+  std::optional<std::size_t> pick = PickInstance(candidates);
+  if (!pick) return {};
+  ++ready[*pick]->in_flight;
+  return InstanceLease::Adopt(ready[*pick]);
+}
+
+awaitable<Result<InstanceLease>> InstancePool::Dispatch(models::ModelEntry model, bool urgent) {
+  InstanceLease lease = TryReserve(model.name);
+  if (lease.instance()) co_return std::move(lease);
+  co_return co_await asio::co_spawn(strand_, DispatchOnStrand(std::move(model), urgent),
+                                    use_awaitable);
+}
+
+awaitable<Result<InstanceLease>> InstancePool::DispatchOnStrand(models::ModelEntry model,
+                                                                bool urgent) {
+  asio::steady_timer pause(strand_);
+  while (true) {
+    std::optional<config::ModelSettings> configured;  // named: no temporaries in co_await
+    Result<std::shared_ptr<Instance>> ready = co_await AcquireOnStrand(model, configured, urgent);
+    if (!ready.ok()) co_return ready.status();
+    InstanceLease lease = TryReserve(model.name);
+    if (lease.instance()) co_return std::move(lease);
+    // Admission granted a slot the instances no longer have (a replica just
+    // went): wait for one to free rather than overfill an engine.
+    pause.expires_after(kFullRetry);
+    co_await pause.async_wait(asio::as_tuple(use_awaitable));
+  }
+}
+
+void InstancePool::PublishCapacity(const std::string& model) {
+  if (!options_.on_capacity) return;
+  int instances = 0;
+  int slots = 0;
+  {
+    std::lock_guard lock(list_mu_);
+    for (const auto& entry : EntriesOf(model)) {
+      if (entry->state != Entry::State::kReady || entry->draining) continue;
+      ++instances;
+      slots += entry->instance->slots();
+    }
+  }
+  options_.on_capacity(model, instances, slots);
+}
+
+awaitable<Status> InstancePool::AddReplica(models::ModelEntry model, std::string reason) {
+  co_return co_await asio::co_spawn(strand_, AddReplicaOnStrand(std::move(model), std::move(reason)),
+                                    use_awaitable);
+}
+
+awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std::string reason) {
+  bool serving = false;
+  {
+    std::lock_guard lock(list_mu_);
+    for (const auto& entry : EntriesOf(model.name)) {
+      serving = serving || (entry->state == Entry::State::kReady && !entry->draining);
+    }
+  }
+  if (!serving) co_return NotFound("model '" + model.name + "' has no instance to replicate");
+  spdlog::info("autoscale up '{}': {}", model.name, reason);
+  // A replica runs with its first instance's options, on another device.
+  config::ModelSettings settings = ConfiguredSettings(model.name);
+  {
+    std::lock_guard lock(list_mu_);
+    if (EntryList entries = EntriesOf(model.name); !entries.empty()) settings = entries.front()->settings;
+  }
+  Result<std::shared_ptr<Instance>> added =
+      co_await Load(model, std::move(settings), false, /*replica=*/true);
+  if (!added.ok()) {
+    spdlog::info("autoscale up '{}' not done: {}", model.name, added.status().message());
+    co_return added.status();
+  }
+  if (events_) events_->Autoscaled(model.name, "up");
+  co_return Status::Ok();
+}
+
+awaitable<bool> InstancePool::RemoveReplica(std::string model, pid_t pid, std::string reason) {
+  co_return co_await asio::co_spawn(
+      strand_, RemoveReplicaOnStrand(std::move(model), pid, std::move(reason)), use_awaitable);
+}
+
+awaitable<bool> InstancePool::RemoveReplicaOnStrand(std::string model, pid_t pid,
+                                                    std::string reason) {
+  std::shared_ptr<Entry> victim;
+  {
+    std::lock_guard lock(list_mu_);
+    int ready = 0;
+    for (const auto& entry : EntriesOf(model)) {
+      if (entry->state != Entry::State::kReady) continue;
+      ++ready;
+      if (entry->instance->pid() == pid) victim = entry;
+    }
+    // Idle now and, with dispatch under this same lock, no request can take
+    // it after it leaves the list. The last instance is keep-alive's to stop.
+    if (!victim || ready < 2 || victim->instance->in_flight.load() > 0) co_return false;
+    Erase(victim);
+  }
+  PublishCapacity(model);
+  spdlog::info("autoscale down '{}': stopping its instance on {} (pid {}): {}", model,
+               victim->instance->device(), pid, reason);
+  // Keep its conversations if it was the one whose slots are saved.
+  if (!victim->replica) co_await SaveSlotsOf(victim->instance);
+  co_await TerminateOffStrand(victim->instance);
+  if (events_) {
+    events_->EngineStopped(model, "autoscale");
+    events_->Autoscaled(model, "down");
+  }
+  co_return true;
+}
+
+}  // namespace zest::scheduler
