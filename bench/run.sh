@@ -13,3 +13,5 @@ node bench/placement_accuracy.mjs
 node bench/metrics_overhead.mjs
 # Load held (p99 gateway overhead under 5 ms) and the chaos run's figures.
 node bench/chaos.mjs
+# CPU threads per engine with one and two CPU engines computing at once.
+node bench/cpu_threads.mjs
