@@ -1,5 +1,6 @@
 #include "models/hf_store.h"
 
+#include "config/secure_file.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -274,21 +275,9 @@ Status HfStore::WriteRef(std::string_view repo, std::string_view revision,
   ZEST_RETURN_IF_ERROR(PrepareRepo(repo));
   fs::path ref = RepoDir(repo) / "refs" / std::string(revision);
   ZEST_RETURN_IF_ERROR(MakeDirs(ref.parent_path()));
-  fs::path tmp = ref;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << commit;  // no newline: the Hub's tools write the bare commit
-    if (!out.flush()) return IoError("cannot write " + tmp.string());
-  }
-  ::chmod(tmp.c_str(), 0600);
-  if (::rename(tmp.c_str(), ref.c_str()) != 0) {
-    Status st = IoError("cannot write " + ref.string() + ": " + std::strerror(errno));
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    return st;
-  }
-  return Status::Ok();
+  // A unique temporary name (two pulls in one process write the same ref);
+  // no newline: the Hub's tools write the bare commit.
+  return config::WriteFileAtomically(ref, commit, 0600);
 }
 
 Status HfStore::Remove(std::string_view repo, const std::vector<std::string>& paths) const {

@@ -1,5 +1,6 @@
 #include "models/model_registry.h"
 
+#include "config/secure_file.h"
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -330,19 +331,7 @@ Status ModelRegistry::SaveUserModels(const std::map<std::string, fs::path>& mode
   for (const auto& [name, path] : models) doc[name] = path.string();
   std::error_code ec;
   fs::create_directories(user_models_file_.parent_path(), ec);
-  fs::path tmp = user_models_file_;
-  tmp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << doc.dump(2) << "\n";
-    if (!out.flush()) return IoError("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, user_models_file_, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return IoError("cannot write " + user_models_file_.string() + ": " + ec.message());
-  }
-  return Status::Ok();
+  return config::WriteFileAtomically(user_models_file_, doc.dump(2) + "\n", 0600);
 }
 
 }  // namespace zest::models

@@ -22,27 +22,14 @@ AutoscaleLoop::AutoscaleLoop(asio::io_context& io, AutoscaleParams params, Admis
       pool_(pool),
       registry_(registry),
       strand_(asio::make_strand(io)),
-      timer_(strand_),
+      task_(strand_, 500ms, [this] { return Tick(); }),
       backoff_(6 * params.window) {}
 
 void AutoscaleLoop::Start() {
-  if (enabled_) asio::co_spawn(strand_, Loop(), asio::detached);
+  if (enabled_) task_.Start();
 }
 
-void AutoscaleLoop::Stop() {
-  stopped_ = true;
-  asio::post(strand_, [this] { timer_.cancel(); });
-}
-
-asio::awaitable<void> AutoscaleLoop::Loop() {
-  while (!stopped_) {
-    timer_.expires_after(500ms);
-    boost::system::error_code ec;
-    co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    if (stopped_) break;
-    co_await Tick();
-  }
-}
+void AutoscaleLoop::Stop() { task_.Stop(); }
 
 asio::awaitable<void> AutoscaleLoop::Tick() {
   const auto now = Autoscaler::Clock::now();

@@ -19,6 +19,7 @@
 #include "scheduler/admission.h"
 #include "scheduler/autoscaler.h"
 #include "scheduler/instance_pool.h"
+#include "scheduler/periodic_task.h"
 
 namespace zest::scheduler {
 
@@ -35,7 +36,6 @@ class AutoscaleLoop {
   void Stop();
 
  private:
-  boost::asio::awaitable<void> Loop();
   boost::asio::awaitable<void> Tick();
   boost::asio::awaitable<void> AddReplica(std::string model, std::string reason);
 
@@ -45,14 +45,13 @@ class AutoscaleLoop {
   InstancePool& pool_;
   models::ModelRegistry& registry_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  boost::asio::steady_timer timer_;
+  PeriodicTask task_;  // Tick twice a second
   std::set<std::string> adding_;  // models with an AddReplica under way; strand_ only
   // After a failed AddReplica (no device or memory left), the model is not
   // tried again before this, so a machine without a second device does not
   // log an attempt every window. strand_ only.
   std::map<std::string, Autoscaler::Clock::time_point> retry_at_;
   const std::chrono::milliseconds backoff_;
-  std::atomic<bool> stopped_{false};
 };
 
 }  // namespace zest::scheduler

@@ -20,26 +20,16 @@ constexpr auto kProbeTimeout = 1s;  // one /health exchange
 }  // namespace
 
 EngineWatchdog::EngineWatchdog(asio::io_context& io, InstancePool& pool, std::chrono::seconds timeout)
-    : pool_(pool), timeout_(timeout), strand_(asio::make_strand(io)), tick_(strand_) {}
+    : pool_(pool),
+      timeout_(timeout),
+      strand_(asio::make_strand(io)),
+      task_(strand_, 1s, [this] { return CheckAll(); }) {}
 
 void EngineWatchdog::Start() {
-  if (timeout_.count() > 0) asio::co_spawn(strand_, Loop(), asio::detached);
+  if (timeout_.count() > 0) task_.Start();
 }
 
-void EngineWatchdog::Stop() {
-  stopped_ = true;
-  asio::post(strand_, [this] { tick_.cancel(); });
-}
-
-asio::awaitable<void> EngineWatchdog::Loop() {
-  while (!stopped_) {
-    tick_.expires_after(1s);
-    boost::system::error_code ec;
-    co_await tick_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    if (stopped_) break;
-    co_await CheckAll();
-  }
-}
+void EngineWatchdog::Stop() { task_.Stop(); }
 
 asio::awaitable<void> EngineWatchdog::CheckAll() {
   auto now = std::chrono::steady_clock::now();

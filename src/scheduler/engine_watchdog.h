@@ -17,6 +17,7 @@
 #include <string>
 
 #include "scheduler/instance_pool.h"
+#include "scheduler/periodic_task.h"
 
 namespace zest::scheduler {
 
@@ -29,15 +30,13 @@ class EngineWatchdog {
   void Stop();
 
  private:
-  boost::asio::awaitable<void> Loop();
   boost::asio::awaitable<void> CheckAll();
   boost::asio::awaitable<bool> Answers(std::string socket);
 
   InstancePool& pool_;
   const std::chrono::seconds timeout_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  boost::asio::steady_timer tick_;
-  std::atomic<bool> stopped_{false};
+  PeriodicTask task_;  // CheckAll every second
   std::map<pid_t, std::chrono::steady_clock::time_point> last_answer_;  // strand only
 };
 

@@ -14,24 +14,10 @@ namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
 KeepAliveReaper::KeepAliveReaper(asio::io_context& io, Residency& residency, InstancePool& pool)
-    : residency_(residency), pool_(pool), strand_(asio::make_strand(io)), timer_(strand_) {}
-
-void KeepAliveReaper::Start() { asio::co_spawn(strand_, Loop(), asio::detached); }
-
-void KeepAliveReaper::Stop() {
-  stopped_ = true;
-  asio::post(strand_, [this] { timer_.cancel(); });
-}
-
-asio::awaitable<void> KeepAliveReaper::Loop() {
-  while (!stopped_) {
-    timer_.expires_after(500ms);
-    boost::system::error_code ec;
-    co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    if (stopped_) break;
-    co_await ReapOnce();
-  }
-}
+    : residency_(residency),
+      pool_(pool),
+      strand_(asio::make_strand(io)),
+      task_(strand_, 500ms, [this] { return ReapOnce(); }) {}
 
 asio::awaitable<void> KeepAliveReaper::ReapOnce() {
   for (const std::string& model : residency_.Expired()) {

@@ -2,14 +2,13 @@
 // out (Residency decides which) and that have no request in flight.
 #pragma once
 
-#include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
 #include "scheduler/instance_pool.h"
 #include "scheduler/keep_alive.h"
+#include "scheduler/periodic_task.h"
 
 namespace zest::scheduler {
 
@@ -17,19 +16,17 @@ class KeepAliveReaper {
  public:
   KeepAliveReaper(boost::asio::io_context& io, Residency& residency, InstancePool& pool);
 
-  void Start();
+  void Start() { task_.Start(); }
   // Stops checking; safe to call from any thread, before the io_context ends.
-  void Stop();
+  void Stop() { task_.Stop(); }
 
  private:
-  boost::asio::awaitable<void> Loop();
   boost::asio::awaitable<void> ReapOnce();
 
   Residency& residency_;
   InstancePool& pool_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  boost::asio::steady_timer timer_;
-  std::atomic<bool> stopped_{false};
+  PeriodicTask task_;  // ReapOnce twice a second
 };
 
 }  // namespace zest::scheduler

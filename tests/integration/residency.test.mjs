@@ -64,7 +64,11 @@ describe('keep_alive', () => {
   test('a duration counts from the end of the answer; ps says when', async () => {
     const r = await zest.json('/v1/chat/completions', chatBody('tiny', { keep_alive: '2s' }));
     assert.equal(r.status, 200);
-    const idle = await loaded(zest, 'tiny');
+    // The answer reaches the client a moment before the request lets go of
+    // the model; only then does its keep-alive start counting.
+    let idle;
+    await waitFor(async () => (idle = await loaded(zest, 'tiny'))?.expires_in_s != null,
+      { timeout: 2000, what: 'the keep-alive to start' }).catch(() => {});
     assert.ok(idle, 'still loaded right after');
     assert.ok(idle.expires_in_s > 0 && idle.expires_in_s <= 2, `expires_in_s ${idle.expires_in_s}`);
     await sleep(1000);
