@@ -33,6 +33,10 @@ struct EnginePlan {
   std::optional<uint32_t> batch;
   uint32_t ubatch = 512;
   std::vector<std::string> extra_args;
+  // -t: threads of an engine that computes on the CPU, from the pool's CPU
+  // thread budget (cpu_threads.h) or the user's engine.threads; 0 = the
+  // engine's default.
+  int cpu_threads = 0;
 
   std::vector<DeviceUse> memory;  // predicted use per device, CPU first
   std::string explanation;        // one paragraph: what was chosen and why

@@ -40,6 +40,7 @@ json PlacementJson(const placement::EnginePlan& plan) {
             {"ctx_size", plan.ctx_per_slot},
             {"parallel", plan.parallel},
             {"kv_type", placement::KvTypeName(plan.kv_type)},
+            {"cpu_threads", plan.cpu_threads},
             {"predicted_bytes", predicted},
             {"predicted_total_bytes", plan.TotalBytes()},
             {"explanation", plan.explanation}};
