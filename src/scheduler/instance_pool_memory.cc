@@ -263,6 +263,15 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     co_await pause.async_wait(asio::as_tuple(use_awaitable));
     plan = PlanAgainst(model, entry, none);
   }
+  // The drained instance was emptied for this load. If the load found room
+  // without it (another instance went idle first) or failed, it serves
+  // again: left draining, its requests would wait for an eviction that no
+  // one is going to do.
+  if (drained && (!plan.ok() || std::find(evict.begin(), evict.end(), drained) == evict.end())) {
+    spdlog::info("'{}' serves again: the load of '{}' {}", drained->model, model.name,
+                 plan.ok() ? "found room without it" : "failed");
+    StopDraining(drained);
+  }
   if (!plan.ok()) co_return plan;
   {
     std::lock_guard lock(list_mu_);

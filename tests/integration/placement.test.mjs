@@ -201,3 +201,37 @@ describe('CPU thread budget', () => {
     assert.equal(threadsOf('y'), cores);
   });
 });
+
+// Memory for two tiny models, three of them. A high-priority load for the
+// third drains one busy model; when the other goes idle first, the load
+// takes its room, and the drained one must serve again (it used to stay
+// draining, its new requests waiting forever).
+describe('a drained model whose room was not needed', () => {
+  let zest;
+  before(async () => {
+    const home = makeHome({ p: 'tiny', q: 'tiny', r: 'tiny' });
+    fs.writeFileSync(path.join(home, 'config.toml'), '[placement]\nmemory_limit = "70M"\n');
+    zest = await startZest({ home, args: ['--parallel', '2'] });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('serves again once the load that drained it found room elsewhere', async () => {
+    const long = (m) => openStream(zest, chatBody(m, { max_tokens: 100000, ignore_eos: true }));
+    const streams = { p: await long('p'), q: await long('q') };
+    assert.deepEqual(await loaded(zest), ['p', 'q']);
+    const r = zest.json('/v1/chat/completions', chatBody('r'), { headers: { 'X-Priority': 'high' } });
+    await waitFor(() => /draining '[pq]' to make room for 'r'/.test(zest.logs()), { what: 'the drain' });
+    const drained = /draining '([pq])' to make room for 'r'/.exec(zest.logs())[1];
+    const other = drained === 'p' ? 'q' : 'p';
+    streams[other].abort();  // the other one goes idle first: 'r' takes its room
+    assert.equal((await r).status, 200);
+    assert.deepEqual(await loaded(zest), [drained, 'r'].sort());
+    const state = (await zest.instances()).find((i) => i.model === drained).state;
+    assert.equal(state, 'ready');
+    // Its stream still runs; a new request is served beside it, not held.
+    const held = new Promise((resolve) => setTimeout(() => resolve({ status: 'held for 20 s' }), 20000));
+    const again = await Promise.race([zest.json('/v1/chat/completions', chatBody(drained)), held]);
+    assert.equal(again.status, 200, JSON.stringify(again.data));
+    streams[drained].abort();
+  });
+});
