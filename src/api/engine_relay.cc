@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/openai/errors.h"
+#include "api/prefill_handoff.h"
 #include "api/wait_heartbeat.h"
 #include "core/logging.h"
 #include "http/sse.h"
@@ -89,6 +90,13 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
     up.target = request.engine_path;
     up.headers = {{"Content-Type", "application/json"}};
     up.body = request.body;
+    if (request.split_prefill) {
+      // Named, not temporaries inside co_await (GCC 12).
+      std::shared_ptr<scheduler::Instance> decode = lease->instance();
+      std::string path = request.engine_path, body = request.body, tag = RequestTag(request.request_id);
+      up.body = co_await HandOffPrefill(pool, std::move(decode), std::move(path), std::move(body),
+                                        std::move(tag));
+    }
     up.canceller = canceller;
     auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
     if (response.ok()) {
@@ -232,6 +240,9 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
     writer.OnClientGone(nullptr);
     co_return;
   }
+  request.split_prefill = services.split_prefill_tokens > 0 &&
+                          request.admit.cost >= services.split_prefill_tokens &&
+                          request.engine_path.ends_with("completions");
   co_await RelayWithSlot(services.pool, request, writer, canceller, heartbeat);
   writer.OnClientGone(nullptr);
 }

@@ -30,6 +30,9 @@ struct RelayRequest {
   std::string client_model;             // the name as the client spelled it
   std::optional<scheduler::KeepAlive> keep_alive;  // the request's own, else the default
   std::string request_id;               // for log lines about this request
+  // Prefill on another instance of the model first (api/prefill_handoff.h);
+  // set from EngineServices::split_prefill_tokens.
+  bool split_prefill = false;
 };
 
 // The engine side of the gateway: admission, instance and relay.
@@ -38,6 +41,9 @@ struct EngineServices {
   scheduler::Admission& admission;
   scheduler::Residency* residency = nullptr;  // keep-alive books; null: none kept
   std::chrono::milliseconds heartbeat{0};     // SSE comments while a stream waits; 0: none
+  // Experimental: completions whose prompt is estimated at this many tokens
+  // or more prefill on another instance (api/prefill_handoff.h); 0: never.
+  uint64_t split_prefill_tokens = 0;
 };
 
 // Waits for a slot of the model (429/503 when the queue is full or the wait

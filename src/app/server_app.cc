@@ -283,6 +283,14 @@ int RunServer(const config::LoadedSettings& loaded) {
   pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
   pool_options.model_settings = s.model_settings;
   if (s.save_slots) pool_options.slot_dir = s.SlotDir();
+  if (s.split_prefill_tokens > 0) {
+    // Engines already write the run directory (sockets): handed-over slots go there too.
+    pool_options.handoff_dir = *run_dir / "handoff";
+    std::error_code ec;
+    fs::create_directory(pool_options.handoff_dir, ec);
+    spdlog::info("experimental prefill/decode split: prompts of {}+ tokens prefill on another "
+                 "instance", s.split_prefill_tokens);
+  }
   scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
                                     s.max_queued_tokens, std::chrono::seconds(s.aging_s),
                                     s.reserved_slots, nullptr};
@@ -322,7 +330,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   scheduler::AutoscaleLoop autoscaler(io, autoscale, admission, pool, registry);
   autoscaler.Start();
   api::EngineServices engine_services{pool, admission, &residency,
-                                      std::chrono::seconds(s.heartbeat_s)};
+                                      std::chrono::seconds(s.heartbeat_s), s.split_prefill_tokens};
   api::openai::OpenAiApi::Options openai_options;
   openai_options.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
   openai_options.limits = {s.max_json_depth, s.max_messages, s.max_tokens_cap};

@@ -37,6 +37,8 @@ constexpr ServeFlag kServeFlags[] = {
     {"--cors-origins", "server.cors_origins", "Web origins allowed besides loopback (comma-separated)"},
     {"--max-connections-per-client", "server.max_connections_per_client", "Open connections per client address (0 = unlimited)"},
     {"--log-format", "log.format", "text (default) or json: one JSON object per line"},
+    {"--split-prefill-tokens", "scheduler.split_prefill_tokens",
+     "Experimental: prompts of this many tokens prefill on another instance of the model (0 = off)"},
 };
 
 }  // namespace

@@ -168,6 +168,8 @@ const std::vector<Field>& Fields() {
                &Settings::autoscale_window_s, 1, 86400),
       IntField("scheduler.autoscale_idle_s", "ZEST_AUTOSCALE_IDLE", &Settings::autoscale_idle_s, 1,
                86400),
+      IntField<uint64_t>("scheduler.split_prefill_tokens", "ZEST_SPLIT_PREFILL",
+                         &Settings::split_prefill_tokens, 0, 1ull << 24),
       Field{"log.level", "ZEST_LOG_LEVEL", SetLogLevel,
             [](const Settings& s) { return s.log_level; }},
       Field{"placement.memory_limit", "ZEST_MEMORY_LIMIT", SetMemoryLimit,

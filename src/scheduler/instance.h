@@ -43,6 +43,10 @@ class Instance {
   const std::string& device() const { return device_; }
   int slots() const { return slots_; }
 
+  // Its engine's --slot-save-path (where slot save/restore files live);
+  // empty = none. Set before the instance is published, then read-only.
+  std::filesystem::path slot_dir;
+
   // Requests dispatched to this instance and not finished. Raised only by
   // the pool's dispatch (under its lock, never past slots()); lowered when
   // an InstanceLease ends.

@@ -233,6 +233,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   auto instance = std::make_shared<Instance>(model.name, socket, std::move(process).value(),
                                              placement::PrimaryDevice(*plan), plan->parallel);
+  instance->slot_dir = EngineSlotDir(model.name, replica);
   {
     std::lock_guard lock(list_mu_);
     entry->instance = instance;
@@ -278,8 +279,7 @@ engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry
   o.mmproj = model.mmproj;
   o.threads = plan.cpu_threads;
   o.embeddings = model.info.embedding;
-  // A replica's slots are not kept: the first instance's conversations are.
-  if (!replica) o.slot_save_path = SlotDir(model.name);
+  o.slot_save_path = EngineSlotDir(model.name, replica);
   // The plan's context is per request (slot); llama-server splits -c between
   // its slots, so it gets ctx × parallel.
   o.parallel = plan.parallel;
@@ -312,7 +312,7 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
   fs::remove(socket, ec);
   engines::SpawnOptions spawn;
   std::vector<fs::path> writable = {options_.run_dir};
-  if (fs::path slots = SlotDir(model.name); !slots.empty() && !replica) {
+  if (fs::path slots = EngineSlotDir(model.name, replica); !slots.empty()) {
     std::error_code ec;
     fs::create_directories(slots, ec);
     fs::permissions(slots, fs::perms::owner_all, ec);  // prompts live here
@@ -428,6 +428,13 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
 
 awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
   co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model), reason), use_awaitable);
+}
+
+fs::path InstancePool::EngineSlotDir(const std::string& model, bool replica) const {
+  // A replica's slots are not kept: the first instance's conversations are.
+  fs::path dir = replica ? fs::path() : SlotDir(model);
+  // The prefill/decode split hands slots over through the handoff directory.
+  return dir.empty() ? options_.handoff_dir : dir;
 }
 
 fs::path InstancePool::SlotDir(const std::string& model) const {

@@ -63,6 +63,10 @@ struct PoolOptions {
   // Where each model's saved slots go (slot_cache.h), one 0700 directory per
   // model; empty = slots are not saved across unloads.
   std::filesystem::path slot_dir;
+  // Experimental prefill/decode split: the directory through which slots are
+  // handed between instances; replicas save and restore there (the first
+  // instance too when slot_dir is empty). Empty = the split is off.
+  std::filesystem::path handoff_dir;
   // Placement: the devices and the memory zest may use on each, asked once
   // (off the I/O threads: it may probe the engine) at the first load. Unset:
   // one CPU with no memory limit.
@@ -134,6 +138,11 @@ class InstancePool {
   // number just shrank) it waits for a slot to free.
   boost::asio::awaitable<Result<InstanceLease>> Dispatch(models::ModelEntry model, bool urgent);
 
+  // Experimental prefill/decode split (api/prefill_handoff.h): a free slot
+  // on a ready instance of `model` other than `decode`, on another device,
+  // with a slot directory; an empty lease when there is none. Any thread.
+  InstanceLease TryReserveOther(const std::string& model, const Instance& decode);
+
   // Starts another instance of `model` on a device its instances do not use
   // (placement/replica.h), if the ledger admits it without evicting anything
   // busy (idle instances of other models may go); logs `reason`. Errors:
@@ -166,7 +175,10 @@ class InstancePool {
   // found it unresponsive) and forgets it, so the next request starts anew.
   boost::asio::awaitable<void> KillHung(std::string model, pid_t pid);
 
-  // The model's --slot-save-path; empty when slots are not saved.
+  // The --slot-save-path of an instance of `model`: the model's slot
+  // directory, a replica's none; the handoff directory when that leaves none.
+  std::filesystem::path EngineSlotDir(const std::string& model, bool replica) const;
+  // Where the model's slots are kept across unloads; empty when they are not.
   std::filesystem::path SlotDir(const std::string& model) const;
 
   std::vector<InstanceStatus> List();

@@ -57,6 +57,22 @@ InstanceLease InstancePool::TryReserve(const std::string& model) {
   return InstanceLease::Adopt(ready[*pick]);
 }
 
+InstanceLease InstancePool::TryReserveOther(const std::string& model, const Instance& decode) {
+  std::lock_guard lock(list_mu_);
+  for (auto [it, end] = entries_.equal_range(model); it != end; ++it) {
+    const Entry& entry = *it->second;
+    if (entry.state != Entry::State::kReady || entry.draining) continue;
+    const std::shared_ptr<Instance>& other = entry.instance;
+    if (other.get() == &decode || other->device() == decode.device() || other->slot_dir.empty() ||
+        !other->Alive() || other->in_flight.load() >= other->slots()) {
+      continue;
+    }
+    ++other->in_flight;
+    return InstanceLease::Adopt(other);
+  }
+  return {};
+}
+
 awaitable<Result<InstanceLease>> InstancePool::Dispatch(models::ModelEntry model, bool urgent) {
   InstanceLease lease = TryReserve(model.name);
   if (lease.instance()) co_return std::move(lease);

@@ -41,7 +41,39 @@ asio::awaitable<Result<std::string>> Call(fs::path socket, std::string method, s
   co_return std::move(reply).value();
 }
 
+// POST /slots/{id}?action=… {"filename": …}.
+asio::awaitable<Status> SlotAction(fs::path socket, int id, std::string action, std::string filename) {
+  const std::string target = "/slots/" + std::to_string(id) + "?action=" + action;
+  const std::string body = json({{"filename", filename}}).dump();
+  auto done = co_await Call(socket, kPost, target, body);
+  co_return done.ok() ? Status::Ok() : done.status();
+}
+
 }  // namespace
+
+asio::awaitable<Result<int>> IdleSlot(fs::path socket) {
+  const std::string get = "GET", list = "/slots", none;
+  auto listed = co_await Call(socket, get, list, none);
+  if (!listed.ok()) co_return listed.status();
+  json slots = json::parse(*listed, nullptr, /*allow_exceptions=*/false);
+  if (!slots.is_array()) co_return EngineFailed("the engine's /slots is not a list");
+  for (const json& slot : slots) {
+    if (slot.is_object() && !slot.value("is_processing", true) && slot.value("id", -1) >= 0) {
+      co_return slot.value("id", -1);
+    }
+  }
+  co_return Unavailable("every slot of the engine is busy");
+}
+
+asio::awaitable<Status> SaveSlot(fs::path socket, int id, std::string filename) {
+  const std::string action = "save";
+  co_return co_await SlotAction(std::move(socket), id, action, std::move(filename));
+}
+
+asio::awaitable<Status> RestoreSlot(fs::path socket, int id, std::string filename) {
+  const std::string action = "restore";
+  co_return co_await SlotAction(std::move(socket), id, action, std::move(filename));
+}
 
 asio::awaitable<Result<int>> SaveSlots(fs::path socket, fs::path dir) {
   const std::string get = "GET", list = "/slots", none;
@@ -58,11 +90,10 @@ asio::awaitable<Result<int>> SaveSlots(fs::path socket, fs::path dir) {
     int id = slot.value("id", -1);
     if (id < 0) continue;
     // Arguments named, not temporaries inside co_await (GCC 12).
-    const std::string target = "/slots/" + std::to_string(id) + "?action=save";
-    const std::string body = json({{"filename", SlotFile(id)}}).dump();
-    auto done = co_await Call(socket, kPost, target, body);
+    const std::string action = "save", file = SlotFile(id);
+    Status done = co_await SlotAction(socket, id, action, file);
     if (!done.ok()) {
-      spdlog::warn("cannot save slot {} to {}: {}", id, dir.string(), done.status().message());
+      spdlog::warn("cannot save slot {} to {}: {}", id, dir.string(), done.message());
       continue;
     }
     ++saved;
@@ -81,13 +112,12 @@ asio::awaitable<Result<int>> RestoreSlots(fs::path socket, fs::path dir) {
   }
   int restored = 0;
   for (const auto& [id, file] : files) {
-    const std::string target = "/slots/" + std::to_string(id) + "?action=restore";
-    const std::string body = json({{"filename", file.filename().string()}}).dump();
-    auto done = co_await Call(socket, kPost, target, body);
+    const std::string action = "restore", name = file.filename().string();
+    Status done = co_await SlotAction(socket, id, action, name);
     if (done.ok()) {
       ++restored;
     } else {
-      spdlog::warn("cannot restore {}: {}", file.string(), done.status().message());
+      spdlog::warn("cannot restore {}: {}", file.string(), done.message());
     }
     fs::remove(file, ec);
   }

@@ -12,6 +12,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <filesystem>
+#include <string>
 
 #include "core/result.h"
 
@@ -26,5 +27,15 @@ boost::asio::awaitable<Result<int>> SaveSlots(std::filesystem::path socket,
 // deleted and skipped.
 boost::asio::awaitable<Result<int>> RestoreSlots(std::filesystem::path socket,
                                                  std::filesystem::path dir);
+
+// One slot at a time, for handing a prompt's KV cache from one engine to
+// another (api/prefill_handoff.h):
+// The id of a slot that is not processing, or kUnavailable when all are.
+boost::asio::awaitable<Result<int>> IdleSlot(std::filesystem::path socket);
+// Saves slot `id` as `filename` in the engine's --slot-save-path.
+boost::asio::awaitable<Status> SaveSlot(std::filesystem::path socket, int id, std::string filename);
+// Restores `filename` from the engine's --slot-save-path into slot `id`.
+boost::asio::awaitable<Status> RestoreSlot(std::filesystem::path socket, int id,
+                                           std::string filename);
 
 }  // namespace zest::scheduler

@@ -138,3 +138,43 @@ describe('replicas on a second device under load', { skip: hasVulkan ? false : `
     assert.equal((await zest.json('/v1/chat/completions', chatBody('hot'))).status, 200);
   });
 });
+
+// Experimental prefill/decode split: with two instances on two devices, a
+// long prompt is processed by one, its KV cache saved, moved and restored
+// into the other, which then decodes with the prompt already in its cache.
+describe('prefill on one device, decode on the other (experimental)', { skip: hasVulkan ? false : `no Vulkan engine rootfs at ${rootfs}` }, () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({ hot: 'tiny' }),
+      args: ['--parallel', '2', '--split-prefill-tokens', '64'],
+      env: { ZEST_ENGINE_ROOTFS: rootfs, GGML_VK_VISIBLE_DEVICES: '0', ZEST_RESERVED_SLOTS: '0', ZEST_AUTOSCALE: '0' },
+    });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('a long prompt is prefilled on one instance and decoded from the cache on the other', async () => {
+    assert.equal((await zest.json('/api/v1/load', { model: 'hot' })).status, 200);
+    const added = await zest.json('/api/v1/load', { model: 'hot', replica: true });
+    assert.equal(added.status, 200, JSON.stringify(added.data));
+    assert.deepEqual((await zest.instances()).map((i) => i.device).sort(), ['CPU', 'Vulkan0']);
+
+    const short = await zest.json('/v1/chat/completions', chatBody('hot'));
+    assert.equal(short.status, 200);
+    assert.doesNotMatch(zest.logs(), /prefill of 'hot'/, 'a short prompt is not split');
+
+    const words = Array.from({ length: 150 }, (_, i) => `word${i}`).join(' ');
+    const long = await zest.json('/v1/chat/completions',
+      { ...chatBody('hot', { max_tokens: 4 }), messages: [{ role: 'user', content: words }] });
+    assert.equal(long.status, 200, JSON.stringify(long.data));
+    const m = /prefill of 'hot' \((\d+) prompt tokens\) on (CPU|Vulkan0) handed to (CPU|Vulkan0)/.exec(zest.logs());
+    assert.ok(m, 'the handoff is logged');
+    assert.notEqual(m[2], m[3]);
+    // The decoding engine found the prompt in its cache: it processed only
+    // the tail, not the whole prompt again.
+    const { timings, usage } = long.data;
+    assert.ok(usage.prompt_tokens >= 64, `prompt of ${usage.prompt_tokens} tokens`);
+    assert.ok(timings.cache_n >= usage.prompt_tokens - 2, `cache_n ${timings.cache_n} of ${usage.prompt_tokens}`);
+    assert.ok(timings.prompt_n <= 2, `prompt_n ${timings.prompt_n}`);
+  });
+});

@@ -58,6 +58,19 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
     const std::string param = options_at_fault ? "options" : "model";
     co_return co_await openai::SendError(w, instance.status(), param);
   }
+  // "replica": true adds an instance on a device the model's instances do
+  // not use yet (placement/replica.h), as the autoscaler would under load.
+  if (auto field = body.find("replica"); field != body.end() && !field->is_null()) {
+    if (!field->is_boolean()) {
+      const Status bad = InvalidArgument("'replica' must be true or false");
+      co_return co_await openai::SendError(w, bad, "replica");
+    }
+    if (field->get<bool>()) {
+      const std::string reason = "asked for by POST /api/v1/load";
+      Status added = co_await pool_.AddReplica(*model, reason);
+      if (!added.ok()) co_return co_await openai::SendError(w, added, "replica");
+    }
+  }
   auto load_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);
   json reply = {{"status", "loaded"},

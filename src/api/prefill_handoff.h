@@ -1,0 +1,30 @@
+// Prefill/decode split (experimental; scheduler.split_prefill_tokens): a
+// long prompt is processed by one instance of the model and its KV cache
+// handed to the instance that will decode, on another device, through
+// llama-server's slot save and restore in a directory both engines write
+// (PoolOptions::handoff_dir). This is the scheme of Ryzen AI's hybrid mode
+// (NPU prefill, iGPU decode): it pays when one device is much faster at
+// processing prompts and another at generating, and the copy of the KV
+// cache costs less than the difference. bench/prefill_split.mjs measures it.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <string>
+
+#include "scheduler/instance_pool.h"
+
+namespace zest::api {
+
+// Prefills `body` (an OpenAI completion or chat request for `engine_path`)
+// on another instance of `decode`'s model, if one on another device has a
+// free slot, and restores the result into an idle slot of `decode`. Returns
+// the body to send to `decode`: pinned to that slot (id_slot) with
+// cache_prompt, so the engine only processes what the prefill did not. When
+// there is no other instance, or any step fails (logged), the body is
+// returned unchanged and `decode` does all the work.
+boost::asio::awaitable<std::string> HandOffPrefill(scheduler::InstancePool& pool,
+                                                   std::shared_ptr<scheduler::Instance> decode,
+                                                   std::string engine_path, std::string body,
+                                                   std::string log_tag);
+
+}  // namespace zest::api
