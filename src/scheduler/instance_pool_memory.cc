@@ -55,7 +55,8 @@ engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
   p.gpu_layers = plan.n_gpu_layers;
   p.tensor_split = plan.tensor_split;
   p.n_cpu_moe = plan.n_cpu_moe;
-  p.kv_type = placement::KvTypeName(plan.kv_type);
+  p.cache_type_k = placement::KvTypeName(plan.cache_type_k);
+  p.cache_type_v = placement::KvTypeName(plan.cache_type_v);
   p.flash_attention = plan.flash_attention;
   p.no_mmap = plan.no_mmap;
   p.mlock = plan.mlock;

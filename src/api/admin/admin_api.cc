@@ -39,10 +39,13 @@ json PlacementJson(const placement::EnginePlan& plan) {
             {"n_cpu_moe", plan.n_cpu_moe},
             {"ctx_size", plan.ctx_per_slot},
             {"parallel", plan.parallel},
-            {"kv_type", placement::KvTypeName(plan.kv_type)},
+            {"cache_type_k", placement::KvTypeName(plan.cache_type_k)},
+            {"cache_type_v", placement::KvTypeName(plan.cache_type_v)},
             {"predicted_bytes", predicted},
             {"predicted_total_bytes", plan.TotalBytes()},
             {"explanation", plan.explanation}};
+  // kv_type, the shorthand, only where it says it all: both caches alike.
+  if (plan.cache_type_k == plan.cache_type_v) j["kv_type"] = placement::KvTypeName(plan.cache_type_k);
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
   return j;
 }
