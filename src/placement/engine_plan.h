@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "placement/memory_correction.h"
 #include "placement/memory_ledger.h"
 
 namespace zest::placement {
@@ -36,6 +37,9 @@ struct EnginePlan {
   std::vector<std::string> extra_args;
 
   std::vector<DeviceUse> memory;  // predicted use per device, CPU first
+  // What earlier loads of this model file taught (none: nothing yet); its
+  // Factor() is in the CPU's `learned` bytes above.
+  std::optional<MemoryCorrection> memory_correction;
   std::string explanation;        // one paragraph: what was chosen and why
 
   uint64_t TotalBytes() const;

@@ -19,6 +19,8 @@
 //            flash attention.
 //   repack   with cpu_repack and mmap, the CPU blocks' dense weights once more.
 //   overhead the engine process itself on the CPU, a driver context per GPU.
+//   learned  (added by placement, not here) what loads of this model file
+//            measured beyond the rest on the CPU (memory_correction.h).
 #pragma once
 
 #include <cstdint>
@@ -70,7 +72,10 @@ struct DeviceMemory {
   uint64_t kv_cache = 0;
   uint64_t compute = 0;
   uint64_t overhead = 0;  // engine process, driver context, vision projector
-  uint64_t Total() const { return weights + kv_cache + compute + overhead; }
+  // What past loads measured beyond the rest (CPU only, memory_correction.h);
+  // never set by PredictMemory, added by placement.
+  uint64_t learned = 0;
+  uint64_t Total() const { return weights + kv_cache + compute + overhead + learned; }
 };
 
 // The engine's own resident memory beside the model (measured for the

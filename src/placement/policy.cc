@@ -29,12 +29,17 @@ struct Problem {
   const models::ModelInfo& model;
   const std::vector<PlacementDevice>& devices;
   LoadShape shape;
+  double cpu_factor = 1.0;  // the learned correction's Factor()
+  std::optional<MemoryCorrection> correction;
 };
 
 std::vector<DeviceMemory> Predict(const Problem& p, const Candidate& c, uint64_t ctx) {
   LoadShape shape = p.shape;
   shape.ctx_per_slot = ctx;
-  return PredictMemory(p.model, shape, c.layout);
+  std::vector<DeviceMemory> use = PredictMemory(p.model, shape, c.layout);
+  // Admission, the plan and the 507 message all see the corrected figure.
+  use[0].learned = static_cast<uint64_t>(static_cast<double>(use[0].Total()) * (p.cpu_factor - 1.0));
+  return use;
 }
 
 // Each used device within its free memory, and the system RAM also covering
@@ -283,7 +288,8 @@ Status CheckTensorSplit(const config::ModelSettings& o, const std::vector<std::s
 
 std::string Breakdown(const DeviceMemory& m) {
   return "weights " + FormatBytes(m.weights) + ", KV cache " + FormatBytes(m.kv_cache) +
-         ", compute " + FormatBytes(m.compute) + ", engine " + FormatBytes(m.overhead);
+         ", compute " + FormatBytes(m.compute) + ", engine " + FormatBytes(m.overhead) +
+         (m.learned > 0 ? ", learned from past loads " + FormatBytes(m.learned) : "");
 }
 
 // What was needed and what each device has, for the kInsufficientMemory error.
@@ -333,6 +339,7 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   plan.batch = o.batch;
   plan.ubatch = p.shape.ubatch;
   plan.extra_args = o.extra_args;
+  plan.memory_correction = p.correction;
   std::vector<DeviceMemory> use = Predict(p, c, ctx);
   plan.memory.push_back({kCpuDevice, use[0]});
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
@@ -392,7 +399,11 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   }
   ZEST_ASSIGN_OR_RETURN(std::vector<std::size_t> gpus, ChooseGpus(devices, o.device));
   ZEST_RETURN_IF_ERROR(CheckTensorSplit(o, gpus, devices, request.model_name));
-  Problem p{model, devices, ShapeFor(o, request, kv)};
+  Problem p{model, devices, ShapeFor(o, request, kv), 1.0, std::nullopt};
+  if (request.memory_correction) {
+    p.correction = request.memory_correction;
+    p.cpu_factor = request.memory_correction->Factor();
+  }
   p.shape.cpu_repack = devices[0].repacks_weights;
   p.shape.gpu_backend = devices.size() > 1;
 

@@ -270,6 +270,44 @@ TEST(PolicyTest, UserTensorSplitDrivesThePrediction) {
   EXPECT_EQ(plan->memory[2].memory.kv_cache, 3 * plan->memory[1].memory.kv_cache);
 }
 
+// A correction learned from earlier loads scales the CPU prediction up
+// (never down), counts for admission, and shows in the plan.
+TEST(PolicyTest, LearnedCorrectionRaisesTheCpuPrediction) {
+  auto devices = Machine("", {});  // 60 GiB free
+  PlacementRequest request{"llama", {}, 4096, 4, 0};
+  auto plain = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  const uint64_t base = plain->BytesOn(kCpuDevice);
+  EXPECT_EQ(plain->memory[0].memory.learned, 0u);
+  EXPECT_FALSE(plain->memory_correction.has_value());
+
+  request.memory_correction = MemoryCorrection{1.25, 3};
+  auto corrected = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(corrected.ok()) << corrected.status().message();
+  EXPECT_EQ(corrected->memory[0].memory.learned, base / 4);
+  EXPECT_EQ(corrected->BytesOn(kCpuDevice), base + base / 4);
+  EXPECT_EQ(corrected->memory_correction, (MemoryCorrection{1.25, 3}));
+  EXPECT_NE(corrected->explanation.find("learned from past loads"), std::string::npos)
+      << corrected->explanation;
+
+  // Below 1: recorded in the plan, the prediction left as it was.
+  request.memory_correction = MemoryCorrection{0.6, 2};
+  auto lower = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(lower.ok());
+  EXPECT_EQ(lower->BytesOn(kCpuDevice), base);
+
+  // Admission counts it: a machine that holds the plain prediction but not
+  // ×2 of it refuses, and the message says what was learned.
+  auto tight = Machine("", {}, base + base / 2);
+  ASSERT_TRUE(PlanPlacement(Model("llama3-8b"), tight, {"llama", {}, 4096, 4, 0}).ok());
+  request.memory_correction = MemoryCorrection{2.0, 5};
+  auto refused = PlanPlacement(Model("llama3-8b"), tight, request);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), ErrorCode::kInsufficientMemory);
+  EXPECT_NE(refused.status().message().find("learned from past loads"), std::string::npos)
+      << refused.status().message();
+}
+
 TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {
   models::ModelInfo m = Model("llama3-8b");
   m.key_length = m.value_length = 16;
