@@ -281,6 +281,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   pool_options.crash_loop_limit = s.crash_loop_limit;
   pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
   pool_options.model_settings = s.model_settings;
+  pool_options.memory_corrections_file = s.home / "memory_corrections.json";
   if (s.save_slots) pool_options.slot_dir = s.SlotDir();
   scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
                                     s.max_queued_tokens, std::chrono::seconds(s.aging_s),
