@@ -178,5 +178,21 @@ describe('per-load engine options and per-model slots', () => {
     assert.equal(flag(argv, '--load-mode'), 'none');
     const ps = execFileSync(zestBin, ['ps', '-v'], { env, encoding: 'utf8' });
     assert.match(ps, /options: ctx_size=768 device=cpu flash_attention=false n_gpu_layers=0 no_mmap=true parallel=2/);
+    // The cache types and the split as flags; the split reaches placement,
+    // which refuses it for a model on the CPU.
+    const refused = (() => {
+      try {
+        execFileSync(zestBin, ['load', 'm', '--device', 'cpu', '--cache-type-v', 'q4_0',
+                               '--tensor-split', '1,2'], { env, encoding: 'utf8', stdio: 'pipe' });
+        return null;
+      } catch (e) { return e; }
+    })();
+    assert.ok(refused, 'zest load with a split on the CPU fails');
+    assert.match(refused.stderr, /tensor_split has 2 weights but 'm' is placed on no GPU/);
+    execFileSync(zestBin, ['load', 'm', '--device', 'cpu', '--cache-type-k', 'f16', '--cache-type-v', 'q4_0'],
+                 { env, encoding: 'utf8' });
+    const argv2 = engineArgv(zest, 'm');
+    assert.equal(flag(argv2, '-ctk'), 'f16');  // over the kv_type of config.toml
+    assert.equal(flag(argv2, '-ctv'), 'q4_0');
   });
 });
