@@ -247,10 +247,12 @@ Result<KvTypes> ChooseKvTypes(const models::ModelInfo& model, const PlacementReq
                            std::to_string(model.key_length) + " and " +
                            std::to_string(model.value_length) + ")");
   }
-  // llama.cpp refuses a quantized V cache without flash attention ("V cache
-  // quantization requires flash_attn"): say so here rather than let the
-  // engine exit at load. Unset flash_attention is the engine's auto, which
-  // turns it on wherever the device supports it.
+  // The engine refuses a quantized V cache without flash attention (build
+  // 11669 with -fa off: "quantized V cache requires flash_attn to be
+  // enabled", and it exits): say so here, in the API's own error, rather
+  // than fail the load with the engine's log. Unset flash_attention is the
+  // engine's auto, which turns it on wherever the device supports it. A
+  // quantized K cache alone runs either way.
   if (kv.v != KvType::kF16 && o.flash_attention == false) {
     return InvalidArgument(KvOption(o.cache_type_v, "cache_type_v", o) + " " + KvTypeName(kv.v) +
                            " for '" + r.model_name +
