@@ -203,7 +203,8 @@ TEST_F(SettingsTest, BadModelTableValuesNameModelAndKey) {
             std::string::npos)
       << Load().status().message();
   WriteConfig("[models.\"m\"]\ntensor_split = [1, \"a\"]\n");
-  EXPECT_NE(Load().status().message().find("models.\"m\".tensor_split: expected"), std::string::npos);
+  EXPECT_NE(Load().status().message().find("models.\"m\".tensor_split: expected"),
+            std::string::npos);
   WriteConfig("[models.\"m\"]\ngpu_layers = 3\n");
   EXPECT_NE(Load().status().message().find("unknown key 'gpu_layers'"), std::string::npos);
   WriteConfig("[placement]\nmemory_limit = \"lots\"\n");
@@ -240,10 +241,14 @@ TEST(ModelOptionTest, CacheTypesAndTensorSplit) {
   EXPECT_TRUE(SetModelOption(m, "cache_type_v", OptionValue(std::string("q4_0"))).ok());
   EXPECT_EQ(SetModelOption(m, "cache_type_k", OptionValue(std::string("q4_1"))).message(),
             "expected f16, q8_0 or q4_0");
-  const std::string expected = "expected an array of non-negative numbers, one per GPU, not all zero";
-  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{0, 0})).message(), expected);
-  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{2, -1})).message(), expected);
-  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{})).message(), expected);
+  const std::string expected =
+      "expected an array of non-negative numbers, one per GPU, not all zero";
+  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{0, 0})).message(),
+            expected);
+  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{2, -1})).message(),
+            expected);
+  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{})).message(),
+            expected);
   EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<std::string>{"1"})).message(),
             expected);
   EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(int64_t{1})).message(), expected);

@@ -27,8 +27,8 @@ struct EnginePlan {
   int n_cpu_moe = 0;                     // --n-cpu-moe
   uint64_t ctx_per_slot = 0;             // the engine gets ctx_per_slot × parallel
   int parallel = 1;
-  KvType cache_type_k = KvType::kF16;  // -ctk
-  KvType cache_type_v = KvType::kF16;  // -ctv
+  KvType cache_type_k = KvType::kF16;   // -ctk
+  KvType cache_type_v = KvType::kF16;   // -ctv
   std::optional<bool> flash_attention;  // unset: the engine's auto
   bool no_mmap = false;
   bool mlock = false;

@@ -50,14 +50,16 @@ MemoryCorrections::MemoryCorrections(std::filesystem::path file) : file_(std::mo
   }
   for (const auto& [name, entry] : models->items()) {
     if (!entry.is_object() || !entry.value("file", json()).is_string() ||
-        !entry.value("ratio", json()).is_number() || !entry.value("loads", json()).is_number_integer()) {
+        !entry.value("ratio", json()).is_number() ||
+        !entry.value("loads", json()).is_number_integer()) {
       spdlog::warn("ignoring the memory correction of '{}' in {}: malformed", name, file_.string());
       continue;
     }
     // Clamped again: the file is ours, but a hand edit must not make
     // placement reserve ten times the model.
-    entries_[name] = {entry["file"].get<std::string>(),
-                      {Clamp(entry["ratio"].get<double>()), std::max(entry["loads"].get<int>(), 0)}};
+    entries_[name] = {
+        entry["file"].get<std::string>(),
+        {Clamp(entry["ratio"].get<double>()), std::max(entry["loads"].get<int>(), 0)}};
   }
 }
 

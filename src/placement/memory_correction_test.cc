@@ -72,7 +72,7 @@ TEST(MemoryCorrectionTest, PersistsPerModelAndFile) {
     ASSERT_TRUE(learned.ok()) << learned.status().message();
     EXPECT_DOUBLE_EQ(learned->ratio, 1.5);
   }
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_NE(Read(file).find("\"/m/a.gguf|100|7\""), std::string::npos) << Read(file);

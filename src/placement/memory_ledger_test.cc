@@ -149,7 +149,7 @@ TEST(MemoryLedgerTest, TensorSplitZeroWeightGpuGetsNothing) {
   ASSERT_EQ(split.size(), 4u);
   EXPECT_EQ(split[1].weights, 16 * 231'768'064ull);
   EXPECT_EQ(split[2].weights, 16 * 231'768'064ull + 558'186'496u);  // the head
-  EXPECT_EQ(split[3].Total(), 0u);  // not even a driver context
+  EXPECT_EQ(split[3].Total(), 0u);  // no block: not even a driver context
   EXPECT_EQ(split[1].kv_cache, 512 * kMiB);
   // Uneven: 1:2:1 of 32 blocks = 8, 16, 8.
   auto uneven = PredictMemory(m, Shape(8192, 1), {3, 33, {1, 2, 1}, 0});

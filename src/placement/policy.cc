@@ -38,7 +38,8 @@ std::vector<DeviceMemory> Predict(const Problem& p, const Candidate& c, uint64_t
   shape.ctx_per_slot = ctx;
   std::vector<DeviceMemory> use = PredictMemory(p.model, shape, c.layout);
   // Admission, the plan and the 507 message all see the corrected figure.
-  use[0].learned = static_cast<uint64_t>(static_cast<double>(use[0].Total()) * (p.cpu_factor - 1.0));
+  use[0].learned =
+      static_cast<uint64_t>(static_cast<double>(use[0].Total()) * (p.cpu_factor - 1.0));
   return use;
 }
 
@@ -154,7 +155,8 @@ std::vector<Strategy> Strategies(const Problem& p, const std::vector<std::size_t
     const int moe = o.n_cpu_moe.value_or(0);
     Candidate c = CpuOnly();
     if (!gpus.empty() && ngl > 0) {
-      c = o.tensor_split.empty() ? OnGpus(p, {best}, ngl, moe) : UserSplit(p, gpus, ngl, moe, o.tensor_split);
+      c = o.tensor_split.empty() ? OnGpus(p, {best}, ngl, moe)
+                                 : UserSplit(p, gpus, ngl, moe, o.tensor_split);
     }
     out.push_back([fitting, c](uint64_t ctx) { return fitting(c, ctx); });
     return out;
@@ -278,14 +280,15 @@ Status CheckTensorSplit(const config::ModelSettings& o, const std::vector<std::s
   std::sort(ordered.begin(), ordered.end());
   std::string names;
   for (std::size_t g : ordered) names += (names.empty() ? "" : ", ") + devices[g].name;
+  std::string where = "no GPU";
+  if (gpus.empty() && !o.device.empty()) where += " (device = " + o.device + ")";
+  if (!gpus.empty()) {
+    where = std::to_string(gpus.size()) + (gpus.size() == 1 ? " GPU (" : " GPUs (") + names + ")";
+  }
   const std::size_t n = o.tensor_split.size();
-  return InvalidArgument(
-      "tensor_split has " + std::to_string(n) + (n == 1 ? " weight" : " weights") + " but '" +
-      model + "' is placed on " +
-      (gpus.empty() ? std::string("no GPU") + (o.device.empty() ? "" : " (device = " + o.device + ")")
-                    : std::to_string(gpus.size()) + (gpus.size() == 1 ? " GPU" : " GPUs") + " (" +
-                          names + ")") +
-      ": give one weight per GPU, in that order");
+  return InvalidArgument("tensor_split has " + std::to_string(n) +
+                         (n == 1 ? " weight" : " weights") + " but '" + model + "' is placed on " +
+                         where + ": give one weight per GPU, in that order");
 }
 
 std::string Breakdown(const DeviceMemory& m) {

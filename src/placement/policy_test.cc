@@ -139,7 +139,8 @@ std::vector<Case> Cases() {
        "weight per GPU, in that order"},
       {"tensor_split with a device named", "llama3-8b", "", kTwoSmallGpus,
        Options([](auto& o) { o.device = "CUDA1"; o.tensor_split = {1, 1}; }), 4096, {}, 0, 4096,
-       ErrorCode::kInvalidArgument, "tensor_split has 2 weights but 'llama3-8b' is placed on 1 GPU (CUDA1)"},
+       ErrorCode::kInvalidArgument,
+       "tensor_split has 2 weights but 'llama3-8b' is placed on 1 GPU (CUDA1)"},
       {"tensor_split on the CPU", "llama3-8b", "", kTwoSmallGpus,
        Options([](auto& o) { o.device = "cpu"; o.tensor_split = {1, 1}; }), 4096, {}, 0, 4096,
        ErrorCode::kInvalidArgument, "is placed on no GPU (device = cpu)"},
@@ -148,8 +149,8 @@ std::vector<Case> Cases() {
        ErrorCode::kInsufficientMemory, "does not fit"},
       {"tensor_split with n_gpu_layers: the rest on the CPU", "llama3-8b", "", kTwoSmallGpus,
        Options([](auto& o) { o.tensor_split = {1, 3}; o.n_gpu_layers = 21; }), 4096,
-       {"CUDA0", "CUDA1"}, 21, 4096, ErrorCode::kOk, "the rest on the CPU (split 1:3 as configured)",
-       {1, 3}},
+       {"CUDA0", "CUDA1"}, 21, 4096, ErrorCode::kOk,
+       "the rest on the CPU (split 1:3 as configured)", {1, 3}},
   };
 }
 
@@ -324,7 +325,8 @@ TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {
   auto v = PlanPlacement(m, Machine("", {}), {"tiny", o, 4096, 4, 0});
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.status().message(),
-            "cache_type_v q4_0 for 'tiny' needs head sizes that are multiples of 32 (it has 128 and 16)");
+            "cache_type_v q4_0 for 'tiny' needs head sizes that are multiples of 32 (it has 128 "
+            "and 16)");
   o.cache_type_v = "";
   o.cache_type_k = "q8_0";
   EXPECT_TRUE(PlanPlacement(m, Machine("", {}), {"tiny", o, 4096, 4, 0}).ok());

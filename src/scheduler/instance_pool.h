@@ -283,7 +283,7 @@ class InstancePool {
   bool discovering_ = false;                    // on strand_ only
   boost::asio::steady_timer devices_found_;     // cancelled once devices_ is set
   PoolEvents* events_ = nullptr;                            // set before serving
-  placement::MemoryCorrections corrections_;  // thread-safe itself
+  placement::MemoryCorrections corrections_;                // thread-safe itself
 };
 
 }  // namespace zest::scheduler

@@ -2,14 +2,14 @@
 // instance_pool.h). Runs on the pool's strand.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <bit>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <algorithm>
-#include <bit>
-#include <map>
 #include <limits>
+#include <map>
 
 #include "engines/process_memory.h"
 #include "placement/eviction.h"
@@ -334,10 +334,11 @@ void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Inst
                  learned.status().message());
     return;
   }
-  spdlog::info("'{}' memory correction: measured/predicted {:.3f} this load, learned {:.3f} from {} "
-               "load(s); the next placement scales the CPU prediction by {:.3f}",
-               model.name, static_cast<double>(measured) / std::max<uint64_t>(ledger, 1),
-               learned->ratio, learned->loads, learned->Factor());
+  spdlog::info(
+      "'{}' memory correction: measured/predicted {:.3f} this load, learned {:.3f} from {} "
+      "load(s); the next placement scales the CPU prediction by {:.3f}",
+      model.name, static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
+      learned->loads, learned->Factor());
 }
 
 }  // namespace zest::scheduler

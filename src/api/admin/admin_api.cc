@@ -46,7 +46,9 @@ json PlacementJson(const placement::EnginePlan& plan) {
             {"predicted_total_bytes", plan.TotalBytes()},
             {"explanation", plan.explanation}};
   // kv_type, the shorthand, only where it says it all: both caches alike.
-  if (plan.cache_type_k == plan.cache_type_v) j["kv_type"] = placement::KvTypeName(plan.cache_type_k);
+  if (plan.cache_type_k == plan.cache_type_v) {
+    j["kv_type"] = placement::KvTypeName(plan.cache_type_k);
+  }
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
   return j;
 }
