@@ -37,9 +37,13 @@ struct EnginePlan {
   std::vector<std::string> extra_args;
 
   std::vector<DeviceUse> memory;  // predicted use per device, CPU first
-  // What earlier loads of this model file taught (none: nothing yet); its
+  // What earlier loads of this model file taught for this kind of layout
+  // (CPU only, or with GPUs: memory_correction.h; none: nothing yet); its
   // Factor() is in the CPU's `learned` bytes above.
   std::optional<MemoryCorrection> memory_correction;
+  CorrectionScope CorrectionScopeOf() const {
+    return gpu_devices.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus;
+  }
   std::string explanation;        // one paragraph: what was chosen and why
 
   uint64_t TotalBytes() const;

@@ -35,6 +35,10 @@ MemoryCorrection FoldMeasurement(const std::optional<MemoryCorrection>& previous
   return next;
 }
 
+const char* CorrectionScopeName(CorrectionScope scope) {
+  return scope == CorrectionScope::kCpuOnly ? "cpu_only" : "with_gpus";
+}
+
 MemoryCorrections::MemoryCorrections(std::filesystem::path file) : file_(std::move(file)) {
   if (file_.empty()) return;
   std::ifstream in(file_);
@@ -49,39 +53,51 @@ MemoryCorrections::MemoryCorrections(std::filesystem::path file) : file_(std::mo
     return;
   }
   for (const auto& [name, entry] : models->items()) {
-    if (!entry.is_object() || !entry.value("file", json()).is_string() ||
-        !entry.value("ratio", json()).is_number() ||
-        !entry.value("loads", json()).is_number_integer()) {
+    if (!entry.is_object() || !entry.value("file", json()).is_string()) {
       spdlog::warn("ignoring the memory correction of '{}' in {}: malformed", name, file_.string());
       continue;
     }
-    // Clamped again: the file is ours, but a hand edit must not make
-    // placement reserve ten times the model.
-    entries_[name] = {
-        entry["file"].get<std::string>(),
-        {Clamp(entry["ratio"].get<double>()), std::max(entry["loads"].get<int>(), 0)}};
+    Entry loaded{entry["file"].get<std::string>(), {}};
+    for (CorrectionScope scope : {CorrectionScope::kCpuOnly, CorrectionScope::kWithGpus}) {
+      const json c = entry.value(CorrectionScopeName(scope), json());
+      if (c.is_null()) continue;
+      if (!c.is_object() || !c.value("ratio", json()).is_number() ||
+          !c.value("loads", json()).is_number_integer()) {
+        spdlog::warn("ignoring the memory correction of '{}' ({}) in {}: malformed", name,
+                     CorrectionScopeName(scope), file_.string());
+        continue;
+      }
+      // Clamped again: the file is ours, but a hand edit must not make
+      // placement reserve ten times the model.
+      loaded.by_scope[scope] = {Clamp(c["ratio"].get<double>()),
+                                std::max(c["loads"].get<int>(), 0)};
+    }
+    entries_[name] = std::move(loaded);
   }
 }
 
 std::optional<MemoryCorrection> MemoryCorrections::Get(const std::string& model,
-                                                       const std::string& file_identity) const {
+                                                       const std::string& file_identity,
+                                                       CorrectionScope scope) const {
   std::lock_guard lock(mu_);
   auto it = entries_.find(model);
   if (it == entries_.end() || it->second.file_identity != file_identity) return std::nullopt;
-  return it->second.correction;
+  auto learned = it->second.by_scope.find(scope);
+  if (learned == it->second.by_scope.end()) return std::nullopt;
+  return learned->second;
 }
 
 Result<MemoryCorrection> MemoryCorrections::Record(const std::string& model,
                                                    const std::string& file_identity,
-                                                   uint64_t predicted, uint64_t measured) {
+                                                   CorrectionScope scope, uint64_t predicted,
+                                                   uint64_t measured) {
   std::lock_guard lock(mu_);
+  Entry& entry = entries_[model];
+  if (entry.file_identity != file_identity) entry = {file_identity, {}};
   std::optional<MemoryCorrection> previous;
-  auto it = entries_.find(model);
-  if (it != entries_.end() && it->second.file_identity == file_identity) {
-    previous = it->second.correction;
-  }
+  if (auto it = entry.by_scope.find(scope); it != entry.by_scope.end()) previous = it->second;
   const MemoryCorrection next = FoldMeasurement(previous, predicted, measured);
-  entries_[model] = {file_identity, next};
+  entry.by_scope[scope] = next;
   Status saved = Save();
   if (!saved.ok()) return saved;
   return next;
@@ -91,9 +107,11 @@ Status MemoryCorrections::Save() const {
   if (file_.empty()) return Status::Ok();
   json models = json::object();
   for (const auto& [name, entry] : entries_) {
-    models[name] = {{"file", entry.file_identity},
-                    {"ratio", entry.correction.ratio},
-                    {"loads", entry.correction.loads}};
+    json e = {{"file", entry.file_identity}};
+    for (const auto& [scope, c] : entry.by_scope) {
+      e[CorrectionScopeName(scope)] = {{"ratio", c.ratio}, {"loads", c.loads}};
+    }
+    models[name] = std::move(e);
   }
   const json doc = {{"version", 1}, {"models", models}};
   return config::WriteFileAtomically(file_, doc.dump(2) + "\n", 0600);

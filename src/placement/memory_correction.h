@@ -10,6 +10,13 @@
 // describes another file. One entry per model; kept in a small JSON file
 // under ZEST_HOME so what was learned survives a restart.
 //
+// Each entry keeps two ratios, by the kind of placement (CorrectionScope):
+// on the CPU alone the RSS measures what the ledger's CPU figure counts;
+// with layers on a GPU the same RSS also holds driver mappings and host
+// staging buffers, against a CPU figure that is only the embeddings and the
+// engine. A ratio learned there (often the clamp, 2) would double the
+// reservation of the same model on the CPU, so neither scales the other.
+//
 // MemoryCorrections is the only part of placement that does I/O (its one
 // file, read at construction, written atomically after each Record).
 // Thread-safe: every method may be called from any thread.
@@ -35,6 +42,9 @@ inline constexpr double kMaxCorrection = 2.0;
 // load's ratio is taken as it is).
 inline constexpr double kCorrectionSmoothing = 0.3;
 
+enum class CorrectionScope { kCpuOnly, kWithGpus };
+const char* CorrectionScopeName(CorrectionScope scope);  // "cpu_only", "with_gpus"
+
 struct MemoryCorrection {
   double ratio = 1.0;  // measured / predicted CPU bytes, smoothed, clamped
   int loads = 0;       // how many loads it was learned from
@@ -51,6 +61,16 @@ struct MemoryCorrection {
   // little earlier, never one admitted into an OOM.
   double Factor() const;
   bool operator==(const MemoryCorrection&) const = default;
+};
+
+// What is known for one model file, by scope: placement picks the one of
+// the layout it weighs.
+struct LearnedCorrections {
+  std::optional<MemoryCorrection> cpu_only;
+  std::optional<MemoryCorrection> with_gpus;
+  const std::optional<MemoryCorrection>& For(CorrectionScope scope) const {
+    return scope == CorrectionScope::kCpuOnly ? cpu_only : with_gpus;
+  }
 };
 
 // The identity of a model file: "path|size|mtime". A different file under
@@ -71,21 +91,22 @@ class MemoryCorrections {
   // An empty path keeps everything in memory (tests, a pool without a home).
   explicit MemoryCorrections(std::filesystem::path file);
 
-  // What was learned for `model` with this file; none when nothing was, or
-  // when it was learned from another file.
-  std::optional<MemoryCorrection> Get(const std::string& model,
-                                      const std::string& file_identity) const;
+  // What was learned for `model` with this file in `scope`; none when
+  // nothing was, or when it was learned from another file.
+  std::optional<MemoryCorrection> Get(const std::string& model, const std::string& file_identity,
+                                      CorrectionScope scope) const;
 
   // Folds one load's measurement in and writes the file. Returns the new
   // correction; the error (the file could not be written) still leaves the
-  // new value in memory.
+  // new value in memory. Another file than the one known for `model` drops
+  // what was learned for the old one, in both scopes.
   Result<MemoryCorrection> Record(const std::string& model, const std::string& file_identity,
-                                  uint64_t predicted, uint64_t measured);
+                                  CorrectionScope scope, uint64_t predicted, uint64_t measured);
 
  private:
   struct Entry {
     std::string file_identity;
-    MemoryCorrection correction;
+    std::map<CorrectionScope, MemoryCorrection> by_scope;
   };
   Status Save() const;  // mu_ held
 

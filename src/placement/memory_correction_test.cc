@@ -61,16 +61,22 @@ TEST(MemoryCorrectionTest, OnlyEverRaisesThePrediction) {
   EXPECT_DOUBLE_EQ((MemoryCorrection{0.7, 2}.Factor()), 1.0);
 }
 
-TEST(MemoryCorrectionTest, PersistsPerModelAndFile) {
+constexpr auto kCpu = CorrectionScope::kCpuOnly;
+constexpr auto kGpu = CorrectionScope::kWithGpus;
+
+TEST(MemoryCorrectionTest, PersistsPerModelFileAndScope) {
   TempDir dir;
   const fs::path file = dir.path() / "memory_corrections.json";
   const std::string a = ModelFileIdentity("/m/a.gguf", 100, 7);
   {
     MemoryCorrections store(file);
-    EXPECT_FALSE(store.Get("a", a).has_value());
-    auto learned = store.Record("a", a, 1000, 1500);
+    EXPECT_FALSE(store.Get("a", a, kCpu).has_value());
+    auto learned = store.Record("a", a, kCpu, 1000, 1500);
     ASSERT_TRUE(learned.ok()) << learned.status().message();
     EXPECT_DOUBLE_EQ(learned->ratio, 1.5);
+    // Learned on the CPU: says nothing about the model with GPU layers.
+    EXPECT_FALSE(store.Get("a", a, kGpu).has_value());
+    ASSERT_TRUE(store.Record("a", a, kGpu, 100, 190).ok());
   }
   struct stat st {};
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
@@ -78,16 +84,17 @@ TEST(MemoryCorrectionTest, PersistsPerModelAndFile) {
   EXPECT_NE(Read(file).find("\"/m/a.gguf|100|7\""), std::string::npos) << Read(file);
 
   MemoryCorrections reopened(file);
-  ASSERT_TRUE(reopened.Get("a", a).has_value());
-  EXPECT_EQ(*reopened.Get("a", a), (MemoryCorrection{1.5, 1}));
+  EXPECT_EQ(reopened.Get("a", a, kCpu), (MemoryCorrection{1.5, 1}));
+  EXPECT_EQ(reopened.Get("a", a, kGpu), (MemoryCorrection{1.9, 1}));
   // Another file under the same name (re-pulled): nothing known, and what
   // it measures starts afresh instead of blending with the old file's.
   const std::string a2 = ModelFileIdentity("/m/a.gguf", 101, 8);
-  EXPECT_FALSE(reopened.Get("a", a2).has_value());
-  auto fresh = reopened.Record("a", a2, 1000, 1100);
+  EXPECT_FALSE(reopened.Get("a", a2, kCpu).has_value());
+  auto fresh = reopened.Record("a", a2, kCpu, 1000, 1100);
   ASSERT_TRUE(fresh.ok());
   EXPECT_EQ(*fresh, (MemoryCorrection{1.1, 1}));
-  EXPECT_FALSE(reopened.Get("a", a).has_value());
+  EXPECT_FALSE(reopened.Get("a", a, kCpu).has_value());
+  EXPECT_FALSE(reopened.Get("a", a2, kGpu).has_value());  // the old file's GPU ratio went too
 }
 
 TEST(MemoryCorrectionTest, BadFileIsIgnoredAndRewritten) {
@@ -95,23 +102,24 @@ TEST(MemoryCorrectionTest, BadFileIsIgnoredAndRewritten) {
   const fs::path file = dir.path() / "memory_corrections.json";
   std::ofstream(file) << "{ not json";
   MemoryCorrections store(file);
-  EXPECT_FALSE(store.Get("a", "x").has_value());
-  ASSERT_TRUE(store.Record("a", "x", 100, 150).ok());
-  EXPECT_EQ(*MemoryCorrections(file).Get("a", "x"), (MemoryCorrection{1.5, 1}));
+  EXPECT_FALSE(store.Get("a", "x", kCpu).has_value());
+  ASSERT_TRUE(store.Record("a", "x", kCpu, 100, 150).ok());
+  EXPECT_EQ(MemoryCorrections(file).Get("a", "x", kCpu), (MemoryCorrection{1.5, 1}));
   // A hand-edited ratio is clamped on the way in; a malformed entry skipped.
-  std::ofstream(file) << R"({"version": 1, "models": {"a": {"file": "x", "ratio": 40, "loads": 2},
-                             "b": {"file": "y", "ratio": "big", "loads": 1}}})";
+  std::ofstream(file) << R"({"version": 1, "models": {
+      "a": {"file": "x", "cpu_only": {"ratio": 40, "loads": 2}},
+      "b": {"file": "y", "cpu_only": {"ratio": "big", "loads": 1}}}})";
   MemoryCorrections edited(file);
-  EXPECT_EQ(*edited.Get("a", "x"), (MemoryCorrection{2.0, 2}));
-  EXPECT_FALSE(edited.Get("b", "y").has_value());
+  EXPECT_EQ(edited.Get("a", "x", kCpu), (MemoryCorrection{2.0, 2}));
+  EXPECT_FALSE(edited.Get("b", "y", kCpu).has_value());
 }
 
 TEST(MemoryCorrectionTest, UnwritableFileIsAnErrorButKeepsTheValue) {
   MemoryCorrections store("/proc/zest-no-such-dir/memory_corrections.json");
-  auto r = store.Record("a", "x", 100, 120);
+  auto r = store.Record("a", "x", kCpu, 100, 120);
   EXPECT_FALSE(r.ok());
-  ASSERT_TRUE(store.Get("a", "x").has_value());
-  EXPECT_DOUBLE_EQ(store.Get("a", "x")->ratio, 1.2);
+  ASSERT_TRUE(store.Get("a", "x", kCpu).has_value());
+  EXPECT_DOUBLE_EQ(store.Get("a", "x", kCpu)->ratio, 1.2);
 }
 
 }  // namespace

@@ -29,17 +29,23 @@ struct Problem {
   const models::ModelInfo& model;
   const std::vector<PlacementDevice>& devices;
   LoadShape shape;
-  double cpu_factor = 1.0;  // the learned correction's Factor()
-  std::optional<MemoryCorrection> correction;
+  LearnedCorrections learned;
 };
+
+// The learned correction that applies to candidate `c`'s layout.
+const std::optional<MemoryCorrection>& CorrectionFor(const Problem& p, const Candidate& c) {
+  return p.learned.For(c.gpus.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus);
+}
 
 std::vector<DeviceMemory> Predict(const Problem& p, const Candidate& c, uint64_t ctx) {
   LoadShape shape = p.shape;
   shape.ctx_per_slot = ctx;
   std::vector<DeviceMemory> use = PredictMemory(p.model, shape, c.layout);
   // Admission, the plan and the 507 message all see the corrected figure.
-  use[0].learned =
-      static_cast<uint64_t>(static_cast<double>(use[0].Total()) * (p.cpu_factor - 1.0));
+  if (const auto& learned = CorrectionFor(p, c)) {
+    use[0].learned =
+        static_cast<uint64_t>(static_cast<double>(use[0].Total()) * (learned->Factor() - 1.0));
+  }
   return use;
 }
 
@@ -344,7 +350,7 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   plan.batch = o.batch;
   plan.ubatch = p.shape.ubatch;
   plan.extra_args = o.extra_args;
-  plan.memory_correction = p.correction;
+  plan.memory_correction = CorrectionFor(p, c);
   std::vector<DeviceMemory> use = Predict(p, c, ctx);
   plan.memory.push_back({kCpuDevice, use[0]});
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
@@ -404,11 +410,7 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   }
   ZEST_ASSIGN_OR_RETURN(std::vector<std::size_t> gpus, ChooseGpus(devices, o.device));
   ZEST_RETURN_IF_ERROR(CheckTensorSplit(o, gpus, devices, request.model_name));
-  Problem p{model, devices, ShapeFor(o, request, kv), 1.0, std::nullopt};
-  if (request.memory_correction) {
-    p.correction = request.memory_correction;
-    p.cpu_factor = request.memory_correction->Factor();
-  }
+  Problem p{model, devices, ShapeFor(o, request, kv), request.learned};
   p.shape.cpu_repack = devices[0].repacks_weights;
   p.shape.gpu_backend = devices.size() > 1;
 

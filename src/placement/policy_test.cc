@@ -282,7 +282,7 @@ TEST(PolicyTest, LearnedCorrectionRaisesTheCpuPrediction) {
   EXPECT_EQ(plain->memory[0].memory.learned, 0u);
   EXPECT_FALSE(plain->memory_correction.has_value());
 
-  request.memory_correction = MemoryCorrection{1.25, 3};
+  request.learned.cpu_only = MemoryCorrection{1.25, 3};
   auto corrected = PlanPlacement(Model("llama3-8b"), devices, request);
   ASSERT_TRUE(corrected.ok()) << corrected.status().message();
   EXPECT_EQ(corrected->memory[0].memory.learned, base / 4);
@@ -292,7 +292,7 @@ TEST(PolicyTest, LearnedCorrectionRaisesTheCpuPrediction) {
       << corrected->explanation;
 
   // Below 1: recorded in the plan, the prediction left as it was.
-  request.memory_correction = MemoryCorrection{0.6, 2};
+  request.learned.cpu_only = MemoryCorrection{0.6, 2};
   auto lower = PlanPlacement(Model("llama3-8b"), devices, request);
   ASSERT_TRUE(lower.ok());
   EXPECT_EQ(lower->BytesOn(kCpuDevice), base);
@@ -301,12 +301,40 @@ TEST(PolicyTest, LearnedCorrectionRaisesTheCpuPrediction) {
   // ×2 of it refuses, and the message says what was learned.
   auto tight = Machine("", {}, base + base / 2);
   ASSERT_TRUE(PlanPlacement(Model("llama3-8b"), tight, {"llama", {}, 4096, 4, 0}).ok());
-  request.memory_correction = MemoryCorrection{2.0, 5};
+  request.learned.cpu_only = MemoryCorrection{2.0, 5};
   auto refused = PlanPlacement(Model("llama3-8b"), tight, request);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), ErrorCode::kInsufficientMemory);
   EXPECT_NE(refused.status().message().find("learned from past loads"), std::string::npos)
       << refused.status().message();
+}
+
+// A ratio learned with GPU layers scales only layouts with GPU layers, and
+// one learned on the CPU only CPU layouts: on a 4 GiB card llama 8B is
+// partly offloaded; forced to the CPU it takes the CPU ratio.
+TEST(PolicyTest, LearnedCorrectionByScope) {
+  auto devices = Machine("", kSmallGpu);
+  PlacementRequest request{"llama", {}, 4096, 4, 0};
+  request.learned.cpu_only = MemoryCorrection{1.5, 1};
+  auto gpu = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  ASSERT_FALSE(gpu->gpu_devices.empty());
+  EXPECT_EQ(gpu->memory[0].memory.learned, 0u);
+  EXPECT_FALSE(gpu->memory_correction.has_value());
+
+  request.learned.with_gpus = MemoryCorrection{1.1, 4};
+  auto both = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(both->memory_correction, (MemoryCorrection{1.1, 4}));
+  const DeviceMemory& cpu = both->memory[0].memory;
+  EXPECT_EQ(cpu.learned, static_cast<uint64_t>(static_cast<double>(cpu.Total() - cpu.learned) * 0.1));
+  EXPECT_EQ(both->memory[1].memory.learned, 0u);  // the GPU's own memory is not corrected
+
+  request.options.device = "cpu";
+  auto cpu_only = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(cpu_only.ok());
+  EXPECT_EQ(cpu_only->memory_correction, (MemoryCorrection{1.5, 1}));
+  EXPECT_EQ(cpu_only->CorrectionScopeOf(), CorrectionScope::kCpuOnly);
 }
 
 TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {

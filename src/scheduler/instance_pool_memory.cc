@@ -134,7 +134,10 @@ placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& m
     request.default_parallel =
         static_cast<int>(std::bit_floor(static_cast<unsigned>(std::max(options_.parallel, 1))));
   }
-  request.memory_correction = corrections_.Get(model.name, FileIdentity(model));
+  const std::string file = FileIdentity(model);
+  request.learned.cpu_only = corrections_.Get(model.name, file, placement::CorrectionScope::kCpuOnly);
+  request.learned.with_gpus =
+      corrections_.Get(model.name, file, placement::CorrectionScope::kWithGpus);
   std::error_code ec;
   if (!model.mmproj.empty()) request.mmproj_bytes = std::filesystem::file_size(model.mmproj, ec);
   if (ec) request.mmproj_bytes = 0;
@@ -328,16 +331,18 @@ void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Inst
   // the strand: once per load, which itself takes seconds.
   const placement::DeviceMemory& cpu = plan.memory.front().memory;
   const uint64_t ledger = cpu.Total() - cpu.learned;
-  auto learned = corrections_.Record(model.name, FileIdentity(model), ledger, measured);
+  const placement::CorrectionScope scope = plan.CorrectionScopeOf();
+  auto learned = corrections_.Record(model.name, FileIdentity(model), scope, ledger, measured);
   if (!learned.ok()) {
     spdlog::warn("'{}': the learned memory correction is not saved: {}", model.name,
                  learned.status().message());
     return;
   }
   spdlog::info(
-      "'{}' memory correction: measured/predicted {:.3f} this load, learned {:.3f} from {} "
-      "load(s); the next placement scales the CPU prediction by {:.3f}",
-      model.name, static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
+      "'{}' memory correction ({}): measured/predicted {:.3f} this load, learned {:.3f} from {} "
+      "load(s); the next such placement scales the CPU prediction by {:.3f}",
+      model.name, placement::CorrectionScopeName(scope),
+      static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
       learned->loads, learned->Factor());
 }
 

@@ -50,13 +50,15 @@ describe('learned memory correction', () => {
     assert.equal(i.memory_correction, null);
     assert.equal(cpuOf(i).learned, 0);
     ledger = cpuOf(i).total;
-    const logged = /'m' memory correction: measured\/predicted ([\d.]+) this load, learned ([\d.]+) from 1 load/
-      .exec(zest.logs());
+    const logged =
+      /'m' memory correction \(cpu_only\): measured\/predicted ([\d.]+) this load, learned ([\d.]+) from 1 load/
+        .exec(zest.logs());
     assert.ok(logged, zest.logs());
     const saved = JSON.parse(fs.readFileSync(store, 'utf8'));
     assert.equal((fs.statSync(store).mode & 0o777), 0o600);
-    assert.equal(saved.models.m.loads, 1);
-    first = saved.models.m.ratio;
+    assert.equal(saved.models.m.cpu_only.loads, 1);
+    assert.equal(saved.models.m.with_gpus, undefined);  // learned only for the kind of layout it had
+    first = saved.models.m.cpu_only.ratio;
     assert.ok(first >= 0.5 && first <= 2.0, `clamped: ${first}`);
     assert.ok(Math.abs(first - Math.min(2, Math.max(0.5, Number(logged[1])))) < 0.001);
     assert.match(saved.models.m.file, /m\.gguf\|\d+\|\d+$/);  // path|size|mtime
@@ -66,12 +68,13 @@ describe('learned memory correction', () => {
     await unload(zest, 'm');
     await load(zest, 'm');
     const i = await health(zest, 'm');
+    assert.equal(i.memory_correction.scope, 'cpu_only');
     assert.equal(i.memory_correction.loads, 1);
     assert.equal(i.memory_correction.ratio, first);
     assert.equal(i.memory_correction.applied_factor, Math.max(1, first));
     assertLearnedBytes(cpuOf(i), ledger, Math.max(1, first));
     // The second load is learned from too, against the ledger's figure.
-    await waitFor(() => JSON.parse(fs.readFileSync(store, 'utf8')).models.m.loads === 2,
+    await waitFor(() => JSON.parse(fs.readFileSync(store, 'utf8')).models.m.cpu_only.loads === 2,
                   { what: 'second load learned' });
   });
 
@@ -79,17 +82,17 @@ describe('learned memory correction', () => {
     await zest.stop();
     // As if earlier loads had measured half as much again as predicted.
     const saved = JSON.parse(fs.readFileSync(store, 'utf8'));
-    saved.models.m.ratio = 1.5;
+    saved.models.m.cpu_only.ratio = 1.5;
     fs.writeFileSync(store, JSON.stringify(saved));
     zest = await startZest({ home });
     await load(zest, 'm');
     const i = await health(zest, 'm');
-    assert.deepEqual(i.memory_correction, { ratio: 1.5, loads: 2, applied_factor: 1.5 });
+    assert.deepEqual(i.memory_correction, { scope: 'cpu_only', ratio: 1.5, loads: 2, applied_factor: 1.5 });
     assertLearnedBytes(cpuOf(i), ledger, 1.5);
     assert.match(i.placement.explanation, /learned from past loads/);
     const ps = execFileSync(zestBin, ['ps', '-v'], { env: { ...process.env, ZEST_HOST: zest.url },
                                                     encoding: 'utf8' });
-    assert.match(ps, /memory correction: measured\/predicted 1\.50 over 2 load\(s\), CPU prediction x1\.50/);
+    assert.match(ps, /memory correction \(cpu_only\): measured\/predicted 1\.50 over 2 load\(s\), CPU prediction x1\.50/);
   });
 
   test('a different file under the same name starts afresh', async () => {

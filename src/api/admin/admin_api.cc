@@ -53,14 +53,18 @@ json PlacementJson(const placement::EnginePlan& plan) {
   return j;
 }
 
-// What earlier loads of the instance's model file taught placement: the
-// smoothed measured/predicted ratio of the CPU side, from how many loads,
-// and the factor applied to this instance's CPU prediction (never below 1).
-// null: nothing learned when it was placed.
+// What earlier loads of the instance's model file taught placement for
+// this kind of layout (`scope`: cpu_only or with_gpus): the smoothed
+// measured/predicted ratio of the CPU side, from how many loads, and the
+// factor applied to this instance's CPU prediction (never below 1). null:
+// nothing learned when it was placed.
 json MemoryCorrectionJson(const placement::EnginePlan& plan) {
   if (!plan.memory_correction) return nullptr;
   const placement::MemoryCorrection& c = *plan.memory_correction;
-  return {{"ratio", c.ratio}, {"loads", c.loads}, {"applied_factor", c.Factor()}};
+  return {{"scope", placement::CorrectionScopeName(plan.CorrectionScopeOf())},
+          {"ratio", c.ratio},
+          {"loads", c.loads},
+          {"applied_factor", c.Factor()}};
 }
 
 // `expires_in_s`: seconds until an idle instance unloads (null while busy or
