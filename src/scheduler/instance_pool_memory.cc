@@ -2,14 +2,14 @@
 // instance_pool.h). Runs on the pool's strand.
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <bit>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <limits>
+#include <algorithm>
+#include <bit>
 #include <map>
+#include <limits>
 
 #include "engines/process_memory.h"
 #include "placement/eviction.h"
@@ -135,7 +135,8 @@ placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& m
         static_cast<int>(std::bit_floor(static_cast<unsigned>(std::max(options_.parallel, 1))));
   }
   const std::string file = FileIdentity(model);
-  request.learned.cpu_only = corrections_.Get(model.name, file, placement::CorrectionScope::kCpuOnly);
+  request.learned.cpu_only =
+      corrections_.Get(model.name, file, placement::CorrectionScope::kCpuOnly);
   request.learned.with_gpus =
       corrections_.Get(model.name, file, placement::CorrectionScope::kWithGpus);
   std::error_code ec;
