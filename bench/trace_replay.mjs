@@ -11,7 +11,7 @@
 // zest's memory budget (placement.memory_limit) is set to 2.5× the memory it
 // predicts for one model, so two fit and three do not.
 //
-// Usage: node bench/trace_replay.mjs [--jobs N] [--chats N] [--gap-ms N]
+// Usage: node bench/trace_replay.mjs [--jobs N] [--chats N] [--gap-ms N] [--rounds N]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,6 +28,8 @@ const GAP_MS = arg('--gap-ms', 1500);  // between interactive requests
 const PARALLEL = 2;
 const CTX_PER_SLOT = 1024;
 const MODELS = ['m1', 'm2', 'm3'];
+const REQUEST_TIMEOUT_MS = 180_000;
+const ROUNDS = arg('--rounds', 2);
 const MODEL_ARGS = ['--preset', 'bench', '--layers', '6'];
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-bench-trace-'));
@@ -54,22 +56,30 @@ function trace() {
 async function send(url, req, t0) {
   await new Promise((r) => setTimeout(r, Math.max(0, req.at - (performance.now() - t0))));
   const start = performance.now();
-  const res = await fetch(`${url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'X-Priority': req.priority },
-    body: JSON.stringify({
-      model: req.model, stream: true, max_tokens: req.max_tokens, ignore_eos: true,
-      messages: [{ role: 'user', content: `request for ${req.model}: tell me something` }],
-    }),
-  });
+  // A server that stops answering fails the request instead of hanging the run.
   let ttft = null;
   let text = '';
-  const decoder = new TextDecoder();
-  for await (const chunk of res.body) {
-    text += decoder.decode(chunk, { stream: true });
-    if (ttft === null && /"content":"[^"]/.test(text)) ttft = performance.now() - start;
+  let status = 0;
+  try {
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      headers: { 'content-type': 'application/json', 'X-Priority': req.priority },
+      body: JSON.stringify({
+        model: req.model, stream: true, max_tokens: req.max_tokens, ignore_eos: true,
+        messages: [{ role: 'user', content: `request for ${req.model}: tell me something` }],
+      }),
+    });
+    status = res.status;
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body) {
+      text += decoder.decode(chunk, { stream: true });
+      if (ttft === null && /"content":"[^"]/.test(text)) ttft = performance.now() - start;
+    }
+  } catch (e) {
+    console.error(`${req.priority} request for ${req.model} at ${req.at} ms failed: ${e.message}`);
   }
-  const ok = res.status === 200 && text.includes('[DONE]');
+  const ok = status === 200 && text.includes('[DONE]');
   return { ...req, ok, ttft, end: performance.now() - t0 };
 }
 
@@ -115,7 +125,9 @@ async function runZest() {
 }
 
 // The router, started from zest's engine argv: the same binary, sandbox and
-// flags, with the model switched for --models-dir.
+// flags, with the model switched for --models-dir. Its engines run with the
+// engine's default threads (every physical core each): the router has no
+// budget to share cores between them, zest's -t is its own choice.
 async function runRouter(engineArgv) {
   const port = 20000 + Math.floor(Math.random() * 20000);
   const sep = engineArgv.indexOf('--');
@@ -129,10 +141,9 @@ async function runRouter(engineArgv) {
   }
   const binary = sep >= 0 ? engineArgv[sep + 1] : engineArgv[0];
   if (sep >= 0) prefix.push('--ro-bind', modelsDir, modelsDir, '--');
-  const threads = engineArgv.indexOf('-t');
   const argv = [...prefix, binary, '--models-dir', modelsDir, '--models-max', '2',
     '--host', '127.0.0.1', '--port', String(port), '-c', String(CTX_PER_SLOT * PARALLEL),
-    '--parallel', String(PARALLEL), '--jinja', ...(threads > 0 ? ['-t', engineArgv[threads + 1]] : [])];
+    '--parallel', String(PARALLEL), '--jinja'];
   const proc = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   proc.stdout.on('data', (d) => { log += d; });
@@ -154,26 +165,38 @@ async function runRouter(engineArgv) {
   }
 }
 
-const z = await runZest();
-const r = await runRouter(z.engineArgv);
+// Alternating rounds: this machine is shared and a single run is noisy.
+const zestRuns = [];
+const routerRuns = [];
+let predicted = 0;
+for (let round = 1; round <= ROUNDS; ++round) {
+  const z = await runZest();
+  predicted = z.predicted;
+  zestRuns.push(summary('zest', z.run, z.loads));
+  console.error(`round ${round}: zest makespan ${z.run.makespan.toFixed(1)} s`);
+  const r = await runRouter(z.engineArgv);
+  routerRuns.push(summary('llama-server router', r.run, r.loads));
+  console.error(`round ${round}: router makespan ${r.run.makespan.toFixed(1)} s`);
+}
 fs.rmSync(work, { recursive: true, force: true });
 
-const rows = [summary('zest', z.run, z.loads), summary('llama-server router', r.run, r.loads)];
+const median = (xs) => pct(xs, 50);
+const rows = zestRuns.flatMap((zr, i) => [zr, routerRuns[i]]);
 const ms = (x) => (Number.isFinite(x) ? x.toFixed(0) : '-');
 const cpu = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? 'cpu';
 const commit = execFileSync('git', ['-C', repo, 'rev-parse', '--short', 'HEAD']).toString().trim();
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
-const [zs, rs] = rows;
+const ratio = (key) => (median(zestRuns.map((x) => x[key])) / median(routerRuns.map((x) => x[key]))).toFixed(2);
 const table = `
 ## ${date} UTC — mixed trace vs router mode: ${os.hostname()}: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB — commit ${commit}
 
-Three synthetic models (${MODEL_ARGS.join(' ')}), memory for two (router: --models-max 2; zest: placement.memory_limit = 2.5 × its prediction of ${(z.predicted / 2 ** 20).toFixed(0)} MiB per model), --parallel ${PARALLEL}, ${CTX_PER_SLOT} tokens per slot. Trace: ${JOBS} low-priority jobs (48 tokens) at t=0 over two models, ${CHATS} high-priority chats (16 tokens) every ${GAP_MS} ms cycling over all three. Streamed; TTFT in ms.
+Three synthetic models (${MODEL_ARGS.join(' ')}), memory for two (router: --models-max 2; zest: placement.memory_limit = 2.5 × its prediction of ${(predicted / 2 ** 20).toFixed(0)} MiB per model), --parallel ${PARALLEL}, ${CTX_PER_SLOT} tokens per slot. Trace: ${JOBS} low-priority jobs (48 tokens) at t=0 over two models, ${CHATS} high-priority chats (16 tokens) every ${GAP_MS} ms cycling over all three. Streamed; TTFT in ms. ${ROUNDS} rounds, zest and router alternating; the ratios compare medians over the rounds.
 
 | server | makespan s | model loads | failed | high p50 | high p99 | low p50 | low p99 |
 |---|---:|---:|---:|---:|---:|---:|---:|
 ${rows.map((x) => `| ${x.name} | ${x.makespan.toFixed(1)} | ${x.loads} | ${x.failed} | ${ms(x.high50)} | ${ms(x.high99)} | ${ms(x.low50)} | ${ms(x.low99)} |`).join('\n')}
 
-Ratios zest/router: high-priority p99 TTFT ${(zs.high99 / rs.high99).toFixed(2)} (target ≤ 0.5), makespan ${(zs.makespan / rs.makespan).toFixed(2)} (target ≤ 0.8).
+Ratios zest/router: high-priority p99 TTFT ${ratio('high99')} (target ≤ 0.5), makespan ${ratio('makespan')} (target ≤ 0.8).
 `;
 console.log(table);
 fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), table);

@@ -276,6 +276,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   // The engine also runs the slots reserved for high priority.
   pool_options.parallel = s.parallel + s.reserved_slots;
   pool_options.threads = s.threads;
+  pool_options.cpu_cores = inventory.cpu.physical_cores;
   pool_options.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
   pool_options.memory_wait = std::chrono::seconds(s.memory_wait_s);
   pool_options.crash_loop_limit = s.crash_loop_limit;

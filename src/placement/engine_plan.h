@@ -35,16 +35,20 @@ struct EnginePlan {
   std::optional<uint32_t> batch;
   uint32_t ubatch = 512;
   std::vector<std::string> extra_args;
+  // -t: threads of an engine that computes on the CPU, from the pool's CPU
+  // thread budget (cpu_threads.h) or the user's engine.threads; 0 = the
+  // engine's default.
+  int cpu_threads = 0;
 
   std::vector<DeviceUse> memory;  // predicted use per device, CPU first
+  std::string explanation;        // one paragraph: what was chosen and why
   // What earlier loads of this model file taught for this kind of layout
   // (CPU only, or with GPUs: memory_correction.h; none: nothing yet); its
-  // Factor() is in the CPU's `learned` bytes above.
+  // Factor() is in the CPU's `learned` bytes of `memory`.
   std::optional<MemoryCorrection> memory_correction;
   CorrectionScope CorrectionScopeOf() const {
     return gpu_devices.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus;
   }
-  std::string explanation;        // one paragraph: what was chosen and why
 
   uint64_t TotalBytes() const;
   // Bytes on `device`, 0 when the plan does not use it.

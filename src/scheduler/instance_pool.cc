@@ -223,6 +223,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     finish(plan.status());
     co_return plan.status();
   }
+  AssignCpuThreads(model, *entry, *plan);
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
   Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan, replica);
   if (!process.ok()) {
@@ -276,7 +277,7 @@ engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry
   o.alias = model.name;
   o.socket = socket;
   o.mmproj = model.mmproj;
-  o.threads = options_.threads;
+  o.threads = plan.cpu_threads;
   o.embeddings = model.info.embedding;
   // A replica's slots are not kept: the first instance's conversations are.
   if (!replica) o.slot_save_path = SlotDir(model.name);

@@ -50,7 +50,8 @@ struct PoolOptions {
   std::filesystem::path pid_dir;  // engine pid files (engines/pid_file.h); empty = none
   int ctx_size = 4096;  // per slot, unless a model's settings say; 0 = largest that fits
   int parallel = 4;
-  int threads = 0;
+  int threads = 0;    // engine -t for every engine; 0 = zest shares cpu_cores (below)
+  int cpu_cores = 0;  // physical cores the CPU engines share; 0 = hardware_concurrency
   std::chrono::seconds ready_timeout{120};
   // How long a load may wait for instances in use to go idle (and be
   // evicted) when it fits only without them; then 507.
@@ -241,6 +242,10 @@ class InstancePool {
   // model's other instances do not use.
   Result<placement::EnginePlan> PlanAgainst(const models::ModelEntry& model, const Entry& self,
                                             const EntryList& evicted);
+  // Sets the -t of `self`'s admitted `plan` (and of its entry's copy): the
+  // user's engine.threads, else its share of the cores with the other CPU
+  // engines (placement/cpu_threads.h).
+  void AssignCpuThreads(const models::ModelEntry& model, Entry& self, placement::EnginePlan& plan);
   // Ready instances of other models with nothing in flight, in the order to
   // evict them; and the busy ones (for the error message).
   EntryList IdleInEvictionOrder(const std::string& model, EntryList& busy);

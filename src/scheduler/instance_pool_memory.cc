@@ -10,8 +10,10 @@
 #include <bit>
 #include <map>
 #include <limits>
+#include <thread>
 
 #include "engines/process_memory.h"
+#include "placement/cpu_threads.h"
 #include "placement/eviction.h"
 #include "placement/policy.h"
 #include "placement/replica.h"
@@ -119,6 +121,30 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
   const std::vector<placement::PlacementDevice> free = placement::FreeAfter(*devices_, loaded);
   if (self.replica) return placement::PlanReplica(model.info, free, request, used);
   return placement::PlanPlacement(model.info, free, request);
+}
+
+void InstancePool::AssignCpuThreads(const models::ModelEntry& model, Entry& self,
+                                    placement::EnginePlan& plan) {
+  std::lock_guard lock(list_mu_);
+  if (options_.threads > 0) {
+    plan.cpu_threads = options_.threads;
+  } else if (placement::ComputesOnCpu(plan, model.info.block_count)) {
+    std::vector<int> running;  // CPU engines resident now, loading ones included
+    for (const auto& [name, entry] : entries_) {
+      if (entry.get() != &self && entry->plan.cpu_threads > 0) running.push_back(entry->plan.cpu_threads);
+    }
+    const int cores = options_.cpu_cores > 0
+                          ? options_.cpu_cores
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    plan.cpu_threads = placement::CpuThreadShare(cores, running);
+    plan.explanation += " " + std::to_string(plan.cpu_threads) + " of " + std::to_string(cores) +
+                        " CPU cores (" +
+                        (running.empty() ? std::string("no other CPU engine")
+                                         : std::to_string(running.size()) + " other CPU engine(s)") +
+                        ").";
+  }
+  self.plan.cpu_threads = plan.cpu_threads;
+  self.plan.explanation = plan.explanation;
 }
 
 placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& model,

@@ -168,3 +168,36 @@ describe('placement and memory admission', () => {
     assert.deepEqual(await loaded(zest), ['a']);
   });
 });
+
+// CPU thread budget (placement/cpu_threads.h): ggml's threads spin at
+// barriers, so CPU engines computing at once must not ask for more threads
+// than there are cores. The first takes every physical core, the next shares.
+describe('CPU thread budget', () => {
+  let zest;
+  before(async () => { zest = await startZest({ home: makeHome({ x: 'tiny', y: 'tiny' }) }); });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  const threadsOf = (model) => {
+    const argv = engineArgv(zest, model);
+    return argv && argv.includes('-t') ? Number(argv[argv.indexOf('-t') + 1]) : null;
+  };
+
+  test('the first CPU engine gets every core, the second an equal share; health says so', async () => {
+    const cores = (await zest.json('/api/v1/system-info')).data.cpu.cores;
+    assert.ok(cores >= 1);
+    for (const m of ['x', 'y']) assert.equal((await zest.json('/api/v1/load', { model: m })).status, 200);
+    assert.equal(threadsOf('x'), cores);
+    assert.equal(threadsOf('y'), Math.max(1, Math.floor(cores / 2)));
+    const byModel = Object.fromEntries((await zest.instances()).map((i) => [i.model, i.placement]));
+    assert.equal(byModel.x.cpu_threads, cores);
+    assert.equal(byModel.y.cpu_threads, threadsOf('y'));
+    assert.match(byModel.y.explanation, /\d+ of \d+ CPU cores \(1 other CPU engine\(s\)\)/);
+  });
+
+  test('a CPU engine started after the others left gets every core again', async () => {
+    for (const m of ['x', 'y']) assert.equal((await zest.json('/api/v1/unload', { model: m })).status, 200);
+    assert.equal((await zest.json('/api/v1/load', { model: 'y' })).status, 200);
+    const cores = (await zest.json('/api/v1/system-info')).data.cpu.cores;
+    assert.equal(threadsOf('y'), cores);
+  });
+});

@@ -70,7 +70,7 @@ describe('placement on Vulkan (llvmpipe) and the CPU', { skip: hasVulkan ? false
     const store = path.join(zest.home, 'memory_corrections.json');
     const read = () => (fs.existsSync(store) ? JSON.parse(fs.readFileSync(store, 'utf8')).models : {});
     // Learned right after each load, beside the first requests: wait for all three.
-    await waitFor(() => Object.keys(read()).length === 3, { what: 'three corrections learned' });
+    await waitFor(() => Object.keys(read()).length === 3, { timeout: 30000, what: 'three corrections learned' });
     const learned = read();
     assert.equal(learned.gpu.with_gpus.loads, 1, JSON.stringify(learned));
     assert.equal(learned.gpu.cpu_only, undefined);

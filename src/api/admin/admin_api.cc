@@ -42,6 +42,7 @@ json PlacementJson(const placement::EnginePlan& plan) {
             {"parallel", plan.parallel},
             {"cache_type_k", placement::KvTypeName(plan.cache_type_k)},
             {"cache_type_v", placement::KvTypeName(plan.cache_type_v)},
+            {"cpu_threads", plan.cpu_threads},
             {"predicted_bytes", predicted},
             {"predicted_total_bytes", plan.TotalBytes()},
             {"explanation", plan.explanation}};
