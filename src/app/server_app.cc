@@ -282,6 +282,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   pool_options.crash_loop_limit = s.crash_loop_limit;
   pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
   pool_options.model_settings = s.model_settings;
+  pool_options.memory_corrections_file = s.home / "memory_corrections.json";
   if (s.save_slots) pool_options.slot_dir = s.SlotDir();
   if (s.split_prefill_tokens > 0) {
     // Engines already write the run directory (sockets): handed-over slots go there too.

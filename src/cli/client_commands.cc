@@ -118,6 +118,16 @@ int Ps(bool verbose) {
       }
     }
     std::printf("  options: %s\n", options.empty() ? "(none: zest decides)" : options.c_str());
+    // What earlier loads measured against the prediction (PREDICTED includes it).
+    const json& c = i.value("memory_correction", json());
+    if (c.is_object()) {
+      std::printf("  memory correction (%s): measured/predicted %.2f over %d load(s), CPU "
+                  "prediction x%.2f\n",
+                  c.value("scope", std::string("?")).c_str(), c.value("ratio", 1.0),
+                  c.value("loads", 0), c.value("applied_factor", 1.0));
+    } else {
+      std::printf("  memory correction: none learned yet\n");
+    }
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <vector>
 
 #include "cli/api_client.h"
 #include "cli/commands.h"
@@ -19,7 +20,8 @@ struct LoadFlags {
   std::string model;
   std::string keep_alive;
   std::optional<int64_t> ctx_size, n_gpu_layers, parallel, batch, ubatch, n_cpu_moe;
-  std::string device, kv_type, flash_attention;
+  std::string device, kv_type, cache_type_k, cache_type_v, flash_attention;
+  std::vector<double> tensor_split;
   bool no_mmap = false, mlock = false;
 
   json Options() const {
@@ -35,6 +37,9 @@ struct LoadFlags {
     number("n_cpu_moe", n_cpu_moe);
     if (!device.empty()) o["device"] = device;
     if (!kv_type.empty()) o["kv_type"] = kv_type;
+    if (!cache_type_k.empty()) o["cache_type_k"] = cache_type_k;
+    if (!cache_type_v.empty()) o["cache_type_v"] = cache_type_v;
+    if (!tensor_split.empty()) o["tensor_split"] = tensor_split;
     if (!flash_attention.empty()) o["flash_attention"] = flash_attention == "on";
     if (no_mmap) o["no_mmap"] = true;
     if (mlock) o["mlock"] = true;
@@ -68,6 +73,11 @@ void AddEngineOptions(CLI::App* load, LoadFlags& f) {
   load->add_option("--device", f.device, "cpu, or an engine device such as Vulkan0 (`zest engines`)");
   load->add_option("--parallel", f.parallel, "The engine's parallel sequences (slots)");
   load->add_option("--kv-type", f.kv_type, "KV cache type: f16, q8_0 or q4_0");
+  load->add_option("--cache-type-k", f.cache_type_k, "K cache type alone (over --kv-type)");
+  load->add_option("--cache-type-v", f.cache_type_v, "V cache type alone (over --kv-type)");
+  load->add_option("--tensor-split", f.tensor_split,
+                   "Share of the layers per GPU, in device order (e.g. 3,1)")
+      ->delimiter(',');
   load->add_option("--flash-attention", f.flash_attention, "on or off (default: the engine's auto)")
       ->check(CLI::IsMember({"on", "off"}));
   load->add_option("--batch", f.batch, "Logical batch size (-b)");

@@ -1,6 +1,7 @@
 #include "config/model_settings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -62,13 +63,31 @@ Option Text(std::string ModelSettings::*member, std::vector<std::string> allowed
           what};
 }
 
+// llama.cpp takes at most 16 devices; an all-zero split would mean "the
+// engine's default" to it, which is not what a user writing one meant.
+bool SetTensorSplit(const OptionValue& v, ModelSettings& m) {
+  const auto* weights = std::get_if<std::vector<double>>(&v);
+  if (weights == nullptr || weights->empty() || weights->size() > 16) return false;
+  double sum = 0;
+  for (double w : *weights) {
+    if (!std::isfinite(w) || w < 0) return false;
+    sum += w;
+  }
+  if (sum <= 0) return false;
+  m.tensor_split = *weights;
+  return true;
+}
+
 const std::map<std::string, Option, std::less<>>& Options() {
+  const std::vector<std::string> kKvTypes = {"f16", "q8_0", "q4_0"};
   static const std::map<std::string, Option, std::less<>> kOptions = {
       {"device", Text(&ModelSettings::device, {}, "a device name")},
       {"n_gpu_layers", Int(&ModelSettings::n_gpu_layers, 0, 100000, "a layer count")},
       {"ctx_size", Int(&ModelSettings::ctx_size, 1, 1 << 24, "a context length")},
       {"parallel", Int(&ModelSettings::parallel, 1, 256, "1 to 256")},
-      {"kv_type", Text(&ModelSettings::kv_type, {"f16", "q8_0", "q4_0"}, "f16, q8_0 or q4_0")},
+      {"kv_type", Text(&ModelSettings::kv_type, kKvTypes, "f16, q8_0 or q4_0")},
+      {"cache_type_k", Text(&ModelSettings::cache_type_k, kKvTypes, "f16, q8_0 or q4_0")},
+      {"cache_type_v", Text(&ModelSettings::cache_type_v, kKvTypes, "f16, q8_0 or q4_0")},
       {"flash_attention",
        {[](const OptionValue& v, ModelSettings& m) {
           const bool* b = std::get_if<bool>(&v);
@@ -85,6 +104,13 @@ const std::map<std::string, Option, std::less<>>& Options() {
       {"batch", Int(&ModelSettings::batch, 1, 1 << 20, "a token count")},
       {"ubatch", Int(&ModelSettings::ubatch, 1, 1 << 20, "a token count")},
       {"n_cpu_moe", Int(&ModelSettings::n_cpu_moe, 0, 100000, "a layer count")},
+      {"tensor_split",
+       {SetTensorSplit,
+        [](const ModelSettings& m) -> std::optional<OptionValue> {
+          if (m.tensor_split.empty()) return std::nullopt;
+          return OptionValue(m.tensor_split);
+        },
+        "an array of non-negative numbers, one per GPU, not all zero"}},
       {"extra_args",
        {[](const OptionValue& v, ModelSettings& m) {
           const auto* args = std::get_if<std::vector<std::string>>(&v);

@@ -7,7 +7,9 @@
 //   ctx_size = 32768        # per request (slot)
 //   n_gpu_layers = 20
 //   device = "Vulkan0"      # or "cpu"
-//   kv_type = "q8_0"        # f16, q8_0, q4_0
+//   kv_type = "q8_0"        # f16, q8_0, q4_0: K and V cache both
+//   cache_type_v = "q4_0"   # one of them only; wins over kv_type
+//   tensor_split = [3, 1]   # per GPU used, in the engine's device order
 //   extra_args = ["--temp", "0.7"]
 //
 // Unset fields mean "zest decides" (placement/policy.h). Plain data.
@@ -32,20 +34,31 @@ struct ModelSettings {
   // The engine's parallel sequences (slots); admission sizes the model's
   // gate from it (scheduler/admission.h).
   std::optional<int> parallel;
-  std::string kv_type;  // "" = f16
+  std::string kv_type;  // "" = f16; the shorthand for both caches
+  // The K and V cache types on their own ("" = kv_type's): llama.cpp keeps
+  // them apart, and V tolerates coarser quantization than K.
+  std::string cache_type_k;
+  std::string cache_type_v;
   std::optional<bool> flash_attention;
   bool no_mmap = false;
   bool mlock = false;
   std::optional<uint32_t> batch;
   std::optional<uint32_t> ubatch;
   std::optional<int> n_cpu_moe;
+  // The share of the offloaded layers each GPU gets, one non-negative
+  // weight per GPU the model is placed on (sum > 0); empty = zest divides
+  // by free memory. The count is checked at placement, against the GPUs.
+  std::vector<double> tensor_split;
   std::vector<std::string> extra_args;  // checked against the reserved list at placement
 
   bool operator==(const ModelSettings&) const = default;
 };
 
 // One option's value as a config file or a JSON body gives it.
-using OptionValue = std::variant<bool, int64_t, double, std::string, std::vector<std::string>>;
+// Arrays are all strings or all numbers (integers read as doubles); an
+// empty array is an empty vector<string>.
+using OptionValue =
+    std::variant<bool, int64_t, double, std::string, std::vector<std::string>, std::vector<double>>;
 
 // Sets option `key` (a ModelSettings field name) of `settings` from `value`.
 // kInvalidArgument "unknown option 'key'" or "expected <what>" (the caller

@@ -6,20 +6,27 @@ namespace zest::config {
 namespace {
 
 // The value as SetModelOption takes it; nullopt for kinds no option has
-// (tables, dates, mixed arrays).
+// (tables, dates, arrays mixing strings and numbers).
 std::optional<OptionValue> ToOptionValue(const toml::node& n) {
   if (auto b = n.value_exact<bool>()) return OptionValue(*b);
   if (auto i = n.value_exact<int64_t>()) return OptionValue(*i);
   if (auto d = n.value_exact<double>()) return OptionValue(*d);
   if (auto s = n.value_exact<std::string>()) return OptionValue(*s);
   if (const toml::array* a = n.as_array()) {
-    std::vector<std::string> items;
+    std::vector<std::string> strings;
+    std::vector<double> numbers;  // TOML keeps 1 and 1.0 apart; a weight is either
     for (const toml::node& item : *a) {
-      auto s = item.value_exact<std::string>();
-      if (!s) return std::nullopt;
-      items.push_back(*s);
+      if (auto s = item.value_exact<std::string>()) {
+        strings.push_back(*s);
+      } else if (item.is_number()) {
+        numbers.push_back(*item.value<double>());
+      } else {
+        return std::nullopt;
+      }
     }
-    return OptionValue(std::move(items));
+    if (!strings.empty() && !numbers.empty()) return std::nullopt;
+    if (!numbers.empty()) return OptionValue(std::move(numbers));
+    return OptionValue(std::move(strings));
   }
   return std::nullopt;
 }

@@ -180,6 +180,12 @@ TEST_F(SettingsTest, PerModelTablesAndMemoryLimit) {
   EXPECT_TRUE(m.no_mmap);
   EXPECT_FALSE(m.parallel.has_value());
   EXPECT_EQ(m.extra_args, (std::vector<std::string>{"--temp", "0.7"}));
+  // An array of numbers (integers and floats alike) for tensor_split.
+  WriteConfig("[models.\"m\"]\ntensor_split = [3, 1.5]\ncache_type_v = \"q4_0\"\n");
+  auto split = Load();
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  EXPECT_EQ(split->settings.model_settings.at("m").tensor_split, (std::vector<double>{3, 1.5}));
+  EXPECT_EQ(split->settings.model_settings.at("m").cache_type_v, "q4_0");
   env_["ZEST_MEMORY_LIMIT"] = "1073741824";
   EXPECT_EQ(Load()->settings.memory_limit, 1ull << 30);
 }
@@ -191,6 +197,14 @@ TEST_F(SettingsTest, BadModelTableValuesNameModelAndKey) {
   EXPECT_NE(loaded.status().message().find("models.\"m\".kv_type: expected f16, q8_0 or q4_0"),
             std::string::npos)
       << loaded.status().message();
+  WriteConfig("[models.\"m\"]\ntensor_split = [1, -1]\n");
+  EXPECT_NE(Load().status().message().find("models.\"m\".tensor_split: expected an array of "
+                                           "non-negative numbers"),
+            std::string::npos)
+      << Load().status().message();
+  WriteConfig("[models.\"m\"]\ntensor_split = [1, \"a\"]\n");
+  EXPECT_NE(Load().status().message().find("models.\"m\".tensor_split: expected"),
+            std::string::npos);
   WriteConfig("[models.\"m\"]\ngpu_layers = 3\n");
   EXPECT_NE(Load().status().message().find("unknown key 'gpu_layers'"), std::string::npos);
   WriteConfig("[placement]\nmemory_limit = \"lots\"\n");
@@ -219,6 +233,37 @@ TEST(ModelOptionTest, SetAndListOptionsByName) {
   ModelSettings again;
   for (const auto& [key, value] : listed) ASSERT_TRUE(SetModelOption(again, key, value).ok()) << key;
   EXPECT_EQ(again, m);
+}
+
+TEST(ModelOptionTest, CacheTypesAndTensorSplit) {
+  ModelSettings m;
+  EXPECT_TRUE(SetModelOption(m, "kv_type", OptionValue(std::string("q8_0"))).ok());
+  EXPECT_TRUE(SetModelOption(m, "cache_type_v", OptionValue(std::string("q4_0"))).ok());
+  EXPECT_EQ(SetModelOption(m, "cache_type_k", OptionValue(std::string("q4_1"))).message(),
+            "expected f16, q8_0 or q4_0");
+  const std::string expected =
+      "expected an array of non-negative numbers, one per GPU, not all zero";
+  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{0, 0})).message(),
+            expected);
+  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{2, -1})).message(),
+            expected);
+  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{})).message(),
+            expected);
+  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(std::vector<std::string>{"1"})).message(),
+            expected);
+  EXPECT_EQ(SetModelOption(m, "tensor_split", OptionValue(int64_t{1})).message(), expected);
+  EXPECT_TRUE(m.tensor_split.empty());
+  EXPECT_TRUE(SetModelOption(m, "tensor_split", OptionValue(std::vector<double>{3, 0, 1})).ok());
+  // extra_args still wants strings: numbers are not silently turned into text.
+  EXPECT_EQ(SetModelOption(m, "extra_args", OptionValue(std::vector<double>{1})).message(),
+            "expected an array of strings");
+  auto listed = SetModelOptions(m);
+  ASSERT_EQ(listed.size(), 3u);
+  EXPECT_EQ(listed[0].first, "cache_type_v");
+  EXPECT_EQ(std::get<std::string>(listed[0].second), "q4_0");
+  EXPECT_EQ(listed[1].first, "kv_type");
+  EXPECT_EQ(listed[2].first, "tensor_split");
+  EXPECT_EQ(std::get<std::vector<double>>(listed[2].second), (std::vector<double>{3, 0, 1}));
 }
 
 TEST_F(SettingsTest, ApiKeyIsNeverPrintedAndItsConfigFileMustBePrivate) {

@@ -35,7 +35,7 @@ void AppendPlacement(const EnginePlacement& p, std::vector<std::string>& argv) {
     argv.insert(argv.end(), {"--tensor-split", Join(split)});
   }
   if (p.n_cpu_moe > 0) argv.insert(argv.end(), {"--n-cpu-moe", std::to_string(p.n_cpu_moe)});
-  argv.insert(argv.end(), {"-ctk", p.kv_type, "-ctv", p.kv_type});
+  argv.insert(argv.end(), {"-ctk", p.cache_type_k, "-ctv", p.cache_type_v});
   if (p.flash_attention) argv.insert(argv.end(), {"-fa", *p.flash_attention ? "on" : "off"});
   if (const char* mode = LoadMode(p)) argv.insert(argv.end(), {"--load-mode", mode});
   if (p.batch) argv.insert(argv.end(), {"-b", std::to_string(*p.batch)});

@@ -18,7 +18,8 @@ struct EnginePlacement {
   int gpu_layers = 0;                // -ngl
   std::vector<double> tensor_split;  // --tensor-split, when more than one device
   int n_cpu_moe = 0;                 // --n-cpu-moe, when > 0
-  std::string kv_type = "f16";       // -ctk and -ctv
+  std::string cache_type_k = "f16";  // -ctk
+  std::string cache_type_v = "f16";  // -ctv
   std::optional<bool> flash_attention;  // -fa on|off; unset = the engine's auto
   bool no_mmap = false;              // --load-mode none (or mlock)
   bool mlock = false;                // --load-mode mmap+mlock (or mlock)

@@ -51,7 +51,8 @@ TEST(LlamaServerArgs, PlacementOnTwoGpus) {
   p.gpu_layers = 33;
   p.tensor_split = {24560, 8192};
   p.n_cpu_moe = 4;
-  p.kv_type = "q8_0";
+  p.cache_type_k = "q8_0";
+  p.cache_type_v = "q4_0";
   p.flash_attention = true;
   p.no_mmap = true;
   p.batch = 1024;
@@ -63,7 +64,7 @@ TEST(LlamaServerArgs, PlacementOnTwoGpus) {
   EXPECT_EQ(tail, (std::vector<std::string>{
                       "--fit", "off", "--device", "Vulkan0,Vulkan1", "-ngl", "33",
                       "--tensor-split", "24560,8192", "--n-cpu-moe", "4", "-ctk", "q8_0", "-ctv",
-                      "q8_0", "-fa", "on", "--load-mode", "none", "-b", "1024", "-ub", "256",
+                      "q4_0", "-fa", "on", "--load-mode", "none", "-b", "1024", "-ub", "256",
                       "--temp", "0.5"}));
 }
 

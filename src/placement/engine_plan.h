@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "placement/memory_correction.h"
 #include "placement/memory_ledger.h"
 
 namespace zest::placement {
@@ -26,7 +27,8 @@ struct EnginePlan {
   int n_cpu_moe = 0;                     // --n-cpu-moe
   uint64_t ctx_per_slot = 0;             // the engine gets ctx_per_slot × parallel
   int parallel = 1;
-  KvType kv_type = KvType::kF16;
+  KvType cache_type_k = KvType::kF16;   // -ctk
+  KvType cache_type_v = KvType::kF16;   // -ctv
   std::optional<bool> flash_attention;  // unset: the engine's auto
   bool no_mmap = false;
   bool mlock = false;
@@ -40,6 +42,13 @@ struct EnginePlan {
 
   std::vector<DeviceUse> memory;  // predicted use per device, CPU first
   std::string explanation;        // one paragraph: what was chosen and why
+  // What earlier loads of this model file taught for this kind of layout
+  // (CPU only, or with GPUs: memory_correction.h; none: nothing yet); its
+  // Factor() is in the CPU's `learned` bytes of `memory`.
+  std::optional<MemoryCorrection> memory_correction;
+  CorrectionScope CorrectionScopeOf() const {
+    return gpu_devices.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus;
+  }
 
   uint64_t TotalBytes() const;
   // Bytes on `device`, 0 when the plan does not use it.

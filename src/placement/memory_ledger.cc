@@ -24,6 +24,17 @@ uint64_t CellsPerSlot(const models::ModelInfo& model, const LoadShape& shape, ui
   return cells;
 }
 
+// The GPU that holds the output head: the topmost layer goes to the last
+// GPU with a share of the split (llama.cpp's upper_bound over the
+// cumulative split never lands on a GPU of weight 0).
+int HeadGpu(const Layout& layout) {
+  int gpu = layout.gpu_count - 1;
+  if (layout.split.size() == static_cast<std::size_t>(layout.gpu_count)) {
+    while (gpu > 0 && layout.split[gpu] <= 0) --gpu;
+  }
+  return gpu;
+}
+
 }  // namespace
 
 const char* KvTypeName(KvType type) {
@@ -56,8 +67,8 @@ uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape, ui
   // for one cell), so each is rounded up to whole blocks on its own.
   const uint64_t rows = CellsPerSlot(model, shape, layer) * model.head_count_kv *
                         static_cast<uint64_t>(std::max(shape.parallel, 1));
-  return rows * (KvTypeBytes(shape.kv_type, model.key_length) +
-                 KvTypeBytes(shape.kv_type, model.value_length));
+  return rows * (KvTypeBytes(shape.cache_type_k, model.key_length) +
+                 KvTypeBytes(shape.cache_type_v, model.value_length));
 }
 
 uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape) {
@@ -118,7 +129,7 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
   // the GPU gets its own copy.
   cpu.weights += model.input_bytes;
   if (output_on_gpu) {
-    devices.back().weights += model.output_bytes + model.tied_output_bytes;
+    devices[1 + HeadGpu(layout)].weights += model.output_bytes + model.tied_output_bytes;
   } else {
     cpu.weights += model.output_bytes;
   }

@@ -10,15 +10,17 @@
 //            token embeddings always stay on the CPU; with cpu_moe_layers = m
 //            the experts (*_exps) of blocks [0, m) stay on the CPU.
 //   KV cache per block on the block's device: cells × kv_heads × (key_length
-//            + value_length) × bytes of the cache type. Cells are ctx_per_slot
-//            × parallel; a sliding-window block keeps only min(ctx_per_slot,
-//            window + ubatch) cells per slot.
+//            × bytes of the K type + value_length × bytes of the V type).
+//            Cells are ctx_per_slot × parallel; a sliding-window block keeps
+//            only min(ctx_per_slot, window + ubatch) cells per slot.
 //   compute  the graph's scratch on each device that runs layers: 4 bytes ×
 //            ubatch × (embedding + max(vocab, attention scores)), where the
 //            attention scores (heads × cells of a slot) count only without
 //            flash attention.
 //   repack   with cpu_repack and mmap, the CPU blocks' dense weights once more.
 //   overhead the engine process itself on the CPU, a driver context per GPU.
+//   learned  (added by placement, not here) what loads of this model file
+//            measured beyond the rest on the CPU (memory_correction.h).
 #pragma once
 
 #include <cstdint>
@@ -41,7 +43,8 @@ uint64_t KvTypeBytes(KvType type, uint64_t elements);
 struct LoadShape {
   uint64_t ctx_per_slot = 4096;
   int parallel = 1;
-  KvType kv_type = KvType::kF16;
+  KvType cache_type_k = KvType::kF16;  // -ctk
+  KvType cache_type_v = KvType::kF16;  // -ctv
   bool flash_attention = true;  // llama-server's "auto" enables it where supported
   uint32_t ubatch = 512;
   uint64_t mmproj_bytes = 0;  // vision projector file, loaded beside the model
@@ -55,7 +58,8 @@ struct LoadShape {
 
 // Where layers go: the output head and the last `gpu_layers` - 1 blocks on
 // the GPUs, divided between them in proportion to `split` (one weight per
-// GPU; empty = all on one).
+// GPU; empty = all on one). A GPU of weight 0 gets no block; the head goes
+// to the last GPU of weight > 0, as llama.cpp deals it out.
 struct Layout {
   int gpu_count = 0;
   int gpu_layers = 0;  // -ngl: 0..block_count+1 (everything)
@@ -68,7 +72,10 @@ struct DeviceMemory {
   uint64_t kv_cache = 0;
   uint64_t compute = 0;
   uint64_t overhead = 0;  // engine process, driver context, vision projector
-  uint64_t Total() const { return weights + kv_cache + compute + overhead; }
+  // What past loads measured beyond the rest (CPU only, memory_correction.h);
+  // never set by PredictMemory, added by placement.
+  uint64_t learned = 0;
+  uint64_t Total() const { return weights + kv_cache + compute + overhead + learned; }
 };
 
 // The engine's own resident memory beside the model (measured for the

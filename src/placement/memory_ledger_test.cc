@@ -22,7 +22,7 @@ LoadShape Shape(uint64_t ctx, int parallel, KvType kv = KvType::kF16) {
   LoadShape s;
   s.ctx_per_slot = ctx;
   s.parallel = parallel;
-  s.kv_type = kv;
+  s.cache_type_k = s.cache_type_v = kv;
   return s;
 }
 
@@ -50,6 +50,30 @@ TEST(MemoryLedgerTest, KvCacheByType) {
   EXPECT_EQ(KvCacheBytes(m, Shape(8192, 1, KvType::kQ8_0)), 570'425'344u);
   // q4_0: 4 blocks of 18 bytes (72).
   EXPECT_EQ(KvCacheBytes(m, Shape(8192, 1, KvType::kQ4_0)), 301'989'888u);
+}
+
+// K and V each with its own type: K rows are kv_heads × key_length, V rows
+// kv_heads × value_length, each rounded to its own type's blocks.
+TEST(MemoryLedgerTest, KvCacheKAndVTypesApart) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  LoadShape shape = Shape(8192, 1);
+  shape.cache_type_k = KvType::kQ8_0;
+  shape.cache_type_v = KvType::kQ4_0;
+  // 32 layers × 8192 cells × 8 kv heads × (136 + 72) bytes.
+  EXPECT_EQ(KvCacheBytes(m, shape), 32ull * 8192 * 8 * (136 + 72));
+  EXPECT_EQ(KvCacheBytes(m, shape), 436'207'616u);
+  // f16 K (256 bytes a row), q8_0 V (136): halfway between f16 and q8_0 both.
+  shape.cache_type_k = KvType::kF16;
+  shape.cache_type_v = KvType::kQ8_0;
+  EXPECT_EQ(KvCacheBytes(m, shape), 32ull * 8192 * 8 * (256 + 136));
+  // Heads of different sizes (gemma-3 style 256/128 is not among the
+  // fixtures; set it here): K 256 elements = 8 q8_0 blocks = 272 bytes,
+  // V 128 in f16 = 256 bytes.
+  m.key_length = 256;
+  m.value_length = 128;
+  shape.cache_type_k = KvType::kQ8_0;
+  shape.cache_type_v = KvType::kF16;
+  EXPECT_EQ(KvCacheBytes(m, shape, 0), 8192ull * 8 * (272 + 256));
 }
 
 TEST(MemoryLedgerTest, Llama3_8BOnCpuAndOffloaded) {
@@ -115,6 +139,23 @@ TEST(MemoryLedgerTest, TensorSplitDealsBlocksInOrder) {
   EXPECT_EQ(split[2].kv_cache, 256 * kMiB);
   EXPECT_EQ(LayerDevice(m, {2, 33, {3, 1}, 0}, 0), 0);
   EXPECT_EQ(LayerDevice(m, {2, 33, {3, 1}, 0}, 31), 1);
+}
+
+// A GPU given weight 0 gets no block and no head (llama.cpp never deals a
+// layer to it): the head goes to the last GPU with a share.
+TEST(MemoryLedgerTest, TensorSplitZeroWeightGpuGetsNothing) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  auto split = PredictMemory(m, Shape(8192, 1), {3, 33, {1, 1, 0}, 0});
+  ASSERT_EQ(split.size(), 4u);
+  EXPECT_EQ(split[1].weights, 16 * 231'768'064ull);
+  EXPECT_EQ(split[2].weights, 16 * 231'768'064ull + 558'186'496u);  // the head
+  EXPECT_EQ(split[3].Total(), 0u);  // no block: not even a driver context
+  EXPECT_EQ(split[1].kv_cache, 512 * kMiB);
+  // Uneven: 1:2:1 of 32 blocks = 8, 16, 8.
+  auto uneven = PredictMemory(m, Shape(8192, 1), {3, 33, {1, 2, 1}, 0});
+  EXPECT_EQ(uneven[1].kv_cache, 256 * kMiB);
+  EXPECT_EQ(uneven[2].kv_cache, 512 * kMiB);
+  EXPECT_EQ(uneven[3].kv_cache, 256 * kMiB);
 }
 
 TEST(MemoryLedgerTest, Qwen3MoeExpertsStayOnCpu) {

@@ -1,6 +1,7 @@
 #include "placement/policy.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <numeric>
 #include <optional>
@@ -28,12 +29,24 @@ struct Problem {
   const models::ModelInfo& model;
   const std::vector<PlacementDevice>& devices;
   LoadShape shape;
+  LearnedCorrections learned;
 };
+
+// The learned correction that applies to candidate `c`'s layout.
+const std::optional<MemoryCorrection>& CorrectionFor(const Problem& p, const Candidate& c) {
+  return p.learned.For(c.gpus.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus);
+}
 
 std::vector<DeviceMemory> Predict(const Problem& p, const Candidate& c, uint64_t ctx) {
   LoadShape shape = p.shape;
   shape.ctx_per_slot = ctx;
-  return PredictMemory(p.model, shape, c.layout);
+  std::vector<DeviceMemory> use = PredictMemory(p.model, shape, c.layout);
+  // Admission, the plan and the 507 message all see the corrected figure.
+  if (const auto& learned = CorrectionFor(p, c)) {
+    use[0].learned =
+        static_cast<uint64_t>(static_cast<double>(use[0].Total()) * (learned->Factor() - 1.0));
+  }
+  return use;
 }
 
 // Each used device within its free memory, and the system RAM also covering
@@ -65,6 +78,12 @@ std::optional<uint64_t> LargestContext(uint64_t low, uint64_t high,
   return good;
 }
 
+std::string FormatWeight(double w) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", w);
+  return text;
+}
+
 std::string Layers(int n) { return std::to_string(n) + (n == 1 ? " layer" : " layers"); }
 
 Candidate OnGpus(const Problem& p, std::vector<std::size_t> gpus, int gpu_layers, int cpu_moe) {
@@ -85,6 +104,20 @@ Candidate OnGpus(const Problem& p, std::vector<std::size_t> gpus, int gpu_layers
                             : Layers(gpu_layers) + " of " + std::to_string(all) + " on " + names +
                                   ", the rest on the CPU";
   if (cpu_moe > 0) c.how += ", experts of the first " + Layers(cpu_moe) + " on the CPU";
+  return c;
+}
+
+// The user's tensor_split over `gpus`: its weights follow the engine's
+// device order (the order `zest devices` lists them in), not zest's speed
+// order, so a user can read the config against that list.
+Candidate UserSplit(const Problem& p, std::vector<std::size_t> gpus, int gpu_layers, int cpu_moe,
+                    const std::vector<double>& split) {
+  std::sort(gpus.begin(), gpus.end());
+  Candidate c = OnGpus(p, gpus, gpu_layers, cpu_moe);
+  c.layout.split = split;
+  std::string weights;
+  for (double w : split) weights += (weights.empty() ? "" : ":") + FormatWeight(w);
+  c.how += " (split " + weights + " as configured)";
   return c;
 }
 
@@ -123,9 +156,14 @@ std::vector<Strategy> Strategies(const Problem& p, const std::vector<std::size_t
     if (Fits(p, c, ctx)) return c;
     return std::nullopt;
   };
-  if (o.n_gpu_layers || o.n_cpu_moe) {  // the user chose: one layout, no search
+  if (o.n_gpu_layers || o.n_cpu_moe || !o.tensor_split.empty()) {  // the user chose: one layout
     const int ngl = std::min(o.n_gpu_layers.value_or(all), all);
-    Candidate c = gpus.empty() || ngl == 0 ? CpuOnly() : OnGpus(p, {best}, ngl, o.n_cpu_moe.value_or(0));
+    const int moe = o.n_cpu_moe.value_or(0);
+    Candidate c = CpuOnly();
+    if (!gpus.empty() && ngl > 0) {
+      c = o.tensor_split.empty() ? OnGpus(p, {best}, ngl, moe)
+                                 : UserSplit(p, gpus, ngl, moe, o.tensor_split);
+    }
     out.push_back([fitting, c](uint64_t ctx) { return fitting(c, ctx); });
     return out;
   }
@@ -179,9 +217,90 @@ Result<std::vector<std::size_t>> ChooseGpus(const std::vector<PlacementDevice>& 
   return gpus;
 }
 
+// The K and V cache types of a request: each its own option, else kv_type,
+// else f16.
+struct KvTypes {
+  KvType k = KvType::kF16;
+  KvType v = KvType::kF16;
+};
+
+// The option that set one cache's type, for messages: "cache_type_v" or
+// "kv_type" (the shorthand for both); "" when neither did.
+std::string KvOption(const std::string& specific, const std::string& name,
+                     const config::ModelSettings& o) {
+  if (!specific.empty()) return name;
+  return o.kv_type.empty() ? "" : "kv_type";
+}
+
+Result<KvTypes> ChooseKvTypes(const models::ModelInfo& model, const PlacementRequest& r) {
+  const config::ModelSettings& o = r.options;
+  KvTypes kv;
+  const std::string k = o.cache_type_k.empty() ? o.kv_type : o.cache_type_k;
+  const std::string v = o.cache_type_v.empty() ? o.kv_type : o.cache_type_v;
+  if (!k.empty()) {
+    ZEST_ASSIGN_OR_RETURN(kv.k, ParseKvType(k));
+  }
+  if (!v.empty()) {
+    ZEST_ASSIGN_OR_RETURN(kv.v, ParseKvType(v));
+  }
+  // Quantized cache rows are whole 32-element blocks (llama-server cannot
+  // create the context otherwise).
+  const bool bad_k = kv.k != KvType::kF16 && model.key_length % 32 != 0;
+  const bool bad_v = kv.v != KvType::kF16 && model.value_length % 32 != 0;
+  if (bad_k || bad_v) {
+    const std::string option = bad_k ? KvOption(o.cache_type_k, "cache_type_k", o)
+                                     : KvOption(o.cache_type_v, "cache_type_v", o);
+    return InvalidArgument(option + " " + KvTypeName(bad_k ? kv.k : kv.v) + " for '" +
+                           r.model_name + "' needs head sizes that are multiples of 32 (it has " +
+                           std::to_string(model.key_length) + " and " +
+                           std::to_string(model.value_length) + ")");
+  }
+  // The engine refuses a quantized V cache without flash attention (build
+  // 11669 with -fa off: "quantized V cache requires flash_attn to be
+  // enabled", and it exits): say so here, in the API's own error, rather
+  // than fail the load with the engine's log. Unset flash_attention is the
+  // engine's auto, which turns it on wherever the device supports it. A
+  // quantized K cache alone runs either way.
+  if (kv.v != KvType::kF16 && o.flash_attention == false) {
+    return InvalidArgument(KvOption(o.cache_type_v, "cache_type_v", o) + " " + KvTypeName(kv.v) +
+                           " for '" + r.model_name +
+                           "' needs flash attention (the engine quantizes the V cache only with "
+                           "it), but flash_attention is false");
+  }
+  return kv;
+}
+
+// "q8_0", or "K q8_0, V q4_0" when the two differ.
+std::string KvCacheName(const EnginePlan& plan) {
+  if (plan.cache_type_k == plan.cache_type_v) return KvTypeName(plan.cache_type_k);
+  return std::string("K ") + KvTypeName(plan.cache_type_k) + ", V " + KvTypeName(plan.cache_type_v);
+}
+
+// A user's tensor_split has one weight per GPU the model is placed on: the
+// one named by `device`, else every GPU zest would use.
+Status CheckTensorSplit(const config::ModelSettings& o, const std::vector<std::size_t>& gpus,
+                        const std::vector<PlacementDevice>& devices, const std::string& model) {
+  if (o.tensor_split.empty() || o.tensor_split.size() == gpus.size()) return Status::Ok();
+  if (o.n_gpu_layers == 0) return Status::Ok();  // nothing offloaded, nothing to split
+  std::vector<std::size_t> ordered = gpus;
+  std::sort(ordered.begin(), ordered.end());
+  std::string names;
+  for (std::size_t g : ordered) names += (names.empty() ? "" : ", ") + devices[g].name;
+  std::string where = "no GPU";
+  if (gpus.empty() && !o.device.empty()) where += " (device = " + o.device + ")";
+  if (!gpus.empty()) {
+    where = std::to_string(gpus.size()) + (gpus.size() == 1 ? " GPU (" : " GPUs (") + names + ")";
+  }
+  const std::size_t n = o.tensor_split.size();
+  return InvalidArgument("tensor_split has " + std::to_string(n) +
+                         (n == 1 ? " weight" : " weights") + " but '" + model + "' is placed on " +
+                         where + ": give one weight per GPU, in that order");
+}
+
 std::string Breakdown(const DeviceMemory& m) {
   return "weights " + FormatBytes(m.weights) + ", KV cache " + FormatBytes(m.kv_cache) +
-         ", compute " + FormatBytes(m.compute) + ", engine " + FormatBytes(m.overhead);
+         ", compute " + FormatBytes(m.compute) + ", engine " + FormatBytes(m.overhead) +
+         (m.learned > 0 ? ", learned from past loads " + FormatBytes(m.learned) : "");
 }
 
 // What was needed and what each device has, for the kInsufficientMemory error.
@@ -202,10 +321,11 @@ Status DoesNotFit(const Problem& p, const std::string& name, uint64_t ctx, int p
   return InsufficientMemory(message);
 }
 
-LoadShape ShapeFor(const config::ModelSettings& o, const PlacementRequest& r, KvType kv) {
+LoadShape ShapeFor(const config::ModelSettings& o, const PlacementRequest& r, KvTypes kv) {
   LoadShape shape;
   shape.parallel = o.parallel.value_or(r.default_parallel);
-  shape.kv_type = kv;
+  shape.cache_type_k = kv.k;
+  shape.cache_type_v = kv.v;
   shape.flash_attention = o.flash_attention.value_or(true);
   shape.ubatch = o.ubatch.value_or(512);
   shape.mmproj_bytes = r.mmproj_bytes;
@@ -222,13 +342,15 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   plan.n_cpu_moe = c.layout.cpu_moe_layers;
   plan.ctx_per_slot = ctx;
   plan.parallel = p.shape.parallel;
-  plan.kv_type = p.shape.kv_type;
+  plan.cache_type_k = p.shape.cache_type_k;
+  plan.cache_type_v = p.shape.cache_type_v;
   plan.flash_attention = o.flash_attention;
   plan.no_mmap = o.no_mmap;
   plan.mlock = o.mlock;
   plan.batch = o.batch;
   plan.ubatch = p.shape.ubatch;
   plan.extra_args = o.extra_args;
+  plan.memory_correction = CorrectionFor(p, c);
   std::vector<DeviceMemory> use = Predict(p, c, ctx);
   plan.memory.push_back({kCpuDevice, use[0]});
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
@@ -241,7 +363,7 @@ std::string Explain(const Problem& p, const EnginePlan& plan, const Candidate& c
                     const std::string& context_reason) {
   std::string text = c.how + "; context " + std::to_string(plan.ctx_per_slot) + " tokens × " +
                      std::to_string(plan.parallel) + " slots (" + context_reason + "), KV cache " +
-                     KvTypeName(plan.kv_type) + ". Predicted:";
+                     KvCacheName(plan) + ". Predicted:";
   for (const DeviceUse& u : plan.memory) {
     const PlacementDevice* d = nullptr;
     for (const PlacementDevice& dev : p.devices) {
@@ -274,18 +396,7 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
                                  const PlacementRequest& request) {
   const config::ModelSettings& o = request.options;
   ZEST_RETURN_IF_ERROR(ValidateExtraArgs(o.extra_args));
-  KvType kv = KvType::kF16;
-  if (!o.kv_type.empty()) {
-    ZEST_ASSIGN_OR_RETURN(kv, ParseKvType(o.kv_type));
-  }
-  // Quantized cache rows are whole 32-element blocks (llama-server cannot
-  // create the context otherwise).
-  if (kv != KvType::kF16 && (model.key_length % 32 != 0 || model.value_length % 32 != 0)) {
-    return InvalidArgument("kv_type " + std::string(KvTypeName(kv)) + " for '" +
-                           request.model_name + "' needs head sizes that are multiples of 32 (it has " +
-                           std::to_string(model.key_length) + " and " +
-                           std::to_string(model.value_length) + ")");
-  }
+  ZEST_ASSIGN_OR_RETURN(KvTypes kv, ChooseKvTypes(model, request));
   const uint64_t trained = model.context_length > 0 ? model.context_length : (1u << 20);
   if (o.ctx_size && *o.ctx_size > trained) {
     return InvalidArgument("ctx_size " + std::to_string(*o.ctx_size) + " for '" +
@@ -298,7 +409,8 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
                            std::to_string(model.block_count + 1) + " layers");
   }
   ZEST_ASSIGN_OR_RETURN(std::vector<std::size_t> gpus, ChooseGpus(devices, o.device));
-  Problem p{model, devices, ShapeFor(o, request, kv)};
+  ZEST_RETURN_IF_ERROR(CheckTensorSplit(o, gpus, devices, request.model_name));
+  Problem p{model, devices, ShapeFor(o, request, kv), request.learned};
   p.shape.cpu_repack = devices[0].repacks_weights;
   p.shape.gpu_backend = devices.size() > 1;
 

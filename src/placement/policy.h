@@ -24,6 +24,7 @@
 #include "models/gguf_reader.h"
 #include "placement/devices.h"
 #include "placement/engine_plan.h"
+#include "placement/memory_correction.h"
 
 namespace zest::placement {
 
@@ -36,6 +37,10 @@ struct PlacementRequest {
   uint64_t default_ctx_per_slot = 4096;
   int default_parallel = 4;
   uint64_t mmproj_bytes = 0;
+  // Learned from earlier loads of this model file: the CPU prediction of a
+  // layout is scaled by its scope's Factor() (the extra shows as
+  // DeviceMemory::learned).
+  LearnedCorrections learned;
 };
 
 // kInvalidArgument for bad options (unknown device, reserved extra args,

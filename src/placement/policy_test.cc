@@ -67,6 +67,7 @@ struct Case {
   uint64_t ctx = 4096;
   ErrorCode error = ErrorCode::kOk;
   std::string message;  // substring of the error or the explanation
+  std::vector<double> tensor_split;  // expected in the plan (empty: not checked)
 };
 
 config::ModelSettings Options(std::function<void(config::ModelSettings&)> set) {
@@ -116,7 +117,40 @@ std::vector<Case> Cases() {
       {"quantized KV cache", "llama3-8b", "", {}, Options([](auto& o) { o.kv_type = "q4_0"; }), 4096,
        {}, 0, 4096, ErrorCode::kOk, "KV cache q4_0"},
       {"two small GPUs split the layers", "llama3-8b", "", kTwoSmallGpus, {}, 4096,
-       {"CUDA0", "CUDA1"}, 33, 4096, ErrorCode::kOk, "all 33 layers on CUDA0 + CUDA1"},
+       {"CUDA0", "CUDA1"}, 33, 4096, ErrorCode::kOk, "all 33 layers on CUDA0 + CUDA1",
+       {6144, 6144}},
+      {"K and V cache types apart", "llama3-8b", "", {},
+       Options([](auto& o) { o.kv_type = "q8_0"; o.cache_type_v = "q4_0"; }), 4096, {}, 0, 4096,
+       ErrorCode::kOk, "KV cache K q8_0, V q4_0"},
+      {"a quantized V cache needs flash attention", "llama3-8b", "", {},
+       Options([](auto& o) { o.kv_type = "q8_0"; o.flash_attention = false; }), 4096, {}, 0, 4096,
+       ErrorCode::kInvalidArgument, "kv_type q8_0 for 'llama3-8b' needs flash attention"},
+      {"a quantized K cache alone does not", "llama3-8b", "", {},
+       Options([](auto& o) { o.cache_type_k = "q4_0"; o.flash_attention = false; }), 4096, {}, 0,
+       4096, ErrorCode::kOk, "KV cache K q4_0, V f16"},
+      // tensor_split: the user's proportions over the GPUs, in device order.
+      {"tensor_split replaces the free-memory proportions", "llama3-8b", "", kTwoSmallGpus,
+       Options([](auto& o) { o.tensor_split = {1.2, 1}; }), 4096, {"CUDA0", "CUDA1"}, 33, 4096,
+       ErrorCode::kOk, "all 33 layers on CUDA0 + CUDA1 (split 1.2:1 as configured)", {1.2, 1}},
+      {"tensor_split with too many weights", "llama3-8b", "", kTwoSmallGpus,
+       Options([](auto& o) { o.tensor_split = {1, 1, 1}; }), 4096, {}, 0, 4096,
+       ErrorCode::kInvalidArgument,
+       "tensor_split has 3 weights but 'llama3-8b' is placed on 2 GPUs (CUDA0, CUDA1): give one "
+       "weight per GPU, in that order"},
+      {"tensor_split with a device named", "llama3-8b", "", kTwoSmallGpus,
+       Options([](auto& o) { o.device = "CUDA1"; o.tensor_split = {1, 1}; }), 4096, {}, 0, 4096,
+       ErrorCode::kInvalidArgument,
+       "tensor_split has 2 weights but 'llama3-8b' is placed on 1 GPU (CUDA1)"},
+      {"tensor_split on the CPU", "llama3-8b", "", kTwoSmallGpus,
+       Options([](auto& o) { o.device = "cpu"; o.tensor_split = {1, 1}; }), 4096, {}, 0, 4096,
+       ErrorCode::kInvalidArgument, "is placed on no GPU (device = cpu)"},
+      {"tensor_split that puts everything on one small GPU does not fit", "llama3-8b", "",
+       kTwoSmallGpus, Options([](auto& o) { o.tensor_split = {0, 1}; }), 4096, {}, 0, 4096,
+       ErrorCode::kInsufficientMemory, "does not fit"},
+      {"tensor_split with n_gpu_layers: the rest on the CPU", "llama3-8b", "", kTwoSmallGpus,
+       Options([](auto& o) { o.tensor_split = {1, 3}; o.n_gpu_layers = 21; }), 4096,
+       {"CUDA0", "CUDA1"}, 21, 4096, ErrorCode::kOk,
+       "the rest on the CPU (split 1:3 as configured)", {1, 3}},
   };
 }
 
@@ -138,6 +172,9 @@ TEST_P(PolicyTableTest, Decides) {
   EXPECT_EQ(plan->n_gpu_layers, c.n_gpu_layers) << plan->explanation;
   EXPECT_EQ(plan->ctx_per_slot, c.ctx) << plan->explanation;
   EXPECT_NE(plan->explanation.find(c.message), std::string::npos) << plan->explanation;
+  if (!c.tensor_split.empty()) {
+    EXPECT_EQ(plan->tensor_split, c.tensor_split);
+  }
   // Whatever was chosen fits: each device within its free memory.
   for (const DeviceUse& use : plan->memory) {
     for (const PlacementDevice& d : devices) {
@@ -208,6 +245,100 @@ TEST(PolicyTest, AutoContextIsTheLargestThatFits) {
   EXPECT_EQ(strix->ctx_per_slot, 131072u);
 }
 
+// The ledger deals the layers by the user's split: the plan's per-device
+// prediction is the ledger's for those weights, and the weights follow the
+// engine's device order even when the faster GPU comes second.
+TEST(PolicyTest, UserTensorSplitDrivesThePrediction) {
+  const Devices reversed = {{"Vulkan0", "AMD Radeon Graphics (RADV RAPHAEL_MENDOCINO)"},
+                            {"Vulkan1", "AMD Radeon RX 7900 XTX (RADV NAVI31)"}};
+  auto devices = Machine("radeon-7900xtx-desktop", reversed);
+  config::ModelSettings o;
+  o.tensor_split = {1, 3};
+  auto plan = PlanPlacement(Model("llama3-8b"), devices, {"llama", o, 4096, 4, 0});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->gpu_devices, (std::vector<std::string>{"Vulkan0", "Vulkan1"}));
+  EXPECT_EQ(plan->tensor_split, (std::vector<double>{1, 3}));
+  LoadShape shape;
+  shape.parallel = 4;
+  auto expected = PredictMemory(Model("llama3-8b"), shape, {2, 33, {1, 3}, 0});
+  ASSERT_EQ(plan->memory.size(), 3u);
+  EXPECT_EQ(plan->memory[1].device, "Vulkan0");
+  // 8 of 32 blocks on Vulkan0, 24 and the head on Vulkan1.
+  EXPECT_EQ(plan->memory[1].memory.weights, 8 * 231'768'064ull);
+  EXPECT_EQ(plan->memory[1].memory.weights, expected[1].weights);
+  EXPECT_EQ(plan->memory[2].memory.weights, 24 * 231'768'064ull + 558'186'496u);
+  EXPECT_EQ(plan->memory[2].memory.kv_cache, expected[2].kv_cache);
+  EXPECT_EQ(plan->memory[2].memory.kv_cache, 3 * plan->memory[1].memory.kv_cache);
+}
+
+// A correction learned from earlier loads scales the CPU prediction up
+// (never down), counts for admission, and shows in the plan.
+TEST(PolicyTest, LearnedCorrectionRaisesTheCpuPrediction) {
+  auto devices = Machine("", {});  // 60 GiB free
+  PlacementRequest request{"llama", {}, 4096, 4, 0};
+  auto plain = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  const uint64_t base = plain->BytesOn(kCpuDevice);
+  EXPECT_EQ(plain->memory[0].memory.learned, 0u);
+  EXPECT_FALSE(plain->memory_correction.has_value());
+
+  request.learned.cpu_only = MemoryCorrection{1.25, 3};
+  auto corrected = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(corrected.ok()) << corrected.status().message();
+  EXPECT_EQ(corrected->memory[0].memory.learned, base / 4);
+  EXPECT_EQ(corrected->BytesOn(kCpuDevice), base + base / 4);
+  EXPECT_EQ(corrected->memory_correction, (MemoryCorrection{1.25, 3}));
+  EXPECT_NE(corrected->explanation.find("learned from past loads"), std::string::npos)
+      << corrected->explanation;
+
+  // Below 1: recorded in the plan, the prediction left as it was.
+  request.learned.cpu_only = MemoryCorrection{0.6, 2};
+  auto lower = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(lower.ok());
+  EXPECT_EQ(lower->BytesOn(kCpuDevice), base);
+
+  // Admission counts it: a machine that holds the plain prediction but not
+  // ×2 of it refuses, and the message says what was learned.
+  auto tight = Machine("", {}, base + base / 2);
+  ASSERT_TRUE(PlanPlacement(Model("llama3-8b"), tight, {"llama", {}, 4096, 4, 0}).ok());
+  request.learned.cpu_only = MemoryCorrection{2.0, 5};
+  auto refused = PlanPlacement(Model("llama3-8b"), tight, request);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), ErrorCode::kInsufficientMemory);
+  EXPECT_NE(refused.status().message().find("learned from past loads"), std::string::npos)
+      << refused.status().message();
+}
+
+// A ratio learned with GPU layers scales only layouts with GPU layers, and
+// one learned on the CPU only CPU layouts: on a 4 GiB card llama 8B is
+// partly offloaded; forced to the CPU it takes the CPU ratio.
+TEST(PolicyTest, LearnedCorrectionByScope) {
+  auto devices = Machine("", kSmallGpu);
+  PlacementRequest request{"llama", {}, 4096, 4, 0};
+  request.learned.cpu_only = MemoryCorrection{1.5, 1};
+  auto gpu = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(gpu.ok()) << gpu.status().message();
+  ASSERT_FALSE(gpu->gpu_devices.empty());
+  EXPECT_EQ(gpu->memory[0].memory.learned, 0u);
+  EXPECT_FALSE(gpu->memory_correction.has_value());
+
+  request.learned.with_gpus = MemoryCorrection{1.1, 4};
+  auto both = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(both->memory_correction, (MemoryCorrection{1.1, 4}));
+  const DeviceMemory& cpu = both->memory[0].memory;
+  const double ledger = static_cast<double>(cpu.Total() - cpu.learned);
+  EXPECT_EQ(cpu.learned, static_cast<uint64_t>(ledger * (1.1 - 1.0)));
+  EXPECT_GT(cpu.learned, 0u);
+  EXPECT_EQ(both->memory[1].memory.learned, 0u);  // the GPU's own memory is not corrected
+
+  request.options.device = "cpu";
+  auto cpu_only = PlanPlacement(Model("llama3-8b"), devices, request);
+  ASSERT_TRUE(cpu_only.ok());
+  EXPECT_EQ(cpu_only->memory_correction, (MemoryCorrection{1.5, 1}));
+  EXPECT_EQ(cpu_only->CorrectionScopeOf(), CorrectionScope::kCpuOnly);
+}
+
 TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {
   models::ModelInfo m = Model("llama3-8b");
   m.key_length = m.value_length = 16;
@@ -217,6 +348,18 @@ TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().message(),
             "kv_type q8_0 for 'tiny' needs head sizes that are multiples of 32 (it has 16 and 16)");
+  // Only the quantized one counts, named by the option that set it.
+  m.key_length = 128;
+  o.kv_type = "";
+  o.cache_type_v = "q4_0";
+  auto v = PlanPlacement(m, Machine("", {}), {"tiny", o, 4096, 4, 0});
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().message(),
+            "cache_type_v q4_0 for 'tiny' needs head sizes that are multiples of 32 (it has 128 "
+            "and 16)");
+  o.cache_type_v = "";
+  o.cache_type_k = "q8_0";
+  EXPECT_TRUE(PlanPlacement(m, Machine("", {}), {"tiny", o, 4096, 4, 0}).ok());
 }
 
 // A context asked for that fits nowhere is refused, never silently reduced.

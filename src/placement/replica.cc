@@ -36,6 +36,9 @@ Result<EnginePlan> PlanReplica(const models::ModelInfo& model,
     if (std::find(used.begin(), used.end(), device) != used.end()) continue;
     PlacementRequest on_device = request;
     on_device.options.device = device == kCpuDevice ? "cpu" : device;
+    // A replica is one whole device: the user's split is for the first
+    // instance's GPUs and would not match the one named here.
+    on_device.options.tensor_split.clear();
     Result<EnginePlan> plan = PlanPlacement(model, devices, on_device);
     if (plan.ok() && PrimaryDevice(*plan) == device) return plan;
     if (!plan.ok() && plan.status().code() != ErrorCode::kInsufficientMemory) return plan.status();

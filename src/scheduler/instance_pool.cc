@@ -63,7 +63,8 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options,
       engine_(std::move(engine)),
       strand_(asio::make_strand(io)),
       breaker_(options_.crash_loop_limit, options_.crash_loop_window, options_.crash_loop_cooldown),
-      devices_found_(strand_) {
+      devices_found_(strand_),
+      corrections_(options_.memory_corrections_file) {
   devices_found_.expires_at(asio::steady_timer::time_point::max());
   asio::co_spawn(strand_, EnsureDevices(), asio::detached);
 }
@@ -263,7 +264,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   finish(Status::Ok());
   PublishCapacity(model.name);
   spdlog::info("'{}' ready in {:.2f} s (on {})", model.name, secs, instance->device());
-  LogPredictedVsMeasured(*instance, *plan);
+  LearnFromMeasured(model, *instance, *plan);
   if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
 }

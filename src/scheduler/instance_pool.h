@@ -36,6 +36,7 @@
 #include "placement/devices.h"
 #include "placement/engine_plan.h"
 #include "placement/fit.h"
+#include "placement/memory_correction.h"
 #include "placement/policy.h"
 #include "scheduler/crash_loop.h"
 #include "scheduler/instance.h"
@@ -72,6 +73,9 @@ struct PoolOptions {
   // one CPU with no memory limit.
   std::function<std::vector<placement::PlacementDevice>()> discover_devices;
   std::map<std::string, config::ModelSettings> model_settings;  // by model name
+  // Where the learned memory corrections persist (placement/
+  // memory_correction.h); empty = learned for this process only.
+  std::filesystem::path memory_corrections_file;
   // Told, from the pool's strand, whenever the instances that take requests
   // for a model change: how many there are and their slots together (0, 0
   // when none). Admission sizes the model's gate with it.
@@ -266,7 +270,10 @@ class InstancePool {
   // load rarely waits for the engine probe.
   boost::asio::awaitable<void> EnsureDevices();
   boost::asio::awaitable<std::vector<placement::PlacementDevice>> DiscoverDevicesBlocking();
-  void LogPredictedVsMeasured(const Instance& instance, const placement::EnginePlan& plan);
+  // Logs the CPU prediction against the engine's measured RSS and learns
+  // from it (the model's memory correction). Strand only.
+  void LearnFromMeasured(const models::ModelEntry& model, const Instance& instance,
+                         const placement::EnginePlan& plan);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
   // Counts a failed start or crash toward the crash-loop breaker. Strand only.
   void NoteFailure(const std::string& model, const std::string& reason);
@@ -293,6 +300,7 @@ class InstancePool {
   bool discovering_ = false;                    // on strand_ only
   boost::asio::steady_timer devices_found_;     // cancelled once devices_ is set
   PoolEvents* events_ = nullptr;                            // set before serving
+  placement::MemoryCorrections corrections_;                // thread-safe itself
 };
 
 }  // namespace zest::scheduler

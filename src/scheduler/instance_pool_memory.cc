@@ -49,6 +49,11 @@ std::string JoinNames(const EntryList& entries) {
   return out;
 }
 
+// The file a model's memory correction was learned from (memory_correction.h).
+std::string FileIdentity(const models::ModelEntry& model) {
+  return placement::ModelFileIdentity(model.path, model.info.file_size, model.created);
+}
+
 }  // namespace
 
 engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
@@ -57,7 +62,8 @@ engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
   p.gpu_layers = plan.n_gpu_layers;
   p.tensor_split = plan.tensor_split;
   p.n_cpu_moe = plan.n_cpu_moe;
-  p.kv_type = placement::KvTypeName(plan.kv_type);
+  p.cache_type_k = placement::KvTypeName(plan.cache_type_k);
+  p.cache_type_v = placement::KvTypeName(plan.cache_type_v);
   p.flash_attention = plan.flash_attention;
   p.no_mmap = plan.no_mmap;
   p.mlock = plan.mlock;
@@ -154,6 +160,11 @@ placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& m
     request.default_parallel =
         static_cast<int>(std::bit_floor(static_cast<unsigned>(std::max(options_.parallel, 1))));
   }
+  const std::string file = FileIdentity(model);
+  request.learned.cpu_only =
+      corrections_.Get(model.name, file, placement::CorrectionScope::kCpuOnly);
+  request.learned.with_gpus =
+      corrections_.Get(model.name, file, placement::CorrectionScope::kWithGpus);
   std::error_code ec;
   if (!model.mmproj.empty()) request.mmproj_bytes = std::filesystem::file_size(model.mmproj, ec);
   if (ec) request.mmproj_bytes = 0;
@@ -335,8 +346,8 @@ awaitable<bool> InstancePool::EvictIfIdle(std::shared_ptr<Entry> entry, std::str
   co_return true;
 }
 
-void InstancePool::LogPredictedVsMeasured(const Instance& instance,
-                                          const placement::EnginePlan& plan) {
+void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Instance& instance,
+                                     const placement::EnginePlan& plan) {
   const uint64_t measured = engines::ProcessTreeRssBytes(instance.pid());
   const uint64_t predicted = plan.BytesOn(placement::kCpuDevice);
   const double error =
@@ -345,9 +356,30 @@ void InstancePool::LogPredictedVsMeasured(const Instance& instance,
                instance.model(), placement::FormatBytes(predicted),
                placement::FormatBytes(plan.TotalBytes()), placement::FormatBytes(measured), error);
   // Only the CPU side is measured: device memory per process is not known here.
-  if (events_ && measured > 0) {
-    events_->EngineMemory(instance.model(), placement::kCpuDevice, predicted, measured);
+  if (measured == 0) return;  // gone already: nothing to learn
+  if (events_) events_->EngineMemory(instance.model(), placement::kCpuDevice, predicted, measured);
+  // Learned against the ledger's own figure, without what earlier loads
+  // added: otherwise each correction would be measured against itself and
+  // drift back towards 1. The RSS is taken right after the load, so with
+  // mmap'd weights it errs low (pages not yet touched are not counted); the
+  // correction only ever raises a prediction for that reason
+  // (MemoryCorrection::Factor). The write (a small file, fsync'd) runs on
+  // the strand: once per load, which itself takes seconds.
+  const placement::DeviceMemory& cpu = plan.memory.front().memory;
+  const uint64_t ledger = cpu.Total() - cpu.learned;
+  const placement::CorrectionScope scope = plan.CorrectionScopeOf();
+  auto learned = corrections_.Record(model.name, FileIdentity(model), scope, ledger, measured);
+  if (!learned.ok()) {
+    spdlog::warn("'{}': the learned memory correction is not saved: {}", model.name,
+                 learned.status().message());
+    return;
   }
+  spdlog::info(
+      "'{}' memory correction ({}): measured/predicted {:.3f} this load, learned {:.3f} from {} "
+      "load(s); the next such placement scales the CPU prediction by {:.3f}",
+      model.name, placement::CorrectionScopeName(scope),
+      static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
+      learned->loads, learned->Factor());
 }
 
 }  // namespace zest::scheduler

@@ -103,6 +103,22 @@ describe('per-load engine options and per-model slots', () => {
     assert.equal((await second).status, 200);
   });
 
+  test('K and V cache types apart: the specific one wins over kv_type', async () => {
+    const r = await zest.json('/api/v1/load', { model: 'm', options: { cache_type_v: 'q4_0' } });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.deepEqual(r.data.options, { cache_type_v: 'q4_0', kv_type: 'q8_0' });
+    const argv = engineArgv(zest, 'm');
+    assert.equal(flag(argv, '-ctk'), 'q8_0', argv.join(' '));  // kv_type from config.toml
+    assert.equal(flag(argv, '-ctv'), 'q4_0');
+    const m = await instance(zest, 'm');
+    assert.equal(m.placement.cache_type_k, 'q8_0');
+    assert.equal(m.placement.cache_type_v, 'q4_0');
+    assert.equal(m.placement.kv_type, undefined);  // the shorthand only when both agree
+    assert.match(m.placement.explanation, /KV cache K q8_0, V q4_0/);
+    // The engine really runs with them: it answers.
+    assert.equal((await zest.json('/v1/chat/completions', chatBody('m'))).status, 200);
+  });
+
   test('other options for a busy model: 409, the engine keeps running', async () => {
     const loaded = await instance(zest, 'm');
     const s = await openStream(zest, chatBody('m', { max_tokens: 100000 }));
@@ -122,6 +138,10 @@ describe('per-load engine options and per-model slots', () => {
       [{ kv_type: 'q5_1' }, 'options.kv_type', /expected f16, q8_0 or q4_0/],
       [{ parallel: 0 }, 'options.parallel', /expected 1 to 256/],
       [{ no_mmap: 1 }, 'options.no_mmap', /expected true or false/],
+      [{ cache_type_k: 'q4_1' }, 'options.cache_type_k', /expected f16, q8_0 or q4_0/],
+      [{ tensor_split: [1, -1] }, 'options.tensor_split', /expected an array of non-negative numbers/],
+      [{ tensor_split: [0, 0] }, 'options.tensor_split', /not all zero/],
+      [{ tensor_split: ['1'] }, 'options.tensor_split', /expected an array of non-negative numbers/],
       [[], 'options', /must be an object/],
     ];
     for (const [options, param, message] of cases) {
@@ -135,6 +155,15 @@ describe('per-load engine options and per-model slots', () => {
     assert.equal(device.status, 400, JSON.stringify(device.data));
     assert.equal(device.data.error.param, 'options');
     assert.match(device.data.error.message, /device 'Vulkan7' is not one the engine sees/);
+    const split = await zest.json('/api/v1/load',
+                                  { model: 'two', options: { device: 'cpu', tensor_split: [1, 2.5] } });
+    assert.equal(split.status, 400, JSON.stringify(split.data));
+    assert.match(split.data.error.message,
+                 /tensor_split has 2 weights but 'two' is placed on no GPU \(device = cpu\)/);
+    const fa = await zest.json('/api/v1/load',
+                               { model: 'm', options: { cache_type_v: 'q8_0', flash_attention: false } });
+    assert.equal(fa.status, 400, JSON.stringify(fa.data));
+    assert.match(fa.data.error.message, /cache_type_v q8_0 for 'm' needs flash attention/);
   });
 
   test('zest load takes the options as flags; zest ps -v shows them', () => {
@@ -149,5 +178,21 @@ describe('per-load engine options and per-model slots', () => {
     assert.equal(flag(argv, '--load-mode'), 'none');
     const ps = execFileSync(zestBin, ['ps', '-v'], { env, encoding: 'utf8' });
     assert.match(ps, /options: ctx_size=768 device=cpu flash_attention=false n_gpu_layers=0 no_mmap=true parallel=2/);
+    // The cache types and the split as flags; the split reaches placement,
+    // which refuses it for a model on the CPU.
+    const refused = (() => {
+      try {
+        execFileSync(zestBin, ['load', 'm', '--device', 'cpu', '--cache-type-v', 'q4_0',
+                               '--tensor-split', '1,2'], { env, encoding: 'utf8', stdio: 'pipe' });
+        return null;
+      } catch (e) { return e; }
+    })();
+    assert.ok(refused, 'zest load with a split on the CPU fails');
+    assert.match(refused.stderr, /tensor_split has 2 weights but 'm' is placed on no GPU/);
+    execFileSync(zestBin, ['load', 'm', '--device', 'cpu', '--cache-type-k', 'f16', '--cache-type-v', 'q4_0'],
+                 { env, encoding: 'utf8' });
+    const argv2 = engineArgv(zest, 'm');
+    assert.equal(flag(argv2, '-ctk'), 'f16');  // over the kv_type of config.toml
+    assert.equal(flag(argv2, '-ctv'), 'q4_0');
   });
 });

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, makeHome, startZest } from '../lib/zest.mjs';
+import { chatBody, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 
 const defaultRoot = process.getuid() === 0
   ? '/var/cache/zest/engines/debian-sid-vulkan'
@@ -64,5 +64,18 @@ describe('placement on Vulkan (llvmpipe) and the CPU', { skip: hasVulkan ? false
     assert.match(engineLog('split'), /Vulkan0 KV buffer size/);
     assert.doesNotMatch(engineLog('cpu'), /Vulkan0 (model|KV) buffer/);
     assert.match(engineLog('cpu'), /CPU KV buffer size/);
+
+    // Each load taught the memory correction of its kind of layout only
+    // (with a GPU the RSS holds driver mappings the CPU figure does not model).
+    const store = path.join(zest.home, 'memory_corrections.json');
+    const read = () => (fs.existsSync(store) ? JSON.parse(fs.readFileSync(store, 'utf8')).models : {});
+    // Learned right after each load, beside the first requests: wait for all three.
+    await waitFor(() => Object.keys(read()).length === 3, { timeout: 30000, what: 'three corrections learned' });
+    const learned = read();
+    assert.equal(learned.gpu.with_gpus.loads, 1, JSON.stringify(learned));
+    assert.equal(learned.gpu.cpu_only, undefined);
+    assert.equal(learned.split.with_gpus.loads, 1);
+    assert.equal(learned.cpu.cpu_only.loads, 1);
+    assert.equal(learned.cpu.with_gpus, undefined);
   });
 });

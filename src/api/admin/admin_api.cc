@@ -32,6 +32,7 @@ json PlacementJson(const placement::EnginePlan& plan) {
                              {"kv_cache", use.memory.kv_cache},
                              {"compute", use.memory.compute},
                              {"overhead", use.memory.overhead},
+                             {"learned", use.memory.learned},
                              {"total", use.memory.Total()}};
   }
   json j = {{"devices", plan.gpu_devices.empty() ? json::array({"CPU"}) : json(plan.gpu_devices)},
@@ -39,13 +40,32 @@ json PlacementJson(const placement::EnginePlan& plan) {
             {"n_cpu_moe", plan.n_cpu_moe},
             {"ctx_size", plan.ctx_per_slot},
             {"parallel", plan.parallel},
-            {"kv_type", placement::KvTypeName(plan.kv_type)},
+            {"cache_type_k", placement::KvTypeName(plan.cache_type_k)},
+            {"cache_type_v", placement::KvTypeName(plan.cache_type_v)},
             {"cpu_threads", plan.cpu_threads},
             {"predicted_bytes", predicted},
             {"predicted_total_bytes", plan.TotalBytes()},
             {"explanation", plan.explanation}};
+  // kv_type, the shorthand, only where it says it all: both caches alike.
+  if (plan.cache_type_k == plan.cache_type_v) {
+    j["kv_type"] = placement::KvTypeName(plan.cache_type_k);
+  }
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
   return j;
+}
+
+// What earlier loads of the instance's model file taught placement for
+// this kind of layout (`scope`: cpu_only or with_gpus): the smoothed
+// measured/predicted ratio of the CPU side, from how many loads, and the
+// factor applied to this instance's CPU prediction (never below 1). null:
+// nothing learned when it was placed.
+json MemoryCorrectionJson(const placement::EnginePlan& plan) {
+  if (!plan.memory_correction) return nullptr;
+  const placement::MemoryCorrection& c = *plan.memory_correction;
+  return {{"scope", placement::CorrectionScopeName(plan.CorrectionScopeOf())},
+          {"ratio", c.ratio},
+          {"loads", c.loads},
+          {"applied_factor", c.Factor()}};
 }
 
 // `expires_in_s`: seconds until an idle instance unloads (null while busy or
@@ -65,7 +85,8 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
               {"device", s.device}, {"slots", s.slots}, {"replica", s.replica},
               {"idle_s", s.idle_s},
               {"per_token_ms", s.per_token_ms ? json(*s.per_token_ms) : json(nullptr)},
-              {"placement", PlacementJson(s.plan)}, {"options", ModelOptionsJson(s.settings)}};
+              {"placement", PlacementJson(s.plan)}, {"options", ModelOptionsJson(s.settings)},
+              {"memory_correction", MemoryCorrectionJson(s.plan)}};
     if (measure) i["measured_rss_bytes"] = engines::ProcessTreeRssBytes(s.pid);
     out.push_back(std::move(i));
   }

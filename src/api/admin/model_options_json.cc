@@ -15,12 +15,20 @@ std::optional<config::OptionValue> ToOptionValue(const json& v) {
   if (v.is_number_float()) return config::OptionValue(v.get<double>());
   if (v.is_string()) return config::OptionValue(v.get<std::string>());
   if (v.is_array()) {
-    std::vector<std::string> items;
+    std::vector<std::string> strings;
+    std::vector<double> numbers;
     for (const json& item : v) {
-      if (!item.is_string()) return std::nullopt;
-      items.push_back(item.get<std::string>());
+      if (item.is_string()) {
+        strings.push_back(item.get<std::string>());
+      } else if (item.is_number()) {
+        numbers.push_back(item.get<double>());
+      } else {
+        return std::nullopt;
+      }
     }
-    return config::OptionValue(std::move(items));
+    if (!strings.empty() && !numbers.empty()) return std::nullopt;
+    if (!numbers.empty()) return config::OptionValue(std::move(numbers));
+    return config::OptionValue(std::move(strings));
   }
   return std::nullopt;
 }
