@@ -5,6 +5,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/engine_speed.h"
 #include "api/openai/errors.h"
 #include "api/prefill_handoff.h"
 #include "api/wait_heartbeat.h"
@@ -56,17 +57,6 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status,
 awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status) {
   static const http::Headers kNone;
   co_await SendFailure(writer, status, kNone);
-}
-
-// The generation speed an answer or a stream's closing event reports
-// (llama-server's `timings`), folded into the instance's measurement that
-// dispatch weighs replicas by. Only events that carry timings are parsed.
-void MeasureSpeed(scheduler::Instance& instance, std::string_view json) {
-  if (json.find("\"timings\"") == std::string_view::npos) return;
-  TokenUsage usage = ParseTokenUsage(json);
-  if (usage.predicted_per_second && *usage.predicted_per_second > 0) {
-    instance.RecordPerTokenMs(1000.0 / *usage.predicted_per_second);
-  }
 }
 
 struct Connection {

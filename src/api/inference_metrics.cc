@@ -81,6 +81,7 @@ TokenUsage ParseTokenUsage(std::string_view text) {
   bool has_timings = t != doc.end() && t->is_object();
   if (has_timings) {
     usage.prompt_ms = PositiveAt(*t, "prompt_ms");
+    usage.prompt_per_second = PositiveAt(*t, "prompt_per_second");
     usage.predicted_per_second = PositiveAt(*t, "predicted_per_second");
   }
   if (auto u = doc.find("usage"); u != doc.end() && u->is_object()) {

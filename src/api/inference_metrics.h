@@ -60,6 +60,7 @@ struct TokenUsage {
   bool found = false;
   // From llama-server's `timings`, when present (with or without `usage`).
   std::optional<double> prompt_ms;
+  std::optional<double> prompt_per_second;  // prompt processing speed
   std::optional<double> predicted_per_second;
 };
 

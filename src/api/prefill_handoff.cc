@@ -6,8 +6,10 @@
 #include <boost/asio/this_coro.hpp>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 
+#include "api/engine_speed.h"
 #include "http/upstream_client.h"
 #include "scheduler/slot_cache.h"
 
@@ -76,6 +78,7 @@ asio::awaitable<Result<std::string>> Split(scheduler::InstanceLease& prefill,
     co_return EngineFailed("the prefill instance answered " + std::to_string((*response)->status()));
   }
   const double prefill_ms = MsSince(start);
+  MeasureSpeed(*prefill.instance(), *reply);
 
   const auto moved_at = std::chrono::steady_clock::now();
   Status saved = co_await scheduler::SaveSlot(prefill->socket(), *prefill_slot, name);
@@ -112,6 +115,16 @@ asio::awaitable<std::string> HandOffPrefill(scheduler::InstancePool& pool,
   if (decode->slot_dir.empty()) co_return body;
   scheduler::InstanceLease prefill = pool.TryReserveOther(decode->model(), *decode);
   if (!prefill.instance()) co_return body;  // nowhere else to prefill: decode does it all
+  // Split only towards a device that processes prompts faster. Each side
+  // is measured first: an unmeasured prefill instance is tried; then, while
+  // the decoding one is unmeasured, it prefills itself.
+  std::optional<double> there = prefill->PromptMsPerToken(), here = decode->PromptMsPerToken();
+  if (there && (!here || *there >= *here)) {
+    spdlog::debug("{}no prefill split for '{}': {} takes {:.2f} ms per prompt token, {} {}",
+                  log_tag, decode->model(), prefill->device(), *there, decode->device(),
+                  here ? fmt::format("{:.2f}", *here) : std::string("is not measured yet"));
+    co_return body;
+  }
   json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!request.is_object()) co_return body;
   auto split = co_await Split(prefill, *decode, std::move(engine_path), std::move(request), log_tag);

@@ -17,7 +17,8 @@ namespace zest::api {
 
 // Prefills `body` (an OpenAI completion or chat request for `engine_path`)
 // on another instance of `decode`'s model, if one on another device has a
-// free slot, and restores the result into an idle slot of `decode`. Returns
+// free slot and is not measured slower at prompts than `decode`, and
+// restores the result into an idle slot of `decode`. Returns
 // the body to send to `decode`: pinned to that slot (id_slot) with
 // cache_prompt, so the engine only processes what the prefill did not. When
 // there is no other instance, or any step fails (logged), the body is

@@ -63,6 +63,17 @@ class Instance {
     std::lock_guard lock(speed_mu_);
     return per_token_ms_;
   }
+  // The same for prompt processing (prefill), per prompt token: where the
+  // prefill/decode split (api/prefill_handoff.h) sends a prompt.
+  void RecordPromptMsPerToken(double ms) {
+    if (!(ms > 0)) return;
+    std::lock_guard lock(speed_mu_);
+    prompt_ms_per_token_ = Ewma(prompt_ms_per_token_, ms);
+  }
+  std::optional<double> PromptMsPerToken() const {
+    std::lock_guard lock(speed_mu_);
+    return prompt_ms_per_token_;
+  }
 
   // When a request last finished here (or the instance started): idle time
   // for eviction.
@@ -82,6 +93,7 @@ class Instance {
   std::atomic<std::chrono::steady_clock::rep> last_used_ns_;
   mutable std::mutex speed_mu_;
   std::optional<double> per_token_ms_;  // guarded by speed_mu_
+  std::optional<double> prompt_ms_per_token_;  // guarded by speed_mu_
 };
 
 // One request's slot on an instance, from dispatch until it is destroyed

@@ -1,0 +1,24 @@
+#include "api/engine_speed.h"
+
+#include "api/inference_metrics.h"
+
+namespace zest::api {
+namespace {
+
+// A prompt of a few tokens says little about prefill speed.
+constexpr uint64_t kMinPromptTokensMeasured = 16;
+
+}  // namespace
+
+void MeasureSpeed(scheduler::Instance& instance, std::string_view json) {
+  if (json.find("\"timings\"") == std::string_view::npos) return;
+  TokenUsage usage = ParseTokenUsage(json);
+  if (usage.predicted_per_second && *usage.predicted_per_second > 0) {
+    instance.RecordPerTokenMs(1000.0 / *usage.predicted_per_second);
+  }
+  if (usage.prompt_per_second && usage.prompt >= usage.cached + kMinPromptTokensMeasured) {
+    instance.RecordPromptMsPerToken(1000.0 / *usage.prompt_per_second);
+  }
+}
+
+}  // namespace zest::api

@@ -1,0 +1,17 @@
+// An instance's measured speeds, from the `timings` llama-server reports
+// with an answer or a stream's closing event: generation time per token
+// (dispatch weighs replicas by it) and prompt time per token (the
+// prefill/decode split sends prompts by it).
+#pragma once
+
+#include <string_view>
+
+#include "scheduler/instance.h"
+
+namespace zest::api {
+
+// Folds the speeds `json` (one answer or SSE event) reports into
+// `instance`'s moving averages. Events without timings are not parsed.
+void MeasureSpeed(scheduler::Instance& instance, std::string_view json);
+
+}  // namespace zest::api
