@@ -9,7 +9,7 @@ import { chaosRun, chatRequest, countKinds, engines, fdCount } from '../lib/chao
 import { descendants, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 
 const MODELS = ['a', 'b'];
-const REQUESTS = Number(process.env.CHAOS_REQUESTS ?? 300);
+const REQUESTS = Number(process.env.CHAOS_REQUESTS ?? 1200);
 const CONCURRENCY = Number(process.env.CHAOS_CONCURRENCY ?? 24);
 // Descriptors zest may hold above its baseline afterwards (log files
 // reopened, a timer or two): a leak per request or per kill is far more.
@@ -34,7 +34,10 @@ describe('chaos: engines killed under load', () => {
     const baselineFds = fdCount(zest.pid);
     const firstEngines = (await engines(zest)).map((e) => e.pid);
 
-    const run = await chaosRun(zest, { models: MODELS, requests: REQUESTS, concurrency: CONCURRENCY });
+    // A kill every 0.7-1.5 s over answers of 16-64 tokens: with the CPU
+    // cores shared between the two engines, the run takes only seconds.
+    const run = await chaosRun(zest, { models: MODELS, requests: REQUESTS, concurrency: CONCURRENCY,
+                                       killEveryMs: [700, 1500], maxTokens: [16, 64] });
     const kinds = countKinds(run.results);
     console.log(`chaos: ${run.results.length} requests in ${run.seconds.toFixed(1)} s, ${run.kills.length} kills, ${JSON.stringify(kinds)}`);
 
