@@ -15,3 +15,5 @@ node bench/metrics_overhead.mjs
 node bench/chaos.mjs
 # CPU threads per engine with one and two CPU engines computing at once.
 node bench/cpu_threads.mjs
+# Experimental prefill/decode split, CPU + llvmpipe (needs the Vulkan rootfs).
+node bench/prefill_split.mjs
