@@ -79,7 +79,7 @@ bool SetTensorSplit(const OptionValue& v, ModelSettings& m) {
 }
 
 const std::map<std::string, Option, std::less<>>& Options() {
-  const std::vector<std::string> kKvTypes = {"f16", "q8_0", "q4_0"};
+  static const std::vector<std::string> kKvTypes = {"f16", "q8_0", "q4_0"};
   static const std::map<std::string, Option, std::less<>> kOptions = {
       {"device", Text(&ModelSettings::device, {}, "a device name")},
       {"n_gpu_layers", Int(&ModelSettings::n_gpu_layers, 0, 100000, "a layer count")},
@@ -127,6 +127,13 @@ const std::map<std::string, Option, std::less<>>& Options() {
 }
 
 }  // namespace
+
+std::optional<OptionValue> ArrayOptionValue(std::vector<std::string> strings,
+                                            std::vector<double> numbers) {
+  if (!strings.empty() && !numbers.empty()) return std::nullopt;
+  if (!numbers.empty()) return OptionValue(std::move(numbers));
+  return OptionValue(std::move(strings));
+}
 
 Status SetModelOption(ModelSettings& settings, std::string_view key, const OptionValue& value) {
   auto it = Options().find(key);

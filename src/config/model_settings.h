@@ -60,6 +60,11 @@ struct ModelSettings {
 using OptionValue =
     std::variant<bool, int64_t, double, std::string, std::vector<std::string>, std::vector<double>>;
 
+// An array option's value from its items, read apart by the caller (TOML
+// or JSON): all strings or all numbers; nullopt when it mixes the two.
+std::optional<OptionValue> ArrayOptionValue(std::vector<std::string> strings,
+                                            std::vector<double> numbers);
+
 // Sets option `key` (a ModelSettings field name) of `settings` from `value`.
 // kInvalidArgument "unknown option 'key'" or "expected <what>" (the caller
 // adds where it came from); `settings` is unchanged then.

@@ -24,9 +24,7 @@ std::optional<OptionValue> ToOptionValue(const toml::node& n) {
         return std::nullopt;
       }
     }
-    if (!strings.empty() && !numbers.empty()) return std::nullopt;
-    if (!numbers.empty()) return OptionValue(std::move(numbers));
-    return OptionValue(std::move(strings));
+    return ArrayOptionValue(std::move(strings), std::move(numbers));
   }
   return std::nullopt;
 }

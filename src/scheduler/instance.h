@@ -54,26 +54,12 @@ class Instance {
 
   // Generation speed measured on real answers (the engine's own timings),
   // as a moving average; nullopt until the first. Any thread.
-  void RecordPerTokenMs(double ms) {
-    if (!(ms > 0)) return;
-    std::lock_guard lock(speed_mu_);
-    per_token_ms_ = Ewma(per_token_ms_, ms);
-  }
-  std::optional<double> PerTokenMs() const {
-    std::lock_guard lock(speed_mu_);
-    return per_token_ms_;
-  }
+  void RecordPerTokenMs(double ms) { per_token_ms_.Record(ms); }
+  std::optional<double> PerTokenMs() const { return per_token_ms_.Get(); }
   // The same for prompt processing (prefill), per prompt token: where the
   // prefill/decode split (api/prefill_handoff.h) sends a prompt.
-  void RecordPromptMsPerToken(double ms) {
-    if (!(ms > 0)) return;
-    std::lock_guard lock(speed_mu_);
-    prompt_ms_per_token_ = Ewma(prompt_ms_per_token_, ms);
-  }
-  std::optional<double> PromptMsPerToken() const {
-    std::lock_guard lock(speed_mu_);
-    return prompt_ms_per_token_;
-  }
+  void RecordPromptMsPerToken(double ms) { prompt_ms_per_token_.Record(ms); }
+  std::optional<double> PromptMsPerToken() const { return prompt_ms_per_token_.Get(); }
 
   // When a request last finished here (or the instance started): idle time
   // for eviction.
@@ -91,9 +77,25 @@ class Instance {
   const int slots_;
   const std::chrono::steady_clock::time_point started_at_;
   std::atomic<std::chrono::steady_clock::rep> last_used_ns_;
-  mutable std::mutex speed_mu_;
-  std::optional<double> per_token_ms_;  // guarded by speed_mu_
-  std::optional<double> prompt_ms_per_token_;  // guarded by speed_mu_
+  // A moving average (Ewma) of positive samples, safe from any thread.
+  class MeasuredMs {
+   public:
+    void Record(double ms) {
+      if (!(ms > 0)) return;
+      std::lock_guard lock(mu_);
+      average_ = Ewma(average_, ms);
+    }
+    std::optional<double> Get() const {
+      std::lock_guard lock(mu_);
+      return average_;
+    }
+
+   private:
+    mutable std::mutex mu_;
+    std::optional<double> average_;  // guarded by mu_
+  };
+  MeasuredMs per_token_ms_;
+  MeasuredMs prompt_ms_per_token_;
 };
 
 // One request's slot on an instance, from dispatch until it is destroyed

@@ -26,9 +26,7 @@ std::optional<config::OptionValue> ToOptionValue(const json& v) {
         return std::nullopt;
       }
     }
-    if (!strings.empty() && !numbers.empty()) return std::nullopt;
-    if (!numbers.empty()) return config::OptionValue(std::move(numbers));
-    return config::OptionValue(std::move(strings));
+    return config::ArrayOptionValue(std::move(strings), std::move(numbers));
   }
   return std::nullopt;
 }
