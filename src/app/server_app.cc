@@ -246,6 +246,9 @@ int RunServer(const config::LoadedSettings& loaded) {
     return 1;
   }
   auto engine = FindEngine(s);
+  Result<std::filesystem::path> flm =
+      engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
+  if (flm.ok()) spdlog::info("engine: flm (FastFlowLM, for the NPU) {}", flm->string());
   // Discovery reads sysfs/procfs (ZEST_SYSFS_ROOT/ZEST_PROCFS_ROOT may point
   // at a fixture tree) once; the sampler refreshes live numbers at 1 Hz.
   hardware::SystemRoots roots = hardware::SystemRoots::FromEnv();
@@ -340,7 +343,7 @@ int RunServer(const config::LoadedSettings& loaded) {
   api::admin::AdminApi admin(loaded, registry, pool, engine, &residency);
   api::admin::LoadApi load_api(registry, pool, residency);
   load_api.Register(router);
-  api::admin::SystemApi system_api(inventory, sampler, admin, engine);
+  api::admin::SystemApi system_api(inventory, sampler, admin, engine, flm);
   api::admin::ModelsApi models_api(registry, pool);
   openai.Register(router);
   if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool);

@@ -43,7 +43,8 @@ Result<json> LocalSystemInfo() {
   hardware::Inventory inventory = hardware::Discover(roots);
   hardware::UtilisationSampler sampler(roots, inventory);
   sampler.SampleNow();
-  return api::admin::SystemInfoJson(inventory, engine, nullptr, sampler.Snapshot(), "local");
+  Result<std::filesystem::path> flm = engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
+  return api::admin::SystemInfoJson(inventory, engine, nullptr, flm, sampler.Snapshot(), "local");
 }
 
 std::string S(const json& j, const char* key) {

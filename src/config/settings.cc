@@ -143,6 +143,7 @@ const std::vector<Field>& Fields() {
       PathField("models.dir", "ZEST_MODELS_DIR", &Settings::models_dir),
       PathField("engine.llama_server", "ZEST_LLAMA_SERVER", &Settings::llama_server),
       PathField("engine.rootfs", "ZEST_ENGINE_ROOTFS", &Settings::engine_rootfs),
+      PathField("engine.flm", "ZEST_FLM", &Settings::flm),
       IntField("engine.ctx_size", "ZEST_CTX_SIZE", &Settings::ctx_size, 0, 1 << 24),
       IntField("engine.parallel", "ZEST_PARALLEL", &Settings::parallel, 1, 256),
       IntField("engine.threads", "ZEST_THREADS", &Settings::threads, 0, 1024),

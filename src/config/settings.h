@@ -31,6 +31,7 @@ struct Settings {
   // [engine]
   std::filesystem::path llama_server;  // configured engine binary; empty = search
   std::filesystem::path engine_rootfs; // empty = the default rootfs location
+  std::filesystem::path flm;           // FastFlowLM's `flm` (NPU engine); empty = search PATH
   int ctx_size = 4096;                 // per request (slot); 0 = the model's own
   int parallel = 4;                    // slots per instance
   int threads = 0;                     // engine threads; 0 = engine default

@@ -136,4 +136,17 @@ Result<EngineLocation> LocateLlamaServer(const LocateOptions& options) {
                         options.path_env);
 }
 
+Result<std::filesystem::path> LocateFlm(const std::filesystem::path& configured,
+                                        std::string_view path_env) {
+  if (!configured.empty()) {
+    if (!IsExecutableFile(configured)) {
+      return InvalidArgument("configured flm " + configured.string() +
+                             " does not exist or is not an executable file");
+    }
+    return configured;
+  }
+  if (auto found = FindOnPath(path_env, "flm")) return *found;
+  return NotFound("FastFlowLM (flm) is not installed: see https://github.com/FastFlowLM/FastFlowLM");
+}
+
 }  // namespace zest::engines

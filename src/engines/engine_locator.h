@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -47,5 +48,11 @@ struct EngineLocation {
 // kNotFound with a message telling the user to run `make engines` when no
 // source has a usable llama-server.
 Result<EngineLocation> LocateLlamaServer(const LocateOptions& options);
+
+// FastFlowLM's `flm` (the NPU engine: `flm serve TAG`): the configured
+// path, else the one on `path_env`. kNotFound when neither has it;
+// kInvalidArgument when the configured one is not an executable file.
+Result<std::filesystem::path> LocateFlm(const std::filesystem::path& configured,
+                                        std::string_view path_env);
 
 }  // namespace zest::engines

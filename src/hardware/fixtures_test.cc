@@ -111,10 +111,23 @@ TEST(FixtureTest, RyzenAi300Laptop) {
   EXPECT_EQ(Reason(verdicts, "llamacpp-cuda"), "no NVIDIA GPU");
 }
 
+TEST(FixtureTest, RyzenAi300LaptopWithFastFlowLmInstalled) {
+  EngineReport engines = RootfsEngine();
+  engines.flm_path = "/usr/bin/flm";
+  auto verdicts = RecipeVerdicts(Discover(FixtureRoots("ryzen-ai-300-laptop")), engines);
+  EXPECT_EQ(VerdictMap(verdicts)["flm-npu"], "usable");
+  EXPECT_EQ(Reason(verdicts, "flm-npu"),
+            "FastFlowLM (/usr/bin/flm) on the XDNA2 NPU (firmware 1.1.2.64)");
+  // Ryzen AI Server is another engine: still to be installed.
+  EXPECT_EQ(VerdictMap(verdicts)["ryzenai-npu"], "installable");
+}
+
 TEST(FixtureTest, RyzenAi300LaptopWithOldNpuFirmware) {
   FixtureCopy fixture("ryzen-ai-300-laptop");
   fixture.Write("sys/devices/pci0000:00/0000:c6:00.1/fw_version", "1.0.0.166\n");
-  auto verdicts = RecipeVerdicts(Discover(fixture.roots()), RootfsEngine());
+  EngineReport engines = RootfsEngine();
+  engines.flm_path = "/usr/bin/flm";  // installed, but the firmware is too old for it
+  auto verdicts = RecipeVerdicts(Discover(fixture.roots()), engines);
   EXPECT_EQ(VerdictMap(verdicts)["flm-npu"], "unsupported");
   EXPECT_EQ(Reason(verdicts, "flm-npu"),
             "NPU firmware 1.0.0.166 is older than the 1.1.0.0 FastFlowLM needs");

@@ -91,10 +91,10 @@ RecipeVerdict CudaVerdict(const Inventory& inv) {
 }
 
 // NPU recipes need an XDNA2 NPU the driver made usable, with firmware at
-// least kMinNpuFirmware; neither engine is provisioned by zest yet, so the
-// best verdict is "installable".
+// least kMinNpuFirmware, and the engine installed (`engine_path`; zest
+// provisions neither NPU engine, so without it the best is "installable").
 RecipeVerdict NpuVerdict(const Inventory& inv, const std::string& recipe,
-                         const std::string& engine) {
+                         const std::string& engine, const std::string& engine_path) {
   RecipeVerdict v{recipe, "npu", Verdict::kUnsupported, ""};
   if (inv.npus.empty()) {
     v.reason = "no NPU";
@@ -118,6 +118,12 @@ RecipeVerdict NpuVerdict(const Inventory& inv, const std::string& recipe,
   if (CompareVersions(npu.firmware_version, kMinNpuFirmware) < 0) {
     v.reason = "NPU firmware " + npu.firmware_version + " is older than the " + kMinNpuFirmware +
                " " + engine + " needs";
+    return v;
+  }
+  if (!engine_path.empty()) {
+    v.verdict = Verdict::kUsable;
+    v.reason = engine + " (" + engine_path + ") on the XDNA2 NPU (firmware " +
+               npu.firmware_version + ")";
     return v;
   }
   v.verdict = Verdict::kInstallable;
@@ -163,8 +169,8 @@ std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inv, const EngineRepo
           VulkanVerdict(inv, engines),
           RocmVerdict(inv),
           CudaVerdict(inv),
-          NpuVerdict(inv, "flm", "FastFlowLM"),
-          NpuVerdict(inv, "ryzenai", "Ryzen AI Server"),
+          NpuVerdict(inv, "flm", "FastFlowLM", engines.flm_path),
+          NpuVerdict(inv, "ryzenai", "Ryzen AI Server", ""),
           WhisperVerdict(inv)};
 }
 

@@ -23,6 +23,8 @@ struct EngineReport {
   };
   std::vector<Device> devices;
   std::string error;  // why the engine could not be located or probed
+  // FastFlowLM's `flm`, the NPU engine; empty = not installed.
+  std::string flm_path;
 };
 
 enum class Verdict { kUsable, kInstallable, kUnsupported, kUnknown };

@@ -14,7 +14,8 @@ class SystemApi {
  public:
   // All references must outlive the router.
   SystemApi(const hardware::Inventory& inventory, const hardware::UtilisationSampler& sampler,
-            AdminApi& admin, const Result<engines::EngineLocation>& engine);
+            AdminApi& admin, const Result<engines::EngineLocation>& engine,
+            const Result<std::filesystem::path>& flm);
 
   void Register(http::Router& router);
 
@@ -25,6 +26,7 @@ class SystemApi {
   const hardware::UtilisationSampler& sampler_;
   AdminApi& admin_;
   const Result<engines::EngineLocation>& engine_;
+  const Result<std::filesystem::path>& flm_;
 };
 
 }  // namespace zest::api::admin

@@ -94,6 +94,18 @@ json EngineJson(const Result<engines::EngineLocation>& located,
   return e;
 }
 
+// FastFlowLM: found or not; zest does not probe it (its NPU check, `flm
+// validate`, takes seconds and the NPU may be busy).
+json FlmJson(const Result<std::filesystem::path>& flm) {
+  json e = {{"name", "flm"}, {"found", flm.ok()}, {"probed", false}, {"devices", json::array()}};
+  if (flm.ok()) {
+    e["binary"] = flm->string();
+  } else {
+    e["error"] = flm.status().message();
+  }
+  return e;
+}
+
 json UtilisationJson(const hardware::Utilisation& u) {
   json gpus = json::array();
   for (const auto& g : u.gpus) {
@@ -126,8 +138,10 @@ json ArrayOf(const std::vector<T>& items, F&& to_json) {
 }  // namespace
 
 hardware::EngineReport MakeEngineReport(const Result<engines::EngineLocation>& located,
-                                        const Result<engines::EngineInfo>* probed) {
+                                        const Result<engines::EngineInfo>* probed,
+                                        const Result<std::filesystem::path>& flm) {
   hardware::EngineReport report;
+  if (flm.ok()) report.flm_path = flm->string();
   report.llama_server_found = located.ok();
   if (!located.ok()) {
     report.error = located.status().message();
@@ -145,9 +159,10 @@ hardware::EngineReport MakeEngineReport(const Result<engines::EngineLocation>& l
 
 json SystemInfoJson(const hardware::Inventory& inv, const Result<engines::EngineLocation>& located,
                     const Result<engines::EngineInfo>* probed,
+                    const Result<std::filesystem::path>& flm,
                     const hardware::Utilisation& utilisation, const char* discovery) {
   json recipes = json::array();
-  for (const auto& v : hardware::RecipeVerdicts(inv, MakeEngineReport(located, probed))) {
+  for (const auto& v : hardware::RecipeVerdicts(inv, MakeEngineReport(located, probed, flm))) {
     recipes.push_back({{"recipe", v.recipe},
                        {"backend", v.backend},
                        {"verdict", hardware::VerdictName(v.verdict)},
@@ -164,7 +179,7 @@ json SystemInfoJson(const hardware::Inventory& inv, const Result<engines::Engine
           {"gpus", ArrayOf(inv.gpus, GpuJson)},
           {"npus", ArrayOf(inv.npus, NpuJson)},
           {"vulkan", ArrayOf(inv.vulkan, VulkanJson)},
-          {"engines", json::array({EngineJson(located, probed)})},
+          {"engines", json::array({EngineJson(located, probed), FlmJson(flm)})},
           {"recipes", recipes},
           {"utilisation", UtilisationJson(utilisation)},
           {"notes", inv.notes}};

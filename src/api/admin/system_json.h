@@ -3,6 +3,8 @@
 // same shape.
 #pragma once
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
@@ -14,16 +16,19 @@
 
 namespace zest::api::admin {
 
-// What the verdicts need from the engine: located or not, and the devices
-// its probe listed. `probed` null: not probed (devices unknown).
+// What the verdicts need from the engines: llama-server located or not, the
+// devices its probe listed (`probed` null: not probed, devices unknown), and
+// where FastFlowLM's flm is (an error: not installed).
 hardware::EngineReport MakeEngineReport(const Result<engines::EngineLocation>& located,
-                                        const Result<engines::EngineInfo>* probed);
+                                        const Result<engines::EngineInfo>* probed,
+                                        const Result<std::filesystem::path>& flm);
 
 // {cpu, memory, gpus, npus, vulkan, engines, recipes, utilisation,
 //  kernel_release, notes, discovery}. `discovery` is "server" or "local".
 nlohmann::json SystemInfoJson(const hardware::Inventory& inventory,
                               const Result<engines::EngineLocation>& located,
                               const Result<engines::EngineInfo>* probed,
+                              const Result<std::filesystem::path>& flm,
                               const hardware::Utilisation& utilisation, const char* discovery);
 
 }  // namespace zest::api::admin
