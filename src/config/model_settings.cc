@@ -1,6 +1,7 @@
 #include "config/model_settings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -111,6 +112,18 @@ const std::map<std::string, Option, std::less<>>& Options() {
           return OptionValue(m.tensor_split);
         },
         "an array of non-negative numbers, one per GPU, not all zero"}},
+      {"flm",
+       {[](const OptionValue& v, ModelSettings& m) {
+          const std::string* tag = std::get_if<std::string>(&v);
+          if (tag == nullptr || !ValidFlmTag(*tag)) return false;
+          m.flm = *tag;
+          return true;
+        },
+        [](const ModelSettings& m) -> std::optional<OptionValue> {
+          if (m.flm.empty()) return std::nullopt;
+          return OptionValue(m.flm);
+        },
+        "a FastFlowLM model tag such as \"llama3.2:1b\""}},
       {"extra_args",
        {[](const OptionValue& v, ModelSettings& m) {
           const auto* args = std::get_if<std::vector<std::string>>(&v);
@@ -133,6 +146,15 @@ std::optional<OptionValue> ArrayOptionValue(std::vector<std::string> strings,
   if (!strings.empty() && !numbers.empty()) return std::nullopt;
   if (!numbers.empty()) return OptionValue(std::move(numbers));
   return OptionValue(std::move(strings));
+}
+
+bool ValidFlmTag(std::string_view tag) {
+  // Starts with a letter or digit, so it can never read as a flag.
+  return !tag.empty() && tag.size() <= 64 && std::isalnum(static_cast<unsigned char>(tag[0])) &&
+         std::all_of(tag.begin(), tag.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' ||
+           c == '-';
+  });
 }
 
 Status SetModelOption(ModelSettings& settings, std::string_view key, const OptionValue& value) {

@@ -10,6 +10,7 @@
 //   kv_type = "q8_0"        # f16, q8_0, q4_0: K and V cache both
 //   cache_type_v = "q4_0"   # one of them only; wins over kv_type
 //   tensor_split = [3, 1]   # per GPU used, in the engine's device order
+//   flm = "llama3.2:1b"     # its FastFlowLM build: may run on the NPU
 //   extra_args = ["--temp", "0.7"]
 //
 // Unset fields mean "zest decides" (placement/policy.h). Plain data.
@@ -28,7 +29,7 @@
 namespace zest::config {
 
 struct ModelSettings {
-  std::string device;  // "" = auto, "cpu", or an engine device ("Vulkan0")
+  std::string device;  // "" = auto, "cpu", "npu", or an engine device ("Vulkan0")
   std::optional<int> n_gpu_layers;
   std::optional<uint64_t> ctx_size;  // per slot
   // The engine's parallel sequences (slots); admission sizes the model's
@@ -50,6 +51,10 @@ struct ModelSettings {
   // by free memory. The count is checked at placement, against the GPUs.
   std::vector<double> tensor_split;
   std::vector<std::string> extra_args;  // checked against the reserved list at placement
+  // The model's FastFlowLM checkpoint tag ("llama3.2:1b"): the same model
+  // built for the NPU, which placement prefers when the NPU is usable and
+  // free (placement/npu.h). Overrides the catalog entry's.
+  std::string flm;
 
   bool operator==(const ModelSettings&) const = default;
 };
@@ -69,6 +74,11 @@ std::optional<OptionValue> ArrayOptionValue(std::vector<std::string> strings,
 // kInvalidArgument "unknown option 'key'" or "expected <what>" (the caller
 // adds where it came from); `settings` is unchanged then.
 Status SetModelOption(ModelSettings& settings, std::string_view key, const OptionValue& value);
+
+// A FastFlowLM checkpoint tag: 1-64 characters of [A-Za-z0-9._:-], the
+// first a letter or digit, as
+// `flm list` spells them ("qwen3:0.6b", "gpt-oss:20b").
+bool ValidFlmTag(std::string_view tag);
 
 // The options `settings` sets (unset ones left out), by name, in the same
 // form SetModelOption takes: what `zest ps -v` and /api/v1/health show.

@@ -266,6 +266,21 @@ TEST(ModelOptionTest, CacheTypesAndTensorSplit) {
   EXPECT_EQ(std::get<std::vector<double>>(listed[2].second), (std::vector<double>{3, 0, 1}));
 }
 
+TEST(ModelOptionTest, FlmTagIsAFastFlowLmCheckpointName) {
+  ModelSettings m;
+  EXPECT_TRUE(SetModelOption(m, "flm", OptionValue(std::string("gpt-oss:20b"))).ok());
+  EXPECT_EQ(m.flm, "gpt-oss:20b");
+  const std::string expected = "expected a FastFlowLM model tag such as \"llama3.2:1b\"";
+  // Not a path, not a flag, not empty: it goes onto flm's command line.
+  EXPECT_EQ(SetModelOption(m, "flm", OptionValue(std::string("../x"))).message(), expected);
+  EXPECT_EQ(SetModelOption(m, "flm", OptionValue(std::string("a b"))).message(), expected);
+  EXPECT_EQ(SetModelOption(m, "flm", OptionValue(std::string(""))).message(), expected);
+  EXPECT_EQ(SetModelOption(m, "flm", OptionValue(int64_t{1})).message(), expected);
+  EXPECT_EQ(m.flm, "gpt-oss:20b");
+  EXPECT_FALSE(ValidFlmTag(std::string(65, 'a')));
+  EXPECT_FALSE(ValidFlmTag("--port"));
+}
+
 TEST_F(SettingsTest, ApiKeyIsNeverPrintedAndItsConfigFileMustBePrivate) {
   WriteConfig("[server]\napi_key = \"secret-value\"\ncors_origins = [\"https://a.example\", \"https://b.example\"]\n");
   ::chmod((home_ / "config.toml").c_str(), 0644);

@@ -1,5 +1,7 @@
 #include "models/catalog.h"
 
+#include "config/model_settings.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -82,6 +84,9 @@ Status ValidateEntry(const EntryReader& r, const CatalogEntry& e) {
   if (!e.mmproj.empty() && !HfStore::ValidRepoPath(e.mmproj)) {
     return r.Error("mmproj", "is not a safe path");
   }
+  if (!e.flm.empty() && !config::ValidFlmTag(e.flm)) {
+    return r.Error("flm", "is not a FastFlowLM model tag (such as \"llama3.2:1b\")");
+  }
   if (!kRecipes.contains(e.recipe)) return r.Error("recipe", "must be one of llamacpp, whispercpp, flm, ryzenai");
   return Status::Ok();
 }
@@ -96,6 +101,7 @@ Result<CatalogEntry> ParseEntry(const json& j, size_t index) {
   ZEST_RETURN_IF_ERROR(r.String("file", false, &e.file));
   ZEST_RETURN_IF_ERROR(r.String("mmproj", false, &e.mmproj));
   ZEST_RETURN_IF_ERROR(r.String("draft", false, &e.draft));
+  ZEST_RETURN_IF_ERROR(r.String("flm", false, &e.flm));
   ZEST_RETURN_IF_ERROR(r.Labels(&e.labels));
   ZEST_RETURN_IF_ERROR(r.String("recipe", true, &e.recipe));
   ZEST_RETURN_IF_ERROR(r.Uint("size_bytes", &e.size_bytes));

@@ -24,6 +24,9 @@ struct CatalogEntry {
   std::vector<std::string> labels;  // chat, reasoning, coding, vision, tool-calling,
                                     // embeddings, reranking, transcription
   std::string recipe;               // llamacpp, whispercpp, flm, ryzenai
+  // The same model built for FastFlowLM (its tag, "llama3.2:1b"), or empty:
+  // placement may run it on the NPU instead (placement/npu.h).
+  std::string flm;
   uint64_t size_bytes = 0;          // approximate download size
   uint32_t suggested_ctx = 0;
   std::string description;

@@ -20,7 +20,14 @@ struct DeviceUse {
   DeviceMemory memory;
 };
 
+// The engines a plan can start: llama.cpp's llama-server (GGUF, CPU and
+// GPUs) or FastFlowLM's flm (its own builds, on the NPU: npu.h).
+inline constexpr const char* kLlamaCppRecipe = "llamacpp";
+inline constexpr const char* kFlmRecipe = "flm";
+
 struct EnginePlan {
+  std::string recipe = kLlamaCppRecipe;
+  std::string flm_checkpoint;            // flm: the model's FastFlowLM tag
   std::vector<std::string> gpu_devices;  // --device; empty = CPU only
   int n_gpu_layers = 0;                  // -ngl (block_count + 1 = everything)
   std::vector<double> tensor_split;      // --tensor-split, one weight per GPU device
@@ -46,6 +53,7 @@ struct EnginePlan {
   // (CPU only, or with GPUs: memory_correction.h; none: nothing yet); its
   // Factor() is in the CPU's `learned` bytes of `memory`.
   std::optional<MemoryCorrection> memory_correction;
+  bool OnNpu() const { return recipe == kFlmRecipe; }
   CorrectionScope CorrectionScopeOf() const {
     return gpu_devices.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus;
   }

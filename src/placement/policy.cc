@@ -396,6 +396,11 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
                                  const PlacementRequest& request) {
   const config::ModelSettings& o = request.options;
   ZEST_RETURN_IF_ERROR(ValidateExtraArgs(o.extra_args));
+  std::string npu_note;  // why not the NPU, for a model that could run there
+  ZEST_ASSIGN_OR_RETURN(std::optional<EnginePlan> on_npu,
+                        PlanOnNpu(model, request.model_name, devices[0], o, request.npu,
+                                  request.default_ctx_per_slot, &npu_note));
+  if (on_npu) return std::move(*on_npu);
   ZEST_ASSIGN_OR_RETURN(KvTypes kv, ChooseKvTypes(model, request));
   const uint64_t trained = model.context_length > 0 ? model.context_length : (1u << 20);
   if (o.ctx_size && *o.ctx_size > trained) {
@@ -435,6 +440,7 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
     if (!chosen) continue;
     EnginePlan plan = MakePlan(p, *chosen, *ctx, o);
     plan.explanation = Explain(p, plan, *chosen, reason);
+    if (!npu_note.empty()) plan.explanation += " " + npu_note;
     return plan;
   }
   return DoesNotFit(p, request.model_name, fixed.value_or(low), p.shape.parallel, gpus);

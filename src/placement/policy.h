@@ -3,6 +3,7 @@
 // Pure function; table-driven tests in policy_test.cc.
 //
 // Order of preference (the first that fits wins):
+//   0. the NPU, for a model with a FastFlowLM build (npu.h);
 //   1. every layer on the fastest GPU that holds it (discrete before
 //      integrated; a software renderer such as llvmpipe only when named);
 //   2. every layer split across all GPUs, in proportion to their free memory;
@@ -25,6 +26,7 @@
 #include "placement/devices.h"
 #include "placement/engine_plan.h"
 #include "placement/memory_correction.h"
+#include "placement/npu.h"
 
 namespace zest::placement {
 
@@ -41,6 +43,8 @@ struct PlacementRequest {
   // layout is scaled by its scope's Factor() (the extra shows as
   // DeviceMemory::learned).
   LearnedCorrections learned;
+  // The NPU and the model's NPU build (npu.h): tried before any GPU.
+  NpuRequest npu;
 };
 
 // kInvalidArgument for bad options (unknown device, reserved extra args,

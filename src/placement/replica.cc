@@ -2,9 +2,12 @@
 
 #include <algorithm>
 
+#include "placement/npu.h"
+
 namespace zest::placement {
 
 std::string PrimaryDevice(const EnginePlan& plan) {
+  if (plan.OnNpu()) return kNpuDevice;
   return plan.gpu_devices.empty() ? std::string(kCpuDevice) : plan.gpu_devices.front();
 }
 
