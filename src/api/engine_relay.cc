@@ -21,10 +21,12 @@ using asio::awaitable;
 
 constexpr std::size_t kMaxEngineResponseBytes = 256ull * 1024 * 1024;
 
-// Engines name the model after --alias, which is the registry name. A client
-// that reached it through another spelling (names resolve case-insensitively)
-// gets its own spelling back in non-streamed answers; streamed chunks are
-// relayed untouched.
+// llama-server names the model after --alias, which is the registry name. A
+// client that reached it through another spelling (names resolve
+// case-insensitively) gets its own spelling back in non-streamed answers;
+// streamed chunks are relayed untouched. An engine that knows the model by
+// a name of its own (Instance::engine_model: FastFlowLM's tag) gets that name
+// in the request, and every answer, streamed chunks too, says the client's.
 std::string WithModelName(std::string body, const std::string& name) {
   nlohmann::json doc = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object() || !doc.contains("model")) return body;
@@ -87,6 +89,9 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
       up.body = co_await HandOffPrefill(pool, std::move(decode), std::move(path), std::move(body),
                                         std::move(tag));
     }
+    if (const std::string& own = (*lease)->engine_model; !own.empty()) {
+      up.body = WithModelName(std::move(up.body), own);
+    }
     up.canceller = canceller;
     auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
     if (response.ok()) {
@@ -119,16 +124,17 @@ awaitable<void> RelayWhole(scheduler::Instance& instance, http::UpstreamResponse
     MeasureSpeed(instance, *body);
     if (request.observer != nullptr) request.observer->OnBody(*body);
   }
-  bool respell = upstream.status() == 200 && !request.client_model.empty() &&
-                 request.client_model != request.model.name;
-  std::string out = respell ? WithModelName(std::move(*body), request.client_model) : std::move(*body);
+  const std::string& name = request.client_model.empty() ? request.model.name : request.client_model;
+  bool respell = upstream.status() == 200 && (name != request.model.name || !instance.engine_model.empty());
+  std::string out = respell ? WithModelName(std::move(*body), name) : std::move(*body);
   co_await writer.Send(upstream.status(), content_type, std::move(out));
 }
 
 awaitable<void> RelayStream(scheduler::InstancePool& pool,
                             std::shared_ptr<scheduler::Instance> instance,
                             http::UpstreamResponse& upstream, http::ResponseWriter& writer,
-                            RequestObserver* observer, std::string request_id) {
+                            RequestObserver* observer, std::string request_id,
+                            std::string model_name) {
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
@@ -151,6 +157,11 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
     for (const auto& event : splitter.Feed(**piece)) {
       MeasureSpeed(*instance, event.data);
       if (observer != nullptr) observer->OnStreamEvent(event.data);
+      if (!instance->engine_model.empty() && !event.data.empty() && event.data != "[DONE]") {
+        const std::string renamed = http::SseData(WithModelName(event.data, model_name));
+        if (!co_await writer.WriteChunk(renamed)) co_return;
+        continue;
+      }
       if (!co_await writer.WriteChunk(event.raw)) co_return;
     }
   }
@@ -178,7 +189,9 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
   bool event_stream =
       http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
   if (request.stream && upstream.status() == 200 && event_stream) {
-    co_await RelayStream(pool, instance, upstream, writer, request.observer, request.request_id);
+    std::string name = request.client_model.empty() ? request.model.name : request.client_model;
+    co_await RelayStream(pool, instance, upstream, writer, request.observer, request.request_id,
+                         std::move(name));
   } else {
     co_await RelayWhole(*instance, upstream, request, writer);
   }

@@ -17,6 +17,7 @@
 #include "api/admin/load_api.h"
 #include "api/admin/pull_api.h"
 #include "api/admin/system_api.h"
+#include "api/admin/system_json.h"
 #include "api/admin/models_api.h"
 #include "api/admin/observability_api.h"
 #include "api/device_metrics.h"
@@ -36,6 +37,7 @@
 #include "http/server.h"
 #include "models/model_registry.h"
 #include "models/pull_service.h"
+#include "placement/npu.h"
 #include "placement/reserved_args.h"
 #include "scheduler/admission.h"
 #include "scheduler/autoscale_loop.h"
@@ -284,6 +286,15 @@ int RunServer(const config::LoadedSettings& loaded) {
   pool_options.memory_wait = std::chrono::seconds(s.memory_wait_s);
   pool_options.crash_loop_limit = s.crash_loop_limit;
   pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
+  // The NPU's verdict does not depend on llama-server's devices: not probed.
+  pool_options.npu = placement::NpuFromInventory(
+      inventory,
+      hardware::RecipeVerdicts(inventory, api::admin::MakeEngineReport(engine, nullptr, flm)));
+  if (flm.ok()) pool_options.flm = *flm;
+  {
+    std::error_code ec;  // FastFlowLM runs behind `zest engine-bridge`: this binary
+    pool_options.self_exe = fs::read_symlink("/proc/self/exe", ec);
+  }
   pool_options.model_settings = s.model_settings;
   pool_options.memory_corrections_file = s.home / "memory_corrections.json";
   if (s.save_slots) pool_options.slot_dir = s.SlotDir();

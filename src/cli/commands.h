@@ -20,5 +20,6 @@ void AddKeysCommand(CLI::App& app, Action* action);     // keys add|list|rm
 void AddCertCommand(CLI::App& app, Action* action);     // cert (local CA + server certificate)
 void AddLogsCommand(CLI::App& app, Action* action);     // logs [MODEL] [-f] [-n N]
 void AddTopCommand(CLI::App& app, Action* action);      // top
+void AddEngineBridgeCommand(CLI::App& app, Action* action);  // engine-bridge (zest's own use)
 
 }  // namespace zest::cli

@@ -20,7 +20,7 @@ struct LoadFlags {
   std::string model;
   std::string keep_alive;
   std::optional<int64_t> ctx_size, n_gpu_layers, parallel, batch, ubatch, n_cpu_moe;
-  std::string device, kv_type, cache_type_k, cache_type_v, flash_attention;
+  std::string device, kv_type, cache_type_k, cache_type_v, flash_attention, flm;
   std::vector<double> tensor_split;
   bool no_mmap = false, mlock = false;
 
@@ -36,6 +36,7 @@ struct LoadFlags {
     number("ubatch", ubatch);
     number("n_cpu_moe", n_cpu_moe);
     if (!device.empty()) o["device"] = device;
+    if (!flm.empty()) o["flm"] = flm;
     if (!kv_type.empty()) o["kv_type"] = kv_type;
     if (!cache_type_k.empty()) o["cache_type_k"] = cache_type_k;
     if (!cache_type_v.empty()) o["cache_type_v"] = cache_type_v;
@@ -70,7 +71,9 @@ void AddEngineOptions(CLI::App* load, LoadFlags& f) {
   load->add_option("--ctx-size", f.ctx_size, "Context per request (slot), in tokens");
   load->add_option("--gpu-layers,--n-gpu-layers", f.n_gpu_layers,
                    "Layers on the GPU (-ngl); layers + 1 = everything");
-  load->add_option("--device", f.device, "cpu, or an engine device such as Vulkan0 (`zest engines`)");
+  load->add_option("--device", f.device,
+                   "cpu, npu, or an engine device such as Vulkan0 (`zest engines`)");
+  load->add_option("--flm", f.flm, "The model's FastFlowLM tag (its NPU build), e.g. llama3.2:1b");
   load->add_option("--parallel", f.parallel, "The engine's parallel sequences (slots)");
   load->add_option("--kv-type", f.kv_type, "KV cache type: f16, q8_0 or q4_0");
   load->add_option("--cache-type-k", f.cache_type_k, "K cache type alone (over --kv-type)");

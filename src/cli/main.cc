@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   zest::cli::AddCertCommand(app, &action);
   zest::cli::AddLogsCommand(app, &action);
   zest::cli::AddTopCommand(app, &action);
+  zest::cli::AddEngineBridgeCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
 
   curl_global_init(CURL_GLOBAL_DEFAULT);

@@ -38,7 +38,7 @@ asio::awaitable<void> EngineWatchdog::CheckAll() {
     if (s.state != "ready" && s.state != "draining") continue;
     auto it = last_answer_.find(s.pid);
     auto last = it != last_answer_.end() ? it->second : now;  // new: counts from now
-    if (co_await Answers(s.socket)) last = std::chrono::steady_clock::now();
+    if (co_await Answers(s.socket, s.health_path)) last = std::chrono::steady_clock::now();
     seen[s.pid] = last;
     if (std::chrono::steady_clock::now() - last >= timeout_) {
       spdlog::error("engine for '{}' (pid {}) has not answered for {} s; killing it", s.model, s.pid,
@@ -50,7 +50,7 @@ asio::awaitable<void> EngineWatchdog::CheckAll() {
   last_answer_ = std::move(seen);  // forget engines that are gone
 }
 
-asio::awaitable<bool> EngineWatchdog::Answers(std::string socket) {
+asio::awaitable<bool> EngineWatchdog::Answers(std::string socket, std::string path) {
   auto canceller = std::make_shared<http::UpstreamCanceller>();
   // A plain handler, not a coroutine: cancels the probe when it takes too long.
   asio::steady_timer deadline(strand_, kProbeTimeout);
@@ -58,7 +58,7 @@ asio::awaitable<bool> EngineWatchdog::Answers(std::string socket) {
     if (!ec) canceller->Cancel();
   });
   http::UpstreamRequest request;
-  request.target = "/health";
+  request.target = std::move(path);
   request.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(kProbeTimeout);
   request.canceller = canceller;
   auto response = co_await http::SendUpstream(strand_, socket, std::move(request));

@@ -31,7 +31,8 @@ class EngineWatchdog {
 
  private:
   boost::asio::awaitable<void> CheckAll();
-  boost::asio::awaitable<bool> Answers(std::string socket);
+  // Whether the engine on `socket` answers 200 at `path` (its health probe).
+  boost::asio::awaitable<bool> Answers(std::string socket, std::string path);
 
   InstancePool& pool_;
   const std::chrono::seconds timeout_;

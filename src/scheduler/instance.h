@@ -46,6 +46,13 @@ class Instance {
   // Its engine's --slot-save-path (where slot save/restore files live);
   // empty = none. Set before the instance is published, then read-only.
   std::filesystem::path slot_dir;
+  // The name its engine knows the model by, when that is not zest's (the
+  // relay puts it in each request and zest's back in each answer):
+  // FastFlowLM's tag. Empty for llama-server, started with --alias. Set
+  // before the instance is published, then read-only, like health_path.
+  std::string engine_model;
+  // What answers 200 once the engine is up (readiness, the watchdog).
+  std::string health_path = "/health";
 
   // Requests dispatched to this instance and not finished. Raised only by
   // the pool's dispatch (under its lock, never past slots()); lowered when

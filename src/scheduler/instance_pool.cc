@@ -12,6 +12,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <thread>
 
+#include "engines/flm_command.h"
 #include "engines/llama_server_args.h"
 #include "http/upstream_client.h"
 #include "scheduler/slot_cache.h"
@@ -234,7 +235,12 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   auto instance = std::make_shared<Instance>(model.name, socket, std::move(process).value(),
                                              placement::PrimaryDevice(*plan), plan->parallel);
-  instance->slot_dir = EngineSlotDir(model.name, replica);
+  if (plan->OnNpu()) {  // FastFlowLM: no slot files, its own names and probe
+    instance->engine_model = plan->flm_checkpoint;
+    instance->health_path = engines::kFlmReadyPath;
+  } else {
+    instance->slot_dir = EngineSlotDir(model.name, replica);
+  }
   {
     std::lock_guard lock(list_mu_);
     entry->instance = instance;
@@ -255,7 +261,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     co_return ready;
   }
   // Before any request reaches it: conversations saved when it last unloaded.
-  if (fs::path dir = SlotDir(model.name); !dir.empty() && !replica) {
+  if (fs::path dir = SlotDir(model.name); !dir.empty() && !replica && !instance->slot_dir.empty()) {
     auto restored = co_await RestoreSlots(socket, dir);
     if (restored.ok() && *restored > 0) spdlog::info("restored {} slot(s) of '{}'", *restored, model.name);
   }
@@ -264,7 +270,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   finish(Status::Ok());
   PublishCapacity(model.name);
   spdlog::info("'{}' ready in {:.2f} s (on {})", model.name, secs, instance->device());
-  LearnFromMeasured(model, *instance, *plan);
+  // FastFlowLM's memory is not llama-server's: the ledger's correction does not apply.
+  if (!plan->OnNpu()) LearnFromMeasured(model, *instance, *plan);
   if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
 }
@@ -304,14 +311,26 @@ std::vector<fs::path> ModelDirs(const models::ModelEntry& model) {
   return dirs;
 }
 
-Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
-    const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan,
-    bool replica) {
+// FastFlowLM on the NPU, in its own network namespace behind the bridge
+// (engines/flm_command.h).
+Result<std::vector<std::string>> InstancePool::FlmArgv(const fs::path& socket,
+                                                       const placement::EnginePlan& plan) const {
+  if (options_.flm.empty()) return Unavailable("FastFlowLM (flm) is not installed");
+  engines::FlmOptions flm;
+  flm.flm = options_.flm;
+  flm.checkpoint = plan.flm_checkpoint;
+  flm.ctx_len = plan.ctx_per_slot;
+  flm.socket = socket;
+  flm.zest = options_.self_exe;
+  if (engine_.ok()) flm.bwrap = engine_->bwrap;
+  return engines::FlmCommand(flm);
+}
+
+Result<std::vector<std::string>> InstancePool::LlamaServerArgv(const models::ModelEntry& model,
+                                                               const fs::path& socket,
+                                                               const placement::EnginePlan& plan,
+                                                               bool replica) const {
   if (!engine_.ok()) return Unavailable(engine_.status().message());
-  ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model));
-  std::error_code ec;
-  fs::remove(socket, ec);
-  engines::SpawnOptions spawn;
   std::vector<fs::path> writable = {options_.run_dir};
   if (fs::path slots = EngineSlotDir(model.name, replica); !slots.empty()) {
     std::error_code ec;
@@ -320,9 +339,21 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
     if (ec) return IoError("cannot create " + slots.string() + ": " + ec.message());
     writable.push_back(slots);
   }
-  spawn.argv = engine_->Command(
-      engines::LlamaServerArgs(EngineOptions(model, socket, plan, replica)), writable,
-      ModelDirs(model));
+  return engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket, plan, replica)),
+                          writable, ModelDirs(model));
+}
+
+Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
+    const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan,
+    bool replica) {
+  ZEST_ASSIGN_OR_RETURN(std::vector<std::string> argv,
+                        plan.OnNpu() ? FlmArgv(socket, plan)
+                                     : LlamaServerArgv(model, socket, plan, replica));
+  ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model));
+  std::error_code ec;
+  fs::remove(socket, ec);
+  engines::SpawnOptions spawn;
+  spawn.argv = std::move(argv);
   // A replica writes its own log: MODEL@DEVICE.log beside the first's MODEL.log.
   std::string log_name = SafeFileName(model.name);
   if (replica) log_name += "@" + SafeFileName(placement::PrimaryDevice(plan));
@@ -346,7 +377,7 @@ awaitable<Status> InstancePool::WaitReady(Instance& instance) {
                            std::to_string(options_.ready_timeout.count()) + " s");
     }
     http::UpstreamRequest health;
-    health.target = "/health";
+    health.target = instance.health_path;
     health.connect_timeout = std::chrono::milliseconds(500);
     auto response = co_await http::SendUpstream(strand_, instance.socket().string(), health);
     if (response.ok() && (*response)->status() == 200) co_return Status::Ok();
@@ -468,7 +499,9 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reaso
 
 awaitable<void> InstancePool::SaveSlotsOf(std::shared_ptr<Instance> instance) {
   fs::path dir = SlotDir(instance->model());
-  if (dir.empty() || instance->in_flight > 0 || !instance->Alive()) co_return;
+  if (dir.empty() || instance->slot_dir.empty() || instance->in_flight > 0 || !instance->Alive()) {
+    co_return;  // no slots to save, or not now
+  }
   auto saved = co_await SaveSlots(instance->socket(), dir);
   if (saved.ok() && *saved > 0) spdlog::info("saved {} slot(s) of '{}'", *saved, instance->model());
   if (!saved.ok()) {
@@ -498,6 +531,7 @@ std::vector<InstanceStatus> InstancePool::List() {
     s.model = name;
     s.pid = in.pid();
     s.socket = in.socket().string();
+    s.health_path = in.health_path;
     s.state = entry->state != Entry::State::kReady ? "loading"
               : entry->draining                    ? "draining"
                                                    : "ready";

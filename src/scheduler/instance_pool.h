@@ -72,6 +72,12 @@ struct PoolOptions {
   // (off the I/O threads: it may probe the engine) at the first load. Unset:
   // one CPU with no memory limit.
   std::function<std::vector<placement::PlacementDevice>()> discover_devices;
+  // The NPU as placement sees it (present, usable, why: placement/npu.h)
+  // and FastFlowLM's binary (empty = not installed), run behind this zest
+  // binary's engine bridge (`self_exe`, engines/flm_command.h).
+  placement::NpuRequest npu;
+  std::filesystem::path flm;
+  std::filesystem::path self_exe;
   std::map<std::string, config::ModelSettings> model_settings;  // by model name
   // Where the learned memory corrections persist (placement/
   // memory_correction.h); empty = learned for this process only.
@@ -86,6 +92,7 @@ struct InstanceStatus {
   std::string model;
   pid_t pid = 0;
   std::string socket;
+  std::string health_path;  // what answers 200 once the engine is up ("/health")
   std::string state;  // "loading", "ready", "draining"
   double uptime_s = 0;
   int in_flight = 0;
@@ -237,6 +244,13 @@ class InstancePool {
   engines::LlamaServerOptions EngineOptions(const models::ModelEntry& model,
                                             const std::filesystem::path& socket,
                                             const placement::EnginePlan& plan, bool replica) const;
+  // The engine's command line: llama-server, or FastFlowLM for an NPU plan.
+  Result<std::vector<std::string>> LlamaServerArgv(const models::ModelEntry& model,
+                                                   const std::filesystem::path& socket,
+                                                   const placement::EnginePlan& plan,
+                                                   bool replica) const;
+  Result<std::vector<std::string>> FlmArgv(const std::filesystem::path& socket,
+                                           const placement::EnginePlan& plan) const;
   Result<std::unique_ptr<engines::Process>> SpawnEngine(const models::ModelEntry& model,
                                                         const std::filesystem::path& socket,
                                                         const placement::EnginePlan& plan,

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engines/process_memory.h"
+#include "models/catalog.h"
 #include "placement/cpu_threads.h"
 #include "placement/eviction.h"
 #include "placement/policy.h"
@@ -113,6 +114,7 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
       continue;
     }
     loaded.push_back(&entry->plan);
+    if (entry->plan.OnNpu()) request.npu.held_by = name;  // FastFlowLM: one model at a time
     // A loading entry without a plan yet holds nothing and uses no device.
     if (name == model.name && !entry->plan.memory.empty()) {
       used.push_back(placement::PrimaryDevice(entry->plan));
@@ -165,6 +167,13 @@ placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& m
       corrections_.Get(model.name, file, placement::CorrectionScope::kCpuOnly);
   request.learned.with_gpus =
       corrections_.Get(model.name, file, placement::CorrectionScope::kWithGpus);
+  request.npu = options_.npu;
+  request.npu.checkpoint = request.options.flm;
+  if (request.npu.checkpoint.empty() && !model.catalog.empty()) {
+    if (const models::CatalogEntry* entry = models::Catalog::Builtin().Find(model.catalog)) {
+      request.npu.checkpoint = entry->flm;
+    }
+  }
   std::error_code ec;
   if (!model.mmproj.empty()) request.mmproj_bytes = std::filesystem::file_size(model.mmproj, ec);
   if (ec) request.mmproj_bytes = 0;

@@ -9,6 +9,7 @@
 #include "api/admin/request_body.h"
 #include "api/openai/errors.h"
 #include "engines/process_memory.h"
+#include "placement/replica.h"
 
 namespace zest::api::admin {
 namespace {
@@ -35,7 +36,9 @@ json PlacementJson(const placement::EnginePlan& plan) {
                              {"learned", use.memory.learned},
                              {"total", use.memory.Total()}};
   }
-  json j = {{"devices", plan.gpu_devices.empty() ? json::array({"CPU"}) : json(plan.gpu_devices)},
+  json j = {{"recipe", plan.recipe},
+            {"devices", plan.gpu_devices.empty() ? json::array({placement::PrimaryDevice(plan)})
+                                                 : json(plan.gpu_devices)},
             {"n_gpu_layers", plan.n_gpu_layers},
             {"n_cpu_moe", plan.n_cpu_moe},
             {"ctx_size", plan.ctx_per_slot},
@@ -51,6 +54,7 @@ json PlacementJson(const placement::EnginePlan& plan) {
     j["kv_type"] = placement::KvTypeName(plan.cache_type_k);
   }
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
+  if (plan.OnNpu()) j["flm"] = plan.flm_checkpoint;
   return j;
 }
 

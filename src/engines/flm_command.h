@@ -1,0 +1,36 @@
+// The command line that starts FastFlowLM for one model: `flm serve TAG` in
+// a network namespace of its own, behind zest's engine bridge
+// (tcp_bridge.h), so zest reaches it on a UNIX socket like llama-server and
+// nothing else on the machine reaches it at all. Pure.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace zest::engines {
+
+// FastFlowLM's default port. Alone in its namespace, it is never taken.
+inline constexpr uint16_t kFlmPort = 52625;
+
+struct FlmOptions {
+  std::filesystem::path flm;    // FastFlowLM's binary
+  std::string checkpoint;       // its model tag, "llama3.2:1b"
+  uint64_t ctx_len = 4096;      // --ctx-len
+  std::filesystem::path socket;  // where zest connects
+  std::filesystem::path zest;    // this binary, run as `zest engine-bridge`
+  std::filesystem::path bwrap;   // bubblewrap; empty = "bwrap"
+};
+
+// bwrap with the host's filesystem and devices (FastFlowLM needs
+// /dev/accel and its models under $HOME) but a private network and pid
+// namespace, --die-with-parent; inside it the bridge, which runs
+// `flm serve TAG --ctx-len N --port kFlmPort --host 127.0.0.1 --quiet`.
+std::vector<std::string> FlmCommand(const FlmOptions& options);
+
+// The readiness probe's path: FastFlowLM has no /health; its model list
+// answers once the server is up.
+inline constexpr const char* kFlmReadyPath = "/v1/models";
+
+}  // namespace zest::engines

@@ -1,0 +1,167 @@
+#include "engines/tcp_bridge.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+namespace zest::engines {
+namespace {
+
+std::atomic<int> g_signal{0};
+
+void OnSignal(int sig) { g_signal = sig; }
+
+int ListenUnix(const std::filesystem::path& path) {
+  sockaddr_un addr{};
+  if (path.native().size() >= sizeof(addr.sun_path)) return -1;
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  addr.sun_family = AF_UNIX;
+  std::strcpy(addr.sun_path, path.c_str());
+  ::unlink(path.c_str());
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::chmod(path.c_str(), 0600) != 0 || ::listen(fd, 64) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int ConnectLoopback(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// One relayed connection: two pumps, one per direction. When either side
+// ends or fails, both sockets are shut down, so the other pump wakes too and
+// the engine sees its client go (and stops generating), as it would have
+// without the bridge. The last pump to finish (the last owner) closes both.
+struct Pair {
+  int client;
+  int engine;
+  ~Pair() {
+    ::close(client);
+    ::close(engine);
+  }
+};
+
+void Pump(std::shared_ptr<Pair> pair, int from, int to) {
+  char buffer[64 * 1024];
+  while (true) {
+    ssize_t n = ::read(from, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    ssize_t off = 0;
+    while (off < n) {
+      ssize_t w = ::send(to, buffer + off, static_cast<size_t>(n - off), MSG_NOSIGNAL);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) break;
+      off += w;
+    }
+    if (off < n) break;
+  }
+  ::shutdown(pair->client, SHUT_RDWR);
+  ::shutdown(pair->engine, SHUT_RDWR);
+}
+
+void Relay(int client, uint16_t port) {
+  int engine = ConnectLoopback(port);
+  if (engine < 0) {  // not listening yet (still loading): the caller retries
+    ::close(client);
+    return;
+  }
+  auto pair = std::make_shared<Pair>(client, engine);
+  std::thread([pair] { Pump(pair, pair->engine, pair->client); }).detach();
+  Pump(pair, pair->client, pair->engine);
+}
+
+pid_t StartChild(const std::vector<std::string>& command, const sigset_t& old_mask) {
+  pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  // The child: dies with the bridge, and gets the signal mask zest gave us.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  std::vector<char*> argv;
+  for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  std::fprintf(stderr, "zest engine-bridge: cannot run %s: %s\n", argv[0], std::strerror(errno));
+  ::_exit(127);
+}
+
+int ExitCode(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+}  // namespace
+
+int RunBridge(const BridgeOptions& options) {
+  if (options.command.empty() || options.port == 0) {
+    std::fprintf(stderr, "zest engine-bridge: needs a port and a command\n");
+    return 1;
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // bwrap (our parent) gone: so are we
+  struct sigaction action {};
+  action.sa_handler = OnSignal;
+  ::sigaction(SIGTERM, &action, nullptr);
+  ::sigaction(SIGINT, &action, nullptr);
+  sigset_t none, old_mask;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, &old_mask);
+  int listener = ListenUnix(options.socket);
+  if (listener < 0) {
+    std::fprintf(stderr, "zest engine-bridge: cannot listen on %s: %s\n",
+                 options.socket.c_str(), std::strerror(errno));
+    return 1;
+  }
+  pid_t child = StartChild(options.command, old_mask);
+  if (child < 0) {
+    std::fprintf(stderr, "zest engine-bridge: fork: %s\n", std::strerror(errno));
+    ::unlink(options.socket.c_str());
+    return 1;
+  }
+  int status = 0;
+  bool passed_on = false;
+  while (true) {
+    if (int sig = g_signal.load(); sig != 0 && !passed_on) {
+      ::kill(child, sig);
+      passed_on = true;
+    }
+    if (::waitpid(child, &status, WNOHANG) == child) break;
+    pollfd p{listener, POLLIN, 0};
+    if (::poll(&p, 1, 100) > 0 && (p.revents & POLLIN)) {
+      int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+      if (client >= 0) std::thread(Relay, client, options.port).detach();
+    }
+  }
+  ::close(listener);
+  ::unlink(options.socket.c_str());
+  return ExitCode(status);
+}
+
+}  // namespace zest::engines

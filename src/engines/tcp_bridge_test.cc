@@ -1,0 +1,156 @@
+// The engine bridge with real processes and sockets: the test itself plays
+// the engine's TCP side (the bridge's child is only `sleep`, or a shell that
+// exits), so what crosses the bridge is checked byte for byte.
+#include "engines/tcp_bridge.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "engines/flm_command.h"
+
+namespace zest::engines {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A TCP listener on 127.0.0.1 and a free port.
+struct Listener {
+  int fd = -1;
+  uint16_t port = 0;
+  Listener() {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    socklen_t len = sizeof(addr);
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+    port = ntohs(addr.sin_port);
+    EXPECT_EQ(::listen(fd, 4), 0);
+  }
+  ~Listener() { ::close(fd); }
+};
+
+// Runs RunBridge in a child process; returns its pid.
+pid_t StartBridge(const BridgeOptions& options) {
+  pid_t pid = ::fork();
+  if (pid == 0) ::_exit(RunBridge(options));
+  return pid;
+}
+
+int ConnectUnix(const fs::path& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strcpy(addr.sun_path, path.c_str());
+  for (int i = 0; i < 200; ++i) {  // the bridge needs a moment to listen
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) return fd;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ::close(fd);
+  return -1;
+}
+
+std::string ReadSome(int fd) {
+  char buffer[256];
+  ssize_t n = ::read(fd, buffer, sizeof(buffer));
+  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "";
+}
+
+int WaitExit(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+class TcpBridgeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("zest-bridge-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(TcpBridgeTest, RelaysBothWaysAndPassesTheClientsLeavingOn) {
+  Listener engine;
+  const fs::path socket = dir_ / "engine.sock";
+  pid_t bridge = StartBridge({socket, engine.port, {"sleep", "30"}});
+  int client = ConnectUnix(socket);
+  ASSERT_GE(client, 0);
+  EXPECT_EQ(fs::status(socket).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  ASSERT_EQ(::write(client, "GET / HTTP/1.1\r\n\r\n", 18), 18);
+  int accepted = ::accept(engine.fd, nullptr, nullptr);
+  ASSERT_GE(accepted, 0);
+  EXPECT_EQ(ReadSome(accepted), "GET / HTTP/1.1\r\n\r\n");
+  ASSERT_EQ(::write(accepted, "HTTP/1.1 200 OK\r\n", 17), 17);
+  EXPECT_EQ(ReadSome(client), "HTTP/1.1 200 OK\r\n");
+  // The client goes: the engine's side of the connection ends too (so an
+  // engine stops generating for a client that left).
+  ::close(client);
+  EXPECT_EQ(ReadSome(accepted), "");
+  ::close(accepted);
+  // SIGTERM reaches the engine; the bridge exits with its status and
+  // removes the socket.
+  ::kill(bridge, SIGTERM);
+  EXPECT_EQ(WaitExit(bridge), 128 + SIGTERM);
+  EXPECT_FALSE(fs::exists(socket));
+}
+
+TEST_F(TcpBridgeTest, ExitsWithTheEngine) {
+  const fs::path socket = dir_ / "engine.sock";
+  pid_t bridge = StartBridge({socket, 1, {"sh", "-c", "exit 3"}});
+  EXPECT_EQ(WaitExit(bridge), 3);
+  EXPECT_FALSE(fs::exists(socket));
+  pid_t missing = StartBridge({socket, 1, {"/nonexistent/flm"}});
+  EXPECT_EQ(WaitExit(missing), 127);
+}
+
+TEST_F(TcpBridgeTest, AConnectionBeforeTheEngineListensIsClosedNotHeld) {
+  const fs::path socket = dir_ / "engine.sock";
+  Listener taken;  // a port nobody accepts on once closed
+  const uint16_t port = taken.port;
+  ::close(taken.fd);
+  taken.fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  pid_t bridge = StartBridge({socket, port, {"sleep", "30"}});
+  int client = ConnectUnix(socket);
+  ASSERT_GE(client, 0);
+  EXPECT_EQ(ReadSome(client), "");  // closed: zest's readiness poll tries again
+  ::close(client);
+  ::kill(bridge, SIGTERM);
+  WaitExit(bridge);
+}
+
+TEST(FlmCommandTest, FastFlowLmInItsOwnNetworkNamespaceBehindTheBridge) {
+  FlmOptions o;
+  o.flm = "/usr/bin/flm";
+  o.checkpoint = "llama3.2:1b";
+  o.ctx_len = 8192;
+  o.socket = "/run/zest-x/engine-3.sock";
+  o.zest = "/usr/local/bin/zest";
+  EXPECT_EQ(FlmCommand(o),
+            (std::vector<std::string>{
+                "bwrap", "--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
+                "--unshare-net", "--unshare-pid", "--die-with-parent", "--",
+                "/usr/local/bin/zest", "engine-bridge", "--socket", "/run/zest-x/engine-3.sock",
+                "--port", "52625", "--", "/usr/bin/flm", "serve", "llama3.2:1b", "--ctx-len",
+                "8192", "--port", "52625", "--host", "127.0.0.1", "--quiet"}));
+}
+
+}  // namespace
+}  // namespace zest::engines
