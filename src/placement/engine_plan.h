@@ -49,14 +49,13 @@ struct EnginePlan {
 
   std::vector<DeviceUse> memory;  // predicted use per device, CPU first
   std::string explanation;        // one paragraph: what was chosen and why
-  // What earlier loads of this model file taught for this kind of layout
-  // (CPU only, or with GPUs: memory_correction.h; none: nothing yet); its
-  // Factor() is in the CPU's `learned` bytes of `memory`.
+  // The kind of layout (CPU only, or with GPUs: memory_correction.h) whose
+  // learned correction applies, chosen by the policy with the layout; and
+  // what earlier loads of this model file taught for it (none: nothing
+  // yet), whose Factor() is in the CPU's `learned` bytes of `memory`.
+  CorrectionScope correction_scope = CorrectionScope::kCpuOnly;
   std::optional<MemoryCorrection> memory_correction;
   bool OnNpu() const { return recipe == kFlmRecipe; }
-  CorrectionScope CorrectionScopeOf() const {
-    return gpu_devices.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus;
-  }
 
   uint64_t TotalBytes() const;
   // Bytes on `device`, 0 when the plan does not use it.

@@ -32,9 +32,14 @@ struct Problem {
   LearnedCorrections learned;
 };
 
+// The kind of layout candidate `c` is, for learned corrections.
+CorrectionScope ScopeOf(const Candidate& c) {
+  return c.gpus.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus;
+}
+
 // The learned correction that applies to candidate `c`'s layout.
 const std::optional<MemoryCorrection>& CorrectionFor(const Problem& p, const Candidate& c) {
-  return p.learned.For(c.gpus.empty() ? CorrectionScope::kCpuOnly : CorrectionScope::kWithGpus);
+  return p.learned.For(ScopeOf(c));
 }
 
 std::vector<DeviceMemory> Predict(const Problem& p, const Candidate& c, uint64_t ctx) {
@@ -350,6 +355,7 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   plan.batch = o.batch;
   plan.ubatch = p.shape.ubatch;
   plan.extra_args = o.extra_args;
+  plan.correction_scope = ScopeOf(c);
   plan.memory_correction = CorrectionFor(p, c);
   std::vector<DeviceMemory> use = Predict(p, c, ctx);
   plan.memory.push_back({kCpuDevice, use[0]});

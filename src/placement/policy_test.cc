@@ -331,12 +331,13 @@ TEST(PolicyTest, LearnedCorrectionByScope) {
   EXPECT_EQ(cpu.learned, static_cast<uint64_t>(ledger * (1.1 - 1.0)));
   EXPECT_GT(cpu.learned, 0u);
   EXPECT_EQ(both->memory[1].memory.learned, 0u);  // the GPU's own memory is not corrected
+  EXPECT_EQ(both->correction_scope, CorrectionScope::kWithGpus);
 
   request.options.device = "cpu";
   auto cpu_only = PlanPlacement(Model("llama3-8b"), devices, request);
   ASSERT_TRUE(cpu_only.ok());
   EXPECT_EQ(cpu_only->memory_correction, (MemoryCorrection{1.5, 1}));
-  EXPECT_EQ(cpu_only->CorrectionScopeOf(), CorrectionScope::kCpuOnly);
+  EXPECT_EQ(cpu_only->correction_scope, CorrectionScope::kCpuOnly);
 }
 
 TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {

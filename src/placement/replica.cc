@@ -42,6 +42,9 @@ Result<EnginePlan> PlanReplica(const models::ModelInfo& model,
     // A replica is one whole device: the user's split is for the first
     // instance's GPUs and would not match the one named here.
     on_device.options.tensor_split.clear();
+    // Replicas run on llama-server's devices; the NPU (FastFlowLM, one
+    // model at a time) is only ever a model's first instance.
+    on_device.npu = NpuRequest{};
     Result<EnginePlan> plan = PlanPlacement(model, devices, on_device);
     if (plan.ok() && PrimaryDevice(*plan) == device) return plan;
     if (!plan.ok() && plan.status().code() != ErrorCode::kInsufficientMemory) return plan.status();

@@ -70,7 +70,7 @@ asio::awaitable<void> AutoscaleLoop::AddReplica(std::string model, std::string r
   auto entry = registry_.Find(model);
   if (entry.ok()) {
     // The pool logs the decision and its outcome.
-    Status added = co_await pool_.AddReplica(*entry, reason);
+    Status added = co_await pool_.AddReplica(*entry, reason, /*by_autoscaler=*/true);
     if (added.ok()) {
       retry_at_.erase(model);
     } else {

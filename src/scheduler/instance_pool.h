@@ -158,8 +158,10 @@ class InstancePool {
   // (placement/replica.h), if the ledger admits it without evicting anything
   // busy (idle instances of other models may go); logs `reason`. Errors:
   // kNotFound when the model has no ready instance, kInsufficientMemory,
-  // kEngineFailed as for Acquire.
-  boost::asio::awaitable<Status> AddReplica(models::ModelEntry model, std::string reason);
+  // kEngineFailed as for Acquire. `by_autoscaler`: the autoscaler's decision
+  // (logged as such and counted in PoolEvents::Autoscaled), else a user's.
+  boost::asio::awaitable<Status> AddReplica(models::ModelEntry model, std::string reason,
+                                            bool by_autoscaler);
 
   // Stops the model's instance `pid` if it is idle and not the model's last
   // ready one; logs `reason`. False when it was not (or is gone).
@@ -232,7 +234,8 @@ class InstancePool {
   // kConflict unless every instance of `model` (loaded with other options
   // than asked) is idle; then they are stopped. Strand only.
   boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const EntryList& entries);
-  boost::asio::awaitable<Status> AddReplicaOnStrand(models::ModelEntry model, std::string reason);
+  boost::asio::awaitable<Status> AddReplicaOnStrand(models::ModelEntry model, std::string reason,
+                                                    bool by_autoscaler);
   boost::asio::awaitable<bool> RemoveReplicaOnStrand(std::string model, pid_t pid,
                                                      std::string reason);
   // Starts an instance of `model`: its first, or with `replica` another one

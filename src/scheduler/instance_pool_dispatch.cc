@@ -111,12 +111,16 @@ void InstancePool::PublishCapacity(const std::string& model) {
   options_.on_capacity(model, instances, slots);
 }
 
-awaitable<Status> InstancePool::AddReplica(models::ModelEntry model, std::string reason) {
-  co_return co_await asio::co_spawn(strand_, AddReplicaOnStrand(std::move(model), std::move(reason)),
-                                    use_awaitable);
+awaitable<Status> InstancePool::AddReplica(models::ModelEntry model, std::string reason,
+                                           bool by_autoscaler) {
+  co_return co_await asio::co_spawn(
+      strand_, AddReplicaOnStrand(std::move(model), std::move(reason), by_autoscaler),
+      use_awaitable);
 }
 
-awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std::string reason) {
+awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std::string reason,
+                                                   bool by_autoscaler) {
+  const char* what = by_autoscaler ? "autoscale up" : "replica";
   bool serving = false;
   {
     std::lock_guard lock(list_mu_);
@@ -125,7 +129,7 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
     }
   }
   if (!serving) co_return NotFound("model '" + model.name + "' has no instance to replicate");
-  spdlog::info("autoscale up '{}': {}", model.name, reason);
+  spdlog::info("{} '{}': {}", what, model.name, reason);
   // A replica runs with its first instance's options, on another device.
   config::ModelSettings settings = ConfiguredSettings(model.name);
   {
@@ -135,10 +139,10 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
   Result<std::shared_ptr<Instance>> added =
       co_await Load(model, std::move(settings), false, /*replica=*/true);
   if (!added.ok()) {
-    spdlog::info("autoscale up '{}' not done: {}", model.name, added.status().message());
+    spdlog::info("{} '{}' not done: {}", what, model.name, added.status().message());
     co_return added.status();
   }
-  if (events_) events_->Autoscaled(model.name, "up");
+  if (events_ && by_autoscaler) events_->Autoscaled(model.name, "up");
   co_return Status::Ok();
 }
 

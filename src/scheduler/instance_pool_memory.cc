@@ -4,6 +4,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <algorithm>
@@ -373,22 +374,26 @@ void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Inst
   // mmap'd weights it errs low (pages not yet touched are not counted); the
   // correction only ever raises a prediction for that reason
   // (MemoryCorrection::Factor). The write (a small file, fsync'd) runs on
-  // the strand: once per load, which itself takes seconds.
+  // the blocking pool, off the strand; the destructor joins that pool
+  // before corrections_ goes.
   const placement::DeviceMemory& cpu = plan.memory.front().memory;
   const uint64_t ledger = cpu.Total() - cpu.learned;
-  const placement::CorrectionScope scope = plan.CorrectionScopeOf();
-  auto learned = corrections_.Record(model.name, FileIdentity(model), scope, ledger, measured);
-  if (!learned.ok()) {
-    spdlog::warn("'{}': the learned memory correction is not saved: {}", model.name,
-                 learned.status().message());
-    return;
-  }
-  spdlog::info(
-      "'{}' memory correction ({}): measured/predicted {:.3f} this load, learned {:.3f} from {} "
-      "load(s); the next such placement scales the CPU prediction by {:.3f}",
-      model.name, placement::CorrectionScopeName(scope),
-      static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
-      learned->loads, learned->Factor());
+  const placement::CorrectionScope scope = plan.correction_scope;
+  asio::post(blocking_, [this, name = model.name, file = FileIdentity(model), scope, ledger,
+                         measured] {
+    auto learned = corrections_.Record(name, file, scope, ledger, measured);
+    if (!learned.ok()) {
+      spdlog::warn("'{}': the learned memory correction is not saved: {}", name,
+                   learned.status().message());
+      return;
+    }
+    spdlog::info(
+        "'{}' memory correction ({}): measured/predicted {:.3f} this load, learned {:.3f} from "
+        "{} load(s); the next such placement scales the CPU prediction by {:.3f}",
+        name, placement::CorrectionScopeName(scope),
+        static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
+        learned->loads, learned->Factor());
+  });
 }
 
 }  // namespace zest::scheduler

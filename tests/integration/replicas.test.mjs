@@ -158,6 +158,10 @@ describe('prefill on one device, decode on the other (experimental)', { skip: ha
     const added = await zest.json('/api/v1/load', { model: 'hot', replica: true });
     assert.equal(added.status, 200, JSON.stringify(added.data));
     assert.deepEqual((await zest.instances()).map((i) => i.device).sort(), ['CPU', 'Vulkan0']);
+    // A replica asked for is the user's, not the autoscaler's decision.
+    assert.match(zest.logs(), /replica 'hot': asked for by POST \/api\/v1\/load/);
+    assert.doesNotMatch(zest.logs(), /autoscale up 'hot'/);
+    assert.doesNotMatch(await (await zest.fetch('/metrics')).text(), /^zest_autoscale_total\{model="hot"/m);
 
     const short = await zest.json('/v1/chat/completions', chatBody('hot'));
     assert.equal(short.status, 200);

@@ -66,7 +66,7 @@ json PlacementJson(const placement::EnginePlan& plan) {
 json MemoryCorrectionJson(const placement::EnginePlan& plan) {
   if (!plan.memory_correction) return nullptr;
   const placement::MemoryCorrection& c = *plan.memory_correction;
-  return {{"scope", placement::CorrectionScopeName(plan.CorrectionScopeOf())},
+  return {{"scope", placement::CorrectionScopeName(plan.correction_scope)},
           {"ratio", c.ratio},
           {"loads", c.loads},
           {"applied_factor", c.Factor()}};

@@ -67,7 +67,7 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
     }
     if (field->get<bool>()) {
       const std::string reason = "asked for by POST /api/v1/load";
-      Status added = co_await pool_.AddReplica(*model, reason);
+      Status added = co_await pool_.AddReplica(*model, reason, /*by_autoscaler=*/false);
       if (!added.ok()) co_return co_await openai::SendError(w, added, "replica");
     }
   }
