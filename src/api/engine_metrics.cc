@@ -12,10 +12,10 @@ std::vector<double> LoadBuckets() { return {0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60
 EngineMetrics::EngineMetrics(metrics::Registry& r)
     : memory_predicted(r.AddGauge("zest_memory_predicted_bytes",
                                   "Memory the placement ledger predicted for an instance.",
-                                  {"model", "device"})),
+                                  {"model", "instance_device", "device"})),
       memory_actual(r.AddGauge("zest_memory_actual_bytes",
                                "Memory an instance really took, measured after its load.",
-                               {"model", "device"})),
+                               {"model", "instance_device", "device"})),
       starts_(r.AddCounter("zest_engine_starts_total",
                            "Engine starts by result (ready, failed).", {"model", "result"})),
       crashes_(r.AddCounter("zest_engine_crashes_total",
@@ -57,10 +57,11 @@ void EngineMetrics::Autoscaled(const std::string& model, std::string_view direct
   autoscale_.With({model, std::string(direction)}).Inc();
 }
 
-void EngineMetrics::EngineMemory(const std::string& model, const std::string& device,
-                                 uint64_t predicted_bytes, uint64_t measured_bytes) {
-  memory_predicted.With({model, device}).Set(static_cast<double>(predicted_bytes));
-  memory_actual.With({model, device}).Set(static_cast<double>(measured_bytes));
+void EngineMetrics::EngineMemory(const std::string& model, const std::string& instance_device,
+                                 const std::string& device, uint64_t predicted_bytes,
+                                 uint64_t measured_bytes) {
+  memory_predicted.With({model, instance_device, device}).Set(static_cast<double>(predicted_bytes));
+  memory_actual.With({model, instance_device, device}).Set(static_cast<double>(measured_bytes));
 }
 
 }  // namespace zest::api

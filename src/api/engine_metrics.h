@@ -24,7 +24,8 @@ class EngineMetrics : public scheduler::PoolEvents {
   void EngineCrashed(const std::string& model) override;
   void EngineStopped(const std::string& model, std::string_view reason) override;
   void Autoscaled(const std::string& model, std::string_view direction) override;
-  void EngineMemory(const std::string& model, const std::string& device, uint64_t predicted_bytes,
+  void EngineMemory(const std::string& model, const std::string& instance_device,
+                    const std::string& device, uint64_t predicted_bytes,
                     uint64_t measured_bytes) override;
 
   // The memory ledger's prediction and what the engine really took, per

@@ -367,7 +367,10 @@ void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Inst
                placement::FormatBytes(plan.TotalBytes()), placement::FormatBytes(measured), error);
   // Only the CPU side is measured: device memory per process is not known here.
   if (measured == 0) return;  // gone already: nothing to learn
-  if (events_) events_->EngineMemory(instance.model(), placement::kCpuDevice, predicted, measured);
+  if (events_) {
+    events_->EngineMemory(instance.model(), instance.device(), placement::kCpuDevice, predicted,
+                          measured);
+  }
   // Learned against the ledger's own figure, without what earlier loads
   // added: otherwise each correction would be measured against itself and
   // drift back towards 1. The RSS is taken right after the load, so with

@@ -27,9 +27,11 @@ class PoolEvents {
   // instance of `model`.
   virtual void Autoscaled(const std::string& /*model*/, std::string_view /*direction*/) {}
   // After a load: the memory the placement ledger predicted on `device`
-  // and what the engine really took there.
-  virtual void EngineMemory(const std::string& /*model*/, const std::string& /*device*/,
-                            uint64_t /*predicted_bytes*/, uint64_t /*measured_bytes*/) {}
+  // and what the engine really took there, for the model's instance that
+  // computes on `instance_device` (a model's replicas each have their own).
+  virtual void EngineMemory(const std::string& /*model*/, const std::string& /*instance_device*/,
+                            const std::string& /*device*/, uint64_t /*predicted_bytes*/,
+                            uint64_t /*measured_bytes*/) {}
 };
 
 }  // namespace zest::scheduler

@@ -68,7 +68,7 @@ describe('placement and memory admission', () => {
     assert.match(zest.logs(), /'a' memory: predicted [\d.]+ MiB on the CPU .* measured RSS/);
     // The same pair as Prometheus gauges (the prediction-error alert reads them).
     const metrics = await (await zest.fetch('/metrics')).text();
-    const gauge = (name) => Number(new RegExp(`^${name}\\{model="a",device="CPU"\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    const gauge = (name) => Number(new RegExp(`^${name}\\{model="a",instance_device="CPU",device="CPU"\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
     assert.ok(gauge('zest_memory_predicted_bytes') > 20 * 2 ** 20, metrics);
     assert.ok(gauge('zest_memory_actual_bytes') > 20 * 2 ** 20);
     // The plan's flags reached the engine (which accepted them and loaded).

@@ -161,7 +161,12 @@ describe('prefill on one device, decode on the other (experimental)', { skip: ha
     // A replica asked for is the user's, not the autoscaler's decision.
     assert.match(zest.logs(), /replica 'hot': asked for by POST \/api\/v1\/load/);
     assert.doesNotMatch(zest.logs(), /autoscale up 'hot'/);
-    assert.doesNotMatch(await (await zest.fetch('/metrics')).text(), /^zest_autoscale_total\{model="hot"/m);
+    const metrics = await (await zest.fetch('/metrics')).text();
+    assert.doesNotMatch(metrics, /^zest_autoscale_total\{model="hot"/m);
+    // Each instance's measured memory is its own series.
+    for (const where of ['CPU', 'Vulkan0']) {
+      assert.match(metrics, new RegExp(`^zest_memory_actual_bytes\\{model="hot",instance_device="${where}",device="CPU"\\} \\d`, 'm'));
+    }
 
     const short = await zest.json('/v1/chat/completions', chatBody('hot'));
     assert.equal(short.status, 200);
