@@ -3,6 +3,7 @@
 
 #include "cli/api_client.h"
 #include "cli/commands.h"
+#include "cli/json_fields.h"
 #include "cli/table.h"
 #include "config/settings.h"
 
@@ -25,11 +26,6 @@ std::string Str(const json& j, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-uint64_t Uint(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
-}
-
 std::string Labels(const json& m) {
   std::string out;
   for (const json& l : m.value("labels", json::array())) {
@@ -45,8 +41,8 @@ std::string Fit(const json& m) {
   if (fit == m.end() || !fit->is_object()) return "-";
   std::string verdict = fit->value("verdict", std::string("-"));
   if (verdict != "no") return verdict;
-  return "no (needs " + HumanBytes(Uint(*fit, "needed_bytes")) + ", " +
-         HumanBytes(Uint(*fit, "available_bytes")) + " free)";
+  return "no (needs " + HumanBytes(UintField(*fit, "needed_bytes")) + ", " +
+         HumanBytes(UintField(*fit, "available_bytes")) + " free)";
 }
 
 // `zest list --all`: servable models and the catalog, with DOWNLOADED.
@@ -56,7 +52,7 @@ int ListAll(bool as_json) {
   if (as_json) return PrintJson((*models)["data"]);
   std::vector<std::vector<std::string>> rows;
   for (const json& m : (*models)["data"]) {
-    rows.push_back({Str(m, "id"), Str(m, "quantization"), HumanBytes(Uint(m, "size")), Labels(m),
+    rows.push_back({Str(m, "id"), Str(m, "quantization"), HumanBytes(UintField(m, "size")), Labels(m),
                     Str(m, "source"), m.value("downloaded", false) ? "yes" : "no",
                     m.value("loaded", false) ? "yes" : "no", Fit(m)});
   }
@@ -71,8 +67,8 @@ int List(bool all, bool as_json) {
   if (as_json) return PrintJson((*models)["data"]);
   std::vector<std::vector<std::string>> rows;
   for (const json& m : (*models)["data"]) {
-    rows.push_back({Str(m, "id"), Str(m, "architecture"), HumanCount(Uint(m, "parameters")),
-                    Str(m, "quantization"), HumanBytes(Uint(m, "size")), Str(m, "context_length"),
+    rows.push_back({Str(m, "id"), Str(m, "architecture"), HumanCount(UintField(m, "parameters")),
+                    Str(m, "quantization"), HumanBytes(UintField(m, "size")), Str(m, "context_length"),
                     m.value("loaded", false) ? "yes" : "no", Fit(m), Str(m, "path")});
   }
   if (rows.empty()) {
@@ -174,8 +170,8 @@ int Show(const std::string& model) {
                           "context_length", "type"}) {
     if (d.contains(key)) rows.push_back({key, Str(d, key)});
   }
-  rows.push_back({"parameters", HumanCount(Uint(d, "parameters"))});
-  rows.push_back({"size", HumanBytes(Uint(d, "size"))});
+  rows.push_back({"parameters", HumanCount(UintField(d, "parameters"))});
+  rows.push_back({"size", HumanBytes(UintField(d, "size"))});
   rows.push_back({"tensors", Str(*r, "tensor_count")});
   PrintTable({"MODEL", Str(*r, "model")}, rows);
   std::printf("\nmetadata:\n");

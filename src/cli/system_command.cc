@@ -14,6 +14,7 @@
 #include "api/admin/system_json.h"
 #include "cli/api_client.h"
 #include "cli/commands.h"
+#include "cli/json_fields.h"
 #include "cli/table.h"
 #include "config/settings.h"
 #include "engines/engine_locator.h"
@@ -47,16 +48,6 @@ Result<json> LocalSystemInfo() {
   return api::admin::SystemInfoJson(inventory, engine, nullptr, flm, sampler.Snapshot(), "local");
 }
 
-std::string S(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-uint64_t U(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
-}
-
 std::string Join(const json& items, const char* sep) {
   std::string out;
   for (const auto& i : items) out += (out.empty() ? "" : sep) + i.get<std::string>();
@@ -66,20 +57,20 @@ std::string Join(const json& items, const char* sep) {
 void PrintCpuMemory(const json& info) {
   const json& cpu = info["cpu"];
   std::printf("CPU      %s (%s, %d cores, %d threads)\n         features: %s (%s)\n",
-              S(cpu, "model").c_str(), S(cpu, "architecture").c_str(), cpu.value("cores", 0),
+              TextField(cpu, "model").c_str(), TextField(cpu, "architecture").c_str(), cpu.value("cores", 0),
               cpu.value("threads", 0), Join(cpu["features"], " ").c_str(),
-              S(cpu, "features_source").c_str());
+              TextField(cpu, "features_source").c_str());
   const json& mem = info["memory"];
   std::printf("Memory   %s total, %s available, swap %s\n",
-              HumanBytes(U(mem, "total_bytes")).c_str(),
-              HumanBytes(U(mem, "available_bytes")).c_str(),
-              HumanBytes(U(mem, "swap_total_bytes")).c_str());
+              HumanBytes(UintField(mem, "total_bytes")).c_str(),
+              HumanBytes(UintField(mem, "available_bytes")).c_str(),
+              HumanBytes(UintField(mem, "swap_total_bytes")).c_str());
 }
 
 std::string GpuMemory(const json& g) {
   std::string out =
-      "VRAM " + (U(g, "vram_total_bytes") ? HumanBytes(U(g, "vram_total_bytes")) : "unknown");
-  if (U(g, "gtt_total_bytes")) out += ", GTT " + HumanBytes(U(g, "gtt_total_bytes"));
+      "VRAM " + (UintField(g, "vram_total_bytes") ? HumanBytes(UintField(g, "vram_total_bytes")) : "unknown");
+  if (UintField(g, "gtt_total_bytes")) out += ", GTT " + HumanBytes(UintField(g, "gtt_total_bytes"));
   return out;
 }
 
@@ -87,27 +78,27 @@ void PrintDevices(const json& info) {
   int i = 0;
   for (const json& g : info["gpus"]) {
     std::string target =
-        S(g, "gfx_target").empty() ? S(g, "compute_capability") : S(g, "gfx_target");
-    if (!S(g, "compute_capability").empty()) target = "compute " + target;
-    std::printf("GPU %d    %s [%s %s, driver %s]\n         %s%s, %s%s\n", i++, S(g, "name").c_str(),
-                S(g["pci"], "address").c_str(), S(g["pci"], "device_id").c_str(),
-                S(g["pci"], "driver").c_str(),
+        TextField(g, "gfx_target").empty() ? TextField(g, "compute_capability") : TextField(g, "gfx_target");
+    if (!TextField(g, "compute_capability").empty()) target = "compute " + target;
+    std::printf("GPU %d    %s [%s %s, driver %s]\n         %s%s, %s%s\n", i++, TextField(g, "name").c_str(),
+                TextField(g["pci"], "address").c_str(), TextField(g["pci"], "device_id").c_str(),
+                TextField(g["pci"], "driver").c_str(),
                 g.value("integrated", false) ? "integrated" : "discrete",
                 g.value("unified_memory", false) ? " (unified memory)" : "", GpuMemory(g).c_str(),
                 target.empty() ? "" : (", " + target).c_str());
   }
   i = 0;
   for (const json& n : info["npus"]) {
-    std::printf("NPU %d    %s [%s], firmware %s, driver %s: %s\n", i++, S(n, "name").c_str(),
-                S(n["pci"], "address").c_str(),
-                S(n, "firmware_version").empty() ? "?" : S(n, "firmware_version").c_str(),
-                S(n, "driver_version").c_str(),
-                n.value("usable", false) ? "usable" : S(n, "reason").c_str());
+    std::printf("NPU %d    %s [%s], firmware %s, driver %s: %s\n", i++, TextField(n, "name").c_str(),
+                TextField(n["pci"], "address").c_str(),
+                TextField(n, "firmware_version").empty() ? "?" : TextField(n, "firmware_version").c_str(),
+                TextField(n, "driver_version").c_str(),
+                n.value("usable", false) ? "usable" : TextField(n, "reason").c_str());
   }
   for (const json& v : info["vulkan"]) {
-    std::printf("Vulkan   %s (%s, API %s, %s device-local)\n", S(v, "name").c_str(),
-                S(v, "type").c_str(), S(v, "api_version").c_str(),
-                HumanBytes(U(v, "device_local_bytes")).c_str());
+    std::printf("Vulkan   %s (%s, API %s, %s device-local)\n", TextField(v, "name").c_str(),
+                TextField(v, "type").c_str(), TextField(v, "api_version").c_str(),
+                HumanBytes(UintField(v, "device_local_bytes")).c_str());
   }
   if (info["vulkan"].empty()) std::printf("Vulkan   no devices on the host loader\n");
 }
@@ -115,22 +106,22 @@ void PrintDevices(const json& info) {
 void PrintEngines(const json& info) {
   for (const json& e : info["engines"]) {
     if (!e.value("found", false)) {
-      std::printf("Engine   %s: not found (%s)\n", S(e, "name").c_str(), S(e, "error").c_str());
+      std::printf("Engine   %s: not found (%s)\n", TextField(e, "name").c_str(), TextField(e, "error").c_str());
       continue;
     }
-    std::printf("Engine   %s (%s) %s\n", S(e, "name").c_str(), S(e, "source").c_str(),
-                S(e, "version").c_str());
+    std::printf("Engine   %s (%s) %s\n", TextField(e, "name").c_str(), TextField(e, "source").c_str(),
+                TextField(e, "version").c_str());
     if (!e.value("probed", false))
       std::printf("         devices not probed (zest is not running)\n");
     else if (e["devices"].empty())
       std::printf("         devices: CPU only\n");
     for (const json& d : e["devices"]) {
-      std::printf("         %s: %s\n", S(d, "name").c_str(), S(d, "description").c_str());
+      std::printf("         %s: %s\n", TextField(d, "name").c_str(), TextField(d, "description").c_str());
     }
   }
   std::vector<std::vector<std::string>> rows;
   for (const json& r : info["recipes"]) {
-    rows.push_back({S(r, "recipe") + "-" + S(r, "backend"), S(r, "verdict"), S(r, "reason")});
+    rows.push_back({TextField(r, "recipe") + "-" + TextField(r, "backend"), TextField(r, "verdict"), TextField(r, "reason")});
   }
   std::printf("\n");
   PrintTable({"RECIPE", "VERDICT", "WHY"}, rows);
@@ -140,17 +131,17 @@ void PrintUtilisation(const json& u) {
   std::string cpu =
       u["cpu_percent"].is_number() ? fmt::format("{:.0f}%", u["cpu_percent"].get<double>()) : "-";
   std::printf("Load     CPU %s, RAM %s of %s used", cpu.c_str(),
-              HumanBytes(U(u, "ram_used_bytes")).c_str(),
-              HumanBytes(U(u, "ram_total_bytes")).c_str());
+              HumanBytes(UintField(u, "ram_used_bytes")).c_str(),
+              HumanBytes(UintField(u, "ram_total_bytes")).c_str());
   int i = 0;
   for (const json& g : u["gpus"]) {
     std::string busy =
         g["busy_percent"].is_number() ? fmt::format("{}%", g["busy_percent"].get<int>()) : "-";
     std::printf("; GPU %d %s busy, %s VRAM + %s GTT", i++, busy.c_str(),
-                HumanBytes(U(g, "vram_used_bytes")).c_str(),
-                HumanBytes(U(g, "gtt_used_bytes")).c_str());
+                HumanBytes(UintField(g, "vram_used_bytes")).c_str(),
+                HumanBytes(UintField(g, "gtt_used_bytes")).c_str());
   }
-  for (const json& n : u["npus"]) std::printf("; NPU %s", S(n, "power_state").c_str());
+  for (const json& n : u["npus"]) std::printf("; NPU %s", TextField(n, "power_state").c_str());
   std::printf("\n");
 }
 

@@ -6,22 +6,13 @@
 #include <map>
 #include <cmath>
 
+#include "cli/json_fields.h"
 #include "cli/table.h"
 
 namespace zest::cli {
 namespace {
 
 using nlohmann::json;
-
-std::string S(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-double D(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0;
-}
 
 bool Has(const json& j, const char* key) {
   auto it = j.find(key);
@@ -52,26 +43,26 @@ std::string DeviceLine(const std::string& label, const std::string& name, std::o
 void Devices(const TopInput& in, std::vector<std::string>& out) {
   const json& u = in.system.value("utilisation", json::object());
   std::optional<double> cpu;
-  if (Has(u, "cpu_percent")) cpu = D(u, "cpu_percent");
+  if (Has(u, "cpu_percent")) cpu = NumberField(u, "cpu_percent");
   out.push_back("DEVICES       UTILISATION            MEMORY");
-  out.push_back(DeviceLine("cpu", S(in.system.value("cpu", json::object()), "model"), cpu,
-                           D(u, "ram_used_bytes"), D(u, "ram_total_bytes")));
+  out.push_back(DeviceLine("cpu", TextField(in.system.value("cpu", json::object()), "model"), cpu,
+                           NumberField(u, "ram_used_bytes"), NumberField(u, "ram_total_bytes")));
   const json& gpus = in.system.value("gpus", json::array());
   const json& live = u.value("gpus", json::array());
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const json& g = gpus[i];
     const json& l = i < live.size() ? live[i] : json::object();
     std::optional<double> busy;
-    if (Has(l, "busy_percent")) busy = D(l, "busy_percent");
-    out.push_back(DeviceLine(fmt::format("gpu{}", i), S(g, "name"), busy,
-                             D(l, "vram_used_bytes") + D(l, "gtt_used_bytes"),
-                             D(g, "vram_total_bytes") + D(g, "gtt_total_bytes")));
+    if (Has(l, "busy_percent")) busy = NumberField(l, "busy_percent");
+    out.push_back(DeviceLine(fmt::format("gpu{}", i), TextField(g, "name"), busy,
+                             NumberField(l, "vram_used_bytes") + NumberField(l, "gtt_used_bytes"),
+                             NumberField(g, "vram_total_bytes") + NumberField(g, "gtt_total_bytes")));
   }
   const json& npus = in.system.value("npus", json::array());
   const json& npu_live = u.value("npus", json::array());
   for (std::size_t i = 0; i < npus.size(); ++i) {
-    std::string state = i < npu_live.size() ? S(npu_live[i], "power_state") : "";
-    out.push_back(fmt::format(" {:<5} {:<14.14} {}", fmt::format("npu{}", i), S(npus[i], "name"),
+    std::string state = i < npu_live.size() ? TextField(npu_live[i], "power_state") : "";
+    out.push_back(fmt::format(" {:<5} {:<14.14} {}", fmt::format("npu{}", i), TextField(npus[i], "name"),
                               state.empty() ? "-" : state));
   }
 }
@@ -80,7 +71,7 @@ void Devices(const TopInput& in, std::vector<std::string>& out) {
 void Models(const TopInput& in, std::vector<std::string>& out, std::size_t room) {
   out.push_back(" MODEL                     STATE     PID  UPTIME  SLOTS  QUEUE high/norm/low");
   std::map<std::string, json> queues;
-  for (const json& q : in.stats.value("queues", json::array())) queues[S(q, "model")] = q;
+  for (const json& q : in.stats.value("queues", json::array())) queues[TextField(q, "model")] = q;
   const json& instances = in.instances.is_array() ? in.instances : json::array();
   std::size_t shown = 0;
   for (const json& i : instances) {
@@ -88,13 +79,13 @@ void Models(const TopInput& in, std::vector<std::string>& out, std::size_t room)
       out.push_back(fmt::format(" ... {} more", instances.size() - shown));
       return;
     }
-    const json& q = queues[S(i, "model")];
+    const json& q = queues[TextField(i, "model")];
     const json& w = q.value("waiting", json::object());
     std::string slots = q.is_object() && !q.empty()
                             ? fmt::format("{}/{}", q.value("busy", 0), q.value("slots", 0))
                             : "-";
-    out.push_back(fmt::format(" {:<25.25} {:<7} {:>6} {:>7} {:>6}  {}/{}/{}", S(i, "model"),
-                              S(i, "state"), i.value("pid", 0), Duration(D(i, "uptime_s")), slots,
+    out.push_back(fmt::format(" {:<25.25} {:<7} {:>6} {:>7} {:>6}  {}/{}/{}", TextField(i, "model"),
+                              TextField(i, "state"), i.value("pid", 0), Duration(NumberField(i, "uptime_s")), slots,
                               w.value("high", 0), w.value("normal", 0), w.value("low", 0)));
     ++shown;
   }
@@ -104,14 +95,14 @@ void Models(const TopInput& in, std::vector<std::string>& out, std::size_t room)
 std::string Throughput(const TopInput& in) {
   std::string rate = in.tokens_per_second ? fmt::format("{:.1f}", *in.tokens_per_second) : "-";
   return fmt::format("THROUGHPUT {} tok/s generated, {} requests served", rate,
-                     std::llround(D(in.stats.value("totals", json::object()), "requests")));
+                     std::llround(NumberField(in.stats.value("totals", json::object()), "requests")));
 }
 
 std::string LastRequest(const json& s) {
   if (!s.value("model", json()).is_string()) return "LAST       (no request yet)";
-  std::string ttft = Has(s, "time_to_first_token") ? fmt::format("{:.3f} s", D(s, "time_to_first_token")) : "-";
-  std::string tps = Has(s, "tokens_per_second") ? fmt::format("{:.1f}", D(s, "tokens_per_second")) : "-";
-  return fmt::format("LAST       {}: TTFT {}, {} tok/s, {} in ({} cached) / {} out", S(s, "model"), ttft,
+  std::string ttft = Has(s, "time_to_first_token") ? fmt::format("{:.3f} s", NumberField(s, "time_to_first_token")) : "-";
+  std::string tps = Has(s, "tokens_per_second") ? fmt::format("{:.1f}", NumberField(s, "tokens_per_second")) : "-";
+  return fmt::format("LAST       {}: TTFT {}, {} tok/s, {} in ({} cached) / {} out", TextField(s, "model"), ttft,
                      tps, s.value("input_tokens", 0), s.value("cached_tokens", 0),
                      s.value("output_tokens", 0));
 }
