@@ -87,7 +87,7 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
       std::shared_ptr<scheduler::Instance> decode = lease->instance();
       std::string path = request.engine_path, body = request.body, tag = RequestTag(request.request_id);
       up.body = co_await HandOffPrefill(pool, std::move(decode), std::move(path), std::move(body),
-                                        std::move(tag));
+                                        std::move(tag), canceller);
     }
     if (const std::string& own = (*lease)->engine_model; !own.empty()) {
       up.body = WithModelName(std::move(up.body), own);

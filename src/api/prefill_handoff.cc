@@ -55,7 +55,8 @@ double MsSince(std::chrono::steady_clock::time_point t) {
 asio::awaitable<Result<std::string>> Split(scheduler::InstanceLease& prefill,
                                            const scheduler::Instance& decode,
                                            std::string engine_path, json request,
-                                           std::string log_tag) {
+                                           std::string log_tag,
+                                           std::shared_ptr<http::UpstreamCanceller> canceller) {
   static std::atomic<uint64_t> next_id{0};
   const std::string name = "handoff-" + std::to_string(++next_id) + ".bin";
   auto executor = co_await asio::this_coro::executor;
@@ -70,6 +71,7 @@ asio::awaitable<Result<std::string>> Split(scheduler::InstanceLease& prefill,
   up.target = std::move(engine_path);
   up.headers = {{"Content-Type", "application/json"}};
   up.body = PrefillBody(request, *prefill_slot);
+  up.canceller = std::move(canceller);  // the client leaving stops the prefill too
   auto response = co_await http::SendUpstream(executor, prefill->socket().string(), std::move(up));
   if (!response.ok()) co_return response.status();
   auto reply = co_await (*response)->ReadAll(kMaxPrefillReplyBytes);
@@ -111,7 +113,8 @@ asio::awaitable<Result<std::string>> Split(scheduler::InstanceLease& prefill,
 asio::awaitable<std::string> HandOffPrefill(scheduler::InstancePool& pool,
                                             std::shared_ptr<scheduler::Instance> decode,
                                             std::string engine_path, std::string body,
-                                            std::string log_tag) {
+                                            std::string log_tag,
+                                            std::shared_ptr<http::UpstreamCanceller> canceller) {
   if (decode->slot_dir.empty()) co_return body;
   scheduler::InstanceLease prefill = pool.TryReserveOther(decode->model(), *decode);
   if (!prefill.instance()) co_return body;  // nowhere else to prefill: decode does it all
@@ -127,8 +130,14 @@ asio::awaitable<std::string> HandOffPrefill(scheduler::InstancePool& pool,
   }
   json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!request.is_object()) co_return body;
-  auto split = co_await Split(prefill, *decode, std::move(engine_path), std::move(request), log_tag);
+  auto split = co_await Split(prefill, *decode, std::move(engine_path), std::move(request),
+                              log_tag, std::move(canceller));
   if (split.ok()) co_return std::move(split).value();
+  if (split.status().code() == ErrorCode::kCancelled) {
+    // The client left: the decode request that follows fails at once too.
+    spdlog::debug("{}prefill of '{}' stopped: the client left", log_tag, decode->model());
+    co_return body;
+  }
   spdlog::warn("{}prefill split for '{}' failed, {} processes the whole prompt: {}", log_tag,
                decode->model(), decode->device(), split.status().message());
   co_return body;

@@ -9,8 +9,10 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <memory>
 #include <string>
 
+#include "http/upstream_client.h"
 #include "scheduler/instance_pool.h"
 
 namespace zest::api {
@@ -22,10 +24,12 @@ namespace zest::api {
 // the body to send to `decode`: pinned to that slot (id_slot) with
 // cache_prompt, so the engine only processes what the prefill did not. When
 // there is no other instance, or any step fails (logged), the body is
-// returned unchanged and `decode` does all the work.
+// returned unchanged and `decode` does all the work. `canceller` is the
+// request's: when the client leaves, the prefill stops with it.
 boost::asio::awaitable<std::string> HandOffPrefill(scheduler::InstancePool& pool,
                                                    std::shared_ptr<scheduler::Instance> decode,
                                                    std::string engine_path, std::string body,
-                                                   std::string log_tag);
+                                                   std::string log_tag,
+                                                   std::shared_ptr<http::UpstreamCanceller> canceller);
 
 }  // namespace zest::api
