@@ -34,7 +34,7 @@ std::string Labels(const json& m) {
   return out.empty() ? "-" : out;
 }
 
-// Whether this machine can run it: yes, partial, cpu, or "no (needs 70 GiB,
+// Whether this machine can run it: yes, partial, cpu, npu, or "no (needs 70 GiB,
 // 23 GiB free)"; "-" while the server has not discovered its devices yet.
 std::string Fit(const json& m) {
   auto fit = m.find("fit");

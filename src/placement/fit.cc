@@ -42,7 +42,9 @@ ModelFit FitOfPlan(const Result<EnginePlan>& plan, const models::ModelInfo& mode
   }
   fit.needed_bytes = plan->TotalBytes();
   fit.reason = plan->explanation;
-  if (plan->gpu_devices.empty()) {
+  if (plan->OnNpu()) {
+    fit.verdict = "npu";
+  } else if (plan->gpu_devices.empty()) {
     fit.verdict = HasGpu(devices) ? "cpu" : "yes";
   } else {
     const bool every_layer = static_cast<uint64_t>(plan->n_gpu_layers) >= model.block_count + 1;

@@ -8,6 +8,7 @@
 
 #include "hardware/test_fixtures.h"
 #include "placement/eviction.h"
+#include "placement/fit.h"
 #include "placement/policy.h"
 #include "placement/test_models.h"
 
@@ -80,6 +81,10 @@ TEST(NpuPlacementTest, AModelWithAnNpuBuildRunsOnTheUsableNpu) {
                                    "'llama3.1:8b': FastFlowLM (/usr/bin/flm) on the XDNA2 NPU"),
             std::string::npos)
       << plan->explanation;
+  // `zest list` says where it would run.
+  EXPECT_EQ(FitOfPlan(plan, Llama8B(), Fixture("ryzen-ai-300-laptop", "/usr/bin/flm").devices, 0)
+                .verdict,
+            "npu");
 }
 
 TEST(NpuPlacementTest, FallsBackToTheGpuAndSaysWhyNotTheNpu) {

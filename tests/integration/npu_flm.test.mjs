@@ -82,6 +82,10 @@ describe('a model with a FastFlowLM build on the NPU (FAKE NPU, FAKE flm)', () =
     assert.deepEqual(tiny.placement.devices, ['NPU']);
     assert.equal(tiny.slots, 1);
     assert.match(tiny.placement.explanation, /^on the NPU \(AMD XDNA2 NPU \(Strix\/Krackan\)\) with FastFlowLM as 'llama3\.2:1b'/);
+    // `zest list`'s FIT says where it runs; a model without an NPU build runs in RAM here.
+    const models = (await zest.json('/v1/models')).data.data;
+    assert.equal(models.find((m) => m.id === 'tiny').fit.verdict, 'npu');
+    assert.equal(models.find((m) => m.id === 'plain').fit.verdict, 'yes');
     const serve = flm.calls().find((c) => c[0] === 'serve');
     assert.deepEqual(serve, ['serve', 'llama3.2:1b', '--ctx-len', String(tiny.placement.ctx_size),
                              '--port', '52625', '--host', '127.0.0.1', '--quiet']);

@@ -37,6 +37,7 @@ nlohmann::json CatalogJson(const models::CatalogStatus& status) {
   if (!e.quant.empty()) j["quantization"] = e.quant;
   if (!e.file.empty()) j["file"] = e.file;
   if (!e.mmproj.empty()) j["mmproj"] = e.mmproj;
+  if (!e.flm.empty()) j["flm"] = e.flm;  // its NPU build (FastFlowLM tag)
   if (e.suggested_ctx > 0) j["suggested_ctx"] = e.suggested_ctx;
   if (!e.description.empty()) j["description"] = e.description;
   if (!status.model.empty()) j["model"] = status.model;
