@@ -17,3 +17,5 @@ node bench/chaos.mjs
 node bench/cpu_threads.mjs
 # Experimental prefill/decode split, CPU + llvmpipe (needs the Vulkan rootfs).
 node bench/prefill_split.mjs
+# The engine bridge in front of FastFlowLM: direct TCP vs through the bridge.
+node bench/engine_bridge.mjs
