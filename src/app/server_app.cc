@@ -351,7 +351,8 @@ int RunServer(const config::LoadedSettings& loaded) {
   openai_options.limits = {s.max_json_depth, s.max_messages, s.max_tokens_cap};
   api::openai::OpenAiApi openai(registry, engine_services, openai_options,
                                 s.metrics_enabled ? &inference_metrics : nullptr);
-  api::admin::AdminApi admin(loaded, registry, pool, engine, &residency);
+  api::admin::AdminApi admin(loaded, registry, pool, engine, &residency,
+                             flm.ok() ? *flm : std::filesystem::path());
   api::admin::LoadApi load_api(registry, pool, residency);
   load_api.Register(router);
   api::admin::SystemApi system_api(inventory, sampler, admin, engine, flm);

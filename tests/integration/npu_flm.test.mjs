@@ -69,6 +69,10 @@ describe('a model with a FastFlowLM build on the NPU (FAKE NPU, FAKE flm)', () =
     const verdict = info.recipes.find((r) => r.recipe === 'flm');
     assert.equal(verdict.verdict, 'usable', verdict.reason);
     assert.equal(info.engines.find((e) => e.name === 'flm').binary, flm.script);
+    // `zest engines` lists it beside llama-server.
+    const engines = (await zest.json('/api/v1/engines')).data.engines;
+    assert.deepEqual(engines.map((e) => e.name), ['llama-server', 'flm']);
+    assert.equal(engines[1].source, 'configured');
   });
 
   test('the model runs on the NPU through FastFlowLM, under its own name', async () => {

@@ -101,11 +101,12 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
 
 AdminApi::AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
                    scheduler::InstancePool& pool, Result<engines::EngineLocation> engine,
-                   scheduler::Residency* residency)
+                   scheduler::Residency* residency, std::filesystem::path flm)
     : settings_(settings),
       registry_(registry),
       pool_(pool),
       engine_(std::move(engine)),
+      flm_(std::move(flm)),
       residency_(residency) {}
 
 AdminApi::~AdminApi() { blocking_.join(); }
@@ -168,8 +169,17 @@ void AdminApi::Register(http::Router& router) {
 
   router.Add("GET", "/api/v1/engines", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
     auto info = co_await EngineInfo();
+    // FastFlowLM, for the NPU, when installed: not probed (its NPU check
+    // takes seconds and the NPU may be busy).
+    json flm = {{"name", "flm"},
+                {"source", settings_.settings.flm.empty() ? "system" : "configured"},
+                {"binary", flm_.string()},
+                {"version", ""},
+                {"devices", json::array({{{"name", "NPU"},
+                                          {"description", "XDNA2 (`zest system` says if usable)"}}})}};
     if (!info.ok()) {
-      json reply = {{"engines", json::array()}, {"error", info.status().message()}};
+      json reply = {{"engines", flm_.empty() ? json::array() : json::array({flm})},
+                    {"error", info.status().message()}};
       co_return co_await SendJson(w, reply);
     }
     json devices = json::array();
@@ -181,6 +191,7 @@ void AdminApi::Register(http::Router& router) {
                    {"version", info->version},
                    {"devices", devices}};
     json reply = {{"engines", json::array({engine})}};
+    if (!flm_.empty()) reply["engines"].push_back(flm);
     co_await SendJson(w, reply);
   });
 

@@ -21,10 +21,11 @@ namespace zest::api::admin {
 class AdminApi {
  public:
   // All references must outlive the router.
-  // `residency` (may be null) tells when idle instances unload.
+  // `residency` (may be null) tells when idle instances unload; `flm` is
+  // FastFlowLM's binary (empty: not installed), listed by /api/v1/engines.
   AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
            scheduler::InstancePool& pool, Result<engines::EngineLocation> engine,
-           scheduler::Residency* residency = nullptr);
+           scheduler::Residency* residency = nullptr, std::filesystem::path flm = {});
   ~AdminApi();
 
   void Register(http::Router& router);
@@ -40,6 +41,7 @@ class AdminApi {
   models::ModelRegistry& registry_;
   scheduler::InstancePool& pool_;
   const Result<engines::EngineLocation> engine_;
+  const std::filesystem::path flm_;
   scheduler::Residency* const residency_;
   boost::asio::thread_pool blocking_{1};
   std::mutex mu_;
