@@ -132,6 +132,21 @@ describe('a model with a FastFlowLM build on the NPU (FAKE NPU, FAKE flm)', () =
     assert.equal(chat.data.model, 'tiny2');
   });
 
+  test('a replica of the NPU model runs on llama-server beside it', async () => {
+    const r = await zest.json('/api/v1/load', { model: 'tiny2', replica: true });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    const instances = (await zest.instances()).filter((i) => i.model === 'tiny2');
+    assert.deepEqual(instances.map((i) => i.device).sort(), ['CPU', 'NPU']);
+    const replica = instances.find((i) => i.device === 'CPU');
+    assert.equal(replica.placement.recipe, 'llamacpp');
+    assert.doesNotMatch(replica.placement.explanation, /NPU/);
+    const answers = await Promise.all([1, 2, 3].map(() => zest.json('/v1/chat/completions', chatBody('tiny2'))));
+    for (const a of answers) {
+      assert.equal(a.status, 200);
+      assert.equal(a.data.model, 'tiny2');
+    }
+  });
+
   test('asking for the NPU for a model without an NPU build is a clear 400', async () => {
     const r = await zest.json('/api/v1/load', { model: 'plain', options: { device: 'npu' } });
     assert.equal(r.status, 400, JSON.stringify(r.data));
