@@ -17,8 +17,9 @@
 namespace zest::placement {
 
 // Whether the engine computes some of the model on the CPU: no GPU, layers
-// left on the CPU (-ngl below the model's block_count + 1), or MoE experts
-// kept there. A full offload's CPU threads only feed the GPU.
+// left on the CPU (-ngl below the model's block_count + 1), MoE experts
+// kept there, or a software renderer as its GPU (llvmpipe computes with CPU
+// threads). A full offload to a real GPU's CPU threads only feed the GPU.
 bool ComputesOnCpu(const EnginePlan& plan, uint64_t block_count);
 
 // Threads for a new CPU engine beside `running`, the thread counts of the

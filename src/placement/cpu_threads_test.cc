@@ -21,6 +21,12 @@ TEST(ComputesOnCpu, PartialOffloadDoes) { EXPECT_TRUE(ComputesOnCpu(Gpu(20), 32)
 
 TEST(ComputesOnCpu, ExpertsOnTheCpuDo) { EXPECT_TRUE(ComputesOnCpu(Gpu(33, 4), 32)); }
 
+TEST(ComputesOnCpu, ASoftwareGpuComputesOnCpuThreads) {
+  EnginePlan llvmpipe = Gpu(33);
+  llvmpipe.software_gpu = true;
+  EXPECT_TRUE(ComputesOnCpu(llvmpipe, 32));
+}
+
 TEST(CpuThreadShare, AloneTakesEveryCore) { EXPECT_EQ(CpuThreadShare(16, {}), 16); }
 
 TEST(CpuThreadShare, SharedEquallyWithTheOthers) {

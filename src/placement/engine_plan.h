@@ -29,6 +29,9 @@ struct EnginePlan {
   std::string recipe = kLlamaCppRecipe;
   std::string flm_checkpoint;            // flm: the model's FastFlowLM tag
   std::vector<std::string> gpu_devices;  // --device; empty = CPU only
+  // A GPU of the plan is a software renderer (llvmpipe): its "GPU" layers
+  // run on CPU threads too (LP_NUM_THREADS), so it shares the CPU budget.
+  bool software_gpu = false;
   int n_gpu_layers = 0;                  // -ngl (block_count + 1 = everything)
   std::vector<double> tensor_split;      // --tensor-split, one weight per GPU device
   int n_cpu_moe = 0;                     // --n-cpu-moe

@@ -341,7 +341,10 @@ LoadShape ShapeFor(const config::ModelSettings& o, const PlacementRequest& r, Kv
 EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
                     const config::ModelSettings& o) {
   EnginePlan plan;
-  for (std::size_t g : c.gpus) plan.gpu_devices.push_back(p.devices[g].name);
+  for (std::size_t g : c.gpus) {
+    plan.gpu_devices.push_back(p.devices[g].name);
+    plan.software_gpu = plan.software_gpu || p.devices[g].speed_rank == 0;
+  }
   plan.n_gpu_layers = c.gpus.empty() ? 0 : c.layout.gpu_layers;
   plan.tensor_split = c.layout.split;
   plan.n_cpu_moe = c.layout.cpu_moe_layers;

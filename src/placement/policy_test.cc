@@ -340,6 +340,19 @@ TEST(PolicyTest, LearnedCorrectionByScope) {
   EXPECT_EQ(cpu_only->correction_scope, CorrectionScope::kCpuOnly);
 }
 
+TEST(PolicyTest, APlanOnASoftwareRendererSaysSo) {
+  // llvmpipe computes with CPU threads: the CPU thread budget must know.
+  config::ModelSettings on_vulkan0;
+  on_vulkan0.device = "Vulkan0";
+  PlacementRequest request{"m", on_vulkan0, 4096, 4, 0};
+  auto llvmpipe = PlanPlacement(Model("llama3-8b"), Machine("", kLlvmpipe), request);
+  ASSERT_TRUE(llvmpipe.ok()) << llvmpipe.status().message();
+  EXPECT_TRUE(llvmpipe->software_gpu);
+  auto radeon = PlanPlacement(Model("llama3-8b"), Machine("radeon-7900xtx-desktop", kXtx), request);
+  ASSERT_TRUE(radeon.ok()) << radeon.status().message();
+  EXPECT_FALSE(radeon->software_gpu);
+}
+
 TEST(PolicyTest, QuantizedKvNeedsBlockSizedHeads) {
   models::ModelInfo m = Model("llama3-8b");
   m.key_length = m.value_length = 16;

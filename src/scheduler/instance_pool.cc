@@ -354,6 +354,11 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
   fs::remove(socket, ec);
   engines::SpawnOptions spawn;
   spawn.argv = std::move(argv);
+  // llvmpipe runs the "GPU" layers on threads of its own: as many as the
+  // engine's share of the cores, not one per core (cpu_threads.h).
+  if (plan.software_gpu && plan.cpu_threads > 0) {
+    spawn.env.push_back("LP_NUM_THREADS=" + std::to_string(plan.cpu_threads));
+  }
   // A replica writes its own log: MODEL@DEVICE.log beside the first's MODEL.log.
   std::string log_name = SafeFileName(model.name);
   if (replica) log_name += "@" + SafeFileName(placement::PrimaryDevice(plan));

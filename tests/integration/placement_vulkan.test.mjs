@@ -57,6 +57,14 @@ describe('placement on Vulkan (llvmpipe) and the CPU', { skip: hasVulkan ? false
     assert.equal(byModel.split.n_gpu_layers, 2);
     assert.match(byModel.split.explanation, /^2 layers of 3 on Vulkan0, the rest on the CPU/);
 
+    // llvmpipe computes on CPU threads: the full offload is in the CPU
+    // thread budget, and llvmpipe gets the engine's share.
+    for (const m of ['gpu', 'split']) {
+      const instance = (await zest.instances()).find((i) => i.model === m);
+      assert.ok(instance.placement.cpu_threads >= 1, JSON.stringify(instance.placement));
+      const env = fs.readFileSync(`/proc/${instance.pid}/environ`, 'utf8').split('\0');
+      assert.ok(env.includes(`LP_NUM_THREADS=${instance.placement.cpu_threads}`), `${m}: ${env.filter((e) => e.startsWith('LP_')).join(' ')}`);
+    }
     assert.match(engineLog('gpu'), /offloaded 3\/3 layers to GPU/);
     assert.match(engineLog('gpu'), /Vulkan0 KV buffer size/);
     assert.match(engineLog('split'), /offloaded 2\/3 layers to GPU/);
