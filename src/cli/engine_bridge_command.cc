@@ -14,7 +14,8 @@ namespace zest::cli {
 void AddEngineBridgeCommand(CLI::App& app, Action* action) {
   auto options = std::make_shared<engines::BridgeOptions>();
   auto socket = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("engine-bridge", "Relay an engine's TCP port to a UNIX socket");
+  CLI::App* cmd =
+      app.add_subcommand("engine-bridge", "Relay an engine's TCP port to a UNIX socket");
   cmd->group("");  // hidden
   cmd->add_option("--socket", *socket, "UNIX socket to create")->required();
   cmd->add_option("--port", options->port, "the engine's port on 127.0.0.1")->required();

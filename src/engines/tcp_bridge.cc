@@ -135,8 +135,8 @@ int RunBridge(const BridgeOptions& options) {
   ::sigprocmask(SIG_SETMASK, &none, &old_mask);
   int listener = ListenUnix(options.socket);
   if (listener < 0) {
-    std::fprintf(stderr, "zest engine-bridge: cannot listen on %s: %s\n",
-                 options.socket.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "zest engine-bridge: cannot listen on %s: %s\n", options.socket.c_str(),
+                 std::strerror(errno));
     return 1;
   }
   pid_t child = StartChild(options.command, old_mask);

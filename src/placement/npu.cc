@@ -61,16 +61,16 @@ std::string LlamaServerOnlyOptions(const config::ModelSettings& o) {
 Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
                                             const std::string& model_name,
                                             const PlacementDevice& cpu,
-                                            const config::ModelSettings& o,
-                                            const NpuRequest& npu, uint64_t default_ctx_per_slot,
-                                            std::string* why_not) {
+                                            const config::ModelSettings& o, const NpuRequest& npu,
+                                            uint64_t default_ctx_per_slot, std::string* why_not) {
   why_not->clear();
   const bool asked = IsNpuDevice(o.device);
   // Not a candidate, and nothing worth saying: no NPU build, or no NPU.
   if (!asked && (npu.checkpoint.empty() || !npu.present)) return std::optional<EnginePlan>();
   // Each reason it cannot run there: an error when asked for, else a note.
   auto cannot = [&](Status error) -> Result<std::optional<EnginePlan>> {
-    if (asked) return Status(error.code(), "'" + model_name + "' cannot run on the NPU: " + error.message());
+    if (asked)
+      return Status(error.code(), "'" + model_name + "' cannot run on the NPU: " + error.message());
     *why_not = "Not on the NPU: " + error.message() + ".";
     return std::optional<EnginePlan>();
   };
@@ -84,8 +84,8 @@ Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
     return cannot(InvalidArgument("its options set " + pinned + ", which only llama-server takes"));
   }
   if (!npu.held_by.empty() && npu.held_by != model_name) {
-    return cannot(InsufficientMemory("it runs '" + npu.held_by +
-                                     "' (FastFlowLM holds one model at a time)"));
+    return cannot(
+        InsufficientMemory("it runs '" + npu.held_by + "' (FastFlowLM holds one model at a time)"));
   }
   const uint64_t trained = model.context_length > 0 ? model.context_length : (1u << 20);
   if (o.ctx_size && *o.ctx_size > trained) {
@@ -119,10 +119,10 @@ Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
   plan.ctx_per_slot = ctx;
   plan.parallel = 1;
   plan.memory.push_back({kNpuDevice, need});
-  plan.explanation = "on the NPU (" + npu.description + ") with FastFlowLM as '" +
-                     npu.checkpoint + "': " + npu.reason + "; context " + std::to_string(ctx) +
-                     " tokens, one request at a time (" + reason + "). Predicted: " +
-                     FormatBytes(need.Total()) + " of system memory, " +
+  plan.explanation = "on the NPU (" + npu.description + ") with FastFlowLM as '" + npu.checkpoint +
+                     "': " + npu.reason + "; context " + std::to_string(ctx) +
+                     " tokens, one request at a time (" + reason +
+                     "). Predicted: " + FormatBytes(need.Total()) + " of system memory, " +
                      FormatBytes(cpu.free_bytes) +
                      " free (the NPU works in system RAM; weights estimated from the GGUF, " +
                      FormatBytes(need.weights) + ", KV cache " + FormatBytes(need.kv_cache) + ").";
