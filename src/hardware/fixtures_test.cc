@@ -104,7 +104,7 @@ TEST(FixtureTest, RyzenAi300Laptop) {
                                                 {"llamacpp-rocm", "unsupported"},
                                                 {"llamacpp-cuda", "unsupported"},
                                                 {"flm-npu", "installable"},
-                                                {"ryzenai-npu", "installable"},
+                                                {"ryzenai-npu", "unsupported"},
                                                 {"whispercpp-cpu", "installable"}}));
   EXPECT_NE(Reason(verdicts, "llamacpp-vulkan").find("ZEST_ENGINE_VULKAN=1 make engines"),
             std::string::npos);
@@ -118,8 +118,10 @@ TEST(FixtureTest, RyzenAi300LaptopWithFastFlowLmInstalled) {
   EXPECT_EQ(VerdictMap(verdicts)["flm-npu"], "usable");
   EXPECT_EQ(Reason(verdicts, "flm-npu"),
             "FastFlowLM (/usr/bin/flm) on the XDNA2 NPU (firmware 1.1.2.64)");
-  // Ryzen AI Server is another engine: still to be installed.
-  EXPECT_EQ(VerdictMap(verdicts)["ryzenai-npu"], "installable");
+  // Ryzen AI Server is another engine, which zest does not run.
+  EXPECT_EQ(VerdictMap(verdicts)["ryzenai-npu"], "unsupported");
+  EXPECT_EQ(Reason(verdicts, "ryzenai-npu"),
+            "zest does not run Ryzen AI Server yet; the flm recipe (FastFlowLM) uses this NPU");
 }
 
 TEST(FixtureTest, RyzenAi300LaptopWithOldNpuFirmware) {
@@ -172,7 +174,7 @@ TEST(FixtureTest, StrixHalo128G) {
                                                 {"llamacpp-rocm", "unsupported"},
                                                 {"llamacpp-cuda", "unsupported"},
                                                 {"flm-npu", "unknown"},
-                                                {"ryzenai-npu", "unknown"},
+                                                {"ryzenai-npu", "unsupported"},
                                                 {"whispercpp-cpu", "installable"}}));
   EXPECT_EQ(Reason(verdicts, "llamacpp-vulkan"),
             "llama-server sees Vulkan0: Radeon 8060S Graphics (RADV GFX1151)");

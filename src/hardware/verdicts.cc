@@ -132,6 +132,17 @@ RecipeVerdict NpuVerdict(const Inventory& inv, const std::string& recipe,
   return v;
 }
 
+// Ryzen AI Server: the NPU's own verdict where the hardware rules it out;
+// where it would qualify, still unsupported, because zest has no adapter
+// for that engine (installing it would change nothing).
+RecipeVerdict RyzenAiVerdict(const Inventory& inv) {
+  RecipeVerdict v = NpuVerdict(inv, "ryzenai", "Ryzen AI Server", "");
+  if (v.verdict == Verdict::kUnsupported) return v;
+  v.verdict = Verdict::kUnsupported;
+  v.reason = "zest does not run Ryzen AI Server yet; the flm recipe (FastFlowLM) uses this NPU";
+  return v;
+}
+
 RecipeVerdict WhisperVerdict(const Inventory& inv) {
   RecipeVerdict v{"whispercpp", "cpu", Verdict::kInstallable, ""};
   v.reason = "runs on the CPU (" + std::to_string(inv.cpu.threads) +
@@ -170,7 +181,7 @@ std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inv, const EngineRepo
           RocmVerdict(inv),
           CudaVerdict(inv),
           NpuVerdict(inv, "flm", "FastFlowLM", engines.flm_path),
-          NpuVerdict(inv, "ryzenai", "Ryzen AI Server", ""),
+          RyzenAiVerdict(inv),
           WhisperVerdict(inv)};
 }
 
