@@ -22,6 +22,44 @@ DeviceMemory NpuMemory(const models::ModelInfo& model, uint64_t ctx) {
   return m;
 }
 
+struct NpuContext {
+  uint64_t tokens = 0;
+  std::string reason;  // for the explanation
+};
+
+// The context: the model's ctx_size, else the server default (capped at
+// the trained length), else the largest that fits `free_bytes`, halving
+// from the trained length down to FastFlowLM's floor. Only that last one
+// ever shrinks; the caller checks the result fits.
+Result<NpuContext> ChooseContext(const models::ModelInfo& model, const std::string& model_name,
+                                 const config::ModelSettings& o, uint64_t default_ctx_per_slot,
+                                 uint64_t free_bytes) {
+  const uint64_t trained = model.context_length > 0 ? model.context_length : (1u << 20);
+  if (o.ctx_size && *o.ctx_size > trained) {
+    return InvalidArgument("ctx_size " + std::to_string(*o.ctx_size) + " for '" + model_name +
+                           "' is above its trained context of " + std::to_string(trained) +
+                           " tokens");
+  }
+  if (o.ctx_size) return NpuContext{*o.ctx_size, "as configured for this model"};
+  if (default_ctx_per_slot > 0) {
+    return NpuContext{std::min(default_ctx_per_slot, trained), "the server default"};
+  }
+  uint64_t ctx = trained;
+  while (NpuMemory(model, ctx).Total() > free_bytes && ctx / 2 >= kFlmMinContext) ctx /= 2;
+  return NpuContext{ctx, "the largest that fits, up to the trained " + std::to_string(trained)};
+}
+
+std::string Explain(const NpuRequest& npu, const NpuContext& context, const DeviceMemory& need,
+                    uint64_t free_bytes) {
+  return "on the NPU (" + npu.description + ") with FastFlowLM as '" + npu.checkpoint +
+         "': " + npu.reason + "; context " + std::to_string(context.tokens) +
+         " tokens, one request at a time (" + context.reason +
+         "). Predicted: " + FormatBytes(need.Total()) + " of system memory, " +
+         FormatBytes(free_bytes) +
+         " free (the NPU works in system RAM; weights estimated from the GGUF, " +
+         FormatBytes(need.weights) + ", KV cache " + FormatBytes(need.kv_cache) + ").";
+}
+
 }  // namespace
 
 NpuRequest NpuFromInventory(const hardware::Inventory& inventory,
@@ -69,8 +107,9 @@ Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
   if (!asked && (npu.checkpoint.empty() || !npu.present)) return std::optional<EnginePlan>();
   // Each reason it cannot run there: an error when asked for, else a note.
   auto cannot = [&](Status error) -> Result<std::optional<EnginePlan>> {
-    if (asked)
+    if (asked) {
       return Status(error.code(), "'" + model_name + "' cannot run on the NPU: " + error.message());
+    }
     *why_not = "Not on the NPU: " + error.message() + ".";
     return std::optional<EnginePlan>();
   };
@@ -87,26 +126,9 @@ Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
     return cannot(
         InsufficientMemory("it runs '" + npu.held_by + "' (FastFlowLM holds one model at a time)"));
   }
-  const uint64_t trained = model.context_length > 0 ? model.context_length : (1u << 20);
-  if (o.ctx_size && *o.ctx_size > trained) {
-    return InvalidArgument("ctx_size " + std::to_string(*o.ctx_size) + " for '" + model_name +
-                           "' is above its trained context of " + std::to_string(trained) +
-                           " tokens");
-  }
-  uint64_t ctx = trained;
-  std::string reason = "the largest that fits, up to the trained " + std::to_string(trained);
-  if (o.ctx_size) {
-    ctx = *o.ctx_size;
-    reason = "as configured for this model";
-  } else if (default_ctx_per_slot > 0) {
-    ctx = std::min(default_ctx_per_slot, trained);
-    reason = "the server default";
-  }
-  auto fits = [&](uint64_t c) { return NpuMemory(model, c).Total() <= cpu.free_bytes; };
-  // Only an automatic context shrinks (by halves, not below FastFlowLM's floor).
-  while (!o.ctx_size && default_ctx_per_slot == 0 && !fits(ctx) && ctx / 2 >= kFlmMinContext) {
-    ctx /= 2;
-  }
+  ZEST_ASSIGN_OR_RETURN(NpuContext context,
+                        ChooseContext(model, model_name, o, default_ctx_per_slot, cpu.free_bytes));
+  const uint64_t ctx = context.tokens;
   const DeviceMemory need = NpuMemory(model, std::max(ctx, kFlmMinContext));
   if (need.Total() > cpu.free_bytes) {
     return cannot(InsufficientMemory("it needs " + FormatBytes(need.Total()) +
@@ -119,13 +141,7 @@ Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
   plan.ctx_per_slot = ctx;
   plan.parallel = 1;
   plan.memory.push_back({kNpuDevice, need});
-  plan.explanation = "on the NPU (" + npu.description + ") with FastFlowLM as '" + npu.checkpoint +
-                     "': " + npu.reason + "; context " + std::to_string(ctx) +
-                     " tokens, one request at a time (" + reason +
-                     "). Predicted: " + FormatBytes(need.Total()) + " of system memory, " +
-                     FormatBytes(cpu.free_bytes) +
-                     " free (the NPU works in system RAM; weights estimated from the GGUF, " +
-                     FormatBytes(need.weights) + ", KV cache " + FormatBytes(need.kv_cache) + ").";
+  plan.explanation = Explain(npu, context, need, cpu.free_bytes);
   return std::optional<EnginePlan>(std::move(plan));
 }
 
