@@ -24,6 +24,10 @@ TEST(CatalogTest, BuiltinCatalogParsesWithCurrentPicks) {
   EXPECT_EQ(gemma->repo, "ggml-org/gemma-3-4b-it-GGUF");
   EXPECT_FALSE(gemma->mmproj.empty());
   EXPECT_EQ(c.Find("whisper-tiny")->recipe, "whispercpp");
+  // NPU builds (FastFlowLM tags) where FastFlowLM has the model.
+  EXPECT_EQ(c.Find("Llama-3.2-1B-Instruct-GGUF")->flm, "llama3.2:1b");
+  EXPECT_EQ(c.Find("gpt-oss-20b-GGUF")->flm, "gpt-oss:20b");
+  EXPECT_EQ(c.Find("gpt-oss-120b-GGUF")->flm, "");
   EXPECT_EQ(c.Find("nomic-embed-text-v1.5-GGUF")->labels, std::vector<std::string>{"embeddings"});
   EXPECT_EQ(c.Find("no-such-model"), nullptr);
   for (const CatalogEntry& e : c.entries()) {
@@ -53,6 +57,7 @@ TEST(CatalogTest, ErrorsNameTheEntryAndField) {
       {"{" + ok + R"(,"size_bytes":-1})", "'size_bytes'"},
       {"{" + ok + R"(,"mmproj":"/abs.gguf"})", "'mmproj'"},
       {"{" + ok + R"(,"draft":"nope"})", "'draft'"},
+      {"{" + ok + R"(,"flm":"--port"})", "'flm'"},
       {"{" + ok + "},{" + ok + "}", "'name'"},
   };
   for (const Case& c : cases) {
