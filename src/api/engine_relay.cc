@@ -34,6 +34,11 @@ std::string WithModelName(std::string body, const std::string& name) {
   return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// The model's name as the client spelled it (the registry's when it gave none).
+const std::string& ClientName(const RelayRequest& request) {
+  return request.client_model.empty() ? request.model.name : request.client_model;
+}
+
 std::string StreamErrorEvent(const Status& status) {
   openai::ApiError e = openai::MapStatus(status);
   return http::SseData(openai::ErrorBody(status.message(), e.type, e.code));
@@ -85,7 +90,8 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
     if (request.split_prefill) {
       // Named, not temporaries inside co_await (GCC 12).
       std::shared_ptr<scheduler::Instance> decode = lease->instance();
-      std::string path = request.engine_path, body = request.body, tag = RequestTag(request.request_id);
+      std::string path = request.engine_path, body = request.body,
+                  tag = RequestTag(request.request_id);
       up.body = co_await HandOffPrefill(pool, std::move(decode), std::move(path), std::move(body),
                                         std::move(tag), canceller);
     }
@@ -124,8 +130,9 @@ awaitable<void> RelayWhole(scheduler::Instance& instance, http::UpstreamResponse
     MeasureSpeed(instance, *body);
     if (request.observer != nullptr) request.observer->OnBody(*body);
   }
-  const std::string& name = request.client_model.empty() ? request.model.name : request.client_model;
-  bool respell = upstream.status() == 200 && (name != request.model.name || !instance.engine_model.empty());
+  const std::string& name = ClientName(request);
+  bool respell =
+      upstream.status() == 200 && (name != request.model.name || !instance.engine_model.empty());
   std::string out = respell ? WithModelName(std::move(*body), name) : std::move(*body);
   co_await writer.Send(upstream.status(), content_type, std::move(out));
 }
@@ -189,9 +196,8 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
   bool event_stream =
       http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
   if (request.stream && upstream.status() == 200 && event_stream) {
-    std::string name = request.client_model.empty() ? request.model.name : request.client_model;
     co_await RelayStream(pool, instance, upstream, writer, request.observer, request.request_id,
-                         std::move(name));
+                         ClientName(request));
   } else {
     co_await RelayWhole(*instance, upstream, request, writer);
   }

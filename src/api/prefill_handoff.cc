@@ -6,10 +6,11 @@
 #include <boost/asio/this_coro.hpp>
 #include <chrono>
 #include <filesystem>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "api/engine_speed.h"
+#include "api/inference_metrics.h"
 #include "http/upstream_client.h"
 #include "scheduler/slot_cache.h"
 
@@ -77,7 +78,8 @@ asio::awaitable<Result<std::string>> Split(scheduler::InstanceLease& prefill,
   auto reply = co_await (*response)->ReadAll(kMaxPrefillReplyBytes);
   if (!reply.ok()) co_return reply.status();
   if ((*response)->status() != 200) {
-    co_return EngineFailed("the prefill instance answered " + std::to_string((*response)->status()));
+    co_return EngineFailed("the prefill instance answered " +
+                           std::to_string((*response)->status()));
   }
   const double prefill_ms = MsSince(start);
   MeasureSpeed(*prefill.instance(), *reply);
@@ -94,15 +96,12 @@ asio::awaitable<Result<std::string>> Split(scheduler::InstanceLease& prefill,
   if (!restored.ok()) co_return restored;
   const double moved_ms = MsSince(moved_at);
 
-  json answer = json::parse(*reply, nullptr, /*allow_exceptions=*/false);
-  uint64_t prompt_tokens = 0;
-  if (answer.is_object() && answer.contains("usage") && answer["usage"].is_object()) {
-    prompt_tokens = answer["usage"].value("prompt_tokens", uint64_t{0});
-  }
-  spdlog::info("{}prefill of '{}' ({} prompt tokens) on {} handed to {}: prefill {:.0f} ms, "
-               "KV cache moved in {:.0f} ms",
-               log_tag, decode.model(), prompt_tokens, prefill->device(), decode.device(),
-               prefill_ms, moved_ms);
+  const uint64_t prompt_tokens = ParseTokenUsage(*reply).prompt;
+  spdlog::info(
+      "{}prefill of '{}' ({} prompt tokens) on {} handed to {}: prefill {:.0f} ms, "
+      "KV cache moved in {:.0f} ms",
+      log_tag, decode.model(), prompt_tokens, prefill->device(), decode.device(), prefill_ms,
+      moved_ms);
   request["id_slot"] = *decode_slot;
   request["cache_prompt"] = true;
   co_return request.dump();
@@ -130,8 +129,8 @@ asio::awaitable<std::string> HandOffPrefill(scheduler::InstancePool& pool,
   }
   json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!request.is_object()) co_return body;
-  auto split = co_await Split(prefill, *decode, std::move(engine_path), std::move(request),
-                              log_tag, std::move(canceller));
+  auto split = co_await Split(prefill, *decode, std::move(engine_path), std::move(request), log_tag,
+                              std::move(canceller));
   if (split.ok()) co_return std::move(split).value();
   if (split.status().code() == ErrorCode::kCancelled) {
     // The client left: the decode request that follows fails at once too.

@@ -26,10 +26,9 @@ namespace zest::api {
 // there is no other instance, or any step fails (logged), the body is
 // returned unchanged and `decode` does all the work. `canceller` is the
 // request's: when the client leaves, the prefill stops with it.
-boost::asio::awaitable<std::string> HandOffPrefill(scheduler::InstancePool& pool,
-                                                   std::shared_ptr<scheduler::Instance> decode,
-                                                   std::string engine_path, std::string body,
-                                                   std::string log_tag,
-                                                   std::shared_ptr<http::UpstreamCanceller> canceller);
+boost::asio::awaitable<std::string> HandOffPrefill(
+    scheduler::InstancePool& pool, std::shared_ptr<scheduler::Instance> decode,
+    std::string engine_path, std::string body, std::string log_tag,
+    std::shared_ptr<http::UpstreamCanceller> canceller);
 
 }  // namespace zest::api

@@ -3,9 +3,9 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <future>
@@ -15,20 +15,20 @@
 
 #include "api/admin/admin_api.h"
 #include "api/admin/load_api.h"
+#include "api/admin/models_api.h"
+#include "api/admin/observability_api.h"
 #include "api/admin/pull_api.h"
 #include "api/admin/system_api.h"
 #include "api/admin/system_json.h"
-#include "api/admin/models_api.h"
-#include "api/admin/observability_api.h"
 #include "api/device_metrics.h"
 #include "api/engine_metrics.h"
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "app/gateway_security.h"
 #include "app/placement_wiring.h"
 #include "core/duration.h"
-#include "app/gateway_security.h"
 #include "core/logging.h"
 #include "engines/engine_locator.h"
 #include "engines/pid_file.h"
@@ -41,8 +41,8 @@
 #include "placement/reserved_args.h"
 #include "scheduler/admission.h"
 #include "scheduler/autoscale_loop.h"
-#include "scheduler/instance_pool.h"
 #include "scheduler/engine_watchdog.h"
+#include "scheduler/instance_pool.h"
 #include "scheduler/keep_alive_reaper.h"
 
 namespace zest::app {
@@ -303,8 +303,10 @@ int RunServer(const config::LoadedSettings& loaded) {
     pool_options.handoff_dir = *run_dir / "handoff";
     std::error_code ec;
     fs::create_directory(pool_options.handoff_dir, ec);
-    spdlog::info("experimental prefill/decode split: prompts of {}+ tokens prefill on another "
-                 "instance", s.split_prefill_tokens);
+    spdlog::info(
+        "experimental prefill/decode split: prompts of {}+ tokens prefill on another "
+        "instance",
+        s.split_prefill_tokens);
   }
   scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
                                     s.max_queued_tokens, std::chrono::seconds(s.aging_s),

@@ -52,8 +52,8 @@ int ListAll(bool as_json) {
   if (as_json) return PrintJson((*models)["data"]);
   std::vector<std::vector<std::string>> rows;
   for (const json& m : (*models)["data"]) {
-    rows.push_back({Str(m, "id"), Str(m, "quantization"), HumanBytes(UintField(m, "size")), Labels(m),
-                    Str(m, "source"), m.value("downloaded", false) ? "yes" : "no",
+    rows.push_back({Str(m, "id"), Str(m, "quantization"), HumanBytes(UintField(m, "size")),
+                    Labels(m), Str(m, "source"), m.value("downloaded", false) ? "yes" : "no",
                     m.value("loaded", false) ? "yes" : "no", Fit(m)});
   }
   PrintTable({"NAME", "QUANT", "SIZE", "LABELS", "SOURCE", "DOWNLOADED", "LOADED", "FIT"}, rows);
@@ -68,8 +68,9 @@ int List(bool all, bool as_json) {
   std::vector<std::vector<std::string>> rows;
   for (const json& m : (*models)["data"]) {
     rows.push_back({Str(m, "id"), Str(m, "architecture"), HumanCount(UintField(m, "parameters")),
-                    Str(m, "quantization"), HumanBytes(UintField(m, "size")), Str(m, "context_length"),
-                    m.value("loaded", false) ? "yes" : "no", Fit(m), Str(m, "path")});
+                    Str(m, "quantization"), HumanBytes(UintField(m, "size")),
+                    Str(m, "context_length"), m.value("loaded", false) ? "yes" : "no", Fit(m),
+                    Str(m, "path")});
   }
   if (rows.empty()) {
     std::printf("no models; put .gguf files in the models directory or use `zest add`\n");
@@ -117,10 +118,11 @@ int Ps(bool verbose) {
     // What earlier loads measured against the prediction (PREDICTED includes it).
     const json& c = i.value("memory_correction", json());
     if (c.is_object()) {
-      std::printf("  memory correction (%s): measured/predicted %.2f over %d load(s), CPU "
-                  "prediction x%.2f\n",
-                  c.value("scope", std::string("?")).c_str(), c.value("ratio", 1.0),
-                  c.value("loads", 0), c.value("applied_factor", 1.0));
+      std::printf(
+          "  memory correction (%s): measured/predicted %.2f over %d load(s), CPU "
+          "prediction x%.2f\n",
+          c.value("scope", std::string("?")).c_str(), c.value("ratio", 1.0), c.value("loads", 0),
+          c.value("applied_factor", 1.0));
     } else {
       std::printf("  memory correction: none learned yet\n");
     }

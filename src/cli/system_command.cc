@@ -44,7 +44,8 @@ Result<json> LocalSystemInfo() {
   hardware::Inventory inventory = hardware::Discover(roots);
   hardware::UtilisationSampler sampler(roots, inventory);
   sampler.SampleNow();
-  Result<std::filesystem::path> flm = engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
+  Result<std::filesystem::path> flm =
+      engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
   return api::admin::SystemInfoJson(inventory, engine, nullptr, flm, sampler.Snapshot(), "local");
 }
 
@@ -57,8 +58,8 @@ std::string Join(const json& items, const char* sep) {
 void PrintCpuMemory(const json& info) {
   const json& cpu = info["cpu"];
   std::printf("CPU      %s (%s, %d cores, %d threads)\n         features: %s (%s)\n",
-              TextField(cpu, "model").c_str(), TextField(cpu, "architecture").c_str(), cpu.value("cores", 0),
-              cpu.value("threads", 0), Join(cpu["features"], " ").c_str(),
+              TextField(cpu, "model").c_str(), TextField(cpu, "architecture").c_str(),
+              cpu.value("cores", 0), cpu.value("threads", 0), Join(cpu["features"], " ").c_str(),
               TextField(cpu, "features_source").c_str());
   const json& mem = info["memory"];
   std::printf("Memory   %s total, %s available, swap %s\n",
@@ -69,31 +70,34 @@ void PrintCpuMemory(const json& info) {
 
 std::string GpuMemory(const json& g) {
   std::string out =
-      "VRAM " + (UintField(g, "vram_total_bytes") ? HumanBytes(UintField(g, "vram_total_bytes")) : "unknown");
-  if (UintField(g, "gtt_total_bytes")) out += ", GTT " + HumanBytes(UintField(g, "gtt_total_bytes"));
+      "VRAM " +
+      (UintField(g, "vram_total_bytes") ? HumanBytes(UintField(g, "vram_total_bytes")) : "unknown");
+  if (UintField(g, "gtt_total_bytes"))
+    out += ", GTT " + HumanBytes(UintField(g, "gtt_total_bytes"));
   return out;
 }
 
 void PrintDevices(const json& info) {
   int i = 0;
   for (const json& g : info["gpus"]) {
-    std::string target =
-        TextField(g, "gfx_target").empty() ? TextField(g, "compute_capability") : TextField(g, "gfx_target");
+    std::string target = TextField(g, "gfx_target").empty() ? TextField(g, "compute_capability")
+                                                            : TextField(g, "gfx_target");
     if (!TextField(g, "compute_capability").empty()) target = "compute " + target;
-    std::printf("GPU %d    %s [%s %s, driver %s]\n         %s%s, %s%s\n", i++, TextField(g, "name").c_str(),
-                TextField(g["pci"], "address").c_str(), TextField(g["pci"], "device_id").c_str(),
-                TextField(g["pci"], "driver").c_str(),
+    std::printf("GPU %d    %s [%s %s, driver %s]\n         %s%s, %s%s\n", i++,
+                TextField(g, "name").c_str(), TextField(g["pci"], "address").c_str(),
+                TextField(g["pci"], "device_id").c_str(), TextField(g["pci"], "driver").c_str(),
                 g.value("integrated", false) ? "integrated" : "discrete",
                 g.value("unified_memory", false) ? " (unified memory)" : "", GpuMemory(g).c_str(),
                 target.empty() ? "" : (", " + target).c_str());
   }
   i = 0;
   for (const json& n : info["npus"]) {
-    std::printf("NPU %d    %s [%s], firmware %s, driver %s: %s\n", i++, TextField(n, "name").c_str(),
-                TextField(n["pci"], "address").c_str(),
-                TextField(n, "firmware_version").empty() ? "?" : TextField(n, "firmware_version").c_str(),
-                TextField(n, "driver_version").c_str(),
-                n.value("usable", false) ? "usable" : TextField(n, "reason").c_str());
+    std::printf(
+        "NPU %d    %s [%s], firmware %s, driver %s: %s\n", i++, TextField(n, "name").c_str(),
+        TextField(n["pci"], "address").c_str(),
+        TextField(n, "firmware_version").empty() ? "?" : TextField(n, "firmware_version").c_str(),
+        TextField(n, "driver_version").c_str(),
+        n.value("usable", false) ? "usable" : TextField(n, "reason").c_str());
   }
   for (const json& v : info["vulkan"]) {
     std::printf("Vulkan   %s (%s, API %s, %s device-local)\n", TextField(v, "name").c_str(),
@@ -106,22 +110,25 @@ void PrintDevices(const json& info) {
 void PrintEngines(const json& info) {
   for (const json& e : info["engines"]) {
     if (!e.value("found", false)) {
-      std::printf("Engine   %s: not found (%s)\n", TextField(e, "name").c_str(), TextField(e, "error").c_str());
+      std::printf("Engine   %s: not found (%s)\n", TextField(e, "name").c_str(),
+                  TextField(e, "error").c_str());
       continue;
     }
-    std::printf("Engine   %s (%s) %s\n", TextField(e, "name").c_str(), TextField(e, "source").c_str(),
-                TextField(e, "version").c_str());
+    std::printf("Engine   %s (%s) %s\n", TextField(e, "name").c_str(),
+                TextField(e, "source").c_str(), TextField(e, "version").c_str());
     if (!e.value("probed", false))
       std::printf("         devices not probed (zest is not running)\n");
     else if (e["devices"].empty())
       std::printf("         devices: CPU only\n");
     for (const json& d : e["devices"]) {
-      std::printf("         %s: %s\n", TextField(d, "name").c_str(), TextField(d, "description").c_str());
+      std::printf("         %s: %s\n", TextField(d, "name").c_str(),
+                  TextField(d, "description").c_str());
     }
   }
   std::vector<std::vector<std::string>> rows;
   for (const json& r : info["recipes"]) {
-    rows.push_back({TextField(r, "recipe") + "-" + TextField(r, "backend"), TextField(r, "verdict"), TextField(r, "reason")});
+    rows.push_back({TextField(r, "recipe") + "-" + TextField(r, "backend"), TextField(r, "verdict"),
+                    TextField(r, "reason")});
   }
   std::printf("\n");
   PrintTable({"RECIPE", "VERDICT", "WHY"}, rows);

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 
 #include "cli/json_fields.h"
 #include "cli/table.h"
@@ -54,16 +54,17 @@ void Devices(const TopInput& in, std::vector<std::string>& out) {
     const json& l = i < live.size() ? live[i] : json::object();
     std::optional<double> busy;
     if (Has(l, "busy_percent")) busy = NumberField(l, "busy_percent");
-    out.push_back(DeviceLine(fmt::format("gpu{}", i), TextField(g, "name"), busy,
-                             NumberField(l, "vram_used_bytes") + NumberField(l, "gtt_used_bytes"),
-                             NumberField(g, "vram_total_bytes") + NumberField(g, "gtt_total_bytes")));
+    out.push_back(
+        DeviceLine(fmt::format("gpu{}", i), TextField(g, "name"), busy,
+                   NumberField(l, "vram_used_bytes") + NumberField(l, "gtt_used_bytes"),
+                   NumberField(g, "vram_total_bytes") + NumberField(g, "gtt_total_bytes")));
   }
   const json& npus = in.system.value("npus", json::array());
   const json& npu_live = u.value("npus", json::array());
   for (std::size_t i = 0; i < npus.size(); ++i) {
     std::string state = i < npu_live.size() ? TextField(npu_live[i], "power_state") : "";
-    out.push_back(fmt::format(" {:<5} {:<14.14} {}", fmt::format("npu{}", i), TextField(npus[i], "name"),
-                              state.empty() ? "-" : state));
+    out.push_back(fmt::format(" {:<5} {:<14.14} {}", fmt::format("npu{}", i),
+                              TextField(npus[i], "name"), state.empty() ? "-" : state));
   }
 }
 
@@ -85,8 +86,9 @@ void Models(const TopInput& in, std::vector<std::string>& out, std::size_t room)
                             ? fmt::format("{}/{}", q.value("busy", 0), q.value("slots", 0))
                             : "-";
     out.push_back(fmt::format(" {:<25.25} {:<7} {:>6} {:>7} {:>6}  {}/{}/{}", TextField(i, "model"),
-                              TextField(i, "state"), i.value("pid", 0), Duration(NumberField(i, "uptime_s")), slots,
-                              w.value("high", 0), w.value("normal", 0), w.value("low", 0)));
+                              TextField(i, "state"), i.value("pid", 0),
+                              Duration(NumberField(i, "uptime_s")), slots, w.value("high", 0),
+                              w.value("normal", 0), w.value("low", 0)));
     ++shown;
   }
   if (instances.empty()) out.push_back(" (no model loaded)");
@@ -94,17 +96,22 @@ void Models(const TopInput& in, std::vector<std::string>& out, std::size_t room)
 
 std::string Throughput(const TopInput& in) {
   std::string rate = in.tokens_per_second ? fmt::format("{:.1f}", *in.tokens_per_second) : "-";
-  return fmt::format("THROUGHPUT {} tok/s generated, {} requests served", rate,
-                     std::llround(NumberField(in.stats.value("totals", json::object()), "requests")));
+  return fmt::format(
+      "THROUGHPUT {} tok/s generated, {} requests served", rate,
+      std::llround(NumberField(in.stats.value("totals", json::object()), "requests")));
 }
 
 std::string LastRequest(const json& s) {
   if (!s.value("model", json()).is_string()) return "LAST       (no request yet)";
-  std::string ttft = Has(s, "time_to_first_token") ? fmt::format("{:.3f} s", NumberField(s, "time_to_first_token")) : "-";
-  std::string tps = Has(s, "tokens_per_second") ? fmt::format("{:.1f}", NumberField(s, "tokens_per_second")) : "-";
-  return fmt::format("LAST       {}: TTFT {}, {} tok/s, {} in ({} cached) / {} out", TextField(s, "model"), ttft,
-                     tps, s.value("input_tokens", 0), s.value("cached_tokens", 0),
-                     s.value("output_tokens", 0));
+  std::string ttft = Has(s, "time_to_first_token")
+                         ? fmt::format("{:.3f} s", NumberField(s, "time_to_first_token"))
+                         : "-";
+  std::string tps = Has(s, "tokens_per_second")
+                        ? fmt::format("{:.1f}", NumberField(s, "tokens_per_second"))
+                        : "-";
+  return fmt::format("LAST       {}: TTFT {}, {} tok/s, {} in ({} cached) / {} out",
+                     TextField(s, "model"), ttft, tps, s.value("input_tokens", 0),
+                     s.value("cached_tokens", 0), s.value("output_tokens", 0));
 }
 
 }  // namespace

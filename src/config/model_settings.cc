@@ -152,9 +152,9 @@ bool ValidFlmTag(std::string_view tag) {
   // Starts with a letter or digit, so it can never read as a flag.
   return !tag.empty() && tag.size() <= 64 && std::isalnum(static_cast<unsigned char>(tag[0])) &&
          std::all_of(tag.begin(), tag.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' ||
-           c == '-';
-  });
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' ||
+                  c == '-';
+         });
 }
 
 Status SetModelOption(ModelSettings& settings, std::string_view key, const OptionValue& value) {

@@ -146,7 +146,8 @@ Result<std::filesystem::path> LocateFlm(const std::filesystem::path& configured,
     return configured;
   }
   if (auto found = FindOnPath(path_env, "flm")) return *found;
-  return NotFound("FastFlowLM (flm) is not installed: see https://github.com/FastFlowLM/FastFlowLM");
+  return NotFound(
+      "FastFlowLM (flm) is not installed: see https://github.com/FastFlowLM/FastFlowLM");
 }
 
 }  // namespace zest::engines

@@ -15,9 +15,9 @@ namespace zest::engines {
 inline constexpr uint16_t kFlmPort = 52625;
 
 struct FlmOptions {
-  std::filesystem::path flm;    // FastFlowLM's binary
-  std::string checkpoint;       // its model tag, "llama3.2:1b"
-  uint64_t ctx_len = 4096;      // --ctx-len
+  std::filesystem::path flm;     // FastFlowLM's binary
+  std::string checkpoint;        // its model tag, "llama3.2:1b"
+  uint64_t ctx_len = 4096;       // --ctx-len
   std::filesystem::path socket;  // where zest connects
   std::filesystem::path zest;    // this binary, run as `zest engine-bridge`
   std::filesystem::path bwrap;   // bubblewrap; empty = "bwrap"
@@ -29,8 +29,9 @@ struct FlmOptions {
 // `flm serve TAG --ctx-len N --port kFlmPort --host 127.0.0.1 --quiet`.
 std::vector<std::string> FlmCommand(const FlmOptions& options);
 
-// The readiness probe's path: FastFlowLM has no /health; its model list
-// answers once the server is up.
+// The readiness probe's path: FastFlowLM has no /health (Lemonade probes
+// its /api/tags); /v1/models is in its OpenAI API since 0.9.9 (release
+// notes). Not tried against a real FastFlowLM: there is none here.
 inline constexpr const char* kFlmReadyPath = "/v1/models";
 
 }  // namespace zest::engines

@@ -4,14 +4,13 @@
 #include "engines/tcp_bridge.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstring>
@@ -143,13 +142,36 @@ TEST(FlmCommandTest, FastFlowLmInItsOwnNetworkNamespaceBehindTheBridge) {
   o.ctx_len = 8192;
   o.socket = "/run/zest-x/engine-3.sock";
   o.zest = "/usr/local/bin/zest";
-  EXPECT_EQ(FlmCommand(o),
-            (std::vector<std::string>{
-                "bwrap", "--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc",
-                "--unshare-net", "--unshare-pid", "--die-with-parent", "--",
-                "/usr/local/bin/zest", "engine-bridge", "--socket", "/run/zest-x/engine-3.sock",
-                "--port", "52625", "--", "/usr/bin/flm", "serve", "llama3.2:1b", "--ctx-len",
-                "8192", "--port", "52625", "--host", "127.0.0.1", "--quiet"}));
+  EXPECT_EQ(FlmCommand(o), (std::vector<std::string>{"bwrap",
+                                                     "--bind",
+                                                     "/",
+                                                     "/",
+                                                     "--dev-bind",
+                                                     "/dev",
+                                                     "/dev",
+                                                     "--proc",
+                                                     "/proc",
+                                                     "--unshare-net",
+                                                     "--unshare-pid",
+                                                     "--die-with-parent",
+                                                     "--",
+                                                     "/usr/local/bin/zest",
+                                                     "engine-bridge",
+                                                     "--socket",
+                                                     "/run/zest-x/engine-3.sock",
+                                                     "--port",
+                                                     "52625",
+                                                     "--",
+                                                     "/usr/bin/flm",
+                                                     "serve",
+                                                     "llama3.2:1b",
+                                                     "--ctx-len",
+                                                     "8192",
+                                                     "--port",
+                                                     "52625",
+                                                     "--host",
+                                                     "127.0.0.1",
+                                                     "--quiet"}));
 }
 
 }  // namespace

@@ -93,8 +93,8 @@ RecipeVerdict CudaVerdict(const Inventory& inv) {
 // NPU recipes need an XDNA2 NPU the driver made usable, with firmware at
 // least kMinNpuFirmware, and the engine installed (`engine_path`; zest
 // provisions neither NPU engine, so without it the best is "installable").
-RecipeVerdict NpuVerdict(const Inventory& inv, const std::string& recipe,
-                         const std::string& engine, const std::string& engine_path) {
+RecipeVerdict NpuVerdict(const Inventory& inv, const std::string& recipe, const std::string& engine,
+                         const std::string& engine_path) {
   RecipeVerdict v{recipe, "npu", Verdict::kUnsupported, ""};
   if (inv.npus.empty()) {
     v.reason = "no NPU";
@@ -122,8 +122,8 @@ RecipeVerdict NpuVerdict(const Inventory& inv, const std::string& recipe,
   }
   if (!engine_path.empty()) {
     v.verdict = Verdict::kUsable;
-    v.reason = engine + " (" + engine_path + ") on the XDNA2 NPU (firmware " +
-               npu.firmware_version + ")";
+    v.reason =
+        engine + " (" + engine_path + ") on the XDNA2 NPU (firmware " + npu.firmware_version + ")";
     return v;
   }
   v.verdict = Verdict::kInstallable;

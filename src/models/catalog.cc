@@ -1,7 +1,5 @@
 #include "models/catalog.h"
 
-#include "config/model_settings.h"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -9,9 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "config/model_settings.h"
+#include "core/strings.h"
 #include "models/catalog_data.h"
 #include "models/hf_store.h"
-#include "core/strings.h"
 
 namespace zest::models {
 namespace {

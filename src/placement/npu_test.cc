@@ -17,11 +17,6 @@ namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
 
-const models::ModelInfo& Llama8B() {
-  static const models::ModelInfo model = testing::WriteSparseModel(testing::Llama3_8B());
-  return model;
-}
-
 struct Machine {
   std::vector<PlacementDevice> devices;
   NpuRequest npu;
@@ -52,7 +47,7 @@ Result<EnginePlan> Plan(const Machine& machine, const std::string& checkpoint,
   request.npu = machine.npu;
   request.npu.checkpoint = checkpoint;
   request.npu.held_by = held_by;
-  return PlanPlacement(Llama8B(), machine.devices, request);
+  return PlanPlacement(testing::SparseLlama3_8B(), machine.devices, request);
 }
 
 config::ModelSettings Device(const std::string& device) {
@@ -74,7 +69,7 @@ TEST(NpuPlacementTest, AModelWithAnNpuBuildRunsOnTheUsableNpu) {
   EXPECT_EQ(plan->memory[0].device, "NPU");
   // The GGUF's weights, one sequence's f16 KV cache (32 blocks × 4096 cells ×
   // 8 heads × (128 + 128) × 2 bytes = 512 MiB), and the runtime.
-  EXPECT_EQ(plan->memory[0].memory.weights, Llama8B().file_size);
+  EXPECT_EQ(plan->memory[0].memory.weights, testing::SparseLlama3_8B().file_size);
   EXPECT_EQ(plan->memory[0].memory.kv_cache, 512ull << 20);
   EXPECT_EQ(plan->memory[0].memory.overhead, kNpuRuntimeBytes);
   EXPECT_NE(plan->explanation.find("on the NPU (AMD XDNA2 NPU (Strix/Krackan)) with FastFlowLM as "
@@ -82,7 +77,8 @@ TEST(NpuPlacementTest, AModelWithAnNpuBuildRunsOnTheUsableNpu) {
             std::string::npos)
       << plan->explanation;
   // `zest list` says where it would run.
-  EXPECT_EQ(FitOfPlan(plan, Llama8B(), Fixture("ryzen-ai-300-laptop", "/usr/bin/flm").devices, 0)
+  EXPECT_EQ(FitOfPlan(plan, testing::SparseLlama3_8B(),
+                      Fixture("ryzen-ai-300-laptop", "/usr/bin/flm").devices, 0)
                 .verdict,
             "npu");
 }
@@ -90,19 +86,26 @@ TEST(NpuPlacementTest, AModelWithAnNpuBuildRunsOnTheUsableNpu) {
 TEST(NpuPlacementTest, FallsBackToTheGpuAndSaysWhyNotTheNpu) {
   struct Case {
     std::string name;
-    std::string flm;       // installed where
-    std::string held_by;   // the NPU's current model
+    std::string flm;      // installed where
+    std::string held_by;  // the NPU's current model
     config::ModelSettings options;
-    std::string why;       // in the explanation
+    std::string why;  // in the explanation
   };
   config::ModelSettings layers;
   layers.n_gpu_layers = 33;
   config::ModelSettings extra;
   extra.extra_args = {"--temp", "0.5"};
   const std::vector<Case> cases = {
-      {"not installed", "", "", {},
-       "Not on the NPU: the XDNA2 NPU qualifies (firmware 1.1.2.64); install FastFlowLM to use it."},
-      {"held by another model", "/usr/bin/flm", "qwen", {},
+      {"not installed",
+       "",
+       "",
+       {},
+       "Not on the NPU: the XDNA2 NPU qualifies (firmware 1.1.2.64); install FastFlowLM to use "
+       "it."},
+      {"held by another model",
+       "/usr/bin/flm",
+       "qwen",
+       {},
        "Not on the NPU: it runs 'qwen' (FastFlowLM holds one model at a time)."},
       {"llama-server layout pinned", "/usr/bin/flm", "", layers,
        "Not on the NPU: its options set n_gpu_layers, which only llama-server takes."},

@@ -11,11 +11,6 @@ namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
 
-const models::ModelInfo& Llama8B() {
-  static const models::ModelInfo info = testing::WriteSparseModel(testing::Llama3_8B());
-  return info;
-}
-
 std::vector<PlacementDevice> CpuAndLlvmpipe(uint64_t memory_limit = 0) {
   hardware::Inventory inventory;
   inventory.memory.total_bytes = 64 * kGiB;
@@ -33,21 +28,22 @@ PlacementRequest Request() {
 }
 
 TEST(PlanReplica, AnInstanceOnTheCpuGetsItsReplicaOnTheGpu) {
-  auto plan = PlanReplica(Llama8B(), CpuAndLlvmpipe(), Request(), {"CPU"});
+  auto plan = PlanReplica(testing::SparseLlama3_8B(), CpuAndLlvmpipe(), Request(), {"CPU"});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(PrimaryDevice(*plan), "Vulkan0");
   EXPECT_EQ(plan->n_gpu_layers, 33);
 }
 
 TEST(PlanReplica, AnInstanceOnTheGpuGetsItsReplicaOnTheCpu) {
-  auto plan = PlanReplica(Llama8B(), CpuAndLlvmpipe(), Request(), {"Vulkan0"});
+  auto plan = PlanReplica(testing::SparseLlama3_8B(), CpuAndLlvmpipe(), Request(), {"Vulkan0"});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(PrimaryDevice(*plan), "CPU");
   EXPECT_TRUE(plan->gpu_devices.empty());
 }
 
 TEST(PlanReplica, NoDeviceLeftIsInsufficientMemory) {
-  auto plan = PlanReplica(Llama8B(), CpuAndLlvmpipe(), Request(), {"CPU", "Vulkan0"});
+  auto plan =
+      PlanReplica(testing::SparseLlama3_8B(), CpuAndLlvmpipe(), Request(), {"CPU", "Vulkan0"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), ErrorCode::kInsufficientMemory);
   EXPECT_NE(plan.status().message().find("no device left"), std::string::npos);
@@ -56,7 +52,8 @@ TEST(PlanReplica, NoDeviceLeftIsInsufficientMemory) {
 TEST(PlanReplica, AnUnusedDeviceWithoutRoomIsInsufficientMemory) {
   // 4 GiB of RAM for zest: an 8 GB model fits neither on the CPU nor on
   // llvmpipe (which allocates from the same RAM).
-  auto plan = PlanReplica(Llama8B(), CpuAndLlvmpipe(4 * kGiB), Request(), {"Vulkan0"});
+  auto plan =
+      PlanReplica(testing::SparseLlama3_8B(), CpuAndLlvmpipe(4 * kGiB), Request(), {"Vulkan0"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), ErrorCode::kInsufficientMemory);
   EXPECT_NE(plan.status().message().find("CPU:"), std::string::npos) << plan.status().message();
@@ -65,7 +62,7 @@ TEST(PlanReplica, AnUnusedDeviceWithoutRoomIsInsufficientMemory) {
 TEST(PlanReplica, ItsOwnDeviceOptionIsOverridden) {
   PlacementRequest r = Request();
   r.options.device = "Vulkan0";  // where the first instance was asked to go
-  auto plan = PlanReplica(Llama8B(), CpuAndLlvmpipe(), r, {"Vulkan0"});
+  auto plan = PlanReplica(testing::SparseLlama3_8B(), CpuAndLlvmpipe(), r, {"Vulkan0"});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(PrimaryDevice(*plan), "CPU");
 }
@@ -73,7 +70,7 @@ TEST(PlanReplica, ItsOwnDeviceOptionIsOverridden) {
 TEST(PlanReplica, BadOptionsAreReportedNotSkipped) {
   PlacementRequest r = Request();
   r.options.kv_type = "q3_x";
-  auto plan = PlanReplica(Llama8B(), CpuAndLlvmpipe(), r, {"CPU"});
+  auto plan = PlanReplica(testing::SparseLlama3_8B(), CpuAndLlvmpipe(), r, {"CPU"});
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), ErrorCode::kInvalidArgument);
 }

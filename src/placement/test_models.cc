@@ -140,4 +140,9 @@ models::ModelInfo WriteSparseModel(const ArchSpec& spec) {
   return file.ok() ? models::Describe(*file) : models::ModelInfo{};
 }
 
+const models::ModelInfo& SparseLlama3_8B() {
+  static const models::ModelInfo info = WriteSparseModel(Llama3_8B());
+  return info;
+}
+
 }  // namespace zest::placement::testing

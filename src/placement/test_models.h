@@ -47,6 +47,9 @@ ArchSpec Gemma3_12B();     // 48 dense blocks, window 1024 (5 of 6 blocks), tied
 // Writes `spec` as a sparse GGUF file under the test's temp dir and reads it
 // back with the real reader.
 models::ModelInfo WriteSparseModel(const ArchSpec& spec);
+// Llama3_8B() written and read once per test binary (shared by the tests
+// that need one ordinary dense model).
+const models::ModelInfo& SparseLlama3_8B();
 // The same, keeping the path (for tests that need the file itself).
 std::filesystem::path WriteSparseModelFile(const ArchSpec& spec);
 

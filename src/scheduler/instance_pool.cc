@@ -1,11 +1,8 @@
 #include "scheduler/instance_pool.h"
 
-#include "models/model_file_safety.h"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -15,9 +12,10 @@
 #include "engines/flm_command.h"
 #include "engines/llama_server_args.h"
 #include "http/upstream_client.h"
-#include "scheduler/slot_cache.h"
+#include "models/model_file_safety.h"
 #include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
+#include "scheduler/slot_cache.h"
 
 namespace zest::scheduler {
 namespace {
@@ -346,9 +344,9 @@ Result<std::vector<std::string>> InstancePool::LlamaServerArgv(const models::Mod
 Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
     const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan,
     bool replica) {
-  ZEST_ASSIGN_OR_RETURN(std::vector<std::string> argv,
-                        plan.OnNpu() ? FlmArgv(socket, plan)
-                                     : LlamaServerArgv(model, socket, plan, replica));
+  ZEST_ASSIGN_OR_RETURN(
+      std::vector<std::string> argv,
+      plan.OnNpu() ? FlmArgv(socket, plan) : LlamaServerArgv(model, socket, plan, replica));
   ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model));
   std::error_code ec;
   fs::remove(socket, ec);

@@ -2,15 +2,15 @@
 // instance_pool.h). Runs on the pool's strand.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <bit>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <algorithm>
-#include <bit>
-#include <map>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include "engines/process_memory.h"
@@ -134,17 +134,18 @@ void InstancePool::AssignCpuThreads(const models::ModelEntry& model, Entry& self
   } else if (placement::ComputesOnCpu(plan, model.info.block_count)) {
     std::vector<int> running;  // CPU engines resident now, loading ones included
     for (const auto& [name, entry] : entries_) {
-      if (entry.get() != &self && entry->plan.cpu_threads > 0) running.push_back(entry->plan.cpu_threads);
+      if (entry.get() != &self && entry->plan.cpu_threads > 0)
+        running.push_back(entry->plan.cpu_threads);
     }
     const int cores = options_.cpu_cores > 0
                           ? options_.cpu_cores
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     plan.cpu_threads = placement::CpuThreadShare(cores, running);
-    plan.explanation += " " + std::to_string(plan.cpu_threads) + " of " + std::to_string(cores) +
-                        " CPU cores (" +
-                        (running.empty() ? std::string("no other CPU engine")
-                                         : std::to_string(running.size()) + " other CPU engine(s)") +
-                        ").";
+    plan.explanation +=
+        " " + std::to_string(plan.cpu_threads) + " of " + std::to_string(cores) + " CPU cores (" +
+        (running.empty() ? std::string("no other CPU engine")
+                         : std::to_string(running.size()) + " other CPU engine(s)") +
+        ").";
   }
   self.plan.cpu_threads = plan.cpu_threads;
   self.plan.explanation = plan.explanation;
@@ -382,21 +383,21 @@ void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Inst
   const placement::DeviceMemory& cpu = plan.memory.front().memory;
   const uint64_t ledger = cpu.Total() - cpu.learned;
   const placement::CorrectionScope scope = plan.correction_scope;
-  asio::post(blocking_, [this, name = model.name, file = FileIdentity(model), scope, ledger,
-                         measured] {
-    auto learned = corrections_.Record(name, file, scope, ledger, measured);
-    if (!learned.ok()) {
-      spdlog::warn("'{}': the learned memory correction is not saved: {}", name,
-                   learned.status().message());
-      return;
-    }
-    spdlog::info(
-        "'{}' memory correction ({}): measured/predicted {:.3f} this load, learned {:.3f} from "
-        "{} load(s); the next such placement scales the CPU prediction by {:.3f}",
-        name, placement::CorrectionScopeName(scope),
-        static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
-        learned->loads, learned->Factor());
-  });
+  asio::post(
+      blocking_, [this, name = model.name, file = FileIdentity(model), scope, ledger, measured] {
+        auto learned = corrections_.Record(name, file, scope, ledger, measured);
+        if (!learned.ok()) {
+          spdlog::warn("'{}': the learned memory correction is not saved: {}", name,
+                       learned.status().message());
+          return;
+        }
+        spdlog::info(
+            "'{}' memory correction ({}): measured/predicted {:.3f} this load, learned {:.3f} from "
+            "{} load(s); the next such placement scales the CPU prediction by {:.3f}",
+            name, placement::CorrectionScopeName(scope),
+            static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
+            learned->loads, learned->Factor());
+      });
 }
 
 }  // namespace zest::scheduler

@@ -41,8 +41,19 @@ asio::awaitable<Result<std::string>> Call(fs::path socket, std::string method, s
   co_return std::move(reply).value();
 }
 
+// GET /slots: the engine's slots, a JSON array.
+asio::awaitable<Result<json>> ListSlots(fs::path socket) {
+  const std::string get = "GET", list = "/slots", none;
+  auto listed = co_await Call(std::move(socket), get, list, none);
+  if (!listed.ok()) co_return listed.status();
+  json slots = json::parse(*listed, nullptr, /*allow_exceptions=*/false);
+  if (!slots.is_array()) co_return EngineFailed("the engine's /slots is not a list");
+  co_return slots;
+}
+
 // POST /slots/{id}?action=… {"filename": …}.
-asio::awaitable<Status> SlotAction(fs::path socket, int id, std::string action, std::string filename) {
+asio::awaitable<Status> SlotAction(fs::path socket, int id, std::string action,
+                                   std::string filename) {
   const std::string target = "/slots/" + std::to_string(id) + "?action=" + action;
   const std::string body = json({{"filename", filename}}).dump();
   auto done = co_await Call(socket, kPost, target, body);
@@ -52,12 +63,9 @@ asio::awaitable<Status> SlotAction(fs::path socket, int id, std::string action, 
 }  // namespace
 
 asio::awaitable<Result<int>> IdleSlot(fs::path socket) {
-  const std::string get = "GET", list = "/slots", none;
-  auto listed = co_await Call(socket, get, list, none);
-  if (!listed.ok()) co_return listed.status();
-  json slots = json::parse(*listed, nullptr, /*allow_exceptions=*/false);
-  if (!slots.is_array()) co_return EngineFailed("the engine's /slots is not a list");
-  for (const json& slot : slots) {
+  auto slots = co_await ListSlots(std::move(socket));
+  if (!slots.ok()) co_return slots.status();
+  for (const json& slot : *slots) {
     if (slot.is_object() && !slot.value("is_processing", true) && slot.value("id", -1) >= 0) {
       co_return slot.value("id", -1);
     }
@@ -76,13 +84,10 @@ asio::awaitable<Status> RestoreSlot(fs::path socket, int id, std::string filenam
 }
 
 asio::awaitable<Result<int>> SaveSlots(fs::path socket, fs::path dir) {
-  const std::string get = "GET", list = "/slots", none;
-  auto listed = co_await Call(socket, get, list, none);
-  if (!listed.ok()) co_return listed.status();
-  json slots = json::parse(*listed, nullptr, /*allow_exceptions=*/false);
-  if (!slots.is_array()) co_return EngineFailed("the engine's /slots is not a list");
+  auto slots = co_await ListSlots(socket);
+  if (!slots.ok()) co_return slots.status();
   int saved = 0;
-  for (const json& slot : slots) {
+  for (const json& slot : *slots) {
     // A slot that never served a task has no id_task and nothing to keep.
     if (!slot.is_object() || !slot.contains("id_task") || slot.value("is_processing", false))
       continue;

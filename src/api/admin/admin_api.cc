@@ -171,12 +171,13 @@ void AdminApi::Register(http::Router& router) {
     auto info = co_await EngineInfo();
     // FastFlowLM, for the NPU, when installed: not probed (its NPU check
     // takes seconds and the NPU may be busy).
-    json flm = {{"name", "flm"},
-                {"source", settings_.settings.flm.empty() ? "system" : "configured"},
-                {"binary", flm_.string()},
-                {"version", ""},
-                {"devices", json::array({{{"name", "NPU"},
-                                          {"description", "XDNA2 (`zest system` says if usable)"}}})}};
+    json flm = {
+        {"name", "flm"},
+        {"source", settings_.settings.flm.empty() ? "system" : "configured"},
+        {"binary", flm_.string()},
+        {"version", ""},
+        {"devices", json::array({{{"name", "NPU"},
+                                  {"description", "XDNA2 (`zest system` says if usable)"}}})}};
     if (!info.ok()) {
       json reply = {{"engines", flm_.empty() ? json::array() : json::array({flm})},
                     {"error", info.status().message()}};

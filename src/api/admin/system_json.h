@@ -4,7 +4,6 @@
 #pragma once
 
 #include <filesystem>
-
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
