@@ -3,11 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/this_coro.hpp>
-#include <nlohmann/json.hpp>
 
 #include "api/engine_speed.h"
 #include "api/openai/errors.h"
 #include "api/prefill_handoff.h"
+#include "api/stream_chunk.h"
 #include "api/wait_heartbeat.h"
 #include "core/logging.h"
 #include "http/sse.h"
@@ -20,19 +20,6 @@ namespace asio = boost::asio;
 using asio::awaitable;
 
 constexpr std::size_t kMaxEngineResponseBytes = 256ull * 1024 * 1024;
-
-// llama-server names the model after --alias, which is the registry name. A
-// client that reached it through another spelling (names resolve
-// case-insensitively) gets its own spelling back in non-streamed answers;
-// streamed chunks are relayed untouched. An engine that knows the model by
-// a name of its own (Instance::engine_model: FastFlowLM's tag) gets that name
-// in the request, and every answer, streamed chunks too, says the client's.
-std::string WithModelName(std::string body, const std::string& name) {
-  nlohmann::json doc = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("model")) return body;
-  doc["model"] = name;
-  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 // The model's name as the client spelled it (the registry's when it gave none).
 const std::string& ClientName(const RelayRequest& request) {
@@ -137,11 +124,16 @@ awaitable<void> RelayWhole(scheduler::Instance& instance, http::UpstreamResponse
   co_await writer.Send(upstream.status(), content_type, std::move(out));
 }
 
+// The engine's events relayed as they come, byte for byte unless
+// FixChunk (stream_chunk.h) has something to change.
 awaitable<void> RelayStream(scheduler::InstancePool& pool,
                             std::shared_ptr<scheduler::Instance> instance,
                             http::UpstreamResponse& upstream, http::ResponseWriter& writer,
-                            RequestObserver* observer, std::string request_id,
-                            std::string model_name) {
+                            const RelayRequest& request) {
+  const std::string& model_name = ClientName(request);
+  const std::string* rename = instance->engine_model.empty() ? nullptr : &model_name;
+  // A chat stream's first chunk must name the role (stream_chunk.h).
+  bool role_pending = request.engine_path.ends_with("chat/completions");
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
@@ -152,7 +144,7 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
     auto piece = co_await upstream.ReadSome();
     if (!piece.ok()) {
       if (writer.client_gone()) co_return;
-      spdlog::warn("{}engine for '{}' broke off a stream: {}", RequestTag(request_id),
+      spdlog::warn("{}engine for '{}' broke off a stream: {}", RequestTag(request.request_id),
                    instance->model(), piece.status().message());
       co_await pool.ReportBroken(instance);
       co_await writer.WriteChunk(StreamErrorEvent(EngineFailed(
@@ -163,13 +155,16 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
     if (!piece->has_value()) break;
     for (const auto& event : splitter.Feed(**piece)) {
       MeasureSpeed(*instance, event.data);
-      if (observer != nullptr) observer->OnStreamEvent(event.data);
-      if (!instance->engine_model.empty() && !event.data.empty() && event.data != "[DONE]") {
-        const std::string renamed = http::SseData(WithModelName(event.data, model_name));
-        if (!co_await writer.WriteChunk(renamed)) co_return;
+      if (request.observer != nullptr) request.observer->OnStreamEvent(event.data);
+      if (event.data.empty()) {  // a comment: passed on as it is
+        if (!co_await writer.WriteChunk(event.raw)) co_return;
         continue;
       }
-      if (!co_await writer.WriteChunk(event.raw)) co_return;
+      std::optional<std::string> fixed = FixChunk(event.data, role_pending, rename);
+      role_pending = false;
+      if (fixed) *fixed = http::SseData(*fixed);
+      const std::string& out = fixed ? *fixed : event.raw;
+      if (!co_await writer.WriteChunk(out)) co_return;
     }
   }
   if (!splitter.pending().empty()) co_await writer.WriteChunk(splitter.pending());
@@ -196,8 +191,7 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
   bool event_stream =
       http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
   if (request.stream && upstream.status() == 200 && event_stream) {
-    co_await RelayStream(pool, instance, upstream, writer, request.observer, request.request_id,
-                         ClientName(request));
+    co_await RelayStream(pool, instance, upstream, writer, request);
   } else {
     co_await RelayWhole(*instance, upstream, request, writer);
   }
