@@ -97,6 +97,12 @@ const std::map<std::string, std::string>& Reserved() {
       {"--no-slots", "zest reads the engine's slots"},
       {"--sleep-idle-seconds", "use keep_alive"},
       {"--log-disable", "zest captures engine logs"},
+      {"-v",
+       "it logs every prompt and reply, and llama-server then ends a stream with a 500 when a reply is not valid UTF-8; -lv 4 logs the load details without either"},
+      {"--verbose",
+       "it logs every prompt and reply, and llama-server then ends a stream with a 500 when a reply is not valid UTF-8; -lv 4 logs the load details without either"},
+      {"--log-verbose",
+       "it logs every prompt and reply, and llama-server then ends a stream with a 500 when a reply is not valid UTF-8; -lv 4 logs the load details without either"},
   };
   return kReserved;
 }

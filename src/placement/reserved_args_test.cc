@@ -31,6 +31,8 @@ TEST(ReservedArgs, FlagsZestOwnsAreRefusedByName) {
       {{"-ngl", "99"}, "-ngl", "n_gpu_layers"},
       {{"--override-tensor", "exps=CPU"}, "--override-tensor", "places"},
       {{"--sleep-idle-seconds", "5"}, "--sleep-idle-seconds", "keep_alive"},
+      {{"-v"}, "-v", "-lv 4"},
+      {{"--verbose"}, "--verbose", "prompt and reply"},
   };
   for (const Case& c : cases) {
     Status st = ValidateExtraArgs(c.args);
@@ -47,6 +49,7 @@ TEST(ReservedArgs, SamplingAndOtherEngineOptionsPass) {
            {"--temp", "0.7", "--top-k", "40"},
            {"--jinja", "--chat-template-file", "t.jinja"},
            {"--rope-scaling", "yarn", "--no-warmup"},
+           {"-lv", "4"},  // the load details, without -v's prompt logging
            {"--hostile-but-unknown"},  // not a prefix match on --host: llama-server refuses it itself
        }) {
     EXPECT_TRUE(ValidateExtraArgs(args).ok()) << (args.empty() ? "" : args.front());
