@@ -11,7 +11,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, makeHome, startZest, waitFor } from '../lib/zest.mjs';
+import { chatBody, engineGet, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 
 // One streamed chat request on a connection of its own, read to the end;
 // resolves to its status or the error's message. Not fetch: its kept-alive
@@ -179,11 +179,62 @@ describe('prefill on one device, decode on the other (experimental)', { skip: ha
     const m = /prefill of 'hot' \((\d+) prompt tokens\) on (CPU|Vulkan0) handed to (CPU|Vulkan0)/.exec(zest.logs());
     assert.ok(m, 'the handoff is logged');
     assert.notEqual(m[2], m[3]);
+    assert.ok(Number(m[1]) >= 64, `${m[1]} prompt tokens counted from the prefill's answer`);
     // The decoding engine found the prompt in its cache: it processed only
     // the tail, not the whole prompt again.
     const { timings, usage } = long.data;
     assert.ok(usage.prompt_tokens >= 64, `prompt of ${usage.prompt_tokens} tokens`);
     assert.ok(timings.cache_n >= usage.prompt_tokens - 2, `cache_n ${timings.cache_n} of ${usage.prompt_tokens}`);
     assert.ok(timings.prompt_n <= 2, `prompt_n ${timings.prompt_n}`);
+  });
+});
+
+// The prefill of a split runs on the other instance as zest's own request.
+// A client that leaves during it gets nothing handed to the decoder.
+// llama-server (build 11669) does not look at a closed connection while it
+// processes a prompt (llama.cpp issue 24496), so the prefill engine still
+// finishes the prompt; zest must then neither move its cache nor decode.
+describe('a split prefill whose client leaves', { skip: hasVulkan ? false : `no Vulkan engine rootfs at ${rootfs}` }, () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({ long: 'tiny' }),
+      args: ['--parallel', '2', '--split-prefill-tokens', '64'],
+      env: {
+        ZEST_ENGINE_ROOTFS: rootfs, GGML_VK_VISIBLE_DEVICES: '0', ZEST_RESERVED_SLOTS: '0',
+        ZEST_AUTOSCALE: '0', ZEST_LOG_LEVEL: 'debug',
+      },
+    });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('nothing is handed to the decoder, which never sees the request', async () => {
+    assert.equal((await zest.json('/api/v1/load', { model: 'long' })).status, 200);
+    assert.equal((await zest.json('/api/v1/load', { model: 'long', replica: true })).status, 200);
+    // Neither instance is measured yet: the first (CPU, its log long.log)
+    // decodes, the replica (llvmpipe, seconds for this prompt) is tried for
+    // the prefill.
+    const prefiller = (await zest.instances()).find((i) => i.device === 'Vulkan0');
+    const processing = async (instance) =>
+      (await engineGet(instance.socket, '/slots')).data.some((s) => s.is_processing);
+
+    const words = Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ');
+    const controller = new AbortController();
+    const answer = zest.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...chatBody('long', { max_tokens: 4 }), messages: [{ role: 'user', content: words }] }),
+      signal: controller.signal,
+    }).catch((e) => e.name);
+    await waitFor(() => processing(prefiller), { timeout: 15000, what: 'the prefill running on Vulkan0' });
+    controller.abort();
+    assert.equal(await answer, 'AbortError');
+    await waitFor(() => /prefill of 'long' stopped: the client left/.test(zest.logs()), { what: 'the stop logged' });
+    // Once the prefill engine is done with the prompt, a handoff would follow at once.
+    await waitFor(async () => !(await processing(prefiller)), { timeout: 60000, interval: 100, what: 'Vulkan0 idle again' });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.doesNotMatch(zest.logs(), /prefill of 'long' \(\d+ prompt tokens\) on Vulkan0 handed to/);
+    // The decoding engine's own log: it never took a task.
+    assert.doesNotMatch(fs.readFileSync(path.join(zest.home, 'logs', 'long.log'), 'utf8'), /processing task/);
   });
 });
