@@ -7,6 +7,7 @@
 #include "api/engine_speed.h"
 #include "api/openai/errors.h"
 #include "api/prefill_handoff.h"
+#include "api/stream_assembly.h"
 #include "api/stream_chunk.h"
 #include "api/wait_heartbeat.h"
 #include "core/logging.h"
@@ -56,6 +57,7 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status) 
 struct Connection {
   scheduler::InstanceLease lease;  // the slot on the instance, held until the answer is relayed
   std::unique_ptr<http::UpstreamResponse> response;
+  bool assemble = false;  // streamed from the engine for a non-streamed request (stream_assembly.h)
 };
 
 // Connects to the model's best instance (a slot on it is held from here
@@ -73,11 +75,19 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
     up.method = "POST";
     up.target = request.engine_path;
     up.headers = {{"Content-Type", "application/json"}};
-    up.body = request.body;
+    // A non-streamed request streams from the engine, so that a client
+    // that leaves stops it (stream_assembly.h). llama-server's only: what
+    // FastFlowLM streams is not verified here.
+    std::optional<std::string> streamed;
+    if (!request.stream && (*lease)->engine_model.empty()) {
+      streamed = AsStreamRequest(request.engine_path, request.body);
+    }
+    const bool assemble = streamed.has_value();
+    up.body = assemble ? std::move(*streamed) : request.body;
     if (request.split_prefill) {
       // Named, not temporaries inside co_await (GCC 12).
       std::shared_ptr<scheduler::Instance> decode = lease->instance();
-      std::string path = request.engine_path, body = request.body,
+      std::string path = request.engine_path, body = std::move(up.body),
                   tag = RequestTag(request.request_id);
       up.body = co_await HandOffPrefill(pool, std::move(decode), std::move(path), std::move(body),
                                         std::move(tag), canceller);
@@ -88,7 +98,7 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
     up.canceller = canceller;
     auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
     if (response.ok()) {
-      Connection connection{std::move(*lease), std::move(response).value()};
+      Connection connection{std::move(*lease), std::move(response).value(), assemble};
       co_return std::move(connection);
     }
     if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
@@ -171,29 +181,87 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
   co_await writer.EndStream();
 }
 
+// A non-streamed answer put together from the engine's stream as it
+// arrives (stream_assembly.h): its status and body, the engine's error
+// event if it sent one; an error when the engine broke off.
+struct Assembled {
+  int status = 200;
+  std::string body;
+};
+awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
+                                           http::UpstreamResponse& upstream,
+                                           const RelayRequest& request) {
+  StreamAssembler assembler(request.engine_path);
+  http::SseSplitter splitter;
+  std::size_t bytes = 0;
+  while (true) {
+    auto piece = co_await upstream.ReadSome();
+    if (!piece.ok()) co_return piece.status();
+    if (!piece->has_value()) break;
+    if ((bytes += (*piece)->size()) > kMaxEngineResponseBytes) {
+      co_return EngineFailed("the engine's answer is too long");
+    }
+    for (const auto& event : splitter.Feed(**piece)) {
+      MeasureSpeed(instance, event.data);
+      assembler.Add(event.data);
+    }
+  }
+  Assembled answer;
+  if (const std::optional<std::string>& error = assembler.error()) {
+    answer.status = assembler.error_status();
+    answer.body = *error;
+  } else if (assembler.empty()) {
+    co_return Unavailable("no answer before the end of the stream");
+  } else {
+    answer.body = assembler.Finish(ClientName(request));
+  }
+  co_return std::move(answer);
+}
+
 awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest& request,
                               http::ResponseWriter& writer,
                               std::shared_ptr<http::UpstreamCanceller> canceller,
                               WaitHeartbeat& heartbeat) {
-  heartbeat.SetPhase("loading");
-  auto connected = co_await Connect(pool, request, canceller);
-  co_await heartbeat.Stop();
-  if (!connected.ok()) {
-    if (connected.status().code() != ErrorCode::kCancelled) {
-      spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
-                   connected.status().message());
+  // A second attempt only for an assembled answer whose engine broke off:
+  // the client has had nothing yet, as when an engine dies before answering.
+  for (int attempt = 0;; ++attempt) {
+    heartbeat.SetPhase("loading");
+    auto connected = co_await Connect(pool, request, canceller);
+    co_await heartbeat.Stop();
+    if (!connected.ok()) {
+      if (connected.status().code() != ErrorCode::kCancelled) {
+        spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id),
+                     request.model.name, connected.status().message());
+      }
+      co_return co_await SendFailure(writer, connected.status());
     }
-    co_return co_await SendFailure(writer, connected.status());
-  }
-  // The lease (a slot on the instance) lives until the answer is relayed.
-  std::shared_ptr<scheduler::Instance> instance = connected->lease.instance();
-  http::UpstreamResponse& upstream = *connected->response;
-  bool event_stream =
-      http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
-  if (request.stream && upstream.status() == 200 && event_stream) {
-    co_await RelayStream(pool, instance, upstream, writer, request);
-  } else {
-    co_await RelayWhole(*instance, upstream, request, writer);
+    // The lease (a slot on the instance) lives until the answer is relayed.
+    std::shared_ptr<scheduler::Instance> instance = connected->lease.instance();
+    http::UpstreamResponse& upstream = *connected->response;
+    bool event_stream =
+        http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
+    if (request.stream && upstream.status() == 200 && event_stream) {
+      co_return co_await RelayStream(pool, instance, upstream, writer, request);
+    }
+    if (!connected->assemble || upstream.status() != 200 || !event_stream) {
+      co_return co_await RelayWhole(*instance, upstream, request, writer);
+    }
+    auto answer = co_await ReadAssembled(*instance, upstream, request);
+    if (!answer.ok()) {
+      if (writer.client_gone()) co_return;
+      spdlog::warn("{}engine for '{}' broke off an answer{}: {}", RequestTag(request.request_id),
+                   instance->model(), attempt == 0 ? ", trying a fresh one" : "",
+                   answer.status().message());
+      connected->lease.Release();
+      co_await pool.ReportBroken(instance);
+      if (attempt == 0) continue;
+      const Status failed = EngineFailed("the engine for '" + instance->model() +
+                                         "' stopped mid-answer: " + answer.status().message());
+      co_return co_await SendFailure(writer, failed);
+    }
+    if (answer->status == 200 && request.observer != nullptr) request.observer->OnBody(answer->body);
+    co_await writer.Send(answer->status, "application/json", std::move(answer->body));
+    co_return;
   }
 }
 

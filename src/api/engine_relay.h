@@ -1,9 +1,11 @@
 // Relaying one inference request to a model's engine and its answer back to
-// the client: non-streamed JSON whole (with `model` set to the name the
-// client used), streamed SSE event by event as it arrives, never buffered
-// whole. A client that disconnects cancels the engine request at once, so
-// the engine stops generating; an engine that dies mid-stream ends the
-// stream with an error event, and the next request starts a fresh engine.
+// the client: streamed SSE event by event as it arrives, never buffered
+// whole; non-streamed JSON whole (with `model` set to the name the client
+// used), for chat and text completions put together from a stream the
+// engine is asked for (stream_assembly.h). A client that disconnects cancels
+// the engine request at once, so the engine stops generating; an engine
+// that dies mid-stream ends the stream with an error event, and the next
+// request starts a fresh engine.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>

@@ -100,6 +100,28 @@ describe('engine lifecycle: long generations', () => {
     }, { timeout: 1000, what: 'engine slots to go idle' });
   });
 
+  // llama-server runs a non-streamed task to its end when its client goes
+  // (llama.cpp issue 9273): zest asks it for a stream and assembles the answer.
+  test('a client that leaves a non-streamed request stops the engine within a second', async () => {
+    assert.equal((await zest.json('/api/v1/load', { model: 'long' })).status, 200);
+    const instance = (await zest.instances()).find((i) => i.model === 'long');
+    const controller = new AbortController();
+    const pending = zest.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(long()),
+      signal: controller.signal,
+    }).catch((e) => e.name);
+    await waitFor(async () => (await engineGet(instance.socket, '/slots')).data.some((s) => s.is_processing),
+      { what: 'generation to start' });
+    controller.abort();
+    assert.equal(await pending, 'AbortError');
+    await waitFor(async () => {
+      const slots = (await engineGet(instance.socket, '/slots')).data;
+      return slots.every((slot) => !slot.is_processing);
+    }, { timeout: 1000, what: 'engine slots to go idle' });
+  });
+
   test('a non-streamed request whose engine dies before answering is retried on a fresh engine', async () => {
     await zest.json('/v1/chat/completions', chatBody('long'));  // loaded
     const [first] = enginePids(zest);

@@ -187,6 +187,22 @@ export function engineGet(socketPath, p) {
   });
 }
 
+// POST of a JSON body on an engine's own UNIX socket (tests only: to compare
+// zest's answers with the engine's). Its own connection each time.
+export function enginePost(socketPath, p, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      socketPath, path: p, method: 'POST', agent: false, headers: { 'content-type': 'application/json' },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, data: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 // Opens a streaming chat request and returns once `events` SSE events have
 // arrived, with a function that aborts the request (the client going away).
 export async function openStream(zest, body, events = 3) {
