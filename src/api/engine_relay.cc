@@ -183,7 +183,7 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
 
 // A non-streamed answer put together from the engine's stream as it
 // arrives (stream_assembly.h): its status and body, the engine's error
-// event if it sent one; an error when the engine broke off.
+// event if it sent one; kUnavailable when the engine broke off.
 struct Assembled {
   int status = 200;
   std::string body;
@@ -247,7 +247,10 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
       co_return co_await RelayWhole(*instance, upstream, request, writer);
     }
     auto answer = co_await ReadAssembled(*instance, upstream, request);
-    if (!answer.ok()) {
+    if (!answer.ok() && answer.status().code() != ErrorCode::kUnavailable) {
+      co_return co_await SendFailure(writer, answer.status());  // too long, or the client left
+    }
+    if (!answer.ok()) {  // the engine broke off
       if (writer.client_gone()) co_return;
       spdlog::warn("{}engine for '{}' broke off an answer{}: {}", RequestTag(request.request_id),
                    instance->model(), attempt == 0 ? ", trying a fresh one" : "",
