@@ -111,9 +111,15 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
                         last.message());
 }
 
-awaitable<void> RelayWhole(scheduler::Instance& instance, http::UpstreamResponse& upstream,
+// The slot is given back once the engine has answered in full, before the
+// answer goes out: a slow client does not hold it, and a client's next
+// request never finds it still taken by this one.
+awaitable<void> RelayWhole(scheduler::InstanceLease& lease, http::UpstreamResponse& upstream,
                            const RelayRequest& request, http::ResponseWriter& writer) {
+  std::shared_ptr<scheduler::Instance> held = lease.instance();
+  scheduler::Instance& instance = *held;
   auto body = co_await upstream.ReadAll(kMaxEngineResponseBytes);
+  lease.Release();
   if (!body.ok()) co_return co_await SendFailure(writer, body.status());
   if (writer.started()) {  // a heartbeat began the stream: the engine's error as an event
     const std::string event = http::SseData(*body);
@@ -244,9 +250,10 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
       co_return co_await RelayStream(pool, instance, upstream, writer, request);
     }
     if (!connected->assemble || upstream.status() != 200 || !event_stream) {
-      co_return co_await RelayWhole(*instance, upstream, request, writer);
+      co_return co_await RelayWhole(connected->lease, upstream, request, writer);
     }
     auto answer = co_await ReadAssembled(*instance, upstream, request);
+    connected->lease.Release();  // as in RelayWhole: the engine is done with it
     if (!answer.ok() && answer.status().code() != ErrorCode::kUnavailable) {
       co_return co_await SendFailure(writer, answer.status());  // too long, or the client left
     }
@@ -255,7 +262,6 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
       spdlog::warn("{}engine for '{}' broke off an answer{}: {}", RequestTag(request.request_id),
                    instance->model(), attempt == 0 ? ", trying a fresh one" : "",
                    answer.status().message());
-      connected->lease.Release();
       co_await pool.ReportBroken(instance);
       if (attempt == 0) continue;
       const Status failed = EngineFailed("the engine for '" + instance->model() +

@@ -148,7 +148,8 @@ describe('prefill on one device, decode on the other (experimental)', { skip: ha
     zest = await startZest({
       home: makeHome({ hot: 'tiny' }),
       args: ['--parallel', '2', '--split-prefill-tokens', '64'],
-      env: { ZEST_ENGINE_ROOTFS: rootfs, GGML_VK_VISIBLE_DEVICES: '0', ZEST_RESERVED_SLOTS: '0', ZEST_AUTOSCALE: '0' },
+      env: { ZEST_ENGINE_ROOTFS: rootfs, GGML_VK_VISIBLE_DEVICES: '0', ZEST_RESERVED_SLOTS: '0', ZEST_AUTOSCALE: '0',
+        ZEST_LOG_LEVEL: 'debug' },  // "no prefill split" and why, should the handoff not happen
     });
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
@@ -177,7 +178,7 @@ describe('prefill on one device, decode on the other (experimental)', { skip: ha
       { ...chatBody('hot', { max_tokens: 4 }), messages: [{ role: 'user', content: words }] });
     assert.equal(long.status, 200, JSON.stringify(long.data));
     const m = /prefill of 'hot' \((\d+) prompt tokens\) on (CPU|Vulkan0) handed to (CPU|Vulkan0)/.exec(zest.logs());
-    assert.ok(m, 'the handoff is logged');
+    assert.ok(m, `the handoff is logged:\n${zest.logs().split('\n').filter((l) => /prefill|dispatch/.test(l)).join('\n')}`);
     assert.notEqual(m[2], m[3]);
     assert.ok(Number(m[1]) >= 64, `${m[1]} prompt tokens counted from the prefill's answer`);
     // The decoding engine found the prompt in its cache: it processed only
