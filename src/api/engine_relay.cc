@@ -209,6 +209,8 @@ awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
     }
     for (const auto& event : splitter.Feed(**piece)) {
       MeasureSpeed(instance, event.data);
+      // Time to first token and token gaps, as for a streamed request.
+      if (request.observer != nullptr) request.observer->OnStreamEvent(event.data);
       assembler.Add(event.data);
     }
   }
@@ -268,7 +270,6 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
                                          "' stopped mid-answer: " + answer.status().message());
       co_return co_await SendFailure(writer, failed);
     }
-    if (answer->status == 200 && request.observer != nullptr) request.observer->OnBody(answer->body);
     co_await writer.Send(answer->status, "application/json", std::move(answer->body));
     co_return;
   }

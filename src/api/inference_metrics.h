@@ -20,7 +20,7 @@ struct RequestStats {
   std::string model;
   std::string endpoint;
   bool stream = false;
-  std::optional<double> time_to_first_token_s;  // streamed requests only
+  std::optional<double> time_to_first_token_s;  // streamed from the engine (stream_assembly.h too)
   std::optional<double> prompt_processing_s;    // the engine's timings.prompt_ms
   std::optional<double> tokens_per_second;      // generation speed
   double duration_s = 0;
@@ -82,7 +82,8 @@ class RequestObserver {
   // The request was turned away before reaching an engine; `reason` is a
   // bounded word: queue_full, deadline, too_large, auth.
   void OnRejected(std::string_view reason);
-  // A streamed SSE event's data field.
+  // An SSE event's data field, as the engine streamed it (also for a
+  // non-streamed answer zest assembles from a stream).
   void OnStreamEvent(std::string_view data);
   // A whole (non-streamed) answer body.
   void OnBody(std::string_view body);

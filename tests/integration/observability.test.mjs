@@ -84,6 +84,21 @@ describe('request ids and logs', () => {
     const q = data.queues.find((x) => x.model === 'tiny');
     assert.deepEqual(q.waiting, { high: 0, normal: 0, low: 0 });
     assert.equal(q.slots, 5);  // --parallel 4 + 1 reserved for high priority
+
+    // Non-streamed: zest assembled the answer from a stream, and timed it
+    // the same way; with logprobs the request went as it was, untimed.
+    const lastWith = async (tokens) => {
+      await waitFor(async () => ({ data } = await zest.json('/api/v1/stats')).data.output_tokens === tokens,
+        { what: `the stats of the ${tokens}-token request` });
+      return data;
+    };
+    assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 3 }))).status, 200);
+    data = await lastWith(3);
+    assert.equal(data.stream, false);
+    assert.ok(data.time_to_first_token > 0 && data.time_to_first_token < data.duration_seconds, JSON.stringify(data));
+    assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 2, logprobs: true }))).status, 200);
+    data = await lastWith(2);
+    assert.equal(data.time_to_first_token ?? null, null, JSON.stringify(data));
   });
 
   test('GET /api/v1/logs: zest\'s lines, an engine\'s lines, and following', async () => {
@@ -198,7 +213,8 @@ describe('zest top', () => {
     assert.match(text, /cpu\s+.*\[[#.]{10}\]/);
     assert.match(text, /tiny\s+ready\s+\d+\s+\S+\s+0\/5\s+0\/0\/0/);
     assert.match(text, /THROUGHPUT [\d.]+ tok\/s generated, 1 requests served/);
-    assert.match(text, /LAST\s+tiny: TTFT -, [\d.]+ tok\/s, \d+ in \(\d+ cached\) \/ 5 out/);
+    // A non-streamed request: zest assembled it from a stream, so it has a TTFT.
+    assert.match(text, /LAST\s+tiny: TTFT [\d.]+ s, [\d.]+ tok\/s, \d+ in \(\d+ cached\) \/ 5 out/);
     top.child.stdin.write('q');
     assert.equal(await top.exited, 0);
     assert.ok(top.out.includes('\x1b[?1049l'), 'the alternate screen is left');
