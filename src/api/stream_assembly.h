@@ -32,8 +32,8 @@ namespace zest::api {
 // chunk. Nothing (send it as it is) for other endpoints than the OpenAI
 // completions ones, for what is not a JSON object, and for requests that
 // ask for logprobs: llama-server's stream leaves out the logprobs of tokens
-// without text (an end-of-generation token, for one), so those answers come
-// from its own non-streamed form.
+// without text (a control token such as <s>, seen with the synthetic model),
+// so those answers come from its own non-streamed form.
 std::optional<std::string> AsStreamRequest(std::string_view engine_path, std::string_view body);
 
 class StreamAssembler {
