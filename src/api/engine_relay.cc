@@ -141,11 +141,13 @@ awaitable<void> RelayWhole(scheduler::InstanceLease& lease, http::UpstreamRespon
 }
 
 // The engine's events relayed as they come, byte for byte unless
-// FixChunk (stream_chunk.h) has something to change.
-awaitable<void> RelayStream(scheduler::InstancePool& pool,
-                            std::shared_ptr<scheduler::Instance> instance,
+// FixChunk (stream_chunk.h) has something to change. The slot is given back
+// at the engine's closing "[DONE]", before the client has it (as in
+// RelayWhole).
+awaitable<void> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLease& lease,
                             http::UpstreamResponse& upstream, http::ResponseWriter& writer,
                             const RelayRequest& request) {
+  std::shared_ptr<scheduler::Instance> instance = lease.instance();
   const std::string& model_name = ClientName(request);
   const std::string* rename = instance->engine_model.empty() ? nullptr : &model_name;
   // A chat stream's first chunk must name the role (stream_chunk.h).
@@ -176,6 +178,7 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool,
         if (!co_await writer.WriteChunk(event.raw)) co_return;
         continue;
       }
+      if (event.data == "[DONE]") lease.Release();
       std::optional<std::string> fixed = FixChunk(event.data, role_pending, rename);
       role_pending = false;
       if (fixed) *fixed = http::SseData(*fixed);
@@ -249,7 +252,7 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
     bool event_stream =
         http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
     if (request.stream && upstream.status() == 200 && event_stream) {
-      co_return co_await RelayStream(pool, instance, upstream, writer, request);
+      co_return co_await RelayStream(pool, connected->lease, upstream, writer, request);
     }
     if (!connected->assemble || upstream.status() != 200 || !event_stream) {
       co_return co_await RelayWhole(connected->lease, upstream, request, writer);
