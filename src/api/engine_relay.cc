@@ -158,8 +158,12 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLe
     co_return;
   }
   http::SseSplitter splitter;
+  bool done = false;  // the engine's "[DONE]" came: its answer is whole
   while (true) {
     auto piece = co_await upstream.ReadSome();
+    // After "[DONE]" the slot is free and the engine may be stopped (evicted)
+    // before the body's last bytes are read: the stream is whole all the same.
+    if (!piece.ok() && done) break;
     if (!piece.ok()) {
       if (writer.client_gone()) co_return;
       spdlog::warn("{}engine for '{}' broke off a stream: {}", RequestTag(request.request_id),
@@ -178,7 +182,10 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLe
         if (!co_await writer.WriteChunk(event.raw)) co_return;
         continue;
       }
-      if (event.data == "[DONE]") lease.Release();
+      if (event.data == "[DONE]") {
+        done = true;
+        lease.Release();
+      }
       std::optional<std::string> fixed = FixChunk(event.data, role_pending, rename);
       role_pending = false;
       if (fixed) *fixed = http::SseData(*fixed);
