@@ -253,7 +253,7 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
       }
       co_return co_await SendFailure(writer, connected.status());
     }
-    // The lease (a slot on the instance) lives until the answer is relayed.
+    // The lease (a slot on the instance) lives until the engine has answered.
     std::shared_ptr<scheduler::Instance> instance = connected->lease.instance();
     http::UpstreamResponse& upstream = *connected->response;
     bool event_stream =
