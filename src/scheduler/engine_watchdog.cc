@@ -25,13 +25,13 @@ EngineWatchdog::EngineWatchdog(asio::io_context& io, InstancePool& pool, std::ch
       strand_(asio::make_strand(io)),
       task_(strand_, 1s, [this] { return CheckAll(); }) {}
 
-void EngineWatchdog::Start() {
-  if (timeout_.count() > 0) task_.Start();
-}
+void EngineWatchdog::Start() { task_.Start(); }
 
 void EngineWatchdog::Stop() { task_.Stop(); }
 
 asio::awaitable<void> EngineWatchdog::CheckAll() {
+  co_await pool_.ForgetExited();
+  if (timeout_.count() == 0) co_return;  // hung engines are not looked for
   auto now = std::chrono::steady_clock::now();
   std::map<pid_t, std::chrono::steady_clock::time_point> seen;
   for (const InstanceStatus& s : pool_.List()) {

@@ -1,8 +1,9 @@
-// EngineWatchdog: asks every ready engine's /health once a second. An engine
-// that has not answered for `timeout` while its process still runs (hung in
-// a deadlock, stopped with SIGSTOP, swapping itself to death) is killed and
-// forgotten, so the next request starts a fresh one; the failure counts
-// toward the crash-loop breaker.
+// EngineWatchdog: once a second, has the pool forget engines whose process
+// has exited (InstancePool::ForgetExited: a kill or crash no request saw),
+// and asks every ready engine's /health. An engine that has not answered for
+// `timeout` while its process still runs (hung in a deadlock, stopped with
+// SIGSTOP, swapping itself to death) is killed and forgotten, so the next
+// request starts a fresh one; both count toward the crash-loop breaker.
 #pragma once
 
 #include <sys/types.h>
@@ -25,7 +26,7 @@ class EngineWatchdog {
  public:
   EngineWatchdog(boost::asio::io_context& io, InstancePool& pool, std::chrono::seconds timeout);
 
-  void Start();  // a no-op when the timeout is zero
+  void Start();  // with a zero timeout, only exited engines are looked for
   // Stops checking; safe from any thread, before the io_context ends.
   void Stop();
 

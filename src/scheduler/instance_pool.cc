@@ -396,6 +396,19 @@ awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
   co_await asio::co_spawn(strand_, ForgetIfDead(std::move(instance)), use_awaitable);
 }
 
+awaitable<void> InstancePool::ForgetExited() {
+  std::vector<std::shared_ptr<Instance>> exited;
+  {
+    std::lock_guard lock(list_mu_);
+    for (const auto& [name, entry] : entries_) {
+      if (entry->state == Entry::State::kReady && entry->instance && !entry->instance->Alive()) {
+        exited.push_back(entry->instance);
+      }
+    }
+  }
+  for (std::shared_ptr<Instance>& instance : exited) co_await ReportBroken(std::move(instance));
+}
+
 awaitable<void> InstancePool::KillHung(std::string model, pid_t pid) {
   co_await asio::co_spawn(strand_, KillHungOnStrand(std::move(model), pid), use_awaitable);
 }

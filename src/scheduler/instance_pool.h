@@ -188,6 +188,11 @@ class InstancePool {
   // found it unresponsive) and forgets it, so the next request starts anew.
   boost::asio::awaitable<void> KillHung(std::string model, pid_t pid);
 
+  // Forgets every ready instance whose engine has exited (killed, crashed)
+  // as ReportBroken does, so a death no request saw does not linger in the
+  // list until the next request for that model. The watchdog calls it.
+  boost::asio::awaitable<void> ForgetExited();
+
   // The --slot-save-path of an instance of `model`: the model's slot
   // directory, a replica's none; the handoff directory when that leaves none.
   std::filesystem::path EngineSlotDir(const std::string& model, bool replica) const;

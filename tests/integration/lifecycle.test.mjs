@@ -197,6 +197,23 @@ describe('engine watchdog', () => {
   });
 });
 
+describe('engine exits no request sees', () => {
+  test('an engine killed while idle leaves the list within seconds, and counts as a crash', async () => {
+    // The hung-engine check is off: only the exit check can find it.
+    const zest = await startZest({ home: makeHome({ tiny: 'tiny' }), env: { ZEST_WATCHDOG: '0' } });
+    try {
+      assert.equal((await zest.json('/api/v1/load', { model: 'tiny' })).status, 200);
+      const [engine] = enginePids(zest);
+      process.kill(engine.pid, 'SIGKILL');
+      await waitFor(async () => (await zest.instances()).length === 0, { timeout: 5000, what: 'the dead engine forgotten' });
+      assert.match(zest.logs(), /engine for 'tiny' \(pid \d+\) exited with code 137/);  // bwrap's way of saying SIGKILL
+      const metrics = await (await zest.fetch('/metrics')).text();
+      assert.match(metrics, /^zest_engine_crashes_total\{model="tiny"\} 1$/m);
+      assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny'))).status, 200);
+    } finally { await zest.stop(); zest.cleanup(); }
+  });
+});
+
 describe('zest shutdown', () => {
   test('SIGTERM stops every engine', async () => {
     const zest = await startZest({ home: makeHome({ a: 'tiny' }) });
