@@ -55,7 +55,7 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status) 
 }
 
 struct Connection {
-  scheduler::InstanceLease lease;  // the slot on the instance, held until the answer is relayed
+  scheduler::InstanceLease lease;  // the slot on the instance, held until the engine has answered
   std::unique_ptr<http::UpstreamResponse> response;
   bool assemble = false;  // streamed from the engine for a non-streamed request (stream_assembly.h)
 };

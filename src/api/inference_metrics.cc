@@ -44,11 +44,14 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
                             {"endpoint", "model", "status"})),
       duration(r.AddHistogram("zest_request_duration_seconds",
                               "End-to-end latency of inference requests.", {"endpoint", "model"})),
+      // Seen where the engine streams: streamed requests and the non-streamed
+      // ones zest assembles from a stream (api/stream_assembly.h).
       time_to_first_token(r.AddHistogram("zest_time_to_first_token_seconds",
-                                         "Time from request to the first generated text, where the engine streams (all but logprobs requests).",
+                                         "Time from request to the first generated text.",
                                          {"model"})),
       inter_token_latency(r.AddHistogram("zest_inter_token_latency_seconds",
-                                         "Time between generated tokens, where the engine streams.", {"model"}, TokenGapBuckets())),
+                                         "Time between generated tokens.", {"model"},
+                                         TokenGapBuckets())),
       prompt_tokens(r.AddCounter("zest_prompt_tokens_total", "Prompt tokens processed.", {"model"})),
       completion_tokens(r.AddCounter("zest_completion_tokens_total", "Tokens generated.", {"model"})),
       cached_tokens(r.AddCounter("zest_cached_tokens_total", "Prompt tokens served from the KV cache.",

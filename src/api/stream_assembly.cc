@@ -1,13 +1,11 @@
 #include "api/stream_assembly.h"
 
+#include "api/json_text.h"
+
 namespace zest::api {
 namespace {
 
 using nlohmann::json;
-
-std::string Dump(const json& doc) {
-  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 // Appends `key`'s string value in `from`, if it has one, to `to`.
 void AppendString(const json& from, const char* key, std::string& to) {
@@ -43,7 +41,7 @@ std::optional<std::string> AsStreamRequest(std::string_view engine_path, std::st
   if (!request.is_object() || WantsLogprobs(request)) return std::nullopt;
   request["stream"] = true;
   request["stream_options"] = {{"include_usage", true}};
-  return Dump(request);
+  return JsonText(request);
 }
 
 StreamAssembler::StreamAssembler(std::string_view engine_path)
@@ -143,7 +141,7 @@ std::string StreamAssembler::Finish(const std::string& model) const {
   }
   if (!usage_.is_null()) out["usage"] = usage_;
   if (!timings_.is_null()) out["timings"] = timings_;
-  return Dump(out);
+  return JsonText(out);
 }
 
 }  // namespace zest::api

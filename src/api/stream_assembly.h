@@ -16,7 +16,7 @@
 // its stream holds back bytes that may begin a multi-byte character and,
 // when they never become valid UTF-8, ends without them and what followed
 // them, where its whole answer has U+FFFD for them. Valid text never does
-// this; the synthetic test model's random bytes do (23 of 450 answers).
+// this; the synthetic test model's random bytes do (24 of 450 answers).
 #pragma once
 
 #include <map>

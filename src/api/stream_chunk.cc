@@ -2,14 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/json_text.h"
+
 namespace zest::api {
 namespace {
 
 using nlohmann::json;
-
-std::string Dump(const json& doc) {
-  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 // Whether it added the role: choices[0].delta is an object without one.
 bool AddAssistantRole(json& chunk) {
@@ -27,7 +25,7 @@ std::string WithModelName(std::string body, const std::string& name) {
   json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object() || !doc.contains("model")) return body;
   doc["model"] = name;
-  return Dump(doc);
+  return JsonText(doc);
 }
 
 std::optional<std::string> FixChunk(std::string_view data, bool add_role,
@@ -41,7 +39,7 @@ std::optional<std::string> FixChunk(std::string_view data, bool add_role,
     changed = true;
   }
   if (!changed) return std::nullopt;
-  return Dump(doc);
+  return JsonText(doc);
 }
 
 }  // namespace zest::api

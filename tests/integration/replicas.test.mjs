@@ -139,19 +139,24 @@ describe('replicas on a second device under load', { skip: hasVulkan ? false : `
   });
 });
 
+// zest with the experimental prefill/decode split on, prompts of 64+ tokens:
+// two slots per engine, no reserved slot nor autoscaler to move instances,
+// debug logs (which say why a prompt was not split).
+const startSplitting = (models) => startZest({
+  home: makeHome(models),
+  args: ['--parallel', '2', '--split-prefill-tokens', '64'],
+  env: {
+    ZEST_ENGINE_ROOTFS: rootfs, GGML_VK_VISIBLE_DEVICES: '0', ZEST_RESERVED_SLOTS: '0',
+    ZEST_AUTOSCALE: '0', ZEST_LOG_LEVEL: 'debug',
+  },
+});
+
 // Experimental prefill/decode split: with two instances on two devices, a
 // long prompt is processed by one, its KV cache saved, moved and restored
 // into the other, which then decodes with the prompt already in its cache.
 describe('prefill on one device, decode on the other (experimental)', { skip: hasVulkan ? false : `no Vulkan engine rootfs at ${rootfs}` }, () => {
   let zest;
-  before(async () => {
-    zest = await startZest({
-      home: makeHome({ hot: 'tiny' }),
-      args: ['--parallel', '2', '--split-prefill-tokens', '64'],
-      env: { ZEST_ENGINE_ROOTFS: rootfs, GGML_VK_VISIBLE_DEVICES: '0', ZEST_RESERVED_SLOTS: '0', ZEST_AUTOSCALE: '0',
-        ZEST_LOG_LEVEL: 'debug' },  // "no prefill split" and why, should the handoff not happen
-    });
-  });
+  before(async () => { zest = await startSplitting({ hot: 'tiny' }); });
   after(async () => { await zest.stop(); zest.cleanup(); });
 
   test('a long prompt is prefilled on one instance and decoded from the cache on the other', async () => {
@@ -197,16 +202,7 @@ describe('prefill on one device, decode on the other (experimental)', { skip: ha
 // finishes the prompt; zest must then neither move its cache nor decode.
 describe('a split prefill whose client leaves', { skip: hasVulkan ? false : `no Vulkan engine rootfs at ${rootfs}` }, () => {
   let zest;
-  before(async () => {
-    zest = await startZest({
-      home: makeHome({ long: 'tiny' }),
-      args: ['--parallel', '2', '--split-prefill-tokens', '64'],
-      env: {
-        ZEST_ENGINE_ROOTFS: rootfs, GGML_VK_VISIBLE_DEVICES: '0', ZEST_RESERVED_SLOTS: '0',
-        ZEST_AUTOSCALE: '0', ZEST_LOG_LEVEL: 'debug',
-      },
-    });
-  });
+  before(async () => { zest = await startSplitting({ long: 'tiny' }); });
   after(async () => { await zest.stop(); zest.cleanup(); });
 
   test('nothing is handed to the decoder, which never sees the request', async () => {

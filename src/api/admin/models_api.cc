@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/admin/request_body.h"
+#include "api/json_text.h"
 #include "api/openai/errors.h"
 #include "api/openai/model_json.h"
 
@@ -114,7 +115,7 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
   }
   bool loaded = false;
   for (const auto& s : pool_.List()) loaded = loaded || (s.model == model->name && s.state == "ready");
-  std::string body = ShowJson(*model, *gguf, loaded).dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string body = JsonText(ShowJson(*model, *gguf, loaded));
   co_await w.Send(200, "application/json", body);
 }
 

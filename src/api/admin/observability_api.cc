@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/admin/models_api.h"
+#include "api/json_text.h"
 #include "api/openai/errors.h"
 #include "http/sse.h"
 
@@ -62,7 +63,7 @@ Result<std::size_t> LineCount(const std::string& text) {
 
 std::string LineEvent(const std::string& line) {
   json event = {{"line", line}};
-  return http::SseData(event.dump(-1, ' ', false, json::error_handler_t::replace));
+  return http::SseData(JsonText(event));
 }
 
 }  // namespace
@@ -106,7 +107,8 @@ awaitable<void> ObservabilityApi::Logs(http::Request& r, http::ResponseWriter& w
   if (follow == "1" || follow == "true") co_return co_await Follow(ring, *n, owner, w);
   json lines = ring->Tail(*n);
   json out = {{"lines", lines}};
-  co_await w.Send(200, "application/json", out.dump(-1, ' ', false, json::error_handler_t::replace));
+  std::string body = JsonText(out);  // named: no temporaries inside co_await (GCC 12)
+  co_await w.Send(200, "application/json", std::move(body));
 }
 
 // The last `n` lines, then each new line as it is logged (polled: logging

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/json_text.h"
+
 namespace zest::api::openai {
 
 ApiError MapStatus(const Status& status) {
@@ -31,8 +33,7 @@ std::string ErrorBody(std::string_view message, std::string_view type, std::stri
                           {"code", nullptr}};
   if (!param.empty()) error["param"] = param;
   if (!code.empty()) error["code"] = code;
-  return nlohmann::json{{"error", error}}.dump(-1, ' ', false,
-                                              nlohmann::json::error_handler_t::replace);
+  return JsonText(nlohmann::json{{"error", error}});
 }
 
 std::string RenderHttpError(int http_status, const std::string& message) {
