@@ -30,15 +30,18 @@
 #include "app/placement_wiring.h"
 #include "core/duration.h"
 #include "core/logging.h"
+#include "core/private_dirs.h"
 #include "engines/engine_locator.h"
+#include "engines/flm_command.h"
+#include "engines/llama_server_flags.h"
 #include "engines/pid_file.h"
+#include "engines/sandbox.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 #include "http/server.h"
 #include "models/model_registry.h"
 #include "models/pull_service.h"
 #include "placement/npu.h"
-#include "placement/reserved_args.h"
 #include "scheduler/admission.h"
 #include "scheduler/autoscale_loop.h"
 #include "scheduler/engine_watchdog.h"
@@ -66,13 +69,8 @@ Result<fs::path> MakeRunDir() {
 }
 
 Status PrepareDirs(const config::Settings& s) {
-  std::error_code ec;
   for (const fs::path& dir : {s.home, s.models_dir, s.LogDir()}) {
-    bool existed = fs::exists(dir, ec);
-    fs::create_directories(dir, ec);
-    if (ec) return IoError("cannot create " + dir.string() + ": " + ec.message());
-    // What zest creates is private to its user; existing dirs are left as they are.
-    if (!existed) fs::permissions(dir, fs::perms::owner_all, ec);
+    ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
   }
   return Status::Ok();
 }
@@ -102,12 +100,13 @@ void ReapStaleEngines(const fs::path& pid_dir) {
   }
 }
 
-// Per-model engine arguments are checked once more at each load (placement),
-// but a reserved flag in the config is the user's mistake: say so at start.
+// Per-model engine arguments are checked once more at each engine start
+// (with the files they name), but a flag the allow-list refuses in the
+// config is the user's mistake: say so at start.
 Status CheckExtraArgs(const config::Settings& s) {
   for (const auto& [name, model] : s.model_settings) {
-    if (Status st = placement::ValidateExtraArgs(model.extra_args); !st.ok()) {
-      return InvalidArgument("models.\"" + name + "\".extra_args: " + st.message());
+    if (auto flags = engines::CheckLlamaServerArgs(model.extra_args); !flags.ok()) {
+      return InvalidArgument("models.\"" + name + "\".extra_args: " + flags.status().message());
     }
   }
   return Status::Ok();
@@ -115,12 +114,18 @@ Status CheckExtraArgs(const config::Settings& s) {
 
 Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
   engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
-                              s.engine_rootfs};
+                              s.engine_rootfs,
+                              engines::EngineEnvironment(config::ProcessEnv, {})};
   auto engine = engines::LocateLlamaServer(opts);
   if (engine.ok()) {
     spdlog::info("engine: llama-server ({}) {}{}", engines::EngineSourceName(engine->source),
                  engine->binary.string(),
                  engine->rootfs.empty() ? "" : " in " + engine->rootfs.string());
+    if (engine->sandboxed()) {
+      spdlog::info("engine sandbox: {}", engine->SandboxNote());
+    } else {
+      spdlog::warn("engine sandbox: {}", engine->SandboxNote());
+    }
   } else {
     spdlog::warn("no engine: {}", engine.status().message());
   }
@@ -296,13 +301,17 @@ int RunServer(const config::LoadedSettings& loaded) {
     pool_options.self_exe = fs::read_symlink("/proc/self/exe", ec);
   }
   pool_options.model_settings = s.model_settings;
+  pool_options.model_roots = {s.models_dir, hf_store};
+  pool_options.hidden_dirs = {s.home};
+  pool_options.flm_environment = engines::FlmEnvironment(config::ProcessEnv);
   pool_options.memory_corrections_file = s.home / "memory_corrections.json";
   if (s.save_slots) pool_options.slot_dir = s.SlotDir();
   if (s.split_prefill_tokens > 0) {
     // Engines already write the run directory (sockets): handed-over slots go there too.
     pool_options.handoff_dir = *run_dir / "handoff";
-    std::error_code ec;
-    fs::create_directory(pool_options.handoff_dir, ec);
+    if (Status st = CreatePrivateDirectories(pool_options.handoff_dir); !st.ok()) {
+      spdlog::error("{}", st.message());
+    }
     spdlog::info(
         "experimental prefill/decode split: prompts of {}+ tokens prefill on another "
         "instance",

@@ -38,7 +38,7 @@ Result<json> LocalSystemInfo() {
   if (!loaded.ok()) return loaded.status();
   const config::Settings& s = loaded->settings;
   engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
-                              s.engine_rootfs};
+                              s.engine_rootfs, {}};
   Result<engines::EngineLocation> engine = engines::LocateLlamaServer(opts);
   hardware::SystemRoots roots = hardware::SystemRoots::FromEnv();
   hardware::Inventory inventory = hardware::Discover(roots);
@@ -116,6 +116,9 @@ void PrintEngines(const json& info) {
     }
     std::printf("Engine   %s (%s) %s\n", TextField(e, "name").c_str(),
                 TextField(e, "source").c_str(), TextField(e, "version").c_str());
+    if (e.contains("sandbox")) {
+      std::printf("         sandbox: %s\n", TextField(e, "sandbox").c_str());
+    }
     if (!e.value("probed", false))
       std::printf("         devices not probed (zest is not running)\n");
     else if (e["devices"].empty())

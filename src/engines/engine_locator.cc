@@ -48,32 +48,9 @@ Result<EngineLocation> LocateInRootfs(const std::filesystem::path& rootfs,
   return location;
 }
 
-// The fixed part of the sandbox. The rootfs is merged-/usr, so /usr and /etc
-// (read-only) plus the four compatibility links are all the engine needs; the
-// root itself is bwrap's tmpfs, so nothing the engine does outlives it except
-// writes to the directories bound on purpose.
-void AppendSandbox(const std::filesystem::path& rootfs, std::vector<std::string>& argv) {
-  // One bwrap option per line.
-  // clang-format off
-  argv.insert(argv.end(), {
-      "--die-with-parent", "--unshare-pid",
-      "--ro-bind", (rootfs / "usr").string(), "/usr",
-      "--symlink", "usr/lib", "/lib",
-      "--symlink", "usr/lib64", "/lib64",
-      "--symlink", "usr/bin", "/bin",
-      "--symlink", "usr/sbin", "/sbin",
-      "--ro-bind", (rootfs / "etc").string(), "/etc",
-      "--dev", "/dev",
-      "--proc", "/proc",
-      "--tmpfs", "/tmp",
-      "--ro-bind-try", "/sys", "/sys",
-      "--dev-bind-try", "/dev/dri", "/dev/dri",
-      "--dev-bind-try", "/dev/kfd", "/dev/kfd",
-  });
-  // clang-format on
-}
-
 }  // namespace
+
+Result<EngineLocation> LocateBinary(const LocateOptions& options);
 
 const char* EngineSourceName(EngineSource source) {
   switch (source) {
@@ -96,19 +73,30 @@ std::filesystem::path DefaultRootfs() {
   return cache / "zest/engines/debian-sid";
 }
 
-std::vector<std::string> EngineLocation::Command(
-    const std::vector<std::string>& args, const std::vector<std::filesystem::path>& bind_rw,
-    const std::vector<std::filesystem::path>& bind_ro) const {
+std::string EngineLocation::SandboxNote() const {
+  if (sandboxed()) {
+    return std::string("bubblewrap: own network, pid and IPC namespaces; ") +
+           (source == EngineSource::kRootfs ? "the rootfs's" : "the host's") +
+           " system files read-only; only its model files, run and slot directories";
+  }
+  return "none: bubblewrap is not installed (apt install bubblewrap), so the engine runs "
+         "with zest's own access to files and the network";
+}
+
+std::vector<std::string> EngineLocation::Environment(const std::vector<std::string>& extra) const {
+  std::vector<std::string> over = environment;
+  over.insert(over.end(), extra.begin(), extra.end());
+  return EngineEnvironment([](const std::string&) { return std::nullopt; }, over);
+}
+
+std::vector<std::string> EngineLocation::Command(const std::vector<std::string>& args,
+                                                 const SandboxMounts& mounts) const {
   std::vector<std::string> argv;
-  if (source == EngineSource::kRootfs) {
+  if (sandboxed()) {
     argv.push_back(bwrap.empty() ? std::string("bwrap") : bwrap.string());
-    AppendSandbox(rootfs, argv);
-    // After --tmpfs /tmp so that directories under /tmp are bound over it.
-    for (const auto& dir : bind_rw) argv.insert(argv.end(), {"--bind", dir.string(), dir.string()});
-    for (const auto& dir : bind_ro)
-      argv.insert(argv.end(), {"--ro-bind", dir.string(), dir.string()});
-    // "--" so an engine argument can never be read as a bwrap option.
-    argv.push_back("--");
+    SandboxBase base{rootfs, binary, geteuid() == 0};
+    std::vector<std::string> sandbox = SandboxArgs(base, mounts);
+    argv.insert(argv.end(), sandbox.begin(), sandbox.end());
   }
   argv.push_back(binary.string());
   if (!args.empty()) argv.insert(argv.end(), args.begin() + 1, args.end());
@@ -116,6 +104,12 @@ std::vector<std::string> EngineLocation::Command(
 }
 
 Result<EngineLocation> LocateLlamaServer(const LocateOptions& options) {
+  Result<EngineLocation> found = LocateBinary(options);
+  if (found.ok()) found->environment = options.environment;
+  return found;
+}
+
+Result<EngineLocation> LocateBinary(const LocateOptions& options) {
   if (!options.configured.empty()) {
     if (!IsExecutableFile(options.configured)) {
       return InvalidArgument("configured llama-server " + options.configured.string() +
@@ -124,12 +118,14 @@ Result<EngineLocation> LocateLlamaServer(const LocateOptions& options) {
     EngineLocation location;
     location.source = EngineSource::kConfigured;
     location.binary = options.configured;
+    location.bwrap = FindBwrap(options.path_env).value_or(std::filesystem::path());
     return location;
   }
   if (auto found = FindOnPath(options.path_env, kBinaryName)) {
     EngineLocation location;
     location.source = EngineSource::kSystem;
     location.binary = *found;
+    location.bwrap = FindBwrap(options.path_env).value_or(std::filesystem::path());
     return location;
   }
   return LocateInRootfs(options.rootfs.empty() ? DefaultRootfs() : options.rootfs,

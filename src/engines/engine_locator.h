@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "engines/sandbox.h"
 
 namespace zest::engines {
 
@@ -20,6 +21,9 @@ struct LocateOptions {
   std::filesystem::path configured;  // from config/ZEST_LLAMA_SERVER; empty = none
   std::string path_env;              // the PATH to search; empty = skip
   std::filesystem::path rootfs;      // rootfs dir; empty = the default location
+  // The engine's whole environment ("K=V", EngineEnvironment in sandbox.h):
+  // it inherits nothing from zest.
+  std::vector<std::string> environment;
 };
 
 // The default rootfs: $ZEST_ENGINE_ROOTFS when set, else
@@ -31,18 +35,26 @@ struct EngineLocation {
   EngineSource source = EngineSource::kSystem;
   std::filesystem::path binary;  // inside the rootfs for kRootfs ("/usr/bin/llama-server")
   std::filesystem::path rootfs;  // empty unless kRootfs
-  std::filesystem::path bwrap;   // kRootfs: bubblewrap found on PATH; empty = "bwrap"
+  // bubblewrap, found on PATH (kRootfs falls back to "bwrap" by name); for
+  // the others empty when it is not installed, and the engine then runs
+  // without a sandbox.
+  std::filesystem::path bwrap;
+  std::vector<std::string> environment;  // from LocateOptions: all the engine sees
+
+  // The environment to spawn the engine with: `environment` (or, when that
+  // is empty, EngineEnvironment's fixed part), then `extra` over it.
+  std::vector<std::string> Environment(const std::vector<std::string>& extra = {}) const;
+
+  bool sandboxed() const { return source == EngineSource::kRootfs || !bwrap.empty(); }
+  // How the engine is isolated, in words, for logs and `zest system`.
+  std::string SandboxNote() const;
 
   // The argv that runs `args` (args[0] is ignored and replaced by the
-  // binary). For kRootfs it is wrapped in bwrap: a tmpfs root with the
-  // rootfs's /usr and /etc bound read-only (plus the merged-/usr symlinks),
-  // a fresh /dev and /proc, a private /tmp, /sys and /dev/dri (/dev/kfd) when
-  // present, --unshare-pid --die-with-parent, and each of `bind_rw` and
-  // `bind_ro` bound at the same path inside. The environment passes through
-  // unchanged. Paths to bind must exist; a bind below /usr or /etc fails.
+  // binary): wrapped in bwrap (sandbox.h) with `mounts` when sandboxed(),
+  // over the rootfs's system files for kRootfs and the host's otherwise.
+  // Paths to bind must exist; a bind below /usr or /etc fails.
   std::vector<std::string> Command(const std::vector<std::string>& args,
-                                   const std::vector<std::filesystem::path>& bind_rw,
-                                   const std::vector<std::filesystem::path>& bind_ro) const;
+                                   const SandboxMounts& mounts) const;
 };
 
 // kNotFound with a message telling the user to run `make engines` when no

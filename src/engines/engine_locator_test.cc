@@ -54,8 +54,10 @@ TEST(LocateLlamaServer, ConfiguredPathWinsOverPath) {
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->source, EngineSource::kConfigured);
   EXPECT_EQ(result->binary, dir.path() / "mine/llama-server");
-  EXPECT_EQ(result->Command({"x", "--version"}, {}, {}),
-            (std::vector<std::string>{(dir.path() / "mine/llama-server").string(), "--version"}));
+  // bubblewrap is installed here, so it is wrapped: the engine comes last.
+  ASSERT_TRUE(result->sandboxed());
+  auto argv = result->Command({"x", "--version"}, {});
+  EXPECT_TRUE(HasSequence(argv, {"--", (dir.path() / "mine/llama-server").string(), "--version"}));
 }
 
 TEST(LocateLlamaServer, PathSearchTakesTheFirstExecutableRegularFile) {
@@ -110,20 +112,27 @@ TEST(EngineLocation, RootfsCommandIsSandboxedWithBinds) {
   location.binary = "/usr/bin/llama-server";
   location.rootfs = "/srv/sid";
   location.bwrap = "/usr/bin/bwrap";
-  auto argv =
-      location.Command({"llama-server", "--host", "/run/z/a.sock"}, {"/run/z"}, {"/models"});
+  SandboxMounts mounts;
+  mounts.writable = {"/run/z/engine-1"};
+  mounts.readonly = {"/models/m.gguf"};
+  mounts.hidden = {"/home/u/.local/share/zest"};
+  auto argv = location.Command({"llama-server", "--host", "/run/z/engine-1/engine.sock"}, mounts);
   ASSERT_FALSE(argv.empty());
   EXPECT_EQ(argv.front(), "/usr/bin/bwrap");
-  EXPECT_TRUE(HasSequence(argv, {"--die-with-parent"}));
-  EXPECT_TRUE(HasSequence(argv, {"--unshare-pid"}));
+  for (const char* option : {"--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+                             "--unshare-uts", "--new-session"}) {
+    EXPECT_TRUE(HasSequence(argv, {option})) << option;
+  }
   EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/srv/sid/usr", "/usr"}));
   EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/srv/sid/etc", "/etc"}));
   EXPECT_TRUE(HasSequence(argv, {"--dev", "/dev"}));
   EXPECT_TRUE(HasSequence(argv, {"--proc", "/proc"}));
-  EXPECT_TRUE(HasSequence(argv, {"--bind", "/run/z", "/run/z"}));
-  EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/models", "/models"}));
-  EXPECT_TRUE(HasSequence(argv, {"--", "/usr/bin/llama-server", "--host", "/run/z/a.sock"}));
-  EXPECT_EQ(argv.back(), "/run/z/a.sock");
+  EXPECT_TRUE(HasSequence(argv, {"--bind", "/run/z/engine-1", "/run/z/engine-1"}));
+  EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/models/m.gguf", "/models/m.gguf"}));
+  EXPECT_TRUE(HasSequence(argv, {"--tmpfs", "/home/u/.local/share/zest"}));
+  EXPECT_TRUE(HasSequence(argv, {"--", "/usr/bin/llama-server", "--host",
+                                 "/run/z/engine-1/engine.sock"}));
+  EXPECT_FALSE(HasSequence(argv, {"--ro-bind", "/", "/"}));
   // Binds come after the private /tmp so a directory under /tmp is visible.
   auto tmpfs = std::find(argv.begin(), argv.end(), "--tmpfs");
   auto bind = std::find(argv.begin(), argv.end(), "--bind");
@@ -135,7 +144,39 @@ TEST(EngineLocation, RootfsCommandFallsBackToBwrapByName) {
   location.source = EngineSource::kRootfs;
   location.binary = "/usr/bin/llama-server";
   location.rootfs = "/srv/sid";
-  EXPECT_EQ(location.Command({"llama-server"}, {}, {}).front(), "bwrap");
+  EXPECT_EQ(location.Command({"llama-server"}, {}).front(), "bwrap");
+}
+
+TEST(EngineLocation, SystemEngineIsSandboxedOverTheHostsSystemFilesWhenBwrapExists) {
+  EngineLocation location;
+  location.source = EngineSource::kSystem;
+  location.binary = "/usr/bin/llama-server";
+  location.bwrap = "/usr/bin/bwrap";
+  auto argv = location.Command({"llama-server", "--version"}, {});
+  EXPECT_TRUE(HasSequence(argv, {"--unshare-net"}));
+  EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/usr", "/usr"}));
+  EXPECT_TRUE(HasSequence(argv, {"--", "/usr/bin/llama-server", "--version"}));
+  EXPECT_NE(location.SandboxNote().find("host's"), std::string::npos);
+  // A build tree outside the system directories is bound read-only too.
+  location.source = EngineSource::kConfigured;
+  location.binary = "/bin/sh";  // a real file, so it can be resolved
+  argv = location.Command({"x"}, {});
+  EXPECT_EQ(argv.back(), "/bin/sh");
+  // Without bubblewrap it runs bare, and says so.
+  location.bwrap.clear();
+  EXPECT_FALSE(location.sandboxed());
+  EXPECT_EQ(location.Command({"x", "-v"}, {}), (std::vector<std::string>{"/bin/sh", "-v"}));
+  EXPECT_NE(location.SandboxNote().find("bubblewrap is not installed"), std::string::npos);
+}
+
+TEST(EngineLocation, EnvironmentIsTheEnginesOwn) {
+  EngineLocation location;
+  location.environment = {"PATH=/usr/bin:/bin", "HOME=/tmp", "GGML_VK_VISIBLE_DEVICES=0"};
+  auto env = location.Environment({"LP_NUM_THREADS=2", "HOME=/elsewhere"});
+  EXPECT_NE(std::find(env.begin(), env.end(), "GGML_VK_VISIBLE_DEVICES=0"), env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), "LP_NUM_THREADS=2"), env.end());
+  EXPECT_NE(std::find(env.begin(), env.end(), "HOME=/elsewhere"), env.end());
+  EXPECT_EQ(std::find(env.begin(), env.end(), "HOME=/tmp"), env.end());
 }
 
 TEST(DefaultRootfs, HonoursTheOverrideLikeTheScript) {

@@ -33,8 +33,9 @@ std::string Join(const std::vector<std::string>& lines, std::size_t from, const 
 Result<std::string> RunEngine(const EngineLocation& location, const std::string& flag,
                               const ProbeOptions& options) {
   SpawnOptions spawn;
-  spawn.argv = location.Command({"llama-server", flag}, {}, {});
-  spawn.env = options.env;
+  spawn.argv = location.Command({"llama-server", flag}, {});
+  spawn.env = location.Environment(options.env);
+  spawn.clear_env = true;
   spawn.ring_lines = kOutputLines;
   ZEST_ASSIGN_OR_RETURN(auto process, Process::Spawn(spawn));
   auto deadline = std::chrono::steady_clock::now() + options.timeout;

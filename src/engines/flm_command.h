@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,13 +23,22 @@ struct FlmOptions {
   std::filesystem::path socket;  // where zest connects
   std::filesystem::path zest;    // this binary, run as `zest engine-bridge`
   std::filesystem::path bwrap;   // bubblewrap; empty = "bwrap"
+  // Hidden under an empty tmpfs (zest's home: keys, config, logs).
+  std::vector<std::filesystem::path> hidden;
 };
 
 // bwrap with the host's filesystem and devices (FastFlowLM needs
-// /dev/accel and its models under $HOME) but a private network and pid
-// namespace, --die-with-parent; inside it the bridge, which runs
+// /dev/accel and its models under $HOME) but private network, pid and IPC
+// namespaces, a new session, `hidden` masked, --die-with-parent; inside it
+// the bridge, which runs
 // `flm serve TAG --ctx-len N --port kFlmPort --host 127.0.0.1 --quiet`.
 std::vector<std::string> FlmCommand(const FlmOptions& options);
+
+// FastFlowLM's whole environment: what locates its models and runtime
+// (HOME, USER, PATH, the locale, XDG directories, XILINX_XRT) from zest's
+// own, nothing else (not zest's keys or tokens).
+std::vector<std::string> FlmEnvironment(
+    const std::function<std::optional<std::string>(const std::string&)>& getenv);
 
 // The readiness probe's path: FastFlowLM has no /health (Lemonade probes
 // its /api/tags); /v1/models is in its OpenAI API since 0.9.9 (release

@@ -90,7 +90,7 @@ Result<ChildPlan> MakePlan(const SpawnOptions& options) {
   if (options.argv.empty() || options.argv[0].empty()) return InvalidArgument("spawn: empty argv");
   ChildPlan plan;
   plan.argv_storage = options.argv;
-  plan.env_storage = MergeEnvironment(options.env);
+  plan.env_storage = options.clear_env ? options.env : MergeEnvironment(options.env);
   const std::string& name = options.argv[0];
   if (name.find('/') != std::string::npos) {
     plan.path = name;

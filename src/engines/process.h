@@ -42,6 +42,9 @@ namespace zest::engines {
 struct SpawnOptions {
   std::vector<std::string> argv;   // argv[0] is looked up on PATH unless it has a '/'
   std::vector<std::string> env;    // "K=V" added to the inherited environment
+  // The child gets `env` alone, nothing of ours: engines must not see
+  // zest's secrets (ZEST_API_KEY, HF_TOKEN) or settings.
+  bool clear_env = false;
   std::filesystem::path log_file;  // appended to (created 0600); empty = none
   std::size_t ring_lines = 200;
   // Where the child's pid file goes (pid_file.h) while it runs; empty = none.

@@ -7,9 +7,11 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "engines/engine_locator.h"
 #include "engines/engine_probe.h"
+#include "engines/llama_server_flags.h"
 #include "engines/process.h"
 #include "engines/test_util.h"
 
@@ -104,9 +106,73 @@ TEST(RealEngine, ProbeReportsAVersion) {
     std::cout << "  " << device.name << ": " << device.description << "\n";
 }
 
+// A value of the kind each flag takes that this llama-server accepts;
+// `files` holds a template, a grammar and a JSON schema to name.
+std::vector<std::string> SampleValues(const FlagSpec& spec, const std::filesystem::path& files) {
+  const std::string name(spec.names.front());
+  auto within = [&spec](double v) { return v >= spec.min && v <= spec.max ? v : spec.min; };
+  switch (spec.value) {
+    case FlagValue::kNone: return {};
+    case FlagValue::kInt: return {std::to_string(static_cast<long long>(within(1)))};
+    case FlagValue::kIntPair: return {"1", "2"};
+    case FlagValue::kNumber: return {std::to_string(within(0.5))};
+    case FlagValue::kChoice:
+    case FlagValue::kChoiceList: return {std::string(spec.choices.front())};
+    case FlagValue::kPath:
+      if (name == "--grammar-file") return {(files / "g.gbnf").string()};
+      if (name == "--json-schema-file") return {(files / "s.json").string()};
+      return {(files / "t.jinja").string()};
+    case FlagValue::kPathList: return {(files / "t.jinja").string()};
+    case FlagValue::kScaledPathList: return {(files / "t.jinja").string() + ":1"};
+    case FlagValue::kText: {
+      static const std::map<std::string, std::string> kText = {
+          {"--override-kv", "general.name=str:x"}, {"--logit-bias", "15+1"},
+          {"--samplers", "top_k;top_p"},           {"--sampling-seq", "kp"},
+          {"--chat-template", "chatml"},           {"--chat-template-kwargs", "{}"},
+          {"--json-schema", "{}"},                 {"--grammar", "root ::= \"a\""},
+          {"--reasoning-effort", "low"}};
+      auto it = kText.find(name);
+      return {it != kText.end() ? it->second : "x"};
+    }
+  }
+  return {};
+}
+
+// The allow-list names only flags this llama-server has: every one of them,
+// with a value of its kind, parses (an unknown flag or value is "invalid
+// argument"). --list-devices comes last, after the others are parsed.
+TEST(RealEngine, EveryAllowedFlagIsOneThisEngineAccepts) {
+  TempDir dir;
+  testing::WriteFile(dir.path() / "t.jinja", "{{ messages }}", 0644);
+  testing::WriteFile(dir.path() / "g.gbnf", "root ::= \"a\"", 0644);
+  testing::WriteFile(dir.path() / "s.json", "{}", 0644);
+  std::vector<std::string> args = {"llama-server"};
+  for (const FlagSpec& spec : LlamaServerFlags().allowed) {
+    for (std::string_view name : spec.names) {
+      args.emplace_back(name);
+      for (std::string& v : SampleValues(spec, dir.path())) args.push_back(std::move(v));
+    }
+  }
+  args.push_back("--list-devices");
+  SandboxMounts mounts;
+  mounts.readonly = {dir.path()};
+  SpawnOptions spawn;
+  spawn.argv = RealEngine().Command(args, mounts);
+  auto process = Process::Spawn(spawn);
+  ASSERT_TRUE(process.ok()) << process.status().ToString();
+  for (auto deadline = std::chrono::steady_clock::now() + 20s;
+       (*process)->Running() && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(10ms);
+  }
+  (*process)->Terminate();
+  auto lines = (*process)->output().Tail(50);
+  EXPECT_EQ(*(*process)->ExitStatus(), 0) << ::testing::PrintToString(lines);
+  EXPECT_TRUE(Contains(lines, "Available devices")) << ::testing::PrintToString(lines);
+}
+
 TEST(RealEngine, VersionThroughCommandAndSpawn) {
   TempDir dir;
-  auto lines = RunToEnd(RealEngine().Command({"llama-server", "--version"}, {dir.path()}, {}));
+  auto lines = RunToEnd(RealEngine().Command({"llama-server", "--version"}, {{dir.path()}, {}, {}}));
   EXPECT_TRUE(Contains(lines, "version: ")) << ::testing::PrintToString(lines);
 }
 
@@ -119,7 +185,7 @@ std::unique_ptr<Process> StartRouter(const EngineLocation& location,
   SpawnOptions options;
   options.argv = location.Command(
       {"llama-server", "--host", socket_path.string(), "--models-dir", (dir / "models").string()},
-      {dir}, {});
+      {{dir}, {}, {}});
   auto process = Process::Spawn(options);
   EXPECT_TRUE(process.ok()) << process.status().ToString();
   if (!process.ok()) return nullptr;
@@ -160,7 +226,7 @@ TEST(RealEngine, EnvironmentReachesTheSandbox) {
   EngineLocation location = RealEngine();
   if (location.source != EngineSource::kRootfs) GTEST_SKIP() << "engine is not the rootfs";
   location.binary = "/usr/bin/env";
-  auto lines = RunToEnd(location.Command({"env"}, {}, {}), {"GGML_VK_VISIBLE_DEVICES=0"});
+  auto lines = RunToEnd(location.Command({"env"}, {}), {"GGML_VK_VISIBLE_DEVICES=0"});
   EXPECT_TRUE(Contains(lines, "GGML_VK_VISIBLE_DEVICES=0")) << ::testing::PrintToString(lines);
 }
 
@@ -172,7 +238,7 @@ TEST(RealEngine, SandboxIsReadOnlyExceptBoundDirs) {
   std::string script = "touch /usr/zest-probe 2>/dev/null; echo usr=$?; touch " +
                        (rw.path() / "ok").string() + "; echo rw=$?; touch " +
                        (ro.path() / "no").string() + " 2>/dev/null; echo ro=$?";
-  auto lines = RunToEnd(location.Command({"sh", "-c", script}, {rw.path()}, {ro.path()}));
+  auto lines = RunToEnd(location.Command({"sh", "-c", script}, {{rw.path()}, {ro.path()}, {}}));
   EXPECT_EQ(lines, (std::vector<std::string>{"usr=1", "rw=0", "ro=1"}));
   EXPECT_TRUE(std::filesystem::exists(rw.path() / "ok"));
   EXPECT_FALSE(std::filesystem::exists(location.rootfs / "usr/zest-probe"));

@@ -142,6 +142,7 @@ TEST(FlmCommandTest, FastFlowLmInItsOwnNetworkNamespaceBehindTheBridge) {
   o.ctx_len = 8192;
   o.socket = "/run/zest-x/engine-3.sock";
   o.zest = "/usr/local/bin/zest";
+  o.hidden = {"/home/u/.local/share/zest"};
   EXPECT_EQ(FlmCommand(o), (std::vector<std::string>{"bwrap",
                                                      "--bind",
                                                      "/",
@@ -153,7 +154,11 @@ TEST(FlmCommandTest, FastFlowLmInItsOwnNetworkNamespaceBehindTheBridge) {
                                                      "/proc",
                                                      "--unshare-net",
                                                      "--unshare-pid",
+                                                     "--unshare-ipc",
+                                                     "--new-session",
                                                      "--die-with-parent",
+                                                     "--tmpfs",
+                                                     "/home/u/.local/share/zest",
                                                      "--",
                                                      "/usr/local/bin/zest",
                                                      "engine-bridge",

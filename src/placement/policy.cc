@@ -6,7 +6,6 @@
 #include <numeric>
 #include <optional>
 
-#include "placement/reserved_args.h"
 
 namespace zest::placement {
 namespace {
@@ -404,7 +403,6 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
                                  const std::vector<PlacementDevice>& devices,
                                  const PlacementRequest& request) {
   const config::ModelSettings& o = request.options;
-  ZEST_RETURN_IF_ERROR(ValidateExtraArgs(o.extra_args));
   std::string npu_note;  // why not the NPU, for a model that could run there
   ZEST_ASSIGN_OR_RETURN(std::optional<EnginePlan> on_npu,
                         PlanOnNpu(model, request.model_name, devices[0], o, request.npu,

@@ -7,10 +7,14 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cstdio>
 #include <thread>
 
 #include "engines/flm_command.h"
 #include "engines/llama_server_args.h"
+#include "engines/llama_server_flags.h"
+#include "core/private_dirs.h"
+#include "models/store_naming.h"
 #include "http/upstream_client.h"
 #include "models/model_file_safety.h"
 #include "placement/replica.h"
@@ -52,6 +56,15 @@ std::string FailureReason(const engines::Process& process) {
     last += (last.empty() ? "" : "\n") + tail[i];
   }
   return last;
+}
+
+// The engine's socket and the directory it alone has (SpawnEngine).
+void RemoveEngineDir(const fs::path& socket) {
+  std::error_code ec;
+  fs::remove(socket, ec);
+  if (socket.parent_path().filename().string().starts_with("engine-")) {
+    fs::remove_all(socket.parent_path(), ec);
+  }
 }
 
 }  // namespace
@@ -202,7 +215,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   auto entry = std::make_shared<Entry>(strand_, model.name, replica);
   entry->may_drain = urgent && !replica;
   entry->settings = std::move(settings);
-  fs::path socket = options_.run_dir / ("engine-" + std::to_string(++next_socket_id_) + ".sock");
+  fs::path socket =
+      options_.run_dir / ("engine-" + std::to_string(++next_socket_id_)) / "engine.sock";
   {
     std::lock_guard lock(list_mu_);
     entries_.emplace(model.name, entry);
@@ -295,18 +309,24 @@ engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry
   return o;
 }
 
-// The directories a model's files live in, as the sandbox must see them: the
-// names we know them by and, through symlinks (the HF cache), the blobs.
-std::vector<fs::path> ModelDirs(const models::ModelEntry& model) {
-  std::vector<fs::path> dirs;
-  for (const fs::path& file : {model.path, model.mmproj}) {
-    if (file.empty()) continue;
-    std::error_code ec;
-    for (const fs::path& dir : {file.parent_path(), fs::canonical(file, ec).parent_path()}) {
-      if (!dir.empty() && std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+// The files the engine reads for a model, as zest names them (a store
+// model's snapshot links): the model, every other shard of a split model
+// (llama.cpp finds them by name beside the first), the vision projector.
+// Each is bound read-only into the sandbox, and nothing else of its
+// directory: the models directory may hold zest's own files.
+std::vector<fs::path> ModelFiles(const models::ModelEntry& model) {
+  std::vector<fs::path> files = {model.path};
+  if (auto shard = models::ParseShard(model.path.string()); shard && shard->count > 1) {
+    for (int i = 1; i <= shard->count; ++i) {
+      char suffix[32];
+      std::snprintf(suffix, sizeof(suffix), "-%05d-of-%05d.gguf", i, shard->count);
+      fs::path file = shard->base + suffix;
+      std::error_code ec;
+      if (file != model.path && fs::exists(file, ec)) files.push_back(file);
     }
   }
-  return dirs;
+  if (!model.mmproj.empty()) files.push_back(model.mmproj);
+  return files;
 }
 
 // FastFlowLM on the NPU, in its own network namespace behind the bridge
@@ -321,6 +341,7 @@ Result<std::vector<std::string>> InstancePool::FlmArgv(const fs::path& socket,
   flm.socket = socket;
   flm.zest = options_.self_exe;
   if (engine_.ok()) flm.bwrap = engine_->bwrap;
+  flm.hidden = options_.hidden_dirs;
   return engines::FlmCommand(flm);
 }
 
@@ -329,21 +350,33 @@ Result<std::vector<std::string>> InstancePool::LlamaServerArgv(const models::Mod
                                                                const placement::EnginePlan& plan,
                                                                bool replica) const {
   if (!engine_.ok()) return Unavailable(engine_.status().message());
-  std::vector<fs::path> writable = {options_.run_dir};
+  ZEST_ASSIGN_OR_RETURN(std::vector<engines::EngineFlag> extra,
+                        engines::CheckLlamaServerArgs(plan.extra_args));
+  engines::SandboxMounts mounts;
+  mounts.hidden = options_.hidden_dirs;
+  ZEST_ASSIGN_OR_RETURN(mounts.readonly, engines::ResolveFlagPaths(extra, options_.model_roots));
+  for (const fs::path& file : ModelFiles(model)) mounts.readonly.push_back(file);
+  mounts.writable = {socket.parent_path()};
   if (fs::path slots = EngineSlotDir(model.name, replica); !slots.empty()) {
-    std::error_code ec;
-    fs::create_directories(slots, ec);
-    fs::permissions(slots, fs::perms::owner_all, ec);  // prompts live here
-    if (ec) return IoError("cannot create " + slots.string() + ": " + ec.message());
-    writable.push_back(slots);
+    ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(slots));  // prompts live here
+    mounts.writable.push_back(slots);
   }
-  return engine_->Command(engines::LlamaServerArgs(EngineOptions(model, socket, plan, replica)),
-                          writable, ModelDirs(model));
+  engines::LlamaServerOptions o = EngineOptions(model, socket, plan, replica);
+  o.extra = engines::FlagArgv(extra);
+  return engine_->Command(engines::LlamaServerArgs(o), mounts);
+}
+
+Status InstancePool::CheckExtraArgs(const std::vector<std::string>& args) const {
+  ZEST_ASSIGN_OR_RETURN(std::vector<engines::EngineFlag> flags, engines::CheckLlamaServerArgs(args));
+  return engines::ResolveFlagPaths(flags, options_.model_roots).status();
 }
 
 Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
     const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan,
     bool replica) {
+  // Each engine has a directory of its own for its socket, the only
+  // directory of the run directory its sandbox sees.
+  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(socket.parent_path()));
   ZEST_ASSIGN_OR_RETURN(
       std::vector<std::string> argv,
       plan.OnNpu() ? FlmArgv(socket, plan) : LlamaServerArgv(model, socket, plan, replica));
@@ -352,11 +385,17 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
   fs::remove(socket, ec);
   engines::SpawnOptions spawn;
   spawn.argv = std::move(argv);
+  std::vector<std::string> env;
   // llvmpipe runs the "GPU" layers on threads of its own: as many as the
   // engine's share of the cores, not one per core (cpu_threads.h).
   if (plan.software_gpu && plan.cpu_threads > 0) {
-    spawn.env.push_back("LP_NUM_THREADS=" + std::to_string(plan.cpu_threads));
+    env.push_back("LP_NUM_THREADS=" + std::to_string(plan.cpu_threads));
   }
+  // The engine's environment is its own, never zest's (secrets, settings).
+  spawn.env = plan.OnNpu() ? options_.flm_environment
+              : engine_.ok() ? engine_->Environment(env)
+                             : env;
+  spawn.clear_env = true;
   // A replica writes its own log: MODEL@DEVICE.log beside the first's MODEL.log.
   std::string log_name = SafeFileName(model.name);
   if (replica) log_name += "@" + SafeFileName(placement::PrimaryDevice(plan));
@@ -531,8 +570,7 @@ awaitable<void> InstancePool::TerminateOffStrand(std::shared_ptr<Instance> insta
 
 awaitable<void> InstancePool::TerminateBlocking(std::shared_ptr<Instance> instance) {
   instance->process().Terminate();
-  std::error_code ec;
-  fs::remove(instance->socket(), ec);
+  RemoveEngineDir(instance->socket());
   co_return;
 }
 
@@ -587,8 +625,7 @@ void InstancePool::StopAll() {
   for (auto& instance : instances) {
     stoppers.emplace_back([instance] {
       instance->process().Terminate();
-      std::error_code ec;
-      fs::remove(instance->socket(), ec);
+      RemoveEngineDir(instance->socket());
     });
   }
 }

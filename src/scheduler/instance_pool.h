@@ -45,7 +45,8 @@
 namespace zest::scheduler {
 
 struct PoolOptions {
-  std::filesystem::path run_dir;  // 0700; engine sockets live here
+  // 0700; each engine has a directory here for its socket (engine-N/).
+  std::filesystem::path run_dir;
   std::filesystem::path log_dir;  // engine log files
   std::filesystem::path pid_dir;  // engine pid files (engines/pid_file.h); empty = none
   int ctx_size = 4096;  // per slot, unless a model's settings say; 0 = largest that fits
@@ -79,6 +80,15 @@ struct PoolOptions {
   std::filesystem::path flm;
   std::filesystem::path self_exe;
   std::map<std::string, config::ModelSettings> model_settings;  // by model name
+  // Where zest serves models from (models directory, Hugging Face store):
+  // files that engine flags name must lie below one of them.
+  std::vector<std::filesystem::path> model_roots;
+  // Hidden from engines even where their sandbox shows the host's system
+  // directories (zest's home: keys, config, logs).
+  std::vector<std::filesystem::path> hidden_dirs;
+  // FastFlowLM's whole environment ("K=V"); llama-server's is the engine
+  // location's (engines::EngineLocation::Environment).
+  std::vector<std::string> flm_environment;
   // Where the learned memory corrections persist (placement/
   // memory_correction.h); empty = learned for this process only.
   std::filesystem::path memory_corrections_file;
@@ -137,6 +147,11 @@ class InstancePool {
   // The model's options from the configuration (`[models."name"]`); empty
   // (zest decides) when it has none. Any thread.
   config::ModelSettings ConfiguredSettings(const std::string& model) const;
+
+  // Whether `args` may be passed to the engine (engines/llama_server_flags.h):
+  // every flag allowed and every file it names one zest serves
+  // (`model_roots`). Checked again at each start. Any thread.
+  Status CheckExtraArgs(const std::vector<std::string>& args) const;
 
   // The engine's parallel sequences for `model`: its plan's once loaded,
   // else its options' `parallel`, else the server's. For sizing the model's

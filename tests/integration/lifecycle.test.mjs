@@ -159,8 +159,8 @@ describe('engine lifecycle: long generations', () => {
 describe('crash-loop breaker', () => {
   test('an engine that keeps failing to start is held off after three tries', async () => {
     const home = makeHome({ bad: 'tiny' });
-    // llama-server refuses an unknown flag and exits at once, every time.
-    fs.writeFileSync(path.join(home, 'config.toml'), '[models."bad"]\nextra_args = ["--no-such-engine-flag"]\n');
+    // An allowed flag with a value llama-server refuses: it exits at once, every time.
+    fs.writeFileSync(path.join(home, 'config.toml'), '[models."bad"]\nextra_args = ["--chat-template-kwargs", "not json"]\n');
     const zest = await startZest({ home });
     try {
       for (let i = 0; i < 3; ++i) {

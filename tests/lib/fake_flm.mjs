@@ -23,6 +23,13 @@ if (args[0] === 'version') { console.log('FAKE flm 0.0.0'); process.exit(0); }
 if (args[0] !== 'serve') { console.error('FAKE flm: only serve and version'); process.exit(2); }
 const option = (name) => args[args.indexOf(name) + 1];
 const argv = ${JSON.stringify(engineArgv)};
+// FastFlowLM runs in the network namespace zest made for it: the engine
+// standing in for it must not make one of its own, and the donor's socket
+// directory (gone with its engine) is not needed on TCP.
+for (let i = argv.length - 1; i >= 0; i--) {
+  if (argv[i] === '--unshare-net') argv.splice(i, 1);
+  else if (argv[i] === '--bind' && !fs.existsSync(argv[i + 1])) argv.splice(i, 3);
+}
 argv[argv.indexOf('--alias') + 1] = args[1];
 const host = argv.indexOf('--host');
 argv.splice(host + 1, 1, option('--host'), '--port', option('--port'));

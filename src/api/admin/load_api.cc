@@ -43,6 +43,9 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
     std::string param;
     Status bad = ApplyModelOptions(*field, *settings, &param);
     if (!bad.ok()) co_return co_await openai::SendError(w, bad, param);
+    // Flags the engine's allow-list refuses, or files it does not serve.
+    const Status args = pool_.CheckExtraArgs(settings->extra_args);
+    if (!args.ok()) co_return co_await openai::SendError(w, args, "options.extra_args");
   }
   auto started = std::chrono::steady_clock::now();
   // Held while loading, so the reaper cannot unload what is being loaded.

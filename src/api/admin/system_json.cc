@@ -84,6 +84,8 @@ json EngineJson(const Result<engines::EngineLocation>& located,
   e["source"] = engines::EngineSourceName(located->source);
   e["binary"] = located->binary.string();
   e["rootfs"] = located->rootfs.string();
+  e["sandboxed"] = located->sandboxed();
+  e["sandbox"] = located->SandboxNote();
   if (probed != nullptr && !probed->ok()) e["error"] = probed->status().message();
   if (probed != nullptr && probed->ok()) {
     e["version"] = (*probed)->version;

@@ -1,0 +1,136 @@
+#include "engines/sandbox.h"
+
+#include <algorithm>
+
+namespace zest::engines {
+namespace fs = std::filesystem;
+namespace {
+
+void Add(std::vector<std::string>& argv, std::initializer_list<std::string> items) {
+  argv.insert(argv.end(), items);
+}
+
+// The provisioned rootfs is merged-/usr: /usr and /etc (read-only) plus the
+// four compatibility links are all an engine needs from it.
+void AddRootfs(const fs::path& rootfs, std::vector<std::string>& argv) {
+  Add(argv, {"--ro-bind", (rootfs / "usr").string(), "/usr",
+             "--symlink", "usr/lib", "/lib",
+             "--symlink", "usr/lib64", "/lib64",
+             "--symlink", "usr/bin", "/bin",
+             "--symlink", "usr/sbin", "/sbin",
+             "--ro-bind", (rootfs / "etc").string(), "/etc"});
+}
+
+// The host's system directories, read-only; the top-level links of a
+// merged-/usr system stay links.
+void AddHostSystem(std::vector<std::string>& argv) {
+  Add(argv, {"--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc", "/etc",
+             "--ro-bind-try", "/opt", "/opt"});
+  for (const char* dir : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
+    std::error_code ec;
+    if (fs::is_symlink(dir, ec)) {
+      Add(argv, {"--symlink", fs::read_symlink(dir, ec).string(), dir});
+    } else {
+      Add(argv, {"--ro-bind-try", dir, dir});
+    }
+  }
+}
+
+bool Under(const fs::path& path, const fs::path& dir) {
+  fs::path rel = path.lexically_relative(dir);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+// A host engine outside the system directories (a build tree, a release
+// unpacked in $HOME): its directory and the one above, where builds keep
+// their libraries (build/bin, build/lib), read-only.
+void AddBinaryDir(const fs::path& binary, std::vector<std::string>& argv) {
+  std::error_code ec;
+  fs::path real = fs::canonical(binary, ec);
+  if (ec) return;
+  for (const char* system : {"/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64"}) {
+    if (Under(real, system)) return;
+  }
+  fs::path dir = real.parent_path().parent_path();
+  if (dir.empty() || dir == "/") dir = real.parent_path();
+  Add(argv, {"--ro-bind", dir.string(), dir.string()});
+}
+
+// GPU device nodes (AMD, Intel and Vulkan through DRM and KFD; NVIDIA's
+// own nodes), each only where present.
+void AddDevices(std::vector<std::string>& argv) {
+  Add(argv, {"--dev-bind-try", "/dev/dri", "/dev/dri", "--dev-bind-try", "/dev/kfd", "/dev/kfd"});
+  for (std::string node : {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset"}) {
+    Add(argv, {"--dev-bind-try", "/dev/" + node, "/dev/" + node});
+  }
+  for (int i = 0; i < 8; ++i) {
+    std::string node = "/dev/nvidia" + std::to_string(i);
+    Add(argv, {"--dev-bind-try", node, node});
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> SandboxArgs(const SandboxBase& base, const SandboxMounts& mounts) {
+  // One bwrap option (and its values) per line.
+  // clang-format off
+  std::vector<std::string> argv = {
+      "--die-with-parent",
+      "--unshare-pid",
+      "--unshare-net",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-cgroup-try",
+      "--new-session",
+  };
+  // clang-format on
+  // As root, the engine would keep root's capabilities inside (mounts,
+  // raw sockets, ptrace); as any other user bwrap already drops them.
+  if (base.as_root) Add(argv, {"--cap-drop", "ALL"});
+  if (base.rootfs.empty()) {
+    AddHostSystem(argv);
+  } else {
+    AddRootfs(base.rootfs, argv);
+  }
+  Add(argv, {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind-try", "/sys", "/sys"});
+  AddDevices(argv);
+  for (const fs::path& dir : mounts.hidden) Add(argv, {"--tmpfs", dir.string()});
+  if (base.rootfs.empty() && !base.binary.empty()) AddBinaryDir(base.binary, argv);
+  // After --tmpfs /tmp and the hidden directories, so that what lies below
+  // them is bound over them.
+  for (const fs::path& dir : mounts.writable) Add(argv, {"--bind", dir.string(), dir.string()});
+  for (const fs::path& path : mounts.readonly) {
+    std::error_code ec;
+    fs::path source = fs::canonical(path, ec);
+    Add(argv, {"--ro-bind", (ec ? path : source).string(), path.string()});
+  }
+  // "--" so an engine argument can never be read as a bwrap option.
+  argv.push_back("--");
+  return argv;
+}
+
+const std::vector<std::string>& PassedEnvironment() {
+  static const std::vector<std::string> kPassed = {
+      "GGML_VK_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES",     "HIP_VISIBLE_DEVICES",
+      "ROCR_VISIBLE_DEVICES",    "HSA_OVERRIDE_GFX_VERSION", "VK_ICD_FILENAMES",
+      "VK_DRIVER_FILES",         "MESA_VK_DEVICE_SELECT",
+  };
+  return kPassed;
+}
+
+std::vector<std::string> EngineEnvironment(const GetEnv& getenv,
+                                           const std::vector<std::string>& extra) {
+  std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp",
+                                  "LANG=C.UTF-8"};
+  for (const std::string& name : PassedEnvironment()) {
+    if (auto value = getenv(name)) env.push_back(name + "=" + *value);
+  }
+  for (const std::string& kv : extra) {
+    std::string key = kv.substr(0, kv.find('='));
+    std::erase_if(env, [&key](const std::string& e) { return e.substr(0, e.find('=')) == key; });
+    env.push_back(kv);
+  }
+  return env;
+}
+
+}  // namespace zest::engines

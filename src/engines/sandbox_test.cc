@@ -1,0 +1,154 @@
+// The sandbox, run for real: bash stands in for the engine (the host's own,
+// through the host-system sandbox a system llama-server gets), and looks
+// around from inside. tests/integration/sandbox.test.mjs does the same from
+// inside a real llama-server that zest started.
+#include "engines/sandbox.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "engines/engine_locator.h"
+#include "engines/path_search.h"
+#include "engines/process.h"
+#include "engines/test_util.h"
+
+namespace zest::engines {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::TempDir;
+using testing::WriteFile;
+
+// A listening TCP socket on 127.0.0.1, standing in for zest's port.
+class Listener {
+ public:
+  Listener() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(fd_, 4);
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+  }
+  ~Listener() { close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// Runs `script` in bash inside the sandbox; its output lines.
+std::vector<std::string> RunInside(const std::string& script, const SandboxMounts& mounts,
+                                   const std::vector<std::string>& env) {
+  EngineLocation location;
+  location.source = EngineSource::kConfigured;
+  location.binary = "/bin/bash";
+  location.bwrap = FindOnPath("/usr/bin:/bin", "bwrap").value_or(fs::path());
+  SpawnOptions spawn;
+  spawn.argv = location.Command({"bash", "-c", script}, mounts);
+  spawn.env = env;
+  spawn.clear_env = true;
+  auto process = Process::Spawn(spawn);
+  EXPECT_TRUE(process.ok()) << process.status().ToString();
+  if (!process.ok()) return {};
+  for (auto deadline = std::chrono::steady_clock::now() + 20s;
+       (*process)->Running() && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(10ms);
+  }
+  (*process)->Terminate(500ms);
+  return (*process)->output().Tail(100);
+}
+
+bool Has(const std::vector<std::string>& lines, const std::string& line) {
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+TEST(Sandbox, AnEngineSeesOnlyItsOwnFilesNoNetworkAndNoSecrets) {
+  if (!FindOnPath("/usr/bin:/bin", "bwrap")) GTEST_SKIP() << "bubblewrap is not installed";
+  TempDir home, run;
+  WriteFile(home.path() / "keys.json", "secret", 0600);
+  WriteFile(home.path() / "models/m.gguf", "weights", 0644);
+  fs::create_directories(run.path() / "engine-1");
+  Listener zest_port;
+  SandboxMounts mounts;
+  mounts.writable = {run.path() / "engine-1"};
+  mounts.readonly = {home.path() / "models/m.gguf"};
+  mounts.hidden = {home.path()};
+  setenv("ZEST_API_KEY", "zk-must-not-leak", 1);
+  std::vector<std::string> env = EngineEnvironment(
+      [](const std::string& name) -> std::optional<std::string> {
+        if (const char* v = getenv(name.c_str())) return std::string(v);
+        return std::nullopt;
+      },
+      {"LP_NUM_THREADS=2"});
+  unsetenv("ZEST_API_KEY");
+  const std::string h = home.path().string();
+  const std::string script =
+      "cat " + h + "/keys.json >/dev/null 2>&1 && echo keys=read || echo keys=hidden; "
+      "cat " + h + "/models/m.gguf; echo; "
+      "(echo more >> " + h + "/models/m.gguf) 2>/dev/null && echo model=writable || echo "
+      "model=readonly; touch " + h + "/models/x 2>/dev/null; "
+      "touch " + (run.path() / "engine-1/s").string() + " && echo run=writable; "
+      "(echo > /dev/tcp/127.0.0.1/" + std::to_string(zest_port.port()) +
+      ") 2>/dev/null && echo tcp=reached || echo tcp=refused; "
+      "env | grep -c '^ZEST_\\|^HF_' | sed 's/^/secrets=/'; "
+      "echo lp=$LP_NUM_THREADS; "
+      "readlink /proc/self/ns/net";
+  auto lines = RunInside(script, mounts, env);
+  EXPECT_TRUE(Has(lines, "keys=hidden")) << ::testing::PrintToString(lines);
+  EXPECT_TRUE(Has(lines, "weights")) << ::testing::PrintToString(lines);
+  EXPECT_TRUE(Has(lines, "model=readonly")) << ::testing::PrintToString(lines);
+  // What it writes beside its files lands in its own tmpfs, not on the host.
+  EXPECT_FALSE(fs::exists(home.path() / "models/x"));
+  EXPECT_TRUE(Has(lines, "run=writable")) << ::testing::PrintToString(lines);
+  EXPECT_TRUE(Has(lines, "tcp=refused")) << ::testing::PrintToString(lines);
+  EXPECT_TRUE(Has(lines, "secrets=0")) << ::testing::PrintToString(lines);
+  EXPECT_TRUE(Has(lines, "lp=2")) << ::testing::PrintToString(lines);
+  std::error_code ec;
+  std::string ours = fs::read_symlink("/proc/self/ns/net", ec).string();
+  ASSERT_FALSE(lines.empty());
+  EXPECT_TRUE(lines.back().starts_with("net:[")) << lines.back();
+  EXPECT_NE(lines.back(), ours) << "the engine shares zest's network namespace";
+  // Outside the sandbox the same probe reaches the port: the check can fail.
+  SpawnOptions bare;
+  bare.argv = {"/bin/bash", "-c", "(echo > /dev/tcp/127.0.0.1/" +
+                                      std::to_string(zest_port.port()) +
+                                      ") && echo tcp=reached"};
+  auto process = Process::Spawn(bare);
+  ASSERT_TRUE(process.ok());
+  while ((*process)->Running()) std::this_thread::sleep_for(10ms);
+  (*process)->Terminate(500ms);
+  EXPECT_TRUE(Has((*process)->output().Tail(10), "tcp=reached"));
+}
+
+TEST(Sandbox, EnvironmentIsAnAllowList) {
+  auto env = EngineEnvironment(
+      [](const std::string& name) -> std::optional<std::string> {
+        if (name == "GGML_VK_VISIBLE_DEVICES") return "0";
+        return "leaked-" + name;  // every other variable is set too
+      },
+      {"LP_NUM_THREADS=3"});
+  std::vector<std::string> expected = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp",
+                                       "LANG=C.UTF-8", "GGML_VK_VISIBLE_DEVICES=0"};
+  for (const std::string& name : PassedEnvironment()) {
+    if (name != "GGML_VK_VISIBLE_DEVICES") expected.push_back(name + "=leaked-" + name);
+  }
+  expected.push_back("LP_NUM_THREADS=3");
+  EXPECT_EQ(env, expected);
+  for (const std::string& kv : env) {
+    EXPECT_FALSE(kv.starts_with("ZEST_") || kv.starts_with("HF_")) << kv;
+  }
+}
+
+}  // namespace
+}  // namespace zest::engines
