@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-20}
 targets=("$@")
-((${#targets[@]})) || targets=(http_request json_request gguf)
+((${#targets[@]})) || targets=(http_request json_request admin_json gguf)
 
 if ! command -v clang++ >/dev/null 2>&1; then
   echo "fuzz: SKIPPED: clang++ is not installed (apt install clang); the fuzz targets need libFuzzer" >&2

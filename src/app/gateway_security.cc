@@ -17,10 +17,12 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
     Access access;
   };
   std::vector<Rule> rules = {
+      // Liveness only: {"status":"ok"}. The details (/api/v1/health) need a key.
       {"GET", "/health", Access::kPublic},
-      {"GET", "/api/v1/health", Access::kPublic},
       {"GET", "/metrics", metrics_public ? Access::kPublic : Access::kInference},
       {"GET", "/api/v1/config", Access::kAdmin},
+      // Every request's lines and the engines' output: other tenants' business.
+      {"GET", "/api/v1/logs", Access::kAdmin},
       {"POST", "/api/v1/show", Access::kInference},
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {
@@ -60,7 +62,10 @@ http::ServerOptions GatewayOptions(const config::Settings& s,
   o.body_timeout = std::chrono::seconds(s.body_timeout_s);
   o.idle_timeout = std::chrono::seconds(s.idle_timeout_s);
   o.max_connections_per_client = s.max_connections_per_client;
+  o.max_connections = s.max_connections;
+  o.max_json_depth = s.max_json_depth;
   o.cors_origins = http::SplitOrigins(s.cors_origins);
+  o.allowed_hosts = http::SplitOrigins(s.allowed_hosts);
   o.auth = std::move(auth);
   o.tls_cert = s.tls_cert;
   o.tls_key = s.tls_key;
@@ -80,7 +85,9 @@ Result<http::ServerOptions> RedirectOptions(const config::Settings& s, uint16_t 
   o.max_body_bytes = std::numeric_limits<std::size_t>::max();
   o.header_timeout = std::chrono::seconds(s.header_timeout_s);
   o.max_connections_per_client = s.max_connections_per_client;
+  o.max_connections = s.max_connections;
   o.redirect_to_https_port = tls_port;
+  o.allowed_hosts = http::SplitOrigins(s.allowed_hosts);
   return o;
 }
 

@@ -16,9 +16,10 @@
 
 namespace zest::app {
 
-// Marks the open routes (/health) and the inference POST routes, and
-// /api/v1/config as admin; every other non-GET route stays admin (the
-// Router's default). An error names a rule whose route does not exist.
+// Marks the open route (/health, liveness only) and the inference POST
+// routes, and /api/v1/config and /api/v1/logs as admin; every other GET
+// needs any key and every other non-GET route stays admin (the Router's
+// defaults). An error names a rule whose route does not exist.
 Status ApplyAccessRules(http::Router& router, bool metrics_public);
 
 // An error (to print, then exit) when `host` is not a loopback address and

@@ -359,7 +359,10 @@ int RunServer(const config::LoadedSettings& loaded) {
                                       std::chrono::seconds(s.heartbeat_s), s.split_prefill_tokens};
   api::openai::OpenAiApi::Options openai_options;
   openai_options.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
-  openai_options.limits = {s.max_json_depth, s.max_messages, s.max_tokens_cap};
+  openai_options.limits = {s.max_messages, s.max_tokens_cap};
+  openai_options.default_max_tokens = s.default_max_tokens;
+  openai_options.max_keep_alive =
+      ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();
   api::openai::OpenAiApi openai(registry, engine_services, openai_options,
                                 s.metrics_enabled ? &inference_metrics : nullptr);
   api::admin::AdminApi admin(loaded, registry, pool, engine, &residency,

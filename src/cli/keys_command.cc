@@ -10,10 +10,15 @@
 namespace zest::cli {
 namespace {
 
-Result<std::filesystem::path> KeysFile() {
+Result<config::Settings> LoadedSettings() {
   config::LoadInputs inputs{config::ProcessEnv, {}, std::nullopt};
   ZEST_ASSIGN_OR_RETURN(config::LoadedSettings loaded, config::LoadSettings(inputs));
-  return loaded.settings.KeysFile();
+  return loaded.settings;
+}
+
+Result<std::filesystem::path> KeysFile() {
+  ZEST_ASSIGN_OR_RETURN(config::Settings settings, LoadedSettings());
+  return settings.KeysFile();
 }
 
 int Fail(const Status& status) {
@@ -51,11 +56,29 @@ int ListKeys() {
   return 0;
 }
 
-int RemoveKey(const std::string& name) {
-  auto file = KeysFile();
-  if (!file.ok()) return Fail(file.status());
-  if (Status st = http::RemoveApiKey(*file, name); !st.ok()) return Fail(st);
+// A server that had keys keeps needing one (it fails closed): removing the
+// last key locks every client out until a new one is added, so it must be
+// asked for with --force.
+int RemoveKey(const std::string& name, bool force) {
+  auto settings = LoadedSettings();
+  if (!settings.ok()) return Fail(settings.status());
+  const std::filesystem::path file = settings->KeysFile();
+  auto keys = http::LoadApiKeys(file);
+  if (!keys.ok()) return Fail(keys.status());
+  const bool last = keys->size() == 1 && keys->front().name == name && settings->api_key.empty();
+  if (last && !force) {
+    std::fprintf(stderr,
+                 "zest: '%s' is the last API key. A server that runs with keys keeps needing "
+                 "one: without any, it refuses every request but /health (401) until a key is "
+                 "added with `zest keys add NAME --scope admin`. Pass --force to remove it.\n",
+                 name.c_str());
+    return 1;
+  }
+  if (Status st = http::RemoveApiKey(file, name); !st.ok()) return Fail(st);
   std::printf("removed key '%s'\n", name.c_str());
+  if (last) {
+    std::fprintf(stderr, "No API key is left: a running server now refuses every request.\n");
+  }
   return 0;
 }
 
@@ -80,9 +103,11 @@ void AddKeysCommand(CLI::App& app, Action* action) {
   list->callback([action] { *action = [] { return ListKeys(); }; });
 
   auto name = std::make_shared<std::string>();
+  auto force = std::make_shared<bool>(false);
   auto* rm = keys->add_subcommand("rm", "Delete a key");
   rm->add_option("name", *name, "Name of the key")->required();
-  rm->callback([action, name] { *action = [name] { return RemoveKey(*name); }; });
+  rm->add_flag("--force", *force, "Remove the last key too (a server with keys then refuses everything)");
+  rm->callback([action, name, force] { *action = [name, force] { return RemoveKey(*name, *force); }; });
 }
 
 }  // namespace zest::cli

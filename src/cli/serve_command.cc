@@ -36,6 +36,8 @@ constexpr ServeFlag kServeFlags[] = {
      "With TLS: also listen for plain HTTP on this port and redirect every request to HTTPS"},
     {"--cors-origins", "server.cors_origins", "Web origins allowed besides loopback (comma-separated)"},
     {"--max-connections-per-client", "server.max_connections_per_client", "Open connections per client address (0 = unlimited)"},
+    {"--max-connections", "server.max_connections", "Open connections in all (0 = unlimited)"},
+    {"--allowed-hosts", "server.allowed_hosts", "Host names served besides loopback, addresses and this machine's name (comma-separated)"},
     {"--log-format", "log.format", "text (default) or json: one JSON object per line"},
     {"--split-prefill-tokens", "scheduler.split_prefill_tokens",
      "Experimental: prompts of this many tokens prefill on another instance of the model (0 = off)"},

@@ -195,6 +195,18 @@ const std::vector<Field>& Fields() {
       IntField("server.max_messages", "ZEST_MAX_MESSAGES", &Settings::max_messages, 1, 1 << 20),
       IntField("server.max_tokens_cap", "ZEST_MAX_TOKENS_CAP", &Settings::max_tokens_cap, 1,
                1 << 30),
+      IntField("server.max_connections", "ZEST_MAX_CONNECTIONS", &Settings::max_connections, 0,
+               1 << 20),
+      StringField("server.allowed_hosts", "ZEST_ALLOWED_HOSTS", &Settings::allowed_hosts),
+      IntField("limits.default_max_tokens", "ZEST_DEFAULT_MAX_TOKENS",
+               &Settings::default_max_tokens, 1, 1 << 30),
+      Field{"security.max_keep_alive", "ZEST_MAX_KEEP_ALIVE",
+            [](Settings& s, const std::string& t) -> Status {
+              if (!t.empty()) ZEST_RETURN_IF_ERROR(ParseDuration(t).status());
+              s.max_keep_alive = t;
+              return Status::Ok();
+            },
+            [](const Settings& s) { return s.max_keep_alive; }},
       BoolField("metrics.public", "ZEST_METRICS_PUBLIC", &Settings::metrics_public),
       Field{"log.format", "ZEST_LOG_FORMAT", SetLogFormat,
             [](const Settings& s) { return s.log_format; }},

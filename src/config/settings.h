@@ -79,6 +79,17 @@ struct Settings {
   int max_json_depth = 64;                // nesting of a request body
   int max_messages = 4096;                // chat messages per request
   int max_tokens_cap = 131072;            // largest max_tokens a request may ask for
+  int max_connections = 1024;             // in all; 0 = unlimited (see http/connection.h)
+  std::string allowed_hosts;              // comma-separated Host names besides loopback and
+                                          // the bind address (DNS-rebinding guard)
+  // [limits]
+  // max_tokens of a chat or text completion that names none (the engine
+  // would otherwise generate until the context is full).
+  int default_max_tokens = 16384;
+  // [security]
+  // The longest keep_alive an inference key may set; empty = the server's
+  // scheduler.keep_alive.
+  std::string max_keep_alive;
   // [metrics]
   bool metrics_public = false;            // /metrics without a key
   bool metrics_enabled = true;            // false: no /metrics, no per-request accounting

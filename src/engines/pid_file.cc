@@ -1,4 +1,5 @@
 #include "engines/pid_file.h"
+#include "core/private_dirs.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -139,12 +140,7 @@ fs::path PidFilePath(const fs::path& dir, pid_t pid) {
 }
 
 Status WritePidFile(const fs::path& dir, const PidRecord& record) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) {
-    fs::create_directories(dir, ec);
-    fs::permissions(dir, fs::perms::owner_all, ec);
-    if (ec) return IoError("cannot create " + dir.string() + ": " + ec.message());
-  }
+  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
   json doc = {{"pid", record.pid},
               {"start_ticks", record.start_ticks},
               {"argv", record.argv},

@@ -1,4 +1,5 @@
 #include "http/api_keys.h"
+#include "core/private_dirs.h"
 
 #include "core/strings.h"
 
@@ -125,11 +126,7 @@ Status SaveApiKeys(const fs::path& path, const std::vector<ApiKeyRecord>& keys) 
     list.push_back({{"name", k.name}, {"hash", k.hash}, {"scope", AccessName(k.scope)},
                     {"priority", k.priority}, {"rpm", k.rpm}, {"created", k.created}});
   }
-  std::error_code ec;
-  if (path.has_parent_path() && !fs::exists(path.parent_path(), ec)) {
-    fs::create_directories(path.parent_path(), ec);
-    fs::permissions(path.parent_path(), fs::perms::owner_all, ec);
-  }
+  if (path.has_parent_path()) ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(path.parent_path()));
   return config::WriteFileAtomically(path, json{{"keys", list}}.dump(2) + "\n", 0600);
 }
 

@@ -11,6 +11,13 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr auto kFileCheckInterval = std::chrono::seconds(1);
+// Wrong keys an address may send at full speed: a burst of this many, then
+// this many a minute; each one past that waits kFailureDelay for its 401.
+constexpr int kFailuresPerMinute = 30;
+constexpr auto kFailureDelay = std::chrono::milliseconds(1000);
+// Addresses remembered at most; past it, those quiet for kFailureMemory go.
+constexpr std::size_t kMaxFailureAddresses = 4096;
+constexpr auto kFailureMemory = std::chrono::minutes(2);
 
 std::string Unhex(std::string_view hex) {
   std::string raw;
@@ -71,6 +78,11 @@ Status Authenticator::LoadLocked() {
       entries.push_back({r.name, Unhex(r.hash), r.scope, r.priority, r.rpm});
     }
   }
+  if (entries.empty() && required_ && !entries_.empty()) {
+    spdlog::warn("auth: the last API key was removed; every route but /health now answers 401 "
+                 "until a key is added (`zest keys add NAME --scope admin`)");
+  }
+  required_ = required_ || !entries.empty();
   entries_ = std::move(entries);
   file_present_ = present;
   file_mtime_ = mtime;
@@ -110,7 +122,20 @@ void Authenticator::MaybeReloadLocked(Clock::time_point now) {
 
 bool Authenticator::enabled() const {
   std::lock_guard lock(mutex_);
-  return !entries_.empty();
+  return required_;
+}
+
+std::chrono::milliseconds Authenticator::NoteFailureLocked(std::string_view address,
+                                                          Clock::time_point now) {
+  if (failures_.size() >= kMaxFailureAddresses) {
+    std::erase_if(failures_, [now](const auto& item) { return now - item.second.last > kFailureMemory; });
+  }
+  auto it = failures_.find(address);
+  if (it == failures_.end()) {
+    it = failures_.emplace(std::string(address), Failures{TokenBucket(kFailuresPerMinute, now), now}).first;
+  }
+  it->second.last = now;
+  return it->second.allowance.Take(now) > 0 ? kFailureDelay : std::chrono::milliseconds(0);
 }
 
 const Authenticator::Entry* Authenticator::MatchLocked(std::string_view key) const {
@@ -126,17 +151,26 @@ const Authenticator::Entry* Authenticator::MatchLocked(std::string_view key) con
   return found;
 }
 
-AuthDecision Authenticator::Check(const Headers& headers, Access required) {
+AuthDecision Authenticator::Check(const Headers& headers, Access required,
+                                  std::string_view address) {
   Clock::time_point now = Clock::now();
   std::lock_guard lock(mutex_);
   MaybeReloadLocked(now);
-  if (required == Access::kPublic || entries_.empty()) return {};
+  if (required == Access::kPublic || !required_) return {};
+  if (entries_.empty()) {
+    return Deny(401, "this server has no API key any more, so it refuses every request: add one "
+                     "with `zest keys add NAME --scope admin`");
+  }
   std::string_view key = PresentedKey(headers);
   if (key.empty()) {
     return Deny(401, "missing API key: send 'Authorization: Bearer <key>' or 'x-api-key: <key>'");
   }
   const Entry* entry = MatchLocked(key);
-  if (entry == nullptr) return Deny(401, "invalid API key");
+  if (entry == nullptr) {
+    AuthDecision d = Deny(401, "invalid API key");
+    d.delay = NoteFailureLocked(address, now);
+    return d;
+  }
   if (required == Access::kAdmin && entry->scope != Access::kAdmin) {
     return Deny(403, "the API key '" + entry->name + "' has scope '" + AccessName(entry->scope) +
                          "'; this route needs an 'admin' key");
@@ -154,6 +188,7 @@ AuthDecision Authenticator::Check(const Headers& headers, Access required) {
   AuthDecision ok;
   ok.principal = entry->name;
   ok.priority = entry->priority;
+  ok.scope = entry->scope;
   return ok;
 }
 

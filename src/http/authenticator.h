@@ -5,7 +5,12 @@
 //
 // With no key configured at all, every request is allowed (the loopback
 // default; the server refuses a non-loopback bind in that state unless told
-// otherwise). Once any key exists, every route but kPublic ones needs one.
+// otherwise). Once any key exists, every route but kPublic ones needs one,
+// for the rest of the process: removing the last key does not open the
+// server again, it refuses everything (fails closed) until a key is added.
+//
+// Wrong keys are slowed down per client address: past a burst, each further
+// failure is answered only after a delay, so guessing a weak key costs time.
 //
 // Keys are compared as SHA-256 digests with CRYPTO_memcmp against every
 // stored key, so timing reveals neither the key nor which entry matched.
@@ -37,7 +42,11 @@ struct AuthDecision {
   std::string message;       // why not, for the error body
   int retry_after_s = 0;     // with 429
   std::string principal;     // the key's name ("" without auth)
-  std::string priority;      // the key's default priority ("" = none)
+  std::string priority;      // the key's priority ("" = none)
+  Access scope = Access::kAdmin;  // the key's scope; kAdmin where no keys are needed
+  // How long to hold a refusal back before answering (wrong keys from an
+  // address past its allowance).
+  std::chrono::milliseconds delay{0};
   bool allowed() const { return status == 0; }
 };
 
@@ -48,11 +57,13 @@ class Authenticator {
   // Errors when the keys file is malformed or not private.
   static Result<std::unique_ptr<Authenticator>> Create(AuthOptions options);
 
-  // Whether any key is configured (so requests must present one).
+  // Whether requests must present a key: a key exists, or existed since
+  // this process started.
   bool enabled() const;
   // Checks the key in `headers` (Authorization: Bearer, else x-api-key)
   // against `required`, and takes a token from the key's rate limit.
-  AuthDecision Check(const Headers& headers, Access required);
+  // `address` is the client's, for slowing down wrong keys.
+  AuthDecision Check(const Headers& headers, Access required, std::string_view address = {});
   // Re-reads the keys file now; on error the previous keys stay in force.
   Status Reload();
 
@@ -69,11 +80,20 @@ class Authenticator {
   Status LoadLocked();
   void MaybeReloadLocked(Clock::time_point now);
   const Entry* MatchLocked(std::string_view key) const;
+  // Counts a wrong key from `address`; the delay its refusal gets.
+  std::chrono::milliseconds NoteFailureLocked(std::string_view address, Clock::time_point now);
+
+  struct Failures {
+    TokenBucket allowance;
+    Clock::time_point last;
+  };
 
   const AuthOptions options_;
   mutable std::mutex mutex_;
   std::vector<Entry> entries_;                    // guarded by mutex_
   std::map<std::string, TokenBucket> buckets_;    // by key name; guarded by mutex_
+  std::map<std::string, Failures, std::less<>> failures_;  // by address; guarded by mutex_
+  bool required_ = false;  // a key has existed; never reset; guarded by mutex_
   std::filesystem::file_time_type file_mtime_{};  // guarded by mutex_
   bool file_present_ = false;                     // guarded by mutex_
   Clock::time_point last_check_{};                // guarded by mutex_

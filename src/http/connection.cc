@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "http/json_depth.h"
 #include "http/request_parsing.h"
 #include "core/logging.h"
 #include "http/request_id.h"
@@ -75,24 +76,6 @@ std::string JoinMethods(const std::vector<std::string>& methods) {
 
 // What an allowed origin's responses carry. No Allow-Credentials: zest
 // authenticates with keys in headers, never cookies.
-// The host part of a Host header ("example.com:80" → "example.com",
-// "[::1]:80" → "[::1]"), or nothing when it is not a plain name or address
-// (it goes into a Location header verbatim).
-std::optional<std::string> HostName(std::string_view host) {
-  if (host.starts_with('[')) {
-    std::size_t close = host.find(']');
-    if (close == std::string_view::npos) return std::nullopt;
-    std::string_view inside = host.substr(1, close - 1);
-    bool ok = !inside.empty() && inside.find_first_not_of("0123456789abcdefABCDEF:.") == std::string_view::npos;
-    return ok ? std::optional<std::string>(host.substr(0, close + 1)) : std::nullopt;
-  }
-  host = host.substr(0, host.find(':'));
-  constexpr std::string_view kAllowed =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_";
-  if (host.empty() || host.find_first_not_of(kAllowed) != std::string_view::npos) return std::nullopt;
-  return std::string(host);
-}
-
 Headers CorsHeaders(std::string_view origin) {
   Headers headers;
   headers.emplace_back("Access-Control-Allow-Origin", std::string(origin));
@@ -115,40 +98,6 @@ void RefuseConnection(tcp::socket& socket, bool plain) {
 
 }  // namespace
 
-ConnectionRegistry::AddResult ConnectionRegistry::Add(std::weak_ptr<Connection> connection,
-                                                      const std::string& address, int limit,
-                                                      std::uint64_t* id) {
-  std::lock_guard lock(mutex_);
-  if (closed_) return AddResult::kStopping;
-  int& count = per_address_[address];
-  if (limit > 0 && count >= limit) return AddResult::kTooMany;
-  ++count;
-  *id = ++next_id_;
-  live_.emplace(*id, Live{std::move(connection), address});
-  return AddResult::kAdded;
-}
-
-void ConnectionRegistry::Remove(std::uint64_t id) {
-  std::lock_guard lock(mutex_);
-  auto it = live_.find(id);
-  if (it == live_.end()) return;
-  auto count = per_address_.find(it->second.address);
-  if (count != per_address_.end() && --count->second <= 0) per_address_.erase(count);
-  live_.erase(it);
-}
-
-void ConnectionRegistry::AbortAll() {
-  std::vector<std::shared_ptr<Connection>> live;
-  {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-    for (const auto& [id, entry] : live_) {
-      if (auto connection = entry.connection.lock()) live.push_back(std::move(connection));
-    }
-  }
-  for (const auto& connection : live) connection->Abort();
-}
-
 Connection::Connection(Transport transport, std::shared_ptr<const ServeContext> context,
                        std::shared_ptr<ConnectionRegistry> registry)
     : transport_(std::move(transport)),
@@ -160,13 +109,16 @@ Connection::Connection(Transport transport, std::shared_ptr<const ServeContext> 
 
 void Connection::Launch(std::shared_ptr<Connection> connection) {
   connection->remote_address_ = PeerAddress(connection->socket_);
-  auto added = connection->registry_->Add(connection, connection->remote_address_,
-                                          connection->context_->options.max_connections_per_client,
-                                          &connection->id_);
+  std::weak_ptr<Connection> weak = connection;
+  auto abort = [weak] {
+    if (auto live = weak.lock()) live->Abort();
+  };
+  auto added = connection->registry_->Add(connection->remote_address_, abort, &connection->id_);
   if (added == ConnectionRegistry::AddResult::kStopping) return;  // closes with the connection
   if (added == ConnectionRegistry::AddResult::kTooMany) {
-    spdlog::warn("http: refusing a connection from {}: {} already open", connection->remote_address_,
-                 connection->context_->options.max_connections_per_client);
+    spdlog::warn("http: refusing a connection from {}: {} open and every one busy",
+                 connection->remote_address_,
+                 connection->registry_->CountFrom(connection->remote_address_));
     RefuseConnection(connection->socket_, !connection->transport_.is_tls());
     return;
   }
@@ -262,6 +214,17 @@ net::awaitable<bool> Connection::ServeOne() {
   request.id = RequestIdFor(request.Header("X-Request-Id"));
   writer_.SetRequestId(request.id);
   body_pending_ = !parser.is_done();
+  if (!context_->hosts.Allows(request.Header("Host"))) {
+    // DNS rebinding: a page whose name resolves here must not reach zest.
+    NoteRejected("host");
+    std::string message = "this server does not answer for the host '" +
+                          std::string(request.Header("Host")) +
+                          "': add its name to server.allowed_hosts";
+    co_await Refuse(421, message);
+    LogAccess(request, started);
+    if (body_pending_) co_await LingerClose();
+    co_return writer_.keep_alive() && !body_pending_;
+  }
   if (context_->options.redirect_to_https_port != 0) {
     co_await RedirectToHttps(request);
     LogAccess(request, started);
@@ -291,7 +254,19 @@ net::awaitable<bool> Connection::ServeOne() {
     }
   }
   request.body = std::move(parser.get().body());
+  // One limit for every JSON route, before any handler parses the body.
+  if (json_body_ && JsonDeeperThan(request.body, context_->options.max_json_depth)) {
+    NoteRejected("malformed");
+    std::string message = "the request body nests deeper than " +
+                          std::to_string(context_->options.max_json_depth) +
+                          " levels (server.max_json_depth)";
+    co_await SendError(400, message);
+    LogAccess(request, started);
+    co_return writer_.keep_alive();
+  }
+  registry_->SetBusy(id_, true);  // not to be closed to make room while it runs
   co_await RunHandler(*handler, request);
+  registry_->SetBusy(id_, false);
   LogAccess(request, started);
   co_return writer_.keep_alive();
 }
@@ -309,7 +284,8 @@ void Connection::LogAccess(const Request& request, std::chrono::steady_clock::ti
 
 net::awaitable<void> Connection::RedirectToHttps(const Request& request) {
   writer_.DisableKeepAlive();
-  std::optional<std::string> host = HostName(request.Header("Host"));
+  // An allowed name (checked before), never an arbitrary one, goes back out.
+  std::optional<std::string> host = HostPolicy::Name(request.Header("Host"));
   if (!host) {
     std::string message = "a redirect to HTTPS needs a valid Host header";
     co_await SendError(400, message);
@@ -371,8 +347,15 @@ net::awaitable<const Handler*> Connection::Admit(Request& request) {
     co_return nullptr;
   }
   AuthDecision decision;
-  if (context_->options.auth) decision = context_->options.auth->Check(request.headers, match.access);
+  if (context_->options.auth) {
+    decision = context_->options.auth->Check(request.headers, match.access, remote_address_);
+  }
   if (!decision.allowed()) {
+    if (decision.delay.count() > 0) {  // a wrong key past its address's allowance
+      net::steady_timer slow(socket_.get_executor());
+      slow.expires_after(decision.delay);
+      co_await slow.async_wait(kTuple);
+    }
     Headers extra;
     if (decision.status == 401) extra.emplace_back("WWW-Authenticate", "Bearer");
     if (decision.retry_after_s > 0) {
@@ -384,7 +367,9 @@ net::awaitable<const Handler*> Connection::Admit(Request& request) {
   }
   request.principal = std::move(decision.principal);
   request.default_priority = std::move(decision.priority);
+  request.inference_key = decision.scope == Access::kInference;
   request.params = std::move(match.params);
+  json_body_ = match.body == BodyKind::kJson;
   co_return match.handler;
 }
 

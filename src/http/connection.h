@@ -7,8 +7,9 @@
 // Private to http/ (server.cc creates connections; nothing else sees them).
 //
 // A Connection is shared: its coroutine and pending socket operations hold
-// it alive, and the ConnectionRegistry keeps weak handles so Server::Stop()
-// can close whatever is still open.
+// it alive, and the ConnectionRegistry keeps a way to abort it (through a
+// weak handle) so Server::Stop() can close whatever is still open, and a
+// new client can take the place of an idle one (connection_registry.h).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -18,13 +19,13 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <unordered_map>
 
 #include "http/authenticator.h"
+#include "http/connection_registry.h"
 #include "http/cors.h"
+#include "http/host_policy.h"
 #include "http/router.h"
 #include "http/server.h"
 #include "http/socket_response_writer.h"
@@ -38,34 +39,7 @@ struct ServeContext {
   ErrorRenderer render_error;
   ServerOptions options;
   CorsPolicy cors;
-};
-
-class Connection;
-
-// The live connections of one server. Thread-safe.
-class ConnectionRegistry {
- public:
-  enum class AddResult { kAdded, kStopping, kTooMany };
-  // Registers a connection from `address` and sets `*id`; kStopping once
-  // AbortAll() ran, kTooMany when `address` already has `limit` open
-  // connections (limit 0: no limit). The caller drops the connection then.
-  AddResult Add(std::weak_ptr<Connection> connection, const std::string& address, int limit,
-                std::uint64_t* id);
-  void Remove(std::uint64_t id);
-  // Aborts every live connection (each on its own strand) and refuses new
-  // ones; returns at once.
-  void AbortAll();
-
- private:
-  std::mutex mutex_;
-  bool closed_ = false;                                                // guarded by mutex_
-  std::uint64_t next_id_ = 0;                                          // guarded by mutex_
-  struct Live {
-    std::weak_ptr<Connection> connection;
-    std::string address;
-  };
-  std::unordered_map<std::uint64_t, Live> live_;              // guarded by mutex_
-  std::unordered_map<std::string, int> per_address_;          // guarded by mutex_
+  HostPolicy hosts;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -128,6 +102,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool timed_out_ = false;        // the last armed deadline fired
   bool first_request_ = true;     // its header timeout runs from the accept
   bool body_pending_ = false;     // the current request's body is unread
+  bool json_body_ = true;         // the current request's route takes JSON
   bool watching_ = false;
   // Bumped when a watch ends, so a completion already queued for an old
   // watch is ignored.

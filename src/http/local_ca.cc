@@ -1,4 +1,5 @@
 #include "http/local_ca.h"
+#include "core/private_dirs.h"
 
 #include <openssl/bn.h>
 #include <openssl/err.h>
@@ -140,10 +141,9 @@ Result<LocalCertResult> CreateLocalCertificates(const fs::path& dir,
                                                 const std::vector<std::string>& dns_names,
                                                 const std::vector<std::string>& ip_addresses) {
   if (dns_names.empty()) return InvalidArgument("a server certificate needs at least one name");
+  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(dir));
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return IoError("cannot create " + dir.string() + ": " + ec.message());
-  fs::permissions(dir, fs::perms::owner_all, ec);
+  fs::permissions(dir, fs::perms::owner_all, ec);  // keys live here, even in an existing one
   LocalCertResult result;
   result.files = LocalCertFilesIn(dir);
   const LocalCertFiles& f = result.files;

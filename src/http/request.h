@@ -24,7 +24,10 @@ struct Request {
   std::string remote_address;   // peer IP
   std::vector<std::string> params;  // captures of {name} segments, in order
   std::string principal;         // the API key's name; "" without auth
-  std::string default_priority;  // the key's default priority; "" = none
+  std::string default_priority;  // the key's priority; "" = none
+  // An inference-scoped key sent it: its priority is a ceiling and its
+  // keep_alive is capped (admin keys, and servers without keys, are not).
+  bool inference_key = false;
   std::string id;                   // X-Request-Id (the client's, validated, or generated)
 
   std::string_view Header(std::string_view name) const { return FindHeader(headers, name); }

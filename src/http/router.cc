@@ -57,7 +57,7 @@ bool MatchSegments(const std::vector<std::string>& pattern,
 
 }  // namespace
 
-void Router::Add(std::string method, std::string pattern, Handler handler) {
+void Router::Add(std::string method, std::string pattern, Handler handler, BodyKind body) {
   std::vector<std::string> segments = SplitPath(pattern);
   for (std::size_t i = 0; i + 1 < segments.size(); ++i) {
     // A misplaced rest capture is a programming error in route setup.
@@ -67,7 +67,7 @@ void Router::Add(std::string method, std::string pattern, Handler handler) {
   }
   Access access = method == "GET" || method == "HEAD" ? Access::kInference : Access::kAdmin;
   routes_.push_back(Route{std::move(method), std::move(pattern), std::move(segments),
-                          std::move(handler), access});
+                          std::move(handler), access, body});
 }
 
 bool Router::SetAccess(std::string_view method, std::string_view pattern, Access access) {
@@ -92,6 +92,7 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
       match.kind = MatchKind::kFound;
       match.handler = &route.handler;
       match.access = route.access;
+      match.body = route.body;
       match.params = std::move(params);
       match.allowed.clear();
       return match;

@@ -4,6 +4,9 @@
 // Each route has an Access level (see api_keys.h): by default GET/HEAD
 // routes need an inference key and every other method an admin key, so a
 // new mutating route is never open by accident; SetAccess() changes it.
+// Each route also says what its bodies are: JSON unless stated, so the
+// gateway checks every body's nesting (ServerOptions::max_json_depth)
+// before any handler parses it, on every route alike.
 // Configure before the server starts; read-only (so thread-safe) afterwards.
 #pragma once
 
@@ -25,9 +28,12 @@ using Handler = std::function<boost::asio::awaitable<void>(Request&, ResponseWri
 // the API's own error format. Returns the body; content type is JSON.
 using ErrorRenderer = std::function<std::string(int status, const std::string& message)>;
 
+enum class BodyKind { kJson, kOther };
+
 class Router {
  public:
-  void Add(std::string method, std::string pattern, Handler handler);
+  void Add(std::string method, std::string pattern, Handler handler,
+           BodyKind body = BodyKind::kJson);
   // Sets the access level of the route added with exactly this method and
   // pattern; false when there is none.
   bool SetAccess(std::string_view method, std::string_view pattern, Access access);
@@ -39,6 +45,7 @@ class Router {
     std::vector<std::string> params;    // captures, in pattern order
     std::vector<std::string> allowed;   // methods for the path when kWrongMethod
     Access access = Access::kAdmin;     // set when kFound
+    BodyKind body = BodyKind::kJson;    // set when kFound
   };
   Match Find(std::string_view method, std::string_view path) const;
 
@@ -49,6 +56,7 @@ class Router {
     std::vector<std::string> segments;
     Handler handler;
     Access access = Access::kAdmin;
+    BodyKind body = BodyKind::kJson;
   };
   std::vector<Route> routes_;
 };

@@ -38,7 +38,7 @@ struct Listener {
   net::io_context& io;
   tcp::acceptor acceptor;  // used on its strand once Start() was called
   std::shared_ptr<const ServeContext> context;
-  std::shared_ptr<ConnectionRegistry> registry = std::make_shared<ConnectionRegistry>();
+  std::shared_ptr<ConnectionRegistry> registry;
   std::atomic<bool> stopped{false};
 
   // The TLS context new connections get; null for plain HTTP.
@@ -111,10 +111,13 @@ Server::Server(net::io_context& io, ServerOptions options, const Router& router,
     : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
   impl_->listener = std::make_shared<Listener>(io);
+  impl_->listener->registry = std::make_shared<ConnectionRegistry>(ConnectionRegistry::Limits{
+      options.max_connections_per_client, options.max_connections});
   auto context = std::make_shared<ServeContext>();
   context->router = &router;
   context->render_error = std::move(render_error);
   context->cors = CorsPolicy(options.cors_origins);
+  context->hosts = HostPolicy(options.host, options.allowed_hosts, MachineName());
   context->options = std::move(options);
   impl_->listener->context = std::move(context);
 }

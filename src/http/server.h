@@ -34,8 +34,15 @@ struct ServerOptions {
   std::chrono::seconds header_timeout{10};
   std::chrono::seconds body_timeout{120};
   std::chrono::seconds idle_timeout{60};
-  int max_connections_per_client = 256;  // per remote address; 0 = unlimited
+  // Open connections per client address and in all (0 = unlimited); over
+  // either, an idle one makes room (connection_registry.h), else 429.
+  int max_connections_per_client = 256;
+  int max_connections = 1024;
+  int max_json_depth = 64;  // nesting of a JSON route's body (router.h BodyKind); then 400
   std::vector<std::string> cors_origins;  // exact origins, besides loopback
+  // Host names served besides loopback, addresses and this machine's name
+  // (host_policy.h); any other Host gets 421.
+  std::vector<std::string> allowed_hosts;
   std::shared_ptr<Authenticator> auth;       // null: no API keys
   std::filesystem::path tls_cert;  // PEM chain; with tls_key, serve HTTPS
   std::filesystem::path tls_key;

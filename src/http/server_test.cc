@@ -111,7 +111,7 @@ class TestClient {
 };
 
 std::string Get(std::string_view path, std::string_view extra = "") {
-  return "GET " + std::string(path) + " HTTP/1.1\r\nHost: x\r\n" + std::string(extra) + "\r\n";
+  return "GET " + std::string(path) + " HTTP/1.1\r\nHost: localhost\r\n" + std::string(extra) + "\r\n";
 }
 
 std::string RenderError(int status, const std::string& message) {
@@ -175,7 +175,7 @@ TEST_F(ServerTest, KeepAliveServesTwoRequestsOnOneConnection) {
   EXPECT_EQ((*first)["X-Test"], "1");
   EXPECT_TRUE(first->keep_alive());
 
-  client.Send("POST /echo/org/model HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
+  client.Send("POST /echo/org/model HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nhello");
   auto second = client.ReadResponse();
   ASSERT_TRUE(second);
   EXPECT_EQ(second->body(), "org/model:hello");
@@ -205,7 +205,7 @@ TEST_F(ServerTest, NotFoundAndWrongMethodAreRendered) {
   EXPECT_EQ(missing->body(), RenderError(404, "no route for GET /missing"));
 
   // The connection survives a 404.
-  client.Send("DELETE /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+  client.Send("DELETE /hello HTTP/1.1\r\nHost: localhost\r\n\r\n");
   auto wrong = client.ReadResponse();
   ASSERT_TRUE(wrong);
   EXPECT_EQ(wrong->result_int(), 405u);
@@ -219,7 +219,7 @@ TEST_F(ServerTest, BodyOverLimitGets413AndClose) {
   options.max_body_bytes = 16;
   StartServer(options);
   TestClient client(port());
-  client.Send("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" +
+  client.Send("POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100\r\n\r\n" +
               std::string(100, 'x'));
   auto response = client.ReadResponse();
   ASSERT_TRUE(response);
@@ -235,7 +235,7 @@ TEST_F(ServerTest, ChunkedBodyOverLimitGets413) {
   options.max_body_bytes = 16;
   StartServer(options);
   TestClient client(port());
-  client.Send("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+  client.Send("POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
               "20\r\n" + std::string(32, 'x') + "\r\n0\r\n\r\n");
   auto response = client.ReadResponse();
   ASSERT_TRUE(response);
@@ -261,7 +261,7 @@ TEST_F(ServerTest, ExpectContinueGetsInterimResponse) {
   });
   StartServer();
   TestClient client(port());
-  client.Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n");
+  client.Send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n");
   ASSERT_TRUE(client.ReadUntil("HTTP/1.1 100 Continue\r\n\r\n"));
   client.Send("abc");
   ASSERT_TRUE(client.ReadUntil("abc"));
@@ -341,7 +341,7 @@ TEST_F(ServerTest, ClientGoneFiresBeforeAnyResponse) {
   router_.Add("POST", "/slow", handler.Make());
   StartServer();
   TestClient client(port());
-  client.Send("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}");
+  client.Send("POST /slow HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n{}");
   std::this_thread::sleep_for(100ms);  // let the handler start waiting
   auto closed_at = Clock::now();
   client.Close();

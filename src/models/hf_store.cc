@@ -1,6 +1,7 @@
 #include "models/hf_store.h"
 
 #include "config/secure_file.h"
+#include "core/private_dirs.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,21 +52,6 @@ std::string RepoFromDirName(const std::string& dir) {
 bool IsWithin(const fs::path& path, const fs::path& dir) {
   auto [d, p] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
   return d == dir.end();
-}
-
-// mkdir with 0700 for directories zest creates; existing ones are left as
-// they are (the cache may be shared with other tools on purpose).
-Status MakeDirs(const fs::path& dir) {
-  std::error_code ec;
-  if (fs::is_directory(dir, ec)) return Status::Ok();
-  if (dir.has_parent_path() && dir.parent_path() != dir) {
-    ZEST_RETURN_IF_ERROR(MakeDirs(dir.parent_path()));
-  }
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
-    return IoError("cannot create " + dir.string() + ": " + std::strerror(errno));
-  }
-  if (!fs::is_directory(dir, ec)) return IoError(dir.string() + " is not a directory");
-  return Status::Ok();
 }
 
 // The blob a snapshot symlink names, judged from the link text alone (never
@@ -231,7 +217,7 @@ std::optional<std::string> HfStore::ReadRef(std::string_view repo, std::string_v
 Status HfStore::PrepareRepo(std::string_view repo) const {
   if (!ValidRepoId(repo)) return InvalidArgument("invalid repo id '" + std::string(repo) + "'");
   fs::path dir = RepoDir(repo);
-  for (const char* sub : {"blobs", "snapshots", "refs"}) ZEST_RETURN_IF_ERROR(MakeDirs(dir / sub));
+  for (const char* sub : {"blobs", "snapshots", "refs"}) ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(dir / sub));
   return Status::Ok();
 }
 
@@ -253,7 +239,7 @@ Status HfStore::Publish(std::string_view repo, std::string_view commit, std::str
     }
   }
   fs::path link = RepoDir(repo) / "snapshots" / std::string(commit) / std::string(path);
-  ZEST_RETURN_IF_ERROR(MakeDirs(link.parent_path()));
+  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(link.parent_path()));
   // Link under a temporary name, then rename over any older entry, so a
   // reader never sees the path missing.
   fs::path tmp = link;
@@ -274,7 +260,7 @@ Status HfStore::WriteRef(std::string_view repo, std::string_view revision,
   if (!ValidCommit(commit)) return InvalidArgument("invalid commit '" + std::string(commit) + "'");
   ZEST_RETURN_IF_ERROR(PrepareRepo(repo));
   fs::path ref = RepoDir(repo) / "refs" / std::string(revision);
-  ZEST_RETURN_IF_ERROR(MakeDirs(ref.parent_path()));
+  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(ref.parent_path()));
   // A unique temporary name (two pulls in one process write the same ref);
   // no newline: the Hub's tools write the bare commit.
   return config::WriteFileAtomically(ref, commit, 0600);

@@ -1,5 +1,6 @@
 #include "models/hub_client.h"
 
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "models/hf_store.h"
@@ -36,6 +37,16 @@ std::string NextPageUrl(const std::map<std::string, std::string>& headers) {
   std::size_t close = link.find('>', open);
   if (open == std::string::npos || close == std::string::npos || close > rel) return "";
   return link.substr(open + 1, close - open - 1);
+}
+
+// "https://host:port" of an absolute URL, lower-cased; "" when it has none.
+std::string Origin(std::string_view url) {
+  std::size_t scheme = url.find("://");
+  if (scheme == std::string_view::npos) return "";
+  std::size_t end = url.find_first_of("/?#", scheme + 3);
+  std::string origin(url.substr(0, end));
+  for (char& c : origin) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return origin;
 }
 
 Result<HubFile> ParseEntry(const json& e) {
@@ -118,7 +129,15 @@ Result<std::string> HubClient::GetText(const std::string& url, std::string_view 
                        "); check the network, HF_ENDPOINT and proxy settings");
   }
   if (r.status < 200 || r.status >= 300) return HttpError(r.status, repo, what, r.error_body);
-  if (next_page) *next_page = NextPageUrl(r.headers);
+  if (next_page) {
+    *next_page = NextPageUrl(r.headers);
+    // The token goes with every page: only to the endpoint's own host.
+    if (!next_page->empty() && Origin(*next_page) != Origin(config_.endpoint)) {
+      return Unavailable("the hub's file list of " + std::string(repo) +
+                         " continues on another host (" + Origin(*next_page) +
+                         "); zest follows pages only on " + Origin(config_.endpoint));
+    }
+  }
   return body;
 }
 

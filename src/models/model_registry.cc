@@ -1,4 +1,5 @@
 #include "models/model_registry.h"
+#include "core/private_dirs.h"
 
 #include "config/secure_file.h"
 #include <spdlog/spdlog.h>
@@ -329,8 +330,7 @@ std::map<std::string, fs::path> ModelRegistry::LoadUserModels() {
 Status ModelRegistry::SaveUserModels(const std::map<std::string, fs::path>& models) {
   nlohmann::json doc = nlohmann::json::object();
   for (const auto& [name, path] : models) doc[name] = path.string();
-  std::error_code ec;
-  fs::create_directories(user_models_file_.parent_path(), ec);
+  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(user_models_file_.parent_path()));
   return config::WriteFileAtomically(user_models_file_, doc.dump(2) + "\n", 0600);
 }
 

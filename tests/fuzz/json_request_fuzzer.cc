@@ -1,6 +1,6 @@
 // Fuzzes the validation of OpenAI inference request bodies
 // (api/openai/request_parse) for every endpoint, with small limits so the
-// depth, message and token checks are reached.
+// message and token checks are reached.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -11,7 +11,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zest::api::openai;
   std::string_view body(reinterpret_cast<const char*>(data), size);
-  RequestLimits limits{16, 8, 1000};
+  RequestLimits limits{8, 1000};
   for (Endpoint endpoint : {Endpoint::kChatCompletions, Endpoint::kCompletions, Endpoint::kEmbeddings}) {
     std::string param;
     auto parsed = ParseInferenceRequest(endpoint, body, &param, limits);

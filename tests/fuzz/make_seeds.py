@@ -26,15 +26,15 @@ def http_seeds():
           'Authorization: Bearer fuzz-key\r\nOrigin: https://app.example.com\r\n'
           f'Content-Type: application/json\r\nContent-Length: {len(chat)}\r\n\r\n{chat}')
     write('http_request', 'chunked',
-          'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nx-api-key: nope\r\n'
+          'POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nx-api-key: nope\r\n'
           'Transfer-Encoding: chunked\r\n\r\n5\r\n{"a":\r\n2\r\n1}\r\n0\r\n\r\n')
     write('http_request', 'preflight',
           'OPTIONS /v1/chat/completions HTTP/1.1\r\nHost: [::1]:9378\r\nOrigin: http://localhost:5173\r\n'
           'Access-Control-Request-Method: POST\r\nAccess-Control-Request-Headers: authorization\r\n\r\n')
     write('http_request', 'pipelined_delete',
-          'DELETE /api/v1/models/org/name:Q4_K_M HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n'
+          'DELETE /api/v1/models/org/name:Q4_K_M HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n'
           'Content-Length: 0\r\n\r\nGET /v1/models/a/b?all=true HTTP/1.0\r\n\r\n')
-    write('http_request', 'capture', 'GET /api/v1/x/abc/y HTTP/1.1\r\nHost: x\r\nOrigin: null\r\n\r\n')
+    write('http_request', 'capture', 'GET /api/v1/x/abc/y HTTP/1.1\r\nHost: localhost\r\nOrigin: null\r\n\r\n')
 
 
 def json_seeds():
@@ -45,6 +45,17 @@ def json_seeds():
     write('json_request', 'embedding', '{"model":"m","input":"text \\u00e9\\ud83d\\ude00"}')
     write('json_request', 'nested', '{"model":"m","messages":[{"role":"user"}],"x":[[[[{"a":[1,2.5e3,null,true]}]]]]}')
     write('json_request', 'bad_types', '{"model":"","stream":"yes","priority":3,"messages":{}}')
+
+
+def admin_seeds():
+    write('admin_json', 'load',
+          '{"model":"org/repo:Q4_K_M","keep_alive":"30m","replica":false,"options":{"ctx_size":8192,'
+          '"n_gpu_layers":20,"device":"Vulkan0","kv_type":"q8_0","flash_attention":true,'
+          '"tensor_split":[3,1],"extra_args":["--temp","0.7","--top_k=5"],"no_mmap":true}}')
+    write('admin_json', 'load_bad', '{"model":"m","keep_alive":-1.5,"options":{"ctx_size":"big","x":[1,"a"]}}')
+    write('admin_json', 'pull', '{"model":"unsloth/Qwen3-8B-GGUF:Q4_K_M","stream":false}')
+    write('admin_json', 'add', '{"name":"mine","path":"/models/x.gguf","model":"m"}')
+    write('admin_json', 'nested', '{"model":"m","options":{"extra_args":[[[["-v"]]]]}}')
 
 
 def gguf_string(s):
@@ -91,4 +102,5 @@ def gguf_seeds():
 if __name__ == '__main__':
     http_seeds()
     json_seeds()
+    admin_seeds()
     gguf_seeds()

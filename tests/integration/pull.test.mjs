@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startZest, makeHome, syntheticModel, zestBin, chatBody, waitFor } from '../lib/zest.mjs';
@@ -152,6 +153,32 @@ test('401 explains gated models and HF_TOKEN; the token is sent when set', async
     });
   } finally {
     hub.token = null;
+  }
+});
+
+test('a paginated file list is followed on the hub, never to another host', async () => {
+  // A second server stands in for a foreign host; it records what it gets.
+  const seen = [];
+  const foreign = http.createServer((req, res) => { seen.push(req.headers.authorization ?? ''); res.end('[]'); });
+  await new Promise((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+  hub.token = 'sekrit';
+  hub.pageSize = 1;
+  try {
+    await withZest({ HF_TOKEN: 'sekrit' }, async (zest) => {
+      // Same host: every page is read (README.md and the model are on pages 1 and 2).
+      let r = await zest.json('/api/v1/pull', { model: TINY, stream: false });
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      hub.nextPageOrigin = `http://localhost:${foreign.address().port}`;
+      r = await zest.json('/api/v1/pull', { model: TINY, stream: false });
+      assert.notEqual(r.status, 200);
+      assert.match(r.data.error.message, /continues on another host/);
+    });
+    assert.deepEqual(seen, [], 'the foreign host was never asked, so never got the token');
+  } finally {
+    hub.token = null;
+    hub.pageSize = 0;
+    hub.nextPageOrigin = null;
+    foreign.close();
   }
 });
 

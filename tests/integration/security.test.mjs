@@ -91,9 +91,14 @@ describe('API keys', () => {
     assert.ok(!list.includes(admin));
   });
 
-  test('/health is open', async () => {
-    assert.equal((await zest.json('/health')).status, 200);
-    assert.equal((await zest.json('/api/v1/health')).status, 200);
+  test('/health is open and says only ok; the details need a key', async () => {
+    const open = await zest.json('/health');
+    assert.equal(open.status, 200);
+    assert.deepEqual(open.data, { status: 'ok' });
+    assert.equal((await zest.json('/api/v1/health')).status, 401);
+    const details = await zest.json('/api/v1/health', undefined, { headers: bearer(user) });
+    assert.equal(details.status, 200);
+    assert.ok(Array.isArray(details.data.instances));
   });
 
   test('a missing or wrong key is 401 in OpenAI shape', async () => {
@@ -189,7 +194,7 @@ describe('API keys', () => {
     // Under the body limit, so only the missing key stops it: the answer
     // comes after the headers, without waiting for the 30 MiB.
     const size = 30 * 1024 * 1024;
-    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`;
+    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`;
     const start = Date.now();
     const r = await exchange(zest.url, [head, Buffer.alloc(64 * 1024, 0x20)]);
     assert.equal(r.status, 401, r.received.slice(0, 300));

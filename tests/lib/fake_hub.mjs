@@ -8,6 +8,9 @@
 // Options: a token (requests without "Authorization: Bearer TOKEN" get 401),
 // `noRevisionApi` (the revision API answers 404, as on mirrors without it:
 // the commit then comes from X-Repo-Commit; settable on the hub later),
+// `pageSize` (the tree is listed that many entries a page, with the hub's
+// `Link: <...&cursor=N>; rel="next"`; `nextPageOrigin` makes those links
+// point at another server, as a hostile hub might),
 // throttling (bytes/s), and per-file injected failures consumed one per
 // download request: {drop: N} (close the connection after N bytes),
 // {status: 500}, {status: 429, retryAfter: 1}, {corrupt: true} (same length,
@@ -82,13 +85,13 @@ class FakeHub {
     if (this.token && req.headers.authorization !== `Bearer ${this.token}`) {
       return this.json(res, 401, { error: 'Invalid credentials in Authorization header' });
     }
-    if (parts[0] === 'api' && parts[1] === 'models') return this.api(res, parts.slice(2));
+    if (parts[0] === 'api' && parts[1] === 'models') return this.api(res, parts.slice(2), url);
     if (parts[0] === 'cdn') return this.cdn(req, res, parts.slice(1));
     if (parts[2] === 'resolve') return this.resolve(res, parts);
     this.json(res, 404, { error: 'not found' });
   }
 
-  api(res, [org, name, kind, rev]) {
+  api(res, [org, name, kind, rev], url) {
     const repo = this.repos.get(`${org}/${name}`);
     if (!repo) return this.json(res, 404, { error: 'Repository not found' });
     if (kind === 'revision') {
@@ -107,7 +110,16 @@ class FakeHub {
         lfs: { oid: f.sha256, size: f.size, pointerSize: 134 } });
     }
     for (const d of dirs) tree.unshift({ type: 'directory', path: d, size: 0, oid: '0'.repeat(40) });
-    this.json(res, 200, tree);
+    if (!this.pageSize) return this.json(res, 200, tree);
+    const from = Number(url.searchParams.get('cursor') ?? 0);
+    const headers = {};
+    if (from + this.pageSize < tree.length) {
+      const next = new URL(url.pathname, this.nextPageOrigin ?? this.url);
+      next.search = url.search;
+      next.searchParams.set('cursor', String(from + this.pageSize));
+      headers.Link = `<${next}>; rel="next"`;
+    }
+    this.json(res, 200, tree.slice(from, from + this.pageSize), headers);
   }
 
   resolve(res, parts) {

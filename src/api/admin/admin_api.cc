@@ -129,16 +129,19 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking() {
 }
 
 void AdminApi::Register(http::Router& router) {
-  auto health = [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+  // Liveness, for anyone (load balancers, probes): nothing about what runs.
+  router.Add("GET", "/health", [](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+    std::string ok = R"({"status":"ok"})";
+    co_await w.Send(200, "application/json", std::move(ok));
+  });
+  router.Add("GET", "/api/v1/health", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
     auto list = pool_.List();
     std::set<std::string> models;  // a model with replicas has several instances
     for (const auto& s : list) models.insert(s.model);
     json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", models.size()},
                   {"instances", InstancesJson(list, residency_, false)}};
     co_await SendJson(w, reply);
-  };
-  router.Add("GET", "/health", health);
-  router.Add("GET", "/api/v1/health", health);
+  });
 
   router.Add("GET", "/api/v1/ps", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
     json reply = {{"instances", InstancesJson(pool_.List(), residency_, true)}};

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/admin/model_options_json.h"
+#include "api/admin/request_body.h"
 #include "api/openai/errors.h"
 #include "api/openai/request_parse.h"
 
@@ -17,31 +18,17 @@ void LoadApi::Register(http::Router& router) {
 }
 
 asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
-  json body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-  // Errors are named Statuses: temporaries inside co_await trip GCC 12.
-  if (!body.is_object()) {
-    const Status bad = InvalidArgument("the request body must be a JSON object");
-    co_return co_await openai::SendError(w, bad);
-  }
-  auto name = body.find("model");
-  if (name == body.end() || !name->is_string() || name->get_ref<const std::string&>().empty()) {
-    const Status missing = InvalidArgument("'model' is required");
-    co_return co_await openai::SendError(w, missing, "model");
-  }
-  scheduler::KeepAlive keep_alive = residency_.default_keep_alive();
-  if (auto field = body.find("keep_alive"); field != body.end() && !field->is_null()) {
-    auto parsed = openai::ParseKeepAliveField(*field);
-    if (!parsed.ok()) co_return co_await openai::SendError(w, parsed.status(), "keep_alive");
-    keep_alive = *parsed;
-  }
-  auto model = registry_.Find(name->get<std::string>());
+  std::string param;
+  auto request = ParseLoadRequest(r.body, &param);
+  if (!request.ok()) co_return co_await openai::SendError(w, request.status(), param);
+  scheduler::KeepAlive keep_alive = request->keep_alive.value_or(residency_.default_keep_alive());
+  auto model = registry_.Find(request->model);
   if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
   // The model's configured options overlaid with the request's, if any.
   std::optional<config::ModelSettings> settings;
-  if (auto field = body.find("options"); field != body.end() && !field->is_null()) {
+  if (request->options) {
     settings = pool_.ConfiguredSettings(model->name);
-    std::string param;
-    Status bad = ApplyModelOptions(*field, *settings, &param);
+    Status bad = ApplyModelOptions(*request->options, *settings, &param);
     if (!bad.ok()) co_return co_await openai::SendError(w, bad, param);
     // Flags the engine's allow-list refuses, or files it does not serve.
     const Status args = pool_.CheckExtraArgs(settings->extra_args);
@@ -58,21 +45,15 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
     // above the trained one) are the request's options at fault.
     const bool options_at_fault =
         options_given && instance.status().code() == ErrorCode::kInvalidArgument;
-    const std::string param = options_at_fault ? "options" : "model";
-    co_return co_await openai::SendError(w, instance.status(), param);
+    const std::string bad_param = options_at_fault ? "options" : "model";
+    co_return co_await openai::SendError(w, instance.status(), bad_param);
   }
   // "replica": true adds an instance on a device the model's instances do
   // not use yet (placement/replica.h), as the autoscaler would under load.
-  if (auto field = body.find("replica"); field != body.end() && !field->is_null()) {
-    if (!field->is_boolean()) {
-      const Status bad = InvalidArgument("'replica' must be true or false");
-      co_return co_await openai::SendError(w, bad, "replica");
-    }
-    if (field->get<bool>()) {
-      const std::string reason = "asked for by POST /api/v1/load";
-      Status added = co_await pool_.AddReplica(*model, reason, /*by_autoscaler=*/false);
-      if (!added.ok()) co_return co_await openai::SendError(w, added, "replica");
-    }
+  if (request->replica) {
+    const std::string reason = "asked for by POST /api/v1/load";
+    Status added = co_await pool_.AddReplica(*model, reason, /*by_autoscaler=*/false);
+    if (!added.ok()) co_return co_await openai::SendError(w, added, "replica");
   }
   auto load_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);

@@ -9,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "api/admin/request_body.h"
 #include "api/openai/errors.h"
 #include "http/sse.h"
 
@@ -23,26 +24,6 @@ namespace {
 // Progress events at most this often: enough for a smooth bar, few enough
 // that a fast local download does not flood the client.
 constexpr auto kProgressInterval = std::chrono::milliseconds(250);
-
-struct PullBody {
-  std::string model;
-  bool stream = true;
-};
-
-Result<PullBody> ParseBody(const std::string& body) {
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return InvalidArgument("the request body must be a JSON object");
-  PullBody out;
-  auto model = doc.find("model");
-  if (model == doc.end() || !model->is_string() || model->get_ref<const std::string&>().empty()) {
-    return InvalidArgument("'model' is required: a catalog name, org/repo[:QUANT] or a file URL");
-  }
-  out.model = model->get<std::string>();
-  auto stream = doc.find("stream");
-  if (stream != doc.end() && !stream->is_boolean()) return InvalidArgument("'stream' must be a boolean");
-  if (stream != doc.end()) out.stream = stream->get<bool>();
-  return out;
-}
 
 json ProgressJson(const models::PullProgress& p) {
   json j = {{"status", p.status}};
@@ -122,8 +103,9 @@ void PullApi::Run(std::shared_ptr<Job> job) {
 }
 
 awaitable<void> PullApi::Handle(http::Request& request, http::ResponseWriter& writer) {
-  auto body = ParseBody(request.body);
-  if (!body.ok()) co_return co_await openai::SendError(writer, body.status(), "model");
+  std::string param;
+  auto body = ParsePullRequest(request.body, &param);
+  if (!body.ok()) co_return co_await openai::SendError(writer, body.status(), param);
   auto executor = co_await asio::this_coro::executor;
   auto job = std::make_shared<Job>(executor, body->model);
   {

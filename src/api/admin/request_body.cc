@@ -1,19 +1,67 @@
 #include "api/admin/request_body.h"
 
-#include <nlohmann/json.hpp>
+#include "api/json_body.h"
+#include "api/openai/request_parse.h"
 
 namespace zest::api::admin {
+namespace {
 
-Result<std::string> StringField(const std::string& body, const char* field) {
-  nlohmann::json doc = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    return InvalidArgument("the request body must be a JSON object");
-  }
+using nlohmann::json;
+
+Status Bad(std::string* param, const char* field, std::string message) {
+  if (param != nullptr) *param = field;
+  return InvalidArgument(std::move(message));
+}
+
+// The non-empty string `field` of `doc`; `what` says what it should hold.
+Result<std::string> RequiredString(const json& doc, const char* field, std::string* param,
+                                   const std::string& what = "") {
   auto it = doc.find(field);
   if (it == doc.end() || !it->is_string() || it->get_ref<const std::string&>().empty()) {
-    return InvalidArgument(std::string("'") + field + "' is required");
+    return Bad(param, field, std::string("'") + field + "' is required" + what);
   }
   return it->get<std::string>();
+}
+
+// An optional boolean field: `fallback` when absent or null.
+Result<bool> OptionalBool(const json& doc, const char* field, bool fallback, std::string* param) {
+  auto it = doc.find(field);
+  if (it == doc.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) return Bad(param, field, std::string("'") + field + "' must be a boolean");
+  return it->get<bool>();
+}
+
+}  // namespace
+
+Result<std::string> StringField(const std::string& body, const char* field) {
+  ZEST_ASSIGN_OR_RETURN(json doc, ParseJsonObject(body));
+  return RequiredString(doc, field, nullptr);
+}
+
+Result<LoadRequest> ParseLoadRequest(const std::string& body, std::string* param) {
+  ZEST_ASSIGN_OR_RETURN(json doc, ParseJsonObject(body));
+  LoadRequest request;
+  ZEST_ASSIGN_OR_RETURN(request.model, RequiredString(doc, "model", param));
+  if (auto field = doc.find("keep_alive"); field != doc.end() && !field->is_null()) {
+    auto parsed = openai::ParseKeepAliveField(*field);
+    if (!parsed.ok()) return Bad(param, "keep_alive", parsed.status().message());
+    request.keep_alive = *parsed;
+  }
+  if (auto field = doc.find("options"); field != doc.end() && !field->is_null()) {
+    request.options = *field;
+  }
+  ZEST_ASSIGN_OR_RETURN(request.replica, OptionalBool(doc, "replica", false, param));
+  return request;
+}
+
+Result<PullRequest> ParsePullRequest(const std::string& body, std::string* param) {
+  ZEST_ASSIGN_OR_RETURN(json doc, ParseJsonObject(body));
+  PullRequest request;
+  ZEST_ASSIGN_OR_RETURN(
+      request.model,
+      RequiredString(doc, "model", param, ": a catalog name, org/repo[:QUANT] or a file URL"));
+  ZEST_ASSIGN_OR_RETURN(request.stream, OptionalBool(doc, "stream", true, param));
+  return request;
 }
 
 }  // namespace zest::api::admin

@@ -1,13 +1,35 @@
-// Admin request bodies are small JSON objects with string fields; this reads
-// one of them with a clear 400-style error when it is missing or empty.
+// The bodies of zest's own (admin) routes, parsed and checked in one place:
+// each parser takes the raw body and gives the request, or an error whose
+// `param` names the bad field. Pure, so tests/fuzz/admin_json_fuzzer.cc
+// runs them on arbitrary input.
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "core/duration.h"
 #include "core/result.h"
 
 namespace zest::api::admin {
 
+// A required, non-empty string field of a JSON object body.
 Result<std::string> StringField(const std::string& body, const char* field);
+
+// POST /api/v1/load: {"model", "keep_alive"?, "options"?, "replica"?}.
+struct LoadRequest {
+  std::string model;
+  std::optional<Duration> keep_alive;    // unset: the server's default
+  std::optional<nlohmann::json> options;  // per-model options (model_options_json.h)
+  bool replica = false;
+};
+Result<LoadRequest> ParseLoadRequest(const std::string& body, std::string* param);
+
+// POST /api/v1/pull: {"model", "stream"?}.
+struct PullRequest {
+  std::string model;
+  bool stream = true;
+};
+Result<PullRequest> ParsePullRequest(const std::string& body, std::string* param);
 
 }  // namespace zest::api::admin

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "api/engine_relay.h"
+#include "api/key_scope.h"
 #include "api/openai/errors.h"
 #include "api/openai/model_json.h"
 #include "api/openai/request_parse.h"
@@ -105,14 +106,21 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   }
   auto admit = Admission(r, *parsed, model->name);
   if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
+  const std::optional<Duration> keep_alive =
+      AllowedKeepAlive(r, parsed->keep_alive, options_.max_keep_alive);
+  // Without a limit the engine would generate until the context is full.
+  if (!parsed->max_tokens_given && endpoint != Endpoint::kEmbeddings) {
+    r.body = WithMaxTokens(std::move(r.body), options_.default_max_tokens);
+  }
   RelayRequest relay{*model,    EnginePath(endpoint), std::move(r.body), parsed->stream,
-                     &observer, *admit,               parsed->model,     parsed->keep_alive,
+                     &observer, *admit,               parsed->model,     keep_alive,
                      r.id};
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 
 // Who waits how: priority from the X-Priority header (else the body's
-// `priority`, else the API key's default), the key's name as the tenant
+// `priority`, else the API key's; an inference key's is a ceiling:
+// key_scope.h), the key's name as the tenant
 // (the client's address without keys), a
 // deadline from X-Queue-Timeout (seconds) or the configured default, and
 // the body size as a rough prompt-token cost.
@@ -121,12 +129,9 @@ Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
                                                      const std::string& model) const {
   scheduler::AdmitRequest admit;
   admit.model = model;
-  std::string priority(r.Header("X-Priority"));
-  if (priority.empty()) priority = parsed.priority;
-  if (priority.empty()) priority = r.default_priority;
-  if (!priority.empty()) {
-    ZEST_ASSIGN_OR_RETURN(admit.priority, scheduler::ParsePriority(priority));
-  }
+  std::string_view asked = r.Header("X-Priority");
+  if (asked.empty()) asked = parsed.priority;
+  ZEST_ASSIGN_OR_RETURN(admit.priority, RequestPriority(r, asked));
   admit.tenant = r.principal.empty() ? r.remote_address : "key:" + r.principal;
   // Milliseconds, not whole seconds: a 0.3 s deadline must not round up to
   // the 1 s heartbeat and race it.

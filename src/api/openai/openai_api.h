@@ -20,6 +20,11 @@ class OpenAiApi {
   struct Options {
     std::chrono::seconds queue_timeout{300};  // default wait for a slot
     RequestLimits limits;                     // what a request body may hold
+    // The longest keep_alive an inference key may ask for (key_scope.h);
+    // nullopt = no cap.
+    Duration max_keep_alive;
+    // max_tokens given to a chat or text completion that names none.
+    int default_max_tokens = 16384;
   };
 
   // All must outlive the router the routes are added to; `metrics` may be

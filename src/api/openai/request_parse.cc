@@ -3,6 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "api/json_body.h"
+
 namespace zest::api::openai {
 namespace {
 
@@ -18,15 +20,25 @@ Status Invalid(std::string_view field, std::string_view why, std::string* param)
   return InvalidArgument("'" + std::string(field) + "' " + std::string(why));
 }
 
-// A generation longer than the cap is refused rather than silently cut.
-Status CheckTokenCap(const json& body, int cap, std::string* param) {
+// A generation longer than the cap is refused rather than silently cut, and
+// so is "-1" (llama-server's "until the context is full"): without a limit
+// one request could hold a slot for the whole context. Whether any of the
+// fields was given goes to `*given`.
+Status CheckMaxTokens(const json& body, int cap, std::string* param, bool* given) {
   for (const char* field : {"max_tokens", "max_completion_tokens", "n_predict"}) {
     auto it = body.find(field);
-    if (it == body.end() || !it->is_number()) continue;
-    if (it->get<double>() > cap) {
+    if (it == body.end() || it->is_null()) continue;
+    if (!it->is_number_integer()) return Invalid(field, "must be an integer", param);
+    if (it->get<int64_t>() < 0) {
+      return Invalid(field, "must be a number of tokens from 0 to " + std::to_string(cap) +
+                                " (-1, until the context is full, is not accepted)",
+                     param);
+    }
+    if (it->get<int64_t>() > cap) {
       return Invalid(field, "must be at most " + std::to_string(cap) + " (server.max_tokens_cap)",
                      param);
     }
+    *given = true;
   }
   return Status::Ok();
 }
@@ -90,37 +102,9 @@ const char* EnginePath(Endpoint endpoint) {
   return "/";
 }
 
-bool JsonDeeperThan(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_view body,
                                                std::string* param, const RequestLimits& limits) {
-  if (JsonDeeperThan(body, limits.max_depth)) {
-    return InvalidArgument("the request body nests deeper than " +
-                           std::to_string(limits.max_depth) + " levels (server.max_json_depth)");
-  }
-  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return InvalidArgument("the request body is not valid JSON");
-  if (!doc.is_object()) return InvalidArgument("the request body must be a JSON object");
+  ZEST_ASSIGN_OR_RETURN(json doc, ParseJsonObject(body));
   InferenceRequest request;
   auto model = doc.find("model");
   if (model == doc.end()) return Missing("model", param);
@@ -144,9 +128,18 @@ Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_vi
     }
     request.keep_alive = *parsed;
   }
-  ZEST_RETURN_IF_ERROR(CheckTokenCap(doc, limits.max_tokens, param));
+  ZEST_RETURN_IF_ERROR(CheckMaxTokens(doc, limits.max_tokens, param, &request.max_tokens_given));
   ZEST_RETURN_IF_ERROR(CheckPayload(endpoint, doc, param, limits));
   return request;
+}
+
+std::string WithMaxTokens(std::string body, int max_tokens) {
+  std::size_t open = body.find('{');
+  if (open == std::string::npos) return body;
+  std::size_t next = body.find_first_not_of(" \t\r\n", open + 1);
+  const bool empty = next != std::string::npos && body[next] == '}';
+  body.insert(open + 1, "\"max_tokens\":" + std::to_string(max_tokens) + (empty ? "" : ","));
+  return body;
 }
 
 }  // namespace zest::api::openai

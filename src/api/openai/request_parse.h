@@ -24,6 +24,7 @@ struct InferenceRequest {
   bool stream = false;
   std::string priority;  // the body's `priority` field ("high"/"normal"/"low"), or ""
   std::optional<Duration> keep_alive;  // the body's `keep_alive` (Ollama's field), if given
+  bool max_tokens_given = false;  // max_tokens, max_completion_tokens or n_predict
 };
 
 // `keep_alive` as Ollama clients send it: a duration string ("10m", "-1")
@@ -32,7 +33,6 @@ Result<Duration> ParseKeepAliveField(const nlohmann::json& value);
 
 // Bounds on what a client may send, checked before anything is forwarded.
 struct RequestLimits {
-  int max_depth = 64;         // nesting of arrays/objects (checked before parsing)
   int max_messages = 4096;    // entries in `messages`
   int max_tokens = 131072;    // cap on max_tokens / max_completion_tokens / n_predict
 };
@@ -40,16 +40,17 @@ struct RequestLimits {
 // kInvalidArgument (message names the bad field) for malformed JSON, a
 // non-object body, a missing/empty `model`, a bad `keep_alive`, missing
 // `messages` (chat), `prompt` (completions) or `input` (embeddings), a
-// non-boolean `stream`, or a body over `limits` (too deep, too many messages,
-// too many tokens asked).
+// non-boolean `stream`, a token limit (max_tokens, max_completion_tokens,
+// n_predict) that is not an integer from 0 to `limits.max_tokens`, or a
+// body over `limits` (too deep, too many messages).
 // The bad field's name is returned in `*param` when given.
 Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_view body,
                                                std::string* param = nullptr,
                                                const RequestLimits& limits = {});
 
-// Whether `text` nests arrays/objects deeper than `max_depth` (strings and
-// their escapes are skipped). Linear and allocation-free, so a hostile body
-// is refused before a parser builds anything from it.
-bool JsonDeeperThan(std::string_view text, int max_depth);
+// `body` (a JSON object, as ParseInferenceRequest accepted it) with
+// "max_tokens": `max_tokens` added as its first member; the rest of its
+// bytes unchanged. For requests that name no limit.
+std::string WithMaxTokens(std::string body, int max_tokens);
 
 }  // namespace zest::api::openai

@@ -57,15 +57,8 @@ INSTANTIATE_TEST_SUITE_P(
 namespace zest::api::openai {
 namespace {
 
-TEST(RequestLimitsTest, DepthIsCountedOutsideStringsOnly) {
-  EXPECT_FALSE(JsonDeeperThan(R"({"a":[1,{"b":2}]})", 3));
-  EXPECT_TRUE(JsonDeeperThan(R"({"a":[1,{"b":2}]})", 2));
-  EXPECT_FALSE(JsonDeeperThan(R"({"a":"[[[[[[\"[[["})", 1));
-  EXPECT_TRUE(JsonDeeperThan(std::string(100000, '['), 64));
-}
-
 TEST(RequestLimitsTest, MessagesAndTokenCap) {
-  RequestLimits limits{64, 2, 100};
+  RequestLimits limits{2, 100};
   std::string param;
   auto three = ParseInferenceRequest(
       Endpoint::kChatCompletions,
@@ -79,6 +72,39 @@ TEST(RequestLimitsTest, MessagesAndTokenCap) {
   EXPECT_TRUE(ParseInferenceRequest(Endpoint::kCompletions,
                                     R"({"model":"m","prompt":"x","max_tokens":100})", &param, limits)
                   .ok());
+}
+
+TEST(RequestLimitsTest, TokenLimitsAreIntegersFromZeroToTheCap) {
+  RequestLimits limits{2, 100};
+  for (const char* body : {R"({"model":"m","prompt":"x","max_tokens":-1})",
+                           R"({"model":"m","prompt":"x","n_predict":-1})",
+                           R"({"model":"m","prompt":"x","max_completion_tokens":-5})",
+                           R"({"model":"m","prompt":"x","max_tokens":1.5})",
+                           R"({"model":"m","prompt":"x","max_tokens":"10"})"}) {
+    std::string param;
+    auto r = ParseInferenceRequest(Endpoint::kCompletions, body, &param, limits);
+    EXPECT_FALSE(r.ok()) << body;
+    EXPECT_FALSE(param.empty()) << body;
+  }
+  auto none = ParseInferenceRequest(Endpoint::kCompletions, R"({"model":"m","prompt":"x"})",
+                                    nullptr, limits);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->max_tokens_given);
+  auto some = ParseInferenceRequest(Endpoint::kCompletions,
+                                    R"({"model":"m","prompt":"x","n_predict":0})", nullptr, limits);
+  ASSERT_TRUE(some.ok());
+  EXPECT_TRUE(some->max_tokens_given);
+}
+
+TEST(RequestLimitsTest, ADefaultLimitIsAddedWithoutTouchingTheRest) {
+  EXPECT_EQ(WithMaxTokens(R"({"model":"m","prompt":"x"})", 16),
+            R"({"max_tokens":16,"model":"m","prompt":"x"})");
+  EXPECT_EQ(WithMaxTokens(" {\n \"model\": \"m\"}", 8), " {\"max_tokens\":8,\n \"model\": \"m\"}");
+  EXPECT_EQ(WithMaxTokens("{ }", 8), R"({"max_tokens":8 })");
+  auto parsed = ParseInferenceRequest(Endpoint::kCompletions,
+                                      WithMaxTokens(R"({"model":"m","prompt":"x"})", 16));
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_TRUE(parsed->max_tokens_given);
 }
 
 }  // namespace

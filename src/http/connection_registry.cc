@@ -1,0 +1,118 @@
+#include "http/connection_registry.h"
+
+#include <vector>
+
+namespace zest::http {
+
+int ConnectionRegistry::PerAddressLimit() const {
+  int limit = limits_.per_address;
+  if (limits_.total > 0) {
+    int share = limits_.total - limits_.total / 4;  // a quarter stays for other addresses
+    if (limit <= 0 || limit > share) limit = share;
+  }
+  return limit;
+}
+
+std::uint64_t ConnectionRegistry::VictimLocked(const std::string* address) const {
+  std::string crowded;
+  if (address == nullptr) {
+    int most = 0;
+    for (const auto& [addr, count] : per_address_) {
+      if (count > most) {
+        most = count;
+        crowded = addr;
+      }
+    }
+    address = &crowded;
+  }
+  std::uint64_t victim = 0;
+  Clock::time_point oldest = Clock::time_point::max();
+  for (const auto& [id, live] : live_) {
+    if (live.busy || live.evicted || live.address != *address) continue;
+    if (live.idle_since < oldest) {
+      oldest = live.idle_since;
+      victim = id;
+    }
+  }
+  return victim;
+}
+
+void ConnectionRegistry::EvictLocked(std::uint64_t id, std::vector<std::function<void()>>& aborts) {
+  Live& live = live_.at(id);
+  live.evicted = true;
+  --counted_;
+  if (--per_address_[live.address] <= 0) per_address_.erase(live.address);
+  aborts.push_back(live.abort);
+}
+
+ConnectionRegistry::AddResult ConnectionRegistry::Add(const std::string& address,
+                                                      std::function<void()> abort,
+                                                      std::uint64_t* id) {
+  std::vector<std::function<void()>> aborts;  // called after the lock is released
+  AddResult result = AddResult::kAdded;
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return AddResult::kStopping;
+    const int per_address = PerAddressLimit();
+    auto count = per_address_.find(address);
+    if (per_address > 0 && count != per_address_.end() && count->second >= per_address) {
+      std::uint64_t victim = VictimLocked(&address);
+      if (victim == 0) return AddResult::kTooMany;
+      EvictLocked(victim, aborts);
+    }
+    if (limits_.total > 0 && counted_ >= limits_.total) {
+      std::uint64_t victim = VictimLocked(nullptr);
+      if (victim == 0) {
+        result = AddResult::kTooMany;
+      } else {
+        EvictLocked(victim, aborts);
+      }
+    }
+    if (result == AddResult::kAdded) {
+      *id = ++next_id_;
+      ++counted_;
+      ++per_address_[address];
+      live_.emplace(*id, Live{address, std::move(abort), false, false, Clock::now()});
+    }
+  }
+  for (const auto& close : aborts) close();
+  return result;
+}
+
+void ConnectionRegistry::SetBusy(std::uint64_t id, bool busy) {
+  std::lock_guard lock(mutex_);
+  auto it = live_.find(id);
+  if (it == live_.end()) return;
+  it->second.busy = busy;
+  if (!busy) it->second.idle_since = Clock::now();
+}
+
+void ConnectionRegistry::Remove(std::uint64_t id) {
+  std::lock_guard lock(mutex_);
+  auto it = live_.find(id);
+  if (it == live_.end()) return;
+  if (!it->second.evicted) {
+    --counted_;
+    auto count = per_address_.find(it->second.address);
+    if (count != per_address_.end() && --count->second <= 0) per_address_.erase(count);
+  }
+  live_.erase(it);
+}
+
+void ConnectionRegistry::AbortAll() {
+  std::vector<std::function<void()>> aborts;
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    for (const auto& [id, live] : live_) aborts.push_back(live.abort);
+  }
+  for (const auto& close : aborts) close();
+}
+
+int ConnectionRegistry::CountFrom(const std::string& address) const {
+  std::lock_guard lock(mutex_);
+  auto it = per_address_.find(address);
+  return it == per_address_.end() ? 0 : it->second;
+}
+
+}  // namespace zest::http

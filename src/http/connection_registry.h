@@ -1,0 +1,71 @@
+// ConnectionRegistry: the live connections of one server, counted per
+// client address and in all, so that no client can lock the others out.
+// Over a limit, room is made by closing the connection that has been idle
+// longest (waiting for a request, its headers or its body; never one whose
+// handler runs) of the address holding the most connections: slowloris
+// sockets and idle keep-alives give way to new clients, even from the same
+// address (on loopback every local process shares 127.0.0.1). A new
+// connection is refused only when everything that could give way is busy.
+// One address may hold at most three quarters of the total, so others
+// always find room. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace zest::http {
+
+class ConnectionRegistry {
+ public:
+  using Clock = std::chrono::steady_clock;
+  struct Limits {
+    int per_address = 256;  // 0 = no limit
+    int total = 1024;       // 0 = no limit
+  };
+  enum class AddResult { kAdded, kStopping, kTooMany };
+
+  explicit ConnectionRegistry(Limits limits) : limits_(limits) {}
+
+  // Registers a connection from `address` (idle until SetBusy) and sets
+  // `*id`; `abort` closes it, from any thread, and must not call back into
+  // the registry. kStopping once AbortAll() ran; kTooMany when no room could
+  // be made (the caller drops the connection then).
+  AddResult Add(const std::string& address, std::function<void()> abort, std::uint64_t* id);
+  // Whether a handler is running on the connection (it may not be closed
+  // to make room).
+  void SetBusy(std::uint64_t id, bool busy);
+  void Remove(std::uint64_t id);
+  // Aborts every live connection and refuses new ones; returns at once.
+  void AbortAll();
+
+  // Connections counted from `address` (those closed to make room are not).
+  int CountFrom(const std::string& address) const;
+
+ private:
+  struct Live {
+    std::string address;
+    std::function<void()> abort;
+    bool busy = false;
+    bool evicted = false;  // closed to make room; no longer counted
+    Clock::time_point idle_since;
+  };
+  int PerAddressLimit() const;
+  // The idle connection to close for room: from `address` when given, else
+  // from the address with the most connections. 0 when none.
+  std::uint64_t VictimLocked(const std::string* address) const;
+  void EvictLocked(std::uint64_t id, std::vector<std::function<void()>>& aborts);
+
+  const Limits limits_;
+  mutable std::mutex mutex_;
+  bool closed_ = false;                                // guarded by mutex_
+  std::uint64_t next_id_ = 0;                          // guarded by mutex_
+  int counted_ = 0;                                    // guarded by mutex_
+  std::unordered_map<std::uint64_t, Live> live_;       // guarded by mutex_
+  std::unordered_map<std::string, int> per_address_;   // guarded by mutex_
+};
+
+}  // namespace zest::http
