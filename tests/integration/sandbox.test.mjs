@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, descendants, makeHome, startZest } from '../lib/zest.mjs';
+import { chatBody, descendants, makeHome, startZest, zestBin } from '../lib/zest.mjs';
 
 const admin = 'admin-key-for-the-sandbox-tests-0123';
 const bearer = { authorization: `Bearer ${admin}` };
@@ -77,7 +77,7 @@ describe('the engine sandbox', () => {
   let zest, engine;
   before(async () => {
     const home = makeHome({ tiny: 'tiny' });
-    fs.writeFileSync(path.join(home, 'keys.json.bak'), 'a secret next to the keys', { mode: 0o600 });
+    execFileSync(zestBin, ['keys', 'add', 'someone'], { env: { ...process.env, ZEST_HOME: home }, stdio: 'pipe' });
     zest = await startZest({ home, env: { ZEST_API_KEY: admin, HF_TOKEN: 'hf_must_not_leak' } });
     const r = await zest.json('/v1/chat/completions', chatBody('tiny'), { headers: bearer });
     assert.equal(r.status, 200, JSON.stringify(r.data));
@@ -104,7 +104,7 @@ describe('the engine sandbox', () => {
   test('from inside, zest\'s port and home are out of reach', (t) => {
     if (process.getuid() !== 0) return t.skip('nsenter needs root');
     const port = new URL(zest.url).port;
-    const probe = `cat ${zest.home}/keys.json.bak 2>/dev/null && echo home=read || echo home=hidden; `
+    const probe = `cat ${zest.home}/keys.json >/dev/null 2>&1 && echo home=read || echo home=hidden; `
       + `(echo > /dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo port=reached || echo port=unreachable`;
     // Run in the engine's mount and network namespaces, with its /bin/bash.
     const inside = execFileSync('nsenter', ['-t', String(engine.pid), '-m', '-n', '--', '/bin/bash', '-c', probe],
