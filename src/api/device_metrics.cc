@@ -29,7 +29,8 @@ Samples MemoryUsed(const hardware::Utilisation& u) {
 Samples NpuActive(const hardware::Utilisation& u) {
   Samples out;
   for (const auto& n : u.npus) {
-    if (!n.power_state.empty()) out.push_back({{n.pci_address, "npu"}, n.power_state == "active" ? 1.0 : 0.0});
+    if (!n.power_state.empty())
+      out.push_back({{n.pci_address, "npu"}, n.power_state == "active" ? 1.0 : 0.0});
   }
   return out;
 }
@@ -44,12 +45,14 @@ void AddDeviceGauges(metrics::Registry& registry, const hardware::Inventory& inv
       gpu_totals[g.pci.address] = double(g.vram_total_bytes + g.gtt_total_bytes);
     }
   }
-  registry.AddGaugeCallback("zest_device_utilisation_percent",
-                            "Device busy share in percent (CPU: all cores; GPU: the driver's busy %).",
-                            {"device", "kind"}, [&sampler] { return Utilisation(sampler.Snapshot()); });
+  registry.AddGaugeCallback(
+      "zest_device_utilisation_percent",
+      "Device busy share in percent (CPU: all cores; GPU: the driver's busy %).",
+      {"device", "kind"}, [&sampler] { return Utilisation(sampler.Snapshot()); });
   registry.AddGaugeCallback("zest_device_memory_used_bytes",
                             "Device memory in use (CPU: RAM total - available; GPU: VRAM + GTT).",
-                            {"device", "kind"}, [&sampler] { return MemoryUsed(sampler.Snapshot()); });
+                            {"device", "kind"},
+                            [&sampler] { return MemoryUsed(sampler.Snapshot()); });
   registry.AddGaugeCallback(
       "zest_device_memory_total_bytes", "Device memory size (CPU: RAM; GPU: VRAM + GTT).",
       {"device", "kind"}, [&sampler, gpu_totals] {
@@ -57,9 +60,9 @@ void AddDeviceGauges(metrics::Registry& registry, const hardware::Inventory& inv
         for (const auto& [address, total] : gpu_totals) out.push_back({{address, "gpu"}, total});
         return out;
       });
-  registry.AddGaugeCallback("zest_device_active",
-                            "1 while an NPU is powered up (runtime PM active), 0 while suspended.",
-                            {"device", "kind"}, [&sampler] { return NpuActive(sampler.Snapshot()); });
+  registry.AddGaugeCallback(
+      "zest_device_active", "1 while an NPU is powered up (runtime PM active), 0 while suspended.",
+      {"device", "kind"}, [&sampler] { return NpuActive(sampler.Snapshot()); });
 }
 
 }  // namespace zest::api

@@ -34,10 +34,10 @@ class EngineMetrics : public scheduler::PoolEvents {
   metrics::Family<metrics::Gauge>& memory_actual;
 
  private:
-  metrics::Family<metrics::Counter>& starts_;     // model, result
-  metrics::Family<metrics::Counter>& crashes_;    // model
-  metrics::Family<metrics::Counter>& restarts_;   // model
-  metrics::Family<metrics::Counter>& evictions_;  // model, reason
+  metrics::Family<metrics::Counter>& starts_;       // model, result
+  metrics::Family<metrics::Counter>& crashes_;      // model
+  metrics::Family<metrics::Counter>& restarts_;     // model
+  metrics::Family<metrics::Counter>& evictions_;    // model, reason
   metrics::Family<metrics::Histogram>& load_time_;  // model
   metrics::Family<metrics::Counter>& autoscale_;    // model, direction
   std::mutex mu_;

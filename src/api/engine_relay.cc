@@ -107,8 +107,8 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
     lease->Release();
     co_await pool.ReportBroken(broken);
   }
-  co_return Unavailable("engine for '" + request.model.name + "' is not answering: " +
-                        last.message());
+  co_return Unavailable("engine for '" + request.model.name +
+                        "' is not answering: " + last.message());
 }
 
 // The slot is given back once the engine has answered in full, before the
@@ -169,9 +169,9 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLe
       spdlog::warn("{}engine for '{}' broke off a stream: {}", RequestTag(request.request_id),
                    instance->model(), piece.status().message());
       co_await pool.ReportBroken(instance);
-      co_await writer.WriteChunk(StreamErrorEvent(EngineFailed(
-          "the engine for '" + instance->model() + "' stopped mid-stream: " +
-          piece.status().message())));
+      co_await writer.WriteChunk(
+          StreamErrorEvent(EngineFailed("the engine for '" + instance->model() +
+                                        "' stopped mid-stream: " + piece.status().message())));
       break;
     }
     if (!piece->has_value()) break;
@@ -248,8 +248,8 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
     co_await heartbeat.Stop();
     if (!connected.ok()) {
       if (connected.status().code() != ErrorCode::kCancelled) {
-        spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id),
-                     request.model.name, connected.status().message());
+        spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
+                     connected.status().message());
       }
       co_return co_await SendFailure(writer, connected.status());
     }
@@ -290,7 +290,8 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
 void NoteAdmission(RequestObserver& observer, const scheduler::AdmitRequest& admit,
                    const Status& status, std::chrono::steady_clock::time_point queued_at) {
   if (status.ok()) {
-    double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - queued_at).count();
+    double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - queued_at).count();
     observer.OnAdmitted(scheduler::PriorityName(admit.priority), waited);
   } else if (status.code() == ErrorCode::kQueueFull) {
     observer.OnRejected("queue_full");
@@ -322,7 +323,8 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
   int retry_after_s = 0;
   auto queued_at = std::chrono::steady_clock::now();
   auto lease = co_await services.admission.Enter(request.admit, queue_cancel, &retry_after_s);
-  if (request.observer != nullptr) NoteAdmission(*request.observer, request.admit, lease.status(), queued_at);
+  if (request.observer != nullptr)
+    NoteAdmission(*request.observer, request.admit, lease.status(), queued_at);
   if (!lease.ok()) {
     co_await heartbeat.Stop();
     http::Headers headers;

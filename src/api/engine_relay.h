@@ -31,7 +31,7 @@ struct RelayRequest {
   scheduler::AdmitRequest admit;        // priority, tenant, deadline, cost
   std::string client_model;             // the name as the client spelled it
   std::optional<scheduler::KeepAlive> keep_alive;  // the request's own, else the default
-  std::string request_id;               // for log lines about this request
+  std::string request_id;                          // for log lines about this request
   // Prefill on another instance of the model first (api/prefill_handoff.h);
   // set from EngineServices::split_prefill_tokens.
   bool split_prefill = false;

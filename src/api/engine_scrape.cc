@@ -66,7 +66,8 @@ bool Rewrite(std::string_view line, const EngineExposition& engine, const Select
   *family = Find(line.substr(0, name_end));
   if (*family == nullptr) return false;
   std::string labels = "model=\"" + metrics::EscapeLabelValue(engine.model) + "\"";
-  if (!engine.device.empty()) labels += ",device=\"" + metrics::EscapeLabelValue(engine.device) + "\"";
+  if (!engine.device.empty())
+    labels += ",device=\"" + metrics::EscapeLabelValue(engine.device) + "\"";
   std::string_view rest = line.substr(name_end);
   if (rest.starts_with("{")) {
     std::size_t close = rest.find('}');
@@ -95,7 +96,8 @@ std::string ReexportEngineMetrics(const std::vector<EngineExposition>& engines) 
         std::string_view rest = line.substr(16);
         std::size_t space = rest.find(' ');
         const Selected* s = Find(rest.substr(0, space));
-        if (s && space != std::string_view::npos) families[s->zest_name].help = std::string(rest.substr(space + 1));
+        if (s && space != std::string_view::npos)
+          families[s->zest_name].help = std::string(rest.substr(space + 1));
       } else if (Rewrite(line, e, &selected, &sample)) {
         families[selected->zest_name].type = selected->type;
         families[selected->zest_name].samples.push_back(std::move(sample));
@@ -105,8 +107,9 @@ std::string ReexportEngineMetrics(const std::vector<EngineExposition>& engines) 
   std::string out;
   for (const auto& [name, family] : families) {
     if (family.samples.empty()) continue;
-    out += "# HELP " + name + " llama-server: " +
-           (family.help.empty() ? std::string("engine metric") : family.help) + "\n";
+    out += "# HELP " + name +
+           " llama-server: " + (family.help.empty() ? std::string("engine metric") : family.help) +
+           "\n";
     out += "# TYPE " + name + " " + family.type + "\n";
     for (const std::string& s : family.samples) out += s + "\n";
   }

@@ -5,7 +5,8 @@
 namespace zest::api {
 namespace {
 
-constexpr const char* kEngine = R"(# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed
+constexpr const char* kEngine =
+    R"(# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed
 # TYPE llamacpp:prompt_tokens_total counter
 llamacpp:prompt_tokens_total 26
 # HELP llamacpp:n_tokens_max Largest observed sequence length
@@ -18,22 +19,24 @@ llamacpp:requests_processing
 )";
 
 TEST(EngineScrapeTest, RenamesSelectedFamiliesAndLabelsThemByModel) {
-  std::string text = ReexportEngineMetrics(
-      {{"a", kEngine, ""}, {"b\"q", "llamacpp:prompt_tokens_total 4\n", ""}});
-  EXPECT_EQ(text,
-            "# HELP zest_engine_prompt_tokens_total llama-server: Number of prompt tokens processed\n"
-            "# TYPE zest_engine_prompt_tokens_total counter\n"
-            "zest_engine_prompt_tokens_total{model=\"a\"} 26\n"
-            "zest_engine_prompt_tokens_total{model=\"b\\\"q\"} 4\n"
-            "# HELP zest_engine_requests_deferred llama-server: engine metric\n"
-            "# TYPE zest_engine_requests_deferred gauge\n"
-            "zest_engine_requests_deferred{model=\"a\",slot=\"0\"} 2\n");
+  std::string text =
+      ReexportEngineMetrics({{"a", kEngine, ""}, {"b\"q", "llamacpp:prompt_tokens_total 4\n", ""}});
+  EXPECT_EQ(
+      text,
+      "# HELP zest_engine_prompt_tokens_total llama-server: Number of prompt tokens processed\n"
+      "# TYPE zest_engine_prompt_tokens_total counter\n"
+      "zest_engine_prompt_tokens_total{model=\"a\"} 26\n"
+      "zest_engine_prompt_tokens_total{model=\"b\\\"q\"} 4\n"
+      "# HELP zest_engine_requests_deferred llama-server: engine metric\n"
+      "# TYPE zest_engine_requests_deferred gauge\n"
+      "zest_engine_requests_deferred{model=\"a\",slot=\"0\"} 2\n");
 }
 
 TEST(EngineScrapeTest, AReplicaIsLabelledWithItsDevice) {
   std::string text = ReexportEngineMetrics({{"a", "llamacpp:prompt_tokens_total 26\n", ""},
                                             {"a", "llamacpp:prompt_tokens_total 4\n", "Vulkan0"}});
-  EXPECT_NE(text.find("zest_engine_prompt_tokens_total{model=\"a\"} 26\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("zest_engine_prompt_tokens_total{model=\"a\"} 26\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("zest_engine_prompt_tokens_total{model=\"a\",device=\"Vulkan0\"} 4\n"),
             std::string::npos)
       << text;

@@ -40,7 +40,8 @@ bool CarriesText(std::string_view data) {
 }  // namespace
 
 InferenceMetrics::InferenceMetrics(metrics::Registry& r)
-    : requests(r.AddCounter("zest_requests_total", "Inference requests by endpoint, model and status.",
+    : requests(r.AddCounter("zest_requests_total",
+                            "Inference requests by endpoint, model and status.",
                             {"endpoint", "model", "status"})),
       duration(r.AddHistogram("zest_request_duration_seconds",
                               "End-to-end latency of inference requests.", {"endpoint", "model"})),
@@ -52,10 +53,12 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
       inter_token_latency(r.AddHistogram("zest_inter_token_latency_seconds",
                                          "Time between generated tokens.", {"model"},
                                          TokenGapBuckets())),
-      prompt_tokens(r.AddCounter("zest_prompt_tokens_total", "Prompt tokens processed.", {"model"})),
-      completion_tokens(r.AddCounter("zest_completion_tokens_total", "Tokens generated.", {"model"})),
-      cached_tokens(r.AddCounter("zest_cached_tokens_total", "Prompt tokens served from the KV cache.",
-                                 {"model"})),
+      prompt_tokens(
+          r.AddCounter("zest_prompt_tokens_total", "Prompt tokens processed.", {"model"})),
+      completion_tokens(
+          r.AddCounter("zest_completion_tokens_total", "Tokens generated.", {"model"})),
+      cached_tokens(r.AddCounter("zest_cached_tokens_total",
+                                 "Prompt tokens served from the KV cache.", {"model"})),
       queue_wait(r.AddHistogram("zest_queue_wait_seconds",
                                 "Time requests waited in zest's queue for a slot.",
                                 {"model", "priority"})),
@@ -141,7 +144,8 @@ void RequestObserver::OnBody(std::string_view body) {
 }
 
 void RequestObserver::OnAdmitted(std::string_view priority, double waited_s) {
-  if (metrics_ != nullptr) metrics_->queue_wait.With({model_, std::string(priority)}).Observe(waited_s);
+  if (metrics_ != nullptr)
+    metrics_->queue_wait.With({model_, std::string(priority)}).Observe(waited_s);
 }
 
 void RequestObserver::OnRejected(std::string_view reason) {
@@ -154,7 +158,8 @@ void RequestObserver::Finish(int status) {
   if (model_.empty()) return;
   Clock::time_point end = Clock::now();
   metrics_->duration.With({endpoint_, model_}).Observe(Seconds(end - start_));
-  if (usage_.prompt_ms) metrics_->prompt_processing.With({model_}).Observe(*usage_.prompt_ms / 1000);
+  if (usage_.prompt_ms)
+    metrics_->prompt_processing.With({model_}).Observe(*usage_.prompt_ms / 1000);
   if (!usage_.found) return;
   metrics_->prompt_tokens.With({model_}).Inc(static_cast<double>(usage_.prompt));
   metrics_->completion_tokens.With({model_}).Inc(static_cast<double>(usage_.completion));

@@ -36,16 +36,16 @@ struct InferenceMetrics {
   void SetLast(RequestStats stats);
   std::optional<RequestStats> Last() const;
 
-  metrics::Family<metrics::Counter>& requests;          // endpoint, model, status
-  metrics::Family<metrics::Histogram>& duration;        // endpoint, model
+  metrics::Family<metrics::Counter>& requests;               // endpoint, model, status
+  metrics::Family<metrics::Histogram>& duration;             // endpoint, model
   metrics::Family<metrics::Histogram>& time_to_first_token;  // model
   metrics::Family<metrics::Histogram>& inter_token_latency;  // model
-  metrics::Family<metrics::Counter>& prompt_tokens;     // model
-  metrics::Family<metrics::Counter>& completion_tokens; // model
-  metrics::Family<metrics::Counter>& cached_tokens;     // model
-  metrics::Family<metrics::Histogram>& queue_wait;      // model, priority
-  metrics::Family<metrics::Counter>& rejections;        // model, reason
-  metrics::Family<metrics::Histogram>& prompt_processing;  // model
+  metrics::Family<metrics::Counter>& prompt_tokens;          // model
+  metrics::Family<metrics::Counter>& completion_tokens;      // model
+  metrics::Family<metrics::Counter>& cached_tokens;          // model
+  metrics::Family<metrics::Histogram>& queue_wait;           // model, priority
+  metrics::Family<metrics::Counter>& rejections;             // model, reason
+  metrics::Family<metrics::Histogram>& prompt_processing;    // model
 
  private:
   mutable std::mutex last_mu_;

@@ -34,7 +34,8 @@ TEST(RequestObserverTest, RecordsStreamLatenciesAndTokens) {
     o.OnStreamEvent(R"({"choices":[{"delta":{"content":"a"}}]})");
     o.OnStreamEvent(R"({"choices":[{"delta":{"content":"b"}}]})");
     o.OnStreamEvent(R"({"choices":[{"delta":{"content":"c"}}]})");
-    o.OnStreamEvent(R"({"choices":[{"delta":{},"finish_reason":"length"}],"timings":{"prompt_n":4,"predicted_n":3,"cache_n":0}})");
+    o.OnStreamEvent(
+        R"({"choices":[{"delta":{},"finish_reason":"length"}],"timings":{"prompt_n":4,"predicted_n":3,"cache_n":0}})");
     o.OnStreamEvent("[DONE]");
     o.Finish(200);
   }
@@ -61,8 +62,10 @@ TEST(RequestObserverTest, LastStatsKeepTimingsFromAnEarlierEvent) {
   RequestObserver o(&m, "chat_completions", "tiny");
   o.SetStream(true);
   o.OnStreamEvent(R"({"choices":[{"delta":{"content":"a"}}]})");
-  o.OnStreamEvent(R"({"choices":[{"delta":{},"finish_reason":"length"}],"timings":{"prompt_n":4,"predicted_n":1,"cache_n":0,"prompt_ms":250,"predicted_per_second":80}})");
-  o.OnStreamEvent(R"({"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":2}}})");
+  o.OnStreamEvent(
+      R"({"choices":[{"delta":{},"finish_reason":"length"}],"timings":{"prompt_n":4,"predicted_n":1,"cache_n":0,"prompt_ms":250,"predicted_per_second":80}})");
+  o.OnStreamEvent(
+      R"({"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":2}}})");
   o.Finish(200);
   std::optional<RequestStats> last = m.Last();
   ASSERT_TRUE(last.has_value());

@@ -26,7 +26,6 @@ Result<scheduler::Priority> RequestPriority(const http::Request& request, std::s
 // The keep_alive `request` may set: `asked` as it is, or for an inference
 // key at most `max` (forever = nullopt counts as longer than any duration).
 std::optional<Duration> AllowedKeepAlive(const http::Request& request,
-                                         const std::optional<Duration>& asked,
-                                         const Duration& max);
+                                         const std::optional<Duration>& asked, const Duration& max);
 
 }  // namespace zest::api

@@ -23,13 +23,13 @@ TEST(KeyScope, AnInferenceKeysPriorityIsACeiling) {
     Priority expected;
   };
   const std::vector<Case> cases = {
-      {true, "low", "high", Priority::kLow},      // asking more is capped
-      {true, "low", "", Priority::kLow},          // the key's is the default
-      {true, "high", "low", Priority::kLow},      // asking less is fine
-      {true, "", "high", Priority::kNormal},      // no priority: normal is the ceiling
+      {true, "low", "high", Priority::kLow},  // asking more is capped
+      {true, "low", "", Priority::kLow},      // the key's is the default
+      {true, "high", "low", Priority::kLow},  // asking less is fine
+      {true, "", "high", Priority::kNormal},  // no priority: normal is the ceiling
       {true, "normal", "HIGH", Priority::kNormal},
-      {false, "low", "high", Priority::kHigh},    // admin keys get what they ask
-      {false, "", "", Priority::kNormal},         // no keys at all: normal unless asked
+      {false, "low", "high", Priority::kHigh},  // admin keys get what they ask
+      {false, "", "", Priority::kNormal},       // no keys at all: normal unless asked
       {false, "", "high", Priority::kHigh},
   };
   for (const Case& c : cases) {
@@ -49,7 +49,7 @@ TEST(KeyScope, AnInferenceKeysKeepAliveIsCapped) {
   EXPECT_EQ(AllowedKeepAlive(Key(true, ""), hour, max), max);
   EXPECT_EQ(AllowedKeepAlive(Key(true, ""), minute, max), minute);
   EXPECT_EQ(AllowedKeepAlive(Key(true, ""), std::nullopt, max), std::nullopt);  // not asked
-  EXPECT_EQ(AllowedKeepAlive(Key(false, ""), forever, max), forever);            // admin
+  EXPECT_EQ(AllowedKeepAlive(Key(false, ""), forever, max), forever);           // admin
   EXPECT_EQ(AllowedKeepAlive(Key(true, ""), forever, Duration(std::nullopt)), forever);
 }
 

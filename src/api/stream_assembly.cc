@@ -89,7 +89,8 @@ void StreamAssembler::AddChoice(const json& in) {
         if (!call.is_object()) continue;
         ToolCall& tool = choice.tool_calls[IndexOf(call)];
         if (auto id = call.find("id"); id != call.end() && id->is_string()) tool.id = *id;
-        if (auto type = call.find("type"); type != call.end() && type->is_string()) tool.type = *type;
+        if (auto type = call.find("type"); type != call.end() && type->is_string())
+          tool.type = *type;
         if (auto fn = call.find("function"); fn != call.end() && fn->is_object()) {
           AppendString(*fn, "name", tool.name);
           AppendString(*fn, "arguments", tool.arguments);

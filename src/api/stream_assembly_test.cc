@@ -93,10 +93,11 @@ TEST(StreamAssembler, ReasoningBesideContent) {
 }
 
 TEST(StreamAssembler, SeveralChoicesInterleavedComeOutInIndexOrder) {
-  json out = Assemble("/v1/completions",
-                      {R"({"choices":[{"index":1,"text":"b"}]})", R"({"choices":[{"index":0,"text":"a"}]})",
-                       R"({"choices":[{"index":1,"text":"B","finish_reason":"stop"}]})",
-                       R"({"choices":[{"index":0,"text":"A","finish_reason":"length"}]})"});
+  json out = Assemble(
+      "/v1/completions",
+      {R"({"choices":[{"index":1,"text":"b"}]})", R"({"choices":[{"index":0,"text":"a"}]})",
+       R"({"choices":[{"index":1,"text":"B","finish_reason":"stop"}]})",
+       R"({"choices":[{"index":0,"text":"A","finish_reason":"length"}]})"});
   ASSERT_EQ(out["choices"].size(), 2u);
   EXPECT_EQ(out["choices"][0]["text"], "aA");
   EXPECT_EQ(out["choices"][0]["finish_reason"], "length");

@@ -28,7 +28,6 @@ std::string WithModelName(std::string body, const std::string& name);
 // it goes unchanged: with `add_role` (the first chunk of a chat stream),
 // choices[0].delta gets "role": "assistant" if it has no role; with
 // `model` set, the top-level "model" becomes *model.
-std::optional<std::string> FixChunk(std::string_view data, bool add_role,
-                                    const std::string* model);
+std::optional<std::string> FixChunk(std::string_view data, bool add_role, const std::string* model);
 
 }  // namespace zest::api

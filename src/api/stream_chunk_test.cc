@@ -24,7 +24,9 @@ TEST(FixChunkTest, AddsTheRoleWhereTheFirstChunkHasNone) {
   ASSERT_TRUE(fixed.has_value());
   json doc = json::parse(*fixed);
   EXPECT_EQ(doc["choices"][0]["delta"]["role"], "assistant");
-  EXPECT_EQ(doc["choices"][0]["delta"]["content"], "\xef\xbf\xbd" "9");  // the rest kept
+  EXPECT_EQ(doc["choices"][0]["delta"]["content"],
+            "\xef\xbf\xbd"
+            "9");  // the rest kept
   EXPECT_EQ(doc["id"], "chatcmpl-m");
 }
 

@@ -1,8 +1,8 @@
 #include "app/gateway_security.h"
 
-#include <boost/asio/ip/address.hpp>
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/ip/address.hpp>
 #include <limits>
 
 #include "http/cors.h"

@@ -80,7 +80,8 @@ Status PrepareDirs(const config::Settings& s) {
 // stopped before this one starts its own.
 void ReapStaleEngines(const fs::path& pid_dir) {
   using Outcome = engines::ReapedEngine::Outcome;
-  for (const engines::ReapedEngine& r : engines::ReapStaleEngines(pid_dir, std::chrono::seconds(5))) {
+  for (const engines::ReapedEngine& r :
+       engines::ReapStaleEngines(pid_dir, std::chrono::seconds(5))) {
     std::string what = r.record.argv.empty() ? r.file.string() : r.record.argv.front();
     switch (r.outcome) {
       case Outcome::kKilled:
@@ -88,14 +89,16 @@ void ReapStaleEngines(const fs::path& pid_dir) {
                      r.forced ? ", needed SIGKILL" : "");
         break;
       case Outcome::kKillFailed:
-        spdlog::error("a stale engine from a previous run survived SIGKILL: pid {} ({})", r.record.pid, what);
+        spdlog::error("a stale engine from a previous run survived SIGKILL: pid {} ({})",
+                      r.record.pid, what);
         break;
       case Outcome::kOwnerAlive:
         spdlog::warn("engine pid {} belongs to another zest still running (pid {}) on this home",
                      r.record.pid, r.record.owner_pid);
         break;
       default:
-        spdlog::info("removed stale engine pid file {} ({})", r.file.string(), engines::OutcomeName(r.outcome));
+        spdlog::info("removed stale engine pid file {} ({})", r.file.string(),
+                     engines::OutcomeName(r.outcome));
     }
   }
 }
@@ -114,8 +117,7 @@ Status CheckExtraArgs(const config::Settings& s) {
 
 Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
   engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
-                              s.engine_rootfs,
-                              engines::EngineEnvironment(config::ProcessEnv, {})};
+                              s.engine_rootfs, engines::EngineEnvironment(config::ProcessEnv, {})};
   auto engine = engines::LocateLlamaServer(opts);
   if (engine.ok()) {
     spdlog::info("engine: llama-server ({}) {}{}", engines::EngineSourceName(engine->source),
@@ -132,22 +134,24 @@ Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
   return engine;
 }
 
-
 // Gauges read from the pool at scrape time.
 // A model with replicas has several instances: one sample per model.
 void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool) {
   using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
-  metrics.AddGaugeCallback("zest_models_loaded", "Models with a ready engine instance.", {}, [&pool] {
-    std::set<std::string> ready;
-    for (const auto& s : pool.List()) {
-      if (s.state == "ready") ready.insert(s.model);
-    }
-    return Samples{{{}, double(ready.size())}};
-  });
-  metrics.AddGaugeCallback("zest_model_instances", "Ready engine instances per model (replicas included).",
-                           {"model"}, [&pool] {
+  metrics.AddGaugeCallback("zest_models_loaded", "Models with a ready engine instance.", {},
+                           [&pool] {
+                             std::set<std::string> ready;
+                             for (const auto& s : pool.List()) {
+                               if (s.state == "ready") ready.insert(s.model);
+                             }
+                             return Samples{{{}, double(ready.size())}};
+                           });
+  metrics.AddGaugeCallback("zest_model_instances",
+                           "Ready engine instances per model (replicas included).", {"model"},
+                           [&pool] {
                              std::map<std::string, double> count;
-                             for (const auto& s : pool.List()) count[s.model] += s.state == "ready" ? 1 : 0;
+                             for (const auto& s : pool.List())
+                               count[s.model] += s.state == "ready" ? 1 : 0;
                              Samples out;
                              for (const auto& [model, n] : count) out.push_back({{model}, n});
                              return out;
@@ -178,8 +182,10 @@ models::DownloadOptions PullOptionsFromEnv() {
     }
     return n;
   };
-  if (auto n = number("ZEST_PULL_CONNECTIONS")) options.connections = static_cast<int>(std::clamp<uint64_t>(*n, 1, 16));
-  if (auto n = number("ZEST_PULL_STALL_TIMEOUT")) options.stall_timeout_s = static_cast<int>(std::clamp<uint64_t>(*n, 1, 3600));
+  if (auto n = number("ZEST_PULL_CONNECTIONS"))
+    options.connections = static_cast<int>(std::clamp<uint64_t>(*n, 1, 16));
+  if (auto n = number("ZEST_PULL_STALL_TIMEOUT"))
+    options.stall_timeout_s = static_cast<int>(std::clamp<uint64_t>(*n, 1, 3600));
   options.fake_free_bytes = number("ZEST_TEST_FREE_BYTES");
   return options;
 }
@@ -187,8 +193,8 @@ models::DownloadOptions PullOptionsFromEnv() {
 // Queue depth per model and priority, and busy slots, read at scrape time.
 void AddQueueGauges(metrics::Registry& metrics, scheduler::Admission& admission) {
   using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
-  metrics.AddGaugeCallback("zest_queue_depth", "Requests waiting for a slot.", {"model", "priority"},
-                           [&admission] {
+  metrics.AddGaugeCallback("zest_queue_depth", "Requests waiting for a slot.",
+                           {"model", "priority"}, [&admission] {
                              Samples out;
                              for (const auto& q : admission.Stats()) {
                                out.push_back({{q.model, "high"}, double(q.waiting_high)});
@@ -205,7 +211,8 @@ void AddQueueGauges(metrics::Registry& metrics, scheduler::Admission& admission)
   metrics.AddGaugeCallback("zest_slots_capacity", "Slots (engine parallel sequences) per model.",
                            {"model"}, [&admission] {
                              Samples out;
-                             for (const auto& q : admission.Stats()) out.push_back({{q.model}, double(q.slots)});
+                             for (const auto& q : admission.Stats())
+                               out.push_back({{q.model}, double(q.slots)});
                              return out;
                            });
 }
@@ -229,7 +236,8 @@ void DrainRequests(scheduler::Admission& admission, std::chrono::seconds deadlin
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     left = RequestsInFlight(admission);
   }
-  if (left > 0) spdlog::warn("{} request(s) still running at the drain deadline; cutting them off", left);
+  if (left > 0)
+    spdlog::warn("{} request(s) still running at the drain deadline; cutting them off", left);
 }
 
 }  // namespace
@@ -271,9 +279,8 @@ int RunServer(const config::LoadedSettings& loaded) {
   // cleanly instead of killing zest with its engines running.
   asio::signal_set signals(io, SIGINT, SIGTERM);
   std::promise<int> signalled;
-  signals.async_wait([&](const boost::system::error_code& ec, int sig) {
-    signalled.set_value(ec ? 0 : sig);
-  });
+  signals.async_wait(
+      [&](const boost::system::error_code& ec, int sig) { signalled.set_value(ec ? 0 : sig); });
   // The Hugging Face cache is zest's store, shared with other tools.
   fs::path hf_store = models::HfStore::DefaultRoot(config::ProcessEnv);
   models::ModelRegistry registry(s.models_dir, s.UserModelsFile(), hf_store);
@@ -317,14 +324,14 @@ int RunServer(const config::LoadedSettings& loaded) {
         "instance",
         s.split_prefill_tokens);
   }
-  scheduler::AdmissionLimits limits{s.parallel, static_cast<std::size_t>(s.max_queue),
+  scheduler::AdmissionLimits limits{s.parallel,          static_cast<std::size_t>(s.max_queue),
                                     s.max_queued_tokens, std::chrono::seconds(s.aging_s),
-                                    s.reserved_slots, nullptr};
+                                    s.reserved_slots,    nullptr};
   // Until a model has a ready instance its gate has one engine's slots
   // (per-model `parallel`, a load's options); the pool is made below.
   scheduler::InstancePool* pool_for_gates = nullptr;
-  limits.engine_parallel = [&pool_for_gates, total = s.parallel + s.reserved_slots](
-                               const std::string& model) {
+  limits.engine_parallel = [&pool_for_gates,
+                            total = s.parallel + s.reserved_slots](const std::string& model) {
     return pool_for_gates != nullptr ? pool_for_gates->EngineParallel(model) : total;
   };
   scheduler::Admission admission(io, limits);
@@ -377,8 +384,9 @@ int RunServer(const config::LoadedSettings& loaded) {
   // `zest pull`: downloads into the Hugging Face cache the registry serves from.
   models::HfStore pull_store(models::HfStore::DefaultRoot(config::ProcessEnv));
   models::DownloadOptions pull_options = PullOptionsFromEnv();
-  auto& downloaded = metrics.AddCounter("zest_download_bytes_total",
-                                        "Bytes received from model hubs by pulls.").With({});
+  auto& downloaded =
+      metrics.AddCounter("zest_download_bytes_total", "Bytes received from model hubs by pulls.")
+          .With({});
   pull_options.on_received = [&downloaded](uint64_t n) { downloaded.Inc(double(n)); };
   models::PullService pull_service(pull_store, models::HubConfigFromEnv(config::ProcessEnv),
                                    pull_options, &models::Catalog::Builtin());
@@ -420,7 +428,8 @@ int RunServer(const config::LoadedSettings& loaded) {
     auto options = RedirectOptions(s, server.port());
     Status st = options.ok() ? Status::Ok() : options.status();
     if (st.ok()) {
-      redirect = std::make_unique<http::Server>(io, std::move(*options), no_routes, api::openai::RenderHttpError);
+      redirect = std::make_unique<http::Server>(io, std::move(*options), no_routes,
+                                                api::openai::RenderHttpError);
       st = redirect->Listen();
     }
     if (!st.ok()) {

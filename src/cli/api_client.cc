@@ -1,7 +1,5 @@
 #include "cli/api_client.h"
 
-#include <cstdlib>
-
 #include <curl/curl.h>
 
 #include <cstdio>
@@ -52,8 +50,8 @@ struct StreamState {
   http::SseSplitter splitter;
   const std::function<void(const json&)>* on_data;
   const std::atomic<bool>* cancel;
-  std::string error;   // an error event's message
-  std::string raw;     // body kept when the answer is not a stream (errors)
+  std::string error;  // an error event's message
+  std::string raw;    // body kept when the answer is not a stream (errors)
 };
 
 size_t OnStreamBytes(char* data, size_t size, size_t n, void* user) {
@@ -126,7 +124,8 @@ Result<json> ApiClient::Request(const std::string& method, const std::string& pa
                   ErrorMessage(status, response));
   }
   json doc = json::parse(response, nullptr, false);
-  if (doc.is_discarded()) return Internal("the server sent invalid JSON: " + response.substr(0, 200));
+  if (doc.is_discarded())
+    return Internal("the server sent invalid JSON: " + response.substr(0, 200));
   return doc;
 }
 

@@ -27,10 +27,9 @@ class ApiClient {
   Result<nlohmann::json> Get(const std::string& path) const;
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body) const;
 
-  // POSTs `body` (GETs when `body` is null) and calls `on_data` with the data of each SSE event as it
-  // arrives (not called for "[DONE]"). Stops early, returning kCancelled,
-  // when `cancel` becomes true; an error event from the server is returned
-  // as an error.
+  // POSTs `body` (GETs when `body` is null) and calls `on_data` with the data of each SSE event as
+  // it arrives (not called for "[DONE]"). Stops early, returning kCancelled, when `cancel` becomes
+  // true; an error event from the server is returned as an error.
   Status Stream(const std::string& path, const nlohmann::json& body,
                 const std::function<void(const nlohmann::json&)>& on_data,
                 const std::atomic<bool>* cancel) const;

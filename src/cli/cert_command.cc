@@ -35,7 +35,8 @@ int MakeCerts(const CertOptions& options) {
   }
   std::vector<std::string> ips = {"127.0.0.1", "::1"};
   ips.insert(ips.end(), options.ips.begin(), options.ips.end());
-  auto made = http::CreateLocalCertificates(loaded->settings.TlsDir(), MachineNames(options.names), ips);
+  auto made =
+      http::CreateLocalCertificates(loaded->settings.TlsDir(), MachineNames(options.names), ips);
   if (!made.ok()) {
     std::fprintf(stderr, "zest: %s\n", made.status().message().c_str());
     return 1;
@@ -60,8 +61,8 @@ int MakeCerts(const CertOptions& options) {
       "  Node.js:       NODE_EXTRA_CA_CERTS=%s\n"
       "  Python:        SSL_CERT_FILE=%s (requests: REQUESTS_CA_BUNDLE)\n"
       "  curl:          curl --cacert %s https://localhost:9378/health\n",
-      f.ca_cert.c_str(), f.ca_cert.c_str(), f.ca_cert.c_str(), f.ca_cert.c_str(),
-      f.ca_cert.c_str(), f.ca_cert.c_str());
+      f.ca_cert.c_str(), f.ca_cert.c_str(), f.ca_cert.c_str(), f.ca_cert.c_str(), f.ca_cert.c_str(),
+      f.ca_cert.c_str());
   return 0;
 }
 

@@ -93,12 +93,11 @@ int Ps(bool verbose) {
     // A model with replicas has a row per instance, each on its own device.
     std::string slots = Str(i, "in_flight") + "/" + Str(i, "slots");
     rows.push_back({Str(i, "model"), Str(i, "pid"), Str(i, "state"),
-                    HumanDuration(i.value("uptime_s", 0.0)), slots, devices,
-                    Str(p, "ctx_size"), HumanBytes(p.value("predicted_total_bytes", uint64_t{0})),
+                    HumanDuration(i.value("uptime_s", 0.0)), slots, devices, Str(p, "ctx_size"),
+                    HumanBytes(p.value("predicted_total_bytes", uint64_t{0})),
                     HumanBytes(i.value("measured_rss_bytes", uint64_t{0}))});
   }
-  PrintTable({"MODEL", "PID", "STATE", "UPTIME", "BUSY", "DEVICE", "CONTEXT", "PREDICTED",
-              "RSS"},
+  PrintTable({"MODEL", "PID", "STATE", "UPTIME", "BUSY", "DEVICE", "CONTEXT", "PREDICTED", "RSS"},
              rows);
   if (!verbose) return 0;
   for (const json& i : (*ps)["instances"]) {
@@ -223,7 +222,9 @@ int Config() {
   if (!loaded.ok()) return Fail(loaded.status());
   json rows = json::array();
   for (const auto& o : loaded->origins) {
-    rows.push_back({{"key", o.key}, {"value", o.value}, {"source", config::SourceName(o.source)},
+    rows.push_back({{"key", o.key},
+                    {"value", o.value},
+                    {"source", config::SourceName(o.source)},
                     {"detail", o.detail}});
   }
   std::printf("(zest is not running at %s; showing what `zest serve` would use)\n",
@@ -244,7 +245,8 @@ void AddClientCommands(CLI::App& app, Action* action) {
     *action = [list_all, list_json] { return List(*list_all, *list_json); };
   });
 
-  auto* rm = app.add_subcommand("rm", "Delete a model (store files, a models-dir file, or a registration)");
+  auto* rm = app.add_subcommand(
+      "rm", "Delete a model (store files, a models-dir file, or a registration)");
   auto rm_model = std::make_shared<std::string>();
   rm->add_option("MODEL", *rm_model, "Model name")->required();
   rm->callback([action, rm_model] { *action = [rm_model] { return Remove(*rm_model); }; });

@@ -32,13 +32,13 @@ int AddKey(const http::NewKeyOptions& options) {
   auto key = http::AddApiKey(*file, options);
   if (!key.ok()) return Fail(key.status());
   std::printf("%s\n", key->c_str());
-  std::fprintf(stderr,
-               "Created key '%s' (scope %s, priority %s, %s). This is the only time it is "
-               "shown: store it now.\nUse it as 'Authorization: Bearer <key>' (or "
-               "ZEST_API_KEY=<key> for the zest CLI).\n",
-               options.name.c_str(), options.scope.c_str(), options.priority.c_str(),
-               options.rpm > 0 ? (std::to_string(options.rpm) + " requests/min").c_str()
-                               : "no rate limit");
+  std::fprintf(
+      stderr,
+      "Created key '%s' (scope %s, priority %s, %s). This is the only time it is "
+      "shown: store it now.\nUse it as 'Authorization: Bearer <key>' (or "
+      "ZEST_API_KEY=<key> for the zest CLI).\n",
+      options.name.c_str(), options.scope.c_str(), options.priority.c_str(),
+      options.rpm > 0 ? (std::to_string(options.rpm) + " requests/min").c_str() : "no rate limit");
   return 0;
 }
 
@@ -106,8 +106,10 @@ void AddKeysCommand(CLI::App& app, Action* action) {
   auto force = std::make_shared<bool>(false);
   auto* rm = keys->add_subcommand("rm", "Delete a key");
   rm->add_option("name", *name, "Name of the key")->required();
-  rm->add_flag("--force", *force, "Remove the last key too (a server with keys then refuses everything)");
-  rm->callback([action, name, force] { *action = [name, force] { return RemoveKey(*name, *force); }; });
+  rm->add_flag("--force", *force,
+               "Remove the last key too (a server with keys then refuses everything)");
+  rm->callback(
+      [action, name, force] { *action = [name, force] { return RemoveKey(*name, *force); }; });
 }
 
 }  // namespace zest::cli

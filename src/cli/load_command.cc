@@ -95,8 +95,9 @@ void AddEngineOptions(CLI::App* load, LoadFlags& f) {
 void AddLoadCommands(CLI::App& app, Action* action) {
   auto flags = std::make_shared<LoadFlags>();
   auto* load = app.add_subcommand(
-      "load", "Load a model now and keep it loaded; engine options apply to this load "
-              "(over the model's config.toml table; an idle engine with other options is restarted)");
+      "load",
+      "Load a model now and keep it loaded; engine options apply to this load "
+      "(over the model's config.toml table; an idle engine with other options is restarted)");
   load->add_option("MODEL", flags->model, "Model name")->required();
   load->add_option(
       "--keep-alive", flags->keep_alive,

@@ -43,10 +43,13 @@ int Logs(const LogsOptions& options) {
     return 0;
   }
   std::signal(SIGINT, [](int) { g_stop = true; });
-  Status st = client.Stream(path + "&follow=1", nullptr, [](const nlohmann::json& event) {
-    std::printf("%s\n", event.value("line", std::string()).c_str());
-    std::fflush(stdout);
-  }, &g_stop);
+  Status st = client.Stream(
+      path + "&follow=1", nullptr,
+      [](const nlohmann::json& event) {
+        std::printf("%s\n", event.value("line", std::string()).c_str());
+        std::fflush(stdout);
+      },
+      &g_stop);
   if (st.ok() || st.code() == ErrorCode::kCancelled) return 0;
   std::fprintf(stderr, "zest: %s\n", st.message().c_str());
   return 1;

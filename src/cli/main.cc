@@ -1,8 +1,8 @@
 // zest: a local AI server. `zest serve` runs it; the other subcommands talk
 // to a running server over its HTTP API.
-#include <CLI/CLI.hpp>
 #include <curl/curl.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 

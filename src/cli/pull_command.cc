@@ -70,14 +70,16 @@ class ProgressView {
     speed_ = 0;
     last_line_ = Clock::time_point{};
     int index = event.value("file_index", 0), count = event.value("file_count", 0);
-    if (!tty_ || count > 1) std::fprintf(stderr, "pulling %s (%d/%d)\n", file.c_str(), index, count);
+    if (!tty_ || count > 1)
+      std::fprintf(stderr, "pulling %s (%d/%d)\n", file.c_str(), index, count);
   }
 
   void Sample(uint64_t completed) {
     auto now = Clock::now();
     double elapsed = std::chrono::duration<double>(now - window_start_).count();
     if (elapsed >= 1.0) {
-      double current = static_cast<double>(completed - std::min(completed, window_bytes_)) / elapsed;
+      double current =
+          static_cast<double>(completed - std::min(completed, window_bytes_)) / elapsed;
       speed_ = speed_ == 0 ? current : 0.7 * speed_ + 0.3 * current;
       window_start_ = now;
       window_bytes_ = completed;
@@ -94,8 +96,8 @@ class ProgressView {
     if (speed_ > 0 && total > completed) {
       eta = HumanDuration(static_cast<double>(total - completed) / speed_);
     }
-    std::fprintf(stderr, "\r\033[K%s [%s] %3d%% %s/%s %s/s ETA %s", Short(file_).c_str(), bar.c_str(),
-                 static_cast<int>(fraction * 100), HumanBytes(completed).c_str(),
+    std::fprintf(stderr, "\r\033[K%s [%s] %3d%% %s/%s %s/s ETA %s", Short(file_).c_str(),
+                 bar.c_str(), static_cast<int>(fraction * 100), HumanBytes(completed).c_str(),
                  HumanBytes(total).c_str(), HumanBytes(static_cast<uint64_t>(speed_)).c_str(),
                  eta.c_str());
     std::fflush(stderr);
@@ -125,13 +127,16 @@ int Pull(const std::string& model) {
   view.set_name(model);
   std::string pulled;
   json body = {{"model", model}, {"stream", true}};
-  Status st = client.Stream("/api/v1/pull", body, [&](const json& event) {
-    if (event.value("status", "") == "success") {
-      pulled = event.value("model", model);
-      return;
-    }
-    view.Update(event);
-  }, &g_pull_interrupted);
+  Status st = client.Stream(
+      "/api/v1/pull", body,
+      [&](const json& event) {
+        if (event.value("status", "") == "success") {
+          pulled = event.value("model", model);
+          return;
+        }
+        view.Update(event);
+      },
+      &g_pull_interrupted);
   view.Finish();
   if (st.code() == ErrorCode::kCancelled) {
     std::fprintf(stderr, "stopped; run `zest pull %s` again to resume\n", model.c_str());
@@ -152,8 +157,9 @@ int Pull(const std::string& model) {
 }  // namespace
 
 void AddPullCommand(CLI::App& app, Action* action) {
-  auto* cmd = app.add_subcommand(
-      "pull", "download a model from Hugging Face: a catalog name, org/repo[:QUANT] or hf.co/org/repo/file.gguf");
+  auto* cmd = app.add_subcommand("pull",
+                                 "download a model from Hugging Face: a catalog name, "
+                                 "org/repo[:QUANT] or hf.co/org/repo/file.gguf");
   auto model = std::make_shared<std::string>();
   cmd->add_option("model", *model, "what to pull")->required();
   cmd->callback([action, model] { *action = [model] { return Pull(*model); }; });

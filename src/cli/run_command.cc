@@ -48,7 +48,8 @@ struct RunOptions {
 Status AddOptions(const std::vector<std::string>& options, json& body) {
   for (const std::string& option : options) {
     auto eq = option.find('=');
-    if (eq == std::string::npos || eq == 0) return InvalidArgument("option '" + option + "' is not KEY=VALUE");
+    if (eq == std::string::npos || eq == 0)
+      return InvalidArgument("option '" + option + "' is not KEY=VALUE");
     std::string value = option.substr(eq + 1);
     json parsed = json::parse(value, nullptr, false);
     body[option.substr(0, eq)] = parsed.is_discarded() ? json(value) : parsed;
@@ -64,17 +65,18 @@ Result<std::string> Ask(const ApiClient& client, const RunOptions& opts, const j
   ZEST_RETURN_IF_ERROR(AddOptions(opts.options, body));
   std::string answer;
   g_interrupted = false;
-  Status st = client.Stream("/v1/chat/completions", body,
-                            [&](const json& chunk) {
-                              if (!chunk.contains("choices") || chunk["choices"].empty()) return;
-                              const json& delta = chunk["choices"][0].value("delta", json::object());
-                              std::string piece = TextField(delta, "content");
-                              if (piece.empty()) piece = TextField(delta, "reasoning_content");
-                              answer += piece;
-                              std::fputs(piece.c_str(), stdout);
-                              std::fflush(stdout);
-                            },
-                            &g_interrupted);
+  Status st = client.Stream(
+      "/v1/chat/completions", body,
+      [&](const json& chunk) {
+        if (!chunk.contains("choices") || chunk["choices"].empty()) return;
+        const json& delta = chunk["choices"][0].value("delta", json::object());
+        std::string piece = TextField(delta, "content");
+        if (piece.empty()) piece = TextField(delta, "reasoning_content");
+        answer += piece;
+        std::fputs(piece.c_str(), stdout);
+        std::fflush(stdout);
+      },
+      &g_interrupted);
   std::fputs("\n", stdout);
   if (st.code() == ErrorCode::kCancelled) {
     std::fputs("[stopped]\n", stderr);

@@ -37,8 +37,8 @@ Result<json> LocalSystemInfo() {
   auto loaded = config::LoadSettings({config::ProcessEnv, {}, std::nullopt});
   if (!loaded.ok()) return loaded.status();
   const config::Settings& s = loaded->settings;
-  engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
-                              s.engine_rootfs, {}};
+  engines::LocateOptions opts{
+      s.llama_server, config::ProcessEnv("PATH").value_or(""), s.engine_rootfs, {}};
   Result<engines::EngineLocation> engine = engines::LocateLlamaServer(opts);
   hardware::SystemRoots roots = hardware::SystemRoots::FromEnv();
   hardware::Inventory inventory = hardware::Discover(roots);

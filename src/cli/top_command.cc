@@ -62,10 +62,13 @@ std::pair<int, int> TerminalSize() {
 
 // Waits up to a second for a key; true when the user quits.
 bool WaitOrQuit() {
-  struct pollfd in {STDIN_FILENO, POLLIN, 0};
+  struct pollfd in {
+    STDIN_FILENO, POLLIN, 0
+  };
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   while (!g_quit) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     int ready = ::poll(&in, 1, static_cast<int>(left.count()));
     if (ready < 0) continue;  // EINTR: the signal handler ran; the loop checks g_quit
@@ -130,7 +133,8 @@ int Top() {
     auto now = std::chrono::steady_clock::now();
     double tokens = CompletionTokens(in->stats);
     double seconds = std::chrono::duration<double>(now - last_time).count();
-    if (seconds > 0 && tokens >= last_tokens) in->tokens_per_second = (tokens - last_tokens) / seconds;
+    if (seconds > 0 && tokens >= last_tokens)
+      in->tokens_per_second = (tokens - last_tokens) / seconds;
     last_tokens = tokens;
     last_time = now;
     Draw(*in);
@@ -141,7 +145,8 @@ int Top() {
 }  // namespace
 
 void AddTopCommand(CLI::App& app, Action* action) {
-  auto* cmd = app.add_subcommand("top", "Live view: devices, loaded models, queues, tokens/s (q quits)");
+  auto* cmd =
+      app.add_subcommand("top", "Live view: devices, loaded models, queues, tokens/s (q quits)");
   cmd->callback([action] { *action = [] { return Top(); }; });
 }
 

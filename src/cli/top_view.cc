@@ -31,11 +31,12 @@ std::string Duration(double seconds) {
   return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
 }
 
-std::string DeviceLine(const std::string& label, const std::string& name, std::optional<double> busy,
-                       double used, double total) {
-  std::string util = busy ? fmt::format("{} {:3.0f}%", Bar(*busy / 100, 10), *busy) : "     -          ";
-  std::string mem = total > 0 ? fmt::format("{} {}/{}", Bar(used / total, 10), HumanBytes(uint64_t(used)),
-                                            HumanBytes(uint64_t(total)))
+std::string DeviceLine(const std::string& label, const std::string& name,
+                       std::optional<double> busy, double used, double total) {
+  std::string util =
+      busy ? fmt::format("{} {:3.0f}%", Bar(*busy / 100, 10), *busy) : "     -          ";
+  std::string mem = total > 0 ? fmt::format("{} {}/{}", Bar(used / total, 10),
+                                            HumanBytes(uint64_t(used)), HumanBytes(uint64_t(total)))
                               : "";
   return fmt::format(" {:<5} {:<14.14} {}  {}", label, name, util, mem);
 }
@@ -130,7 +131,8 @@ std::vector<std::string> RenderTop(const TopInput& in, int width, int height) {
   out.push_back("");
   std::size_t footer = 3;  // blank, throughput, last request
   std::size_t used = out.size() + footer;
-  std::size_t room = height > 0 && std::size_t(height) > used + 1 ? std::size_t(height) - used - 1 : 1;
+  std::size_t room =
+      height > 0 && std::size_t(height) > used + 1 ? std::size_t(height) - used - 1 : 1;
   Models(in, out, room);
   out.push_back("");
   out.push_back(Throughput(in));

@@ -11,11 +11,11 @@
 namespace zest::cli {
 
 struct TopInput {
-  std::string server;           // the URL shown in the title
-  std::string clock;            // "15:30:40"
-  nlohmann::json system;        // GET /api/v1/system-info
-  nlohmann::json instances;     // GET /api/v1/ps ["instances"]
-  nlohmann::json stats;         // GET /api/v1/stats
+  std::string server;                       // the URL shown in the title
+  std::string clock;                        // "15:30:40"
+  nlohmann::json system;                    // GET /api/v1/system-info
+  nlohmann::json instances;                 // GET /api/v1/ps ["instances"]
+  nlohmann::json stats;                     // GET /api/v1/stats
   std::optional<double> tokens_per_second;  // generated, over the last refresh
 };
 

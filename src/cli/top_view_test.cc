@@ -22,12 +22,16 @@ TopInput Sample(int instances) {
   json queues = json::array();
   for (int i = 0; i < instances; ++i) {
     std::string model = "a-model-with-a-rather-long-name-" + std::to_string(i);
-    in.instances.push_back({{"model", model}, {"state", "ready"}, {"pid", 1000 + i}, {"uptime_s", 75.0}});
-    queues.push_back({{"model", model}, {"slots", 4}, {"busy", 4}, {"waiting", {{"high", 1}, {"normal", 7}, {"low", 2}}}});
+    in.instances.push_back(
+        {{"model", model}, {"state", "ready"}, {"pid", 1000 + i}, {"uptime_s", 75.0}});
+    queues.push_back({{"model", model},
+                      {"slots", 4},
+                      {"busy", 4},
+                      {"waiting", {{"high", 1}, {"normal", 7}, {"low", 2}}}});
   }
-  in.stats = {{"model", "x"}, {"time_to_first_token", 0.25}, {"tokens_per_second", 42.0},
-              {"input_tokens", 20}, {"cached_tokens", 3}, {"output_tokens", 8}, {"queues", queues},
-              {"totals", {{"requests", 12}}}};
+  in.stats = {{"model", "x"},       {"time_to_first_token", 0.25}, {"tokens_per_second", 42.0},
+              {"input_tokens", 20}, {"cached_tokens", 3},          {"output_tokens", 8},
+              {"queues", queues},   {"totals", {{"requests", 12}}}};
   in.tokens_per_second = 12.5;
   return in;
 }
@@ -42,11 +46,13 @@ TEST(TopViewTest, ShowsDevicesQueuesAndThroughput) {
   std::string frame = Joined(RenderTop(Sample(1), 80, 24));
   EXPECT_NE(frame.find("cpu   AMD Ryzen AI 9 [#####.....]  50%"), std::string::npos) << frame;
   EXPECT_NE(frame.find("gpu0  AMD Radeon 890 [##########]  97%  [#####.....] 4.0 GB/8.0 GB"),
-            std::string::npos) << frame;
+            std::string::npos)
+      << frame;
   EXPECT_NE(frame.find("npu0  AMD XDNA2 NPU  suspended"), std::string::npos) << frame;
   EXPECT_NE(frame.find("ready     1000   1m15s    4/4  1/7/2"), std::string::npos) << frame;
   EXPECT_NE(frame.find("12.5 tok/s generated, 12 requests"), std::string::npos) << frame;
-  EXPECT_NE(frame.find("TTFT 0.250 s, 42.0 tok/s, 20 in (3 cached) / 8 out"), std::string::npos) << frame;
+  EXPECT_NE(frame.find("TTFT 0.250 s, 42.0 tok/s, 20 in (3 cached) / 8 out"), std::string::npos)
+      << frame;
 }
 
 TEST(TopViewTest, FitsTheTerminalWithManyModels) {

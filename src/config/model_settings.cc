@@ -47,21 +47,23 @@ Option Flag(bool ModelSettings::*member) {
           "true or false"};
 }
 
-Option Text(std::string ModelSettings::*member, std::vector<std::string> allowed, const char* what) {
-  return {[=](const OptionValue& v, ModelSettings& m) {
-            const std::string* s = std::get_if<std::string>(&v);
-            if (s == nullptr) return false;
-            if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), *s) == allowed.end()) {
-              return false;
-            }
-            m.*member = *s;
-            return true;
-          },
-          [=](const ModelSettings& m) -> std::optional<OptionValue> {
-            if ((m.*member).empty()) return std::nullopt;
-            return OptionValue(m.*member);
-          },
-          what};
+Option Text(std::string ModelSettings::*member, std::vector<std::string> allowed,
+            const char* what) {
+  return {
+      [=](const OptionValue& v, ModelSettings& m) {
+        const std::string* s = std::get_if<std::string>(&v);
+        if (s == nullptr) return false;
+        if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), *s) == allowed.end()) {
+          return false;
+        }
+        m.*member = *s;
+        return true;
+      },
+      [=](const ModelSettings& m) -> std::optional<OptionValue> {
+        if ((m.*member).empty()) return std::nullopt;
+        return OptionValue(m.*member);
+      },
+      what};
 }
 
 // llama.cpp takes at most 16 devices; an all-zero split would mean "the

@@ -48,7 +48,8 @@ Status ParseModelTables(const toml::table& models, const std::string& file,
       if (set.message().starts_with("unknown option")) {
         return InvalidArgument("models.\"" + model + "\": unknown key '" + option + "' in " + file);
       }
-      return InvalidArgument("models.\"" + model + "\"." + option + ": " + set.message() + " in " + file);
+      return InvalidArgument("models.\"" + model + "\"." + option + ": " + set.message() + " in " +
+                             file);
     }
     out[model] = std::move(settings);
   }

@@ -2,9 +2,10 @@
 // Internal to config/ (the only header here that names toml++ types).
 #pragma once
 
+#include <toml++/toml.h>
+
 #include <map>
 #include <string>
-#include <toml++/toml.h>
 
 #include "config/model_settings.h"
 #include "core/result.h"

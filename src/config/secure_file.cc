@@ -74,10 +74,9 @@ Status CheckNotWorldWritable(const fs::path& path, std::string_view what) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return IoError(Errno("cannot stat", path));
   if ((st.st_mode & S_IWOTH) == 0) return Status::Ok();
-  return InvalidArgument(std::string(what) + " " + path.string() +
-                         " is world-writable (mode " + Octal(st.st_mode) +
-                         "): any local user could replace it; refusing to use it (chmod o-w " +
-                         path.string() + ")");
+  return InvalidArgument(
+      std::string(what) + " " + path.string() + " is world-writable (mode " + Octal(st.st_mode) +
+      "): any local user could replace it; refusing to use it (chmod o-w " + path.string() + ")");
 }
 
 }  // namespace zest::config

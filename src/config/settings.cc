@@ -1,13 +1,14 @@
 #include "config/settings.h"
 
-#include <charconv>
-#include <cctype>
-#include <cstdlib>
 #include <toml++/toml.h>
 
-#include "core/duration.h"
+#include <cctype>
+#include <charconv>
+#include <cstdlib>
+
 #include "config/model_tables.h"
 #include "config/secure_file.h"
+#include "core/duration.h"
 
 namespace zest::config {
 namespace {
@@ -241,8 +242,8 @@ struct Loader {
   Status Apply(const Field& f, const std::string& text, Source source, const std::string& detail) {
     Status st = f.set(out.settings, text);
     if (!st.ok()) {
-      return InvalidArgument(std::string(f.key) + ": " + st.message() + " (" +
-                             SourceName(source) + " " + detail + ")");
+      return InvalidArgument(std::string(f.key) + ": " + st.message() + " (" + SourceName(source) +
+                             " " + detail + ")");
     }
     origin[f.key] = {source, detail};
     return Status::Ok();
@@ -268,7 +269,8 @@ struct Loader {
       const toml::node* node = parsed.at_path(f.key).node();
       if (node == nullptr) continue;
       std::optional<std::string> text = TomlText(*node);
-      if (!text) return InvalidArgument(std::string(f.key) + ": unsupported value type in " + file.string());
+      if (!text)
+        return InvalidArgument(std::string(f.key) + ": unsupported value type in " + file.string());
       ZEST_RETURN_IF_ERROR(Apply(f, *text, Source::kFile, file.string()));
     }
     if (const toml::table* models = parsed["models"].as_table()) {
@@ -293,7 +295,8 @@ struct Loader {
     auto colon = text.rfind(':');
     bool bracketed_v6 = !text.empty() && text.front() == '[';
     if (colon != std::string::npos && (!bracketed_v6 || text[colon - 1] == ']')) {
-      ZEST_RETURN_IF_ERROR(Apply(*FindField("server.port"), text.substr(colon + 1), Source::kEnv, "ZEST_HOST"));
+      ZEST_RETURN_IF_ERROR(
+          Apply(*FindField("server.port"), text.substr(colon + 1), Source::kEnv, "ZEST_HOST"));
       text = text.substr(0, colon);
     }
     if (bracketed_v6) text = text.substr(1, text.size() - 2);
@@ -312,7 +315,8 @@ struct Loader {
 
 fs::path DefaultHome(const LoadInputs& inputs) {
   if (auto home = inputs.getenv("ZEST_HOME"); home && !home->empty()) return *home;
-  if (auto xdg = inputs.getenv("XDG_DATA_HOME"); xdg && !xdg->empty()) return fs::path(*xdg) / "zest";
+  if (auto xdg = inputs.getenv("XDG_DATA_HOME"); xdg && !xdg->empty())
+    return fs::path(*xdg) / "zest";
   std::string user_home = inputs.getenv("HOME").value_or("/tmp");
   return fs::path(user_home) / ".local/share/zest";
 }
@@ -321,10 +325,14 @@ fs::path DefaultHome(const LoadInputs& inputs) {
 
 const char* SourceName(Source source) {
   switch (source) {
-    case Source::kDefault: return "default";
-    case Source::kFile: return "file";
-    case Source::kEnv: return "env";
-    case Source::kFlag: return "flag";
+    case Source::kDefault:
+      return "default";
+    case Source::kFile:
+      return "file";
+    case Source::kEnv:
+      return "env";
+    case Source::kFlag:
+      return "flag";
   }
   return "?";
 }

@@ -29,28 +29,28 @@ struct Settings {
   std::filesystem::path home;        // $ZEST_HOME, default ~/.local/share/zest
   std::filesystem::path models_dir;  // default <home>/models
   // [engine]
-  std::filesystem::path llama_server;  // configured engine binary; empty = search
-  std::filesystem::path engine_rootfs; // empty = the default rootfs location
-  std::filesystem::path flm;           // FastFlowLM's `flm` (NPU engine); empty = search PATH
-  int ctx_size = 4096;                 // per request (slot); 0 = the model's own
-  int parallel = 4;                    // slots per instance
-  int threads = 0;                     // engine threads; 0 = engine default
-  int ready_timeout_s = 120;           // how long an engine may take to load
-  int watchdog_s = 30;  // an engine silent this long (hung, stopped) is killed; 0 = off
+  std::filesystem::path llama_server;   // configured engine binary; empty = search
+  std::filesystem::path engine_rootfs;  // empty = the default rootfs location
+  std::filesystem::path flm;            // FastFlowLM's `flm` (NPU engine); empty = search PATH
+  int ctx_size = 4096;                  // per request (slot); 0 = the model's own
+  int parallel = 4;                     // slots per instance
+  int threads = 0;                      // engine threads; 0 = engine default
+  int ready_timeout_s = 120;            // how long an engine may take to load
+  int watchdog_s = 30;       // an engine silent this long (hung, stopped) is killed; 0 = off
   int crash_loop_limit = 3;  // failures within 60 s that hold a model off for 30 s; 0 = never
   // [scheduler]
-  int max_queue = 64;                   // waiting requests per model
-  int queue_timeout_s = 300;            // how long a request may wait for a slot
+  int max_queue = 64;                      // waiting requests per model
+  int queue_timeout_s = 300;               // how long a request may wait for a slot
   uint64_t max_queued_tokens = 1'000'000;  // estimated prompt tokens waiting per model
-  int aging_s = 10;                     // wait that lifts a request one priority class
-  int reserved_slots = 1;               // extra engine slots only high priority may use
-  std::string keep_alive = "10m";       // idle time before a model unloads (core/duration.h)
-  int heartbeat_s = 5;                  // SSE comment interval while a stream waits; 0 = off
-  bool save_slots = true;               // keep an unloaded model's conversations (KV cache)
-  bool autoscale = true;                // add replicas of a model whose queue stays long
-  int autoscale_max_replicas = 2;       // instances per model, the first included
-  int autoscale_window_s = 10;          // how long the queue stays long before one is added
-  int autoscale_idle_s = 60;            // how long an extra instance idles before it goes
+  int aging_s = 10;                        // wait that lifts a request one priority class
+  int reserved_slots = 1;                  // extra engine slots only high priority may use
+  std::string keep_alive = "10m";          // idle time before a model unloads (core/duration.h)
+  int heartbeat_s = 5;                     // SSE comment interval while a stream waits; 0 = off
+  bool save_slots = true;                  // keep an unloaded model's conversations (KV cache)
+  bool autoscale = true;                   // add replicas of a model whose queue stays long
+  int autoscale_max_replicas = 2;          // instances per model, the first included
+  int autoscale_window_s = 10;             // how long the queue stays long before one is added
+  int autoscale_idle_s = 60;               // how long an extra instance idles before it goes
   // Experimental prefill/decode split (api/prefill_handoff.h): prompts of at
   // least this many (estimated) tokens prefill on another instance; 0 = off.
   uint64_t split_prefill_tokens = 0;
@@ -65,23 +65,23 @@ struct Settings {
   // [models."name"] tables: per-model engine options (model_settings.h).
   std::map<std::string, ModelSettings> model_settings;
   // [server] security and limits (see README "Security")
-  std::string api_key;                    // one admin key; secret (never printed)
-  bool insecure_no_auth = false;          // allow a non-loopback bind without keys
-  std::string cors_origins;               // comma-separated exact origins
-  std::filesystem::path tls_cert;         // PEM chain; with tls_key, serve HTTPS
+  std::string api_key;             // one admin key; secret (never printed)
+  bool insecure_no_auth = false;   // allow a non-loopback bind without keys
+  std::string cors_origins;        // comma-separated exact origins
+  std::filesystem::path tls_cert;  // PEM chain; with tls_key, serve HTTPS
   std::filesystem::path tls_key;
-  uint16_t https_redirect_port = 0;       // with TLS: plain HTTP here answers 308 to HTTPS; 0 = off
+  uint16_t https_redirect_port = 0;  // with TLS: plain HTTP here answers 308 to HTTPS; 0 = off
   uint64_t max_header_bytes = 64 * 1024;
-  int header_timeout_s = 10;              // accept/first byte → headers complete
-  int body_timeout_s = 120;               // headers → body complete
-  int idle_timeout_s = 60;                // between requests on a kept-alive connection
-  int max_connections_per_client = 256;   // per remote address; 0 = unlimited
-  int max_json_depth = 64;                // nesting of a request body
-  int max_messages = 4096;                // chat messages per request
-  int max_tokens_cap = 131072;            // largest max_tokens a request may ask for
-  int max_connections = 1024;             // in all; 0 = unlimited (see http/connection.h)
-  std::string allowed_hosts;              // comma-separated Host names besides loopback and
-                                          // the bind address (DNS-rebinding guard)
+  int header_timeout_s = 10;             // accept/first byte → headers complete
+  int body_timeout_s = 120;              // headers → body complete
+  int idle_timeout_s = 60;               // between requests on a kept-alive connection
+  int max_connections_per_client = 256;  // per remote address; 0 = unlimited
+  int max_json_depth = 64;               // nesting of a request body
+  int max_messages = 4096;               // chat messages per request
+  int max_tokens_cap = 131072;           // largest max_tokens a request may ask for
+  int max_connections = 1024;            // in all; 0 = unlimited (see http/connection.h)
+  std::string allowed_hosts;             // comma-separated Host names besides loopback and
+                                         // the bind address (DNS-rebinding guard)
   // [limits]
   // max_tokens of a chat or text completion that names none (the engine
   // would otherwise generate until the context is full).
@@ -91,8 +91,8 @@ struct Settings {
   // scheduler.keep_alive.
   std::string max_keep_alive;
   // [metrics]
-  bool metrics_public = false;            // /metrics without a key
-  bool metrics_enabled = true;            // false: no /metrics, no per-request accounting
+  bool metrics_public = false;  // /metrics without a key
+  bool metrics_enabled = true;  // false: no /metrics, no per-request accounting
 
   std::filesystem::path RunDir() const { return home / "run"; }
   // One pid file per running engine (engines/pid_file.h).
@@ -109,10 +109,10 @@ const char* SourceName(Source source);
 
 // One row of `zest config`: "server.port = 9378 (env ZEST_PORT)".
 struct SettingOrigin {
-  std::string key;      // "server.port"
-  std::string value;    // rendered value
+  std::string key;    // "server.port"
+  std::string value;  // rendered value
   Source source = Source::kDefault;
-  std::string detail;   // file path, variable or flag name
+  std::string detail;  // file path, variable or flag name
 };
 
 struct LoadInputs {

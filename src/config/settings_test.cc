@@ -1,7 +1,6 @@
 #include "config/settings.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <fstream>
@@ -139,7 +138,8 @@ TEST_F(SettingsTest, AutoscaleKeys) {
   EXPECT_EQ(defaults->settings.autoscale_max_replicas, 2);
   EXPECT_EQ(defaults->settings.autoscale_window_s, 10);
   EXPECT_EQ(defaults->settings.autoscale_idle_s, 60);
-  WriteConfig("[scheduler]\nautoscale = false\nautoscale_max_replicas = 3\nautoscale_window_s = 5\n");
+  WriteConfig(
+      "[scheduler]\nautoscale = false\nautoscale_max_replicas = 3\nautoscale_window_s = 5\n");
   env_["ZEST_AUTOSCALE_IDLE"] = "7";
   auto loaded = Load();
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
@@ -220,7 +220,8 @@ TEST(ModelOptionTest, SetAndListOptionsByName) {
   EXPECT_TRUE(SetModelOption(m, "no_mmap", OptionValue(true)).ok());
   EXPECT_EQ(m.ctx_size, 65536u);
   EXPECT_EQ(m.flash_attention, false);
-  EXPECT_EQ(SetModelOption(m, "gpu_layers", OptionValue(int64_t{3})).message(), "unknown option 'gpu_layers'");
+  EXPECT_EQ(SetModelOption(m, "gpu_layers", OptionValue(int64_t{3})).message(),
+            "unknown option 'gpu_layers'");
   EXPECT_EQ(SetModelOption(m, "parallel", OptionValue(int64_t{0})).message(), "expected 1 to 256");
   EXPECT_EQ(SetModelOption(m, "ctx_size", OptionValue(2.5)).message(), "expected a context length");
   EXPECT_EQ(SetModelOption(m, "kv_type", OptionValue(std::string("q5_1"))).message(),
@@ -231,7 +232,8 @@ TEST(ModelOptionTest, SetAndListOptionsByName) {
   ASSERT_EQ(listed.size(), 4u);
   EXPECT_EQ(listed[0].first, "ctx_size");
   ModelSettings again;
-  for (const auto& [key, value] : listed) ASSERT_TRUE(SetModelOption(again, key, value).ok()) << key;
+  for (const auto& [key, value] : listed)
+    ASSERT_TRUE(SetModelOption(again, key, value).ok()) << key;
   EXPECT_EQ(again, m);
 }
 
@@ -282,7 +284,9 @@ TEST(ModelOptionTest, FlmTagIsAFastFlowLmCheckpointName) {
 }
 
 TEST_F(SettingsTest, ApiKeyIsNeverPrintedAndItsConfigFileMustBePrivate) {
-  WriteConfig("[server]\napi_key = \"secret-value\"\ncors_origins = [\"https://a.example\", \"https://b.example\"]\n");
+  WriteConfig(
+      "[server]\napi_key = \"secret-value\"\ncors_origins = [\"https://a.example\", "
+      "\"https://b.example\"]\n");
   ::chmod((home_ / "config.toml").c_str(), 0644);
   auto refused = Load();
   ASSERT_FALSE(refused.ok());
@@ -314,7 +318,8 @@ TEST_F(SettingsTest, WriteFileAtomicallySetsTheModeAndReplaces) {
   std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(text, "two");
   int leftovers = 0;
-  for (const auto& entry : fs::directory_iterator(home_)) leftovers += entry.path().filename().string().starts_with(".secret") ? 1 : 0;
+  for (const auto& entry : fs::directory_iterator(home_))
+    leftovers += entry.path().filename().string().starts_with(".secret") ? 1 : 0;
   EXPECT_EQ(leftovers, 0);
 }
 

@@ -1,11 +1,11 @@
 #include "core/logging.h"
 
+#include <fmt/chrono.h>
 #include <spdlog/details/log_msg.h>
 #include <spdlog/formatter.h>
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
-#include <fmt/chrono.h>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -24,11 +24,21 @@ void AppendJsonString(std::string& out, std::string_view text) {
   out += '"';
   for (unsigned char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -47,9 +57,9 @@ class JsonFormatter final : public spdlog::formatter {
  public:
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
     auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch());
-    std::string time = fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03}Z",
-                                   fmt::gmtime(std::chrono::system_clock::to_time_t(msg.time)),
-                                   ms.count() % 1000);
+    std::string time =
+        fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03}Z",
+                    fmt::gmtime(std::chrono::system_clock::to_time_t(msg.time)), ms.count() % 1000);
     auto level = spdlog::level::to_string_view(msg.level);
     std::string line = JsonLogLine(time, std::string_view(level.data(), level.size()),
                                    std::string_view(msg.payload.data(), msg.payload.size()));
@@ -124,21 +134,36 @@ std::string JsonLogLine(std::string_view time, std::string_view level, std::stri
 
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kNotFound: return "not_found";
-    case ErrorCode::kAlreadyExists: return "already_exists";
-    case ErrorCode::kTooLarge: return "too_large";
-    case ErrorCode::kUnavailable: return "unavailable";
-    case ErrorCode::kEngineFailed: return "engine_failed";
-    case ErrorCode::kUnsupported: return "unsupported";
-    case ErrorCode::kCancelled: return "cancelled";
-    case ErrorCode::kTimeout: return "timeout";
-    case ErrorCode::kQueueFull: return "queue_full";
-    case ErrorCode::kQueueTimeout: return "queue_timeout";
-    case ErrorCode::kInsufficientMemory: return "insufficient_memory";
-    case ErrorCode::kConflict: return "conflict";
-    case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kNotFound:
+      return "not_found";
+    case ErrorCode::kAlreadyExists:
+      return "already_exists";
+    case ErrorCode::kTooLarge:
+      return "too_large";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kEngineFailed:
+      return "engine_failed";
+    case ErrorCode::kUnsupported:
+      return "unsupported";
+    case ErrorCode::kCancelled:
+      return "cancelled";
+    case ErrorCode::kTimeout:
+      return "timeout";
+    case ErrorCode::kQueueFull:
+      return "queue_full";
+    case ErrorCode::kQueueTimeout:
+      return "queue_timeout";
+    case ErrorCode::kInsufficientMemory:
+      return "insufficient_memory";
+    case ErrorCode::kConflict:
+      return "conflict";
+    case ErrorCode::kInternal:
+      return "internal";
   }
   return "unknown";
 }

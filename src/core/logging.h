@@ -19,7 +19,8 @@ namespace zest {
 // "json" (one object per line: time, level, msg, request_id when tagged).
 // Logs go to stderr and, formatted the same way, into the returned ring
 // (zest's recent lines, for `zest logs`).
-std::shared_ptr<LineRing> SetupLogging(const std::string& level, const std::string& format = "text");
+std::shared_ptr<LineRing> SetupLogging(const std::string& level,
+                                       const std::string& format = "text");
 
 // The prefix that ties a log line to a request.
 std::string RequestTag(std::string_view request_id);

@@ -17,16 +17,16 @@ enum class ErrorCode {
   kInvalidArgument,  // the caller sent something malformed
   kNotFound,         // no such model, file, route...
   kAlreadyExists,
-  kTooLarge,         // over a configured size limit
-  kUnavailable,      // a dependency (engine, socket) is not answering
-  kEngineFailed,     // an engine failed to start or died
+  kTooLarge,      // over a configured size limit
+  kUnavailable,   // a dependency (engine, socket) is not answering
+  kEngineFailed,  // an engine failed to start or died
   kUnsupported,
   kCancelled,
   kTimeout,
-  kQueueFull,        // admission queue over its bounds (429)
-  kQueueTimeout,     // waited in the queue past the deadline (503)
+  kQueueFull,           // admission queue over its bounds (429)
+  kQueueTimeout,        // waited in the queue past the deadline (503)
   kInsufficientMemory,  // the model does not fit the memory left on any device (507)
-  kConflict,         // the target's state forbids it now, e.g. reloading a busy model (409)
+  kConflict,            // the target's state forbids it now, e.g. reloading a busy model (409)
   kInternal,
 };
 
@@ -68,7 +68,7 @@ class [[nodiscard]] Result {
   // Asio's co_spawn needs default-constructible results; a default Result is
   // an error, so forgetting to assign one cannot pass for success.
   Result() : v_(Status(ErrorCode::kInternal, "result was never set")) {}
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(v_); }
@@ -94,9 +94,9 @@ class [[nodiscard]] Result {
 #define ZEST_CONCAT_(a, b) ZEST_CONCAT_INNER_(a, b)
 
 // Returns the Status from the enclosing function when `expr` is an error.
-#define ZEST_RETURN_IF_ERROR(expr)          \
-  do {                                      \
-    ::zest::Status zest_status_ = (expr);   \
+#define ZEST_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::zest::Status zest_status_ = (expr);        \
     if (!zest_status_.ok()) return zest_status_; \
   } while (0)
 

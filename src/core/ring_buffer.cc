@@ -37,7 +37,8 @@ std::vector<std::string> LineRing::Since(uint64_t from, uint64_t* next) const {
   std::lock_guard lock(mu_);
   *next = stored_;
   uint64_t first = stored_ - lines_.size();  // number of lines_.front()
-  std::size_t skip = from > first ? static_cast<std::size_t>(std::min<uint64_t>(from - first, lines_.size())) : 0;
+  std::size_t skip =
+      from > first ? static_cast<std::size_t>(std::min<uint64_t>(from - first, lines_.size())) : 0;
   return {lines_.begin() + static_cast<std::ptrdiff_t>(skip), lines_.end()};
 }
 

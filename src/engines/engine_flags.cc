@@ -49,16 +49,25 @@ std::string Choices(const FlagSpec& spec) {
 // What a value of this kind looks like, for the error message.
 std::string Expected(const FlagSpec& spec) {
   switch (spec.value) {
-    case FlagValue::kNone: return "no value";
+    case FlagValue::kNone:
+      return "no value";
     case FlagValue::kInt:
-    case FlagValue::kIntPair: return "an integer";
-    case FlagValue::kNumber: return "a number";
-    case FlagValue::kChoice: return "one of " + Choices(spec);
-    case FlagValue::kChoiceList: return "a comma-separated list of " + Choices(spec);
-    case FlagValue::kText: return "text without NUL bytes, at most 256 KiB";
-    case FlagValue::kPath: return "a file path";
-    case FlagValue::kPathList: return "comma-separated file paths";
-    case FlagValue::kScaledPathList: return "comma-separated FILE:SCALE pairs";
+    case FlagValue::kIntPair:
+      return "an integer";
+    case FlagValue::kNumber:
+      return "a number";
+    case FlagValue::kChoice:
+      return "one of " + Choices(spec);
+    case FlagValue::kChoiceList:
+      return "a comma-separated list of " + Choices(spec);
+    case FlagValue::kText:
+      return "text without NUL bytes, at most 256 KiB";
+    case FlagValue::kPath:
+      return "a file path";
+    case FlagValue::kPathList:
+      return "comma-separated file paths";
+    case FlagValue::kScaledPathList:
+      return "comma-separated FILE:SCALE pairs";
   }
   return "a value";
 }
@@ -75,11 +84,15 @@ bool SplitScaled(const std::string& item, std::string* file, std::string* scale)
 
 bool ValidValue(const FlagSpec& spec, const std::string& v) {
   switch (spec.value) {
-    case FlagValue::kNone: return false;
+    case FlagValue::kNone:
+      return false;
     case FlagValue::kInt:
-    case FlagValue::kIntPair: return ParseInt(v, spec.min, spec.max);
-    case FlagValue::kNumber: return ParseNumber(v, spec.min, spec.max);
-    case FlagValue::kChoice: return IsChoice(spec, v);
+    case FlagValue::kIntPair:
+      return ParseInt(v, spec.min, spec.max);
+    case FlagValue::kNumber:
+      return ParseNumber(v, spec.min, spec.max);
+    case FlagValue::kChoice:
+      return IsChoice(spec, v);
     case FlagValue::kChoiceList: {
       auto items = SplitCommas(v);
       return std::all_of(items.begin(), items.end(),
@@ -87,7 +100,8 @@ bool ValidValue(const FlagSpec& spec, const std::string& v) {
     }
     case FlagValue::kText:
       return v.size() <= kMaxTextBytes && v.find('\0') == std::string::npos;
-    case FlagValue::kPath: return !v.empty() && v.find('\0') == std::string::npos;
+    case FlagValue::kPath:
+      return !v.empty() && v.find('\0') == std::string::npos;
     case FlagValue::kPathList: {
       auto items = SplitCommas(v);
       return std::none_of(items.begin(), items.end(), [](const std::string& i) {
@@ -131,8 +145,8 @@ Status Refuse(const FlagTable& table, std::string_view given, const std::string&
                              std::string(owned.why) + ")");
     }
   }
-  return InvalidArgument("extra engine argument " + Named(given, name) + " is not allowed: " +
-                         "zest passes only the " + std::string(table.engine) +
+  return InvalidArgument("extra engine argument " + Named(given, name) +
+                         " is not allowed: " + "zest passes only the " + std::string(table.engine) +
                          " flags listed in the README (Engine flags) to the engine");
 }
 

@@ -22,16 +22,16 @@
 namespace zest::engines {
 
 enum class FlagValue {
-  kNone,             // a switch
-  kInt,              // an integer within [min, max]
-  kNumber,           // a decimal number within [min, max]
-  kChoice,           // one of `choices`
-  kChoiceList,       // comma-separated, each one of `choices`
-  kText,             // free text (a prompt, a grammar, a template): no NUL, bounded
-  kPath,             // a file zest serves (see ResolveFlagPaths)
-  kPathList,         // comma-separated files
-  kScaledPathList,   // comma-separated FILE:SCALE
-  kIntPair,          // two integers, two arguments ("START END")
+  kNone,            // a switch
+  kInt,             // an integer within [min, max]
+  kNumber,          // a decimal number within [min, max]
+  kChoice,          // one of `choices`
+  kChoiceList,      // comma-separated, each one of `choices`
+  kText,            // free text (a prompt, a grammar, a template): no NUL, bounded
+  kPath,            // a file zest serves (see ResolveFlagPaths)
+  kPathList,        // comma-separated files
+  kScaledPathList,  // comma-separated FILE:SCALE
+  kIntPair,         // two integers, two arguments ("START END")
 };
 
 struct FlagSpec {

@@ -119,18 +119,18 @@ TEST(LlamaServerFlags, AllowedFlagsAreGivenInTheirCanonicalSpelling) {
 
 TEST(LlamaServerFlags, ValuesAreCheckedByType) {
   const std::vector<Args> bad = {
-      {"--temp"},                     // missing
-      {"--temp", "hot"},              // not a number
-      {"--temp", "nan"},              // not finite
-      {"--top-k", "4.5"},             // not an integer
-      {"--top-p", "2"},               // out of range
-      {"-rea", "maybe"},              // not a choice
+      {"--temp"},          // missing
+      {"--temp", "hot"},   // not a number
+      {"--temp", "nan"},   // not finite
+      {"--top-k", "4.5"},  // not an integer
+      {"--top-p", "2"},    // out of range
+      {"-rea", "maybe"},   // not a choice
       {"--spec-type", "ngram-simple,shell"},
-      {"--swa-full=1"},               // a switch takes no value
+      {"--swa-full=1"},  // a switch takes no value
       {"--control-vector-layer-range=1"},
-      {"--lora-scaled", "a.gguf"},    // no scale
+      {"--lora-scaled", "a.gguf"},  // no scale
       {"--chat-template", std::string("a\0b", 3)},
-      {"0.7"},                        // a value without its flag
+      {"0.7"},  // a value without its flag
   };
   for (const Args& args : bad) {
     auto flags = CheckLlamaServerArgs(args);
@@ -167,17 +167,17 @@ class FlagPaths : public ::testing::Test {
 };
 
 TEST_F(FlagPaths, FilesZestServesAreResolvedAndListedForBinding) {
-  auto flags = CheckLlamaServerArgs(
-      {"--chat-template-file", (models_ / "tmpl.jinja").string(), "--lora-scaled",
-       (models_ / "sub/../sub/lora.gguf").string() + ":0.5"});
+  auto flags =
+      CheckLlamaServerArgs({"--chat-template-file", (models_ / "tmpl.jinja").string(),
+                            "--lora-scaled", (models_ / "sub/../sub/lora.gguf").string() + ":0.5"});
   ASSERT_TRUE(flags.ok()) << flags.status().ToString();
   auto files = ResolveFlagPaths(*flags, {models_});
   ASSERT_TRUE(files.ok()) << files.status().ToString();
   fs::path root = fs::canonical(models_);
   EXPECT_EQ(*files, (std::vector<fs::path>{root / "tmpl.jinja", root / "sub/lora.gguf"}));
-  EXPECT_EQ(FlagArgv(*flags),
-            (std::vector<std::string>{"--chat-template-file", (root / "tmpl.jinja").string(),
-                                      "--lora-scaled", (root / "sub/lora.gguf").string() + ":0.5"}));
+  EXPECT_EQ(FlagArgv(*flags), (std::vector<std::string>{
+                                  "--chat-template-file", (root / "tmpl.jinja").string(),
+                                  "--lora-scaled", (root / "sub/lora.gguf").string() + ":0.5"}));
 }
 
 TEST_F(FlagPaths, FilesOutsideTheServedRootsAreRefused) {

@@ -130,8 +130,8 @@ TEST(EngineLocation, RootfsCommandIsSandboxedWithBinds) {
   EXPECT_TRUE(HasSequence(argv, {"--bind", "/run/z/engine-1", "/run/z/engine-1"}));
   EXPECT_TRUE(HasSequence(argv, {"--ro-bind", "/models/m.gguf", "/models/m.gguf"}));
   EXPECT_TRUE(HasSequence(argv, {"--tmpfs", "/home/u/.local/share/zest"}));
-  EXPECT_TRUE(HasSequence(argv, {"--", "/usr/bin/llama-server", "--host",
-                                 "/run/z/engine-1/engine.sock"}));
+  EXPECT_TRUE(
+      HasSequence(argv, {"--", "/usr/bin/llama-server", "--host", "/run/z/engine-1/engine.sock"}));
   EXPECT_FALSE(HasSequence(argv, {"--ro-bind", "/", "/"}));
   // Binds come after the private /tmp so a directory under /tmp is visible.
   auto tmpfs = std::find(argv.begin(), argv.end(), "--tmpfs");

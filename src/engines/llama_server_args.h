@@ -14,31 +14,31 @@ namespace zest::engines {
 // llama-server (build 11669): it has --load-mode instead of --no-mmap/--mlock,
 // and fits models to memory by itself unless told `--fit off`.
 struct EnginePlacement {
-  std::vector<std::string> devices;  // --device a,b; empty = --device none (CPU only)
-  int gpu_layers = 0;                // -ngl
-  std::vector<double> tensor_split;  // --tensor-split, when more than one device
-  int n_cpu_moe = 0;                 // --n-cpu-moe, when > 0
-  std::string cache_type_k = "f16";  // -ctk
-  std::string cache_type_v = "f16";  // -ctv
+  std::vector<std::string> devices;     // --device a,b; empty = --device none (CPU only)
+  int gpu_layers = 0;                   // -ngl
+  std::vector<double> tensor_split;     // --tensor-split, when more than one device
+  int n_cpu_moe = 0;                    // --n-cpu-moe, when > 0
+  std::string cache_type_k = "f16";     // -ctk
+  std::string cache_type_v = "f16";     // -ctv
   std::optional<bool> flash_attention;  // -fa on|off; unset = the engine's auto
-  bool no_mmap = false;              // --load-mode none (or mlock)
-  bool mlock = false;                // --load-mode mmap+mlock (or mlock)
-  std::optional<uint32_t> batch;     // -b
-  uint32_t ubatch = 512;             // -ub
+  bool no_mmap = false;                 // --load-mode none (or mlock)
+  bool mlock = false;                   // --load-mode mmap+mlock (or mlock)
+  std::optional<uint32_t> batch;        // -b
+  uint32_t ubatch = 512;                // -ub
 };
 
 struct LlamaServerOptions {
-  std::filesystem::path model;     // the GGUF file
-  std::string alias;               // model name clients use (--alias)
-  std::filesystem::path socket;    // UNIX socket (--host PATH.sock)
-  std::filesystem::path mmproj;    // vision projector (--mmproj); empty = none
-  int ctx_size = 0;                // -c, shared by all slots; 0 = the model's own
-  int parallel = 1;                // --parallel (slots)
-  int threads = 0;                 // -t; 0 = llama-server's default
-  bool embeddings = false;         // --embeddings (embedding models)
-  std::filesystem::path slot_save_path;  // --slot-save-path (slot save/restore); empty = none
+  std::filesystem::path model;               // the GGUF file
+  std::string alias;                         // model name clients use (--alias)
+  std::filesystem::path socket;              // UNIX socket (--host PATH.sock)
+  std::filesystem::path mmproj;              // vision projector (--mmproj); empty = none
+  int ctx_size = 0;                          // -c, shared by all slots; 0 = the model's own
+  int parallel = 1;                          // --parallel (slots)
+  int threads = 0;                           // -t; 0 = llama-server's default
+  bool embeddings = false;                   // --embeddings (embedding models)
+  std::filesystem::path slot_save_path;      // --slot-save-path (slot save/restore); empty = none
   std::optional<EnginePlacement> placement;  // unset: the engine decides
-  std::vector<std::string> extra;  // appended as given
+  std::vector<std::string> extra;            // appended as given
 };
 
 // argv starting with "llama-server": --host SOCKET [--alias NAME] -m MODEL

@@ -27,11 +27,26 @@ TEST(LlamaServerArgs, AllOptionsInOrder) {
   options.embeddings = true;
   options.mmproj = "/mmproj.gguf";
   options.extra = {"-ngl", "99"};
-  EXPECT_EQ(LlamaServerArgs(options),
-            (std::vector<std::string>{"llama-server", "--host", "/s.sock", "--alias", "m", "-m",
-                                      "/m.gguf", "--metrics", "--jinja", "--parallel", "4", "-c",
-                                      "4096", "-t", "2", "--mmproj", "/mmproj.gguf",
-                                      "--embeddings", "-ngl", "99"}));
+  EXPECT_EQ(LlamaServerArgs(options), (std::vector<std::string>{"llama-server",
+                                                                "--host",
+                                                                "/s.sock",
+                                                                "--alias",
+                                                                "m",
+                                                                "-m",
+                                                                "/m.gguf",
+                                                                "--metrics",
+                                                                "--jinja",
+                                                                "--parallel",
+                                                                "4",
+                                                                "-c",
+                                                                "4096",
+                                                                "-t",
+                                                                "2",
+                                                                "--mmproj",
+                                                                "/mmproj.gguf",
+                                                                "--embeddings",
+                                                                "-ngl",
+                                                                "99"}));
 }
 
 TEST(LlamaServerArgs, EmptyAliasIsLeftOut) {
@@ -61,11 +76,30 @@ TEST(LlamaServerArgs, PlacementOnTwoGpus) {
   options.extra = {"--temp", "0.5"};
   auto argv = LlamaServerArgs(options);
   const std::vector<std::string> tail(argv.begin() + 9, argv.end());
-  EXPECT_EQ(tail, (std::vector<std::string>{
-                      "--fit", "off", "--device", "Vulkan0,Vulkan1", "-ngl", "33",
-                      "--tensor-split", "24560,8192", "--n-cpu-moe", "4", "-ctk", "q8_0", "-ctv",
-                      "q4_0", "-fa", "on", "--load-mode", "none", "-b", "1024", "-ub", "256",
-                      "--temp", "0.5"}));
+  EXPECT_EQ(tail, (std::vector<std::string>{"--fit",
+                                            "off",
+                                            "--device",
+                                            "Vulkan0,Vulkan1",
+                                            "-ngl",
+                                            "33",
+                                            "--tensor-split",
+                                            "24560,8192",
+                                            "--n-cpu-moe",
+                                            "4",
+                                            "-ctk",
+                                            "q8_0",
+                                            "-ctv",
+                                            "q4_0",
+                                            "-fa",
+                                            "on",
+                                            "--load-mode",
+                                            "none",
+                                            "-b",
+                                            "1024",
+                                            "-ub",
+                                            "256",
+                                            "--temp",
+                                            "0.5"}));
 }
 
 TEST(LlamaServerArgs, CpuOnlyPlacementHidesGpus) {
@@ -78,9 +112,9 @@ TEST(LlamaServerArgs, CpuOnlyPlacementHidesGpus) {
   options.placement = p;
   auto argv = LlamaServerArgs(options);
   const std::vector<std::string> tail(argv.begin() + 9, argv.end());
-  EXPECT_EQ(tail, (std::vector<std::string>{"--fit", "off", "--device", "none", "-ngl", "0",
-                                            "-ctk", "f16", "-ctv", "f16", "--load-mode",
-                                            "mmap+mlock", "-ub", "512"}));
+  EXPECT_EQ(tail, (std::vector<std::string>{"--fit", "off", "--device", "none", "-ngl", "0", "-ctk",
+                                            "f16", "-ctv", "f16", "--load-mode", "mmap+mlock",
+                                            "-ub", "512"}));
 }
 
 }  // namespace

@@ -16,7 +16,9 @@ FlagSpec Choice(Names names, Names choices) {
   return {std::move(names), FlagValue::kChoice, std::move(choices)};
 }
 FlagSpec Text(Names names) { return {std::move(names), FlagValue::kText, {}}; }
-FlagSpec File(Names names, FlagValue kind = FlagValue::kPath) { return {std::move(names), kind, {}}; }
+FlagSpec File(Names names, FlagValue kind = FlagValue::kPath) {
+  return {std::move(names), kind, {}};
+}
 
 constexpr double kTokens = 1 << 30;  // a bound no sensible token count reaches
 

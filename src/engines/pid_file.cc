@@ -1,5 +1,4 @@
 #include "engines/pid_file.h"
-#include "core/private_dirs.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -12,6 +11,8 @@
 #include <sstream>
 #include <system_error>
 #include <thread>
+
+#include "core/private_dirs.h"
 
 namespace zest::engines {
 namespace {
@@ -102,11 +103,13 @@ Result<uint64_t> ProcessStartTicks(pid_t pid) {
   // "pid (comm) state ppid ...": comm may hold spaces and ')', so fields are
   // counted after the last ')'. State is field 3, starttime field 22.
   auto close_paren = stat.rfind(')');
-  if (close_paren == std::string::npos) return NotFound("unreadable stat of " + std::to_string(pid));
+  if (close_paren == std::string::npos)
+    return NotFound("unreadable stat of " + std::to_string(pid));
   std::istringstream fields(stat.substr(close_paren + 1));
   std::string field;
   for (int i = 3; i <= 22 && fields >> field; ++i) {
-    if (i == 3 && (field == "Z" || field == "X")) return NotFound(std::to_string(pid) + " has exited");
+    if (i == 3 && (field == "Z" || field == "X"))
+      return NotFound(std::to_string(pid) + " has exited");
     if (i == 22) return static_cast<uint64_t>(std::stoull(field));
   }
   return NotFound("unreadable stat of " + std::to_string(pid));
@@ -184,12 +187,18 @@ Result<PidRecord> ReadPidFile(const fs::path& file) {
 
 const char* OutcomeName(ReapedEngine::Outcome outcome) {
   switch (outcome) {
-    case ReapedEngine::Outcome::kKilled: return "killed";
-    case ReapedEngine::Outcome::kKillFailed: return "still running after SIGKILL";
-    case ReapedEngine::Outcome::kGone: return "already gone";
-    case ReapedEngine::Outcome::kReused: return "pid reused by another process";
-    case ReapedEngine::Outcome::kOwnerAlive: return "its zest still runs";
-    case ReapedEngine::Outcome::kUnreadable: return "unreadable";
+    case ReapedEngine::Outcome::kKilled:
+      return "killed";
+    case ReapedEngine::Outcome::kKillFailed:
+      return "still running after SIGKILL";
+    case ReapedEngine::Outcome::kGone:
+      return "already gone";
+    case ReapedEngine::Outcome::kReused:
+      return "pid reused by another process";
+    case ReapedEngine::Outcome::kOwnerAlive:
+      return "its zest still runs";
+    case ReapedEngine::Outcome::kUnreadable:
+      return "unreadable";
   }
   return "?";
 }

@@ -55,12 +55,12 @@ struct ReapedEngine {
   std::filesystem::path file;
   PidRecord record;  // pid 0 when the file could not be read
   enum class Outcome {
-    kKilled,       // still running as our engine: terminated, file removed
-    kKillFailed,   // still running after SIGKILL (file kept for the next start)
-    kGone,         // no such process any more: file removed
-    kReused,       // the pid now names another process (start time or argv differ): file removed
-    kOwnerAlive,   // its zest still runs: left alone
-    kUnreadable,   // not a pid file we can parse: removed
+    kKilled,      // still running as our engine: terminated, file removed
+    kKillFailed,  // still running after SIGKILL (file kept for the next start)
+    kGone,        // no such process any more: file removed
+    kReused,      // the pid now names another process (start time or argv differ): file removed
+    kOwnerAlive,  // its zest still runs: left alone
+    kUnreadable,  // not a pid file we can parse: removed
   } outcome = Outcome::kGone;
   bool forced = false;  // kKilled: needed SIGKILL after `grace`
 };

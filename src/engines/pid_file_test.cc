@@ -85,7 +85,8 @@ TEST(PidFile, AChildThatExitsByItselfLeavesNoFile) {
   fs::path file = PidFilePath(dir.path(), child->pid());
   EXPECT_TRUE(fs::exists(file));
   auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (child->Running() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+  while (child->Running() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
   EXPECT_FALSE(fs::exists(file));
 }
 
@@ -115,7 +116,8 @@ TEST(PidFile, AnEngineWhoseZestDiedIsTerminatedWithItsGroup) {
 
 TEST(PidFile, AnEngineThatIgnoresSigtermIsKilledAfterTheGrace) {
   TempDir dir;
-  auto child = Spawn({"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"}, dir.path());
+  auto child =
+      Spawn({"sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"}, dir.path());
   ASSERT_NE(child, nullptr);
   auto deadline = std::chrono::steady_clock::now() + 5s;
   while (child->output().Tail(1).empty() && std::chrono::steady_clock::now() < deadline) {

@@ -236,11 +236,13 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
                                                fds.wake.Release(), std::move(ring)));
   // An engine zest could not record is stopped (by the destructor): one that
   // might outlive a crashed zest unnoticed is worse than a failed load.
-  if (!options.pid_dir.empty()) ZEST_RETURN_IF_ERROR(process->RecordPidFile(options.pid_dir, options.argv));
+  if (!options.pid_dir.empty())
+    ZEST_RETURN_IF_ERROR(process->RecordPidFile(options.pid_dir, options.argv));
   return process;
 }
 
-Status Process::RecordPidFile(const std::filesystem::path& dir, const std::vector<std::string>& argv) {
+Status Process::RecordPidFile(const std::filesystem::path& dir,
+                              const std::vector<std::string>& argv) {
   std::lock_guard lock(mu_);
   if (exit_status_) return Status::Ok();  // already reaped: nothing to record
   auto record = RecordFor(pid_, argv);

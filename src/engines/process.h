@@ -40,8 +40,8 @@
 namespace zest::engines {
 
 struct SpawnOptions {
-  std::vector<std::string> argv;   // argv[0] is looked up on PATH unless it has a '/'
-  std::vector<std::string> env;    // "K=V" added to the inherited environment
+  std::vector<std::string> argv;  // argv[0] is looked up on PATH unless it has a '/'
+  std::vector<std::string> env;   // "K=V" added to the inherited environment
   // The child gets `env` alone, nothing of ours: engines must not see
   // zest's secrets (ZEST_API_KEY, HF_TOKEN) or settings.
   bool clear_env = false;

@@ -112,24 +112,35 @@ std::vector<std::string> SampleValues(const FlagSpec& spec, const std::filesyste
   const std::string name(spec.names.front());
   auto within = [&spec](double v) { return v >= spec.min && v <= spec.max ? v : spec.min; };
   switch (spec.value) {
-    case FlagValue::kNone: return {};
-    case FlagValue::kInt: return {std::to_string(static_cast<long long>(within(1)))};
-    case FlagValue::kIntPair: return {"1", "2"};
-    case FlagValue::kNumber: return {std::to_string(within(0.5))};
+    case FlagValue::kNone:
+      return {};
+    case FlagValue::kInt:
+      return {std::to_string(static_cast<long long>(within(1)))};
+    case FlagValue::kIntPair:
+      return {"1", "2"};
+    case FlagValue::kNumber:
+      return {std::to_string(within(0.5))};
     case FlagValue::kChoice:
-    case FlagValue::kChoiceList: return {std::string(spec.choices.front())};
+    case FlagValue::kChoiceList:
+      return {std::string(spec.choices.front())};
     case FlagValue::kPath:
       if (name == "--grammar-file") return {(files / "g.gbnf").string()};
       if (name == "--json-schema-file") return {(files / "s.json").string()};
       return {(files / "t.jinja").string()};
-    case FlagValue::kPathList: return {(files / "t.jinja").string()};
-    case FlagValue::kScaledPathList: return {(files / "t.jinja").string() + ":1"};
+    case FlagValue::kPathList:
+      return {(files / "t.jinja").string()};
+    case FlagValue::kScaledPathList:
+      return {(files / "t.jinja").string() + ":1"};
     case FlagValue::kText: {
       static const std::map<std::string, std::string> kText = {
-          {"--override-kv", "general.name=str:x"}, {"--logit-bias", "15+1"},
-          {"--samplers", "top_k;top_p"},           {"--sampling-seq", "kp"},
-          {"--chat-template", "chatml"},           {"--chat-template-kwargs", "{}"},
-          {"--json-schema", "{}"},                 {"--grammar", "root ::= \"a\""},
+          {"--override-kv", "general.name=str:x"},
+          {"--logit-bias", "15+1"},
+          {"--samplers", "top_k;top_p"},
+          {"--sampling-seq", "kp"},
+          {"--chat-template", "chatml"},
+          {"--chat-template-kwargs", "{}"},
+          {"--json-schema", "{}"},
+          {"--grammar", "root ::= \"a\""},
           {"--reasoning-effort", "low"}};
       auto it = kText.find(name);
       return {it != kText.end() ? it->second : "x"};
@@ -172,7 +183,8 @@ TEST(RealEngine, EveryAllowedFlagIsOneThisEngineAccepts) {
 
 TEST(RealEngine, VersionThroughCommandAndSpawn) {
   TempDir dir;
-  auto lines = RunToEnd(RealEngine().Command({"llama-server", "--version"}, {{dir.path()}, {}, {}}));
+  auto lines =
+      RunToEnd(RealEngine().Command({"llama-server", "--version"}, {{dir.path()}, {}, {}}));
   EXPECT_TRUE(Contains(lines, "version: ")) << ::testing::PrintToString(lines);
 }
 

@@ -13,19 +13,16 @@ void Add(std::vector<std::string>& argv, std::initializer_list<std::string> item
 // The provisioned rootfs is merged-/usr: /usr and /etc (read-only) plus the
 // four compatibility links are all an engine needs from it.
 void AddRootfs(const fs::path& rootfs, std::vector<std::string>& argv) {
-  Add(argv, {"--ro-bind", (rootfs / "usr").string(), "/usr",
-             "--symlink", "usr/lib", "/lib",
-             "--symlink", "usr/lib64", "/lib64",
-             "--symlink", "usr/bin", "/bin",
-             "--symlink", "usr/sbin", "/sbin",
-             "--ro-bind", (rootfs / "etc").string(), "/etc"});
+  Add(argv, {"--ro-bind", (rootfs / "usr").string(), "/usr", "--symlink", "usr/lib", "/lib",
+             "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin", "--symlink",
+             "usr/sbin", "/sbin", "--ro-bind", (rootfs / "etc").string(), "/etc"});
 }
 
 // The host's system directories, read-only; the top-level links of a
 // merged-/usr system stay links.
 void AddHostSystem(std::vector<std::string>& argv) {
-  Add(argv, {"--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc", "/etc",
-             "--ro-bind-try", "/opt", "/opt"});
+  Add(argv, {"--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc", "/etc", "--ro-bind-try", "/opt",
+             "/opt"});
   for (const char* dir : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
     std::error_code ec;
     if (fs::is_symlink(dir, ec)) {
@@ -92,7 +89,8 @@ std::vector<std::string> SandboxArgs(const SandboxBase& base, const SandboxMount
   } else {
     AddRootfs(base.rootfs, argv);
   }
-  Add(argv, {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind-try", "/sys", "/sys"});
+  Add(argv,
+      {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind-try", "/sys", "/sys"});
   AddDevices(argv);
   for (const fs::path& dir : mounts.hidden) Add(argv, {"--tmpfs", dir.string()});
   if (base.rootfs.empty() && !base.binary.empty()) AddBinaryDir(base.binary, argv);
@@ -120,8 +118,7 @@ const std::vector<std::string>& PassedEnvironment() {
 
 std::vector<std::string> EngineEnvironment(const GetEnv& getenv,
                                            const std::vector<std::string>& extra) {
-  std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp",
-                                  "LANG=C.UTF-8"};
+  std::vector<std::string> env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp", "LANG=C.UTF-8"};
   for (const std::string& name : PassedEnvironment()) {
     if (auto value = getenv(name)) env.push_back(name + "=" + *value);
   }

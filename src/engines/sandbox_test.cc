@@ -93,17 +93,26 @@ TEST(Sandbox, AnEngineSeesOnlyItsOwnFilesNoNetworkAndNoSecrets) {
       {"LP_NUM_THREADS=2"});
   unsetenv("ZEST_API_KEY");
   const std::string h = home.path().string();
-  const std::string script =
-      "cat " + h + "/keys.json >/dev/null 2>&1 && echo keys=read || echo keys=hidden; "
-      "cat " + h + "/models/m.gguf; echo; "
-      "(echo more >> " + h + "/models/m.gguf) 2>/dev/null && echo model=writable || echo "
-      "model=readonly; touch " + h + "/models/x 2>/dev/null; "
-      "touch " + (run.path() / "engine-1/s").string() + " && echo run=writable; "
-      "(echo > /dev/tcp/127.0.0.1/" + std::to_string(zest_port.port()) +
-      ") 2>/dev/null && echo tcp=reached || echo tcp=refused; "
-      "env | grep -c '^ZEST_\\|^HF_' | sed 's/^/secrets=/'; "
-      "echo lp=$LP_NUM_THREADS; "
-      "readlink /proc/self/ns/net";
+  const std::string script = "cat " + h +
+                             "/keys.json >/dev/null 2>&1 && echo keys=read || echo keys=hidden; "
+                             "cat " +
+                             h +
+                             "/models/m.gguf; echo; "
+                             "(echo more >> " +
+                             h +
+                             "/models/m.gguf) 2>/dev/null && echo model=writable || echo "
+                             "model=readonly; touch " +
+                             h +
+                             "/models/x 2>/dev/null; "
+                             "touch " +
+                             (run.path() / "engine-1/s").string() +
+                             " && echo run=writable; "
+                             "(echo > /dev/tcp/127.0.0.1/" +
+                             std::to_string(zest_port.port()) +
+                             ") 2>/dev/null && echo tcp=reached || echo tcp=refused; "
+                             "env | grep -c '^ZEST_\\|^HF_' | sed 's/^/secrets=/'; "
+                             "echo lp=$LP_NUM_THREADS; "
+                             "readlink /proc/self/ns/net";
   auto lines = RunInside(script, mounts, env);
   EXPECT_TRUE(Has(lines, "keys=hidden")) << ::testing::PrintToString(lines);
   EXPECT_TRUE(Has(lines, "weights")) << ::testing::PrintToString(lines);
@@ -121,9 +130,9 @@ TEST(Sandbox, AnEngineSeesOnlyItsOwnFilesNoNetworkAndNoSecrets) {
   EXPECT_NE(lines.back(), ours) << "the engine shares zest's network namespace";
   // Outside the sandbox the same probe reaches the port: the check can fail.
   SpawnOptions bare;
-  bare.argv = {"/bin/bash", "-c", "(echo > /dev/tcp/127.0.0.1/" +
-                                      std::to_string(zest_port.port()) +
-                                      ") && echo tcp=reached"};
+  bare.argv = {
+      "/bin/bash", "-c",
+      "(echo > /dev/tcp/127.0.0.1/" + std::to_string(zest_port.port()) + ") && echo tcp=reached"};
   auto process = Process::Spawn(bare);
   ASSERT_TRUE(process.ok());
   while ((*process)->Running()) std::this_thread::sleep_for(10ms);

@@ -1,7 +1,4 @@
 #include "http/api_keys.h"
-#include "core/private_dirs.h"
-
-#include "core/strings.h"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -14,6 +11,8 @@
 #include <sstream>
 
 #include "config/secure_file.h"
+#include "core/private_dirs.h"
+#include "core/strings.h"
 
 namespace zest::http {
 namespace fs = std::filesystem;
@@ -73,9 +72,12 @@ Result<ApiKeyRecord> RecordFromJson(const json& j) {
 
 const char* AccessName(Access access) {
   switch (access) {
-    case Access::kPublic: return "public";
-    case Access::kInference: return "inference";
-    case Access::kAdmin: return "admin";
+    case Access::kPublic:
+      return "public";
+    case Access::kInference:
+      return "inference";
+    case Access::kAdmin:
+      return "admin";
   }
   return "?";
 }
@@ -123,8 +125,12 @@ Result<std::vector<ApiKeyRecord>> LoadApiKeys(const fs::path& path) {
 Status SaveApiKeys(const fs::path& path, const std::vector<ApiKeyRecord>& keys) {
   json list = json::array();
   for (const ApiKeyRecord& k : keys) {
-    list.push_back({{"name", k.name}, {"hash", k.hash}, {"scope", AccessName(k.scope)},
-                    {"priority", k.priority}, {"rpm", k.rpm}, {"created", k.created}});
+    list.push_back({{"name", k.name},
+                    {"hash", k.hash},
+                    {"scope", AccessName(k.scope)},
+                    {"priority", k.priority},
+                    {"rpm", k.rpm},
+                    {"created", k.created}});
   }
   if (path.has_parent_path()) ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(path.parent_path()));
   return config::WriteFileAtomically(path, json{{"keys", list}}.dump(2) + "\n", 0600);

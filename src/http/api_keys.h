@@ -23,12 +23,12 @@ enum class Access { kPublic, kInference, kAdmin };
 const char* AccessName(Access access);
 
 struct ApiKeyRecord {
-  std::string name;             // [A-Za-z0-9._-]{1,64}, unique in a file
-  std::string hash;             // lowercase hex SHA-256 of the key
+  std::string name;  // [A-Za-z0-9._-]{1,64}, unique in a file
+  std::string hash;  // lowercase hex SHA-256 of the key
   Access scope = Access::kInference;
   std::string priority = "normal";  // default scheduler priority: low|normal|high
-  int rpm = 0;                  // requests per minute; 0 = unlimited
-  std::string created;          // UTC, ISO 8601
+  int rpm = 0;                      // requests per minute; 0 = unlimited
+  std::string created;              // UTC, ISO 8601
 };
 
 // A fresh key: "zk-" and 32 base64url characters from OpenSSL's CSPRNG.

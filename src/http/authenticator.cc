@@ -79,8 +79,9 @@ Status Authenticator::LoadLocked() {
     }
   }
   if (entries.empty() && required_ && !entries_.empty()) {
-    spdlog::warn("auth: the last API key was removed; every route but /health now answers 401 "
-                 "until a key is added (`zest keys add NAME --scope admin`)");
+    spdlog::warn(
+        "auth: the last API key was removed; every route but /health now answers 401 "
+        "until a key is added (`zest keys add NAME --scope admin`)");
   }
   required_ = required_ || !entries.empty();
   entries_ = std::move(entries);
@@ -108,7 +109,8 @@ void Authenticator::MaybeReloadLocked(Clock::time_point now) {
   last_check_ = now;
   std::error_code ec;
   bool present = fs::exists(options_.keys_file, ec);
-  fs::file_time_type mtime = present ? fs::last_write_time(options_.keys_file, ec) : fs::file_time_type{};
+  fs::file_time_type mtime =
+      present ? fs::last_write_time(options_.keys_file, ec) : fs::file_time_type{};
   if (present == file_present_ && mtime == file_mtime_) return;
   if (Status st = LoadLocked(); !st.ok()) {
     // Keep the keys in force: a broken edit must not open the server.
@@ -126,13 +128,16 @@ bool Authenticator::enabled() const {
 }
 
 std::chrono::milliseconds Authenticator::NoteFailureLocked(std::string_view address,
-                                                          Clock::time_point now) {
+                                                           Clock::time_point now) {
   if (failures_.size() >= kMaxFailureAddresses) {
-    std::erase_if(failures_, [now](const auto& item) { return now - item.second.last > kFailureMemory; });
+    std::erase_if(failures_,
+                  [now](const auto& item) { return now - item.second.last > kFailureMemory; });
   }
   auto it = failures_.find(address);
   if (it == failures_.end()) {
-    it = failures_.emplace(std::string(address), Failures{TokenBucket(kFailuresPerMinute, now), now}).first;
+    it =
+        failures_.emplace(std::string(address), Failures{TokenBucket(kFailuresPerMinute, now), now})
+            .first;
   }
   it->second.last = now;
   return it->second.allowance.Take(now) > 0 ? kFailureDelay : std::chrono::milliseconds(0);
@@ -158,8 +163,9 @@ AuthDecision Authenticator::Check(const Headers& headers, Access required,
   MaybeReloadLocked(now);
   if (required == Access::kPublic || !required_) return {};
   if (entries_.empty()) {
-    return Deny(401, "this server has no API key any more, so it refuses every request: add one "
-                     "with `zest keys add NAME --scope admin`");
+    return Deny(401,
+                "this server has no API key any more, so it refuses every request: add one "
+                "with `zest keys add NAME --scope admin`");
   }
   std::string_view key = PresentedKey(headers);
   if (key.empty()) {

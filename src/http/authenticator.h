@@ -33,16 +33,16 @@
 namespace zest::http {
 
 struct AuthOptions {
-  std::string single_key;            // empty = none
-  std::filesystem::path keys_file;   // empty = none
+  std::string single_key;           // empty = none
+  std::filesystem::path keys_file;  // empty = none
 };
 
 struct AuthDecision {
-  int status = 0;            // 0: allowed; else 401, 403 or 429
-  std::string message;       // why not, for the error body
-  int retry_after_s = 0;     // with 429
-  std::string principal;     // the key's name ("" without auth)
-  std::string priority;      // the key's priority ("" = none)
+  int status = 0;                 // 0: allowed; else 401, 403 or 429
+  std::string message;            // why not, for the error body
+  int retry_after_s = 0;          // with 429
+  std::string principal;          // the key's name ("" without auth)
+  std::string priority;           // the key's priority ("" = none)
   Access scope = Access::kAdmin;  // the key's scope; kAdmin where no keys are needed
   // How long to hold a refusal back before answering (wrong keys from an
   // address past its allowance).
@@ -90,8 +90,8 @@ class Authenticator {
 
   const AuthOptions options_;
   mutable std::mutex mutex_;
-  std::vector<Entry> entries_;                    // guarded by mutex_
-  std::map<std::string, TokenBucket> buckets_;    // by key name; guarded by mutex_
+  std::vector<Entry> entries_;                             // guarded by mutex_
+  std::map<std::string, TokenBucket> buckets_;             // by key name; guarded by mutex_
   std::map<std::string, Failures, std::less<>> failures_;  // by address; guarded by mutex_
   bool required_ = false;  // a key has existed; never reset; guarded by mutex_
   std::filesystem::file_time_type file_mtime_{};  // guarded by mutex_

@@ -1,8 +1,12 @@
 #include "http/connection.h"
 
+#include <spdlog/spdlog.h>
+#include <sys/socket.h>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -12,19 +16,15 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/asio/ssl/stream.hpp>
-#include <sys/socket.h>
-
 #include <cerrno>
 #include <chrono>
-#include <spdlog/spdlog.h>
 #include <utility>
 #include <vector>
 
-#include "http/json_depth.h"
-#include "http/request_parsing.h"
 #include "core/logging.h"
+#include "http/json_depth.h"
 #include "http/request_id.h"
+#include "http/request_parsing.h"
 
 namespace zest::http {
 namespace net = boost::asio;
@@ -311,10 +311,12 @@ net::awaitable<void> Connection::AnswerReadError(const error_code& ec) {
   }
   writer_.Reset(false);
   writer_.SetRequestId(RequestIdFor(""));
-  NoteRejected(status == 408 ? "timeout" : status == 413 || status == 431 ? "too_large" : "malformed");
+  NoteRejected(status == 408                    ? "timeout"
+               : status == 413 || status == 431 ? "too_large"
+                                                : "malformed");
   // Computed outside the co_await: GCC 12 mis-destroys a ?: temporary there.
   std::string message = status == 408 ? std::string("request not received in time")
-                                       : MessageForParseError(ec, context_->options);
+                                      : MessageForParseError(ec, context_->options);
   co_await SendError(status, message);
   if (status != 408) co_await LingerClose();
 }
@@ -422,7 +424,8 @@ net::awaitable<void> Connection::RunHandler(const Handler& handler, Request& req
     failure = "handler returned without responding";
   }
   if (!failure) co_return;
-  spdlog::error("{}http: {} {} failed: {}", RequestTag(request.id), request.method, request.path, *failure);
+  spdlog::error("{}http: {} {} failed: {}", RequestTag(request.id), request.method, request.path,
+                *failure);
   if (!writer_.started() && !writer_.client_gone()) {
     writer_.DisableKeepAlive();
     co_await SendError(500, "internal error");
@@ -431,9 +434,8 @@ net::awaitable<void> Connection::RunHandler(const Handler& handler, Request& req
 
 net::awaitable<void> Connection::SendError(int status, const std::string& message,
                                            const Headers& extra) {
-  std::string body = context_->render_error
-                         ? context_->render_error(status, message)
-                         : R"({"error":{"message":"request failed"}})";
+  std::string body = context_->render_error ? context_->render_error(status, message)
+                                            : R"({"error":{"message":"request failed"}})";
   co_await writer_.Send(status, "application/json", std::move(body), extra);
 }
 

@@ -13,10 +13,10 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
-#include <chrono>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -99,10 +99,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   SocketResponseWriter writer_;
   boost::asio::steady_timer deadline_;
   std::uint64_t deadline_generation_ = 0;
-  bool timed_out_ = false;        // the last armed deadline fired
-  bool first_request_ = true;     // its header timeout runs from the accept
-  bool body_pending_ = false;     // the current request's body is unread
-  bool json_body_ = true;         // the current request's route takes JSON
+  bool timed_out_ = false;     // the last armed deadline fired
+  bool first_request_ = true;  // its header timeout runs from the accept
+  bool body_pending_ = false;  // the current request's body is unread
+  bool json_body_ = true;      // the current request's route takes JSON
   bool watching_ = false;
   // Bumped when a watch ends, so a completion already queued for an old
   // watch is ignored.

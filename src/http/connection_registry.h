@@ -61,11 +61,11 @@ class ConnectionRegistry {
 
   const Limits limits_;
   mutable std::mutex mutex_;
-  bool closed_ = false;                                // guarded by mutex_
-  std::uint64_t next_id_ = 0;                          // guarded by mutex_
-  int counted_ = 0;                                    // guarded by mutex_
-  std::unordered_map<std::uint64_t, Live> live_;       // guarded by mutex_
-  std::unordered_map<std::string, int> per_address_;   // guarded by mutex_
+  bool closed_ = false;                               // guarded by mutex_
+  std::uint64_t next_id_ = 0;                         // guarded by mutex_
+  int counted_ = 0;                                   // guarded by mutex_
+  std::unordered_map<std::uint64_t, Live> live_;      // guarded by mutex_
+  std::unordered_map<std::string, int> per_address_;  // guarded by mutex_
 };
 
 }  // namespace zest::http

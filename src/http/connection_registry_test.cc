@@ -9,11 +9,14 @@ namespace zest::http {
 namespace {
 
 // Registers a connection whose abort records its id in `aborted`.
-std::uint64_t AddOne(ConnectionRegistry& registry, const std::string& address,
-                     std::set<int>& aborted, int tag,
-                     ConnectionRegistry::AddResult expected = ConnectionRegistry::AddResult::kAdded) {
+std::uint64_t AddOne(
+    ConnectionRegistry& registry, const std::string& address, std::set<int>& aborted, int tag,
+    ConnectionRegistry::AddResult expected = ConnectionRegistry::AddResult::kAdded) {
   std::uint64_t id = 0;
-  EXPECT_EQ(registry.Add(address, [&aborted, tag] { aborted.insert(tag); }, &id), expected) << tag;
+  EXPECT_EQ(registry.Add(
+                address, [&aborted, tag] { aborted.insert(tag); }, &id),
+            expected)
+      << tag;
   // Idle times must differ for "longest idle" to mean something.
   std::this_thread::sleep_for(std::chrono::milliseconds(2));
   return id;

@@ -63,8 +63,10 @@ std::vector<std::string> SplitOrigins(std::string_view text) {
   while (!text.empty()) {
     std::size_t comma = text.find(',');
     std::string_view item = text.substr(0, comma);
-    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front()))) item.remove_prefix(1);
-    while (!item.empty() && (std::isspace(static_cast<unsigned char>(item.back())) || item.back() == '/')) {
+    while (!item.empty() && std::isspace(static_cast<unsigned char>(item.front())))
+      item.remove_prefix(1);
+    while (!item.empty() &&
+           (std::isspace(static_cast<unsigned char>(item.back())) || item.back() == '/')) {
       item.remove_suffix(1);
     }
     if (!item.empty()) origins.emplace_back(item);

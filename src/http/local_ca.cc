@@ -1,5 +1,4 @@
 #include "http/local_ca.h"
-#include "core/private_dirs.h"
 
 #include <openssl/bn.h>
 #include <openssl/err.h>
@@ -11,6 +10,7 @@
 #include <memory>
 
 #include "config/secure_file.h"
+#include "core/private_dirs.h"
 
 namespace zest::http {
 namespace fs = std::filesystem;
@@ -73,7 +73,8 @@ Result<CertPtr> NewCert(EVP_PKEY* key, const std::string& common_name, long days
   X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
                              reinterpret_cast<const unsigned char*>("zest"), -1, -1, 0);
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1, 0);
+                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
+                             0);
   return cert;
 }
 
@@ -107,7 +108,8 @@ Result<Ca> LoadCa(const LocalCertFiles& files) {
       files.ca_key, 0077, "it is the local CA's private key and must be private to its owner"));
   BioPtr cert_bio(BIO_new_file(files.ca_cert.c_str(), "r"));
   BioPtr key_bio(BIO_new_file(files.ca_key.c_str(), "r"));
-  if (!cert_bio || !key_bio) return OpenSslFailure("cannot open the CA in " + files.ca_cert.parent_path().string());
+  if (!cert_bio || !key_bio)
+    return OpenSslFailure("cannot open the CA in " + files.ca_cert.parent_path().string());
   Ca ca{CertPtr(PEM_read_bio_X509(cert_bio.get(), nullptr, nullptr, nullptr)),
         KeyPtr(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, nullptr, nullptr))};
   if (!ca.cert || !ca.key || X509_check_private_key(ca.cert.get(), ca.key.get()) != 1) {
@@ -168,7 +170,8 @@ Result<LocalCertResult> CreateLocalCertificates(const fs::path& dir,
   ZEST_RETURN_IF_ERROR(AddExtension(c, ca.cert.get(), NID_ext_key_usage, "serverAuth"));
   ZEST_RETURN_IF_ERROR(AddExtension(c, ca.cert.get(), NID_subject_alt_name, san));
   ZEST_RETURN_IF_ERROR(AddExtension(c, ca.cert.get(), NID_subject_key_identifier, "hash"));
-  ZEST_RETURN_IF_ERROR(AddExtension(c, ca.cert.get(), NID_authority_key_identifier, "keyid:always"));
+  ZEST_RETURN_IF_ERROR(
+      AddExtension(c, ca.cert.get(), NID_authority_key_identifier, "keyid:always"));
   ZEST_RETURN_IF_ERROR(Sign(c, ca.key.get()));
   ZEST_RETURN_IF_ERROR(WritePem(f.server_key, nullptr, key.get(), 0600));
   // The chain file carries the CA too, so clients that trust it verify.

@@ -20,8 +20,8 @@ LocalCertFiles LocalCertFilesIn(const std::filesystem::path& dir);
 
 struct LocalCertResult {
   LocalCertFiles files;
-  bool ca_created = false;               // false: an existing CA was reused
-  std::vector<std::string> names;        // the server certificate's SANs
+  bool ca_created = false;         // false: an existing CA was reused
+  std::vector<std::string> names;  // the server certificate's SANs
 };
 
 // Creates `dir` (0700) and in it the CA (unless present) and a new server

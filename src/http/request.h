@@ -15,20 +15,20 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 std::string_view FindHeader(const Headers& headers, std::string_view name);
 
 struct Request {
-  std::string method;           // "GET", "POST", ...
-  std::string target;           // as sent: "/v1/models?x=1"
-  std::string path;             // target without the query: "/v1/models"
-  std::string query;            // after '?', undecoded; empty when none
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // as sent: "/v1/models?x=1"
+  std::string path;    // target without the query: "/v1/models"
+  std::string query;   // after '?', undecoded; empty when none
   Headers headers;
   std::string body;
-  std::string remote_address;   // peer IP
+  std::string remote_address;       // peer IP
   std::vector<std::string> params;  // captures of {name} segments, in order
-  std::string principal;         // the API key's name; "" without auth
-  std::string default_priority;  // the key's priority; "" = none
+  std::string principal;            // the API key's name; "" without auth
+  std::string default_priority;     // the key's priority; "" = none
   // An inference-scoped key sent it: its priority is a ceiling and its
   // keep_alive is capped (admin keys, and servers without keys, are not).
   bool inference_key = false;
-  std::string id;                   // X-Request-Id (the client's, validated, or generated)
+  std::string id;  // X-Request-Id (the client's, validated, or generated)
 
   std::string_view Header(std::string_view name) const { return FindHeader(headers, name); }
 };

@@ -14,8 +14,9 @@ TEST(RequestIdTest, KeepsASafeClientId) {
 }
 
 TEST(RequestIdTest, ReplacesUnsafeOrOverlongIds) {
-  for (std::string bad : {std::string(""), std::string("a b"), std::string("x\r\nSet-Cookie: y"),
-                          std::string("a\"b"), std::string("[req:x]"), std::string(kMaxRequestIdLength + 1, 'x')}) {
+  for (std::string bad :
+       {std::string(""), std::string("a b"), std::string("x\r\nSet-Cookie: y"), std::string("a\"b"),
+        std::string("[req:x]"), std::string(kMaxRequestIdLength + 1, 'x')}) {
     std::string id = RequestIdFor(bad);
     EXPECT_NE(id, bad);
     EXPECT_EQ(id.size(), 16u);

@@ -36,7 +36,8 @@ int StatusForParseError(const boost::system::error_code& ec) {
   if (ec == beast_http::error::header_limit) return 431;
   // Beast's own parse errors are the client's fault; the connection simply
   // ending (EOF, reset, a partial message cut off) needs no answer.
-  bool beast_error = ec.category() == beast_http::make_error_code(beast_http::error::bad_method).category();
+  bool beast_error =
+      ec.category() == beast_http::make_error_code(beast_http::error::bad_method).category();
   if (beast_error && ec != beast_http::error::end_of_stream &&
       ec != beast_http::error::partial_message) {
     return 400;
@@ -44,11 +45,15 @@ int StatusForParseError(const boost::system::error_code& ec) {
   return 0;
 }
 
-std::string MessageForParseError(const boost::system::error_code& ec, const ServerOptions& options) {
+std::string MessageForParseError(const boost::system::error_code& ec,
+                                 const ServerOptions& options) {
   switch (StatusForParseError(ec)) {
-    case 413: return "request body larger than " + std::to_string(options.max_body_bytes) + " bytes";
-    case 431: return "request headers larger than " + std::to_string(options.max_header_bytes) + " bytes";
-    default: return "malformed HTTP request: " + ec.message();
+    case 413:
+      return "request body larger than " + std::to_string(options.max_body_bytes) + " bytes";
+    case 431:
+      return "request headers larger than " + std::to_string(options.max_header_bytes) + " bytes";
+    default:
+      return "malformed HTTP request: " + ec.message();
   }
 }
 

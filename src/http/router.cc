@@ -26,13 +26,12 @@ bool IsCapture(std::string_view segment) {
 }
 
 bool IsRestCapture(std::string_view segment) {
-  return IsCapture(segment) && segment.size() > 5 &&
-         segment.substr(segment.size() - 4) == "...}";
+  return IsCapture(segment) && segment.size() > 5 && segment.substr(segment.size() - 4) == "...}";
 }
 
 // Matches `path` against a pattern's segments, filling `params` on success.
-bool MatchSegments(const std::vector<std::string>& pattern,
-                   const std::vector<std::string>& path, std::vector<std::string>& params) {
+bool MatchSegments(const std::vector<std::string>& pattern, const std::vector<std::string>& path,
+                   std::vector<std::string>& params) {
   params.clear();
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     const std::string& want = pattern[i];

@@ -41,11 +41,11 @@ class Router {
   enum class MatchKind { kFound, kNoRoute, kWrongMethod };
   struct Match {
     MatchKind kind = MatchKind::kNoRoute;
-    const Handler* handler = nullptr;   // set when kFound
-    std::vector<std::string> params;    // captures, in pattern order
-    std::vector<std::string> allowed;   // methods for the path when kWrongMethod
-    Access access = Access::kAdmin;     // set when kFound
-    BodyKind body = BodyKind::kJson;    // set when kFound
+    const Handler* handler = nullptr;  // set when kFound
+    std::vector<std::string> params;   // captures, in pattern order
+    std::vector<std::string> allowed;  // methods for the path when kWrongMethod
+    Access access = Access::kAdmin;    // set when kFound
+    BodyKind body = BodyKind::kJson;   // set when kFound
   };
   Match Find(std::string_view method, std::string_view path) const;
 

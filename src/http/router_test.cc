@@ -64,17 +64,16 @@ TEST(RouterTest, WrongMethodListsAllowedMethods) {
 TEST(RouterTest, FirstRegisteredRouteWins) {
   Router router;
   int hit = 0;
-  router.Add("GET", "/v1/models/special", [&hit](Request&, ResponseWriter&)
-                                              -> boost::asio::awaitable<void> {
-    hit = 1;
-    co_return;
-  });
+  router.Add("GET", "/v1/models/special",
+             [&hit](Request&, ResponseWriter&) -> boost::asio::awaitable<void> {
+               hit = 1;
+               co_return;
+             });
   router.Add("GET", "/v1/models/{id}", Noop());
   Router::Match match = router.Find("GET", "/v1/models/special");
   ASSERT_EQ(match.kind, Router::MatchKind::kFound);
   EXPECT_TRUE(match.params.empty());
-  EXPECT_EQ(router.Find("GET", "/v1/models/other").params,
-            std::vector<std::string>{"other"});
+  EXPECT_EQ(router.Find("GET", "/v1/models/other").params, std::vector<std::string>{"other"});
 }
 
 TEST(RouterTest, RestCaptureMustBeLast) {

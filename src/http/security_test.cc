@@ -81,9 +81,12 @@ TEST(ApiKeysTest, AddListRemoveKeepsTheFilePrivateAndHashed) {
   std::string text((std::istreambuf_iterator<char>(in)), {});
   EXPECT_EQ(text.find(*key), std::string::npos);
   EXPECT_NE(text.find(HashApiKey(*key)), std::string::npos);
-  EXPECT_EQ(AddApiKey(file, {"ci", "inference", "normal", 0}).status().code(), ErrorCode::kAlreadyExists);
-  EXPECT_EQ(AddApiKey(file, {"bad name", "inference", "normal", 0}).status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(AddApiKey(file, {"x", "root", "normal", 0}).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(AddApiKey(file, {"ci", "inference", "normal", 0}).status().code(),
+            ErrorCode::kAlreadyExists);
+  EXPECT_EQ(AddApiKey(file, {"bad name", "inference", "normal", 0}).status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(AddApiKey(file, {"x", "root", "normal", 0}).status().code(),
+            ErrorCode::kInvalidArgument);
   auto keys = LoadApiKeys(file);
   ASSERT_TRUE(keys.ok());
   ASSERT_EQ(keys->size(), 1u);

@@ -1,5 +1,8 @@
 #include "http/server.h"
 
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -9,11 +12,8 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
-#include <spdlog/spdlog.h>
-#include <utility>
-
 #include <mutex>
-#include <sys/resource.h>
+#include <utility>
 
 #include "http/connection.h"
 #include "http/tls_context.h"
@@ -78,10 +78,10 @@ net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
     error_code nodelay_ec;
     socket.set_option(net::ip::tcp::no_delay(true), nodelay_ec);
     std::shared_ptr<net::ssl::context> tls = listener->CurrentTls();
-    Transport transport = tls ? Transport(std::move(socket), std::move(tls))
-                              : Transport(std::move(socket));
-    Connection::Launch(std::make_shared<Connection>(std::move(transport), listener->context,
-                                                    listener->registry));
+    Transport transport =
+        tls ? Transport(std::move(socket), std::move(tls)) : Transport(std::move(socket));
+    Connection::Launch(
+        std::make_shared<Connection>(std::move(transport), listener->context, listener->registry));
   }
 }
 
@@ -111,8 +111,8 @@ Server::Server(net::io_context& io, ServerOptions options, const Router& router,
     : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
   impl_->listener = std::make_shared<Listener>(io);
-  impl_->listener->registry = std::make_shared<ConnectionRegistry>(ConnectionRegistry::Limits{
-      options.max_connections_per_client, options.max_connections});
+  impl_->listener->registry = std::make_shared<ConnectionRegistry>(
+      ConnectionRegistry::Limits{options.max_connections_per_client, options.max_connections});
   auto context = std::make_shared<ServeContext>();
   context->router = &router;
   context->render_error = std::move(render_error);

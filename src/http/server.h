@@ -24,7 +24,7 @@ class Authenticator;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 9378;                          // 0 picks a free port
+  uint16_t port = 9378;  // 0 picks a free port
   std::size_t max_body_bytes = 32 * 1024 * 1024;
   std::size_t max_header_bytes = 64 * 1024;
   // Slowloris guards: a request's headers must be complete this long after
@@ -43,8 +43,8 @@ struct ServerOptions {
   // Host names served besides loopback, addresses and this machine's name
   // (host_policy.h); any other Host gets 421.
   std::vector<std::string> allowed_hosts;
-  std::shared_ptr<Authenticator> auth;       // null: no API keys
-  std::filesystem::path tls_cert;  // PEM chain; with tls_key, serve HTTPS
+  std::shared_ptr<Authenticator> auth;  // null: no API keys
+  std::filesystem::path tls_cert;       // PEM chain; with tls_key, serve HTTPS
   std::filesystem::path tls_key;
   // Non-zero: this server serves no routes and reads no bodies. Every
   // request is answered, after its headers, with 308 to

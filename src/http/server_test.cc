@@ -1,12 +1,12 @@
 #include "http/server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -111,7 +111,8 @@ class TestClient {
 };
 
 std::string Get(std::string_view path, std::string_view extra = "") {
-  return "GET " + std::string(path) + " HTTP/1.1\r\nHost: localhost\r\n" + std::string(extra) + "\r\n";
+  return "GET " + std::string(path) + " HTTP/1.1\r\nHost: localhost\r\n" + std::string(extra) +
+         "\r\n";
 }
 
 std::string RenderError(int status, const std::string& message) {
@@ -160,10 +161,10 @@ Handler Hello() {
 
 TEST_F(ServerTest, KeepAliveServesTwoRequestsOnOneConnection) {
   router_.Add("GET", "/hello", Hello());
-  router_.Add("POST", "/echo/{id...}", [](Request& request, ResponseWriter& writer)
-                                           -> net::awaitable<void> {
-    co_await writer.Send(200, "text/plain", request.params[0] + ":" + request.body);
-  });
+  router_.Add("POST", "/echo/{id...}",
+              [](Request& request, ResponseWriter& writer) -> net::awaitable<void> {
+                co_await writer.Send(200, "text/plain", request.params[0] + ":" + request.body);
+              });
   StartServer();
   TestClient client(port());
   ASSERT_TRUE(client.connected());
@@ -235,8 +236,10 @@ TEST_F(ServerTest, ChunkedBodyOverLimitGets413) {
   options.max_body_bytes = 16;
   StartServer(options);
   TestClient client(port());
-  client.Send("POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
-              "20\r\n" + std::string(32, 'x') + "\r\n0\r\n\r\n");
+  client.Send(
+      "POST /upload HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "20\r\n" +
+      std::string(32, 'x') + "\r\n0\r\n\r\n");
   auto response = client.ReadResponse();
   ASSERT_TRUE(response);
   EXPECT_EQ(response->result_int(), 413u);
@@ -255,13 +258,15 @@ TEST_F(ServerTest, MalformedRequestGets400) {
 }
 
 TEST_F(ServerTest, ExpectContinueGetsInterimResponse) {
-  router_.Add("POST", "/echo", [](Request& request, ResponseWriter& writer)
-                                   -> net::awaitable<void> {
-    co_await writer.Send(200, "text/plain", request.body);
-  });
+  router_.Add("POST", "/echo",
+              [](Request& request, ResponseWriter& writer) -> net::awaitable<void> {
+                co_await writer.Send(200, "text/plain", request.body);
+              });
   StartServer();
   TestClient client(port());
-  client.Send("POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n");
+  client.Send(
+      "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 3\r\nExpect: "
+      "100-continue\r\n\r\n");
   ASSERT_TRUE(client.ReadUntil("HTTP/1.1 100 Continue\r\n\r\n"));
   client.Send("abc");
   ASSERT_TRUE(client.ReadUntil("abc"));
@@ -380,9 +385,8 @@ TEST_F(ServerTest, ThrowingHandlerGets500AndServerLives) {
     throw std::runtime_error("boom");
     co_return;
   });
-  router_.Add("GET", "/silent", [](Request&, ResponseWriter&) -> net::awaitable<void> {
-    co_return;
-  });
+  router_.Add("GET", "/silent",
+              [](Request&, ResponseWriter&) -> net::awaitable<void> { co_return; });
   router_.Add("GET", "/hello", Hello());
   StartServer();
   for (const char* path : {"/boom", "/silent"}) {

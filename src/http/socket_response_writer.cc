@@ -1,5 +1,7 @@
 #include "http/socket_response_writer.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -9,7 +11,6 @@
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
-#include <spdlog/spdlog.h>
 #include <utility>
 
 namespace zest::http {

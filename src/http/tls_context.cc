@@ -25,8 +25,8 @@ std::string OpenSslError() {
 
 }  // namespace
 
-Result<std::shared_ptr<ssl::context>> MakeServerTlsContext(const std::filesystem::path& cert_chain,
-                                                           const std::filesystem::path& private_key) {
+Result<std::shared_ptr<ssl::context>> MakeServerTlsContext(
+    const std::filesystem::path& cert_chain, const std::filesystem::path& private_key) {
   auto context = std::make_shared<ssl::context>(ssl::context::tls_server);
   SSL_CTX* ctx = context->native_handle();
   SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);

@@ -83,9 +83,9 @@ net::awaitable<Status> Exchange::Connect(const std::string& path,
                                          std::chrono::milliseconds timeout) {
   using namespace net::experimental::awaitable_operators;
   net::steady_timer timer(socket_.get_executor(), timeout);
-  auto outcome = co_await (
-      socket_.async_connect(net::local::stream_protocol::endpoint(path), kTuple) ||
-      timer.async_wait(kTuple));
+  auto outcome =
+      co_await (socket_.async_connect(net::local::stream_protocol::endpoint(path), kTuple) ||
+                timer.async_wait(kTuple));
   if (cancelled_) co_return Cancelled();
   if (outcome.index() == 1) {
     co_return Status(ErrorCode::kUnavailable, "timed out connecting to engine socket " + path);

@@ -46,7 +46,7 @@ class UpstreamCanceller {
 struct UpstreamRequest {
   std::string method = "GET";
   std::string target = "/";
-  Headers headers;            // Host and Content-Length are set automatically
+  Headers headers;  // Host and Content-Length are set automatically
   std::string body;
   std::chrono::milliseconds connect_timeout{2000};
   // Optional; lets the caller abort before the response headers arrive.

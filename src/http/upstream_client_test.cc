@@ -109,8 +109,7 @@ TEST_F(UpstreamClientTest, ReadsChunkedStreamPieceByPiece) {
     request.method = "POST";
     request.target = "/v1/chat/completions";
     request.body = R"({"stream":true})";
-    auto response = co_await SendUpstream(co_await net::this_coro::executor, socket_path_,
-                                          request);
+    auto response = co_await SendUpstream(co_await net::this_coro::executor, socket_path_, request);
     EXPECT_TRUE(response.ok()) << response.status().ToString();
     if (!response.ok()) co_return "";
     EXPECT_EQ((*response)->status(), 200);
@@ -145,8 +144,7 @@ TEST_F(UpstreamClientTest, ReadAllCollectsBodyAndEnforcesLimit) {
   auto body = Run([&]() -> net::awaitable<Result<std::string>> {
     UpstreamRequest request;
     request.headers.emplace_back("X-Request-Id", "42");
-    auto response = co_await SendUpstream(co_await net::this_coro::executor, socket_path_,
-                                          request);
+    auto response = co_await SendUpstream(co_await net::this_coro::executor, socket_path_, request);
     if (!response.ok()) co_return response.status();
     co_return co_await (*response)->ReadAll(1024);
   }());
@@ -169,8 +167,8 @@ TEST_F(UpstreamClientTest, ReadAllCollectsBodyAndEnforcesLimit) {
 TEST_F(UpstreamClientTest, MissingSocketIsUnavailable) {
   auto status = Run([&]() -> net::awaitable<Status> {
     UpstreamRequest request;
-    auto response = co_await SendUpstream(co_await net::this_coro::executor,
-                                          dir_ + "/nobody.sock", request);
+    auto response =
+        co_await SendUpstream(co_await net::this_coro::executor, dir_ + "/nobody.sock", request);
     co_return response.status();
   }());
   EXPECT_EQ(status.code(), ErrorCode::kUnavailable) << status.ToString();
@@ -226,9 +224,8 @@ TEST_F(UpstreamClientTest, CancellerAbortsWhileWaitingForHeaders) {
     UpstreamRequest request;
     request.canceller = std::make_shared<UpstreamCanceller>();
     net::steady_timer timer(executor, 50ms);
-    timer.async_wait([canceller = request.canceller](boost::system::error_code) {
-      canceller->Cancel();
-    });
+    timer.async_wait(
+        [canceller = request.canceller](boost::system::error_code) { canceller->Cancel(); });
     auto response = co_await SendUpstream(executor, socket_path_, request);
     co_return response.status();
   }());

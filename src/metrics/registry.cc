@@ -114,8 +114,8 @@ Family<Histogram>& Registry::AddHistogram(const std::string& name, const std::st
 void Registry::AddGaugeCallback(const std::string& name, const std::string& help,
                                 std::vector<std::string> label_names, GaugeCollector collect) {
   std::lock_guard lock(mu_);
-  entries_.push_back(std::make_unique<Entry>(
-      Entry{name, help, std::unique_ptr<Family<Gauge>>(), std::move(label_names), std::move(collect)}));
+  entries_.push_back(std::make_unique<Entry>(Entry{name, help, std::unique_ptr<Family<Gauge>>(),
+                                                   std::move(label_names), std::move(collect)}));
 }
 
 std::string Registry::Render() const {
@@ -130,12 +130,14 @@ std::string Registry::Render() const {
     } else if (auto* c = std::get_if<0>(&e->family)) {
       Header(out, e->name, e->help, "counter");
       (*c)->ForEach([&](const LabelValues& values, const Counter& m) {
-        out += e->name + LabelSet((*c)->label_names(), values) + " " + FormatValue(m.value()) + "\n";
+        out +=
+            e->name + LabelSet((*c)->label_names(), values) + " " + FormatValue(m.value()) + "\n";
       });
     } else if (auto* g = std::get_if<1>(&e->family)) {
       Header(out, e->name, e->help, "gauge");
       (*g)->ForEach([&](const LabelValues& values, const Gauge& m) {
-        out += e->name + LabelSet((*g)->label_names(), values) + " " + FormatValue(m.value()) + "\n";
+        out +=
+            e->name + LabelSet((*g)->label_names(), values) + " " + FormatValue(m.value()) + "\n";
       });
     } else if (auto* h = std::get_if<2>(&e->family)) {
       Header(out, e->name, e->help, "histogram");
@@ -158,9 +160,12 @@ std::string Registry::Render() const {
 std::string EscapeHelp(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
@@ -168,10 +173,14 @@ std::string EscapeHelp(const std::string& text) {
 std::string EscapeLabelValue(const std::string& value) {
   std::string out;
   for (char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '"') out += "\\\"";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '"')
+      out += "\\\"";
+    else
+      out += c;
   }
   return out;
 }

@@ -45,7 +45,8 @@ TEST(ExpositionTest, FormatsValues) {
 
 TEST(RegistryTest, RendersEveryKindInTextFormat) {
   Registry r;
-  auto& requests = r.AddCounter("zest_requests_total", "Requests.\nBy status", {"endpoint", "status"});
+  auto& requests =
+      r.AddCounter("zest_requests_total", "Requests.\nBy status", {"endpoint", "status"});
   requests.With({"/v1/chat", "200"}).Inc();
   requests.With({"/v1/chat", "200"}).Inc(2);
   requests.With({"/v1/chat", "4\"04"}).Inc();
@@ -58,7 +59,8 @@ TEST(RegistryTest, RendersEveryKindInTextFormat) {
   std::string text = r.Render();
   EXPECT_NE(text.find("# HELP zest_requests_total Requests.\\nBy status\n"), std::string::npos);
   EXPECT_NE(text.find("# TYPE zest_requests_total counter\n"), std::string::npos);
-  EXPECT_NE(text.find("zest_requests_total{endpoint=\"/v1/chat\",status=\"200\"} 3\n"), std::string::npos);
+  EXPECT_NE(text.find("zest_requests_total{endpoint=\"/v1/chat\",status=\"200\"} 3\n"),
+            std::string::npos);
   EXPECT_NE(text.find("status=\"4\\\"04\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("zest_up 1\n"), std::string::npos);
   EXPECT_NE(text.find("zest_ttft_seconds_bucket{model=\"m\",le=\"0.5\"} 0\n"), std::string::npos);
@@ -66,7 +68,8 @@ TEST(RegistryTest, RendersEveryKindInTextFormat) {
   EXPECT_NE(text.find("zest_ttft_seconds_bucket{model=\"m\",le=\"+Inf\"} 1\n"), std::string::npos);
   EXPECT_NE(text.find("zest_ttft_seconds_sum{model=\"m\"} 0.7\n"), std::string::npos);
   EXPECT_NE(text.find("zest_ttft_seconds_count{model=\"m\"} 1\n"), std::string::npos);
-  EXPECT_NE(text.find("# TYPE zest_models_loaded gauge\nzest_models_loaded 2\n"), std::string::npos);
+  EXPECT_NE(text.find("# TYPE zest_models_loaded gauge\nzest_models_loaded 2\n"),
+            std::string::npos);
 }
 
 TEST(RegistryTest, CountersIgnoreNegativeIncrements) {

@@ -45,8 +45,9 @@ Status WriteAll(int fd, const char* data, std::size_t n, uint64_t offset) {
     ssize_t w = ::pwrite(fd, data, n, static_cast<off_t>(offset));
     if (w < 0 && errno == EINTR) continue;
     if (w < 0) {
-      return Status(errno == ENOSPC || errno == EDQUOT ? ErrorCode::kTooLarge : ErrorCode::kInternal,
-                    std::string("cannot write the download: ") + std::strerror(errno));
+      return Status(
+          errno == ENOSPC || errno == EDQUOT ? ErrorCode::kTooLarge : ErrorCode::kInternal,
+          std::string("cannot write the download: ") + std::strerror(errno));
     }
     data += w;
     n -= static_cast<std::size_t>(w);
@@ -66,7 +67,7 @@ void RecordRange(const TransferTarget& t, const ByteRange& range, std::size_t in
 
 // One GET for the rest of `range`; what arrives is written at its offset.
 struct Attempt {
-  uint64_t discard = 0;        // leading bytes to drop (server ignored Range)
+  uint64_t discard = 0;  // leading bytes to drop (server ignored Range)
   bool started = false;
   uint64_t received = 0;
   uint64_t since_record = 0;
@@ -84,8 +85,8 @@ void StartWriteback(int fd, Attempt& a) {
   a.unsynced = 0;
 }
 
-bool OnBytes(const TransferTarget& t, ByteRange& range, std::size_t index, Attempt& a,
-             long status, std::string_view bytes) {
+bool OnBytes(const TransferTarget& t, ByteRange& range, std::size_t index, Attempt& a, long status,
+             std::string_view bytes) {
   if (t.options->on_received) t.options->on_received(bytes.size());
   if (!a.started) {
     a.started = true;
@@ -229,17 +230,19 @@ Status TransferRange(const TransferTarget& t, ByteRange& range, std::size_t inde
     if (r.cancelled || t.stop->load()) return Status(ErrorCode::kCancelled, "download cancelled");
     bool http_error = r.transport_ok && (r.status < 200 || r.status >= 300);
     if (http_error && !RetryableHttpStatus(r.status)) {
-      return HubClient::HttpError(r.status, t.request->repo, "file " + t.request->path, r.error_body);
+      return HubClient::HttpError(r.status, t.request->repo, "file " + t.request->path,
+                                  r.error_body);
     }
     failures = a.received > 0 ? 1 : failures + 1;
     if (failures > t.options->max_attempts) {
-      return Unavailable("downloading " + t.request->path + " failed " +
-                         std::to_string(failures) + " times in a row; last: " + Describe(r));
+      return Unavailable("downloading " + t.request->path + " failed " + std::to_string(failures) +
+                         " times in a row; last: " + Describe(r));
     }
     auto delay = RetryDelay(t, r, failures - 1);
     spdlog::warn("download of {} at byte {}: {}; retrying in {} ms", t.request->path,
                  range.start + range.done, Describe(r), delay.count());
-    if (!SleepUnlessStopped(delay, *t.stop)) return Status(ErrorCode::kCancelled, "download cancelled");
+    if (!SleepUnlessStopped(delay, *t.stop))
+      return Status(ErrorCode::kCancelled, "download cancelled");
   }
   return Status::Ok();
 }

@@ -66,19 +66,19 @@ class FollowingHasher {
   std::unique_ptr<std::atomic<uint64_t>[]> frontiers_;
   std::atomic<bool> abort_{false};
   Sha256 sha_;
-  Status status_;        // written by the thread, read after it joined
-  std::string digest_;   // likewise
+  Status status_;       // written by the thread, read after it joined
+  std::string digest_;  // likewise
   std::thread thread_;
 };
 
 struct TransferTarget {
   const BlobRequest* request = nullptr;
   const DownloadOptions* options = nullptr;
-  int fd = -1;                              // the .incomplete file
-  int sidecar_fd = -1;                      // range records, or -1 (one range, no sidecar)
+  int fd = -1;                                 // the .incomplete file
+  int sidecar_fd = -1;                         // range records, or -1 (one range, no sidecar)
   std::atomic<uint64_t>* completed = nullptr;  // bytes of the file on disk, for progress
   const std::atomic<bool>* stop = nullptr;
-  FollowingHasher* hasher = nullptr;        // told of every write; may be null
+  FollowingHasher* hasher = nullptr;  // told of every write; may be null
 };
 
 // Fetches what is left of `range` (index `index` in the sidecar), retrying

@@ -17,7 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kLabels = {"chat",       "reasoning",  "coding",    "vision",
+const std::set<std::string> kLabels = {"chat",         "reasoning",  "coding",    "vision",
                                        "tool-calling", "embeddings", "reranking", "transcription"};
 const std::set<std::string> kRecipes = {"llamacpp", "whispercpp", "flm", "ryzenai"};
 
@@ -78,15 +78,18 @@ Status ValidateEntry(const EntryReader& r, const CatalogEntry& e) {
     return r.Error("name", "must be 1-128 characters of [A-Za-z0-9._-]");
   }
   if (!HfStore::ValidRepoId(e.repo)) return r.Error("repo", "is not a valid repo id (org/name)");
-  if (e.quant.empty() == e.file.empty()) return r.Error("quant", "or 'file' must be given (one of them)");
-  if (!e.file.empty() && !HfStore::ValidRepoPath(e.file)) return r.Error("file", "is not a safe path");
+  if (e.quant.empty() == e.file.empty())
+    return r.Error("quant", "or 'file' must be given (one of them)");
+  if (!e.file.empty() && !HfStore::ValidRepoPath(e.file))
+    return r.Error("file", "is not a safe path");
   if (!e.mmproj.empty() && !HfStore::ValidRepoPath(e.mmproj)) {
     return r.Error("mmproj", "is not a safe path");
   }
   if (!e.flm.empty() && !config::ValidFlmTag(e.flm)) {
     return r.Error("flm", "is not a FastFlowLM model tag (such as \"llama3.2:1b\")");
   }
-  if (!kRecipes.contains(e.recipe)) return r.Error("recipe", "must be one of llamacpp, whispercpp, flm, ryzenai");
+  if (!kRecipes.contains(e.recipe))
+    return r.Error("recipe", "must be one of llamacpp, whispercpp, flm, ryzenai");
   return Status::Ok();
 }
 
@@ -122,9 +125,10 @@ Status CheckReferences(const std::vector<CatalogEntry>& entries) {
     }
   }
   for (const CatalogEntry& e : entries) {
-    if (!e.draft.empty() && (!names.contains(AsciiLower(e.draft)) || AsciiLower(e.draft) == AsciiLower(e.name))) {
-      return InvalidArgument("catalog entry '" + e.name + "': field 'draft' names no other entry ('" +
-                             e.draft + "')");
+    if (!e.draft.empty() &&
+        (!names.contains(AsciiLower(e.draft)) || AsciiLower(e.draft) == AsciiLower(e.name))) {
+      return InvalidArgument("catalog entry '" + e.name +
+                             "': field 'draft' names no other entry ('" + e.draft + "')");
     }
   }
   return Status::Ok();

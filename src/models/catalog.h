@@ -27,7 +27,7 @@ struct CatalogEntry {
   // The same model built for FastFlowLM (its tag, "llama3.2:1b"), or empty:
   // placement may run it on the NPU instead (placement/npu.h).
   std::string flm;
-  uint64_t size_bytes = 0;          // approximate download size
+  uint64_t size_bytes = 0;  // approximate download size
   uint32_t suggested_ctx = 0;
   std::string description;
 };

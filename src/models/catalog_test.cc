@@ -12,11 +12,11 @@ namespace {
 TEST(CatalogTest, BuiltinCatalogParsesWithCurrentPicks) {
   const Catalog& c = Catalog::Builtin();
   ASSERT_GE(c.entries().size(), 20u);
-  for (const char* name : {"Qwen3-0.6B-GGUF", "Qwen3-32B-GGUF", "Qwen3-Coder-30B-A3B-Instruct-GGUF",
-                           "gpt-oss-20b-GGUF", "gpt-oss-120b-GGUF", "Llama-3.2-1B-Instruct-GGUF",
-                           "Llama-3.2-3B-Instruct-GGUF", "gemma-3-27b-it-GGUF",
-                           "nomic-embed-text-v1.5-GGUF", "bge-reranker-v2-m3-GGUF", "whisper-tiny",
-                           "whisper-base", "whisper-large-v3-turbo"}) {
+  for (const char* name :
+       {"Qwen3-0.6B-GGUF", "Qwen3-32B-GGUF", "Qwen3-Coder-30B-A3B-Instruct-GGUF",
+        "gpt-oss-20b-GGUF", "gpt-oss-120b-GGUF", "Llama-3.2-1B-Instruct-GGUF",
+        "Llama-3.2-3B-Instruct-GGUF", "gemma-3-27b-it-GGUF", "nomic-embed-text-v1.5-GGUF",
+        "bge-reranker-v2-m3-GGUF", "whisper-tiny", "whisper-base", "whisper-large-v3-turbo"}) {
     EXPECT_NE(c.Find(name), nullptr) << name;
   }
   const CatalogEntry* gemma = c.Find("GEMMA-3-4B-IT-gguf");  // case-insensitive

@@ -85,16 +85,18 @@ std::optional<std::vector<ByteRange>> ReadSidecar(const fs::path& path, uint64_t
 Status WriteSidecar(int fd, uint64_t size, const std::vector<ByteRange>& ranges) {
   std::string text = FormatRangeHeader(size, ranges.size());
   for (const ByteRange& r : ranges) text += FormatRangeRecord(r);
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, text.data(), text.size(), 0) !=
-                                     static_cast<ssize_t>(text.size())) {
-    return IoError(std::string("cannot write the download's range record: ") + std::strerror(errno));
+  if (::ftruncate(fd, 0) != 0 ||
+      ::pwrite(fd, text.data(), text.size(), 0) != static_cast<ssize_t>(text.size())) {
+    return IoError(std::string("cannot write the download's range record: ") +
+                   std::strerror(errno));
   }
   return Status::Ok();
 }
 
 // True when `path` still names the file open as `fd` (not replaced since).
 bool SameFile(int fd, const fs::path& path) {
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   return ::fstat(fd, &a) == 0 && ::stat(path.c_str(), &b) == 0 && a.st_ino == b.st_ino &&
          a.st_dev == b.st_dev;
 }
@@ -140,9 +142,9 @@ Status Downloader::CheckFreeSpace(const fs::path& dir, uint64_t needed) const {
     available = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
   }
   if (needed <= available) return Status::Ok();
-  return Status(ErrorCode::kTooLarge, "not enough disk space in " + dir.string() + ": the download needs " +
-                                          HumanBytes(needed) + ", " + HumanBytes(available) +
-                                          " available");
+  return Status(ErrorCode::kTooLarge, "not enough disk space in " + dir.string() +
+                                          ": the download needs " + HumanBytes(needed) + ", " +
+                                          HumanBytes(available) + " available");
 }
 
 Status Downloader::Fetch(const BlobRequest& request, const ProgressFn& progress,
@@ -154,7 +156,7 @@ Status Downloader::Fetch(const BlobRequest& request, const ProgressFn& progress,
   if (fs::exists(blob)) {
     if (progress) progress(request.size, request.size);
     std::lock_guard publish_lock(publish_mu_);
-  return store_.Publish(request.repo, request.commit, request.path, request.sha256, absent);
+    return store_.Publish(request.repo, request.commit, request.path, request.sha256, absent);
   }
   ReapWorkers();
   bool owner = false;
@@ -162,7 +164,8 @@ Status Downloader::Fetch(const BlobRequest& request, const ProgressFn& progress,
   while (true) {
     {
       std::unique_lock lock(entry->mu);
-      if (entry->cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return entry->done; })) break;
+      if (entry->cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return entry->done; }))
+        break;
     }
     if (progress) progress(entry->completed.load(), request.size);
     if (cancel && cancel->load()) {
@@ -279,7 +282,8 @@ Result<Plan> PlanDownload(int fd, const fs::path& sidecar, const BlobRequest& r,
     return plan;
   }
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return IoError(std::string("cannot stat the download: ") + std::strerror(errno));
+  if (::fstat(fd, &st) != 0)
+    return IoError(std::string("cannot stat the download: ") + std::strerror(errno));
   uint64_t prefix = static_cast<uint64_t>(st.st_size);
   if (prefix > r.size && ::ftruncate(fd, 0) == 0) prefix = 0;  // not ours: start over
   int connections = std::max(1, o.connections);
@@ -297,7 +301,8 @@ Status Downloader::Download(InFlight& entry, const BlobRequest& r) {
   fs::path incomplete = store_.IncompletePath(r.repo, r.sha256);
   fs::path sidecar = SidecarPath(incomplete);
   Fd fd(::open(incomplete.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
-  if (fd.get() < 0) return IoError("cannot open " + incomplete.string() + ": " + std::strerror(errno));
+  if (fd.get() < 0)
+    return IoError("cannot open " + incomplete.string() + ": " + std::strerror(errno));
   ZEST_RETURN_IF_ERROR(WaitForLock(fd.get(), entry));
   if (fs::exists(blob)) {  // another process finished it while we waited
     if (SameFile(fd.get(), incomplete)) ::unlink(incomplete.c_str());
@@ -307,14 +312,15 @@ Status Downloader::Download(InFlight& entry, const BlobRequest& r) {
   uint64_t remaining = 0;
   for (const ByteRange& range : plan.ranges) remaining += range.remaining();
   entry.completed.store(r.size - remaining);
-  ZEST_RETURN_IF_ERROR(CheckFreeSpace(blob.parent_path(), r.size - AllocatedBytes(incomplete, r.size)));
+  ZEST_RETURN_IF_ERROR(
+      CheckFreeSpace(blob.parent_path(), r.size - AllocatedBytes(incomplete, r.size)));
   Fd sidecar_fd(plan.sidecar ? ::open(sidecar.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600) : -1);
   if (plan.sidecar) ZEST_RETURN_IF_ERROR(WriteSidecar(sidecar_fd.get(), r.size, plan.ranges));
   FollowingHasher hasher(fd.get(), r.size, plan.ranges);
   spdlog::info("downloading {}/{} ({} of {} left, {} connection(s))", r.repo, r.path,
                HumanBytes(remaining), HumanBytes(r.size), plan.ranges.size());
-  TransferTarget target{&r, &options_, fd.get(), sidecar_fd.get(), &entry.completed, &entry.stop,
-                        &hasher};
+  TransferTarget target{&r,          &options_, fd.get(), sidecar_fd.get(), &entry.completed,
+                        &entry.stop, &hasher};
   auto t0 = std::chrono::steady_clock::now();
   ZEST_RETURN_IF_ERROR(TransferRanges(target, plan.ranges));
   auto t1 = std::chrono::steady_clock::now();
@@ -338,7 +344,8 @@ Status Downloader::VerifyAndPublish(int fd, const BlobRequest& r, FollowingHashe
   }
   // On disk before the rename makes it a blob: a crash must never leave a
   // published file with unwritten pages.
-  if (::fdatasync(fd) != 0) return IoError(std::string("cannot sync the download: ") + std::strerror(errno));
+  if (::fdatasync(fd) != 0)
+    return IoError(std::string("cannot sync the download: ") + std::strerror(errno));
   fs::remove(SidecarPath(incomplete), ec);
   std::lock_guard publish_lock(publish_mu_);
   return store_.Publish(r.repo, r.commit, r.path, r.sha256, incomplete);

@@ -40,12 +40,12 @@ namespace zest::models {
 class FollowingHasher;
 
 struct DownloadOptions {
-  int connections = 4;                          // parallel ranges for large files
-  uint64_t min_range_bytes = 16ull << 20;       // no range is smaller (small files: one)
-  int max_attempts = 8;                         // consecutive failures without progress
+  int connections = 4;                     // parallel ranges for large files
+  uint64_t min_range_bytes = 16ull << 20;  // no range is smaller (small files: one)
+  int max_attempts = 8;                    // consecutive failures without progress
   BackoffPolicy backoff;
-  std::chrono::seconds max_retry_after{300};    // a longer Retry-After is capped
-  int stall_timeout_s = 30;                     // no bytes this long: reconnect
+  std::chrono::seconds max_retry_after{300};  // a longer Retry-After is capped
+  int stall_timeout_s = 30;                   // no bytes this long: reconnect
   // Tests only (ZEST_TEST_FREE_BYTES): pretend the store's filesystem has
   // this many bytes free, to exercise the disk-full path without a tmpfs.
   std::optional<uint64_t> fake_free_bytes;
@@ -56,9 +56,9 @@ struct DownloadOptions {
 };
 
 struct BlobRequest {
-  std::string repo;                  // validated repo id
-  std::string commit;                // snapshot to link the file into
-  std::string path;                  // file path in the repo (for the link and messages)
+  std::string repo;    // validated repo id
+  std::string commit;  // snapshot to link the file into
+  std::string path;    // file path in the repo (for the link and messages)
   std::string sha256;
   uint64_t size = 0;
   std::string url;                   // where to GET it (may redirect)
@@ -104,7 +104,7 @@ class Downloader {
   const DownloadOptions options_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<InFlight>> in_flight_;  // by blob path; guarded by mu_
-  std::list<std::unique_ptr<Worker>> workers_;                 // guarded by mu_
+  std::list<std::unique_ptr<Worker>> workers_;                  // guarded by mu_
   // HfStore::Publish links through a temporary name derived from the pid,
   // so two threads publishing the same path must take turns.
   std::mutex publish_mu_;

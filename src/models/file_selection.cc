@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "models/pull_spec.h"
 #include "core/strings.h"
+#include "models/pull_spec.h"
 
 namespace zest::models {
 namespace {
@@ -142,7 +142,8 @@ Result<FileSelection> SelectFiles(const PullSpec& spec, const std::vector<HubFil
   for (const auto* list : {&out.model_files, &out.extra_files}) {
     for (const HubFile& f : *list) {
       if (f.sha256.empty()) {
-        return Unavailable(f.path + " has no sha256 on the hub (not stored with LFS), so it "
+        return Unavailable(f.path +
+                           " has no sha256 on the hub (not stored with LFS), so it "
                            "cannot be verified");
       }
     }

@@ -129,13 +129,13 @@ struct ModelInfo {
   // group) still attends to the whole context, the others only to the window:
   // llama.cpp's per-architecture pattern (gemma3: 6, gemma2 and gpt-oss: 2).
   uint32_t swa_pattern = 0;
-  uint64_t expert_count = 0;       // MoE: experts per layer; 0 = dense
-  uint64_t expert_used_count = 0;  // MoE: experts active per token
+  uint64_t expert_count = 0;                 // MoE: experts per layer; 0 = dense
+  uint64_t expert_used_count = 0;            // MoE: experts active per token
   std::vector<uint64_t> layer_bytes;         // tensor bytes of blk.N.*, per layer
   std::vector<uint64_t> layer_expert_bytes;  // of those, the experts' (*_exps) per layer
-  uint64_t output_bytes = 0;  // output head: output.* tensors
-  uint64_t input_bytes = 0;   // token embeddings and other non-layer tensors
-  bool output_tied = false;   // no output.weight: the head reuses token_embd.weight
+  uint64_t output_bytes = 0;                 // output head: output.* tensors
+  uint64_t input_bytes = 0;                  // token embeddings and other non-layer tensors
+  bool output_tied = false;                  // no output.weight: the head reuses token_embd.weight
   uint64_t tied_output_bytes = 0;  // that tensor's bytes when tied (copied to an offloaded head)
 
   // True when layer `layer` attends only to the sliding window.

@@ -1,7 +1,5 @@
 #include "models/hf_store.h"
 
-#include "config/secure_file.h"
-#include "core/private_dirs.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +9,9 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+
+#include "config/secure_file.h"
+#include "core/private_dirs.h"
 
 namespace zest::models {
 namespace {
@@ -22,9 +23,8 @@ constexpr size_t kMaxRepoPartLength = 96;  // the Hub's own limit for names
 constexpr size_t kMaxRepoPathLength = 1024;
 
 bool IsHex(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 bool ValidRepoPart(std::string_view part) {
@@ -166,7 +166,8 @@ std::vector<StoreFile> HfStore::ListGguf() const {
   return out;
 }
 
-std::vector<StoreFile> HfStore::ListRepoFiles(std::string_view repo, std::string_view suffix) const {
+std::vector<StoreFile> HfStore::ListRepoFiles(std::string_view repo,
+                                              std::string_view suffix) const {
   std::vector<StoreFile> out;
   if (!ValidRepoId(repo)) return out;
   std::error_code ec;
@@ -206,7 +207,8 @@ std::optional<StoreFile> HfStore::FindFile(std::string_view repo, std::string_vi
   return found;
 }
 
-std::optional<std::string> HfStore::ReadRef(std::string_view repo, std::string_view revision) const {
+std::optional<std::string> HfStore::ReadRef(std::string_view repo,
+                                            std::string_view revision) const {
   if (!ValidRepoId(repo) || !ValidRepoPath(revision)) return std::nullopt;
   std::ifstream in(RepoDir(repo) / "refs" / std::string(revision));
   std::string commit;
@@ -217,7 +219,8 @@ std::optional<std::string> HfStore::ReadRef(std::string_view repo, std::string_v
 Status HfStore::PrepareRepo(std::string_view repo) const {
   if (!ValidRepoId(repo)) return InvalidArgument("invalid repo id '" + std::string(repo) + "'");
   fs::path dir = RepoDir(repo);
-  for (const char* sub : {"blobs", "snapshots", "refs"}) ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(dir / sub));
+  for (const char* sub : {"blobs", "snapshots", "refs"})
+    ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(dir / sub));
   return Status::Ok();
 }
 
@@ -256,7 +259,8 @@ Status HfStore::Publish(std::string_view repo, std::string_view commit, std::str
 
 Status HfStore::WriteRef(std::string_view repo, std::string_view revision,
                          std::string_view commit) const {
-  if (!ValidRepoPath(revision)) return InvalidArgument("invalid revision '" + std::string(revision) + "'");
+  if (!ValidRepoPath(revision))
+    return InvalidArgument("invalid revision '" + std::string(revision) + "'");
   if (!ValidCommit(commit)) return InvalidArgument("invalid commit '" + std::string(commit) + "'");
   ZEST_RETURN_IF_ERROR(PrepareRepo(repo));
   fs::path ref = RepoDir(repo) / "refs" / std::string(revision);
@@ -273,7 +277,8 @@ Status HfStore::Remove(std::string_view repo, const std::vector<std::string>& pa
   }
   std::error_code ec;
   fs::path dir = RepoDir(repo);
-  if (!fs::is_directory(dir, ec)) return NotFound("'" + std::string(repo) + "' is not in the store");
+  if (!fs::is_directory(dir, ec))
+    return NotFound("'" + std::string(repo) + "' is not in the store");
   if (paths.empty()) {
     fs::remove_all(dir, ec);  // removes links, never what they point to
     if (ec) return IoError("cannot remove " + dir.string() + ": " + ec.message());
@@ -315,7 +320,8 @@ Status HfStore::RemoveUnlinkedBlobs(const fs::path& dir) const {
     }
   }
   for (const fs::path& p : unlinked) {
-    if (!fs::remove(p, ec) && ec) return IoError("cannot remove " + p.string() + ": " + ec.message());
+    if (!fs::remove(p, ec) && ec)
+      return IoError("cannot remove " + p.string() + ": " + ec.message());
   }
   if (kept == 0 && fs::is_empty(dir / "snapshots", ec)) fs::remove_all(dir, ec);
   return Status::Ok();

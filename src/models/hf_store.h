@@ -27,11 +27,11 @@ namespace zest::models {
 
 // One file of a repo snapshot present in the store.
 struct StoreFile {
-  std::string repo;              // "org/name"
-  std::string commit;            // snapshot directory name
-  std::string path;              // path inside the repo, "Q4_K_M/model-00001-of-00002.gguf"
-  std::filesystem::path file;    // snapshots/{commit}/{path} (usually a symlink)
-  uint64_t size = 0;             // of the resolved file
+  std::string repo;            // "org/name"
+  std::string commit;          // snapshot directory name
+  std::string path;            // path inside the repo, "Q4_K_M/model-00001-of-00002.gguf"
+  std::filesystem::path file;  // snapshots/{commit}/{path} (usually a symlink)
+  uint64_t size = 0;           // of the resolved file
 };
 
 class HfStore {

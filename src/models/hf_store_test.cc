@@ -65,7 +65,8 @@ TEST(HfStoreNames, ValidatesRepoIds) {
 TEST(HfStoreNames, ValidatesPathsShasAndCommits) {
   EXPECT_TRUE(HfStore::ValidRepoPath("model.gguf"));
   EXPECT_TRUE(HfStore::ValidRepoPath("Q4_K_M/model-00001-of-00002.gguf"));
-  for (const char* bad : {"", "../x", "/etc/passwd", "a/../b", "a//b", "./a", "a/.", "a\\b", "a/"}) {
+  for (const char* bad :
+       {"", "../x", "/etc/passwd", "a/../b", "a//b", "./a", "a/.", "a\\b", "a/"}) {
     EXPECT_FALSE(HfStore::ValidRepoPath(bad)) << bad;
   }
   EXPECT_FALSE(HfStore::ValidRepoPath(std::string("a\0b", 3)));
@@ -172,7 +173,7 @@ TEST_F(HfStoreTest, PartialRemoveKeepsBlobsOtherSnapshotsLink) {
   WriteForeignRepo("models--org--r", kCommit2, {{"keep.gguf", kShaA}});
   HfStore store(root_);
   ASSERT_TRUE(store.Remove("org/r", {"a.gguf", "b.gguf"}).ok());
-  EXPECT_TRUE(fs::exists(store.BlobPath("org/r", kShaA)));   // keep.gguf still links it
+  EXPECT_TRUE(fs::exists(store.BlobPath("org/r", kShaA)));  // keep.gguf still links it
   EXPECT_FALSE(fs::exists(store.BlobPath("org/r", kShaB)));
   EXPECT_FALSE(fs::exists(store.RepoDir("org/r") / "snapshots" / kCommit));
   std::vector<StoreFile> left = store.ListGguf();

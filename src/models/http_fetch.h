@@ -18,11 +18,11 @@
 namespace zest::models {
 
 struct HttpGetOptions {
-  std::vector<std::string> headers;       // "Name: value"
-  std::optional<uint64_t> range_from;     // sends "Range: bytes=from-[to]"
-  std::optional<uint64_t> range_to;       // inclusive
+  std::vector<std::string> headers;    // "Name: value"
+  std::optional<uint64_t> range_from;  // sends "Range: bytes=from-[to]"
+  std::optional<uint64_t> range_to;    // inclusive
   int connect_timeout_s = 30;
-  int stall_timeout_s = 30;               // no bytes for this long: a timeout error
+  int stall_timeout_s = 30;  // no bytes for this long: a timeout error
   const std::atomic<bool>* cancel = nullptr;
   // false: a redirect is the answer (its status and headers), not followed.
   bool follow_redirects = true;
@@ -33,15 +33,15 @@ struct HttpGetOptions {
 };
 
 struct HttpGetResult {
-  bool transport_ok = false;   // an HTTP answer was read to its end (or the sink stopped it)
-  bool timed_out = false;      // connect timeout or stall
+  bool transport_ok = false;  // an HTTP answer was read to its end (or the sink stopped it)
+  bool timed_out = false;     // connect timeout or stall
   bool cancelled = false;
   bool stopped_by_sink = false;
-  std::string transport_error; // libcurl's message when !transport_ok
-  long status = 0;             // of the final response after redirects
+  std::string transport_error;                 // libcurl's message when !transport_ok
+  long status = 0;                             // of the final response after redirects
   std::map<std::string, std::string> headers;  // of the final response, names lower-case
-  std::string error_body;      // first bytes of a non-2xx body
-  uint64_t body_bytes = 0;     // bytes handed to the sink
+  std::string error_body;                      // first bytes of a non-2xx body
+  uint64_t body_bytes = 0;                     // bytes handed to the sink
 };
 
 HttpGetResult HttpGet(const std::string& url, const HttpGetOptions& options);

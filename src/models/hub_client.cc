@@ -86,8 +86,8 @@ HubConfig HubConfigFromEnv(
 
 std::string HubClient::ResolveUrl(std::string_view repo, std::string_view revision,
                                   std::string_view path) const {
-  return config_.endpoint + "/" + std::string(repo) + "/resolve/" +
-         EscapePathSegment(revision) + "/" + EscapePath(path);
+  return config_.endpoint + "/" + std::string(repo) + "/resolve/" + EscapePathSegment(revision) +
+         "/" + EscapePath(path);
 }
 
 std::vector<std::string> HubClient::Headers() const {
@@ -154,7 +154,8 @@ Result<std::vector<HubFile>> HubClient::ParseTree(std::string_view text) {
 }
 
 Result<RepoTree> HubClient::ListFiles(std::string_view repo, std::string_view revision) const {
-  if (!HfStore::ValidRepoId(repo)) return InvalidArgument("invalid repo id '" + std::string(repo) + "'");
+  if (!HfStore::ValidRepoId(repo))
+    return InvalidArgument("invalid repo id '" + std::string(repo) + "'");
   RepoTree tree;
   std::string base = config_.endpoint + "/api/models/" + std::string(repo);
   Result<std::string> rev_text = GetText(base + "/revision/" + EscapePathSegment(revision), repo,
@@ -169,9 +170,10 @@ Result<RepoTree> HubClient::ListFiles(std::string_view repo, std::string_view re
   }
   // No revision API (or no valid sha from it): list the revision's files,
   // then ask the hub which commit it resolves files from.
-  Status revision_error = rev_text.ok() ? Unavailable("the hub gave no valid commit id for " +
-                                                      std::string(repo) + "@" + std::string(revision))
-                                        : rev_text.status();
+  Status revision_error = rev_text.ok()
+                              ? Unavailable("the hub gave no valid commit id for " +
+                                            std::string(repo) + "@" + std::string(revision))
+                              : rev_text.status();
   ZEST_ASSIGN_OR_RETURN(tree.files, ListTree(repo, EscapePathSegment(revision)));
   if (tree.files.empty()) return revision_error;
   Result<std::string> commit = CommitFromResolve(repo, revision, tree.files.front().path);

@@ -65,8 +65,8 @@ class HubClient {
   // redirect itself, not followed; one byte asked for when it serves).
   Result<std::string> CommitFromResolve(std::string_view repo, std::string_view revision,
                                         std::string_view path) const;
-  Result<std::string> GetText(const std::string& url, std::string_view repo,
-                              std::string_view what, std::string* next_page) const;
+  Result<std::string> GetText(const std::string& url, std::string_view repo, std::string_view what,
+                              std::string* next_page) const;
 
   HubConfig config_;
 };

@@ -14,8 +14,8 @@ Status CheckPath(const ModelEntry& model, const fs::path& path, const char* what
   if (::stat(path.c_str(), &st) != 0 || (st.st_mode & S_IWOTH) == 0) return Status::Ok();
   char mode[8];
   std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-  return Internal("refusing to load model '" + model.name + "': the " + what + " " +
-                  path.string() + " is world-writable (mode " + mode +
+  return Internal("refusing to load model '" + model.name + "': the " + what + " " + path.string() +
+                  " is world-writable (mode " + mode +
                   "), so any local user could replace the model; run: chmod o-w " + path.string());
 }
 

@@ -1,19 +1,19 @@
 #include "models/model_registry.h"
-#include "core/private_dirs.h"
 
-#include "config/secure_file.h"
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
-#include "models/store_naming.h"
+#include "config/secure_file.h"
+#include "core/private_dirs.h"
 #include "core/strings.h"
+#include "models/store_naming.h"
 
 namespace zest::models {
 namespace {
@@ -59,11 +59,12 @@ bool LooksLikeStoreName(const std::string& name) {
 
 }  // namespace
 
-ModelRegistry::ModelRegistry(fs::path models_dir, fs::path user_models_file,
-                             fs::path hf_store_root, const Catalog* catalog)
+ModelRegistry::ModelRegistry(fs::path models_dir, fs::path user_models_file, fs::path hf_store_root,
+                             const Catalog* catalog)
     : models_dir_(std::move(models_dir)),
       user_models_file_(std::move(user_models_file)),
-      store_(hf_store_root.empty() ? std::nullopt : std::optional<HfStore>(std::move(hf_store_root))),
+      store_(hf_store_root.empty() ? std::nullopt
+                                   : std::optional<HfStore>(std::move(hf_store_root))),
       catalog_(catalog) {}
 
 bool ModelRegistry::ValidName(const std::string& name) {
@@ -255,7 +256,8 @@ Status ModelRegistry::Remove(const ModelEntry& model) {
   }
   if (model.source == "user") {
     std::map<std::string, fs::path> models = LoadUserModels();
-    if (models.erase(model.name) == 0) return NotFound("model '" + model.name + "' is not registered");
+    if (models.erase(model.name) == 0)
+      return NotFound("model '" + model.name + "' is not registered");
     return SaveUserModels(models);
   }
   if (model.source == "models_dir") {

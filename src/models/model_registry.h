@@ -114,8 +114,8 @@ class ModelRegistry {
   // The last full listing: Find() reuses it for a moment instead of walking
   // the models dir and the whole HF cache on every request.
   std::mutex snapshot_mu_;
-  std::vector<ModelEntry> snapshot_;                          // guarded by snapshot_mu_
-  std::chrono::steady_clock::time_point snapshot_time_{};    // guarded by snapshot_mu_
+  std::vector<ModelEntry> snapshot_;                       // guarded by snapshot_mu_
+  std::chrono::steady_clock::time_point snapshot_time_{};  // guarded by snapshot_mu_
 };
 
 }  // namespace zest::models

@@ -119,7 +119,8 @@ TEST_F(RegistryStoreTest, ShardSetsAndProjectorsFromTheMainSnapshot) {
   EXPECT_EQ(m->path.filename(), "v-00001-of-00002.gguf");
   EXPECT_EQ(m->path.parent_path().parent_path().filename(), kCommit);
   EXPECT_EQ(m->store_paths.size(), 2u);
-  EXPECT_EQ(m->info.file_size, 2 * fs::file_size(root_ / "hub/models--org--vision-GGUF/blobs" / Sha('1')));
+  EXPECT_EQ(m->info.file_size,
+            2 * fs::file_size(root_ / "hub/models--org--vision-GGUF/blobs" / Sha('1')));
   EXPECT_EQ(m->mmproj.filename(), "mmproj-F16.gguf");
   EXPECT_EQ(Named(all, "org/vision-GGUF:F16"), nullptr);  // projectors are not models
   const ModelEntry* alias = Named(all, "Vision-GGUF");
@@ -145,7 +146,8 @@ TEST_F(RegistryStoreTest, CatalogModelNotDownloadedNamesZestPull) {
       << missing.status().message();
   auto store_name = Registry().Find("org/remote-GGUF:Q4_K_M");
   ASSERT_FALSE(store_name.ok());
-  EXPECT_NE(store_name.status().message().find("zest pull org/remote-GGUF:Q4_K_M"), std::string::npos);
+  EXPECT_NE(store_name.status().message().find("zest pull org/remote-GGUF:Q4_K_M"),
+            std::string::npos);
 }
 
 TEST_F(RegistryStoreTest, CatalogListingSaysWhatIsDownloaded) {
@@ -153,8 +155,9 @@ TEST_F(RegistryStoreTest, CatalogListingSaysWhatIsDownloaded) {
   fs::create_directories(root_ / "hub/models--ggerganov--whisper.cpp/blobs");
   std::ofstream(root_ / "hub/models--ggerganov--whisper.cpp/blobs" / Sha('w')) << "ggml";
   fs::create_directories(root_ / "hub/models--ggerganov--whisper.cpp/snapshots" / kCommit);
-  fs::create_symlink("../../blobs/" + Sha('w'),
-                     root_ / "hub/models--ggerganov--whisper.cpp/snapshots" / kCommit / "ggml-x.bin");
+  fs::create_symlink(
+      "../../blobs/" + Sha('w'),
+      root_ / "hub/models--ggerganov--whisper.cpp/snapshots" / kCommit / "ggml-x.bin");
   std::map<std::string, CatalogStatus> by_name;
   for (CatalogStatus& s : Registry().ListCatalog()) by_name[s.entry.name] = s;
   ASSERT_EQ(by_name.size(), 4u);

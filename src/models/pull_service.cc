@@ -9,7 +9,10 @@ namespace zest::models {
 
 PullService::PullService(const HfStore& store, HubConfig hub, DownloadOptions options,
                          const Catalog* catalog)
-    : store_(store), hub_(std::move(hub)), downloader_(store, std::move(options)), catalog_(catalog) {}
+    : store_(store),
+      hub_(std::move(hub)),
+      downloader_(store, std::move(options)),
+      catalog_(catalog) {}
 
 Status PullService::CheckSpace(const std::vector<BlobRequest>& blobs) const {
   uint64_t needed = 0;

@@ -22,16 +22,16 @@
 namespace zest::models {
 
 struct PullProgress {
-  std::string status;   // "resolving", "downloading", "verifying"
-  std::string file;     // path in the repo
+  std::string status;  // "resolving", "downloading", "verifying"
+  std::string file;    // path in the repo
   uint64_t completed = 0;
   uint64_t total = 0;
-  int file_index = 0;   // 1-based, of file_count
+  int file_index = 0;  // 1-based, of file_count
   int file_count = 0;
 };
 
 struct PullResult {
-  std::string model;               // served name, e.g. "org/repo:Q4_K_M"
+  std::string model;  // served name, e.g. "org/repo:Q4_K_M"
   std::string repo;
   std::string commit;
   std::vector<std::string> files;  // paths in the repo
@@ -40,8 +40,7 @@ struct PullResult {
 class PullService {
  public:
   // All references must outlive the service. `catalog` may be null.
-  PullService(const HfStore& store, HubConfig hub, DownloadOptions options,
-              const Catalog* catalog);
+  PullService(const HfStore& store, HubConfig hub, DownloadOptions options, const Catalog* catalog);
 
   // Downloads `spec` into the store. `progress` is called from the pulling
   // thread, often; throttle before sending it anywhere. kCancelled when

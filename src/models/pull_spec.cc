@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "models/hf_store.h"
 #include "core/strings.h"
+#include "models/hf_store.h"
 
 namespace zest::models {
 namespace {
@@ -44,7 +44,8 @@ Status CheckRepoAndFile(const PullSpec& spec) {
   if (!HfStore::ValidRepoId(spec.repo)) {
     return InvalidArgument("'" + spec.repo + "' is not a valid Hugging Face repo id (org/name)");
   }
-  if (!ValidRevision(spec.revision)) return InvalidArgument("invalid revision '" + spec.revision + "'");
+  if (!ValidRevision(spec.revision))
+    return InvalidArgument("invalid revision '" + spec.revision + "'");
   for (const std::string* p : {&spec.file, &spec.mmproj}) {
     if (!p->empty() && !HfStore::ValidRepoPath(*p)) {
       return InvalidArgument("'" + *p + "' is not a safe path inside a repo");

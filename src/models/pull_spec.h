@@ -29,12 +29,12 @@ namespace zest::models {
 inline constexpr std::string_view kDefaultQuant = "Q4_K_M";
 
 struct PullSpec {
-  std::string repo;             // "org/name", validated
+  std::string repo;  // "org/name", validated
   std::string revision = "main";
-  std::string quant;            // upper-case label asked for, or empty (default)
-  std::string file;             // an exact path in the repo, or empty
-  std::string mmproj;           // an exact mmproj path (from the catalog), or empty
-  std::string catalog_name;     // set when the spec named a catalog entry
+  std::string quant;         // upper-case label asked for, or empty (default)
+  std::string file;          // an exact path in the repo, or empty
+  std::string mmproj;        // an exact mmproj path (from the catalog), or empty
+  std::string catalog_name;  // set when the spec named a catalog entry
 };
 
 // kInvalidArgument for malformed specs or unsafe repo ids/paths; kNotFound
@@ -43,15 +43,15 @@ Result<PullSpec> ParsePullSpec(std::string_view spec, const Catalog* catalog);
 
 // A file as the hub lists it.
 struct HubFile {
-  std::string path;    // validated repo path
+  std::string path;  // validated repo path
   uint64_t size = 0;
   std::string sha256;  // LFS oid (lower-case hex); empty for non-LFS files
 };
 
 struct FileSelection {
-  std::string quant;                // label of the chosen model files
-  std::vector<HubFile> model_files; // shards in order (one when unsharded)
-  std::vector<HubFile> extra_files; // mmproj
+  std::string quant;                 // label of the chosen model files
+  std::vector<HubFile> model_files;  // shards in order (one when unsharded)
+  std::vector<HubFile> extra_files;  // mmproj
 };
 
 // Picks the files to download for `spec` from `files`. kNotFound naming what

@@ -25,7 +25,8 @@ TEST(ParsePullSpec, AcceptsEverySpelling) {
       {"hf.co/org/repo:Q8_0", "org/repo", "main", "Q8_0", ""},
       {"hf.co/org/repo/dir/file-Q4_0.gguf", "org/repo", "main", "", "dir/file-Q4_0.gguf"},
       {"huggingface.co/org/repo/file.gguf", "org/repo", "main", "", "file.gguf"},
-      {"https://huggingface.co/org/repo/resolve/main/file.gguf", "org/repo", "main", "", "file.gguf"},
+      {"https://huggingface.co/org/repo/resolve/main/file.gguf", "org/repo", "main", "",
+       "file.gguf"},
       {"https://huggingface.co/org/repo/blob/v1.0/a/b.gguf?download=true", "org/repo", "v1.0", "",
        "a/b.gguf"},
       {"  org/repo  ", "org/repo", "main", "", ""},
@@ -41,10 +42,10 @@ TEST(ParsePullSpec, AcceptsEverySpelling) {
 }
 
 TEST(ParsePullSpec, RejectsUnsafeOrMalformed) {
-  for (const char* input : {"", "org/", "/repo", "org/../x", "../repo/x", "org/repo/../../etc/passwd",
-                            "org/repo/resolve/main", "https://evil.example/org/repo",
-                            "org/re po", "org/repo:", "hf.co/org/repo/a//b.gguf",
-                            "org/repo/resolve/../f.gguf", "org/repo/dir\\f.gguf"}) {
+  for (const char* input :
+       {"", "org/", "/repo", "org/../x", "../repo/x", "org/repo/../../etc/passwd",
+        "org/repo/resolve/main", "https://evil.example/org/repo", "org/re po", "org/repo:",
+        "hf.co/org/repo/a//b.gguf", "org/repo/resolve/../f.gguf", "org/repo/dir\\f.gguf"}) {
     auto spec = ParsePullSpec(input, nullptr);
     EXPECT_FALSE(spec.ok()) << input;
   }
@@ -91,19 +92,33 @@ struct SelectCase {
 
 TEST(SelectFiles, QuantizationShardsAndMmproj) {
   const std::vector<SelectCase> cases = {
-      {"default Q4_K_M", {F("m-Q8_0.gguf", 800), F("m-Q4_K_M.gguf", 480), F("README.md", 1)}, "",
-       {"m-Q4_K_M.gguf"}, "Q4_K_M"},
-      {"case-insensitive labels", {F("m-q4_k_m.gguf", 480), F("m-q8_0.gguf", 800)}, "",
-       {"m-q4_k_m.gguf"}, "Q4_K_M"},
+      {"default Q4_K_M",
+       {F("m-Q8_0.gguf", 800), F("m-Q4_K_M.gguf", 480), F("README.md", 1)},
+       "",
+       {"m-Q4_K_M.gguf"},
+       "Q4_K_M"},
+      {"case-insensitive labels",
+       {F("m-q4_k_m.gguf", 480), F("m-q8_0.gguf", 800)},
+       "",
+       {"m-q4_k_m.gguf"},
+       "Q4_K_M"},
       {"fallback: smallest of at least 4 bits",
        {F("m-Q2_K.gguf", 200), F("m-Q3_K_M.gguf", 300), F("m-Q5_K_M.gguf", 560),
         F("m-Q4_0.gguf", 450), F("m-Q8_0.gguf", 800)},
-       "", {"m-Q4_0.gguf"}, "Q4_0"},
-      {"fallback: only low-bit quants → largest", {F("m-Q2_K.gguf", 200), F("m-IQ3_XS.gguf", 300)},
-       "", {"m-IQ3_XS.gguf"}, "IQ3_XS"},
+       "",
+       {"m-Q4_0.gguf"},
+       "Q4_0"},
+      {"fallback: only low-bit quants → largest",
+       {F("m-Q2_K.gguf", 200), F("m-IQ3_XS.gguf", 300)},
+       "",
+       {"m-IQ3_XS.gguf"},
+       "IQ3_XS"},
       {"float only", {F("m-BF16.gguf", 1600), F("m-F32.gguf", 3200)}, "", {"m-BF16.gguf"}, "BF16"},
-      {"explicit quant", {F("m-Q4_K_M.gguf", 480), F("m-IQ4_XS.gguf", 420)}, "IQ4_XS",
-       {"m-IQ4_XS.gguf"}, "IQ4_XS"},
+      {"explicit quant",
+       {F("m-Q4_K_M.gguf", 480), F("m-IQ4_XS.gguf", 420)},
+       "IQ4_XS",
+       {"m-IQ4_XS.gguf"},
+       "IQ4_XS"},
       {"shards in order, in a folder",
        {F("Q4_K_M/m-Q4_K_M-00002-of-00003.gguf", 10), F("Q4_K_M/m-Q4_K_M-00001-of-00003.gguf", 10),
         F("Q4_K_M/m-Q4_K_M-00003-of-00003.gguf", 5), F("Q8_0/m-Q8_0-00001-of-00002.gguf", 10),
@@ -112,12 +127,17 @@ TEST(SelectFiles, QuantizationShardsAndMmproj) {
        {"Q4_K_M/m-Q4_K_M-00001-of-00003.gguf", "Q4_K_M/m-Q4_K_M-00002-of-00003.gguf",
         "Q4_K_M/m-Q4_K_M-00003-of-00003.gguf"},
        "Q4_K_M"},
-      {"label from the folder", {F("Q5_K_M/model-00001-of-00001.gguf", 10), F("Q8_0/model.gguf", 9)},
-       "Q5_K_M", {"Q5_K_M/model-00001-of-00001.gguf"}, "Q5_K_M"},
+      {"label from the folder",
+       {F("Q5_K_M/model-00001-of-00001.gguf", 10), F("Q8_0/model.gguf", 9)},
+       "Q5_K_M",
+       {"Q5_K_M/model-00001-of-00001.gguf"},
+       "Q5_K_M"},
       {"mmproj F16 preferred",
        {F("m-Q4_K_M.gguf", 480), F("mmproj-BF16.gguf", 50), F("mmproj-F16.gguf", 50),
         F("mmproj-F32.gguf", 90)},
-       "", {"m-Q4_K_M.gguf", "mmproj-F16.gguf"}, "Q4_K_M"},
+       "",
+       {"m-Q4_K_M.gguf", "mmproj-F16.gguf"},
+       "Q4_K_M"},
       {"MXFP4", {F("gpt-oss-20b-MXFP4.gguf", 100)}, "", {"gpt-oss-20b-MXFP4.gguf"}, "MXFP4"},
   };
   for (const SelectCase& c : cases) {
@@ -143,8 +163,8 @@ TEST(SelectFiles, Errors) {
   EXPECT_NE(missing.status().message().find("Q4_K_M, Q8_0"), std::string::npos);
 
   spec.quant = "";
-  auto partial = SelectFiles(spec, {F("m-Q4_K_M-00001-of-00003.gguf", 1),
-                                    F("m-Q4_K_M-00003-of-00003.gguf", 1)});
+  auto partial = SelectFiles(
+      spec, {F("m-Q4_K_M-00001-of-00003.gguf", 1), F("m-Q4_K_M-00003-of-00003.gguf", 1)});
   EXPECT_FALSE(partial.ok());
   EXPECT_FALSE(SelectFiles(spec, {F("README.md", 1)}).ok());
 
@@ -162,8 +182,8 @@ TEST(SelectFiles, ExplicitShardFileTakesItsSet) {
   auto sel = SelectFiles(spec, {F("m-Q4_K_M-00002-of-00002.gguf", 1),
                                 F("m-Q4_K_M-00001-of-00002.gguf", 1), F("m-Q8_0.gguf", 1)});
   ASSERT_TRUE(sel.ok()) << sel.status().message();
-  EXPECT_EQ(Paths(sel->model_files),
-            (std::vector<std::string>{"m-Q4_K_M-00001-of-00002.gguf", "m-Q4_K_M-00002-of-00002.gguf"}));
+  EXPECT_EQ(Paths(sel->model_files), (std::vector<std::string>{"m-Q4_K_M-00001-of-00002.gguf",
+                                                               "m-Q4_K_M-00002-of-00002.gguf"}));
 }
 
 TEST(PlanRanges, SplitsEvenlyAndRespectsMinimum) {
@@ -188,10 +208,10 @@ TEST(RangeState, RoundTripsAndRejectsForeignState) {
   auto parsed = ParseRangeState(text, 300);
   ASSERT_TRUE(parsed.has_value());
   EXPECT_EQ(*parsed, ranges);
-  EXPECT_FALSE(ParseRangeState(text, 301).has_value());               // another file size
+  EXPECT_FALSE(ParseRangeState(text, 301).has_value());                 // another file size
   EXPECT_FALSE(ParseRangeState(text.substr(0, 100), 300).has_value());  // truncated
-  std::string gap = FormatRangeHeader(300, 2) + FormatRangeRecord({0, 100, 0}) +
-                    FormatRangeRecord({150, 300, 0});
+  std::string gap =
+      FormatRangeHeader(300, 2) + FormatRangeRecord({0, 100, 0}) + FormatRangeRecord({150, 300, 0});
   EXPECT_FALSE(ParseRangeState(gap, 300).has_value());
   std::string overdone = FormatRangeHeader(10, 1) + FormatRangeRecord({0, 10, 11});
   EXPECT_FALSE(ParseRangeState(overdone, 10).has_value());
@@ -233,7 +253,8 @@ TEST(HubTree, ParsesFilesAndRejectsHostileNames) {
     std::string tree = R"([{"type":"file","path":")" + std::string(path) + R"(","size":1}])";
     EXPECT_FALSE(HubClient::ParseTree(tree).ok()) << path;
   }
-  EXPECT_FALSE(HubClient::ParseTree(R"([{"type":"file","path":"a.gguf","lfs":{"oid":"zz"}}])").ok());
+  EXPECT_FALSE(
+      HubClient::ParseTree(R"([{"type":"file","path":"a.gguf","lfs":{"oid":"zz"}}])").ok());
   EXPECT_FALSE(HubClient::ParseTree("{}").ok());
 }
 
@@ -245,8 +266,10 @@ TEST(HubError, GatedModelsMentionHfToken) {
 }
 
 TEST(RetryableHttpStatus, Classifies) {
-  for (long s : {408L, 425L, 429L, 500L, 502L, 503L, 504L}) EXPECT_TRUE(RetryableHttpStatus(s)) << s;
-  for (long s : {200L, 206L, 400L, 401L, 403L, 404L, 416L}) EXPECT_FALSE(RetryableHttpStatus(s)) << s;
+  for (long s : {408L, 425L, 429L, 500L, 502L, 503L, 504L})
+    EXPECT_TRUE(RetryableHttpStatus(s)) << s;
+  for (long s : {200L, 206L, 400L, 401L, 403L, 404L, 416L})
+    EXPECT_FALSE(RetryableHttpStatus(s)) << s;
 }
 
 }  // namespace

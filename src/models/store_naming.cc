@@ -1,10 +1,11 @@
 #include "models/store_naming.h"
-#include "core/strings.h"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
+
+#include "core/strings.h"
 
 namespace zest::models {
 namespace {
@@ -72,7 +73,8 @@ struct Group {
 
 // Groups GGUF model files (mmproj excluded) by model, keyed by the first
 // file's path. Incomplete shard sets are kept only when asked to.
-std::map<std::string, Group> GroupFiles(const std::vector<StoreFile>& repo_files, bool complete_only) {
+std::map<std::string, Group> GroupFiles(const std::vector<StoreFile>& repo_files,
+                                        bool complete_only) {
   std::set<std::string> seen;
   std::map<std::string, std::map<int, StoreFile>> shards;  // base → index → file
   std::map<std::string, int> shard_counts;
@@ -99,8 +101,8 @@ std::map<std::string, Group> GroupFiles(const std::vector<StoreFile>& repo_files
   return groups;
 }
 
-std::string NameFor(const std::string& repo, const std::string& first_path, const std::string& label,
-                    const std::map<std::string, int>& label_counts) {
+std::string NameFor(const std::string& repo, const std::string& first_path,
+                    const std::string& label, const std::map<std::string, int>& label_counts) {
   auto it = label_counts.find(label);
   if (!label.empty() && it != label_counts.end() && it->second == 1) return repo + ":" + label;
   return repo + "/" + std::string(StripGguf(first_path));

@@ -25,7 +25,7 @@ std::string QuantLabel(std::string_view path);
 bool SameQuant(std::string_view a, std::string_view b);
 
 struct ShardInfo {
-  int index = 0;     // 1-based
+  int index = 0;  // 1-based
   int count = 0;
   std::string base;  // the path without "-0000i-of-0000n.gguf"
 };
@@ -40,9 +40,9 @@ bool IsMmproj(std::string_view path);
 struct StoreModel {
   std::string name;
   std::string repo;
-  std::string quant;                // uppercased label, or empty
-  std::vector<StoreFile> files;     // first one is loaded
-  std::vector<StoreFile> mmprojs;   // the repo's projectors (best first)
+  std::string quant;               // uppercased label, or empty
+  std::vector<StoreFile> files;    // first one is loaded
+  std::vector<StoreFile> mmprojs;  // the repo's projectors (best first)
 };
 
 // Groups the files of ONE repo snapshot set into models. Files with the same

@@ -50,8 +50,8 @@ TEST(StoreNamingTest, UniqueQuantNamesWithMmprojAttached) {
 }
 
 TEST(StoreNamingTest, AmbiguousOrMissingLabelsUsePaths) {
-  std::vector<StoreFile> files = {File("a/m-Q4_K_M.gguf"), File("b/m-Q4_K_M.gguf"), File("plain.gguf"),
-                                  File("x-F16.gguf")};
+  std::vector<StoreFile> files = {File("a/m-Q4_K_M.gguf"), File("b/m-Q4_K_M.gguf"),
+                                  File("plain.gguf"), File("x-F16.gguf")};
   std::vector<StoreModel> models = GroupStoreModels(files);
   ASSERT_EQ(models.size(), 4u);
   EXPECT_EQ(models[0].name, "org/repo/a/m-Q4_K_M");
@@ -61,8 +61,9 @@ TEST(StoreNamingTest, AmbiguousOrMissingLabelsUsePaths) {
 }
 
 TEST(StoreNamingTest, ShardSetIsOneModelLoadedFromTheFirstShard) {
-  std::vector<StoreFile> files = {File("Q8_0/m-00002-of-00002.gguf"), File("Q8_0/m-00001-of-00002.gguf"),
-                                  File("m-Q4_K_M.gguf"), File("half-00001-of-00002.gguf")};
+  std::vector<StoreFile> files = {File("Q8_0/m-00002-of-00002.gguf"),
+                                  File("Q8_0/m-00001-of-00002.gguf"), File("m-Q4_K_M.gguf"),
+                                  File("half-00001-of-00002.gguf")};
   std::vector<StoreModel> models = GroupStoreModels(files);
   ASSERT_EQ(models.size(), 2u);  // the incomplete "half" set is not a model
   EXPECT_EQ(models[0].name, "org/repo:Q4_K_M");

@@ -24,7 +24,8 @@ std::vector<ByteRange> PlanRanges(uint64_t from, uint64_t size, int connections,
   std::vector<ByteRange> out;
   if (from >= size) return out;
   uint64_t left = size - from;
-  uint64_t count = std::max<uint64_t>(1, std::min<uint64_t>(connections, left / std::max<uint64_t>(min_range, 1)));
+  uint64_t count = std::max<uint64_t>(
+      1, std::min<uint64_t>(connections, left / std::max<uint64_t>(min_range, 1)));
   uint64_t step = left / count;
   uint64_t start = from;
   for (uint64_t i = 0; i < count; ++i) {
@@ -45,8 +46,8 @@ std::string FormatRangeHeader(uint64_t size, std::size_t count) {
 
 std::string FormatRangeRecord(const ByteRange& r) {
   char buf[kRecordBytes + 1];
-  std::snprintf(buf, sizeof(buf), "%020" PRIu64 " %020" PRIu64 " %020" PRIu64 "\n", r.start,
-                r.end, r.done);
+  std::snprintf(buf, sizeof(buf), "%020" PRIu64 " %020" PRIu64 " %020" PRIu64 "\n", r.start, r.end,
+                r.done);
   return std::string(buf, kRecordBytes);
 }
 

@@ -32,10 +32,10 @@ struct EnginePlan {
   // A GPU of the plan is a software renderer (llvmpipe): its "GPU" layers
   // run on CPU threads too (LP_NUM_THREADS), so it shares the CPU budget.
   bool software_gpu = false;
-  int n_gpu_layers = 0;                  // -ngl (block_count + 1 = everything)
-  std::vector<double> tensor_split;      // --tensor-split, one weight per GPU device
-  int n_cpu_moe = 0;                     // --n-cpu-moe
-  uint64_t ctx_per_slot = 0;             // the engine gets ctx_per_slot × parallel
+  int n_gpu_layers = 0;              // -ngl (block_count + 1 = everything)
+  std::vector<double> tensor_split;  // --tensor-split, one weight per GPU device
+  int n_cpu_moe = 0;                 // --n-cpu-moe
+  uint64_t ctx_per_slot = 0;         // the engine gets ctx_per_slot × parallel
   int parallel = 1;
   KvType cache_type_k = KvType::kF16;   // -ctk
   KvType cache_type_v = KvType::kF16;   // -ctv

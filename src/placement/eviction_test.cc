@@ -28,8 +28,8 @@ EnginePlan PlanUsing(const std::vector<std::pair<std::string, uint64_t>>& uses) 
 }
 
 TEST(EvictionTest, FreeAfterSubtractsPlansAndUnifiedMemoryFromRam) {
-  std::vector<PlacementDevice> devices = {Device("CPU", 64 * kGiB), Device("Vulkan0", 48 * kGiB, true),
-                                          Device("CUDA0", 24 * kGiB)};
+  std::vector<PlacementDevice> devices = {
+      Device("CPU", 64 * kGiB), Device("Vulkan0", 48 * kGiB, true), Device("CUDA0", 24 * kGiB)};
   EnginePlan a = PlanUsing({{"CPU", 2 * kGiB}, {"Vulkan0", 10 * kGiB}});
   EnginePlan b = PlanUsing({{"CPU", 1 * kGiB}, {"CUDA0", 30 * kGiB}});
   auto free = FreeAfter(devices, {&a, &b});

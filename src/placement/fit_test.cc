@@ -62,12 +62,23 @@ TEST(FitTest, VerdictsFromThePlan) {
     std::string verdict;
   };
   const std::vector<Case> cases = {
-      {"8B on a 24 GiB GPU: every layer there", "llama3-8b", {Cpu(30 * kGiB), Gpu("CUDA0", 24 * kGiB)}, "yes"},
-      {"8B on a 4 GiB GPU: split with the CPU", "llama3-8b", {Cpu(30 * kGiB), Gpu("CUDA0", 4 * kGiB)}, "partial"},
-      {"8B with a GPU too small for one layer", "llama3-8b", {Cpu(30 * kGiB), Gpu("CUDA0", 300 * kMiB)}, "cpu"},
+      {"8B on a 24 GiB GPU: every layer there",
+       "llama3-8b",
+       {Cpu(30 * kGiB), Gpu("CUDA0", 24 * kGiB)},
+       "yes"},
+      {"8B on a 4 GiB GPU: split with the CPU",
+       "llama3-8b",
+       {Cpu(30 * kGiB), Gpu("CUDA0", 4 * kGiB)},
+       "partial"},
+      {"8B with a GPU too small for one layer",
+       "llama3-8b",
+       {Cpu(30 * kGiB), Gpu("CUDA0", 300 * kMiB)},
+       "cpu"},
       {"8B on a GPU-less box", "llama3-8b", {Cpu(30 * kGiB)}, "yes"},
-      {"8B beside llvmpipe only (never chosen by itself)", "llama3-8b",
-       {Cpu(30 * kGiB), Gpu("Vulkan0", 24 * kGiB, 0)}, "yes"},
+      {"8B beside llvmpipe only (never chosen by itself)",
+       "llama3-8b",
+       {Cpu(30 * kGiB), Gpu("Vulkan0", 24 * kGiB, 0)},
+       "yes"},
       {"120B in 32 GiB", "gpt-oss-120b", {Cpu(32 * kGiB)}, "no"},
   };
   for (const Case& c : cases) {
@@ -94,7 +105,7 @@ TEST(FitTest, AvailableCountsRamAndDiscreteGpusOnce) {
 
 TEST(FitTest, CatalogEntriesByFileSize) {
   const std::vector<PlacementDevice> desktop = {Cpu(32 * kGiB), Gpu("CUDA0", 24 * kGiB)};
-  EXPECT_EQ(FitOfSize(5 * kGiB, desktop).verdict, "yes");      // fits the GPU
+  EXPECT_EQ(FitOfSize(5 * kGiB, desktop).verdict, "yes");       // fits the GPU
   EXPECT_EQ(FitOfSize(30 * kGiB, desktop).verdict, "partial");  // GPU + RAM
   EXPECT_EQ(FitOfSize(60 * kGiB, desktop).verdict, "no");
   ModelFit big = FitOfSize(60 * kGiB, desktop);

@@ -39,9 +39,12 @@ int HeadGpu(const Layout& layout) {
 
 const char* KvTypeName(KvType type) {
   switch (type) {
-    case KvType::kF16: return "f16";
-    case KvType::kQ8_0: return "q8_0";
-    case KvType::kQ4_0: return "q4_0";
+    case KvType::kF16:
+      return "f16";
+    case KvType::kQ8_0:
+      return "q8_0";
+    case KvType::kQ4_0:
+      return "q4_0";
   }
   return "f16";
 }
@@ -55,9 +58,12 @@ Result<KvType> ParseKvType(const std::string& name) {
 
 uint64_t KvTypeBytes(KvType type, uint64_t elements) {
   switch (type) {
-    case KvType::kF16: return elements * 2;
-    case KvType::kQ8_0: return Blocks(elements) * kQ8_0BlockBytes;
-    case KvType::kQ4_0: return Blocks(elements) * kQ4_0BlockBytes;
+    case KvType::kF16:
+      return elements * 2;
+    case KvType::kQ8_0:
+      return Blocks(elements) * kQ8_0BlockBytes;
+    case KvType::kQ4_0:
+      return Blocks(elements) * kQ4_0BlockBytes;
   }
   return elements * 2;
 }

@@ -45,7 +45,7 @@ struct LoadShape {
   int parallel = 1;
   KvType cache_type_k = KvType::kF16;  // -ctk
   KvType cache_type_v = KvType::kF16;  // -ctv
-  bool flash_attention = true;  // llama-server's "auto" enables it where supported
+  bool flash_attention = true;         // llama-server's "auto" enables it where supported
   uint32_t ubatch = 512;
   uint64_t mmproj_bytes = 0;  // vision projector file, loaded beside the model
   bool mmap = true;           // weights mapped from the file (not --load-mode none)

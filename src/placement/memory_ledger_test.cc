@@ -10,8 +10,8 @@
 namespace zest::placement {
 namespace {
 
-using testing::GptOss120B;
 using testing::Gemma3_12B;
+using testing::GptOss120B;
 using testing::Llama3_8B;
 using testing::Qwen3_30B_A3B;
 using testing::WriteSparseModel;

@@ -6,7 +6,6 @@
 #include <numeric>
 #include <optional>
 
-
 namespace zest::placement {
 namespace {
 
@@ -179,7 +178,8 @@ std::vector<Strategy> Strategies(const Problem& p, const std::vector<std::size_t
   }
   if (!gpus.empty() && p.model.expert_count > 0) {
     out.push_back([=, &p](uint64_t ctx) -> std::optional<Candidate> {
-      auto m = SmallestFitting(1, all - 1, [&](int n) { return Fits(p, OnGpus(p, {best}, all, n), ctx); });
+      auto m = SmallestFitting(1, all - 1,
+                               [&](int n) { return Fits(p, OnGpus(p, {best}, all, n), ctx); });
       if (!m) return std::nullopt;
       return OnGpus(p, {best}, all, *m);
     });
@@ -187,9 +187,8 @@ std::vector<Strategy> Strategies(const Problem& p, const std::vector<std::size_t
   if (!gpus.empty()) {
     out.push_back([=, &p](uint64_t ctx) -> std::optional<Candidate> {
       // Fewest layers on the CPU = most on the GPU.
-      auto cpu_layers = SmallestFitting(1, all - 1, [&](int n) {
-        return Fits(p, OnGpus(p, {best}, all - n, 0), ctx);
-      });
+      auto cpu_layers = SmallestFitting(
+          1, all - 1, [&](int n) { return Fits(p, OnGpus(p, {best}, all - n, 0), ctx); });
       if (!cpu_layers) return std::nullopt;
       return OnGpus(p, {best}, all - *cpu_layers, 0);
     });
@@ -320,7 +319,8 @@ Status DoesNotFit(const Problem& p, const std::string& name, uint64_t ctx, int p
   for (std::size_t g : gpus) {
     const PlacementDevice& d = p.devices[g];
     message += ", " + d.name + " (" + d.description + ") " + FormatBytes(d.free_bytes) +
-               " free of " + FormatBytes(d.total_bytes) + (d.unified ? ", shared with the CPU" : "");
+               " free of " + FormatBytes(d.total_bytes) +
+               (d.unified ? ", shared with the CPU" : "");
   }
   return InsufficientMemory(message);
 }
@@ -431,9 +431,9 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   std::string reason = "as configured for this model";
   if (!fixed && request.default_ctx_per_slot > 0) {
     fixed = std::min(request.default_ctx_per_slot, trained);
-    reason = "the server default" + std::string(fixed < request.default_ctx_per_slot
-                                                    ? ", capped at the trained length"
-                                                    : "");
+    reason =
+        "the server default" +
+        std::string(fixed < request.default_ctx_per_slot ? ", capped at the trained length" : "");
   }
   const uint64_t low = std::min(kMinAutoContext, trained);
   for (const Strategy& strategy : Strategies(p, gpus, o)) {

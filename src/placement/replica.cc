@@ -17,9 +17,10 @@ namespace {
 std::vector<std::string> CandidateOrder(const std::vector<PlacementDevice>& devices) {
   std::vector<const PlacementDevice*> gpus;
   for (std::size_t i = 1; i < devices.size(); ++i) gpus.push_back(&devices[i]);
-  std::stable_sort(gpus.begin(), gpus.end(), [](const PlacementDevice* a, const PlacementDevice* b) {
-    return a->speed_rank > b->speed_rank;
-  });
+  std::stable_sort(gpus.begin(), gpus.end(),
+                   [](const PlacementDevice* a, const PlacementDevice* b) {
+                     return a->speed_rank > b->speed_rank;
+                   });
   std::vector<std::string> out;
   for (const PlacementDevice* d : gpus) out.push_back(d->name);
   out.push_back(kCpuDevice);
@@ -33,8 +34,8 @@ Result<EnginePlan> PlanReplica(const models::ModelInfo& model,
                                const PlacementRequest& request,
                                const std::vector<std::string>& used) {
   std::string tried;
-  Status last = InsufficientMemory("no device left for another instance of '" +
-                                   request.model_name + "' (it runs on every one)");
+  Status last = InsufficientMemory("no device left for another instance of '" + request.model_name +
+                                   "' (it runs on every one)");
   for (const std::string& device : CandidateOrder(devices)) {
     if (std::find(used.begin(), used.end(), device) != used.end()) continue;
     PlacementRequest on_device = request;

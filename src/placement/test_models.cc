@@ -29,7 +29,8 @@ void AddMetadata(tools::GgufWriter& w, const ArchSpec& s) {
   w.AddUint32(a + ".attention.key_length", static_cast<uint32_t>(s.head_dim));
   w.AddUint32(a + ".attention.value_length", static_cast<uint32_t>(s.head_dim));
   w.AddUint32(a + ".vocab_size", static_cast<uint32_t>(s.vocab));
-  if (s.feed_forward > 0) w.AddUint32(a + ".feed_forward_length", static_cast<uint32_t>(s.feed_forward));
+  if (s.feed_forward > 0)
+    w.AddUint32(a + ".feed_forward_length", static_cast<uint32_t>(s.feed_forward));
   if (s.experts > 0) {
     w.AddUint32(a + ".expert_count", static_cast<uint32_t>(s.experts));
     w.AddUint32(a + ".expert_used_count", static_cast<uint32_t>(s.experts_used));

@@ -2,13 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <algorithm>
 #include <cmath>
 #include <deque>
 
@@ -62,7 +62,9 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
                                              std::shared_ptr<AdmissionCancel> cancel,
                                              int* retry_after_s);
   // From any thread: gives a slot back.
-  void Release() { asio::post(strand_, [self = shared_from_this()] { self->ReleaseOnStrand(); }); }
+  void Release() {
+    asio::post(strand_, [self = shared_from_this()] { self->ReleaseOnStrand(); });
+  }
   // From any thread, in order: the model's instances changed (see
   // Admission::SetCapacity).
   void SetCapacity(int instances, int engine_slots) {
@@ -134,7 +136,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   uint64_t next_id_ = 0;
   std::deque<Clock::time_point> completions_;  // within kDrainWindow
   std::mutex stats_mu_;
-  QueueStats stats_;  // guarded by stats_mu_
+  QueueStats stats_;    // guarded by stats_mu_
   int sized_slots_;     // one instance's worth last asked for; guarded by stats_mu_
   int sized_reserved_;  // guarded by stats_mu_
 };
@@ -150,9 +152,9 @@ awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
   }
   if (MustReject(request)) {
     if (retry_after_s != nullptr) *retry_after_s = RetryAfterSeconds();
-    co_return Status(ErrorCode::kQueueFull,
-                     "the queue for model '" + request.model + "' is full (" +
-                         std::to_string(queue_.size()) + " waiting); retry later");
+    co_return Status(ErrorCode::kQueueFull, "the queue for model '" + request.model +
+                                                "' is full (" + std::to_string(queue_.size()) +
+                                                " waiting); retry later");
   }
   uint64_t id = ++next_id_;
   auto waiter = std::make_shared<Waiter>(strand_);
@@ -183,7 +185,8 @@ void ModelGate::ReleaseOnStrand() {
   --busy_;
   auto now = Clock::now();
   completions_.push_back(now);
-  while (!completions_.empty() && now - completions_.front() > kDrainWindow) completions_.pop_front();
+  while (!completions_.empty() && now - completions_.front() > kDrainWindow)
+    completions_.pop_front();
   GrantNext();
   PublishStats();
 }
@@ -205,9 +208,8 @@ void ModelGate::SetCapacityOnStrand(int instances, int engine_slots) {
 
 void ModelGate::GrantNext() {
   while (busy_ < slots_ + reserved_) {
-    std::optional<QueuedRequest> next = busy_ < slots_
-                                            ? queue_.Pop(Clock::now())
-                                            : queue_.PopOf(Priority::kHigh, Clock::now());
+    std::optional<QueuedRequest> next =
+        busy_ < slots_ ? queue_.Pop(Clock::now()) : queue_.PopOf(Priority::kHigh, Clock::now());
     if (!next) return;
     auto it = waiters_.find(next->id);
     if (it == waiters_.end() || it->second->cancelled) continue;

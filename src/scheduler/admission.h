@@ -30,9 +30,9 @@ struct AdmissionLimits {
   // Concurrent requests per instance; a model's gate has the slots of all
   // its instances (SetCapacity), this many until it has any.
   int slots = 4;
-  std::size_t max_queue = 64;                     // waiting requests per model
-  uint64_t max_queued_tokens = 1'000'000;         // estimated prompt tokens waiting
-  std::chrono::milliseconds aging_step{10'000};   // wait that lifts a request one class
+  std::size_t max_queue = 64;                    // waiting requests per model
+  uint64_t max_queued_tokens = 1'000'000;        // estimated prompt tokens waiting
+  std::chrono::milliseconds aging_step{10'000};  // wait that lifts a request one class
   // Further slots only high-priority requests may take, so an interactive
   // request starts at once even while background work fills every other
   // slot (the engine runs with slots + reserved_high sequences).

@@ -25,7 +25,8 @@ class AdmissionTest : public ::testing::Test {
     std::shared_ptr<AdmissionCancel> cancel = std::make_shared<AdmissionCancel>();
   };
 
-  void Start(Client& c, Priority p, std::string tenant = "t", std::chrono::milliseconds wait = 10s) {
+  void Start(Client& c, Priority p, std::string tenant = "t",
+             std::chrono::milliseconds wait = 10s) {
     AdmitRequest r{"m", p, std::move(tenant), Clock::now() + wait, 10};
     asio::co_spawn(io_, Run(*admission_, std::move(r), &c), asio::detached);
   }
@@ -201,7 +202,7 @@ TEST_F(AdmissionTest, CapacityFollowsTheModelsInstances) {
   Start(b, Priority::kNormal);
   Settle();
   ASSERT_TRUE(a.result && a.result->ok());
-  EXPECT_FALSE(b.result);  // one slot until the model has instances
+  EXPECT_FALSE(b.result);              // one slot until the model has instances
   admission_->SetCapacity("m", 2, 2);  // two instances of one slot each
   Settle();
   ASSERT_TRUE(b.result && b.result->ok());

@@ -45,7 +45,7 @@ class AutoscaleLoop {
   InstancePool& pool_;
   models::ModelRegistry& registry_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  PeriodicTask task_;  // Tick twice a second
+  PeriodicTask task_;             // Tick twice a second
   std::set<std::string> adding_;  // models with an AddReplica under way; strand_ only
   // After a failed AddReplica (no device or memory left), the model is not
   // tried again before this, so a machine without a second device does not

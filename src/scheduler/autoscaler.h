@@ -29,10 +29,10 @@ namespace zest::scheduler {
 
 struct AutoscaleParams {
   bool enabled = true;
-  int max_replicas = 2;                        // instances per model, the first included
-  std::chrono::milliseconds window{10'000};    // how long pressure lasts before adding one
-  std::chrono::milliseconds idle{60'000};      // how long an extra instance idles before it goes
-  double queue_per_slot = 1.0;                 // waiting requests per slot that count as pressure
+  int max_replicas = 2;                      // instances per model, the first included
+  std::chrono::milliseconds window{10'000};  // how long pressure lasts before adding one
+  std::chrono::milliseconds idle{60'000};    // how long an extra instance idles before it goes
+  double queue_per_slot = 1.0;               // waiting requests per slot that count as pressure
 };
 
 // One model as the loop sees it at one tick.
@@ -41,7 +41,7 @@ struct ModelLoad {
   struct Instance {
     pid_t pid = 0;
     int in_flight = 0;
-    Clock::time_point last_used;  // when its last request finished (or it started)
+    Clock::time_point last_used;         // when its last request finished (or it started)
     std::optional<double> per_token_ms;  // measured generation speed; unset = never measured
   };
   std::string model;

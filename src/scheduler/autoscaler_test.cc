@@ -117,13 +117,13 @@ TEST(Autoscaler, RemovesTheInstanceIdleLongestAfterTheIdleWindow) {
 
 TEST(Autoscaler, TheSlowerInstanceGoesFirstSoTheFastDeviceStays) {
   Autoscaler a(Params());
-  ModelLoad load = Idle(t0, t0 + 5s);   // 100 idle longer...
-  load.ready[1].per_token_ms = 40.0;    // ...but 200 (llvmpipe, say) is slower
+  ModelLoad load = Idle(t0, t0 + 5s);  // 100 idle longer...
+  load.ready[1].per_token_ms = 40.0;   // ...but 200 (llvmpipe, say) is slower
   EXPECT_EQ(a.Decide(load, t0 + 60s).pid, 200);
-  load.ready[1].per_token_ms.reset();   // never measured: slowest of all
+  load.ready[1].per_token_ms.reset();  // never measured: slowest of all
   load.ready[0].per_token_ms = 500.0;
   EXPECT_EQ(a.Decide(load, t0 + 60s).pid, 200);
-  load.ready[1].per_token_ms = 10.0;    // equal speed: the one idle longer
+  load.ready[1].per_token_ms = 10.0;  // equal speed: the one idle longer
   load.ready[0].per_token_ms = 10.0;
   EXPECT_EQ(a.Decide(load, t0 + 60s).pid, 100);
 }

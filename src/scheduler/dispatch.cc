@@ -8,7 +8,8 @@ namespace zest::scheduler {
 std::optional<std::size_t> PickInstance(const std::vector<DispatchCandidate>& candidates) {
   std::optional<double> best_known;
   for (const DispatchCandidate& c : candidates) {
-    if (c.per_token_ms) best_known = std::min(best_known.value_or(*c.per_token_ms), *c.per_token_ms);
+    if (c.per_token_ms)
+      best_known = std::min(best_known.value_or(*c.per_token_ms), *c.per_token_ms);
   }
   // Nothing measured yet: every instance is as fast as any other.
   const double fallback = best_known.value_or(1.0);

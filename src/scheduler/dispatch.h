@@ -15,7 +15,7 @@ namespace zest::scheduler {
 
 struct DispatchCandidate {
   int in_flight = 0;
-  int slots = 1;                        // the engine's --parallel
+  int slots = 1;                       // the engine's --parallel
   std::optional<double> per_token_ms;  // EWMA of measured generation time; unset = unmeasured
 };
 

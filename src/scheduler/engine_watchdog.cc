@@ -19,7 +19,8 @@ namespace {
 constexpr auto kProbeTimeout = 1s;  // one /health exchange
 }  // namespace
 
-EngineWatchdog::EngineWatchdog(asio::io_context& io, InstancePool& pool, std::chrono::seconds timeout)
+EngineWatchdog::EngineWatchdog(asio::io_context& io, InstancePool& pool,
+                               std::chrono::seconds timeout)
     : pool_(pool),
       timeout_(timeout),
       strand_(asio::make_strand(io)),
@@ -41,8 +42,8 @@ asio::awaitable<void> EngineWatchdog::CheckAll() {
     if (co_await Answers(s.socket, s.health_path)) last = std::chrono::steady_clock::now();
     seen[s.pid] = last;
     if (std::chrono::steady_clock::now() - last >= timeout_) {
-      spdlog::error("engine for '{}' (pid {}) has not answered for {} s; killing it", s.model, s.pid,
-                    timeout_.count());
+      spdlog::error("engine for '{}' (pid {}) has not answered for {} s; killing it", s.model,
+                    s.pid, timeout_.count());
       co_await pool_.KillHung(s.model, s.pid);
       seen.erase(s.pid);
     }

@@ -38,7 +38,7 @@ class EngineWatchdog {
   InstancePool& pool_;
   const std::chrono::seconds timeout_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  PeriodicTask task_;  // CheckAll every second
+  PeriodicTask task_;                                                   // CheckAll every second
   std::map<pid_t, std::chrono::steady_clock::time_point> last_answer_;  // strand only
 };
 

@@ -10,13 +10,13 @@
 #include <cstdio>
 #include <thread>
 
+#include "core/private_dirs.h"
 #include "engines/flm_command.h"
 #include "engines/llama_server_args.h"
 #include "engines/llama_server_flags.h"
-#include "core/private_dirs.h"
-#include "models/store_naming.h"
 #include "http/upstream_client.h"
 #include "models/model_file_safety.h"
+#include "models/store_naming.h"
 #include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
 #include "scheduler/slot_cache.h"
@@ -105,8 +105,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::Model
       strand_, AcquireOnStrand(std::move(model), std::move(configured), urgent), use_awaitable);
 }
 
-awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireWith(models::ModelEntry model,
-                                                                       config::ModelSettings settings) {
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireWith(
+    models::ModelEntry model, config::ModelSettings settings) {
   std::optional<config::ModelSettings> given(std::move(settings));
   co_return co_await asio::co_spawn(
       strand_, AcquireOnStrand(std::move(model), std::move(given), /*urgent=*/true), use_awaitable);
@@ -260,8 +260,10 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   spdlog::info("loading '{}' (pid {}, socket {}, on {})", model.name, instance->pid(),
                socket.string(), instance->device());
   if (model.info.synthetic && !replica) {
-    spdlog::warn("'{}' is a SYNTHETIC model with random weights: it produces gibberish. "
-                 "Put a real GGUF model in the models directory.", model.name);
+    spdlog::warn(
+        "'{}' is a SYNTHETIC model with random weights: it produces gibberish. "
+        "Put a real GGUF model in the models directory.",
+        model.name);
   }
   Status ready = co_await WaitReady(*instance);
   if (!ready.ok()) {
@@ -275,7 +277,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   // Before any request reaches it: conversations saved when it last unloaded.
   if (fs::path dir = SlotDir(model.name); !dir.empty() && !replica && !instance->slot_dir.empty()) {
     auto restored = co_await RestoreSlots(socket, dir);
-    if (restored.ok() && *restored > 0) spdlog::info("restored {} slot(s) of '{}'", *restored, model.name);
+    if (restored.ok() && *restored > 0)
+      spdlog::info("restored {} slot(s) of '{}'", *restored, model.name);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   entry->load_s = secs;
@@ -289,9 +292,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
 }
 
 engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry& model,
-                                                       const fs::path& socket,
-                                                       const placement::EnginePlan& plan,
-                                                       bool replica) const {
+                                                        const fs::path& socket,
+                                                        const placement::EnginePlan& plan,
+                                                        bool replica) const {
   engines::LlamaServerOptions o;
   o.model = model.path;
   o.alias = model.name;
@@ -367,7 +370,8 @@ Result<std::vector<std::string>> InstancePool::LlamaServerArgv(const models::Mod
 }
 
 Status InstancePool::CheckExtraArgs(const std::vector<std::string>& args) const {
-  ZEST_ASSIGN_OR_RETURN(std::vector<engines::EngineFlag> flags, engines::CheckLlamaServerArgs(args));
+  ZEST_ASSIGN_OR_RETURN(std::vector<engines::EngineFlag> flags,
+                        engines::CheckLlamaServerArgs(args));
   return engines::ResolveFlagPaths(flags, options_.model_roots).status();
 }
 
@@ -392,7 +396,7 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
     env.push_back("LP_NUM_THREADS=" + std::to_string(plan.cpu_threads));
   }
   // The engine's environment is its own, never zest's (secrets, settings).
-  spawn.env = plan.OnNpu() ? options_.flm_environment
+  spawn.env = plan.OnNpu()   ? options_.flm_environment
               : engine_.ok() ? engine_->Environment(env)
                              : env;
   spawn.clear_env = true;
@@ -410,8 +414,8 @@ awaitable<Status> InstancePool::WaitReady(Instance& instance) {
   while (true) {
     if (std::optional<int> exit = instance.process().ExitStatus()) {
       co_return EngineFailed("engine for '" + instance.model() + "' " +
-                             engines::Process::DescribeExit(*exit) + " while loading: " +
-                             FailureReason(instance.process()));
+                             engines::Process::DescribeExit(*exit) +
+                             " while loading: " + FailureReason(instance.process()));
     }
     if (std::chrono::steady_clock::now() > deadline) {
       co_return Status(ErrorCode::kTimeout,
@@ -472,8 +476,8 @@ awaitable<void> InstancePool::KillHungOnStrand(std::string model, pid_t pid) {
 
 void InstancePool::NoteFailure(const std::string& model, const std::string& reason) {
   if (breaker_.RecordFailure(model, reason, std::chrono::steady_clock::now())) {
-    spdlog::error("'{}' keeps failing ({} times within {} s): not restarting it for {} s",
-                  model, options_.crash_loop_limit, options_.crash_loop_window.count(),
+    spdlog::error("'{}' keeps failing ({} times within {} s): not restarting it for {} s", model,
+                  options_.crash_loop_limit, options_.crash_loop_window.count(),
                   options_.crash_loop_cooldown.count());
   }
 }
@@ -484,8 +488,8 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   // give it a moment before deciding, so the next request does not get the
   // dying instance again. A live process means a transient failure.
   asio::steady_timer timer(strand_);
-  for (auto waited = std::chrono::milliseconds(0);
-       instance->Alive() && waited < kDeathGracePeriod; waited += kReadyPollInterval) {
+  for (auto waited = std::chrono::milliseconds(0); instance->Alive() && waited < kDeathGracePeriod;
+       waited += kReadyPollInterval) {
     timer.expires_after(kReadyPollInterval);
     co_await timer.async_wait(asio::as_tuple(use_awaitable));
   }
@@ -504,8 +508,8 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   // Counted once per instance: several requests may report the same death.
   if (forgotten && events_) events_->EngineCrashed(instance->model());
   if (forgotten) {
-    NoteFailure(instance->model(),
-                "crashed: " + engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)));
+    NoteFailure(instance->model(), "crashed: " + engines::Process::DescribeExit(
+                                                     instance->process().ExitStatus().value_or(0)));
   }
   spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(), instance->pid(),
                engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),

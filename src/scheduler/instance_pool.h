@@ -49,7 +49,7 @@ struct PoolOptions {
   std::filesystem::path run_dir;
   std::filesystem::path log_dir;  // engine log files
   std::filesystem::path pid_dir;  // engine pid files (engines/pid_file.h); empty = none
-  int ctx_size = 4096;  // per slot, unless a model's settings say; 0 = largest that fits
+  int ctx_size = 4096;            // per slot, unless a model's settings say; 0 = largest that fits
   int parallel = 4;
   int threads = 0;    // engine -t for every engine; 0 = zest shares cpu_cores (below)
   int cpu_cores = 0;  // physical cores the CPU engines share; 0 = hardware_concurrency
@@ -103,16 +103,16 @@ struct InstanceStatus {
   pid_t pid = 0;
   std::string socket;
   std::string health_path;  // what answers 200 once the engine is up ("/health")
-  std::string state;  // "loading", "ready", "draining"
+  std::string state;        // "loading", "ready", "draining"
   double uptime_s = 0;
   int in_flight = 0;
-  placement::EnginePlan plan;  // where it runs and the memory predicted for it
-  std::string device;          // where it computes: "CPU", "Vulkan0"
-  int slots = 0;               // its engine's --parallel
-  bool replica = false;        // added by the autoscaler next to the model's first instance
-  double idle_s = 0;           // since its last request finished (or it started)
+  placement::EnginePlan plan;          // where it runs and the memory predicted for it
+  std::string device;                  // where it computes: "CPU", "Vulkan0"
+  int slots = 0;                       // its engine's --parallel
+  bool replica = false;                // added by the autoscaler next to the model's first instance
+  double idle_s = 0;                   // since its last request finished (or it started)
   std::optional<double> per_token_ms;  // measured generation speed (moving average)
-  config::ModelSettings settings;  // the options it was loaded with
+  config::ModelSettings settings;      // the options it was loaded with
 };
 
 class InstancePool {
@@ -192,9 +192,9 @@ class InstancePool {
     bool save_slots = false;  // save an idle instance's slots; they return on reload
     const char* label = "unload";
   };
-  static constexpr StopReason kUnload{true, "unload"};          // zest unload / stop
-  static constexpr StopReason kKeepAlive{true, "keep_alive"};   // idle past its keep-alive
-  static constexpr StopReason kDelete{false, "delete"};         // the model is being deleted
+  static constexpr StopReason kUnload{true, "unload"};         // zest unload / stop
+  static constexpr StopReason kKeepAlive{true, "keep_alive"};  // idle past its keep-alive
+  static constexpr StopReason kDelete{false, "delete"};        // the model is being deleted
 
   // Stops the model's instances (SIGTERM, then SIGKILL). kNotFound if none.
   boost::asio::awaitable<Status> Stop(std::string model, StopReason reason = kUnload);
@@ -330,14 +330,14 @@ class InstancePool {
   // list_mu_ (which also lets List(), Find() and dispatch read it anywhere).
   std::multimap<std::string, std::shared_ptr<Entry>> entries_;
   std::mutex list_mu_;
-  uint64_t next_socket_id_ = 0;                             // on strand_ only
-  CrashLoopBreaker breaker_;                                // on strand_ only
+  uint64_t next_socket_id_ = 0;  // on strand_ only
+  CrashLoopBreaker breaker_;     // on strand_ only
   // Set once on strand_, under list_mu_ (read there by Fit from other threads).
   std::optional<std::vector<placement::PlacementDevice>> devices_;
-  bool discovering_ = false;                    // on strand_ only
-  boost::asio::steady_timer devices_found_;     // cancelled once devices_ is set
-  PoolEvents* events_ = nullptr;                            // set before serving
-  placement::MemoryCorrections corrections_;                // thread-safe itself
+  bool discovering_ = false;                  // on strand_ only
+  boost::asio::steady_timer devices_found_;   // cancelled once devices_ is set
+  PoolEvents* events_ = nullptr;              // set before serving
+  placement::MemoryCorrections corrections_;  // thread-safe itself
 };
 
 }  // namespace zest::scheduler

@@ -48,8 +48,8 @@ InstanceLease InstancePool::TryReserve(const std::string& model) {
     const Entry& entry = *it->second;
     if (entry.state != Entry::State::kReady || entry.draining || !entry.instance->Alive()) continue;
     ready.push_back(entry.instance);
-    candidates.push_back({entry.instance->in_flight.load(), entry.instance->slots(),
-                          entry.instance->PerTokenMs()});
+    candidates.push_back(
+        {entry.instance->in_flight.load(), entry.instance->slots(), entry.instance->PerTokenMs()});
   }
   std::optional<std::size_t> pick = PickInstance(candidates);
   if (!pick) return {};
@@ -134,7 +134,8 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
   config::ModelSettings settings = ConfiguredSettings(model.name);
   {
     std::lock_guard lock(list_mu_);
-    if (EntryList entries = EntriesOf(model.name); !entries.empty()) settings = entries.front()->settings;
+    if (EntryList entries = EntriesOf(model.name); !entries.empty())
+      settings = entries.front()->settings;
   }
   Result<std::shared_ptr<Instance>> added =
       co_await Load(model, std::move(settings), false, /*replica=*/true);

@@ -44,7 +44,8 @@ template <typename EntryList>
 std::string JoinNames(const EntryList& entries) {
   std::vector<std::string> names;
   for (const auto& entry : entries) {
-    if (std::find(names.begin(), names.end(), entry->model) == names.end()) names.push_back(entry->model);
+    if (std::find(names.begin(), names.end(), entry->model) == names.end())
+      names.push_back(entry->model);
   }
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
@@ -195,11 +196,13 @@ std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& m
   const uint64_t trained = model.info.context_length > 0 ? model.info.context_length : 4096;
   placement::LoadShape shape;
   shape.ctx_per_slot = std::min<uint64_t>(
-      request.options.ctx_size.value_or(request.default_ctx_per_slot > 0 ? request.default_ctx_per_slot : 4096),
+      request.options.ctx_size.value_or(
+          request.default_ctx_per_slot > 0 ? request.default_ctx_per_slot : 4096),
       trained);
   shape.parallel = request.options.parallel.value_or(request.default_parallel);
   uint64_t cpu_only = 0;
-  for (const auto& m : placement::PredictMemory(model.info, shape, placement::Layout{})) cpu_only += m.Total();
+  for (const auto& m : placement::PredictMemory(model.info, shape, placement::Layout{}))
+    cpu_only += m.Total();
   return placement::FitOfPlan(plan, model.info, devices, cpu_only);
 }
 
@@ -223,8 +226,7 @@ InstancePool::EntryList InstancePool::IdleInEvictionOrder(const std::string& mod
       busy.push_back(entry);
       continue;
     }
-    const double idle_s =
-        std::chrono::duration<double>(now - entry->instance->LastUsed()).count();
+    const double idle_s = std::chrono::duration<double>(now - entry->instance->LastUsed()).count();
     // Keyed per instance: a model with replicas has several candidates.
     std::string key = name + "#" + std::to_string(entry->instance->pid());
     by_key[key] = entry;
@@ -266,7 +268,8 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     // having now.
     EntryList everyone = order;
     everyone.insert(everyone.end(), busy.begin(), busy.end());
-    bool fits_when_idle = !entry.replica && !busy.empty() && PlanAgainst(model, entry, everyone).ok();
+    bool fits_when_idle =
+        !entry.replica && !busy.empty() && PlanAgainst(model, entry, everyone).ok();
     if (!fits_when_idle || std::chrono::steady_clock::now() >= wait_until) {
       std::string message = plan.status().message();
       if (!busy.empty()) message += "; in use and not evicted: " + JoinNames(busy);

@@ -1,8 +1,8 @@
 #include "scheduler/queue_discipline.h"
 
-#include "core/strings.h"
-
 #include <algorithm>
+
+#include "core/strings.h"
 
 namespace zest::scheduler {
 
@@ -16,9 +16,12 @@ Result<Priority> ParsePriority(std::string_view text) {
 
 const char* PriorityName(Priority priority) {
   switch (priority) {
-    case Priority::kHigh: return "high";
-    case Priority::kNormal: return "normal";
-    case Priority::kLow: return "low";
+    case Priority::kHigh:
+      return "high";
+    case Priority::kNormal:
+      return "normal";
+    case Priority::kLow:
+      return "low";
   }
   return "normal";
 }
@@ -78,8 +81,9 @@ std::optional<QueuedRequest> QueueDiscipline::PopBest(Clock::time_point now,
 }
 
 std::size_t QueueDiscipline::CountOf(Priority priority) const {
-  return static_cast<std::size_t>(std::count_if(
-      queue_.begin(), queue_.end(), [priority](const QueuedRequest& r) { return r.priority == priority; }));
+  return static_cast<std::size_t>(
+      std::count_if(queue_.begin(), queue_.end(),
+                    [priority](const QueuedRequest& r) { return r.priority == priority; }));
 }
 
 }  // namespace zest::scheduler

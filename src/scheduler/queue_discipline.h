@@ -59,9 +59,9 @@ class QueueDiscipline {
   std::optional<QueuedRequest> PopBest(Clock::time_point now, std::optional<Priority> only);
 
   const std::chrono::milliseconds aging_step_;
-  std::vector<QueuedRequest> queue_;               // arrival order
+  std::vector<QueuedRequest> queue_;  // arrival order
   uint64_t cost_ = 0;
-  std::map<std::string, uint64_t> last_served_;    // tenant → turn number
+  std::map<std::string, uint64_t> last_served_;  // tenant → turn number
   uint64_t turn_ = 0;
 };
 

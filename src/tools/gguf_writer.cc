@@ -222,8 +222,7 @@ Status GgufWriter::Write(const std::filesystem::path& path) const {
     // No padding after the last tensor: the file ends where its data ends,
     // so any truncation is detectable from the header alone.
     if (i + 1 < tensors_.size()) {
-      ZEST_RETURN_IF_ERROR(
-          file->Append(std::string_view(kZeros).substr(0, PaddingFor(t.size))));
+      ZEST_RETURN_IF_ERROR(file->Append(std::string_view(kZeros).substr(0, PaddingFor(t.size))));
     }
   }
   return file->Commit();

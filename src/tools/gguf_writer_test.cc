@@ -1,12 +1,12 @@
 #include "tools/gguf_writer.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <sys/stat.h>
 
 #include "models/gguf_reader.h"
 #include "tools/tensor_encoding.h"

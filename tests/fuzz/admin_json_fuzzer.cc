@@ -25,6 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)ModelOptionsJson(settings).dump();
     }
   }
-  if (auto pull = ParsePullRequest(body, &param); pull.ok() && pull->model.empty()) __builtin_trap();
+  if (auto pull = ParsePullRequest(body, &param); pull.ok() && pull->model.empty())
+    __builtin_trap();
   return 0;
 }

@@ -12,7 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace zest::api::openai;
   std::string_view body(reinterpret_cast<const char*>(data), size);
   RequestLimits limits{8, 1000};
-  for (Endpoint endpoint : {Endpoint::kChatCompletions, Endpoint::kCompletions, Endpoint::kEmbeddings}) {
+  for (Endpoint endpoint :
+       {Endpoint::kChatCompletions, Endpoint::kCompletions, Endpoint::kEmbeddings}) {
     std::string param;
     auto parsed = ParseInferenceRequest(endpoint, body, &param, limits);
     if (parsed.ok() && parsed->model.empty()) __builtin_trap();  // the contract says non-empty

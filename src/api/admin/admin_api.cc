@@ -29,12 +29,9 @@ awaitable<void> SendJson(http::ResponseWriter& w, const json& j, int status = 20
 json PlacementJson(const placement::EnginePlan& plan) {
   json predicted = json::object();
   for (const auto& use : plan.memory) {
-    predicted[use.device] = {{"weights", use.memory.weights},
-                             {"kv_cache", use.memory.kv_cache},
-                             {"compute", use.memory.compute},
-                             {"overhead", use.memory.overhead},
-                             {"learned", use.memory.learned},
-                             {"total", use.memory.Total()}};
+    predicted[use.device] = {{"weights", use.memory.weights}, {"kv_cache", use.memory.kv_cache},
+                             {"compute", use.memory.compute}, {"overhead", use.memory.overhead},
+                             {"learned", use.memory.learned}, {"total", use.memory.Total()}};
   }
   json j = {{"recipe", plan.recipe},
             {"devices", plan.gpu_devices.empty() ? json::array({placement::PrimaryDevice(plan)})
@@ -81,15 +78,24 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
   auto now = scheduler::Residency::Clock::now();
   for (const auto& s : list) {
     json expires_in = nullptr;
-    if (auto at = residency ? residency->ExpiresAt(s.model) : std::nullopt; at && s.in_flight == 0) {
+    if (auto at = residency ? residency->ExpiresAt(s.model) : std::nullopt;
+        at && s.in_flight == 0) {
       expires_in = std::max(0.0, std::chrono::duration<double>(*at - now).count());
     }
-    json i = {{"model", s.model}, {"pid", s.pid}, {"socket", s.socket}, {"state", s.state},
-              {"uptime_s", s.uptime_s}, {"in_flight", s.in_flight}, {"expires_in_s", expires_in},
-              {"device", s.device}, {"slots", s.slots}, {"replica", s.replica},
+    json i = {{"model", s.model},
+              {"pid", s.pid},
+              {"socket", s.socket},
+              {"state", s.state},
+              {"uptime_s", s.uptime_s},
+              {"in_flight", s.in_flight},
+              {"expires_in_s", expires_in},
+              {"device", s.device},
+              {"slots", s.slots},
+              {"replica", s.replica},
               {"idle_s", s.idle_s},
               {"per_token_ms", s.per_token_ms ? json(*s.per_token_ms) : json(nullptr)},
-              {"placement", PlacementJson(s.plan)}, {"options", ModelOptionsJson(s.settings)},
+              {"placement", PlacementJson(s.plan)},
+              {"options", ModelOptionsJson(s.settings)},
               {"memory_correction", MemoryCorrectionJson(s.plan)}};
     if (measure) i["measured_rss_bytes"] = engines::ProcessTreeRssBytes(s.pid);
     out.push_back(std::move(i));
@@ -134,19 +140,23 @@ void AdminApi::Register(http::Router& router) {
     std::string ok = R"({"status":"ok"})";
     co_await w.Send(200, "application/json", std::move(ok));
   });
-  router.Add("GET", "/api/v1/health", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    auto list = pool_.List();
-    std::set<std::string> models;  // a model with replicas has several instances
-    for (const auto& s : list) models.insert(s.model);
-    json reply = {{"status", "ok"}, {"version", ZEST_VERSION}, {"models_loaded", models.size()},
-                  {"instances", InstancesJson(list, residency_, false)}};
-    co_await SendJson(w, reply);
-  });
+  router.Add("GET", "/api/v1/health",
+             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+               auto list = pool_.List();
+               std::set<std::string> models;  // a model with replicas has several instances
+               for (const auto& s : list) models.insert(s.model);
+               json reply = {{"status", "ok"},
+                             {"version", ZEST_VERSION},
+                             {"models_loaded", models.size()},
+                             {"instances", InstancesJson(list, residency_, false)}};
+               co_await SendJson(w, reply);
+             });
 
-  router.Add("GET", "/api/v1/ps", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    json reply = {{"instances", InstancesJson(pool_.List(), residency_, true)}};
-    co_await SendJson(w, reply);
-  });
+  router.Add("GET", "/api/v1/ps",
+             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+               json reply = {{"instances", InstancesJson(pool_.List(), residency_, true)}};
+               co_await SendJson(w, reply);
+             });
 
   router.Add("POST", "/api/v1/unload",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
@@ -159,55 +169,61 @@ void AdminApi::Register(http::Router& router) {
                co_await SendJson(w, reply);
              });
 
-  router.Add("POST", "/api/v1/add", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    auto name = StringField(r.body, "name");
-    if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "name");
-    auto path = StringField(r.body, "path");
-    if (!path.ok()) co_return co_await openai::SendError(w, path.status(), "path");
-    Status st = registry_.Add(*name, *path);
-    if (!st.ok()) co_return co_await openai::SendError(w, st, "path");
-    json reply = {{"status", "added"}, {"name", *name}, {"path", *path}};
-    co_await SendJson(w, reply);
-  });
+  router.Add("POST", "/api/v1/add",
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               auto name = StringField(r.body, "name");
+               if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "name");
+               auto path = StringField(r.body, "path");
+               if (!path.ok()) co_return co_await openai::SendError(w, path.status(), "path");
+               Status st = registry_.Add(*name, *path);
+               if (!st.ok()) co_return co_await openai::SendError(w, st, "path");
+               json reply = {{"status", "added"}, {"name", *name}, {"path", *path}};
+               co_await SendJson(w, reply);
+             });
 
-  router.Add("GET", "/api/v1/engines", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    auto info = co_await EngineInfo();
-    // FastFlowLM, for the NPU, when installed: not probed (its NPU check
-    // takes seconds and the NPU may be busy).
-    json flm = {
-        {"name", "flm"},
-        {"source", settings_.settings.flm.empty() ? "system" : "configured"},
-        {"binary", flm_.string()},
-        {"version", ""},
-        {"devices", json::array({{{"name", "NPU"},
-                                  {"description", "XDNA2 (`zest system` says if usable)"}}})}};
-    if (!info.ok()) {
-      json reply = {{"engines", flm_.empty() ? json::array() : json::array({flm})},
-                    {"error", info.status().message()}};
-      co_return co_await SendJson(w, reply);
-    }
-    json devices = json::array();
-    for (const auto& d : info->devices) devices.push_back({{"name", d.name}, {"description", d.description}});
-    json engine = {{"name", "llama-server"},
-                   {"source", engines::EngineSourceName(info->location.source)},
-                   {"binary", info->location.binary.string()},
-                   {"rootfs", info->location.rootfs.string()},
-                   {"version", info->version},
-                   {"devices", devices}};
-    json reply = {{"engines", json::array({engine})}};
-    if (!flm_.empty()) reply["engines"].push_back(flm);
-    co_await SendJson(w, reply);
-  });
+  router.Add(
+      "GET", "/api/v1/engines", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+        auto info = co_await EngineInfo();
+        // FastFlowLM, for the NPU, when installed: not probed (its NPU check
+        // takes seconds and the NPU may be busy).
+        json flm = {
+            {"name", "flm"},
+            {"source", settings_.settings.flm.empty() ? "system" : "configured"},
+            {"binary", flm_.string()},
+            {"version", ""},
+            {"devices", json::array({{{"name", "NPU"},
+                                      {"description", "XDNA2 (`zest system` says if usable)"}}})}};
+        if (!info.ok()) {
+          json reply = {{"engines", flm_.empty() ? json::array() : json::array({flm})},
+                        {"error", info.status().message()}};
+          co_return co_await SendJson(w, reply);
+        }
+        json devices = json::array();
+        for (const auto& d : info->devices)
+          devices.push_back({{"name", d.name}, {"description", d.description}});
+        json engine = {{"name", "llama-server"},
+                       {"source", engines::EngineSourceName(info->location.source)},
+                       {"binary", info->location.binary.string()},
+                       {"rootfs", info->location.rootfs.string()},
+                       {"version", info->version},
+                       {"devices", devices}};
+        json reply = {{"engines", json::array({engine})}};
+        if (!flm_.empty()) reply["engines"].push_back(flm);
+        co_await SendJson(w, reply);
+      });
 
-  router.Add("GET", "/api/v1/config", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    json rows = json::array();
-    for (const auto& o : settings_.origins) {
-      rows.push_back({{"key", o.key}, {"value", o.value}, {"source", config::SourceName(o.source)},
-                      {"detail", o.detail}});
-    }
-    json reply = {{"settings", rows}};
-    co_await SendJson(w, reply);
-  });
+  router.Add("GET", "/api/v1/config",
+             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+               json rows = json::array();
+               for (const auto& o : settings_.origins) {
+                 rows.push_back({{"key", o.key},
+                                 {"value", o.value},
+                                 {"source", config::SourceName(o.source)},
+                                 {"detail", o.detail}});
+               }
+               json reply = {{"settings", rows}};
+               co_await SendJson(w, reply);
+             });
 }
 
 }  // namespace zest::api::admin

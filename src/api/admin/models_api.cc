@@ -87,7 +87,8 @@ awaitable<Result<models::ModelEntry>> ModelsApi::Delete(std::string name) {
     if (!st.ok() && st.code() != ErrorCode::kNotFound) co_return st;
     // Its saved conversations go with it.
     std::error_code ec;
-    if (std::filesystem::path slots = pool_.SlotDir(alias); !slots.empty()) std::filesystem::remove_all(slots, ec);
+    if (std::filesystem::path slots = pool_.SlotDir(alias); !slots.empty())
+      std::filesystem::remove_all(slots, ec);
   }
   Status removed = registry_.Remove(*model);
   if (!removed.ok()) co_return removed;
@@ -114,7 +115,8 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
     co_return co_await openai::SendError(w, unreadable, "model");
   }
   bool loaded = false;
-  for (const auto& s : pool_.List()) loaded = loaded || (s.model == model->name && s.state == "ready");
+  for (const auto& s : pool_.List())
+    loaded = loaded || (s.model == model->name && s.state == "ready");
   std::string body = JsonText(ShowJson(*model, *gguf, loaded));
   co_await w.Send(200, "application/json", body);
 }
@@ -124,19 +126,22 @@ void ModelsApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                co_await SendDeleted(r.params.at(0), w);
              });
-  router.Add("POST", "/api/v1/delete", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    auto name = StringField(r.body, "model");
-    if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
-    co_await SendDeleted(*name, w);
-  });
-  router.Add("GET", "/api/v1/show", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    co_await SendShow(QueryParam(r.query, "model"), w);
-  });
-  router.Add("POST", "/api/v1/show", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    auto name = StringField(r.body, "model");
-    if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
-    co_await SendShow(*name, w);
-  });
+  router.Add("POST", "/api/v1/delete",
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               auto name = StringField(r.body, "model");
+               if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
+               co_await SendDeleted(*name, w);
+             });
+  router.Add("GET", "/api/v1/show",
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               co_await SendShow(QueryParam(r.query, "model"), w);
+             });
+  router.Add("POST", "/api/v1/show",
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               auto name = StringField(r.body, "model");
+               if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
+               co_await SendShow(*name, w);
+             });
 }
 
 }  // namespace zest::api::admin

@@ -29,8 +29,11 @@ json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullp
 // input_tokens, output_tokens) with zest's additions.
 json LastRequestJson(const std::optional<RequestStats>& last) {
   if (!last) {
-    return {{"model", nullptr}, {"time_to_first_token", nullptr}, {"tokens_per_second", nullptr},
-            {"input_tokens", nullptr}, {"output_tokens", nullptr}};
+    return {{"model", nullptr},
+            {"time_to_first_token", nullptr},
+            {"tokens_per_second", nullptr},
+            {"input_tokens", nullptr},
+            {"output_tokens", nullptr}};
   }
   return {{"model", last->model},
           {"endpoint", last->endpoint},
@@ -47,7 +50,8 @@ json LastRequestJson(const std::optional<RequestStats>& last) {
 
 double Sum(const metrics::Family<metrics::Counter>& family) {
   double total = 0;
-  family.ForEach([&](const metrics::LabelValues&, const metrics::Counter& c) { total += c.value(); });
+  family.ForEach(
+      [&](const metrics::LabelValues&, const metrics::Counter& c) { total += c.value(); });
   return total;
 }
 
@@ -72,8 +76,12 @@ awaitable<void> ObservabilityApi::Stats(http::Request&, http::ResponseWriter& w)
   json out = LastRequestJson(metrics_ ? metrics_->Last() : std::nullopt);
   json queues = json::array();
   for (const auto& q : admission_.Stats()) {
-    queues.push_back({{"model", q.model}, {"slots", q.slots}, {"busy", q.busy},
-                      {"waiting", {{"high", q.waiting_high}, {"normal", q.waiting_normal}, {"low", q.waiting_low}}}});
+    queues.push_back(
+        {{"model", q.model},
+         {"slots", q.slots},
+         {"busy", q.busy},
+         {"waiting",
+          {{"high", q.waiting_high}, {"normal", q.waiting_normal}, {"low", q.waiting_low}}}});
   }
   out["queues"] = queues;
   if (metrics_) {
@@ -98,8 +106,10 @@ awaitable<void> ObservabilityApi::Logs(http::Request& r, http::ResponseWriter& w
     std::shared_ptr<scheduler::Instance> instance = pool_.Find(model->name);
     if (!instance) {
       co_return co_await openai::SendError(
-          w, NotFound("model '" + model->name + "' has no running engine; its last log is in " +
-                      "$ZEST_HOME/logs/"), "model");
+          w,
+          NotFound("model '" + model->name + "' has no running engine; its last log is in " +
+                   "$ZEST_HOME/logs/"),
+          "model");
     }
     ring = std::shared_ptr<const LineRing>(instance, &instance->process().output());
     owner = instance;
@@ -118,7 +128,8 @@ awaitable<void> ObservabilityApi::Follow(std::shared_ptr<const LineRing> ring, s
   const http::Headers headers = {{"Cache-Control", "no-cache"}};
   if (!co_await w.StartStream(200, "text/event-stream", headers)) co_return;
   uint64_t next = 0;
-  std::vector<std::string> lines = ring->Since(0, &next);  // held lines and the next number, at once
+  std::vector<std::string> lines =
+      ring->Since(0, &next);  // held lines and the next number, at once
   if (lines.size() > n) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(n));
   asio::steady_timer timer(co_await asio::this_coro::executor);
   while (!w.client_gone()) {
@@ -132,12 +143,14 @@ awaitable<void> ObservabilityApi::Follow(std::shared_ptr<const LineRing> ring, s
 }
 
 void ObservabilityApi::Register(http::Router& router) {
-  router.Add("GET", "/api/v1/stats", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    co_await Stats(r, w);
-  });
-  router.Add("GET", "/api/v1/logs", [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-    co_await Logs(r, w);
-  });
+  router.Add("GET", "/api/v1/stats",
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               co_await Stats(r, w);
+             });
+  router.Add("GET", "/api/v1/logs",
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               co_await Logs(r, w);
+             });
 }
 
 }  // namespace zest::api::admin

@@ -26,7 +26,10 @@ class ObservabilityApi {
   ObservabilityApi(InferenceMetrics* metrics, scheduler::Admission& admission,
                    scheduler::InstancePool& pool, models::ModelRegistry& registry,
                    std::shared_ptr<LineRing> log_ring)
-      : metrics_(metrics), admission_(admission), pool_(pool), registry_(registry),
+      : metrics_(metrics),
+        admission_(admission),
+        pool_(pool),
+        registry_(registry),
         log_ring_(std::move(log_ring)) {}
 
   void Register(http::Router& router);
@@ -35,7 +38,8 @@ class ObservabilityApi {
   boost::asio::awaitable<void> Stats(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> Logs(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> Follow(std::shared_ptr<const LineRing> ring, std::size_t n,
-                                      std::shared_ptr<void> keep_alive, http::ResponseWriter& writer);
+                                      std::shared_ptr<void> keep_alive,
+                                      http::ResponseWriter& writer);
 
   InferenceMetrics* const metrics_;
   scheduler::Admission& admission_;

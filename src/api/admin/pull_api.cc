@@ -43,7 +43,10 @@ std::string ErrorJson(const Status& status) {
 }
 
 json SuccessJson(const models::PullResult& r) {
-  return {{"status", "success"}, {"model", r.model}, {"repo", r.repo}, {"commit", r.commit},
+  return {{"status", "success"},
+          {"model", r.model},
+          {"repo", r.repo},
+          {"commit", r.commit},
           {"files", r.files}};
 }
 
@@ -60,9 +63,9 @@ struct PullApi::Job {
   const std::string spec;
   std::atomic<bool> cancel{false};
   std::mutex mu;
-  models::PullProgress progress;  // guarded by mu
-  uint64_t progress_seq = 0;      // guarded by mu
-  bool done = false;              // guarded by mu
+  models::PullProgress progress;      // guarded by mu
+  uint64_t progress_seq = 0;          // guarded by mu
+  bool done = false;                  // guarded by mu
   Result<models::PullResult> result;  // guarded by mu
 };
 
@@ -79,9 +82,8 @@ PullApi::~PullApi() {
 }
 
 void PullApi::Register(http::Router& router) {
-  router.Add("POST", "/api/v1/pull", [this](http::Request& r, http::ResponseWriter& w) {
-    return Handle(r, w);
-  });
+  router.Add("POST", "/api/v1/pull",
+             [this](http::Request& r, http::ResponseWriter& w) { return Handle(r, w); });
 }
 
 void PullApi::Run(std::shared_ptr<Job> job) {
@@ -136,7 +138,8 @@ awaitable<void> PullApi::StreamProgress(std::shared_ptr<Job> job, http::Response
       std::lock_guard lock(job->mu);
       if (job->progress_seq > 0) progress = ProgressJson(job->progress).dump();
       if (job->done) {
-        final_event = job->result.ok() ? SuccessJson(*job->result).dump() : ErrorJson(job->result.status());
+        final_event =
+            job->result.ok() ? SuccessJson(*job->result).dump() : ErrorJson(job->result.status());
       }
     }
     // The latest progress, even when the pull finished within one interval,

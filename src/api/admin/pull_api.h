@@ -31,7 +31,8 @@ class PullApi {
  private:
   struct Job;
   boost::asio::awaitable<void> Handle(http::Request& request, http::ResponseWriter& writer);
-  boost::asio::awaitable<void> StreamProgress(std::shared_ptr<Job> job, http::ResponseWriter& writer);
+  boost::asio::awaitable<void> StreamProgress(std::shared_ptr<Job> job,
+                                              http::ResponseWriter& writer);
   boost::asio::awaitable<void> AnswerWhole(std::shared_ptr<Job> job, http::ResponseWriter& writer);
   void Run(std::shared_ptr<Job> job);
 

@@ -19,7 +19,7 @@ Result<std::string> StringField(const std::string& body, const char* field);
 // POST /api/v1/load: {"model", "keep_alive"?, "options"?, "replica"?}.
 struct LoadRequest {
   std::string model;
-  std::optional<Duration> keep_alive;    // unset: the server's default
+  std::optional<Duration> keep_alive;     // unset: the server's default
   std::optional<nlohmann::json> options;  // per-model options (model_options_json.h)
   bool replica = false;
 };

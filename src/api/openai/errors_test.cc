@@ -10,8 +10,8 @@ namespace {
 using nlohmann::json;
 
 TEST(ErrorsTest, BodyHasOpenAiShape) {
-  json body = json::parse(ErrorBody("model 'x' not found", "invalid_request_error",
-                                    "model_not_found", "model"));
+  json body = json::parse(
+      ErrorBody("model 'x' not found", "invalid_request_error", "model_not_found", "model"));
   ASSERT_TRUE(body.contains("error"));
   const json& e = body["error"];
   EXPECT_EQ(e["message"], "model 'x' not found");

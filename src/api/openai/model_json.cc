@@ -4,9 +4,8 @@ namespace zest::api::openai {
 
 nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
   nlohmann::json j = {
-      {"id", model.name},           {"object", "model"},
-      {"created", model.created},   {"owned_by", "zest"},
-      {"path", model.path.string()}, {"source", model.source},
+      {"id", model.name},   {"object", "model"},           {"created", model.created},
+      {"owned_by", "zest"}, {"path", model.path.string()}, {"source", model.source},
       {"loaded", loaded},
   };
   if (!model.repo.empty()) j["repo"] = model.repo;
@@ -29,11 +28,11 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
 
 nlohmann::json CatalogJson(const models::CatalogStatus& status) {
   const models::CatalogEntry& e = status.entry;
-  nlohmann::json j = {{"id", e.name},          {"object", "model"},
-                      {"owned_by", "zest"},     {"source", "catalog"},
-                      {"repo", e.repo},         {"labels", e.labels},
-                      {"recipe", e.recipe},     {"size", e.size_bytes},
-                      {"downloaded", status.downloaded}, {"loaded", false}};
+  nlohmann::json j = {
+      {"id", e.name},        {"object", "model"},    {"owned_by", "zest"},
+      {"source", "catalog"}, {"repo", e.repo},       {"labels", e.labels},
+      {"recipe", e.recipe},  {"size", e.size_bytes}, {"downloaded", status.downloaded},
+      {"loaded", false}};
   if (!e.quant.empty()) j["quantization"] = e.quant;
   if (!e.file.empty()) j["file"] = e.file;
   if (!e.mmproj.empty()) j["mmproj"] = e.mmproj;

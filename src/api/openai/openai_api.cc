@@ -112,8 +112,14 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   if (!parsed->max_tokens_given && endpoint != Endpoint::kEmbeddings) {
     r.body = WithMaxTokens(std::move(r.body), options_.default_max_tokens);
   }
-  RelayRequest relay{*model,    EnginePath(endpoint), std::move(r.body), parsed->stream,
-                     &observer, *admit,               parsed->model,     keep_alive,
+  RelayRequest relay{*model,
+                     EnginePath(endpoint),
+                     std::move(r.body),
+                     parsed->stream,
+                     &observer,
+                     *admit,
+                     parsed->model,
+                     keep_alive,
                      r.id};
   co_await RelayToEngine(engines_, std::move(relay), w);
 }

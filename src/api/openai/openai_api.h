@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/engine_relay.h"
 #include "api/inference_metrics.h"
 #include "api/openai/request_parse.h"
-#include "api/engine_relay.h"
 #include "http/router.h"
 #include "models/model_registry.h"
 #include "scheduler/instance_pool.h"

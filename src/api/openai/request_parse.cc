@@ -30,8 +30,9 @@ Status CheckMaxTokens(const json& body, int cap, std::string* param, bool* given
     if (it == body.end() || it->is_null()) continue;
     if (!it->is_number_integer()) return Invalid(field, "must be an integer", param);
     if (it->get<int64_t>() < 0) {
-      return Invalid(field, "must be a number of tokens from 0 to " + std::to_string(cap) +
-                                " (-1, until the context is full, is not accepted)",
+      return Invalid(field,
+                     "must be a number of tokens from 0 to " + std::to_string(cap) +
+                         " (-1, until the context is full, is not accepted)",
                      param);
     }
     if (it->get<int64_t>() > cap) {
@@ -49,10 +50,13 @@ Status CheckPayload(Endpoint endpoint, const json& body, std::string* param,
     case Endpoint::kChatCompletions: {
       auto it = body.find("messages");
       if (it == body.end()) return Missing("messages", param);
-      if (!it->is_array() || it->empty()) return Invalid("messages", "must be a non-empty array", param);
+      if (!it->is_array() || it->empty())
+        return Invalid("messages", "must be a non-empty array", param);
       if (it->size() > static_cast<std::size_t>(limits.max_messages)) {
-        return Invalid("messages", "has more than " + std::to_string(limits.max_messages) +
-                                       " entries (server.max_messages)", param);
+        return Invalid("messages",
+                       "has more than " + std::to_string(limits.max_messages) +
+                           " entries (server.max_messages)",
+                       param);
       }
       for (const json& m : *it) {
         if (!m.is_object() || !m.contains("role")) {
@@ -64,13 +68,15 @@ Status CheckPayload(Endpoint endpoint, const json& body, std::string* param,
     case Endpoint::kCompletions: {
       auto it = body.find("prompt");
       if (it == body.end()) return Missing("prompt", param);
-      if (!it->is_string() && !it->is_array()) return Invalid("prompt", "must be a string or an array", param);
+      if (!it->is_string() && !it->is_array())
+        return Invalid("prompt", "must be a string or an array", param);
       return Status::Ok();
     }
     case Endpoint::kEmbeddings: {
       auto it = body.find("input");
       if (it == body.end()) return Missing("input", param);
-      if (!it->is_string() && !it->is_array()) return Invalid("input", "must be a string or an array", param);
+      if (!it->is_string() && !it->is_array())
+        return Invalid("input", "must be a string or an array", param);
       return Status::Ok();
     }
   }
@@ -80,7 +86,8 @@ Status CheckPayload(Endpoint endpoint, const json& body, std::string* param,
 }  // namespace
 
 Result<Duration> ParseKeepAliveField(const json& value) {
-  if (value.is_number_integer()) return ParseDuration(std::to_string(value.get<int64_t>()), "keep_alive");
+  if (value.is_number_integer())
+    return ParseDuration(std::to_string(value.get<int64_t>()), "keep_alive");
   if (value.is_number()) {
     double seconds = value.get<double>();
     if (!std::isfinite(seconds) || std::abs(seconds) > 1e9) {
@@ -95,9 +102,12 @@ Result<Duration> ParseKeepAliveField(const json& value) {
 
 const char* EnginePath(Endpoint endpoint) {
   switch (endpoint) {
-    case Endpoint::kChatCompletions: return "/v1/chat/completions";
-    case Endpoint::kCompletions: return "/v1/completions";
-    case Endpoint::kEmbeddings: return "/v1/embeddings";
+    case Endpoint::kChatCompletions:
+      return "/v1/chat/completions";
+    case Endpoint::kCompletions:
+      return "/v1/completions";
+    case Endpoint::kEmbeddings:
+      return "/v1/embeddings";
   }
   return "/";
 }

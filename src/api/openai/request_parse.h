@@ -22,9 +22,9 @@ const char* EnginePath(Endpoint endpoint);
 struct InferenceRequest {
   std::string model;
   bool stream = false;
-  std::string priority;  // the body's `priority` field ("high"/"normal"/"low"), or ""
+  std::string priority;                // the body's `priority` field ("high"/"normal"/"low"), or ""
   std::optional<Duration> keep_alive;  // the body's `keep_alive` (Ollama's field), if given
-  bool max_tokens_given = false;  // max_tokens, max_completion_tokens or n_predict
+  bool max_tokens_given = false;       // max_tokens, max_completion_tokens or n_predict
 };
 
 // `keep_alive` as Ollama clients send it: a duration string ("10m", "-1")
@@ -33,8 +33,8 @@ Result<Duration> ParseKeepAliveField(const nlohmann::json& value);
 
 // Bounds on what a client may send, checked before anything is forwarded.
 struct RequestLimits {
-  int max_messages = 4096;    // entries in `messages`
-  int max_tokens = 131072;    // cap on max_tokens / max_completion_tokens / n_predict
+  int max_messages = 4096;  // entries in `messages`
+  int max_tokens = 131072;  // cap on max_tokens / max_completion_tokens / n_predict
 };
 
 // kInvalidArgument (message names the bad field) for malformed JSON, a

@@ -6,15 +6,17 @@ namespace zest::api::openai {
 namespace {
 
 TEST(RequestParseTest, ChatRequestGivesModelAndStream) {
-  auto r = ParseInferenceRequest(Endpoint::kChatCompletions,
-                                 R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],"tools":[]})");
+  auto r = ParseInferenceRequest(
+      Endpoint::kChatCompletions,
+      R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],"tools":[]})");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->model, "m");
   EXPECT_TRUE(r->stream);
 }
 
 TEST(RequestParseTest, StreamDefaultsToFalseAndNullIsFalse) {
-  auto r = ParseInferenceRequest(Endpoint::kCompletions, R"({"model":"m","prompt":"x","stream":null})");
+  auto r =
+      ParseInferenceRequest(Endpoint::kCompletions, R"({"model":"m","prompt":"x","stream":null})");
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->stream);
 }
@@ -37,19 +39,20 @@ TEST_P(RequestParseBadTest, IsInvalidArgumentNamingTheField) {
 
 INSTANTIATE_TEST_SUITE_P(
     All, RequestParseBadTest,
-    ::testing::Values(BadCase{Endpoint::kChatCompletions, "{not json", ""},
-                      BadCase{Endpoint::kChatCompletions, "[1,2]", ""},
-                      BadCase{Endpoint::kChatCompletions, R"({"messages":[{"role":"user"}]})", "model"},
-                      BadCase{Endpoint::kChatCompletions, R"({"model":"","messages":[]})", "model"},
-                      BadCase{Endpoint::kChatCompletions, R"({"model":3,"messages":[]})", "model"},
-                      BadCase{Endpoint::kChatCompletions, R"({"model":"m"})", "messages"},
-                      BadCase{Endpoint::kChatCompletions, R"({"model":"m","messages":[]})", "messages"},
-                      BadCase{Endpoint::kChatCompletions, R"({"model":"m","messages":["hi"]})", "messages"},
-                      BadCase{Endpoint::kChatCompletions,
-                              R"({"model":"m","messages":[{"role":"user"}],"stream":"yes"})", "stream"},
-                      BadCase{Endpoint::kCompletions, R"({"model":"m"})", "prompt"},
-                      BadCase{Endpoint::kCompletions, R"({"model":"m","prompt":5})", "prompt"},
-                      BadCase{Endpoint::kEmbeddings, R"({"model":"m"})", "input"}));
+    ::testing::Values(
+        BadCase{Endpoint::kChatCompletions, "{not json", ""},
+        BadCase{Endpoint::kChatCompletions, "[1,2]", ""},
+        BadCase{Endpoint::kChatCompletions, R"({"messages":[{"role":"user"}]})", "model"},
+        BadCase{Endpoint::kChatCompletions, R"({"model":"","messages":[]})", "model"},
+        BadCase{Endpoint::kChatCompletions, R"({"model":3,"messages":[]})", "model"},
+        BadCase{Endpoint::kChatCompletions, R"({"model":"m"})", "messages"},
+        BadCase{Endpoint::kChatCompletions, R"({"model":"m","messages":[]})", "messages"},
+        BadCase{Endpoint::kChatCompletions, R"({"model":"m","messages":["hi"]})", "messages"},
+        BadCase{Endpoint::kChatCompletions,
+                R"({"model":"m","messages":[{"role":"user"}],"stream":"yes"})", "stream"},
+        BadCase{Endpoint::kCompletions, R"({"model":"m"})", "prompt"},
+        BadCase{Endpoint::kCompletions, R"({"model":"m","prompt":5})", "prompt"},
+        BadCase{Endpoint::kEmbeddings, R"({"model":"m"})", "input"}));
 
 }  // namespace
 }  // namespace zest::api::openai
@@ -62,15 +65,17 @@ TEST(RequestLimitsTest, MessagesAndTokenCap) {
   std::string param;
   auto three = ParseInferenceRequest(
       Endpoint::kChatCompletions,
-      R"({"model":"m","messages":[{"role":"user"},{"role":"user"},{"role":"user"}]})", &param, limits);
+      R"({"model":"m","messages":[{"role":"user"},{"role":"user"},{"role":"user"}]})", &param,
+      limits);
   ASSERT_FALSE(three.ok());
   EXPECT_EQ(param, "messages");
-  auto big = ParseInferenceRequest(Endpoint::kCompletions,
-                                   R"({"model":"m","prompt":"x","max_tokens":101})", &param, limits);
+  auto big = ParseInferenceRequest(
+      Endpoint::kCompletions, R"({"model":"m","prompt":"x","max_tokens":101})", &param, limits);
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(param, "max_tokens");
   EXPECT_TRUE(ParseInferenceRequest(Endpoint::kCompletions,
-                                    R"({"model":"m","prompt":"x","max_tokens":100})", &param, limits)
+                                    R"({"model":"m","prompt":"x","max_tokens":100})", &param,
+                                    limits)
                   .ok());
 }
 
