@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/private_dirs.h"
 #include "models/pull_spec.h"
 #include "models/store_naming.h"
 
@@ -18,6 +19,9 @@ Status PullService::CheckSpace(const std::vector<BlobRequest>& blobs) const {
   uint64_t needed = 0;
   for (const BlobRequest& b : blobs) needed += downloader_.BytesNeeded(b);
   if (needed == 0) return Status::Ok();
+  // On a fresh machine the cache does not exist yet: make it (0700), as
+  // huggingface_hub does, before asking how much room it has.
+  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(store_.root()));
   return downloader_.CheckFreeSpace(store_.root(), needed);
 }
 
