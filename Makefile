@@ -28,13 +28,17 @@ test: build engines
 	@ZEST_ENGINE_VULKAN=1 scripts/provision-engines.sh  # for tests/integration/placement_vulkan
 	$(MAKE) --no-print-directory unit integration compat fuzz
 
+# GoogleTest suites that need only the build...
 unit:
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -LE integration
 
 tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.json
 	cd tests && npm ci --no-audit --no-fund --loglevel=error
 
+# ...and those that need the provisioned engine, then the node suites
+# (real zest + real llama-server).
 integration: tests/node_modules/.package-lock.json
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L integration
 	node --test --test-concurrency=1 --test-timeout=300000 tests/integration/*.test.mjs
 
 compat: tests/node_modules/.package-lock.json
