@@ -15,7 +15,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <list>
 #include <memory>
+#include <stop_token>
 #include <thread>
 
 namespace zest::engines {
@@ -55,48 +57,81 @@ int ConnectLoopback(uint16_t port) {
   return fd;
 }
 
-// One relayed connection: two pumps, one per direction. When either side
-// ends or fails, both sockets are shut down, so the other pump wakes too and
-// the engine sees its client go (and stops generating), as it would have
-// without the bridge. The last pump to finish (the last owner) closes both.
-struct Pair {
-  int client;
-  int engine;
-  ~Pair() {
-    ::close(client);
-    ::close(engine);
+// Copies what `from` has now to `to`; false when `from` ended or either
+// side failed.
+bool CopySome(int from, int to) {
+  char buffer[64 * 1024];
+  ssize_t n = ::read(from, buffer, sizeof(buffer));
+  if (n < 0 && errno == EINTR) return true;
+  if (n <= 0) return false;
+  for (ssize_t off = 0; off < n;) {
+    ssize_t w = ::send(to, buffer + off, static_cast<size_t>(n - off), MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    off += w;
   }
+  return true;
+}
+
+// One relayed connection, served by a thread of its own that polls both
+// sockets. When either side ends or fails, both are shut down, so the
+// engine sees its client go (and stops generating), as it would without
+// the bridge. Owned by Relays, which joins it.
+class Link {
+ public:
+  Link(int client, int engine)
+      : client_(client), engine_(engine), thread_([this](std::stop_token stop) { Run(stop); }) {}
+  ~Link() {
+    Shutdown();
+    thread_.request_stop();
+    thread_.join();  // before the descriptors it uses are closed
+    ::close(client_);
+    ::close(engine_);
+  }
+  bool done() const { return done_.load(); }
+
+ private:
+  void Shutdown() {
+    ::shutdown(client_, SHUT_RDWR);
+    ::shutdown(engine_, SHUT_RDWR);
+  }
+  void Run(std::stop_token stop) {
+    pollfd fds[2] = {{client_, POLLIN, 0}, {engine_, POLLIN, 0}};
+    bool open = true;
+    while (open && !stop.stop_requested()) {
+      int ready = ::poll(fds, 2, 100);  // the timeout only bounds how late a stop is seen
+      if (ready < 0 && errno != EINTR) break;
+      if (ready <= 0) continue;
+      if (fds[0].revents != 0) open = CopySome(client_, engine_);
+      if (open && fds[1].revents != 0) open = CopySome(engine_, client_);
+    }
+    Shutdown();
+    done_.store(true);
+  }
+
+  const int client_;
+  const int engine_;
+  std::atomic<bool> done_{false};
+  std::jthread thread_;  // last: started once the rest is set up
 };
 
-void Pump(std::shared_ptr<Pair> pair, int from, int to) {
-  char buffer[64 * 1024];
-  while (true) {
-    ssize_t n = ::read(from, buffer, sizeof(buffer));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    ssize_t off = 0;
-    while (off < n) {
-      ssize_t w = ::send(to, buffer + off, static_cast<size_t>(n - off), MSG_NOSIGNAL);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) break;
-      off += w;
+// The bridge's live connections. Finished ones are dropped (joined) as new
+// ones arrive; the rest are shut down and joined when the bridge exits.
+class Relays {
+ public:
+  void Start(int client, uint16_t port) {
+    links_.remove_if([](const std::unique_ptr<Link>& link) { return link->done(); });
+    int engine = ConnectLoopback(port);
+    if (engine < 0) {  // not listening yet (still loading): the caller retries
+      ::close(client);
+      return;
     }
-    if (off < n) break;
+    links_.push_back(std::make_unique<Link>(client, engine));
   }
-  ::shutdown(pair->client, SHUT_RDWR);
-  ::shutdown(pair->engine, SHUT_RDWR);
-}
 
-void Relay(int client, uint16_t port) {
-  int engine = ConnectLoopback(port);
-  if (engine < 0) {  // not listening yet (still loading): the caller retries
-    ::close(client);
-    return;
-  }
-  auto pair = std::make_shared<Pair>(client, engine);
-  std::thread([pair] { Pump(pair, pair->engine, pair->client); }).detach();
-  Pump(pair, pair->client, pair->engine);
-}
+ private:
+  std::list<std::unique_ptr<Link>> links_;
+};
 
 pid_t StartChild(const std::vector<std::string>& command, const sigset_t& old_mask) {
   pid_t pid = ::fork();
@@ -145,6 +180,7 @@ int RunBridge(const BridgeOptions& options) {
     ::unlink(options.socket.c_str());
     return 1;
   }
+  Relays relays;
   int status = 0;
   bool passed_on = false;
   while (true) {
@@ -156,7 +192,7 @@ int RunBridge(const BridgeOptions& options) {
     pollfd p{listener, POLLIN, 0};
     if (::poll(&p, 1, 100) > 0 && (p.revents & POLLIN)) {
       int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-      if (client >= 0) std::thread(Relay, client, options.port).detach();
+      if (client >= 0) relays.Start(client, options.port);
     }
   }
   ::close(listener);
