@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build engines run test unit integration compat bench clean fuzz asan
+.PHONY: all deps build engines run test unit integration compat bench clean fuzz asan lint tidy
 
 all: build
 
@@ -26,7 +26,7 @@ run: build engines
 test: build engines
 	@scripts/deps.sh --test
 	@ZEST_ENGINE_VULKAN=1 scripts/provision-engines.sh  # for tests/integration/placement_vulkan
-	$(MAKE) --no-print-directory unit integration compat fuzz
+	$(MAKE) --no-print-directory lint unit integration compat fuzz
 
 # GoogleTest suites that need only the build...
 unit:
@@ -46,6 +46,16 @@ compat: tests/node_modules/.package-lock.json
 
 bench: build engines tests/node_modules/.package-lock.json
 	@bench/run.sh
+
+# clang-format on every C++ file, clang-tidy on the changed ones (see
+# scripts/lint.sh); `make tidy` runs clang-tidy on every file (slow).
+lint: build
+	@scripts/deps.sh --test
+	@scripts/lint.sh
+
+tidy: build
+	@scripts/deps.sh --test
+	@LINT_ALL=1 scripts/lint.sh
 
 # libFuzzer targets (clang, ASan+UBSan) in build-fuzz/, FUZZ_SECONDS each
 # (default 20); skipped with a message when clang is missing.

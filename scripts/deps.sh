@@ -19,8 +19,9 @@ if [[ ${1:-} == --test ]]; then
   wanted+=(prometheus)
 fi
 
-# The fuzz targets (make fuzz, part of make test) need clang's libFuzzer.
-[[ ${1:-} == --test ]] && wanted+=(clang)
+# The fuzz targets (make fuzz, part of make test) need clang's libFuzzer;
+# make lint needs clang-format and clang-tidy.
+[[ ${1:-} == --test ]] && wanted+=(clang clang-format clang-tidy)
 
 missing=()
 for p in "${wanted[@]}"; do

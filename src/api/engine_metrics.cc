@@ -35,7 +35,7 @@ EngineMetrics::EngineMetrics(metrics::Registry& r)
 void EngineMetrics::EngineReady(const std::string& model, double load_seconds) {
   starts_.With({model, "ready"}).Inc();
   load_time_.With({model}).Observe(load_seconds);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (crashed_.erase(model) > 0) restarts_.With({model}).Inc();
 }
 
@@ -45,7 +45,7 @@ void EngineMetrics::EngineFailedToStart(const std::string& model) {
 
 void EngineMetrics::EngineCrashed(const std::string& model) {
   crashes_.With({model}).Inc();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   crashed_.insert(model);
 }
 

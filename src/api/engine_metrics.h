@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "core/mutex.h"
 #include "metrics/registry.h"
 #include "scheduler/pool_events.h"
 
@@ -40,8 +41,8 @@ class EngineMetrics : public scheduler::PoolEvents {
   metrics::Family<metrics::Counter>& evictions_;    // model, reason
   metrics::Family<metrics::Histogram>& load_time_;  // model
   metrics::Family<metrics::Counter>& autoscale_;    // model, direction
-  std::mutex mu_;
-  std::set<std::string> crashed_;  // models whose last engine crashed; guarded by mu_
+  Mutex mu_;
+  std::set<std::string> crashed_ GUARDED_BY(mu_);  // models whose last engine crashed
 };
 
 }  // namespace zest::api

@@ -70,12 +70,12 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
                                        {"model"})) {}
 
 void InferenceMetrics::SetLast(RequestStats stats) {
-  std::lock_guard lock(last_mu_);
+  MutexLock lock(last_mu_);
   last_ = std::move(stats);
 }
 
 std::optional<RequestStats> InferenceMetrics::Last() const {
-  std::lock_guard lock(last_mu_);
+  MutexLock lock(last_mu_);
   return last_;
 }
 

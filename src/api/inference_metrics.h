@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/mutex.h"
 #include "metrics/registry.h"
 
 namespace zest::api {
@@ -48,8 +49,8 @@ struct InferenceMetrics {
   metrics::Family<metrics::Histogram>& prompt_processing;    // model
 
  private:
-  mutable std::mutex last_mu_;
-  std::optional<RequestStats> last_;  // guarded by last_mu_
+  mutable Mutex last_mu_;
+  std::optional<RequestStats> last_ GUARDED_BY(last_mu_);
 };
 
 // Token counts an engine reported for one request.

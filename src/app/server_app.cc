@@ -1,17 +1,15 @@
 #include "app/server_app.h"
 
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 
-#include <algorithm>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
-#include <cstdlib>
 #include <future>
-#include <map>
-#include <set>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "api/admin/admin_api.h"
 #include "api/admin/load_api.h"
@@ -28,6 +26,8 @@
 #include "api/openai/openai_api.h"
 #include "app/gateway_security.h"
 #include "app/placement_wiring.h"
+#include "app/run_dir.h"
+#include "app/scrape_gauges.h"
 #include "core/duration.h"
 #include "core/logging.h"
 #include "core/private_dirs.h"
@@ -39,6 +39,8 @@
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 #include "http/server.h"
+#include "models/catalog.h"
+#include "models/hub_client.h"
 #include "models/model_registry.h"
 #include "models/pull_service.h"
 #include "placement/npu.h"
@@ -53,20 +55,6 @@ namespace {
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
-
-// Engine sockets live in a fresh 0700 directory per server run: only zest's
-// user can connect, no stale sockets from a crashed run, and a short path
-// (UNIX socket paths are limited to 108 bytes).
-Result<fs::path> MakeRunDir() {
-  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-  fs::path base = runtime && *runtime && fs::is_directory(runtime) ? runtime : "/tmp";
-  std::string pattern = (base / "zest-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return IoError("cannot create a run directory under " + base.string());
-  }
-  ::chmod(pattern.c_str(), 0700);
-  return fs::path(pattern);
-}
 
 Status PrepareDirs(const config::Settings& s) {
   for (const fs::path& dir : {s.home, s.models_dir, s.LogDir()}) {
@@ -134,87 +122,102 @@ Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
   return engine;
 }
 
-// Gauges read from the pool at scrape time.
-// A model with replicas has several instances: one sample per model.
-void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool) {
-  using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
-  metrics.AddGaugeCallback("zest_models_loaded", "Models with a ready engine instance.", {},
-                           [&pool] {
-                             std::set<std::string> ready;
-                             for (const auto& s : pool.List()) {
-                               if (s.state == "ready") ready.insert(s.model);
-                             }
-                             return Samples{{{}, double(ready.size())}};
-                           });
-  metrics.AddGaugeCallback("zest_model_instances",
-                           "Ready engine instances per model (replicas included).", {"model"},
-                           [&pool] {
-                             std::map<std::string, double> count;
-                             for (const auto& s : pool.List())
-                               count[s.model] += s.state == "ready" ? 1 : 0;
-                             Samples out;
-                             for (const auto& [model, n] : count) out.push_back({{model}, n});
-                             return out;
-                           });
-  metrics.AddGaugeCallback("zest_requests_running", "Requests being relayed to an engine.",
-                           {"model"}, [&pool] {
-                             std::map<std::string, double> running;
-                             for (const auto& s : pool.List()) running[s.model] += s.in_flight;
-                             Samples out;
-                             for (const auto& [model, n] : running) out.push_back({{model}, n});
-                             return out;
-                           });
+Result<fs::path> FindFlm(const config::Settings& s) {
+  Result<fs::path> flm = engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
+  if (flm.ok()) spdlog::info("engine: flm (FastFlowLM, for the NPU) {}", flm->string());
+  return flm;
 }
 
-// Pull tuning from the environment: ZEST_PULL_CONNECTIONS (parallel ranges
-// per large file), ZEST_PULL_STALL_TIMEOUT (seconds without a byte before
-// reconnecting) and, for tests only, ZEST_TEST_FREE_BYTES (pretend free disk).
-models::DownloadOptions PullOptionsFromEnv() {
-  models::DownloadOptions options;
-  auto number = [](const char* name) -> std::optional<uint64_t> {
-    auto value = config::ProcessEnv(name);
-    if (!value || value->empty()) return std::nullopt;
-    char* end = nullptr;
-    uint64_t n = std::strtoull(value->c_str(), &end, 10);
-    if (*end != '\0') {
-      spdlog::warn("ignoring {}={}: not a number", name, *value);
-      return std::nullopt;
+// Discovery reads sysfs/procfs (hardware.*_root may point at a fixture
+// tree) once; the sampler refreshes live numbers at 1 Hz.
+hardware::Inventory DiscoverHardware(const hardware::SystemRoots& roots) {
+  hardware::Inventory inventory = hardware::Discover(roots);
+  spdlog::info("hardware: {} ({} threads), {} GPU(s), {} NPU(s), {} Vulkan device(s)",
+               inventory.cpu.model_name, inventory.cpu.threads, inventory.gpus.size(),
+               inventory.npus.size(), inventory.vulkan.size());
+  return inventory;
+}
+
+scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path& run_dir,
+                                      const hardware::Inventory& inventory,
+                                      const Result<engines::EngineLocation>& engine,
+                                      const Result<fs::path>& flm) {
+  scheduler::PoolOptions o;
+  o.run_dir = run_dir;
+  o.log_dir = s.LogDir();
+  o.pid_dir = s.EnginePidDir();
+  o.ctx_size = s.ctx_size;
+  // The engine also runs the slots reserved for high priority.
+  o.parallel = s.parallel + s.reserved_slots;
+  o.threads = s.threads;
+  o.cpu_cores = inventory.cpu.physical_cores;
+  o.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
+  o.memory_wait = std::chrono::seconds(s.memory_wait_s);
+  o.crash_loop_limit = s.crash_loop_limit;
+  o.discover_devices = DeviceDiscovery(inventory, engine, s);
+  // The NPU's verdict does not depend on llama-server's devices: not probed.
+  o.npu = placement::NpuFromInventory(
+      inventory,
+      hardware::RecipeVerdicts(inventory, api::admin::MakeEngineReport(engine, nullptr, flm)));
+  if (flm.ok()) o.flm = *flm;
+  std::error_code ec;  // FastFlowLM runs behind `zest engine-bridge`: this binary
+  o.self_exe = fs::read_symlink("/proc/self/exe", ec);
+  o.model_settings = s.model_settings;
+  o.model_roots = {s.models_dir, s.hf_hub_cache};
+  o.hidden_dirs = {s.home};
+  o.flm_environment = engines::FlmEnvironment(config::ProcessEnv);
+  o.memory_corrections_file = s.home / "memory_corrections.json";
+  if (s.save_slots) o.slot_dir = s.SlotDir();
+  if (s.split_prefill_tokens > 0) {
+    // Handed-over slots go through the run directory, which engines already write.
+    o.handoff_dir = run_dir / "handoff";
+    if (Status st = CreatePrivateDirectories(o.handoff_dir); !st.ok()) {
+      spdlog::error("{}", st.message());
     }
-    return n;
-  };
-  if (auto n = number("ZEST_PULL_CONNECTIONS"))
-    options.connections = static_cast<int>(std::clamp<uint64_t>(*n, 1, 16));
-  if (auto n = number("ZEST_PULL_STALL_TIMEOUT"))
-    options.stall_timeout_s = static_cast<int>(std::clamp<uint64_t>(*n, 1, 3600));
-  options.fake_free_bytes = number("ZEST_TEST_FREE_BYTES");
-  return options;
+    spdlog::info(
+        "experimental prefill/decode split: prompts of {}+ tokens prefill on another "
+        "instance",
+        s.split_prefill_tokens);
+  }
+  return o;
 }
 
-// Queue depth per model and priority, and busy slots, read at scrape time.
-void AddQueueGauges(metrics::Registry& metrics, scheduler::Admission& admission) {
-  using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
-  metrics.AddGaugeCallback("zest_queue_depth", "Requests waiting for a slot.",
-                           {"model", "priority"}, [&admission] {
-                             Samples out;
-                             for (const auto& q : admission.Stats()) {
-                               out.push_back({{q.model, "high"}, double(q.waiting_high)});
-                               out.push_back({{q.model, "normal"}, double(q.waiting_normal)});
-                               out.push_back({{q.model, "low"}, double(q.waiting_low)});
-                             }
-                             return out;
-                           });
-  metrics.AddGaugeCallback("zest_slots_busy", "Slots in use per model.", {"model"}, [&admission] {
-    Samples out;
-    for (const auto& q : admission.Stats()) out.push_back({{q.model}, double(q.busy)});
-    return out;
-  });
-  metrics.AddGaugeCallback("zest_slots_capacity", "Slots (engine parallel sequences) per model.",
-                           {"model"}, [&admission] {
-                             Samples out;
-                             for (const auto& q : admission.Stats())
-                               out.push_back({{q.model}, double(q.slots)});
-                             return out;
-                           });
+scheduler::AdmissionLimits AdmissionLimitsFor(const config::Settings& s) {
+  return {s.parallel, static_cast<std::size_t>(s.max_queue), s.max_queued_tokens,
+          std::chrono::seconds(s.aging_s), s.reserved_slots};
+}
+
+scheduler::AutoscaleParams AutoscaleParamsFor(const config::Settings& s) {
+  scheduler::AutoscaleParams p;
+  p.enabled = s.autoscale && s.autoscale_max_replicas > 1;
+  p.max_replicas = s.autoscale_max_replicas;
+  p.window = std::chrono::seconds(s.autoscale_window_s);
+  p.idle = std::chrono::seconds(s.autoscale_idle_s);
+  return p;
+}
+
+api::openai::OpenAiApi::Options OpenAiOptionsFor(const config::Settings& s) {
+  api::openai::OpenAiApi::Options o;
+  o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
+  o.limits = {s.max_messages, s.max_tokens_cap};
+  o.default_max_tokens = s.default_max_tokens;
+  // Both validated when the settings were loaded.
+  o.max_keep_alive =
+      ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();
+  return o;
+}
+
+// `zest pull`: tuning from the settings, bytes counted for /metrics.
+models::DownloadOptions PullOptionsFor(const config::Settings& s, metrics::Registry& metrics) {
+  models::DownloadOptions o;
+  o.connections = s.pull_connections;
+  o.stall_timeout_s = s.pull_stall_timeout_s;
+  if (s.pull_test_free_bytes > 0) o.fake_free_bytes = s.pull_test_free_bytes;
+  auto* downloaded =
+      &metrics.AddCounter("zest_download_bytes_total", "Bytes received from model hubs by pulls.")
+           .With({});
+  o.on_received = [downloaded](uint64_t n) { downloaded->Inc(double(n)); };
+  return o;
 }
 
 // Inference requests holding a slot (connecting or running) or queued for one.
@@ -242,232 +245,228 @@ void DrainRequests(scheduler::Admission& admission, std::chrono::seconds deadlin
 
 }  // namespace
 
-int RunServer(const config::LoadedSettings& loaded) {
-  const config::Settings& s = loaded.settings;
-  std::shared_ptr<LineRing> log_ring = SetupLogging(s.log_level, s.log_format);
-  std::signal(SIGPIPE, SIG_IGN);
-  if (Status st = CheckExtraArgs(s); !st.ok()) {
-    spdlog::error("{}", st.message());
-    return 2;
+// The services, in the order they are built (and, reversed, destroyed).
+struct ServerApp::Parts {
+  Parts(const config::LoadedSettings& loaded_in, std::shared_ptr<LineRing> log_ring_in,
+        std::unique_ptr<RunDir> run_dir_in, std::shared_ptr<http::Authenticator> auth_in)
+      : loaded(loaded_in),
+        s(loaded.settings),
+        log_ring(std::move(log_ring_in)),
+        run_dir(std::move(run_dir_in)),
+        auth(std::move(auth_in)),
+        engine(FindEngine(s)),
+        flm(FindFlm(s)),
+        roots{s.sysfs_root, s.procfs_root, s.devfs_root},
+        inventory(DiscoverHardware(roots)),
+        sampler(roots, inventory),
+        signals(io, SIGINT, SIGTERM),
+        registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
+        inference_metrics(metrics),
+        engine_metrics(metrics),
+        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engine, flm), engine),
+        admission(io, AdmissionLimitsFor(s), pool),
+        // Validated when the settings were loaded.
+        residency(ParseDuration(s.keep_alive).value()),
+        reaper(io, residency, pool),
+        watchdog(io, pool, std::chrono::seconds(s.watchdog_s)),
+        autoscaler(io, AutoscaleParamsFor(s), admission, pool, registry),
+        openai(registry,
+               {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
+                s.split_prefill_tokens},
+               OpenAiOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        admin(loaded, registry, pool, engine, &residency, flm.ok() ? *flm : fs::path()),
+        load_api(registry, pool, residency),
+        system_api(inventory, sampler, admin, engine, flm),
+        models_api(registry, pool),
+        pull_store(s.hf_hub_cache),
+        pull_service(pull_store, models::HubConfig{s.hf_endpoint, s.hf_token},
+                     PullOptionsFor(s, metrics), &models::Catalog::Builtin()),
+        pull_api(pull_service),
+        observability(s.metrics_enabled ? &inference_metrics : nullptr, admission, pool, registry,
+                      log_ring),
+        hangup(io, SIGHUP) {
+    // Registered before anything starts, so an early SIGTERM still shuts
+    // down cleanly instead of killing zest with its engines running.
+    signals.async_wait([this](const boost::system::error_code& ec, int sig) {
+      if (!ec) signalled.set_value(sig);  // cancelled only by Drain, when nobody waits
+    });
+    spdlog::info("model store: {}", s.hf_hub_cache.string());
+    // A model's gate holds the slots of all its instances (replicas included).
+    pool.SetCapacityListener(&admission);
+    if (s.metrics_enabled) pool.SetEvents(&engine_metrics);
+    AddPoolGauges(metrics, pool);
+    api::AddDeviceGauges(metrics, inventory, sampler);
+    AddQueueGauges(metrics, admission);
+    RegisterRoutes();
   }
-  if (Status st = PrepareDirs(s); !st.ok()) {
-    spdlog::error("{}", st.message());
-    return 1;
-  }
-  ReapStaleEngines(s.EnginePidDir());
-  auto run_dir = MakeRunDir();
-  if (!run_dir.ok()) {
-    spdlog::error("{}", run_dir.status().message());
-    return 1;
-  }
-  auto engine = FindEngine(s);
-  Result<std::filesystem::path> flm =
-      engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
-  if (flm.ok()) spdlog::info("engine: flm (FastFlowLM, for the NPU) {}", flm->string());
-  // Discovery reads sysfs/procfs (ZEST_SYSFS_ROOT/ZEST_PROCFS_ROOT may point
-  // at a fixture tree) once; the sampler refreshes live numbers at 1 Hz.
-  hardware::SystemRoots roots = hardware::SystemRoots::FromEnv();
-  hardware::Inventory inventory = hardware::Discover(roots);
-  spdlog::info("hardware: {} ({} threads), {} GPU(s), {} NPU(s), {} Vulkan device(s)",
-               inventory.cpu.model_name, inventory.cpu.threads, inventory.gpus.size(),
-               inventory.npus.size(), inventory.vulkan.size());
-  hardware::UtilisationSampler sampler(roots, inventory);
-  sampler.Start();
 
+  void RegisterRoutes() {
+    load_api.Register(router);
+    openai.Register(router);
+    if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool);
+    admin.Register(router);
+    pull_api.Register(router);
+    system_api.Register(router);
+    models_api.Register(router);
+    observability.Register(router);
+  }
+
+  const config::LoadedSettings loaded;
+  const config::Settings& s;
+  std::shared_ptr<LineRing> log_ring;
+  std::unique_ptr<RunDir> run_dir;
+  std::shared_ptr<http::Authenticator> auth;
+  Result<engines::EngineLocation> engine;
+  Result<fs::path> flm;
+  hardware::SystemRoots roots;
+  hardware::Inventory inventory;
+  hardware::UtilisationSampler sampler;
   asio::io_context io;
-  // Registered before anything starts, so an early SIGTERM still shuts down
-  // cleanly instead of killing zest with its engines running.
-  asio::signal_set signals(io, SIGINT, SIGTERM);
+  asio::signal_set signals;
   std::promise<int> signalled;
-  signals.async_wait(
-      [&](const boost::system::error_code& ec, int sig) { signalled.set_value(ec ? 0 : sig); });
-  // The Hugging Face cache is zest's store, shared with other tools.
-  fs::path hf_store = models::HfStore::DefaultRoot(config::ProcessEnv);
-  models::ModelRegistry registry(s.models_dir, s.UserModelsFile(), hf_store);
-  spdlog::info("model store: {}", hf_store.string());
-  scheduler::PoolOptions pool_options;
-  pool_options.run_dir = *run_dir;
-  pool_options.log_dir = s.LogDir();
-  pool_options.pid_dir = s.EnginePidDir();
-  pool_options.ctx_size = s.ctx_size;
-  // The engine also runs the slots reserved for high priority.
-  pool_options.parallel = s.parallel + s.reserved_slots;
-  pool_options.threads = s.threads;
-  pool_options.cpu_cores = inventory.cpu.physical_cores;
-  pool_options.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
-  pool_options.memory_wait = std::chrono::seconds(s.memory_wait_s);
-  pool_options.crash_loop_limit = s.crash_loop_limit;
-  pool_options.discover_devices = DeviceDiscovery(inventory, engine, s);
-  // The NPU's verdict does not depend on llama-server's devices: not probed.
-  pool_options.npu = placement::NpuFromInventory(
-      inventory,
-      hardware::RecipeVerdicts(inventory, api::admin::MakeEngineReport(engine, nullptr, flm)));
-  if (flm.ok()) pool_options.flm = *flm;
-  {
-    std::error_code ec;  // FastFlowLM runs behind `zest engine-bridge`: this binary
-    pool_options.self_exe = fs::read_symlink("/proc/self/exe", ec);
-  }
-  pool_options.model_settings = s.model_settings;
-  pool_options.model_roots = {s.models_dir, hf_store};
-  pool_options.hidden_dirs = {s.home};
-  pool_options.flm_environment = engines::FlmEnvironment(config::ProcessEnv);
-  pool_options.memory_corrections_file = s.home / "memory_corrections.json";
-  if (s.save_slots) pool_options.slot_dir = s.SlotDir();
-  if (s.split_prefill_tokens > 0) {
-    // Engines already write the run directory (sockets): handed-over slots go there too.
-    pool_options.handoff_dir = *run_dir / "handoff";
-    if (Status st = CreatePrivateDirectories(pool_options.handoff_dir); !st.ok()) {
-      spdlog::error("{}", st.message());
-    }
-    spdlog::info(
-        "experimental prefill/decode split: prompts of {}+ tokens prefill on another "
-        "instance",
-        s.split_prefill_tokens);
-  }
-  scheduler::AdmissionLimits limits{s.parallel,          static_cast<std::size_t>(s.max_queue),
-                                    s.max_queued_tokens, std::chrono::seconds(s.aging_s),
-                                    s.reserved_slots,    nullptr};
-  // Until a model has a ready instance its gate has one engine's slots
-  // (per-model `parallel`, a load's options); the pool is made below.
-  scheduler::InstancePool* pool_for_gates = nullptr;
-  limits.engine_parallel = [&pool_for_gates,
-                            total = s.parallel + s.reserved_slots](const std::string& model) {
-    return pool_for_gates != nullptr ? pool_for_gates->EngineParallel(model) : total;
-  };
-  scheduler::Admission admission(io, limits);
-  // A model's gate holds the slots of all its instances (replicas included).
-  pool_options.on_capacity = [&admission](const std::string& model, int instances, int slots) {
-    admission.SetCapacity(model, instances, slots);
-  };
-  scheduler::InstancePool pool(io, std::move(pool_options), engine);
-  pool_for_gates = &pool;
+  models::ModelRegistry registry;
   metrics::Registry metrics;
-  api::InferenceMetrics inference_metrics(metrics);
-  api::EngineMetrics engine_metrics(metrics);
-  if (s.metrics_enabled) pool.SetEvents(&engine_metrics);
-  AddPoolGauges(metrics, pool);
-  api::AddDeviceGauges(metrics, inventory, sampler);
+  api::InferenceMetrics inference_metrics;
+  api::EngineMetrics engine_metrics;
+  scheduler::InstancePool pool;
+  scheduler::Admission admission;
+  scheduler::Residency residency;
+  scheduler::KeepAliveReaper reaper;
+  scheduler::EngineWatchdog watchdog;
+  scheduler::AutoscaleLoop autoscaler;
+  api::openai::OpenAiApi openai;
+  api::admin::AdminApi admin;
+  api::admin::LoadApi load_api;
+  api::admin::SystemApi system_api;
+  api::admin::ModelsApi models_api;
+  models::HfStore pull_store;
+  models::PullService pull_service;
+  api::admin::PullApi pull_api;
+  api::admin::ObservabilityApi observability;
   http::Router router;
-  AddQueueGauges(metrics, admission);
-  // Validated when the settings were loaded.
-  scheduler::Residency residency(ParseDuration(s.keep_alive).value());
-  scheduler::KeepAliveReaper reaper(io, residency, pool);
-  reaper.Start();
-  scheduler::EngineWatchdog watchdog(io, pool, std::chrono::seconds(s.watchdog_s));
-  watchdog.Start();
-  scheduler::AutoscaleParams autoscale;
-  autoscale.enabled = s.autoscale && s.autoscale_max_replicas > 1;
-  autoscale.max_replicas = s.autoscale_max_replicas;
-  autoscale.window = std::chrono::seconds(s.autoscale_window_s);
-  autoscale.idle = std::chrono::seconds(s.autoscale_idle_s);
-  scheduler::AutoscaleLoop autoscaler(io, autoscale, admission, pool, registry);
-  autoscaler.Start();
-  api::EngineServices engine_services{pool, admission, &residency,
-                                      std::chrono::seconds(s.heartbeat_s), s.split_prefill_tokens};
-  api::openai::OpenAiApi::Options openai_options;
-  openai_options.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
-  openai_options.limits = {s.max_messages, s.max_tokens_cap};
-  openai_options.default_max_tokens = s.default_max_tokens;
-  openai_options.max_keep_alive =
-      ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();
-  api::openai::OpenAiApi openai(registry, engine_services, openai_options,
-                                s.metrics_enabled ? &inference_metrics : nullptr);
-  api::admin::AdminApi admin(loaded, registry, pool, engine, &residency,
-                             flm.ok() ? *flm : std::filesystem::path());
-  api::admin::LoadApi load_api(registry, pool, residency);
-  load_api.Register(router);
-  api::admin::SystemApi system_api(inventory, sampler, admin, engine, flm);
-  api::admin::ModelsApi models_api(registry, pool);
-  openai.Register(router);
-  if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool);
-  admin.Register(router);
-  // `zest pull`: downloads into the Hugging Face cache the registry serves from.
-  models::HfStore pull_store(models::HfStore::DefaultRoot(config::ProcessEnv));
-  models::DownloadOptions pull_options = PullOptionsFromEnv();
-  auto& downloaded =
-      metrics.AddCounter("zest_download_bytes_total", "Bytes received from model hubs by pulls.")
-          .With({});
-  pull_options.on_received = [&downloaded](uint64_t n) { downloaded.Inc(double(n)); };
-  models::PullService pull_service(pull_store, models::HubConfigFromEnv(config::ProcessEnv),
-                                   pull_options, &models::Catalog::Builtin());
-  api::admin::PullApi pull_api(pull_service);
-  pull_api.Register(router);
-  system_api.Register(router);
-  models_api.Register(router);
-  api::admin::ObservabilityApi observability(s.metrics_enabled ? &inference_metrics : nullptr,
-                                             admission, pool, registry, log_ring);
-  observability.Register(router);
+  http::Router no_routes;  // the HTTPS redirect listener's
+  std::unique_ptr<http::Server> server;
+  std::unique_ptr<http::Server> redirect;
+  asio::signal_set hangup;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  // Engines are spawned from the I/O threads with PR_SET_PDEATHSIG, so those
+  // threads stay alive until every engine has been stopped.
+  std::vector<std::jthread> threads;
+  bool started = false;
+  bool drained = false;
+};
 
-  // API keys, access rules, bind safety, TLS: see gateway_security.h.
+Result<std::unique_ptr<ServerApp>> ServerApp::Create(const config::LoadedSettings& loaded,
+                                                     std::shared_ptr<LineRing> log_ring) {
+  const config::Settings& s = loaded.settings;
+  std::signal(SIGPIPE, SIG_IGN);
+  ZEST_RETURN_IF_ERROR(CheckExtraArgs(s));
+  ZEST_RETURN_IF_ERROR(PrepareDirs(s));
+  ReapStaleEngines(s.EnginePidDir());
+  ZEST_ASSIGN_OR_RETURN(std::unique_ptr<RunDir> run_dir, RunDir::Create(s.runtime_dir));
   auto auth = http::Authenticator::Create({s.api_key, s.KeysFile()});
-  Status secure = auth.ok() ? ApplyAccessRules(router, s.metrics_public) : auth.status();
-  if (secure.ok()) secure = CheckBindSafety(s, **auth);
-  if (!secure.ok()) {
-    spdlog::error("{}", secure.message());
-    fs::remove_all(*run_dir);
-    return 2;
-  }
-  std::shared_ptr<http::Authenticator> authenticator = std::move(*auth);
-  http::ServerOptions gateway = GatewayOptions(s, authenticator);
+  if (!auth.ok()) return InvalidArgument(auth.status().message());
+  std::shared_ptr<http::Authenticator> shared_auth = std::move(*auth);
+  return std::unique_ptr<ServerApp>(new ServerApp(std::make_unique<Parts>(
+      loaded, std::move(log_ring), std::move(run_dir), std::move(shared_auth))));
+}
+
+ServerApp::ServerApp(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+ServerApp::~ServerApp() {
+  Drain();
+  parts_->pool.SetCapacityListener(nullptr);  // admission goes before the pool
+}
+
+Status ServerApp::Start() {
+  Parts& p = *parts_;
+  const config::Settings& s = p.s;
+  // API keys, access rules, bind safety, TLS: see gateway_security.h.
+  ZEST_RETURN_IF_ERROR(ApplyAccessRules(p.router, s.metrics_public));
+  ZEST_RETURN_IF_ERROR(CheckBindSafety(s, *p.auth));
+  http::ServerOptions gateway = GatewayOptions(s, p.auth);
   if (s.metrics_enabled) {
     // Turned away at the gateway, before any model is known.
-    gateway.on_rejected = [&inference_metrics](std::string_view reason) {
-      inference_metrics.rejections.With({"", std::string(reason)}).Inc();
+    gateway.on_rejected = [&metrics = p.inference_metrics](std::string_view reason) {
+      metrics.rejections.With({"", std::string(reason)}).Inc();
     };
   }
-  http::Server server(io, std::move(gateway), router, api::openai::RenderHttpError);
-  if (Status st = server.Listen(); !st.ok()) {
-    spdlog::error("cannot listen on {}:{}: {}", s.host, s.port, st.message());
-    fs::remove_all(*run_dir);
-    return 1;
+  p.server = std::make_unique<http::Server>(p.io, std::move(gateway), p.router,
+                                            api::openai::RenderHttpError);
+  if (Status st = p.server->Listen(); !st.ok()) {
+    return Status(
+        st.code() == ErrorCode::kInvalidArgument ? ErrorCode::kInternal : st.code(),
+        "cannot listen on " + s.host + ":" + std::to_string(s.port) + ": " + st.message());
   }
   // Optional plain-HTTP listener that sends every request to HTTPS.
-  std::unique_ptr<http::Server> redirect;
-  http::Router no_routes;
   if (s.https_redirect_port != 0) {
-    auto options = RedirectOptions(s, server.port());
+    auto options = RedirectOptions(s, p.server->port());
     Status st = options.ok() ? Status::Ok() : options.status();
     if (st.ok()) {
-      redirect = std::make_unique<http::Server>(io, std::move(*options), no_routes,
-                                                api::openai::RenderHttpError);
-      st = redirect->Listen();
+      p.redirect = std::make_unique<http::Server>(p.io, std::move(*options), p.no_routes,
+                                                  api::openai::RenderHttpError);
+      st = p.redirect->Listen();
     }
-    if (!st.ok()) {
-      spdlog::error("HTTPS redirect: {}", st.message());
-      fs::remove_all(*run_dir);
-      return 2;
-    }
-    redirect->Start();
+    if (!st.ok()) return InvalidArgument("HTTPS redirect: " + st.message());
+    p.redirect->Start();
     spdlog::info("redirecting http://{}:{} to HTTPS", s.host, s.https_redirect_port);
   }
-  asio::signal_set hangup(io, SIGHUP);
-  ReloadOnHangup(hangup, server, *authenticator);
-  server.Start();
+  ReloadOnHangup(p.hangup, *p.server, *p.auth);
+  p.sampler.Start();
+  p.reaper.Start();
+  p.watchdog.Start();
+  p.autoscaler.Start();
+  p.server->Start();
+  p.started = true;
   spdlog::info("zest {} listening on {}://{}:{} (models in {})", ZEST_VERSION,
-               server.tls() ? "https" : "http", s.host, server.port(), s.models_dir.string());
+               p.server->tls() ? "https" : "http", s.host, p.server->port(), s.models_dir.string());
+  return Status::Ok();
+}
 
-  // Engines are spawned from the I/O threads with PR_SET_PDEATHSIG, so those
-  // threads stay alive until every engine has been stopped gracefully.
-  std::vector<std::jthread> threads;
-  auto work = asio::make_work_guard(io);
-  for (int i = 0; i < s.io_threads; ++i) threads.emplace_back([&io] { io.run(); });
+int ServerApp::Serve() {
+  Parts& p = *parts_;
+  p.work.emplace(asio::make_work_guard(p.io));
+  for (int i = 0; i < p.s.io_threads; ++i) p.threads.emplace_back([&io = p.io] { io.run(); });
+  int sig = p.signalled.get_future().get();
+  spdlog::info("received signal {}, shutting down", sig);
+  return sig;
+}
 
-  spdlog::info("received signal {}, shutting down", signalled.get_future().get());
-  server.StopAccepting();
-  if (redirect) redirect->Stop();
-  DrainRequests(admission, std::chrono::seconds(s.drain_timeout_s));
-  server.Stop();
-  reaper.Stop();
-  watchdog.Stop();
-  autoscaler.Stop();
-  hangup.cancel();
-  pool.StopAll();
-  work.reset();
-  io.stop();
-  threads.clear();
-  std::error_code ec;
-  fs::remove_all(*run_dir, ec);
+void ServerApp::Drain() {
+  Parts& p = *parts_;
+  if (p.drained) return;
+  p.drained = true;
+  if (p.started) {
+    p.server->StopAccepting();
+    if (p.redirect) p.redirect->Stop();
+    if (!p.threads.empty()) DrainRequests(p.admission, std::chrono::seconds(p.s.drain_timeout_s));
+    p.server->Stop();
+  }
+  p.reaper.Stop();
+  p.watchdog.Stop();
+  p.autoscaler.Stop();
+  p.hangup.cancel();
+  p.signals.cancel();
+  p.pool.StopAll();
+  p.work.reset();
+  p.io.stop();
+  p.threads.clear();  // joins
+  p.sampler.Stop();
   spdlog::info("stopped");
+}
+
+int RunServer(const config::LoadedSettings& loaded) {
+  auto exit_code = [](const Status& st) {
+    spdlog::error("{}", st.message());
+    return st.code() == ErrorCode::kInvalidArgument ? 2 : 1;
+  };
+  const config::Settings& s = loaded.settings;
+  std::shared_ptr<LineRing> log_ring = SetupLogging(s.log_level, s.log_format);
+  auto app = ServerApp::Create(loaded, std::move(log_ring));
+  if (!app.ok()) return exit_code(app.status());
+  if (Status st = (*app)->Start(); !st.ok()) return exit_code(st);
+  (*app)->Serve();
+  (*app)->Drain();
   return 0;
 }
 

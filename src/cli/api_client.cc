@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "config/settings.h"
 #include "http/sse.h"
 
 namespace zest::cli {
@@ -88,9 +89,8 @@ std::string ServerUrlFromEnv(const char* zest_host) {
 // JSON, plus the key in ZEST_API_KEY when set (a server with keys needs it).
 static curl_slist* ClientHeaders() {
   curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
-  const char* key = std::getenv("ZEST_API_KEY");
-  if (key != nullptr && *key != '\0') {
-    headers = curl_slist_append(headers, (std::string("Authorization: Bearer ") + key).c_str());
+  if (auto key = config::ProcessEnv("ZEST_API_KEY"); key && !key->empty()) {
+    headers = curl_slist_append(headers, ("Authorization: Bearer " + *key).c_str());
   }
   return headers;
 }
@@ -156,7 +156,9 @@ Status ApiClient::Stream(const std::string& path, const json& body,
   return Status::Ok();
 }
 
-ApiClient ClientFromEnv() { return ApiClient(ServerUrlFromEnv(std::getenv("ZEST_HOST"))); }
+ApiClient ClientFromEnv() {
+  return ApiClient(ServerUrlFromEnv(config::ProcessEnv("ZEST_HOST").value_or("").c_str()));
+}
 
 int PrintError(const Status& status) {
   std::fprintf(stderr, "zest: %s\n", status.message().c_str());

@@ -10,6 +10,7 @@
 
 #include "cli/api_client.h"
 #include "cli/commands.h"
+#include "config/settings.h"
 
 namespace zest::cli {
 namespace {
@@ -30,7 +31,7 @@ std::string UrlEncode(const std::string& text) {
 }
 
 int Logs(const LogsOptions& options) {
-  ApiClient client(ServerUrlFromEnv(std::getenv("ZEST_HOST")));
+  ApiClient client(ServerUrlFromEnv(config::ProcessEnv("ZEST_HOST").value_or("").c_str()));
   std::string path = "/api/v1/logs?n=" + std::to_string(options.lines);
   if (!options.model.empty()) path += "&model=" + UrlEncode(options.model);
   if (!options.follow) {

@@ -14,6 +14,7 @@
 #include "cli/api_client.h"
 #include "cli/commands.h"
 #include "cli/table.h"
+#include "config/settings.h"
 
 namespace zest::cli {
 namespace {
@@ -122,7 +123,7 @@ int Pull(const std::string& model) {
   sa.sa_handler = OnPullSigint;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
-  ApiClient client(ServerUrlFromEnv(std::getenv("ZEST_HOST")));
+  ApiClient client(ServerUrlFromEnv(config::ProcessEnv("ZEST_HOST").value_or("").c_str()));
   ProgressView view(::isatty(STDERR_FILENO) == 1);
   view.set_name(model);
   std::string pulled;

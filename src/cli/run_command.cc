@@ -11,6 +11,7 @@
 
 #include "cli/api_client.h"
 #include "cli/commands.h"
+#include "config/settings.h"
 
 namespace zest::cli {
 namespace {
@@ -132,7 +133,7 @@ int Interactive(const ApiClient& client, const RunOptions& opts) {
 
 int Run(const RunOptions& opts) {
   InstallSigint();
-  ApiClient client(ServerUrlFromEnv(std::getenv("ZEST_HOST")));
+  ApiClient client(ServerUrlFromEnv(config::ProcessEnv("ZEST_HOST").value_or("").c_str()));
   if (!opts.prompt.empty()) {
     std::string prompt;
     for (const auto& word : opts.prompt) prompt += (prompt.empty() ? "" : " ") + word;

@@ -18,6 +18,7 @@
 #include "cli/table.h"
 #include "config/settings.h"
 #include "engines/engine_locator.h"
+#include "engines/sandbox.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 
@@ -37,10 +38,10 @@ Result<json> LocalSystemInfo() {
   auto loaded = config::LoadSettings({config::ProcessEnv, {}, std::nullopt});
   if (!loaded.ok()) return loaded.status();
   const config::Settings& s = loaded->settings;
-  engines::LocateOptions opts{
-      s.llama_server, config::ProcessEnv("PATH").value_or(""), s.engine_rootfs, {}};
+  engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
+                              s.engine_rootfs, engines::EngineEnvironment(config::ProcessEnv, {})};
   Result<engines::EngineLocation> engine = engines::LocateLlamaServer(opts);
-  hardware::SystemRoots roots = hardware::SystemRoots::FromEnv();
+  hardware::SystemRoots roots{s.sysfs_root, s.procfs_root, s.devfs_root};
   hardware::Inventory inventory = hardware::Discover(roots);
   hardware::UtilisationSampler sampler(roots, inventory);
   sampler.SampleNow();
@@ -201,7 +202,7 @@ int Watch(const ApiClient& client) {
 }
 
 int System(const SystemOptions& options) {
-  ApiClient client(ServerUrlFromEnv(std::getenv("ZEST_HOST")));
+  ApiClient client(ServerUrlFromEnv(config::ProcessEnv("ZEST_HOST").value_or("").c_str()));
   if (options.watch) return Watch(client);
   auto info = client.Get("/api/v1/system-info");
   bool local = !info.ok() && info.status().code() == ErrorCode::kUnavailable;

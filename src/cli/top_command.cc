@@ -17,6 +17,7 @@
 #include "cli/api_client.h"
 #include "cli/commands.h"
 #include "cli/top_view.h"
+#include "config/settings.h"
 
 namespace zest::cli {
 namespace {
@@ -115,7 +116,7 @@ void Draw(const TopInput& in) {
 }
 
 int Top() {
-  ApiClient client(ServerUrlFromEnv(std::getenv("ZEST_HOST")));
+  ApiClient client(ServerUrlFromEnv(config::ProcessEnv("ZEST_HOST").value_or("").c_str()));
   auto first = Fetch(client);  // before the screen switch, so errors stay visible
   if (!first.ok()) {
     std::fprintf(stderr, "zest: %s\n", first.status().message().c_str());

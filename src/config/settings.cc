@@ -1,6 +1,7 @@
 #include "config/settings.h"
 
 #include <toml++/toml.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <charconv>
@@ -142,6 +143,14 @@ const std::vector<Field>& Fields() {
       IntField("server.io_threads", "ZEST_IO_THREADS", &Settings::io_threads, 1, 256),
       IntField("server.drain_timeout_s", "ZEST_DRAIN_TIMEOUT", &Settings::drain_timeout_s, 0, 3600),
       PathField("models.dir", "ZEST_MODELS_DIR", &Settings::models_dir),
+      PathField("models.hf_hub_cache", "HF_HUB_CACHE", &Settings::hf_hub_cache),
+      StringField("hub.endpoint", "HF_ENDPOINT", &Settings::hf_endpoint),
+      StringField("hub.token", "HF_TOKEN", &Settings::hf_token),
+      IntField("pull.connections", "ZEST_PULL_CONNECTIONS", &Settings::pull_connections, 1, 16),
+      IntField("pull.stall_timeout_s", "ZEST_PULL_STALL_TIMEOUT", &Settings::pull_stall_timeout_s,
+               1, 3600),
+      IntField<uint64_t>("pull.test_free_bytes", "ZEST_TEST_FREE_BYTES",
+                         &Settings::pull_test_free_bytes, 0, 1ull << 60),
       PathField("engine.llama_server", "ZEST_LLAMA_SERVER", &Settings::llama_server),
       PathField("engine.rootfs", "ZEST_ENGINE_ROOTFS", &Settings::engine_rootfs),
       PathField("engine.flm", "ZEST_FLM", &Settings::flm),
@@ -176,6 +185,10 @@ const std::vector<Field>& Fields() {
       Field{"placement.memory_limit", "ZEST_MEMORY_LIMIT", SetMemoryLimit,
             [](const Settings& s) { return std::to_string(s.memory_limit); }},
       IntField("placement.memory_wait_s", "ZEST_MEMORY_WAIT", &Settings::memory_wait_s, 0, 86400),
+      PathField("hardware.sysfs_root", "ZEST_SYSFS_ROOT", &Settings::sysfs_root),
+      PathField("hardware.procfs_root", "ZEST_PROCFS_ROOT", &Settings::procfs_root),
+      PathField("hardware.devfs_root", "ZEST_DEVFS_ROOT", &Settings::devfs_root),
+      PathField("server.runtime_dir", "XDG_RUNTIME_DIR", &Settings::runtime_dir),
       // Security and limits.
       StringField("server.api_key", "ZEST_API_KEY", &Settings::api_key),
       BoolField("server.insecure_no_auth", "ZEST_INSECURE_NO_AUTH", &Settings::insecure_no_auth),
@@ -313,6 +326,32 @@ struct Loader {
   }
 };
 
+// A variable's value when set and non-empty.
+std::optional<std::string> NonEmpty(const LoadInputs& inputs, const char* name) {
+  auto v = inputs.getenv(name);
+  if (!v || v->empty()) return std::nullopt;
+  return v;
+}
+
+// The Hugging Face cache when HF_HUB_CACHE does not say: huggingface_hub's
+// order. Returns the path and the variable it came from ("" for HOME's).
+std::pair<fs::path, std::string> DefaultHubCache(const LoadInputs& inputs) {
+  if (auto home = NonEmpty(inputs, "HF_HOME")) return {fs::path(*home) / "hub", "HF_HOME"};
+  if (auto xdg = NonEmpty(inputs, "XDG_CACHE_HOME")) {
+    return {fs::path(*xdg) / "huggingface" / "hub", "XDG_CACHE_HOME"};
+  }
+  return {fs::path(NonEmpty(inputs, "HOME").value_or("/tmp")) / ".cache/huggingface/hub", ""};
+}
+
+// Where scripts/provision-engines.sh puts the engine rootfs.
+fs::path DefaultEngineRootfs(const LoadInputs& inputs) {
+  if (::geteuid() == 0) return "/var/cache/zest/engines/debian-sid";
+  fs::path cache =
+      NonEmpty(inputs, "XDG_CACHE_HOME")
+          .value_or((fs::path(NonEmpty(inputs, "HOME").value_or("/")) / ".cache").string());
+  return cache / "zest/engines/debian-sid";
+}
+
 fs::path DefaultHome(const LoadInputs& inputs) {
   if (auto home = inputs.getenv("ZEST_HOME"); home && !home->empty()) return *home;
   if (auto xdg = inputs.getenv("XDG_DATA_HOME"); xdg && !xdg->empty())
@@ -346,6 +385,18 @@ Result<LoadedSettings> LoadSettings(const LoadInputs& inputs) {
   ZEST_RETURN_IF_ERROR(loader.ApplyEnv());
   ZEST_RETURN_IF_ERROR(loader.ApplyFlags());
   if (s.models_dir.empty()) s.models_dir = s.home / "models";
+  if (s.hf_hub_cache.empty()) {
+    auto [cache, from] = DefaultHubCache(inputs);
+    s.hf_hub_cache = cache;
+    if (from.empty()) {
+      loader.origin.erase("models.hf_hub_cache");  // an empty HF_HUB_CACHE says nothing
+    } else {
+      loader.origin["models.hf_hub_cache"] = {Source::kEnv, from};
+    }
+  }
+  while (s.hf_endpoint.size() > 1 && s.hf_endpoint.back() == '/') s.hf_endpoint.pop_back();
+  if (s.engine_rootfs.empty()) s.engine_rootfs = DefaultEngineRootfs(inputs);
+  if (s.runtime_dir.empty()) s.runtime_dir = "/tmp";
 
   loader.out.origins.push_back({"home", s.home.string(),
                                 inputs.getenv("ZEST_HOME") ? Source::kEnv : Source::kDefault,
@@ -356,7 +407,8 @@ Result<LoadedSettings> LoadSettings(const LoadInputs& inputs) {
     std::string detail = it == loader.origin.end() ? "" : it->second.second;
     std::string value = f.get(s);
     // Secrets are shown as set or not, never printed.
-    if (std::string_view(f.key) == "server.api_key" && !value.empty()) value = "(set)";
+    const std::string_view key = f.key;
+    if ((key == "server.api_key" || key == "hub.token") && !value.empty()) value = "(set)";
     loader.out.origins.push_back({f.key, value, source, detail});
   }
   return std::move(loader.out);

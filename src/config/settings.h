@@ -26,18 +26,32 @@ struct Settings {
   int io_threads = 2;
   int drain_timeout_s = 30;  // on SIGTERM: how long running requests may finish
   // [models]
-  std::filesystem::path home;        // $ZEST_HOME, default ~/.local/share/zest
+  std::filesystem::path home;  // $ZEST_HOME, default $XDG_DATA_HOME/zest or ~/.local/share/zest
   std::filesystem::path models_dir;  // default <home>/models
+  // The Hugging Face cache zest serves from and pulls into: HF_HUB_CACHE,
+  // else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
+  // ~/.cache/huggingface/hub (huggingface_hub's own order).
+  std::filesystem::path hf_hub_cache;
+  // [hub]
+  std::string hf_endpoint = "https://huggingface.co";  // HF_ENDPOINT
+  std::string hf_token;                                // HF_TOKEN; secret (never printed)
+  // [pull]
+  int pull_connections = 4;           // parallel ranges per file of 32 MiB or more
+  int pull_stall_timeout_s = 30;      // no byte this long: reconnect
+  uint64_t pull_test_free_bytes = 0;  // tests only: pretend this much free disk (0 = ask)
   // [engine]
-  std::filesystem::path llama_server;   // configured engine binary; empty = search
-  std::filesystem::path engine_rootfs;  // empty = the default rootfs location
-  std::filesystem::path flm;            // FastFlowLM's `flm` (NPU engine); empty = search PATH
-  int ctx_size = 4096;                  // per request (slot); 0 = the model's own
-  int parallel = 4;                     // slots per instance
-  int threads = 0;                      // engine threads; 0 = engine default
-  int ready_timeout_s = 120;            // how long an engine may take to load
-  int watchdog_s = 30;       // an engine silent this long (hung, stopped) is killed; 0 = off
-  int crash_loop_limit = 3;  // failures within 60 s that hold a model off for 30 s; 0 = never
+  std::filesystem::path llama_server;  // configured engine binary; empty = search
+  // The Debian sid rootfs scripts/provision-engines.sh makes: ZEST_ENGINE_ROOTFS,
+  // else /var/cache/zest/engines/debian-sid as root, else
+  // $XDG_CACHE_HOME (or ~/.cache)/zest/engines/debian-sid.
+  std::filesystem::path engine_rootfs;
+  std::filesystem::path flm;  // FastFlowLM's `flm` (NPU engine); empty = search PATH
+  int ctx_size = 4096;        // per request (slot); 0 = the model's own
+  int parallel = 4;           // slots per instance
+  int threads = 0;            // engine threads; 0 = engine default
+  int ready_timeout_s = 120;  // how long an engine may take to load
+  int watchdog_s = 30;        // an engine silent this long (hung, stopped) is killed; 0 = off
+  int crash_loop_limit = 3;   // failures within 60 s that hold a model off for 30 s; 0 = never
   // [scheduler]
   int max_queue = 64;                      // waiting requests per model
   int queue_timeout_s = 300;               // how long a request may wait for a slot
@@ -64,6 +78,13 @@ struct Settings {
   int memory_wait_s = 300;  // a load waits this long for busy instances to go idle (then 507)
   // [models."name"] tables: per-model engine options (model_settings.h).
   std::map<std::string, ModelSettings> model_settings;
+  // [hardware] where discovery reads /sys, /proc and /dev (fixture trees in tests)
+  std::filesystem::path sysfs_root = "/sys";
+  std::filesystem::path procfs_root = "/proc";
+  std::filesystem::path devfs_root = "/dev";
+  // Where the per-run directory of engine sockets goes: XDG_RUNTIME_DIR when
+  // it is a directory, else /tmp.
+  std::filesystem::path runtime_dir;
   // [server] security and limits (see README "Security")
   std::string api_key;             // one admin key; secret (never printed)
   bool insecure_no_auth = false;   // allow a non-loopback bind without keys

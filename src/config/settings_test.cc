@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include "config/secure_file.h"
 
@@ -281,6 +283,61 @@ TEST(ModelOptionTest, FlmTagIsAFastFlowLmCheckpointName) {
   EXPECT_EQ(m.flm, "gpt-oss:20b");
   EXPECT_FALSE(ValidFlmTag(std::string(65, 'a')));
   EXPECT_FALSE(ValidFlmTag("--port"));
+}
+
+// Every variable zest reads is a setting `zest config` shows with its origin.
+TEST_F(SettingsTest, TheHuggingFaceCacheFollowsHuggingFaceHubsOrder) {
+  struct Case {
+    std::map<std::string, std::string> env;
+    std::string cache;
+    std::string from;  // the variable `zest config` names
+  };
+  const std::vector<Case> cases = {
+      {{{"HF_HUB_CACHE", "/c"}, {"HF_HOME", "/h"}}, "/c", "HF_HUB_CACHE"},
+      {{{"HF_HOME", "/h"}, {"HOME", "/home/u"}}, "/h/hub", "HF_HOME"},
+      {{{"XDG_CACHE_HOME", "/x"}, {"HOME", "/home/u"}}, "/x/huggingface/hub", "XDG_CACHE_HOME"},
+      {{{"HOME", "/home/u"}, {"HF_HUB_CACHE", ""}}, "/home/u/.cache/huggingface/hub", ""},
+  };
+  for (const Case& c : cases) {
+    env_ = c.env;
+    env_["ZEST_HOME"] = home_.string();
+    auto loaded = Load();
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    EXPECT_EQ(loaded->settings.hf_hub_cache, c.cache);
+    EXPECT_EQ(Origin(*loaded, "models.hf_hub_cache").detail, c.from) << c.cache;
+  }
+}
+
+TEST_F(SettingsTest, HubPullHardwareAndRuntimeVariablesAreSettings) {
+  env_["HF_ENDPOINT"] = "http://mirror.example/";
+  env_["HF_TOKEN"] = "hf_secret";
+  env_["ZEST_PULL_CONNECTIONS"] = "8";
+  env_["ZEST_SYSFS_ROOT"] = "/fixture/sys";
+  env_["XDG_RUNTIME_DIR"] = "/run/user/1000";
+  env_["ZEST_ENGINE_ROOTFS"] = "/somewhere/else";
+  auto loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const Settings& s = loaded->settings;
+  EXPECT_EQ(s.hf_endpoint, "http://mirror.example");
+  EXPECT_EQ(s.hf_token, "hf_secret");
+  EXPECT_EQ(s.pull_connections, 8);
+  EXPECT_EQ(s.sysfs_root, "/fixture/sys");
+  EXPECT_EQ(s.procfs_root, "/proc");
+  EXPECT_EQ(s.runtime_dir, "/run/user/1000");
+  EXPECT_EQ(s.engine_rootfs, "/somewhere/else");
+  EXPECT_EQ(Origin(*loaded, "hub.token").value, "(set)");  // a secret
+  EXPECT_EQ(Origin(*loaded, "pull.connections").detail, "ZEST_PULL_CONNECTIONS");
+  env_["ZEST_PULL_CONNECTIONS"] = "99";
+  EXPECT_FALSE(Load().ok());
+  // Without ZEST_ENGINE_ROOTFS: where scripts/provision-engines.sh puts it.
+  env_.erase("ZEST_PULL_CONNECTIONS");
+  env_.erase("ZEST_ENGINE_ROOTFS");
+  env_["XDG_CACHE_HOME"] = "/cache";
+  loaded = Load();
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->settings.engine_rootfs, ::geteuid() == 0
+                                                ? fs::path("/var/cache/zest/engines/debian-sid")
+                                                : fs::path("/cache/zest/engines/debian-sid"));
 }
 
 TEST_F(SettingsTest, ApiKeyIsNeverPrintedAndItsConfigFileMustBePrivate) {

@@ -93,6 +93,10 @@ class [[nodiscard]] Result {
 #define ZEST_CONCAT_INNER_(a, b) a##b
 #define ZEST_CONCAT_(a, b) ZEST_CONCAT_INNER_(a, b)
 
+// `lhs` may be a declaration ("json doc") and `tmp` is a name: neither can
+// be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
+
 // Returns the Status from the enclosing function when `expr` is an error.
 #define ZEST_RETURN_IF_ERROR(expr)               \
   do {                                           \
@@ -107,3 +111,4 @@ class [[nodiscard]] Result {
   auto tmp = (expr);                                \
   if (!tmp.ok()) return tmp.status();               \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -5,7 +5,7 @@
 namespace zest {
 
 void LineRing::Append(std::string_view bytes) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   while (!bytes.empty()) {
     auto nl = bytes.find('\n');
     if (nl == std::string_view::npos) {
@@ -20,7 +20,7 @@ void LineRing::Append(std::string_view bytes) {
 }
 
 void LineRing::Flush() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (!partial_.empty()) {
     PushLocked(std::move(partial_));
     partial_.clear();
@@ -28,13 +28,13 @@ void LineRing::Flush() {
 }
 
 std::vector<std::string> LineRing::Tail(std::size_t n) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::size_t start = lines_.size() > n ? lines_.size() - n : 0;
   return {lines_.begin() + static_cast<std::ptrdiff_t>(start), lines_.end()};
 }
 
 std::vector<std::string> LineRing::Since(uint64_t from, uint64_t* next) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   *next = stored_;
   uint64_t first = stored_ - lines_.size();  // number of lines_.front()
   std::size_t skip =

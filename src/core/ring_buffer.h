@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/mutex.h"
+
 namespace zest {
 
 class LineRing {
@@ -31,13 +33,13 @@ class LineRing {
   std::vector<std::string> Since(uint64_t from, uint64_t* next) const;
 
  private:
-  void PushLocked(std::string line);
+  void PushLocked(std::string line) REQUIRES(mu_);
 
   const std::size_t capacity_;
-  mutable std::mutex mu_;
-  std::deque<std::string> lines_;  // guarded by mu_
-  std::string partial_;            // guarded by mu_
-  uint64_t stored_ = 0;            // lines ever stored; guarded by mu_
+  mutable Mutex mu_;
+  std::deque<std::string> lines_ GUARDED_BY(mu_);
+  std::string partial_ GUARDED_BY(mu_);
+  uint64_t stored_ GUARDED_BY(mu_) = 0;  // lines ever stored
 };
 
 }  // namespace zest

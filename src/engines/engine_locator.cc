@@ -64,15 +64,6 @@ const char* EngineSourceName(EngineSource source) {
   return "unknown";
 }
 
-std::filesystem::path DefaultRootfs() {
-  std::string override_root = EnvOr("ZEST_ENGINE_ROOTFS", "");
-  if (!override_root.empty()) return override_root;
-  if (geteuid() == 0) return "/var/cache/zest/engines/debian-sid";
-  std::filesystem::path cache = EnvOr("XDG_CACHE_HOME", "");
-  if (cache.empty()) cache = std::filesystem::path(EnvOr("HOME", "/")) / ".cache";
-  return cache / "zest/engines/debian-sid";
-}
-
 std::string EngineLocation::SandboxNote() const {
   if (sandboxed()) {
     return std::string("bubblewrap: own network, pid and IPC namespaces; ") +
@@ -128,8 +119,12 @@ Result<EngineLocation> LocateBinary(const LocateOptions& options) {
     location.bwrap = FindBwrap(options.path_env).value_or(std::filesystem::path());
     return location;
   }
-  return LocateInRootfs(options.rootfs.empty() ? DefaultRootfs() : options.rootfs,
-                        options.path_env);
+  if (options.rootfs.empty()) {
+    return NotFound(
+        "no llama-server found (not configured, not on PATH, no engine rootfs): run "
+        "`make engines` (scripts/provision-engines.sh)");
+  }
+  return LocateInRootfs(options.rootfs, options.path_env);
 }
 
 Result<std::filesystem::path> LocateFlm(const std::filesystem::path& configured,

@@ -20,16 +20,11 @@ const char* EngineSourceName(EngineSource source);  // "configured", "system", "
 struct LocateOptions {
   std::filesystem::path configured;  // from config/ZEST_LLAMA_SERVER; empty = none
   std::string path_env;              // the PATH to search; empty = skip
-  std::filesystem::path rootfs;      // rootfs dir; empty = the default location
+  std::filesystem::path rootfs;      // the rootfs (config's engine.rootfs); empty = none
   // The engine's whole environment ("K=V", EngineEnvironment in sandbox.h):
   // it inherits nothing from zest.
   std::vector<std::string> environment;
 };
-
-// The default rootfs: $ZEST_ENGINE_ROOTFS when set, else
-// /var/cache/zest/engines/debian-sid as root, else $XDG_CACHE_HOME (or
-// ~/.cache)/zest/engines/debian-sid. Matches scripts/provision-engines.sh.
-std::filesystem::path DefaultRootfs();
 
 struct EngineLocation {
   EngineSource source = EngineSource::kSystem;

@@ -183,12 +183,5 @@ TEST(EngineLocation, EnvironmentIsTheEnginesOwn) {
   EXPECT_EQ(std::find(env.begin(), env.end(), "HOME=/tmp"), env.end());
 }
 
-TEST(DefaultRootfs, HonoursTheOverrideLikeTheScript) {
-  setenv("ZEST_ENGINE_ROOTFS", "/somewhere/else", 1);
-  EXPECT_EQ(DefaultRootfs(), "/somewhere/else");
-  unsetenv("ZEST_ENGINE_ROOTFS");
-  EXPECT_EQ(DefaultRootfs().filename(), "debian-sid");
-}
-
 }  // namespace
 }  // namespace zest::engines

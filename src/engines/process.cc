@@ -243,7 +243,7 @@ Result<std::unique_ptr<Process>> Process::Spawn(const SpawnOptions& options) {
 
 Status Process::RecordPidFile(const std::filesystem::path& dir,
                               const std::vector<std::string>& argv) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (exit_status_) return Status::Ok();  // already reaped: nothing to record
   auto record = RecordFor(pid_, argv);
   // No start time means the child has already exited (a zombie until the
@@ -295,13 +295,13 @@ void Process::ReadOutput(const std::stop_token& stop, int output_fd, int log_fd)
   output_->Flush();
   close(output_fd);
   if (log_fd >= 0) close(log_fd);
-  std::lock_guard lock(reader_mu_);
+  MutexLock lock(reader_mu_);
   reader_done_ = true;
   reader_cv_.notify_all();
 }
 
 std::optional<int> Process::ExitStatus() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return ReapLocked(false);
 }
 
@@ -343,7 +343,7 @@ std::string Process::DescribeExit(int wait_status) {
 }
 
 void Process::SignalGroup(int sig) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (!exit_status_) kill(-pid_, sig);
 }
 
@@ -359,12 +359,12 @@ bool Process::WaitForExit(std::chrono::milliseconds timeout) {
 }
 
 void Process::Terminate(std::chrono::milliseconds grace) {
-  std::lock_guard terminate_lock(terminate_mu_);
+  MutexLock terminate_lock(terminate_mu_);
   if (!ExitStatus()) {
     SignalGroup(SIGTERM);
     if (!WaitForExit(grace)) {
       SignalGroup(SIGKILL);
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       (void)ReapLocked(true);
     }
   }
@@ -373,8 +373,8 @@ void Process::Terminate(std::chrono::milliseconds grace) {
 
 void Process::StopReader() {
   {
-    std::unique_lock lock(reader_mu_);
-    reader_cv_.wait_for(lock, kReaderDrain, [this] { return reader_done_; });
+    MutexLock lock(reader_mu_);
+    reader_cv_.wait_for(lock, kReaderDrain, [this]() REQUIRES(reader_mu_) { return reader_done_; });
   }
   reader_.request_stop();
   if (reader_.joinable()) reader_.join();

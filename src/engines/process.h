@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/result.h"
 #include "core/ring_buffer.h"
 
@@ -84,9 +85,9 @@ class Process {
   void ReadOutput(const std::stop_token& stop, int output_fd, int log_fd);
   // Reaps the leader if it has exited (blocking: waits for it), SIGKILLing
   // what is left of its group first. Requires mu_ held.
-  std::optional<int> ReapLocked(bool block);
+  std::optional<int> ReapLocked(bool block) REQUIRES(mu_);
   // Removes the pid file of a reaped child. Requires mu_ held.
-  void ForgetPidFileLocked();
+  void ForgetPidFileLocked() REQUIRES(mu_);
   // Polls ExitStatus until the leader has exited or `timeout` has passed.
   bool WaitForExit(std::chrono::milliseconds timeout);
   // kill(-pid_, sig) unless reaped: only an unreaped leader proves the group
@@ -98,13 +99,13 @@ class Process {
   const pid_t pid_;
   std::unique_ptr<LineRing> output_;
   int wake_fd_ = -1;  // eventfd that wakes the reader when it is asked to stop
-  std::mutex mu_;
-  std::optional<int> exit_status_;  // guarded by mu_
-  std::filesystem::path pid_file_;  // guarded by mu_; empty = none
-  std::mutex terminate_mu_;         // serialises Terminate (joins reader_)
-  std::mutex reader_mu_;
-  std::condition_variable reader_cv_;
-  bool reader_done_ = false;  // guarded by reader_mu_
+  Mutex mu_;
+  std::optional<int> exit_status_ GUARDED_BY(mu_);
+  std::filesystem::path pid_file_ GUARDED_BY(mu_);  // empty = none
+  Mutex terminate_mu_;                              // serialises Terminate (joins reader_)
+  Mutex reader_mu_;
+  CondVar reader_cv_;
+  bool reader_done_ GUARDED_BY(reader_mu_) = false;
   std::jthread reader_;
 };
 

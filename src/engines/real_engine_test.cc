@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 
+#include "config/settings.h"
 #include "engines/engine_locator.h"
 #include "engines/engine_probe.h"
 #include "engines/llama_server_flags.h"
@@ -21,10 +22,13 @@ namespace {
 using namespace std::chrono_literals;
 using testing::TempDir;
 
+// Where `zest serve` would find it with this process's settings.
 EngineLocation RealEngine() {
-  const char* path = std::getenv("PATH");
+  auto loaded = config::LoadSettings({config::ProcessEnv, {}, std::nullopt});
+  EXPECT_TRUE(loaded.ok());
   LocateOptions options;
-  options.path_env = path != nullptr ? path : "";
+  options.path_env = config::ProcessEnv("PATH").value_or("");
+  if (loaded.ok()) options.rootfs = loaded->settings.engine_rootfs;
   auto location = LocateLlamaServer(options);
   EXPECT_TRUE(location.ok()) << location.status().ToString();
   return location.ok() ? *location : EngineLocation{};

@@ -52,14 +52,14 @@ void UtilisationSampler::Stop() {
 }
 
 Utilisation UtilisationSampler::Snapshot() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return latest_;
 }
 
 void UtilisationSampler::Run(const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     SampleNow();
-    std::unique_lock lock(mu_);
+    MutexLock lock(mu_);
     // Wakes early when a stop is requested, so Stop() never waits an interval.
     wake_.wait_for(lock, stop, interval_, [] { return false; });
   }
@@ -81,7 +81,7 @@ void UtilisationSampler::SampleNow() {
     u.gpus.push_back({g.pci.address, g.busy_percent, g.vram_used_bytes, g.gtt_used_bytes});
   }
   for (const auto& n : npus_) u.npus.push_back({n.pci.address, NpuPowerState(roots_, n)});
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   u.samples = latest_.samples + 1;
   latest_ = std::move(u);
 }

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/mutex.h"
 #include "hardware/inventory.h"
 
 namespace zest::hardware {
@@ -84,9 +85,9 @@ class UtilisationSampler {
   std::unique_ptr<Nvml> nvml_;        // sampling thread only
   std::optional<CpuTimes> last_cpu_;  // sampling thread only
 
-  mutable std::mutex mu_;
+  mutable Mutex mu_;
   std::condition_variable_any wake_;
-  Utilisation latest_;  // guarded by mu_
+  Utilisation latest_ GUARDED_BY(mu_);
   std::jthread thread_;
 };
 

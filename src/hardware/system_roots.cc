@@ -1,28 +1,10 @@
 #include "hardware/system_roots.h"
 
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace zest::hardware {
 namespace fs = std::filesystem;
-
-namespace {
-
-void OverrideFromEnv(const char* name, fs::path* root) {
-  const char* value = std::getenv(name);
-  if (value != nullptr && *value != '\0') *root = value;
-}
-
-}  // namespace
-
-SystemRoots SystemRoots::FromEnv() {
-  SystemRoots roots;
-  OverrideFromEnv("ZEST_SYSFS_ROOT", &roots.sysfs);
-  OverrideFromEnv("ZEST_PROCFS_ROOT", &roots.procfs);
-  OverrideFromEnv("ZEST_DEVFS_ROOT", &roots.devfs);
-  return roots;
-}
 
 SystemRoots SystemRoots::Under(const fs::path& dir) {
   SystemRoots roots;

@@ -1,6 +1,7 @@
 // SystemRoots: where discovery reads the kernel's view of the machine. Every
 // file under /sys, /proc and /dev is read through these roots, so tests (and
-// `ZEST_SYSFS_ROOT=... zest serve`) can point discovery at a fixture tree that
+// `ZEST_SYSFS_ROOT=... zest serve`, config's hardware.*_root) can point
+// discovery at a fixture tree that
 // describes hardware this machine lacks. The read helpers here are plain,
 // blocking file reads of small text files; safe from any thread.
 #pragma once
@@ -17,9 +18,6 @@ struct SystemRoots {
   std::filesystem::path procfs = "/proc";
   std::filesystem::path devfs = "/dev";
 
-  // Defaults, overridden by ZEST_SYSFS_ROOT, ZEST_PROCFS_ROOT and
-  // ZEST_DEVFS_ROOT when set and non-empty.
-  static SystemRoots FromEnv();
   // A fixture tree laid out as <dir>/sys, <dir>/proc, <dir>/dev.
   static SystemRoots Under(const std::filesystem::path& dir);
 

@@ -57,7 +57,7 @@ AuthDecision Deny(int status, std::string message) {
 
 Result<std::unique_ptr<Authenticator>> Authenticator::Create(AuthOptions options) {
   std::unique_ptr<Authenticator> auth(new Authenticator(std::move(options)));
-  std::lock_guard lock(auth->mutex_);
+  MutexLock lock(auth->mutex_);
   ZEST_RETURN_IF_ERROR(auth->LoadLocked());
   auth->last_check_ = Clock::now();
   return auth;
@@ -88,7 +88,7 @@ Status Authenticator::LoadLocked() {
   file_present_ = present;
   file_mtime_ = mtime;
   // Buckets of removed keys go; those of kept keys keep their state.
-  std::erase_if(buckets_, [this](const auto& item) {
+  std::erase_if(buckets_, [this](const auto& item) REQUIRES(mutex_) {
     for (const Entry& e : entries_) {
       if (e.name == item.first) return false;
     }
@@ -98,7 +98,7 @@ Status Authenticator::LoadLocked() {
 }
 
 Status Authenticator::Reload() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   Status st = LoadLocked();
   if (st.ok()) spdlog::info("auth: {} key(s) in force", entries_.size());
   return st;
@@ -123,7 +123,7 @@ void Authenticator::MaybeReloadLocked(Clock::time_point now) {
 }
 
 bool Authenticator::enabled() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return required_;
 }
 
@@ -159,7 +159,7 @@ const Authenticator::Entry* Authenticator::MatchLocked(std::string_view key) con
 AuthDecision Authenticator::Check(const Headers& headers, Access required,
                                   std::string_view address) {
   Clock::time_point now = Clock::now();
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   MaybeReloadLocked(now);
   if (required == Access::kPublic || !required_) return {};
   if (entries_.empty()) {

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/result.h"
 #include "http/api_keys.h"
 #include "http/request.h"
@@ -77,11 +78,12 @@ class Authenticator {
   };
 
   explicit Authenticator(AuthOptions options) : options_(std::move(options)) {}
-  Status LoadLocked();
-  void MaybeReloadLocked(Clock::time_point now);
-  const Entry* MatchLocked(std::string_view key) const;
+  Status LoadLocked() REQUIRES(mutex_);
+  void MaybeReloadLocked(Clock::time_point now) REQUIRES(mutex_);
+  const Entry* MatchLocked(std::string_view key) const REQUIRES(mutex_);
   // Counts a wrong key from `address`; the delay its refusal gets.
-  std::chrono::milliseconds NoteFailureLocked(std::string_view address, Clock::time_point now);
+  std::chrono::milliseconds NoteFailureLocked(std::string_view address, Clock::time_point now)
+      REQUIRES(mutex_);
 
   struct Failures {
     TokenBucket allowance;
@@ -89,14 +91,14 @@ class Authenticator {
   };
 
   const AuthOptions options_;
-  mutable std::mutex mutex_;
-  std::vector<Entry> entries_;                             // guarded by mutex_
-  std::map<std::string, TokenBucket> buckets_;             // by key name; guarded by mutex_
-  std::map<std::string, Failures, std::less<>> failures_;  // by address; guarded by mutex_
-  bool required_ = false;  // a key has existed; never reset; guarded by mutex_
-  std::filesystem::file_time_type file_mtime_{};  // guarded by mutex_
-  bool file_present_ = false;                     // guarded by mutex_
-  Clock::time_point last_check_{};                // guarded by mutex_
+  mutable Mutex mutex_;
+  std::vector<Entry> entries_ GUARDED_BY(mutex_);
+  std::map<std::string, TokenBucket> buckets_ GUARDED_BY(mutex_);             // by key name
+  std::map<std::string, Failures, std::less<>> failures_ GUARDED_BY(mutex_);  // by address
+  bool required_ GUARDED_BY(mutex_) = false;  // a key has existed; never reset
+  std::filesystem::file_time_type file_mtime_ GUARDED_BY(mutex_){};
+  bool file_present_ GUARDED_BY(mutex_) = false;
+  Clock::time_point last_check_ GUARDED_BY(mutex_){};
 };
 
 }  // namespace zest::http

@@ -51,7 +51,7 @@ ConnectionRegistry::AddResult ConnectionRegistry::Add(const std::string& address
   std::vector<std::function<void()>> aborts;  // called after the lock is released
   AddResult result = AddResult::kAdded;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (closed_) return AddResult::kStopping;
     const int per_address = PerAddressLimit();
     auto count = per_address_.find(address);
@@ -80,7 +80,7 @@ ConnectionRegistry::AddResult ConnectionRegistry::Add(const std::string& address
 }
 
 void ConnectionRegistry::SetBusy(std::uint64_t id, bool busy) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = live_.find(id);
   if (it == live_.end()) return;
   it->second.busy = busy;
@@ -88,7 +88,7 @@ void ConnectionRegistry::SetBusy(std::uint64_t id, bool busy) {
 }
 
 void ConnectionRegistry::Remove(std::uint64_t id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = live_.find(id);
   if (it == live_.end()) return;
   if (!it->second.evicted) {
@@ -102,7 +102,7 @@ void ConnectionRegistry::Remove(std::uint64_t id) {
 void ConnectionRegistry::AbortAll() {
   std::vector<std::function<void()>> aborts;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     closed_ = true;
     for (const auto& [id, live] : live_) aborts.push_back(live.abort);
   }
@@ -110,7 +110,7 @@ void ConnectionRegistry::AbortAll() {
 }
 
 int ConnectionRegistry::CountFrom(const std::string& address) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = per_address_.find(address);
   return it == per_address_.end() ? 0 : it->second;
 }

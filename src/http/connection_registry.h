@@ -17,6 +17,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/mutex.h"
+
 namespace zest::http {
 
 class ConnectionRegistry {
@@ -56,16 +58,16 @@ class ConnectionRegistry {
   int PerAddressLimit() const;
   // The idle connection to close for room: from `address` when given, else
   // from the address with the most connections. 0 when none.
-  std::uint64_t VictimLocked(const std::string* address) const;
-  void EvictLocked(std::uint64_t id, std::vector<std::function<void()>>& aborts);
+  std::uint64_t VictimLocked(const std::string* address) const REQUIRES(mutex_);
+  void EvictLocked(std::uint64_t id, std::vector<std::function<void()>>& aborts) REQUIRES(mutex_);
 
   const Limits limits_;
-  mutable std::mutex mutex_;
-  bool closed_ = false;                               // guarded by mutex_
-  std::uint64_t next_id_ = 0;                         // guarded by mutex_
-  int counted_ = 0;                                   // guarded by mutex_
-  std::unordered_map<std::uint64_t, Live> live_;      // guarded by mutex_
-  std::unordered_map<std::string, int> per_address_;  // guarded by mutex_
+  mutable Mutex mutex_;
+  bool closed_ GUARDED_BY(mutex_) = false;
+  std::uint64_t next_id_ GUARDED_BY(mutex_) = 0;
+  int counted_ GUARDED_BY(mutex_) = 0;
+  std::unordered_map<std::uint64_t, Live> live_ GUARDED_BY(mutex_);
+  std::unordered_map<std::string, int> per_address_ GUARDED_BY(mutex_);
 };
 
 }  // namespace zest::http

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <utility>
 
+#include "core/mutex.h"
 #include "http/connection.h"
 #include "http/tls_context.h"
 
@@ -43,11 +44,11 @@ struct Listener {
 
   // The TLS context new connections get; null for plain HTTP.
   std::shared_ptr<net::ssl::context> CurrentTls() {
-    std::lock_guard lock(tls_mutex);
+    MutexLock lock(tls_mutex);
     return tls;
   }
-  std::mutex tls_mutex;
-  std::shared_ptr<net::ssl::context> tls;  // guarded by tls_mutex
+  Mutex tls_mutex;
+  std::shared_ptr<net::ssl::context> tls GUARDED_BY(tls_mutex);
 };
 
 // Thousands of idle clients each hold a descriptor: lift the soft limit to
@@ -132,7 +133,7 @@ Status Server::ReloadTls() {
   }
   ZEST_ASSIGN_OR_RETURN(std::shared_ptr<net::ssl::context> context,
                         MakeServerTlsContext(o.tls_cert, o.tls_key));
-  std::lock_guard lock(impl_->listener->tls_mutex);
+  MutexLock lock(impl_->listener->tls_mutex);
   impl_->listener->tls = std::move(context);
   return Status::Ok();
 }

@@ -85,7 +85,7 @@ Family<Counter>& Registry::AddCounter(const std::string& name, const std::string
   auto family = std::make_unique<Family<Counter>>(std::move(label_names),
                                                   [] { return std::make_unique<Counter>(); });
   auto& ref = *family;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   entries_.push_back(std::make_unique<Entry>(Entry{name, help, std::move(family), {}, {}}));
   return ref;
 }
@@ -95,7 +95,7 @@ Family<Gauge>& Registry::AddGauge(const std::string& name, const std::string& he
   auto family = std::make_unique<Family<Gauge>>(std::move(label_names),
                                                 [] { return std::make_unique<Gauge>(); });
   auto& ref = *family;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   entries_.push_back(std::make_unique<Entry>(Entry{name, help, std::move(family), {}, {}}));
   return ref;
 }
@@ -106,21 +106,21 @@ Family<Histogram>& Registry::AddHistogram(const std::string& name, const std::st
   auto family = std::make_unique<Family<Histogram>>(
       std::move(label_names), [bounds] { return std::make_unique<Histogram>(bounds); });
   auto& ref = *family;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   entries_.push_back(std::make_unique<Entry>(Entry{name, help, std::move(family), {}, {}}));
   return ref;
 }
 
 void Registry::AddGaugeCallback(const std::string& name, const std::string& help,
                                 std::vector<std::string> label_names, GaugeCollector collect) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   entries_.push_back(std::make_unique<Entry>(Entry{name, help, std::unique_ptr<Family<Gauge>>(),
                                                    std::move(label_names), std::move(collect)}));
 }
 
 std::string Registry::Render() const {
   std::string out;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   for (const auto& e : entries_) {
     if (e->callback) {
       Header(out, e->name, e->help, "gauge");

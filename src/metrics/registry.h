@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "core/mutex.h"
+
 namespace zest::metrics {
 
 using LabelValues = std::vector<std::string>;
@@ -75,7 +77,7 @@ class Family {
   // The child for `values` (one per label name), created on first use.
   // The reference stays valid for the registry's lifetime.
   Metric& With(const LabelValues& values) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto& slot = children_[values];
     if (!slot) slot = make_();
     return *slot;
@@ -84,15 +86,15 @@ class Family {
   const std::vector<std::string>& label_names() const { return label_names_; }
   template <typename Fn>
   void ForEach(Fn&& fn) const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (const auto& [values, metric] : children_) fn(values, *metric);
   }
 
  private:
   const std::vector<std::string> label_names_;
   const std::function<std::unique_ptr<Metric>()> make_;
-  mutable std::mutex mu_;
-  std::map<LabelValues, std::unique_ptr<Metric>> children_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::map<LabelValues, std::unique_ptr<Metric>> children_ GUARDED_BY(mu_);
 };
 
 class Registry {
@@ -121,8 +123,8 @@ class Registry {
 
  private:
   struct Entry;
-  mutable std::mutex mu_;
-  std::vector<std::unique_ptr<Entry>> entries_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::vector<std::unique_ptr<Entry>> entries_ GUARDED_BY(mu_);
 };
 
 // Exposition escaping (exposed for tests): HELP text escapes '\' and

@@ -18,10 +18,10 @@ namespace zest::models {
 namespace fs = std::filesystem;
 
 struct Downloader::InFlight {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;  // guarded by mu
-  Status status;      // guarded by mu
+  Mutex mu;
+  CondVar cv;
+  bool done GUARDED_BY(mu) = false;
+  Status status GUARDED_BY(mu);
   std::atomic<uint64_t> completed{0};
   uint64_t total = 0;
   int interested = 0;  // callers waiting; guarded by Downloader::mu_
@@ -118,7 +118,7 @@ Downloader::Downloader(const HfStore& store, DownloadOptions options)
 Downloader::~Downloader() {
   std::list<std::unique_ptr<Worker>> workers;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (auto& [key, entry] : in_flight_) entry->stop.store(true);
     workers.swap(workers_);
   }
@@ -155,7 +155,7 @@ Status Downloader::Fetch(const BlobRequest& request, const ProgressFn& progress,
   absent += ".none";  // Publish removes `verified` when the blob exists: name nothing
   if (fs::exists(blob)) {
     if (progress) progress(request.size, request.size);
-    std::lock_guard publish_lock(publish_mu_);
+    MutexLock publish_lock(publish_mu_);
     return store_.Publish(request.repo, request.commit, request.path, request.sha256, absent);
   }
   ReapWorkers();
@@ -163,8 +163,9 @@ Status Downloader::Fetch(const BlobRequest& request, const ProgressFn& progress,
   std::shared_ptr<InFlight> entry = Join(request, &owner);
   while (true) {
     {
-      std::unique_lock lock(entry->mu);
-      if (entry->cv.wait_for(lock, std::chrono::milliseconds(100), [&] { return entry->done; }))
+      MutexLock lock(entry->mu);
+      if (entry->cv.wait_for(lock, std::chrono::milliseconds(100),
+                             [&]() REQUIRES(entry->mu) { return entry->done; }))
         break;
     }
     if (progress) progress(entry->completed.load(), request.size);
@@ -176,18 +177,18 @@ Status Downloader::Fetch(const BlobRequest& request, const ProgressFn& progress,
   Leave(*entry);
   Status status;
   {
-    std::lock_guard lock(entry->mu);
+    MutexLock lock(entry->mu);
     status = entry->status;
   }
   if (!status.ok()) return status;
   if (progress) progress(request.size, request.size);
-  std::lock_guard publish_lock(publish_mu_);
+  MutexLock publish_lock(publish_mu_);
   return store_.Publish(request.repo, request.commit, request.path, request.sha256, absent);
 }
 
 std::shared_ptr<Downloader::InFlight> Downloader::Join(const BlobRequest& request, bool* owner) {
   std::string key = store_.BlobPath(request.repo, request.sha256).string();
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto& slot = in_flight_[key];
   *owner = slot == nullptr;
   if (*owner) {
@@ -208,7 +209,7 @@ std::shared_ptr<Downloader::InFlight> Downloader::Join(const BlobRequest& reques
 }
 
 void Downloader::Leave(InFlight& entry) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (--entry.interested > 0) return;
   // Nobody waits any more: stop, and let the next caller start afresh (it
   // resumes from the partial file once this download lets go of its lock).
@@ -224,7 +225,7 @@ void Downloader::Leave(InFlight& entry) {
 void Downloader::ReapWorkers() {
   std::list<std::unique_ptr<Worker>> done;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (auto it = workers_.begin(); it != workers_.end();) {
       auto next = std::next(it);
       if ((*it)->finished.load()) done.splice(done.end(), workers_, it);
@@ -240,11 +241,11 @@ void Downloader::RunDownload(std::shared_ptr<InFlight> entry, BlobRequest reques
     spdlog::warn("download of {}/{} failed: {}", request.repo, request.path, status.message());
   }
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = in_flight_.find(store_.BlobPath(request.repo, request.sha256).string());
     if (it != in_flight_.end() && it->second == entry) in_flight_.erase(it);
   }
-  std::lock_guard lock(entry->mu);
+  MutexLock lock(entry->mu);
   entry->done = true;
   entry->status = status;
   entry->cv.notify_all();
@@ -347,7 +348,7 @@ Status Downloader::VerifyAndPublish(int fd, const BlobRequest& r, FollowingHashe
   if (::fdatasync(fd) != 0)
     return IoError(std::string("cannot sync the download: ") + std::strerror(errno));
   fs::remove(SidecarPath(incomplete), ec);
-  std::lock_guard publish_lock(publish_mu_);
+  MutexLock publish_lock(publish_mu_);
   return store_.Publish(r.repo, r.commit, r.path, r.sha256, incomplete);
 }
 

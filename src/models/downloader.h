@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/result.h"
 #include "models/hf_store.h"
 #include "models/transfer_policy.h"
@@ -102,12 +103,12 @@ class Downloader {
 
   const HfStore& store_;
   const DownloadOptions options_;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<InFlight>> in_flight_;  // by blob path; guarded by mu_
-  std::list<std::unique_ptr<Worker>> workers_;                  // guarded by mu_
+  Mutex mu_;
+  std::map<std::string, std::shared_ptr<InFlight>> in_flight_ GUARDED_BY(mu_);  // by blob path
+  std::list<std::unique_ptr<Worker>> workers_ GUARDED_BY(mu_);
   // HfStore::Publish links through a temporary name derived from the pid,
   // so two threads publishing the same path must take turns.
-  std::mutex publish_mu_;
+  Mutex publish_mu_;
 };
 
 }  // namespace zest::models

@@ -87,21 +87,6 @@ std::string SymlinkTarget(std::string_view path, std::string_view sha256) {
 
 HfStore::HfStore(fs::path root) : root_(std::move(root)) {}
 
-fs::path HfStore::DefaultRoot(
-    const std::function<std::optional<std::string>(const std::string&)>& getenv) {
-  auto get = [&](const char* name) -> std::string {
-    std::optional<std::string> v = getenv(name);
-    return v ? *v : std::string();
-  };
-  if (std::string hub = get("HF_HUB_CACHE"); !hub.empty()) return hub;
-  if (std::string home = get("HF_HOME"); !home.empty()) return fs::path(home) / "hub";
-  if (std::string xdg = get("XDG_CACHE_HOME"); !xdg.empty()) {
-    return fs::path(xdg) / "huggingface" / "hub";
-  }
-  std::string home = get("HOME");
-  return fs::path(home.empty() ? "/tmp" : home) / ".cache" / "huggingface" / "hub";
-}
-
 bool HfStore::ValidRepoId(std::string_view repo) {
   size_t slash = repo.find('/');
   if (slash == std::string_view::npos) return false;

@@ -8,7 +8,8 @@
 //     snapshots/{commit}/{path}  →   ../../blobs/{sha256} (relative symlink)
 //     refs/{revision}                the commit a revision (e.g. "main") points to
 //
-// Root: $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub.
+// Root: config's models.hf_hub_cache ($HF_HUB_CACHE, else $HF_HOME/hub,
+// else $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub).
 // Names from the network are validated before they touch the filesystem.
 // Thread-safe for concurrent readers; publishing is atomic (rename).
 #pragma once
@@ -37,10 +38,6 @@ struct StoreFile {
 class HfStore {
  public:
   explicit HfStore(std::filesystem::path root);
-
-  // The root from the environment (see the top comment).
-  static std::filesystem::path DefaultRoot(
-      const std::function<std::optional<std::string>(const std::string&)>& getenv);
 
   const std::filesystem::path& root() const { return root_; }
 

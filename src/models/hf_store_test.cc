@@ -80,20 +80,6 @@ TEST(HfStoreNames, ValidatesPathsShasAndCommits) {
   EXPECT_FALSE(HfStore::ValidCommit(std::string(39, 'a')));
 }
 
-TEST(HfStoreNames, DefaultRootFollowsHubVariables) {
-  auto env = [](std::map<std::string, std::string> vars) {
-    return [vars](const std::string& k) -> std::optional<std::string> {
-      auto it = vars.find(k);
-      return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
-    };
-  };
-  EXPECT_EQ(HfStore::DefaultRoot(env({{"HF_HUB_CACHE", "/c"}, {"HF_HOME", "/h"}})), "/c");
-  EXPECT_EQ(HfStore::DefaultRoot(env({{"HF_HOME", "/h"}, {"HOME", "/home/u"}})), "/h/hub");
-  EXPECT_EQ(HfStore::DefaultRoot(env({{"XDG_CACHE_HOME", "/x"}})), "/x/huggingface/hub");
-  EXPECT_EQ(HfStore::DefaultRoot(env({{"HOME", "/home/u"}, {"HF_HUB_CACHE", ""}})),
-            "/home/u/.cache/huggingface/hub");
-}
-
 TEST_F(HfStoreTest, ListsAForeignLayoutThroughRelativeSymlinks) {
   WriteForeignRepo("models--org--repo-GGUF", kCommit,
                    {{"m-Q4_K_M.gguf", kShaA}, {"sub/m-Q8_0.gguf", kShaB}, {"README.md", kShaB}});

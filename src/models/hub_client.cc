@@ -73,17 +73,6 @@ Result<HubFile> ParseEntry(const json& e) {
 
 }  // namespace
 
-HubConfig HubConfigFromEnv(
-    const std::function<std::optional<std::string>(const std::string&)>& getenv) {
-  HubConfig config;
-  if (auto endpoint = getenv("HF_ENDPOINT"); endpoint && !endpoint->empty()) {
-    config.endpoint = *endpoint;
-  }
-  while (!config.endpoint.empty() && config.endpoint.back() == '/') config.endpoint.pop_back();
-  if (auto token = getenv("HF_TOKEN"); token) config.token = *token;
-  return config;
-}
-
 std::string HubClient::ResolveUrl(std::string_view repo, std::string_view revision,
                                   std::string_view path) const {
   return config_.endpoint + "/" + std::string(repo) + "/resolve/" + EscapePathSegment(revision) +

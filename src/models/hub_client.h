@@ -1,7 +1,7 @@
 // HubClient: the Hugging Face hub's HTTP API, as far as pulling needs it:
 // which commit a revision points to, the files of that commit with sizes and
-// LFS sha256s, and where to download each. Endpoint from HF_ENDPOINT
-// (default https://huggingface.co), token from HF_TOKEN (sent as a Bearer
+// LFS sha256s, and where to download each. Endpoint and token from config's
+// hub.endpoint (HF_ENDPOINT) and hub.token (HF_TOKEN; sent as a Bearer
 // header; libcurl keeps it off redirects to other hosts). Blocking; callable
 // from any thread but the Asio I/O threads. Everything the hub returns is
 // validated (repo paths, hashes, commit ids) before anyone uses it.
@@ -22,9 +22,6 @@ struct HubConfig {
   std::string endpoint = "https://huggingface.co";  // no trailing slash
   std::string token;                                // empty: anonymous
 };
-
-HubConfig HubConfigFromEnv(
-    const std::function<std::optional<std::string>(const std::string&)>& getenv);
 
 // Files of one commit of a repo.
 struct RepoTree {

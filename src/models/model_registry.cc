@@ -77,7 +77,7 @@ bool ModelRegistry::ValidName(const std::string& name) {
 
 std::vector<ModelEntry> ModelRegistry::List() {
   std::vector<ModelEntry> all = Scan();
-  std::lock_guard lock(snapshot_mu_);
+  MutexLock lock(snapshot_mu_);
   snapshot_ = all;
   snapshot_time_ = std::chrono::steady_clock::now();
   return all;
@@ -88,7 +88,7 @@ std::vector<ModelEntry> ModelRegistry::List() {
 // file that disappeared; a miss always rescans (see Find).
 std::vector<ModelEntry> ModelRegistry::RecentList(bool* fresh) {
   {
-    std::lock_guard lock(snapshot_mu_);
+    MutexLock lock(snapshot_mu_);
     if (std::chrono::steady_clock::now() - snapshot_time_ < std::chrono::seconds(1)) {
       *fresh = false;
       return snapshot_;
@@ -251,7 +251,7 @@ std::vector<std::string> ModelRegistry::NamesFor(const ModelEntry& model) {
 
 Status ModelRegistry::Remove(const ModelEntry& model) {
   {
-    std::lock_guard lock(snapshot_mu_);
+    MutexLock lock(snapshot_mu_);
     snapshot_time_ = {};  // the next Find rescans
   }
   if (model.source == "user") {
@@ -301,7 +301,7 @@ ModelEntry ModelRegistry::Describe(const std::string& name, const fs::path& path
     entry.error = "cannot read " + path.string() + ": " + ec.message();
     return entry;
   }
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   CachedInfo& cached = cache_[path.string()];
   if (cached.size != size || cached.mtime != entry.created ||
       (cached.info.architecture.empty() && cached.error.empty())) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/result.h"
 #include "models/catalog.h"
 #include "models/gguf_reader.h"
@@ -109,13 +110,13 @@ class ModelRegistry {
   std::vector<ModelEntry> Scan();
   std::vector<ModelEntry> RecentList(bool* fresh);
 
-  std::mutex mu_;
-  std::map<std::string, CachedInfo> cache_;  // by path; guarded by mu_
+  Mutex mu_;
+  std::map<std::string, CachedInfo> cache_ GUARDED_BY(mu_);  // by path
   // The last full listing: Find() reuses it for a moment instead of walking
   // the models dir and the whole HF cache on every request.
-  std::mutex snapshot_mu_;
-  std::vector<ModelEntry> snapshot_;                       // guarded by snapshot_mu_
-  std::chrono::steady_clock::time_point snapshot_time_{};  // guarded by snapshot_mu_
+  Mutex snapshot_mu_;
+  std::vector<ModelEntry> snapshot_ GUARDED_BY(snapshot_mu_);
+  std::chrono::steady_clock::time_point snapshot_time_ GUARDED_BY(snapshot_mu_){};
 };
 
 }  // namespace zest::models

@@ -79,7 +79,7 @@ MemoryCorrections::MemoryCorrections(std::filesystem::path file) : file_(std::mo
 std::optional<MemoryCorrection> MemoryCorrections::Get(const std::string& model,
                                                        const std::string& file_identity,
                                                        CorrectionScope scope) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = entries_.find(model);
   if (it == entries_.end() || it->second.file_identity != file_identity) return std::nullopt;
   auto learned = it->second.by_scope.find(scope);
@@ -91,7 +91,7 @@ Result<MemoryCorrection> MemoryCorrections::Record(const std::string& model,
                                                    const std::string& file_identity,
                                                    CorrectionScope scope, uint64_t predicted,
                                                    uint64_t measured) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Entry& entry = entries_[model];
   if (entry.file_identity != file_identity) entry = {file_identity, {}};
   std::optional<MemoryCorrection> previous;

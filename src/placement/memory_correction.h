@@ -29,6 +29,7 @@
 #include <optional>
 #include <string>
 
+#include "core/mutex.h"
 #include "core/result.h"
 
 namespace zest::placement {
@@ -108,11 +109,11 @@ class MemoryCorrections {
     std::string file_identity;
     std::map<CorrectionScope, MemoryCorrection> by_scope;
   };
-  Status Save() const;  // mu_ held
+  Status Save() const REQUIRES(mu_);
 
   const std::filesystem::path file_;
-  mutable std::mutex mu_;
-  std::map<std::string, Entry> entries_;  // by model name; guarded by mu_
+  mutable Mutex mu_;
+  std::map<std::string, Entry> entries_ GUARDED_BY(mu_);  // by model name
 };
 
 }  // namespace zest::placement

@@ -26,7 +26,7 @@ constexpr auto kDrainWindow = std::chrono::seconds(60);
 void AdmissionCancel::Cancel() {
   std::function<void()> hook;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     cancelled_ = true;
     hook = std::exchange(hook_, nullptr);
   }
@@ -34,12 +34,12 @@ void AdmissionCancel::Cancel() {
 }
 
 bool AdmissionCancel::cancelled() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return cancelled_;
 }
 
 void AdmissionCancel::SetHook(std::function<void()> hook) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   hook_ = std::move(hook);
 }
 
@@ -79,7 +79,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   // ready instance; SetCapacity sizes it from the instances themselves.
   void Resize(int slots, int reserved) {
     {
-      std::lock_guard lock(stats_mu_);
+      MutexLock lock(stats_mu_);
       if (sized_slots_ == slots && sized_reserved_ == reserved) return;
       sized_slots_ = slots;
       sized_reserved_ = reserved;
@@ -92,7 +92,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   }
 
   QueueStats Stats() {
-    std::lock_guard lock(stats_mu_);
+    MutexLock lock(stats_mu_);
     return stats_;
   }
 
@@ -135,10 +135,10 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   int busy_ = 0;
   uint64_t next_id_ = 0;
   std::deque<Clock::time_point> completions_;  // within kDrainWindow
-  std::mutex stats_mu_;
-  QueueStats stats_;    // guarded by stats_mu_
-  int sized_slots_;     // one instance's worth last asked for; guarded by stats_mu_
-  int sized_reserved_;  // guarded by stats_mu_
+  Mutex stats_mu_;
+  QueueStats stats_ GUARDED_BY(stats_mu_);
+  int sized_slots_ GUARDED_BY(stats_mu_);  // one instance's worth last asked for
+  int sized_reserved_ GUARDED_BY(stats_mu_);
 };
 
 awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
@@ -238,7 +238,7 @@ int RetryAfterSecondsFor(std::size_t waiting, const std::deque<Clock::time_point
 int ModelGate::RetryAfterSeconds() { return RetryAfterSecondsFor(queue_.size(), completions_); }
 
 void ModelGate::PublishStats() {
-  std::lock_guard lock(stats_mu_);
+  MutexLock lock(stats_mu_);
   stats_.slots = slots_ + reserved_;
   stats_.busy = busy_;
   stats_.waiting_high = queue_.CountOf(Priority::kHigh);
@@ -251,12 +251,14 @@ SlotLease::~SlotLease() {
 }
 
 Admission::Admission(asio::io_context& io, AdmissionLimits limits) : io_(io), limits_(limits) {}
+Admission::Admission(asio::io_context& io, AdmissionLimits limits, EngineSlots& engines)
+    : io_(io), limits_(limits), engines_(&engines) {}
 Admission::~Admission() = default;
 
 AdmissionLimits Admission::LimitsFor(const std::string& model) const {
   AdmissionLimits limits = limits_;
-  if (!limits_.engine_parallel) return limits;
-  const int total = std::max(limits_.engine_parallel(model), 1);
+  if (engines_ == nullptr) return limits;
+  const int total = std::max(engines_->EngineParallel(model), 1);
   limits.reserved_high = std::min(limits_.reserved_high, total - 1);
   limits.slots = total - limits.reserved_high;
   return limits;
@@ -268,7 +270,7 @@ std::shared_ptr<ModelGate> Admission::Gate(const std::string& model) {
   AdmissionLimits limits = LimitsFor(model);
   std::shared_ptr<ModelGate> gate;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto& slot = gates_[model];
     if (!slot) slot = std::make_shared<ModelGate>(io_, limits, model);
     gate = slot;
@@ -292,7 +294,7 @@ void Admission::SetCapacity(const std::string& model, int instances, int engine_
   // gate asks the pool.
   std::shared_ptr<ModelGate> gate;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto& slot = gates_[model];
     if (!slot) slot = std::make_shared<ModelGate>(io_, limits_, model);
     gate = slot;
@@ -303,7 +305,7 @@ void Admission::SetCapacity(const std::string& model, int instances, int engine_
 std::vector<QueueStats> Admission::Stats() {
   std::vector<std::shared_ptr<ModelGate>> gates;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (auto& [name, gate] : gates_) gates.push_back(gate);
   }
   std::vector<QueueStats> out;

@@ -21,7 +21,9 @@
 #include <string>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/result.h"
+#include "scheduler/capacity.h"
 #include "scheduler/queue_discipline.h"
 
 namespace zest::scheduler {
@@ -37,12 +39,6 @@ struct AdmissionLimits {
   // request starts at once even while background work fills every other
   // slot (the engine runs with slots + reserved_high sequences).
   int reserved_high = 0;
-  // The engine's parallel sequences for a model (its per-model `parallel`,
-  // or its plan's once loaded; InstancePool::EngineParallel). When set, a
-  // model's gate has that many slots in all, of which up to reserved_high
-  // (at most all but one) are reserved, and it follows a change (a load
-  // with other options). Unset: slots + reserved_high for every model.
-  std::function<int(const std::string& model)> engine_parallel = nullptr;
 };
 
 struct AdmitRequest {
@@ -63,9 +59,9 @@ class AdmissionCancel {
   void SetHook(std::function<void()> hook);
 
  private:
-  mutable std::mutex mu_;
-  std::function<void()> hook_;  // guarded by mu_
-  bool cancelled_ = false;      // guarded by mu_
+  mutable Mutex mu_;
+  std::function<void()> hook_ GUARDED_BY(mu_);
+  bool cancelled_ GUARDED_BY(mu_) = false;
 };
 
 class ModelGate;
@@ -90,10 +86,16 @@ struct QueueStats {
   std::size_t waiting_high = 0, waiting_normal = 0, waiting_low = 0;
 };
 
-class Admission {
+class Admission : public CapacityListener {
  public:
+  // Every model's gate has limits.slots + limits.reserved_high slots.
   Admission(boost::asio::io_context& io, AdmissionLimits limits);
-  ~Admission();
+  // A model's gate has `engines.EngineParallel(model)` slots in all (its
+  // per-model `parallel`, or its plan's once loaded), of which up to
+  // reserved_high (at most all but one) are reserved, and follows a change
+  // (a load with other options). `engines` must outlive this.
+  Admission(boost::asio::io_context& io, AdmissionLimits limits, EngineSlots& engines);
+  ~Admission() override;
 
   // Waits for a slot of `request.model`. On kQueueFull, `*retry_after_s`
   // (when given) is set to the suggested wait in seconds.
@@ -107,7 +109,7 @@ class Admission {
   // with no instance, one instance's worth (the limits). Requests already
   // holding slots keep them when the capacity shrinks. Any thread; calls
   // take effect in the order they are made.
-  void SetCapacity(const std::string& model, int instances, int engine_slots);
+  void SetCapacity(const std::string& model, int instances, int engine_slots) override;
 
   std::vector<QueueStats> Stats();
 
@@ -116,9 +118,10 @@ class Admission {
 
   boost::asio::io_context& io_;
   const AdmissionLimits limits_;
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<ModelGate>> gates_;  // guarded by mu_
-  // `limits_` with the slots sized for `model` (see engine_parallel).
+  EngineSlots* const engines_ = nullptr;  // not owned; null: fixed limits
+  Mutex mu_;
+  std::map<std::string, std::shared_ptr<ModelGate>> gates_ GUARDED_BY(mu_);
+  // `limits_` with the slots sized for `model` (see `engines_`).
   AdmissionLimits LimitsFor(const std::string& model) const;
 };
 

@@ -70,10 +70,14 @@ TEST_F(AdmissionTest, SlotsThenQueueThenFull) {
 // Each model's gate has its engine's sequences (per-model `parallel`, a
 // load's options), reserved ones included, and follows a change.
 TEST_F(AdmissionTest, GateSizeFollowsTheModelsEngineParallel) {
-  int engine_parallel = 3;  // what the pool reports for "m"
+  // What the pool reports for "m".
+  struct FakeEngines : EngineSlots {
+    int parallel = 3;
+    int EngineParallel(const std::string&) override { return parallel; }
+  } engines;
+  int& engine_parallel = engines.parallel;
   AdmissionLimits limits{4, 8, 1000, 60s, /*reserved_high=*/1};
-  limits.engine_parallel = [&engine_parallel](const std::string&) { return engine_parallel; };
-  admission_ = std::make_unique<Admission>(io_, limits);
+  admission_ = std::make_unique<Admission>(io_, limits, engines);
   Client a, b, c;
   Start(a, Priority::kNormal);
   Start(b, Priority::kNormal);

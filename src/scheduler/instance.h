@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "core/mutex.h"
 #include "engines/process.h"
 #include "scheduler/dispatch.h"
 
@@ -89,17 +90,17 @@ class Instance {
    public:
     void Record(double ms) {
       if (!(ms > 0)) return;
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       average_ = Ewma(average_, ms);
     }
     std::optional<double> Get() const {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       return average_;
     }
 
    private:
-    mutable std::mutex mu_;
-    std::optional<double> average_;  // guarded by mu_
+    mutable Mutex mu_;
+    std::optional<double> average_ GUARDED_BY(mu_);
   };
   MeasuredMs per_token_ms_;
   MeasuredMs prompt_ms_per_token_;

@@ -91,7 +91,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::Model
   // Fast path, the common case: the model is loaded and its engine alive.
   // No hop to the strand (a thread switch per request), just the list lock.
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (const auto& entry : EntriesOf(model.name)) {
       if (entry->state == Entry::State::kReady && !entry->draining && entry->instance->Alive()) {
         co_return entry->instance;
@@ -120,7 +120,7 @@ config::ModelSettings InstancePool::ConfiguredSettings(const std::string& model)
 int InstancePool::EngineParallel(const std::string& model) {
   std::optional<int> configured;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     if (auto it = entries_.find(model); it != entries_.end()) {
       if (it->second->state == Entry::State::kReady) return it->second->plan.parallel;
       configured = it->second->settings.parallel;
@@ -136,7 +136,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
   while (true) {
     EntryList entries;
     {
-      std::lock_guard lock(list_mu_);
+      MutexLock lock(list_mu_);
       entries = EntriesOf(model.name);
     }
     // An explicit load with other options than the model's instances have:
@@ -218,11 +218,11 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   fs::path socket =
       options_.run_dir / ("engine-" + std::to_string(++next_socket_id_)) / "engine.sock";
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     entries_.emplace(model.name, entry);
   }
   auto finish = [&](Status error) {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     entry->state = error.ok() ? Entry::State::kReady : Entry::State::kFailed;
     entry->error = std::move(error);
     if (!entry->error.ok()) Erase(entry);
@@ -254,7 +254,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     instance->slot_dir = EngineSlotDir(model.name, replica);
   }
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     entry->instance = instance;
   }
   spdlog::info("loading '{}' (pid {}, socket {}, on {})", model.name, instance->pid(),
@@ -442,7 +442,7 @@ awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
 awaitable<void> InstancePool::ForgetExited() {
   std::vector<std::shared_ptr<Instance>> exited;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (const auto& [name, entry] : entries_) {
       if (entry->state == Entry::State::kReady && entry->instance && !entry->instance->Alive()) {
         exited.push_back(entry->instance);
@@ -459,7 +459,7 @@ awaitable<void> InstancePool::KillHung(std::string model, pid_t pid) {
 awaitable<void> InstancePool::KillHungOnStrand(std::string model, pid_t pid) {
   std::shared_ptr<Instance> instance;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (const auto& entry : EntriesOf(model)) {
       if (!entry->instance || entry->instance->pid() != pid) continue;
       instance = entry->instance;
@@ -496,7 +496,7 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   if (instance->Alive()) co_return;
   bool forgotten = false;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (const auto& entry : EntriesOf(instance->model())) {
       if (entry->instance != instance) continue;
       Erase(entry);
@@ -535,7 +535,7 @@ fs::path InstancePool::SlotDir(const std::string& model) const {
 awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reason) {
   EntryList stopping;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (const auto& entry : EntriesOf(model)) {
       if (!entry->instance) continue;
       stopping.push_back(entry);
@@ -580,7 +580,7 @@ awaitable<void> InstancePool::TerminateBlocking(std::shared_ptr<Instance> instan
 
 std::vector<InstanceStatus> InstancePool::List() {
   std::vector<InstanceStatus> out;
-  std::lock_guard lock(list_mu_);
+  MutexLock lock(list_mu_);
   auto now = std::chrono::steady_clock::now();
   for (const auto& [name, entry] : entries_) {
     if (!entry->instance) continue;
@@ -608,7 +608,7 @@ std::vector<InstanceStatus> InstancePool::List() {
 }
 
 std::shared_ptr<Instance> InstancePool::Find(const std::string& model) {
-  std::lock_guard lock(list_mu_);
+  MutexLock lock(list_mu_);
   for (const auto& entry : EntriesOf(model)) {
     if (entry->instance) return entry->instance;
   }
@@ -618,7 +618,7 @@ std::shared_ptr<Instance> InstancePool::Find(const std::string& model) {
 void InstancePool::StopAll() {
   std::vector<std::shared_ptr<Instance>> instances;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (auto& [name, entry] : entries_) {
       if (entry->instance) instances.push_back(entry->instance);
     }

@@ -13,6 +13,7 @@
 // Thread-safe: every public method may be called from any coroutine/thread.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "config/model_settings.h"
+#include "core/mutex.h"
 #include "core/result.h"
 #include "engines/engine_locator.h"
 #include "engines/llama_server_args.h"
@@ -38,6 +40,7 @@
 #include "placement/fit.h"
 #include "placement/memory_correction.h"
 #include "placement/policy.h"
+#include "scheduler/capacity.h"
 #include "scheduler/crash_loop.h"
 #include "scheduler/instance.h"
 #include "scheduler/pool_events.h"
@@ -92,10 +95,6 @@ struct PoolOptions {
   // Where the learned memory corrections persist (placement/
   // memory_correction.h); empty = learned for this process only.
   std::filesystem::path memory_corrections_file;
-  // Told, from the pool's strand, whenever the instances that take requests
-  // for a model change: how many there are and their slots together (0, 0
-  // when none). Admission sizes the model's gate with it.
-  std::function<void(const std::string& model, int instances, int slots)> on_capacity;
 };
 
 struct InstanceStatus {
@@ -115,13 +114,13 @@ struct InstanceStatus {
   config::ModelSettings settings;      // the options it was loaded with
 };
 
-class InstancePool {
+class InstancePool : public EngineSlots {
  public:
   // `engine` is where llama-server is; an error Status there makes every load
   // fail with that message (zest still serves its other routes).
   InstancePool(boost::asio::io_context& io, PoolOptions options,
                Result<engines::EngineLocation> engine);
-  ~InstancePool();
+  ~InstancePool() override;
 
   // A ready instance for `model`, started if needed. Before starting one the
   // memory ledger must admit it: it is placed (placement/policy.h) in the
@@ -156,7 +155,7 @@ class InstancePool {
   // The engine's parallel sequences for `model`: its plan's once loaded,
   // else its options' `parallel`, else the server's. For sizing the model's
   // admission gate. Any thread.
-  int EngineParallel(const std::string& model);
+  int EngineParallel(const std::string& model) override;
 
   // For one request (which holds an admission slot): a slot on the model's
   // instance with the least expected completion time (dispatch.h), loading
@@ -231,6 +230,10 @@ class InstancePool {
   // Reports engine lifecycle events to `events` (may be null). Call before
   // the pool serves; `events` must outlive the pool.
   void SetEvents(PoolEvents* events) { events_ = events; }
+  // Told, from the pool's strand, whenever the instances that take requests
+  // for a model change (admission sizes the model's gate with it). Set it
+  // before serving and clear it (null) before `listener` goes.
+  void SetCapacityListener(CapacityListener* listener) { capacity_listener_.store(listener); }
 
   // Stops every engine; blocks. Call at shutdown after the server stopped.
   void StopAll();
@@ -244,7 +247,7 @@ class InstancePool {
   // Takes a slot on the best ready instance of `model` (dispatch.h); an
   // empty lease when none is ready or every one is full. Any thread.
   InstanceLease TryReserve(const std::string& model);
-  // Tells on_capacity what takes requests for `model` now. Strand only.
+  // Tells the capacity listener what takes requests for `model` now. Strand only.
   void PublishCapacity(const std::string& model);
   boost::asio::awaitable<Result<InstanceLease>> DispatchOnStrand(models::ModelEntry model,
                                                                  bool urgent);
@@ -329,14 +332,15 @@ class InstancePool {
   // By model; a model's first instance first. Changed on strand_ only, under
   // list_mu_ (which also lets List(), Find() and dispatch read it anywhere).
   std::multimap<std::string, std::shared_ptr<Entry>> entries_;
-  std::mutex list_mu_;
+  Mutex list_mu_;
   uint64_t next_socket_id_ = 0;  // on strand_ only
   CrashLoopBreaker breaker_;     // on strand_ only
   // Set once on strand_, under list_mu_ (read there by Fit from other threads).
   std::optional<std::vector<placement::PlacementDevice>> devices_;
-  bool discovering_ = false;                  // on strand_ only
-  boost::asio::steady_timer devices_found_;   // cancelled once devices_ is set
-  PoolEvents* events_ = nullptr;              // set before serving
+  bool discovering_ = false;                 // on strand_ only
+  boost::asio::steady_timer devices_found_;  // cancelled once devices_ is set
+  PoolEvents* events_ = nullptr;             // set before serving
+  std::atomic<CapacityListener*> capacity_listener_{nullptr};
   placement::MemoryCorrections corrections_;  // thread-safe itself
 };
 

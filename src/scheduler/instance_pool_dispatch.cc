@@ -7,6 +7,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "core/mutex.h"
 #include "scheduler/dispatch.h"
 #include "scheduler/instance_pool_entry.h"
 
@@ -43,7 +44,7 @@ InstanceLease InstancePool::TryReserve(const std::string& model) {
   std::vector<DispatchCandidate> candidates;
   // Under the lock: the in_flight checked here is only raised here, so two
   // requests cannot both take an instance's last slot.
-  std::lock_guard lock(list_mu_);
+  MutexLock lock(list_mu_);
   for (auto [it, end] = entries_.equal_range(model); it != end; ++it) {
     const Entry& entry = *it->second;
     if (entry.state != Entry::State::kReady || entry.draining || !entry.instance->Alive()) continue;
@@ -58,7 +59,7 @@ InstanceLease InstancePool::TryReserve(const std::string& model) {
 }
 
 InstanceLease InstancePool::TryReserveOther(const std::string& model, const Instance& decode) {
-  std::lock_guard lock(list_mu_);
+  MutexLock lock(list_mu_);
   for (auto [it, end] = entries_.equal_range(model); it != end; ++it) {
     const Entry& entry = *it->second;
     if (entry.state != Entry::State::kReady || entry.draining) continue;
@@ -97,18 +98,19 @@ awaitable<Result<InstanceLease>> InstancePool::DispatchOnStrand(models::ModelEnt
 }
 
 void InstancePool::PublishCapacity(const std::string& model) {
-  if (!options_.on_capacity) return;
+  CapacityListener* listener = capacity_listener_.load();
+  if (listener == nullptr) return;
   int instances = 0;
   int slots = 0;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (const auto& entry : EntriesOf(model)) {
       if (entry->state != Entry::State::kReady || entry->draining) continue;
       ++instances;
       slots += entry->instance->slots();
     }
   }
-  options_.on_capacity(model, instances, slots);
+  listener->SetCapacity(model, instances, slots);
 }
 
 awaitable<Status> InstancePool::AddReplica(models::ModelEntry model, std::string reason,
@@ -123,7 +125,7 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
   const char* what = by_autoscaler ? "autoscale up" : "replica";
   bool serving = false;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (const auto& entry : EntriesOf(model.name)) {
       serving = serving || (entry->state == Entry::State::kReady && !entry->draining);
     }
@@ -133,7 +135,7 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
   // A replica runs with its first instance's options, on another device.
   config::ModelSettings settings = ConfiguredSettings(model.name);
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     if (EntryList entries = EntriesOf(model.name); !entries.empty())
       settings = entries.front()->settings;
   }
@@ -156,7 +158,7 @@ awaitable<bool> InstancePool::RemoveReplicaOnStrand(std::string model, pid_t pid
                                                     std::string reason) {
   std::shared_ptr<Entry> victim;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     int ready = 0;
     for (const auto& entry : EntriesOf(model)) {
       if (entry->state != Entry::State::kReady) continue;

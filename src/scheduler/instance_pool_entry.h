@@ -24,16 +24,18 @@ struct InstancePool::Entry {
   // save slots (the first instance's conversations are the ones kept).
   const bool replica;
   enum class State { kLoading, kReady, kFailed };
-  State state = State::kLoading;       // guarded by list_mu_
-  std::shared_ptr<Instance> instance;  // guarded by list_mu_
-  Status error;                        // set before `done` is cancelled
-  boost::asio::steady_timer done;      // cancelled when the load finishes; strand only
-  placement::EnginePlan plan;          // guarded by list_mu_; set before the engine starts
-  config::ModelSettings settings;      // the options it is loaded with; set at creation
-  double load_s = 0;                   // how long the load took (reload cost); strand only
+  // The pool's list_mu_ (a member of InstancePool, so the analysis cannot name it) guards
+  // state, instance, plan and draining.
+  State state = State::kLoading;
+  std::shared_ptr<Instance> instance;
+  Status error;                    // set before `done` is cancelled
+  boost::asio::steady_timer done;  // cancelled when the load finishes; strand only
+  placement::EnginePlan plan;      // set before the engine starts
+  config::ModelSettings settings;  // the options it is loaded with; set at creation
+  double load_s = 0;               // how long the load took (reload cost); strand only
   // Being emptied so another model's load can evict it: requests in flight
   // finish, new ones wait for it to go (and then load it again).
-  bool draining = false;  // guarded by list_mu_
+  bool draining = false;
   // An urgent request (high priority, explicit load) waits on this load: it
   // may drain a busy instance for memory. Strand only.
   bool may_drain = false;

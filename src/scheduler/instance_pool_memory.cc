@@ -13,6 +13,7 @@
 #include <map>
 #include <thread>
 
+#include "core/mutex.h"
 #include "engines/process_memory.h"
 #include "models/catalog.h"
 #include "placement/cpu_threads.h"
@@ -89,7 +90,7 @@ awaitable<void> InstancePool::EnsureDevices() {
     found = UnlimitedCpu();
   }
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     devices_ = std::move(found);
   }
   devices_found_.cancel();
@@ -110,7 +111,7 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
   std::vector<std::string> used;  // devices the model's other instances compute on
   // The options this load was started with (an explicit load's may differ).
   placement::PlacementRequest request = RequestFor(model, self.settings);
-  std::lock_guard lock(list_mu_);  // the plans of loading entries may still change
+  MutexLock lock(list_mu_);  // the plans of loading entries may still change
   for (const auto& [name, entry] : entries_) {
     if (entry.get() == &self || std::find(evicted.begin(), evicted.end(), entry) != evicted.end()) {
       continue;
@@ -129,7 +130,7 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
 
 void InstancePool::AssignCpuThreads(const models::ModelEntry& model, Entry& self,
                                     placement::EnginePlan& plan) {
-  std::lock_guard lock(list_mu_);
+  MutexLock lock(list_mu_);
   if (options_.threads > 0) {
     plan.cpu_threads = options_.threads;
   } else if (placement::ComputesOnCpu(plan, model.info.block_count)) {
@@ -186,7 +187,7 @@ placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& m
 std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& model) {
   std::vector<placement::PlacementDevice> devices;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     if (!devices_) return std::nullopt;
     devices = *devices_;
   }
@@ -207,7 +208,7 @@ std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& m
 }
 
 std::optional<placement::ModelFit> InstancePool::FitOfSize(uint64_t file_bytes) {
-  std::lock_guard lock(list_mu_);
+  MutexLock lock(list_mu_);
   if (!devices_) return std::nullopt;
   return placement::FitOfSize(file_bytes, *devices_);
 }
@@ -217,7 +218,7 @@ InstancePool::EntryList InstancePool::IdleInEvictionOrder(const std::string& mod
   std::vector<placement::EvictionCandidate> idle;
   std::map<std::string, std::shared_ptr<Entry>> by_key;
   const auto now = std::chrono::steady_clock::now();
-  std::lock_guard lock(list_mu_);
+  MutexLock lock(list_mu_);
   for (const auto& [name, entry] : entries_) {
     // A model's own instances are never evicted for it (a replica would
     // only replace one of them).
@@ -299,7 +300,7 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
   }
   if (!plan.ok()) co_return plan;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     entry.plan = *plan;  // reserved before the evictions below yield the strand
   }
   for (const auto& victim : evict) {
@@ -312,7 +313,7 @@ std::shared_ptr<InstancePool::Entry> InstancePool::StartDraining(const EntryList
                                                                  const std::string& for_model) {
   std::shared_ptr<Entry> drained;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     for (const auto& entry : busy) {
       if (entry->state != Entry::State::kReady || entry->draining) continue;
       entry->draining = true;
@@ -330,7 +331,7 @@ std::shared_ptr<InstancePool::Entry> InstancePool::StartDraining(const EntryList
 void InstancePool::StopDraining(const std::shared_ptr<Entry>& entry) {
   if (!entry) return;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     entry->draining = false;
   }
   PublishCapacity(entry->model);
@@ -339,7 +340,7 @@ void InstancePool::StopDraining(const std::shared_ptr<Entry>& entry) {
 awaitable<bool> InstancePool::EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason) {
   std::shared_ptr<Instance> instance;
   {
-    std::lock_guard lock(list_mu_);
+    MutexLock lock(list_mu_);
     bool listed = false;
     for (auto [it, end] = entries_.equal_range(entry->model); it != end; ++it) {
       listed = listed || it->second == entry;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/duration.h"
+#include "core/mutex.h"
 
 namespace zest::scheduler {
 
@@ -59,8 +60,8 @@ class Residency {
   };
 
   const KeepAlive default_;
-  mutable std::mutex mu_;
-  std::map<std::string, Books> books_;  // guarded by mu_
+  mutable Mutex mu_;
+  std::map<std::string, Books> books_ GUARDED_BY(mu_);
 };
 
 // Brackets one request: Begin now, End (with the request's keep_alive) when

@@ -119,13 +119,13 @@ AdminApi::~AdminApi() { blocking_.join(); }
 
 awaitable<Result<engines::EngineInfo>> AdminApi::EngineInfo() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (engine_info_) co_return *engine_info_;
   }
   if (!engine_.ok()) co_return engine_.status();
   // A member coroutine, not a capturing lambda: GCC 12 miscompiles those.
   auto info = co_await asio::co_spawn(blocking_, ProbeBlocking(), asio::use_awaitable);
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   engine_info_ = info;
   co_return info;
 }

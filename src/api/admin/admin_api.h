@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "config/settings.h"
+#include "core/mutex.h"
 #include "core/result.h"
 #include "engines/engine_locator.h"
 #include "engines/engine_probe.h"
@@ -44,8 +45,8 @@ class AdminApi {
   const std::filesystem::path flm_;
   scheduler::Residency* const residency_;
   boost::asio::thread_pool blocking_{1};
-  std::mutex mu_;
-  std::optional<Result<engines::EngineInfo>> engine_info_;  // guarded by mu_
+  Mutex mu_;
+  std::optional<Result<engines::EngineInfo>> engine_info_ GUARDED_BY(mu_);
 };
 
 }  // namespace zest::api::admin

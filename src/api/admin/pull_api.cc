@@ -62,18 +62,18 @@ struct PullApi::Job {
   asio::steady_timer wake;
   const std::string spec;
   std::atomic<bool> cancel{false};
-  std::mutex mu;
-  models::PullProgress progress;      // guarded by mu
-  uint64_t progress_seq = 0;          // guarded by mu
-  bool done = false;                  // guarded by mu
-  Result<models::PullResult> result;  // guarded by mu
+  Mutex mu;
+  models::PullProgress progress GUARDED_BY(mu);
+  uint64_t progress_seq GUARDED_BY(mu) = 0;
+  bool done GUARDED_BY(mu) = false;
+  Result<models::PullResult> result GUARDED_BY(mu);
 };
 
 PullApi::PullApi(models::PullService& service) : service_(service) {}
 
 PullApi::~PullApi() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (auto& weak : jobs_) {
       if (auto job = weak.lock()) job->cancel.store(true);
     }
@@ -88,7 +88,7 @@ void PullApi::Register(http::Router& router) {
 
 void PullApi::Run(std::shared_ptr<Job> job) {
   auto on_progress = [&job](const models::PullProgress& p) {
-    std::lock_guard lock(job->mu);
+    MutexLock lock(job->mu);
     job->progress = p;
     ++job->progress_seq;
   };
@@ -97,7 +97,7 @@ void PullApi::Run(std::shared_ptr<Job> job) {
     spdlog::warn("pull {} failed: {}", job->spec, result.status().message());
   }
   {
-    std::lock_guard lock(job->mu);
+    MutexLock lock(job->mu);
     job->result = std::move(result);
     job->done = true;
   }
@@ -111,7 +111,7 @@ awaitable<void> PullApi::Handle(http::Request& request, http::ResponseWriter& wr
   auto executor = co_await asio::this_coro::executor;
   auto job = std::make_shared<Job>(executor, body->model);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     std::erase_if(jobs_, [](const std::weak_ptr<Job>& w) { return w.expired(); });
     jobs_.push_back(job);
   }
@@ -135,7 +135,7 @@ awaitable<void> PullApi::StreamProgress(std::shared_ptr<Job> job, http::Response
     std::string progress;
     std::string final_event;
     {
-      std::lock_guard lock(job->mu);
+      MutexLock lock(job->mu);
       if (job->progress_seq > 0) progress = ProgressJson(job->progress).dump();
       if (job->done) {
         final_event =
@@ -161,12 +161,12 @@ awaitable<void> PullApi::AnswerWhole(std::shared_ptr<Job> job, http::ResponseWri
     job->wake.expires_after(std::chrono::seconds(1));
     co_await job->wake.async_wait(asio::as_tuple(asio::use_awaitable));
     if (writer.client_gone()) co_return;
-    std::lock_guard lock(job->mu);
+    MutexLock lock(job->mu);
     if (job->done) break;
   }
   Result<models::PullResult> result;
   {
-    std::lock_guard lock(job->mu);
+    MutexLock lock(job->mu);
     result = job->result;
   }
   if (!result.ok()) co_return co_await openai::SendError(writer, result.status(), "model");

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/mutex.h"
 #include "http/router.h"
 #include "models/pull_service.h"
 
@@ -37,8 +38,8 @@ class PullApi {
   void Run(std::shared_ptr<Job> job);
 
   models::PullService& service_;
-  std::mutex mu_;
-  std::vector<std::weak_ptr<Job>> jobs_;  // guarded by mu_
+  Mutex mu_;
+  std::vector<std::weak_ptr<Job>> jobs_ GUARDED_BY(mu_);
   boost::asio::thread_pool blocking_{4};
 };
 
