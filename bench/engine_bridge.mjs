@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
+import { argvOnTcp, engineArgv, makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct, STREAM_TOKENS } from './gateway_overhead.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
@@ -73,10 +73,10 @@ async function main() {
   try {
     await zest.json('/api/v1/load', { model: 'bench' });
     const [instance] = await zest.instances();
-    const argv = fs.readFileSync(`/proc/${instance.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    await zest.json('/api/v1/unload', { model: 'bench' });  // its run directory stays bound
     const port = 19000 + Math.floor(Math.random() * 1000);
-    argv.splice(argv.indexOf('--host'), 2, '--host', '127.0.0.1', '--port', String(port));
+    const running = engineArgv(instance.pid);
+    await zest.json('/api/v1/unload', { model: 'bench' });
+    const argv = argvOnTcp(running, port);
     const socketPath = path.join(dir, 'engine.sock');
     bridge = spawn(zestBin, ['engine-bridge', '--socket', socketPath, '--port', String(port), '--', ...argv],
                    { stdio: 'ignore' });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+import { engineArgvOnTcp, makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 export const STREAM_TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 64);
@@ -29,10 +29,8 @@ export function benchModel() {
 // Starts a second llama-server with exactly the argv zest used for its
 // instance, but listening on TCP like a user running it by hand would.
 export async function startDirect(enginePid) {
-  const argv = fs.readFileSync(`/proc/${enginePid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-  const host = argv.indexOf('--host');
   const port = 18000 + Math.floor(Math.random() * 1000);
-  argv.splice(host, 2, '--host', '127.0.0.1', '--port', String(port));
+  const argv = engineArgvOnTcp(enginePid, port);
   const proc = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => {

@@ -137,6 +137,7 @@ async function runRouter(engineArgv) {
   for (let i = 0; sep >= 0 && i < sep; ++i) {
     const a = engineArgv[i];
     if ((a === '--bind' || a === '--ro-bind') && !fs.existsSync(engineArgv[i + 1])) { i += 2; continue; }
+    if (a === '--unshare-net') continue;  // the router listens on TCP for this script
     prefix.push(a);
   }
   const binary = sep >= 0 ? engineArgv[sep + 1] : engineArgv[0];

@@ -109,7 +109,7 @@ Status SetMemoryLimit(Settings& s, const std::string& t) {
 }
 
 Status SetLogLevel(Settings& s, const std::string& t) {
-  static const char* kLevels[] = {"trace", "debug", "info", "warn", "error"};
+  static constexpr const char* kLevels[] = {"trace", "debug", "info", "warn", "error"};
   for (const char* level : kLevels) {
     if (t == level) {
       s.log_level = t;

@@ -61,7 +61,7 @@ class Server {
  public:
   Server(boost::asio::io_context& io, ServerOptions options, const Router& router,
          ErrorRenderer render_error);
-  ~Server();
+  ~Server();  // NOLINT(bugprone-exception-escape): see server.cc
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 

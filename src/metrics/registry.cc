@@ -102,7 +102,7 @@ Family<Gauge>& Registry::AddGauge(const std::string& name, const std::string& he
 
 Family<Histogram>& Registry::AddHistogram(const std::string& name, const std::string& help,
                                           std::vector<std::string> label_names,
-                                          std::vector<double> bounds) {
+                                          const std::vector<double>& bounds) {
   auto family = std::make_unique<Family<Histogram>>(
       std::move(label_names), [bounds] { return std::make_unique<Histogram>(bounds); });
   auto& ref = *family;

@@ -111,7 +111,7 @@ class Registry {
                           std::vector<std::string> label_names = {});
   Family<Histogram>& AddHistogram(const std::string& name, const std::string& help,
                                   std::vector<std::string> label_names,
-                                  std::vector<double> bounds = LatencyBuckets());
+                                  const std::vector<double>& bounds = LatencyBuckets());
   // A gauge whose children are computed at scrape time (queue depth, models
   // loaded...): `collect` returns (label values, value) pairs.
   using GaugeCollector = std::function<std::vector<std::pair<LabelValues, double>>()>;

@@ -235,7 +235,7 @@ void Downloader::ReapWorkers() {
   done.clear();  // joins threads that already returned
 }
 
-void Downloader::RunDownload(std::shared_ptr<InFlight> entry, BlobRequest request) {
+void Downloader::RunDownload(const std::shared_ptr<InFlight>& entry, BlobRequest request) {
   Status status = Download(*entry, request);
   if (!status.ok() && status.code() != ErrorCode::kCancelled) {
     spdlog::warn("download of {}/{} failed: {}", request.repo, request.path, status.message());

@@ -95,7 +95,7 @@ class Downloader {
 
   std::shared_ptr<InFlight> Join(const BlobRequest& request, bool* owner);
   void Leave(InFlight& entry);
-  void RunDownload(std::shared_ptr<InFlight> entry, BlobRequest request);
+  void RunDownload(const std::shared_ptr<InFlight>& entry, BlobRequest request);
   Status Download(InFlight& entry, const BlobRequest& request);
   Status VerifyAndPublish(int fd, const BlobRequest& request, FollowingHasher& hasher);
   Status WaitForLock(int fd, const InFlight& entry) const;

@@ -98,7 +98,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
 
  private:
   struct Waiter {
-    explicit Waiter(asio::any_io_executor ex) : timer(std::move(ex)) {}
+    explicit Waiter(const asio::any_io_executor& ex) : timer(ex) {}
     asio::steady_timer timer;  // expires at the deadline; cancelled to wake early
     bool granted = false;
     bool cancelled = false;
@@ -246,7 +246,8 @@ void ModelGate::PublishStats() {
   stats_.waiting_low = queue_.CountOf(Priority::kLow);
 }
 
-SlotLease::~SlotLease() {
+// Release posts to the gate's strand: only an allocation can throw there.
+SlotLease::~SlotLease() {  // NOLINT(bugprone-exception-escape)
   if (gate_) gate_->Release();
 }
 

@@ -73,7 +73,7 @@ class SlotLease {
   explicit SlotLease(std::shared_ptr<ModelGate> gate) : gate_(std::move(gate)) {}
   SlotLease(SlotLease&&) = default;
   SlotLease& operator=(SlotLease&&) = default;
-  ~SlotLease();
+  ~SlotLease();  // NOLINT(bugprone-exception-escape): see admission.cc
 
  private:
   std::shared_ptr<ModelGate> gate_;

@@ -14,7 +14,7 @@
 namespace zest::scheduler {
 
 struct InstancePool::Entry {
-  Entry(boost::asio::any_io_executor executor, std::string model_name, bool is_replica)
+  Entry(const boost::asio::any_io_executor& executor, std::string model_name, bool is_replica)
       : model(std::move(model_name)), replica(is_replica), done(executor) {
     done.expires_at(boost::asio::steady_timer::time_point::max());
   }

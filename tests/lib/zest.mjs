@@ -137,6 +137,32 @@ export async function startZest({ home = makeHome(), args = [], env = {} } = {})
   return zest;
 }
 
+// The command line of an engine zest started (`pid`), made to serve on TCP
+// 127.0.0.1:`port` the way a user would run llama-server by hand, for
+// benchmarks against a direct engine: the same sandbox, but outside a
+// network namespace of its own (zest's has no way in but the socket), and
+// without binds of paths that are gone (an unloaded engine's directory).
+export function engineArgvOnTcp(pid, port) { return argvOnTcp(engineArgv(pid), port); }
+
+// The command line of a running process.
+export function engineArgv(pid) {
+  return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
+// An engine command line (engineArgv) rewritten as engineArgvOnTcp says.
+export function argvOnTcp(argv, port) {
+  const sep = argv.indexOf('--');
+  const out = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (i < sep && a === '--unshare-net') continue;
+    if (i < sep && (a === '--bind' || a === '--ro-bind') && !fs.existsSync(argv[i + 1])) { i += 2; continue; }
+    out.push(a);
+  }
+  out.splice(out.indexOf('--host'), 2, '--host', '127.0.0.1', '--port', String(port));
+  return out;
+}
+
 // All live descendants of `pid`, as [{pid, comm}] (from /proc).
 export function descendants(pid) {
   const children = new Map();

@@ -56,7 +56,7 @@ json SuccessJson(const models::PullResult& r) {
 // under `mu`; `wake` belongs to the connection's executor (strand) and is
 // only touched there.
 struct PullApi::Job {
-  Job(asio::any_io_executor ex, std::string spec_in)
+  Job(const asio::any_io_executor& ex, std::string spec_in)
       : executor(ex), wake(ex), spec(std::move(spec_in)) {}
   asio::any_io_executor executor;
   asio::steady_timer wake;
