@@ -75,6 +75,13 @@ export async function concurrentThroughput(url) {
   return tokens / ((performance.now() - t0) / 1000);
 }
 
+// CPU seconds a process has used (user + system, from /proc).
+export function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;  // utime, stime in clock ticks
+}
+
 export const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 
 // Runs `fn` alternately against both targets `rounds` times.
@@ -104,7 +111,22 @@ async function main() {
 
     const lat = await interleaved(ROUNDS, oneTokenLatency, zestUrl, direct.url);
     const single = await interleaved(3, (u) => streamTokens(u, STREAM_TOKENS * 2), zestUrl, direct.url);
-    const conc = await interleaved(4, concurrentThroughput, zestUrl, direct.url);
+    // zest's own CPU while it relays the concurrent streams: on a 2-core
+    // machine every cycle it takes is one the engine does not get.
+    let zestCpu = 0;
+    let zestWall = 0;
+    let zestTokens = 0;
+    const conc = await interleaved(4, async (url) => {
+      if (url !== zestUrl) return concurrentThroughput(url);
+      const cpu0 = cpuSeconds(zest.pid);
+      const t0 = performance.now();
+      const tps = await concurrentThroughput(url);
+      const wall = (performance.now() - t0) / 1000;
+      zestCpu += cpuSeconds(zest.pid) - cpu0;
+      zestWall += wall;
+      zestTokens += tps * wall;
+      return tps;
+    }, zestUrl, direct.url);
     const tps = (runs) => runs.reduce((a, r) => a + r.tokens, 0) / runs.reduce((a, r) => a + r.seconds, 0);
     const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -113,6 +135,10 @@ async function main() {
       ['1-token chat latency p99 (ms)', pct(lat.d, 0.99), pct(lat.z, 0.99), pct(lat.z, 0.99) / pct(lat.d, 0.99), ''],
       ['1 stream, tokens/s', tps(single.d), tps(single.z), tps(single.z) / tps(single.d), '≥ 0.98'],
       [`${CONCURRENCY} streams, tokens/s (sum)`, mean(conc.d), mean(conc.z), mean(conc.z) / mean(conc.d), '≥ 0.98'],
+    ];
+    const cpuRows = [
+      `| zest CPU per streamed token, ${CONCURRENCY} streams (µs) | ${(1e6 * zestCpu / zestTokens).toFixed(0)} |`,
+      `| zest CPU during the ${CONCURRENCY}-stream runs (% of one core) | ${(100 * zestCpu / zestWall).toFixed(1)} |`,
     ];
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
     const lines = [
@@ -124,6 +150,10 @@ async function main() {
       '| metric | llama-server direct | through zest | ratio zest/direct | target |',
       '|---|---:|---:|---:|---|',
       ...rows.map(([name, d, z, r, t]) => `| ${name} | ${d.toFixed(1)} | ${z.toFixed(1)} | ${r.toFixed(3)} | ${t} |`),
+      '',
+      '| zest itself | |',
+      '|---|---:|',
+      ...cpuRows,
       '',
     ];
     const out = path.join(repo, 'bench/RESULTS.md');

@@ -1,0 +1,108 @@
+// Cold start and idle memory. Cold start: the first token of a model that is
+// not loaded, through zest (request → engine spawned, ready, first token),
+// against llama-server's own start-to-first-token (the same command line
+// spawned by hand, its /health polled every 5 ms, then the same request),
+// interleaved; the difference is what zest adds (target ≤ 50 ms). Idle
+// memory: zest's resident set after serving, once idle (target ≤ 15 MB).
+// Appends a table to bench/RESULTS.md.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { argvOnTcp, engineArgv, makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+import { benchModel, machine, pct } from './gateway_overhead.mjs';
+
+const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 8);
+
+const request = (stream) => ({
+  model: 'bench', messages: [{ role: 'user', content: 'Hi.' }], max_tokens: 1, ignore_eos: true, stream,
+});
+
+// Milliseconds from `t0` to the first streamed event with content.
+async function firstToken(url, t0) {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request(true)),
+  });
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of res.body) {
+    text += decoder.decode(chunk, { stream: true });
+    if (/"content":"/.test(text)) break;
+  }
+  const ms = performance.now() - t0;
+  for await (const _ of res.body) { /* drain */ }
+  return ms;
+}
+
+async function coldThroughZest(zest) {
+  const r = await zest.json('/api/v1/unload', { model: 'bench' });
+  if (r.status !== 200 && r.status !== 404) throw new Error(JSON.stringify(r.data));
+  return firstToken(zest.url, performance.now());
+}
+
+async function coldDirect(argv) {
+  const port = 21000 + Math.floor(Math.random() * 5000);
+  const cmd = argvOnTcp(argv, port);
+  const t0 = performance.now();
+  const proc = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(async () => {
+      try { return (await fetch(`${url}/health`)).status === 200; } catch { return false; }
+    }, { timeout: 120000, interval: 5, what: 'the direct llama-server' });
+    return await firstToken(url, t0);
+  } finally {
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await exited;
+  }
+}
+
+function rssMiB(pid) {
+  const kb = Number(/^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+  return kb / 1024;
+}
+
+async function main() {
+  const zest = await startZest({ home: makeHome({ bench: benchModel() }), env: { ZEST_LOG_LEVEL: 'info' } });
+  try {
+    const startRss = rssMiB(zest.pid);
+    await firstToken(zest.url, performance.now());  // loads it once: page cache warm for both
+    const [instance] = await zest.instances();
+    const argv = engineArgv(instance.pid);  // its directories stay while zest runs
+    const z = [];
+    const d = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      if (i % 2) { z.push(await coldThroughZest(zest)); d.push(await coldDirect(argv)); } else { d.push(await coldDirect(argv)); z.push(await coldThroughZest(zest)); }
+    }
+    // Serve a little more, then let it sit idle.
+    for (let i = 0; i < 20; i++) await zest.json('/v1/chat/completions', request(false));
+    await zest.json('/api/v1/unload', { model: 'bench' });
+    await new Promise((r) => setTimeout(r, 3000));
+    const idleRss = rssMiB(zest.pid);
+    const diffs = z.map((v, i) => v - d[i]);
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
+    const f = (x) => x.toFixed(1);
+    const lines = [
+      `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${machine()} — commit ${commit}`,
+      '',
+      `Cold start: synthetic bench preset (~0.5B params, Q8_0), the model unloaded before each of ${ROUNDS} ` +
+        'rounds, first streamed token of a 1-token chat; direct: the same llama-server command line ' +
+        'spawned by hand, /health polled every 5 ms; interleaved. Idle RSS: zest alone (engines are ' +
+        'processes of their own), 3 s after its last request, no model loaded.',
+      '',
+      '| metric | llama-server direct | through zest | zest − direct | target |',
+      '|---|---:|---:|---:|---|',
+      `| cold first token p50 (ms) | ${f(pct(d, 0.5))} | ${f(pct(z, 0.5))} | ${f(pct(diffs, 0.5))} | ≤ 50 |`,
+      `| cold first token max (ms) | ${f(Math.max(...d))} | ${f(Math.max(...z))} | ${f(Math.max(...diffs))} | |`,
+      `| zest RSS at start / idle after serving (MiB) | | ${f(startRss)} / ${f(idleRss)} | | ≤ 15 idle |`,
+      '',
+    ];
+    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
+    console.log(lines.join('\n'));
+  } finally {
+    await zest.stop();
+    zest.cleanup();
+  }
+}
+
+main().catch((err) => { console.error(err); process.exit(1); });
