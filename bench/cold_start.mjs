@@ -63,7 +63,11 @@ function rssMiB(pid) {
 }
 
 async function main() {
-  const zest = await startZest({ home: makeHome({ bench: benchModel() }), env: { ZEST_LOG_LEVEL: 'info' } });
+  // Without slot saving: a restored KV cache would spare zest's first request
+  // the prompt the direct engine must process, which is not a fair race.
+  const zest = await startZest({
+    home: makeHome({ bench: benchModel() }), env: { ZEST_LOG_LEVEL: 'info', ZEST_SAVE_SLOTS: 'false' },
+  });
   try {
     const startRss = rssMiB(zest.pid);
     await firstToken(zest.url, performance.now());  // loads it once: page cache warm for both
@@ -87,7 +91,8 @@ async function main() {
       '',
       `Cold start: synthetic bench preset (~0.5B params, Q8_0), the model unloaded before each of ${ROUNDS} ` +
         'rounds, first streamed token of a 1-token chat; direct: the same llama-server command line ' +
-        'spawned by hand, /health polled every 5 ms; interleaved. Idle RSS: zest alone (engines are ' +
+        'spawned by hand, /health polled every 5 ms; interleaved; zest without slot saving (a restored ' +
+        'cache would spare it the prompt). Idle RSS: zest alone (engines are ' +
         'processes of their own), 3 s after its last request, no model loaded.',
       '',
       '| metric | llama-server direct | through zest | zest − direct | target |',

@@ -1,13 +1,12 @@
 #include "cli/api_client.h"
 
-#include <curl/curl.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 
 #include "config/settings.h"
 #include "http/sse.h"
+#include "models/curl_library.h"
 
 namespace zest::cli {
 namespace {
@@ -15,10 +14,10 @@ namespace {
 using nlohmann::json;
 
 struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  void operator()(CURL* c) const { curl::EasyCleanup(c); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  void operator()(curl_slist* l) const { curl::SlistFreeAll(l); }
 };
 using CurlPtr = std::unique_ptr<CURL, CurlDeleter>;
 using SlistPtr = std::unique_ptr<curl_slist, SlistDeleter>;
@@ -88,9 +87,9 @@ std::string ServerUrlFromEnv(const char* zest_host) {
 
 // JSON, plus the key in ZEST_API_KEY when set (a server with keys needs it).
 static curl_slist* ClientHeaders() {
-  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  curl_slist* headers = curl::SlistAppend(nullptr, "Content-Type: application/json");
   if (auto key = config::ProcessEnv("ZEST_API_KEY"); key && !key->empty()) {
-    headers = curl_slist_append(headers, ("Authorization: Bearer " + *key).c_str());
+    headers = curl::SlistAppend(headers, ("Authorization: Bearer " + *key).c_str());
   }
   return headers;
 }
@@ -104,21 +103,23 @@ Result<json> ApiClient::Post(const std::string& path, const json& body) const {
 
 Result<json> ApiClient::Request(const std::string& method, const std::string& path,
                                 const std::string* body) const {
-  CurlPtr curl(curl_easy_init());
+  CurlPtr curl(curl::EasyInit());
+  if (!curl)
+    return curl::Load().ok() ? Internal("libcurl could not start a request") : curl::Load();
   std::string url = base_url_ + path;
   std::string response;
   SlistPtr headers(ClientHeaders());
-  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, AppendToString);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &response);
-  curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 5L);
-  if (body) curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, body->c_str());
-  CURLcode rc = curl_easy_perform(curl.get());
-  if (rc != CURLE_OK) return Unreachable(base_url_, curl_easy_strerror(rc));
+  curl::EasySetopt(curl.get(), CURLOPT_URL, url.c_str());
+  curl::EasySetopt(curl.get(), CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl::EasySetopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
+  curl::EasySetopt(curl.get(), CURLOPT_WRITEFUNCTION, AppendToString);
+  curl::EasySetopt(curl.get(), CURLOPT_WRITEDATA, &response);
+  curl::EasySetopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 5L);
+  if (body) curl::EasySetopt(curl.get(), CURLOPT_POSTFIELDS, body->c_str());
+  CURLcode rc = curl::EasyPerform(curl.get());
+  if (rc != CURLE_OK) return Unreachable(base_url_, curl::EasyStrerror(rc));
   long status = 0;
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
+  curl::EasyGetinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
   if (status < 200 || status >= 300) {
     return Status(status == 404 ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument,
                   ErrorMessage(status, response));
@@ -132,25 +133,27 @@ Result<json> ApiClient::Request(const std::string& method, const std::string& pa
 Status ApiClient::Stream(const std::string& path, const json& body,
                          const std::function<void(const json&)>& on_data,
                          const std::atomic<bool>* cancel) const {
-  CurlPtr curl(curl_easy_init());
+  CurlPtr curl(curl::EasyInit());
+  if (!curl)
+    return curl::Load().ok() ? Internal("libcurl could not start a request") : curl::Load();
   std::string url = base_url_ + path;
   std::string text = body.dump();
   StreamState state{{}, &on_data, cancel, {}, {}};
   SlistPtr headers(ClientHeaders());
-  curl_easy_setopt(curl.get(), CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
-  if (!body.is_null()) curl_easy_setopt(curl.get(), CURLOPT_POSTFIELDS, text.c_str());
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, OnStreamBytes);
-  curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &state);
-  curl_easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl.get(), CURLOPT_XFERINFOFUNCTION, OnProgress);
-  curl_easy_setopt(curl.get(), CURLOPT_XFERINFODATA, &state);
-  curl_easy_setopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 5L);
-  CURLcode rc = curl_easy_perform(curl.get());
+  curl::EasySetopt(curl.get(), CURLOPT_URL, url.c_str());
+  curl::EasySetopt(curl.get(), CURLOPT_HTTPHEADER, headers.get());
+  if (!body.is_null()) curl::EasySetopt(curl.get(), CURLOPT_POSTFIELDS, text.c_str());
+  curl::EasySetopt(curl.get(), CURLOPT_WRITEFUNCTION, OnStreamBytes);
+  curl::EasySetopt(curl.get(), CURLOPT_WRITEDATA, &state);
+  curl::EasySetopt(curl.get(), CURLOPT_NOPROGRESS, 0L);
+  curl::EasySetopt(curl.get(), CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl::EasySetopt(curl.get(), CURLOPT_XFERINFODATA, &state);
+  curl::EasySetopt(curl.get(), CURLOPT_CONNECTTIMEOUT, 5L);
+  CURLcode rc = curl::EasyPerform(curl.get());
   if (cancel && cancel->load()) return Status(ErrorCode::kCancelled, "stopped");
-  if (rc != CURLE_OK) return Unreachable(base_url_, curl_easy_strerror(rc));
+  if (rc != CURLE_OK) return Unreachable(base_url_, curl::EasyStrerror(rc));
   long status = 0;
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
+  curl::EasyGetinfo(curl.get(), CURLINFO_RESPONSE_CODE, &status);
   if (status < 200 || status >= 300) return InvalidArgument(ErrorMessage(status, state.raw));
   if (!state.error.empty()) return EngineFailed(state.error);
   return Status::Ok();

@@ -1,7 +1,6 @@
 // `zest logs [MODEL] [-f] [-n N]`: zest's own recent log lines, or those of
 // MODEL's running engine, from GET /api/v1/logs; -f keeps printing new
 // lines as they are logged (SSE) until Ctrl-C.
-#include <curl/curl.h>
 
 #include <csignal>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include "cli/api_client.h"
 #include "cli/commands.h"
 #include "config/settings.h"
+#include "models/curl_library.h"
 
 namespace zest::cli {
 namespace {
@@ -23,12 +23,7 @@ struct LogsOptions {
 
 std::atomic<bool> g_stop{false};
 
-std::string UrlEncode(const std::string& text) {
-  char* escaped = curl_easy_escape(nullptr, text.c_str(), static_cast<int>(text.size()));
-  std::string out = escaped ? escaped : "";
-  curl_free(escaped);
-  return out;
-}
+std::string UrlEncode(const std::string& text) { return curl::Escape(text); }
 
 int Logs(const LogsOptions& options) {
   ApiClient client(ServerUrlFromEnv(config::ProcessEnv("ZEST_HOST").value_or("").c_str()));

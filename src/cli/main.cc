@@ -1,6 +1,5 @@
 // zest: a local AI server. `zest serve` runs it; the other subcommands talk
 // to a running server over its HTTP API.
-#include <curl/curl.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -28,7 +27,9 @@ int main(int argc, char** argv) {
   zest::cli::AddEngineBridgeCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
 
-  curl_global_init(CURL_GLOBAL_DEFAULT);
+  // No curl_global_init: libcurl is loaded when first used
+  // (models/curl_library.h), and curl_easy_init initialises it then
+  // (thread-safe since libcurl 7.84).
   int rc = 0;
   try {
     rc = action ? action() : 0;
@@ -36,6 +37,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "zest: internal error: %s\n", e.what());
     rc = 1;
   }
-  curl_global_cleanup();
   return rc;
 }

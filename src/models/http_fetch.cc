@@ -1,10 +1,10 @@
 #include "models/http_fetch.h"
 
-#include <curl/curl.h>
-
 #include <algorithm>
 #include <cctype>
 #include <memory>
+
+#include "models/curl_library.h"
 
 namespace zest::models {
 namespace {
@@ -13,10 +13,10 @@ constexpr std::size_t kMaxErrorBody = 64 * 1024;
 constexpr long kBufferBytes = 512 * 1024;
 
 struct CurlDeleter {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+  void operator()(CURL* c) const { curl::EasyCleanup(c); }
 };
 struct SlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+  void operator()(curl_slist* l) const { curl::SlistFreeAll(l); }
 };
 
 struct TransferState {
@@ -50,7 +50,7 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
 size_t OnBody(char* data, size_t size, size_t n, void* user) {
   auto* st = static_cast<TransferState*>(user);
   long status = 0;
-  curl_easy_getinfo(st->curl, CURLINFO_RESPONSE_CODE, &status);
+  curl::EasyGetinfo(st->curl, CURLINFO_RESPONSE_CODE, &status);
   std::string_view bytes(data, size * n);
   if (status < 200 || status >= 300) {
     std::size_t room = kMaxErrorBody - std::min(kMaxErrorBody, st->result->error_body.size());
@@ -72,39 +72,40 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 void SetOptions(CURL* curl, const std::string& url, const HttpGetOptions& o, TransferState* st,
                 curl_slist* headers, const std::string& range) {
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, o.follow_redirects ? 1L : 0L);
-  curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 10L);
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_USERAGENT, "zest/" ZEST_VERSION);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, st);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, st);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, st);
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, kBufferBytes);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(o.connect_timeout_s));
+  curl::EasySetopt(curl, CURLOPT_URL, url.c_str());
+  curl::EasySetopt(curl, CURLOPT_FOLLOWLOCATION, o.follow_redirects ? 1L : 0L);
+  curl::EasySetopt(curl, CURLOPT_MAXREDIRS, 10L);
+  curl::EasySetopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl::EasySetopt(curl, CURLOPT_USERAGENT, "zest/" ZEST_VERSION);
+  curl::EasySetopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
+  curl::EasySetopt(curl, CURLOPT_HEADERDATA, st);
+  curl::EasySetopt(curl, CURLOPT_WRITEFUNCTION, OnBody);
+  curl::EasySetopt(curl, CURLOPT_WRITEDATA, st);
+  curl::EasySetopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl::EasySetopt(curl, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl::EasySetopt(curl, CURLOPT_XFERINFODATA, st);
+  curl::EasySetopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl::EasySetopt(curl, CURLOPT_BUFFERSIZE, kBufferBytes);
+  curl::EasySetopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(o.connect_timeout_s));
   // Stall detection: under 1 byte/s for stall_timeout_s ends the transfer
   // with a timeout, which callers retry on a fresh connection.
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.stall_timeout_s));
-  if (!range.empty()) curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
+  curl::EasySetopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl::EasySetopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.stall_timeout_s));
+  if (!range.empty()) curl::EasySetopt(curl, CURLOPT_RANGE, range.c_str());
 }
 
 }  // namespace
 
 HttpGetResult HttpGet(const std::string& url, const HttpGetOptions& options) {
   HttpGetResult result;
-  std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
+  std::unique_ptr<CURL, CurlDeleter> curl(curl::EasyInit());
   if (!curl) {
-    result.transport_error = "libcurl could not start a transfer";
+    Status loaded = curl::Load();
+    result.transport_error = loaded.ok() ? "libcurl could not start a transfer" : loaded.message();
     return result;
   }
   curl_slist* list = nullptr;
-  for (const std::string& h : options.headers) list = curl_slist_append(list, h.c_str());
+  for (const std::string& h : options.headers) list = curl::SlistAppend(list, h.c_str());
   std::unique_ptr<curl_slist, SlistDeleter> headers(list);
   std::string range;
   if (options.range_from) {
@@ -113,12 +114,12 @@ HttpGetResult HttpGet(const std::string& url, const HttpGetOptions& options) {
   }
   TransferState st{curl.get(), &options, &result};
   SetOptions(curl.get(), url, options, &st, headers.get(), range);
-  CURLcode rc = curl_easy_perform(curl.get());
-  curl_easy_getinfo(curl.get(), CURLINFO_RESPONSE_CODE, &result.status);
+  CURLcode rc = curl::EasyPerform(curl.get());
+  curl::EasyGetinfo(curl.get(), CURLINFO_RESPONSE_CODE, &result.status);
   result.cancelled = rc == CURLE_ABORTED_BY_CALLBACK;
   result.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
   result.transport_ok = rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && result.stopped_by_sink);
-  if (!result.transport_ok) result.transport_error = curl_easy_strerror(rc);
+  if (!result.transport_ok) result.transport_error = curl::EasyStrerror(rc);
   return result;
 }
 
