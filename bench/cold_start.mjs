@@ -39,7 +39,9 @@ async function coldThroughZest(zest) {
   return firstToken(zest.url, performance.now());
 }
 
-async function coldDirect(argv) {
+async function coldDirect(zest, argv) {
+  // One engine at a time: zest's is unloaded first, as it is before its own round.
+  await zest.json('/api/v1/unload', { model: 'bench' });
   const port = 21000 + Math.floor(Math.random() * 5000);
   const cmd = argvOnTcp(argv, port);
   const t0 = performance.now();
@@ -76,7 +78,7 @@ async function main() {
     const z = [];
     const d = [];
     for (let i = 0; i < ROUNDS; i++) {
-      if (i % 2) { z.push(await coldThroughZest(zest)); d.push(await coldDirect(argv)); } else { d.push(await coldDirect(argv)); z.push(await coldThroughZest(zest)); }
+      if (i % 2) { z.push(await coldThroughZest(zest)); d.push(await coldDirect(zest, argv)); } else { d.push(await coldDirect(zest, argv)); z.push(await coldThroughZest(zest)); }
     }
     // Serve a little more, then let it sit idle.
     for (let i = 0; i < 20; i++) await zest.json('/v1/chat/completions', request(false));
