@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node bench/gateway_overhead.mjs "$@"
+# Cold start (zest vs llama-server's own start) and zest's idle RSS.
+node bench/cold_start.mjs
 # Download throughput: zest pull (1 and 4 connections) vs curl -o.
 node bench/download.mjs
 # Memory prediction accuracy: the placement ledger vs the engine's RSS.
