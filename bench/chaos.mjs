@@ -133,7 +133,7 @@ async function chaos() {
   const zest = await startZest({
     home: makeHome({ a: 'tiny', b: 'tiny' }),
     args: ['--parallel', '4'],
-    env: { ZEST_LOG_LEVEL: 'info', ZEST_CRASH_LOOP_LIMIT: '0' },
+    env: { ZEST_LOG_LEVEL: 'info' },
   });
   try {
     const run = await chaosRun(zest, { models: ['a', 'b'], requests: CHAOS_REQUESTS, concurrency: CHAOS_CONCURRENCY });
@@ -143,7 +143,7 @@ async function chaos() {
     const errors = Object.entries(kinds).filter(([k]) => k !== 'ok').map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
     return [
       `Chaos: ${CHAOS_REQUESTS} chat requests (half streamed, 4-24 tokens) at ${CHAOS_CONCURRENCY} concurrent over two ` +
-        'tiny models (--parallel 4, crash-loop breaker off) while a random llama-server is SIGKILLed every 2-4 s.',
+        'tiny models (--parallel 4, default supervision) while a random llama-server is SIGKILLed every 2-4 s.',
       '',
       '| requests | ok | errors by kind | malformed or lost | kills | recoveries | time to recover p50 / max (ms) | duration s | zest crashed |',
       '|---:|---:|---|---:|---:|---:|---|---:|---|',

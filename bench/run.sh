@@ -21,3 +21,5 @@ node bench/cpu_threads.mjs
 node bench/prefill_split.mjs
 # The engine bridge in front of FastFlowLM: direct TCP vs through the bridge.
 node bench/engine_bridge.mjs
+# Supervision under a kill storm (default settings) and a doomed model.
+node bench/supervision.mjs

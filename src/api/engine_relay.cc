@@ -21,6 +21,9 @@ namespace asio = boost::asio;
 using asio::awaitable;
 
 constexpr std::size_t kMaxEngineResponseBytes = 256ull * 1024 * 1024;
+// How many engines one request may try: a fresh one each time the last died
+// before the client had a byte of its answer (killed from outside, crashed).
+constexpr int kEngineAttempts = 4;
 
 // The model's name as the client spelled it (the registry's when it gave none).
 const std::string& ClientName(const RelayRequest& request) {
@@ -61,13 +64,14 @@ struct Connection {
 };
 
 // Connects to the model's best instance (a slot on it is held from here
-// on), restarting the engine once when the one we got turns out to be dead
-// (killed between requests).
+// on). Sets `engine_dead` when the instance we got turns out to be dead
+// (killed between requests): the pool has forgotten it, and another try
+// starts a fresh one.
 awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const RelayRequest& request,
-                                      std::shared_ptr<http::UpstreamCanceller> canceller) {
+                                      std::shared_ptr<http::UpstreamCanceller> canceller,
+                                      bool& engine_dead) {
   auto executor = co_await asio::this_coro::executor;
-  Status last;
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  {
     const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
     auto lease = co_await pool.Dispatch(request.model, urgent);
     if (!lease.ok()) co_return lease.status();
@@ -83,7 +87,11 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
       streamed = AsStreamRequest(request.engine_path, request.body);
     }
     const bool assemble = streamed.has_value();
-    up.body = assemble ? std::move(*streamed) : request.body;
+    if (assemble) {
+      up.body = std::move(*streamed);
+    } else {
+      up.body = request.body;
+    }
     if (request.split_prefill) {
       // Named, not temporaries inside co_await (GCC 12).
       std::shared_ptr<scheduler::Instance> decode = lease->instance();
@@ -102,30 +110,44 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
       co_return std::move(connection);
     }
     if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
-    last = response.status();
     std::shared_ptr<scheduler::Instance> broken = lease->instance();
     lease->Release();
     co_await pool.ReportBroken(broken);
+    engine_dead = true;
+    co_return Unavailable("engine for '" + request.model.name +
+                          "' is not answering: " + response.status().message());
   }
-  co_return Unavailable("engine for '" + request.model.name +
-                        "' is not answering: " + last.message());
 }
+
+// What one try on an engine came to: nullopt when the client has its
+// answer (or an error, or left); else why the engine broke off before the
+// client had a byte of it (the pool has been told), so another engine may
+// try.
+using Outcome = std::optional<Status>;
 
 // The slot is given back once the engine has answered in full, before the
 // answer goes out: a slow client does not hold it, and a client's next
 // request never finds it still taken by this one.
-awaitable<void> RelayWhole(scheduler::InstanceLease& lease, http::UpstreamResponse& upstream,
-                           const RelayRequest& request, http::ResponseWriter& writer) {
+awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::InstanceLease& lease,
+                              http::UpstreamResponse& upstream, const RelayRequest& request,
+                              http::ResponseWriter& writer) {
   std::shared_ptr<scheduler::Instance> held = lease.instance();
   scheduler::Instance& instance = *held;
   auto body = co_await upstream.ReadAll(kMaxEngineResponseBytes);
   lease.Release();
-  if (!body.ok()) co_return co_await SendFailure(writer, body.status());
+  if (!body.ok() && body.status().code() == ErrorCode::kUnavailable && !writer.client_gone()) {
+    co_await pool.ReportBroken(held);
+    co_return body.status();
+  }
+  if (!body.ok()) {
+    co_await SendFailure(writer, body.status());
+    co_return std::nullopt;
+  }
   if (writer.started()) {  // a heartbeat began the stream: the engine's error as an event
     const std::string event = http::SseData(*body);
     bool sent = co_await writer.WriteChunk(event);
     if (sent) co_await writer.EndStream();
-    co_return;
+    co_return std::nullopt;
   }
   std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));
   if (content_type.empty()) content_type = "application/json";
@@ -138,15 +160,17 @@ awaitable<void> RelayWhole(scheduler::InstanceLease& lease, http::UpstreamRespon
       upstream.status() == 200 && (name != request.model.name || !instance.engine_model.empty());
   std::string out = respell ? WithModelName(std::move(*body), name) : std::move(*body);
   co_await writer.Send(upstream.status(), content_type, std::move(out));
+  co_return std::nullopt;
 }
 
 // The engine's events relayed as they come, byte for byte unless
 // FixChunk (stream_chunk.h) has something to change. The slot is given back
 // at the engine's closing "[DONE]", before the client has it (as in
-// RelayWhole).
-awaitable<void> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLease& lease,
-                            http::UpstreamResponse& upstream, http::ResponseWriter& writer,
-                            const RelayRequest& request) {
+// RelayWhole). The client's stream starts with the engine's first event, so
+// an engine that dies before it leaves the request to another engine.
+awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLease& lease,
+                               http::UpstreamResponse& upstream, http::ResponseWriter& writer,
+                               const RelayRequest& request) {
   std::shared_ptr<scheduler::Instance> instance = lease.instance();
   const std::string& model_name = ClientName(request);
   const std::string* rename = instance->engine_model.empty() ? nullptr : &model_name;
@@ -154,21 +178,21 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLe
   bool role_pending = request.engine_path.ends_with("chat/completions");
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
-  if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
-    co_return;
-  }
   http::SseSplitter splitter;
-  bool done = false;  // the engine's "[DONE]" came: its answer is whole
+  bool relayed = false;  // an event of this engine's went to the client
+  bool done = false;     // the engine's "[DONE]" came: its answer is whole
   while (true) {
     auto piece = co_await upstream.ReadSome();
     // After "[DONE]" the slot is free and the engine may be stopped (evicted)
     // before the body's last bytes are read: the stream is whole all the same.
     if (!piece.ok() && done) break;
     if (!piece.ok()) {
-      if (writer.client_gone()) co_return;
-      spdlog::warn("{}engine for '{}' broke off a stream: {}", RequestTag(request.request_id),
-                   instance->model(), piece.status().message());
+      if (writer.client_gone()) co_return std::nullopt;
+      spdlog::warn("{}engine for '{}' broke off a stream{}: {}", RequestTag(request.request_id),
+                   instance->model(), relayed ? "" : " before its first event",
+                   piece.status().message());
       co_await pool.ReportBroken(instance);
+      if (!relayed) co_return piece.status();
       co_await writer.WriteChunk(
           StreamErrorEvent(EngineFailed("the engine for '" + instance->model() +
                                         "' stopped mid-stream: " + piece.status().message())));
@@ -176,10 +200,14 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLe
     }
     if (!piece->has_value()) break;
     for (const auto& event : splitter.Feed(**piece)) {
+      if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
+        co_return std::nullopt;
+      }
+      relayed = true;
       MeasureSpeed(*instance, event.data);
       if (request.observer != nullptr) request.observer->OnStreamEvent(event.data);
       if (event.data.empty()) {  // a comment: passed on as it is
-        if (!co_await writer.WriteChunk(event.raw)) co_return;
+        if (!co_await writer.WriteChunk(event.raw)) co_return std::nullopt;
         continue;
       }
       if (event.data == "[DONE]") {
@@ -190,11 +218,15 @@ awaitable<void> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLe
       role_pending = false;
       if (fixed) *fixed = http::SseData(*fixed);
       const std::string& out = fixed ? *fixed : event.raw;
-      if (!co_await writer.WriteChunk(out)) co_return;
+      if (!co_await writer.WriteChunk(out)) co_return std::nullopt;
     }
+  }
+  if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
+    co_return std::nullopt;
   }
   if (!splitter.pending().empty()) co_await writer.WriteChunk(splitter.pending());
   co_await writer.EndStream();
+  co_return std::nullopt;
 }
 
 // A non-streamed answer put together from the engine's stream as it
@@ -236,52 +268,73 @@ awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
   co_return std::move(answer);
 }
 
+awaitable<Outcome> RelayAssembled(scheduler::InstancePool& pool, Connection& connected,
+                                  const RelayRequest& request, http::ResponseWriter& writer) {
+  std::shared_ptr<scheduler::Instance> instance = connected.lease.instance();
+  auto answer = co_await ReadAssembled(*instance, *connected.response, request);
+  connected.lease.Release();  // as in RelayWhole: the engine is done with it
+  if (!answer.ok() && answer.status().code() == ErrorCode::kUnavailable) {  // it broke off
+    if (writer.client_gone()) co_return std::nullopt;
+    co_await pool.ReportBroken(instance);
+    co_return answer.status();
+  }
+  if (!answer.ok()) {  // too long, or the client left
+    co_await SendFailure(writer, answer.status());
+    co_return std::nullopt;
+  }
+  co_await writer.Send(answer->status, "application/json", std::move(answer->body));
+  co_return std::nullopt;
+}
+
+// One try on an engine: connect, then relay the answer the way it comes.
+awaitable<Outcome> RelayOnce(scheduler::InstancePool& pool, const RelayRequest& request,
+                             http::ResponseWriter& writer,
+                             std::shared_ptr<http::UpstreamCanceller> canceller,
+                             WaitHeartbeat& heartbeat) {
+  heartbeat.SetPhase("loading");
+  bool engine_dead = false;
+  auto connected = co_await Connect(pool, request, canceller, engine_dead);
+  co_await heartbeat.Stop();
+  if (engine_dead) co_return connected.status();  // now forgotten: another may try
+  if (!connected.ok()) {
+    if (connected.status().code() != ErrorCode::kCancelled) {
+      spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
+                   connected.status().message());
+    }
+    co_await SendFailure(writer, connected.status());
+    co_return std::nullopt;
+  }
+  // The lease (a slot on the instance) lives until the engine has answered.
+  http::UpstreamResponse& upstream = *connected->response;
+  bool event_stream =
+      http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
+  if (request.stream && upstream.status() == 200 && event_stream) {
+    co_return co_await RelayStream(pool, connected->lease, upstream, writer, request);
+  }
+  if (!connected->assemble || upstream.status() != 200 || !event_stream) {
+    co_return co_await RelayWhole(pool, connected->lease, upstream, request, writer);
+  }
+  co_return co_await RelayAssembled(pool, *connected, request, writer);
+}
+
+// Tries fresh engines while the one before died before the client had a
+// byte of its answer, streamed or not.
 awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest& request,
                               http::ResponseWriter& writer,
                               std::shared_ptr<http::UpstreamCanceller> canceller,
                               WaitHeartbeat& heartbeat) {
-  // A second attempt only for an assembled answer whose engine broke off:
-  // the client has had nothing yet, as when an engine dies before answering.
-  for (int attempt = 0;; ++attempt) {
-    heartbeat.SetPhase("loading");
-    auto connected = co_await Connect(pool, request, canceller);
-    co_await heartbeat.Stop();
-    if (!connected.ok()) {
-      if (connected.status().code() != ErrorCode::kCancelled) {
-        spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
-                     connected.status().message());
-      }
-      co_return co_await SendFailure(writer, connected.status());
-    }
-    // The lease (a slot on the instance) lives until the engine has answered.
-    std::shared_ptr<scheduler::Instance> instance = connected->lease.instance();
-    http::UpstreamResponse& upstream = *connected->response;
-    bool event_stream =
-        http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
-    if (request.stream && upstream.status() == 200 && event_stream) {
-      co_return co_await RelayStream(pool, connected->lease, upstream, writer, request);
-    }
-    if (!connected->assemble || upstream.status() != 200 || !event_stream) {
-      co_return co_await RelayWhole(connected->lease, upstream, request, writer);
-    }
-    auto answer = co_await ReadAssembled(*instance, upstream, request);
-    connected->lease.Release();  // as in RelayWhole: the engine is done with it
-    if (!answer.ok() && answer.status().code() != ErrorCode::kUnavailable) {
-      co_return co_await SendFailure(writer, answer.status());  // too long, or the client left
-    }
-    if (!answer.ok()) {  // the engine broke off
-      if (writer.client_gone()) co_return;
-      spdlog::warn("{}engine for '{}' broke off an answer{}: {}", RequestTag(request.request_id),
-                   instance->model(), attempt == 0 ? ", trying a fresh one" : "",
-                   answer.status().message());
-      co_await pool.ReportBroken(instance);
-      if (attempt == 0) continue;
-      const Status failed = EngineFailed("the engine for '" + instance->model() +
-                                         "' stopped mid-answer: " + answer.status().message());
-      co_return co_await SendFailure(writer, failed);
-    }
-    co_await writer.Send(answer->status, "application/json", std::move(answer->body));
-    co_return;
+  for (int attempt = 1;; ++attempt) {
+    Outcome broke = co_await RelayOnce(pool, request, writer, canceller, heartbeat);
+    if (!broke) co_return;
+    const bool again = attempt < kEngineAttempts;
+    spdlog::warn("{}engine for '{}' broke off before answering{}: {}",
+                 RequestTag(request.request_id), request.model.name,
+                 again ? ", trying a fresh one" : "", broke->message());
+    if (again) continue;
+    const Status failed = EngineFailed("the engine for '" + request.model.name + "' failed " +
+                                       std::to_string(kEngineAttempts) +
+                                       " times before answering: " + broke->message());
+    co_return co_await SendFailure(writer, failed);
   }
 }
 

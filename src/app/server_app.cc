@@ -153,7 +153,8 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path&
   o.cpu_cores = inventory.cpu.physical_cores;
   o.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
   o.memory_wait = std::chrono::seconds(s.memory_wait_s);
-  o.crash_loop_limit = s.crash_loop_limit;
+  o.restart_backoff = std::chrono::milliseconds(s.restart_backoff_ms);
+  o.restart_backoff_max = std::chrono::seconds(s.restart_backoff_max_s);
   o.discover_devices = DeviceDiscovery(inventory, engine, s);
   // The NPU's verdict does not depend on llama-server's devices: not probed.
   o.npu = placement::NpuFromInventory(

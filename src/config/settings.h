@@ -51,7 +51,11 @@ struct Settings {
   int threads = 0;            // engine threads; 0 = engine default
   int ready_timeout_s = 120;  // how long an engine may take to load
   int watchdog_s = 30;        // an engine silent this long (hung, stopped) is killed; 0 = off
-  int crash_loop_limit = 3;   // failures within 60 s that hold a model off for 30 s; 0 = never
+  // An engine that fails on its own (not killed from outside) holds its
+  // model off for this long, doubling with each failure in a row up to the
+  // max (scheduler/crash_loop.h); 0 = never held off.
+  int restart_backoff_ms = 1000;
+  int restart_backoff_max_s = 60;
   // [scheduler]
   int max_queue = 64;                      // waiting requests per model
   int queue_timeout_s = 300;               // how long a request may wait for a slot

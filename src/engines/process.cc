@@ -342,6 +342,15 @@ std::string Process::DescribeExit(int wait_status) {
   return "wait status " + std::to_string(wait_status);
 }
 
+bool Process::KilledFromOutside(int wait_status) {
+  auto outside = [](int sig) {
+    return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+  };
+  if (WIFSIGNALED(wait_status)) return outside(WTERMSIG(wait_status));
+  return WIFEXITED(wait_status) && WEXITSTATUS(wait_status) > 128 &&
+         outside(WEXITSTATUS(wait_status) - 128);
+}
+
 void Process::SignalGroup(int sig) {
   MutexLock lock(mu_);
   if (!exit_status_) kill(-pid_, sig);

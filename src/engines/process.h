@@ -68,6 +68,11 @@ class Process {
   bool Running() { return !ExitStatus().has_value(); }
   // "exited with code 1" / "killed by signal 9".
   static std::string DescribeExit(int wait_status);
+  // Whether the child was killed from outside (SIGKILL, SIGTERM, SIGINT,
+  // SIGHUP: the OOM killer, an operator) rather than ending on its own (an
+  // exit code, a crash signal such as SIGSEGV or SIGABRT). bwrap, like a
+  // shell, reports its child's death by signal N as exit code 128 + N.
+  static bool KilledFromOutside(int wait_status);
   // SIGTERM to the process group, wait up to `grace`, then SIGKILL; blocks
   // until reaped. Idempotent.
   void Terminate(std::chrono::milliseconds grace = std::chrono::seconds(5));

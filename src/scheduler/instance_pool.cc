@@ -31,6 +31,12 @@ using asio::use_awaitable;
 
 constexpr auto kReadyPollInterval = std::chrono::milliseconds(20);
 constexpr auto kDeathGracePeriod = std::chrono::milliseconds(1000);
+// Loads one request may start when each engine is killed from outside
+// while it loads.
+constexpr int kLoadAttempts = 3;
+// An engine that crashes on its own sooner than this after it was ready
+// counts for the crash-loop breaker as one that cannot start.
+constexpr std::chrono::seconds kCrashedAtOnce{10};
 
 // Engine log files are named after the model; names may contain '/' or ':'.
 std::string SafeFileName(std::string name) {
@@ -74,7 +80,7 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options,
     : options_(std::move(options)),
       engine_(std::move(engine)),
       strand_(asio::make_strand(io)),
-      breaker_(options_.crash_loop_limit, options_.crash_loop_window, options_.crash_loop_cooldown),
+      breaker_(options_.restart_backoff, options_.restart_backoff_max, options_.crash_loop_window),
       devices_found_(strand_),
       corrections_(options_.memory_corrections_file) {
   devices_found_.expires_at(asio::steady_timer::time_point::max());
@@ -133,6 +139,7 @@ int InstancePool::EngineParallel(const std::string& model) {
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent) {
+  int killed_loads = 0;
   while (true) {
     EntryList entries;
     {
@@ -176,13 +183,22 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     }
     if (!loading) {
       config::ModelSettings chosen = settings ? *settings : ConfiguredSettings(model.name);
-      co_return co_await Load(model, std::move(chosen), urgent, /*replica=*/false);
+      Result<std::shared_ptr<Entry>> added = AddEntry(model, std::move(chosen), urgent, false);
+      if (!added.ok()) co_return added.status();
+      loading = *added;
+      // Its outcome is read from the entry below, as for a load joined.
+      (void)co_await Load(model, loading);
+    } else {
+      if (urgent) loading->may_drain = true;  // read by that load's memory wait
+      co_await loading->done.async_wait(asio::as_tuple(use_awaitable));
     }
-    if (urgent) loading->may_drain = true;  // read by that load's memory wait
-    co_await loading->done.async_wait(asio::as_tuple(use_awaitable));
     if (loading->state == Entry::State::kReady) co_return loading->instance;
-    // A replica that failed leaves the model as it was; look again.
-    if (!loading->replica) co_return loading->error;
+    // A replica that failed leaves the model as it was; look again. So does
+    // an engine killed from outside while it loaded (not its fault), a few
+    // times.
+    if (loading->replica) continue;
+    if (loading->killed_from_outside && ++killed_loads < kLoadAttempts) continue;
+    co_return loading->error;
   }
 }
 
@@ -205,22 +221,24 @@ awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const En
   co_return co_await StopOnStrand(std::move(name), kReload);
 }
 
-awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::ModelEntry& model,
-                                                                config::ModelSettings settings,
-                                                                bool urgent, bool replica) {
-  // An engine that keeps failing is not restarted for a while.
-  if (Status held = breaker_.Check(model.name, std::chrono::steady_clock::now()); !held.ok()) {
-    co_return held;
-  }
+Result<std::shared_ptr<InstancePool::Entry>> InstancePool::AddEntry(const models::ModelEntry& model,
+                                                                    config::ModelSettings settings,
+                                                                    bool urgent, bool replica) {
+  // An engine that keeps failing on its own is not restarted for a while.
+  ZEST_RETURN_IF_ERROR(breaker_.Check(model.name, std::chrono::steady_clock::now()));
   auto entry = std::make_shared<Entry>(strand_, model.name, replica);
   entry->may_drain = urgent && !replica;
   entry->settings = std::move(settings);
+  MutexLock lock(list_mu_);
+  entries_.emplace(model.name, entry);
+  return entry;
+}
+
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::ModelEntry& model,
+                                                                std::shared_ptr<Entry> entry) {
+  const bool replica = entry->replica;
   fs::path socket =
       options_.run_dir / ("engine-" + std::to_string(++next_socket_id_)) / "engine.sock";
-  {
-    MutexLock lock(list_mu_);
-    entries_.emplace(model.name, entry);
-  }
   auto finish = [&](Status error) {
     MutexLock lock(list_mu_);
     entry->state = error.ok() ? Entry::State::kReady : Entry::State::kFailed;
@@ -241,7 +259,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan, replica);
   if (!process.ok()) {
     if (events_) events_->EngineFailedToStart(model.name);
-    NoteFailure(model.name, process.status().message());
+    NoteOwnFailure(model.name, process.status().message());
     finish(process.status());
     co_return process.status();
   }
@@ -268,7 +286,12 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   Status ready = co_await WaitReady(*instance);
   if (!ready.ok()) {
     spdlog::error("'{}' failed to load: {}", model.name, ready.message());
-    NoteFailure(model.name, ready.message());
+    std::optional<int> exit = instance->process().ExitStatus();
+    if (exit && engines::Process::KilledFromOutside(*exit)) {
+      entry->killed_from_outside = true;  // not its fault: loaded again, not held off
+    } else {
+      NoteOwnFailure(model.name, ready.message());
+    }
     co_await TerminateOffStrand(instance);
     if (events_) events_->EngineFailedToStart(model.name);
     finish(ready);
@@ -452,6 +475,15 @@ awaitable<void> InstancePool::ForgetExited() {
   for (std::shared_ptr<Instance>& instance : exited) co_await ReportBroken(std::move(instance));
 }
 
+awaitable<void> InstancePool::ForgetFailures(std::string model) {
+  co_await asio::co_spawn(strand_, ForgetFailuresOnStrand(std::move(model)), use_awaitable);
+}
+
+awaitable<void> InstancePool::ForgetFailuresOnStrand(std::string model) {
+  breaker_.Forget(model);
+  co_return;
+}
+
 awaitable<void> InstancePool::KillHung(std::string model, pid_t pid) {
   co_await asio::co_spawn(strand_, KillHungOnStrand(std::move(model), pid), use_awaitable);
 }
@@ -469,16 +501,17 @@ awaitable<void> InstancePool::KillHungOnStrand(std::string model, pid_t pid) {
   }
   if (!instance) co_return;
   PublishCapacity(model);
+  // Not counted by the breaker: the watchdog waited its whole period
+  // before it called this a hang, which spaces out restarts enough.
   if (events_) events_->EngineCrashed(model);
-  NoteFailure(model, "stopped answering (hung)");
   co_await TerminateOffStrand(instance);  // SIGKILL reaches a stopped process too
 }
 
-void InstancePool::NoteFailure(const std::string& model, const std::string& reason) {
-  if (breaker_.RecordFailure(model, reason, std::chrono::steady_clock::now())) {
-    spdlog::error("'{}' keeps failing ({} times within {} s): not restarting it for {} s", model,
-                  options_.crash_loop_limit, options_.crash_loop_window.count(),
-                  options_.crash_loop_cooldown.count());
+void InstancePool::NoteOwnFailure(const std::string& model, const std::string& reason) {
+  const auto hold = breaker_.RecordFailure(model, reason, std::chrono::steady_clock::now());
+  if (hold.count() > 0) {
+    spdlog::error("'{}' failed on its own: not restarting it for {:.1f} s", model,
+                  std::chrono::duration<double>(hold).count());
   }
 }
 
@@ -495,21 +528,32 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   }
   if (instance->Alive()) co_return;
   bool forgotten = false;
+  double load_s = 0;
   {
     MutexLock lock(list_mu_);
     for (const auto& entry : EntriesOf(instance->model())) {
       if (entry->instance != instance) continue;
       Erase(entry);
       forgotten = true;
+      load_s = entry->load_s;
       break;
     }
   }
   if (forgotten) PublishCapacity(instance->model());
   // Counted once per instance: several requests may report the same death.
   if (forgotten && events_) events_->EngineCrashed(instance->model());
-  if (forgotten) {
-    NoteFailure(instance->model(), "crashed: " + engines::Process::DescribeExit(
-                                                     instance->process().ExitStatus().value_or(0)));
+  const int exit = instance->process().ExitStatus().value_or(0);
+  // An engine that crashes at once on every load is doomed; one killed from
+  // outside (the OOM killer, an operator), or that served a while before it
+  // crashed, is restarted at once.
+  const auto ready_for = std::chrono::steady_clock::now() - instance->started_at() -
+                         std::chrono::duration<double>(load_s);
+  if (forgotten && !engines::Process::KilledFromOutside(exit) && ready_for < kCrashedAtOnce) {
+    NoteOwnFailure(
+        instance->model(),
+        "crashed " +
+            std::to_string(static_cast<int>(std::chrono::duration<double>(ready_for).count())) +
+            " s after it was ready: " + engines::Process::DescribeExit(exit));
   }
   spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(), instance->pid(),
                engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),

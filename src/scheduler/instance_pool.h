@@ -60,11 +60,12 @@ struct PoolOptions {
   // How long a load may wait for instances in use to go idle (and be
   // evicted) when it fits only without them; then 507.
   std::chrono::seconds memory_wait{300};
-  // Crash-loop breaker (crash_loop.h): this many failed starts or crashes
-  // within the window hold the model off for the cooldown; 0 = never.
-  int crash_loop_limit = 3;
+  // Crash-loop breaker (crash_loop.h): an engine that fails on its own
+  // holds its model off for `restart_backoff`, doubling with each failure
+  // in a row (within the window) up to the max; zero = never held off.
+  std::chrono::milliseconds restart_backoff{1000};
+  std::chrono::milliseconds restart_backoff_max{60'000};
   std::chrono::seconds crash_loop_window{60};
-  std::chrono::seconds crash_loop_cooldown{30};
   // Where each model's saved slots go (slot_cache.h), one 0700 directory per
   // model; empty = slots are not saved across unloads.
   std::filesystem::path slot_dir;
@@ -198,6 +199,10 @@ class InstancePool : public EngineSlots {
   // Stops the model's instances (SIGTERM, then SIGKILL). kNotFound if none.
   boost::asio::awaitable<Status> Stop(std::string model, StopReason reason = kUnload);
 
+  // Clears the crash-loop breaker's record of `model` (crash_loop.h): the
+  // next load is tried at once. For a load a user asked for.
+  boost::asio::awaitable<void> ForgetFailures(std::string model);
+
   // Kills the model's engine if it is still the one with `pid` (the watchdog
   // found it unresponsive) and forgets it, so the next request starts anew.
   boost::asio::awaitable<void> KillHung(std::string model, pid_t pid);
@@ -261,11 +266,15 @@ class InstancePool : public EngineSlots {
                                                     bool by_autoscaler);
   boost::asio::awaitable<bool> RemoveReplicaOnStrand(std::string model, pid_t pid,
                                                      std::string reason);
-  // Starts an instance of `model`: its first, or with `replica` another one
-  // on an unused device (no memory wait, no draining for it).
+  // Lists a new instance of `model` (loading): its first, or with `replica`
+  // another one on an unused device (no memory wait, no draining for it).
+  // Fails at once while the crash-loop breaker holds the model off.
+  Result<std::shared_ptr<Entry>> AddEntry(const models::ModelEntry& model,
+                                          config::ModelSettings settings, bool urgent,
+                                          bool replica);
+  // Loads `entry` (from AddEntry): memory, spawn, readiness.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model,
-                                                                 config::ModelSettings settings,
-                                                                 bool urgent, bool replica);
+                                                                 std::shared_ptr<Entry> entry);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
   engines::LlamaServerOptions EngineOptions(const models::ModelEntry& model,
                                             const std::filesystem::path& socket,
@@ -315,10 +324,12 @@ class InstancePool : public EngineSlots {
   void LearnFromMeasured(const models::ModelEntry& model, const Instance& instance,
                          const placement::EnginePlan& plan);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
-  // Counts a failed start or crash toward the crash-loop breaker. Strand only.
-  void NoteFailure(const std::string& model, const std::string& reason);
+  // Counts a failure of the engine's own (not a kill from outside) toward
+  // the crash-loop breaker. Strand only.
+  void NoteOwnFailure(const std::string& model, const std::string& reason);
   boost::asio::awaitable<Status> StopOnStrand(std::string model, StopReason reason);
   boost::asio::awaitable<void> KillHungOnStrand(std::string model, pid_t pid);
+  boost::asio::awaitable<void> ForgetFailuresOnStrand(std::string model);
   // Saves an idle instance's slots before it stops (slot_cache.h).
   boost::asio::awaitable<void> SaveSlotsOf(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);

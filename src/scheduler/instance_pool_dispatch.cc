@@ -139,8 +139,10 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
     if (EntryList entries = EntriesOf(model.name); !entries.empty())
       settings = entries.front()->settings;
   }
+  Result<std::shared_ptr<Entry>> entry =
+      AddEntry(model, std::move(settings), /*urgent=*/false, /*replica=*/true);
   Result<std::shared_ptr<Instance>> added =
-      co_await Load(model, std::move(settings), false, /*replica=*/true);
+      entry.ok() ? co_await Load(model, *entry) : Result<std::shared_ptr<Instance>>(entry.status());
   if (!added.ok()) {
     spdlog::info("{} '{}' not done: {}", what, model.name, added.status().message());
     co_return added.status();

@@ -36,6 +36,9 @@ struct InstancePool::Entry {
   // Being emptied so another model's load can evict it: requests in flight
   // finish, new ones wait for it to go (and then load it again).
   bool draining = false;
+  // Its engine was killed from outside while it loaded (set before `done`
+  // is cancelled): the requests waiting on it may load the model again.
+  bool killed_from_outside = false;
   // An urgent request (high priority, explicit load) waits on this load: it
   // may drain a busy instance for memory. Strand only.
   bool may_drain = false;

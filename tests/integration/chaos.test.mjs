@@ -21,9 +21,8 @@ describe('chaos: engines killed under load', () => {
     zest = await startZest({
       home: makeHome({ a: 'tiny', b: 'tiny' }),
       args: ['--parallel', '4'],
-      // Kills come faster than the crash-loop breaker allows (3 in 60 s);
-      // here they are the test's doing, not a broken engine.
-      env: { ZEST_LOG_LEVEL: 'info', ZEST_CRASH_LOOP_LIMIT: '0' },
+      // Default supervision: kills from outside are never held off.
+      env: { ZEST_LOG_LEVEL: 'info' },
     });
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
@@ -53,6 +52,11 @@ describe('chaos: engines killed under load', () => {
     assert.ok(run.kills.length >= 3, `the killer struck ${run.kills.length} times`);
     assert.ok(run.kills.some((k) => firstEngines.includes(k.pid)), 'the warm engines were among the victims');
     assert.ok((kinds.ok ?? 0) > REQUESTS / 2, `most requests succeed: ${JSON.stringify(kinds)}`);
+    // A request the client has had no byte of is retried on a fresh engine:
+    // a non-streamed one fails only when several engines die under it in a row.
+    const plainFailed = run.results.filter((r) => !r.stream && r.kind !== 'ok');
+    assert.ok(plainFailed.length <= REQUESTS / 100,
+      `non-streamed requests retried: ${plainFailed.map((r) => `${r.kind}: ${r.detail}`).join('; ')}`);
 
     // No engine beyond the live instances: one spawned process (and one
     // llama-server) per instance zest reports.

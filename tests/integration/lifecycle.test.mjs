@@ -157,23 +157,52 @@ describe('engine lifecycle: long generations', () => {
 });
 
 describe('crash-loop breaker', () => {
-  test('an engine that keeps failing to start is held off after three tries', async () => {
+  test('an engine that fails on its own is held off, twice as long each time; an explicit load tries at once', async () => {
     const home = makeHome({ bad: 'tiny' });
     // An allowed flag with a value llama-server refuses: it exits at once, every time.
     fs.writeFileSync(path.join(home, 'config.toml'), '[models."bad"]\nextra_args = ["--chat-template-kwargs", "not json"]\n');
-    const zest = await startZest({ home });
+    // 3 s, not the default 1 s: the held requests below must come within it on a loaded machine.
+    const zest = await startZest({ home, env: { ZEST_RESTART_BACKOFF_MS: '3000' } });
+    const engines = () => (zest.logs().match(/loading 'bad' \(pid/g) ?? []).length;
     try {
-      for (let i = 0; i < 3; ++i) {
-        const r = await zest.json('/v1/chat/completions', chatBody('bad'));
-        assert.equal(r.status, 500, JSON.stringify(r.data));
-        assert.equal(r.data.error.code, 'engine_failed');
-      }
+      const first = await zest.json('/v1/chat/completions', chatBody('bad'));
+      assert.equal(first.status, 500, JSON.stringify(first.data));
+      assert.equal(first.data.error.code, 'engine_failed');
+      assert.match(first.data.error.message, /exited with code 1 while loading: .*chat-template-kwargs/);
+      // Held off: refused at once with the reason, no new engine.
       const held = await zest.json('/v1/chat/completions', chatBody('bad'));
       assert.equal(held.status, 500);
       assert.equal(held.data.error.code, 'engine_failed');
-      assert.match(held.data.error.message, /failed 3 times within 60 s; not restarting it for another \d+ s/);
-      assert.equal((zest.logs().match(/loading 'bad' \(pid/g) ?? []).length, 3, 'no fourth engine');
-      assert.match(zest.logs(), /'bad' keeps failing/);
+      assert.match(held.data.error.message, /failed 1 time; not restarting it for another [0-3](\.\d)? s\. Last failure: .*chat-template-kwargs/);
+      assert.equal(engines(), 1);
+      // After the hold, one more engine; it fails too, and the hold doubles.
+      await waitFor(async () => !/not restarting/.test((await zest.json('/v1/chat/completions', chatBody('bad'))).data.error.message),
+        { timeout: 10000, what: 'the hold to end' });
+      assert.equal(engines(), 2);
+      const again = await zest.json('/v1/chat/completions', chatBody('bad'));
+      assert.match(again.data.error.message, /failed 2 times in a row; not restarting it for another [0-6](\.\d)? s/);
+      assert.equal(engines(), 2);
+      // An explicit load (perhaps after a fix) is tried now.
+      const load = await zest.json('/api/v1/load', { model: 'bad' });
+      assert.equal(load.status, 500, JSON.stringify(load.data));
+      assert.match(load.data.error.message, /exited with code 1 while loading/);
+      assert.equal(engines(), 3);
+      assert.match(zest.logs(), /'bad' failed on its own: not restarting it for 3\.0 s/);
+    } finally { await zest.stop(); zest.cleanup(); }
+  });
+
+  test('an engine killed from outside is restarted at once, every time', async () => {
+    const zest = await startZest({ home: makeHome({ tiny: 'tiny' }), env: { ZEST_WATCHDOG: '0' } });
+    try {
+      for (let i = 0; i < 4; ++i) {
+        const r = await zest.json('/v1/chat/completions', chatBody('tiny'));
+        assert.equal(r.status, 200, JSON.stringify(r.data));
+        const [engine] = enginePids(zest);
+        process.kill(engine.pid, 'SIGKILL');
+        await waitFor(async () => (await zest.instances()).length === 0, { timeout: 5000, what: 'the dead engine forgotten' });
+      }
+      assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny'))).status, 200);
+      assert.doesNotMatch(zest.logs(), /not restarting/);
     } finally { await zest.stop(); zest.cleanup(); }
   });
 });

@@ -68,6 +68,10 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
 
 asio::awaitable<Result<std::shared_ptr<scheduler::Instance>>> LoadApi::AcquireFor(
     models::ModelEntry model, std::optional<config::ModelSettings> settings) {
+  // Asked for explicitly (perhaps after fixing what made it fail): tried
+  // now, even while the crash-loop breaker holds it off.
+  std::string name = model.name;  // named: no temporaries in co_await (GCC 12)
+  co_await pool_.ForgetFailures(std::move(name));
   if (settings) co_return co_await pool_.AcquireWith(std::move(model), std::move(*settings));
   co_return co_await pool_.Acquire(std::move(model), /*urgent=*/true);
 }
