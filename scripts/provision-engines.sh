@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Provisions the llama.cpp engine (llama-server) for zest. Idempotent.
+# Provisions the engines for zest: llama.cpp's llama-server and whisper.cpp's
+# whisper-server (speech to text). Idempotent.
 #
 # Sources, in order of preference (the same order zest itself searches):
 #   1. a configured path: $ZEST_LLAMA_SERVER
@@ -40,7 +41,9 @@ default_root() {
   else echo "${XDG_CACHE_HOME:-$HOME/.cache}/zest/engines/$name"; fi
 }
 root=${ZEST_ENGINE_ROOTFS:-$(default_root)}
-packages=(llama.cpp-tools)
+# whisper.cpp-tools brings /usr/bin/whisper-server; it shares sid's libggml0
+# with llama.cpp-tools, so one rootfs serves both engines.
+packages=(llama.cpp-tools whisper.cpp-tools)
 if [[ ${ZEST_ENGINE_VULKAN:-0} == 1 ]]; then
   packages+=(libggml0-backend-vulkan mesa-vulkan-drivers)
 fi
@@ -56,7 +59,7 @@ installed_versions() {
   done
 }
 up_to_date() {
-  [[ -f $stamp && -x $root/usr/bin/llama-server ]] || return 1
+  [[ -f $stamp && -x $root/usr/bin/llama-server && -x $root/usr/bin/whisper-server ]] || return 1
   [[ $(head -n1 "$stamp") == "$wanted" && $(tail -n +2 "$stamp") == "$(installed_versions "$root")" ]]
 }
 if [[ ${ZEST_ENGINE_REFRESH:-0} != 1 ]] && up_to_date; then
@@ -118,7 +121,7 @@ trap 'exit 130' INT TERM HUP  # so an interrupted build still runs cleanup
 # mktemp makes 0700; a rootfs root is 0755 like any /.
 "${sudo_cmd[@]}" chmod 0755 "$tmp"
 
-log "building Debian sid rootfs with ${packages[*]} from $mirror (about a minute, ~300 MB)"
+log "building Debian sid rootfs with ${packages[*]} from $mirror (about 90 s, ~680 MB)"
 include=$(IFS=,; echo "${packages[*]}")
 if ! "${sudo_cmd[@]}" debootstrap --variant=minbase --include="$include" sid "$tmp" "$mirror" >"$build_log" 2>&1; then
   tail -n 20 "$build_log" >&2
@@ -127,15 +130,19 @@ fi
 "${sudo_cmd[@]}" rm -rf "$tmp/var/cache/apt/archives/"*.deb
 { echo "$wanted"; installed_versions "$tmp"; } | "${sudo_cmd[@]}" tee "$tmp/.zest-engine-stamp" >/dev/null
 
-# Check the engine really runs before publishing it, in the same read-only
+# Check the engines really run before publishing them, in the same read-only
 # sandbox zest uses (src/engines/engine_locator.cc), as the invoking user.
-if ! bwrap --die-with-parent --unshare-pid --ro-bind "$tmp/usr" /usr \
-     --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin --symlink usr/sbin /sbin \
-     --ro-bind "$tmp/etc" /etc --dev /dev --proc /proc --tmpfs /tmp \
-     -- /usr/bin/llama-server --version >"$build_log" 2>&1; then
-  cat "$build_log" >&2
-  log "llama-server does not run inside the new rootfs"; exit 1
-fi
+# whisper-server has no --version; --help exits 0 once its libraries load.
+for probe in "llama-server --version" "whisper-server --help"; do
+  read -r engine flag <<<"$probe"
+  if ! bwrap --die-with-parent --unshare-pid --ro-bind "$tmp/usr" /usr \
+       --symlink usr/lib /lib --symlink usr/lib64 /lib64 --symlink usr/bin /bin --symlink usr/sbin /sbin \
+       --ro-bind "$tmp/etc" /etc --dev /dev --proc /proc --tmpfs /tmp \
+       -- "/usr/bin/$engine" "$flag" >"$build_log" 2>&1; then
+    cat "$build_log" >&2
+    log "$engine does not run inside the new rootfs"; exit 1
+  fi
+done
 
 # Publish: rename the old one aside, the new one into place, then delete the
 # old. Running engines keep their bind mounts of the old tree meanwhile.

@@ -1,17 +1,26 @@
-// zest-make-model: writes a synthetic llama GGUF model with random weights
-// (tests, the demo, benchmarks). The result loads in llama-server and
-// produces gibberish.
+// zest-make-model: writes a synthetic model with random weights (tests, the
+// demo, benchmarks): a llama GGUF that loads in llama-server, or (--arch
+// whisper) a whisper.cpp ggml .bin that loads in whisper-server. Both produce
+// gibberish.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <exception>
 #include <map>
 
 #include "models/gguf_reader.h"
+#include "models/whisper_file.h"
 #include "tools/synthetic_model.h"
+#include "tools/whisper_model.h"
 
 namespace {
 
 using zest::tools::SyntheticModelSpec;
 using zest::tools::TensorType;
+using zest::tools::WhisperModelSpec;
+
+constexpr const char* kRandomWarning =
+    "warning: this model has RANDOM weights; it loads and runs but its output is "
+    "gibberish. Use it for tests, demos and benchmarks only.\n";
 
 struct Overrides {
   std::string name;
@@ -19,13 +28,18 @@ struct Overrides {
   uint32_t layers = 0, embedding = 0, heads = 0, kv_heads = 0, ff = 0, context = 0;
   uint64_t seed = 0;
   bool embedding_model = false;
+  bool english_only = false;
 };
 
-void ApplyOverrides(const Overrides& o, SyntheticModelSpec& spec) {
+TensorType TypeOf(const std::string& name) {
   static const std::map<std::string, TensorType> kTypes = {
       {"f32", TensorType::kF32}, {"f16", TensorType::kF16}, {"q8_0", TensorType::kQ8_0}};
+  return kTypes.at(name);  // CLI11 checked the choice
+}
+
+void ApplyOverrides(const Overrides& o, SyntheticModelSpec& spec) {
   if (!o.name.empty()) spec.name = o.name;
-  if (!o.type.empty()) spec.type = kTypes.at(o.type);  // CLI11 checked the choice
+  if (!o.type.empty()) spec.type = TypeOf(o.type);
   if (o.layers) spec.layers = o.layers;
   if (o.embedding) spec.embedding = o.embedding;
   if (o.heads) spec.heads = o.heads;
@@ -34,6 +48,17 @@ void ApplyOverrides(const Overrides& o, SyntheticModelSpec& spec) {
   if (o.context) spec.context = o.context;
   if (o.seed) spec.seed = o.seed;
   if (o.embedding_model) spec.embedding_model = true;
+}
+
+WhisperModelSpec WhisperSpecFrom(const Overrides& o) {
+  WhisperModelSpec spec;
+  if (!o.type.empty()) spec.type = TypeOf(o.type);
+  if (o.layers) spec.audio_layers = spec.text_layers = o.layers;
+  if (o.embedding) spec.state = o.embedding;
+  if (o.heads) spec.heads = o.heads;
+  if (o.seed) spec.seed = o.seed;
+  spec.multilingual = !o.english_only;
+  return spec;
 }
 
 void PrintSummary(const std::string& path) {
@@ -56,33 +81,42 @@ void PrintSummary(const std::string& path) {
       info.embedding ? ", embedding model (mean pooling)" : "",
       static_cast<double>(info.parameter_count) / 1e6,
       static_cast<double>(info.file_size) / (1 << 20));
-  std::printf(
-      "warning: this model has RANDOM weights; it loads and runs but its output is "
-      "gibberish. Use it for tests, demos and benchmarks only.\n");
+  std::printf("%s", kRandomWarning);
 }
 
-}  // namespace
+void PrintWhisperSummary(const std::string& path, const WhisperModelSpec& spec) {
+  auto file = zest::models::ReadWhisperFile(path);
+  if (!file.ok()) {
+    std::fprintf(stderr, "warning: cannot read back %s: %s\n", path.c_str(),
+                 file.status().ToString().c_str());
+    return;
+  }
+  const zest::models::WhisperHparams& h = file->hparams;
+  std::printf(
+      "wrote %s\n  whisper (ggml .bin), %s, ftype %d, %d+%d layers, n_state %d, heads %d, "
+      "n_mels %d, n_vocab %d\n  %.1f M parameters, %.1f MiB\n",
+      path.c_str(), zest::models::IsMultilingual(h) ? "multilingual" : "English-only", h.ftype,
+      h.n_audio_layer, h.n_text_layer, h.n_audio_state, h.n_audio_head, h.n_mels, h.n_vocab,
+      static_cast<double>(file->ParameterCount()) / 1e6,
+      static_cast<double>(file->file_size) / (1 << 20));
+  std::printf("  transcribes each 30 s window of any audio to \"%s\"\n",
+              zest::tools::WhisperModelTranscript(spec).c_str());
+  std::printf("%s", kRandomWarning);
+}
 
-int main(int argc, char** argv) {
-  CLI::App app{"Writes a synthetic llama GGUF model with random weights (output is gibberish)."};
-  std::string out;
-  std::string preset = "tiny";
-  Overrides o;
-  app.add_option("--out", out, "output .gguf path")->required();
-  app.add_option("--preset", preset, "size preset")
-      ->check(CLI::IsMember({"tiny", "small", "bench", "tiny-embed"}));
-  app.add_option("--name", o.name, "general.name");
-  app.add_option("--type", o.type, "weight type")->check(CLI::IsMember({"f32", "f16", "q8_0"}));
-  app.add_option("--layers", o.layers, "transformer blocks")->check(CLI::PositiveNumber);
-  app.add_option("--embedding", o.embedding, "embedding length")->check(CLI::PositiveNumber);
-  app.add_option("--heads", o.heads, "attention heads")->check(CLI::PositiveNumber);
-  app.add_option("--kv-heads", o.kv_heads, "key/value heads")->check(CLI::PositiveNumber);
-  app.add_option("--ff", o.ff, "feed-forward length")->check(CLI::PositiveNumber);
-  app.add_option("--context", o.context, "context length")->check(CLI::PositiveNumber);
-  app.add_option("--seed", o.seed, "random seed")->check(CLI::PositiveNumber);
-  app.add_flag("--embedding-model", o.embedding_model, "write an embedding model (mean pooling)");
-  CLI11_PARSE(app, argc, argv);
+// The llama-only options that --arch whisper rejects rather than ignores.
+bool RejectLlamaOnly(const CLI::App& app) {
+  for (const char* option :
+       {"--preset", "--name", "--kv-heads", "--ff", "--context", "--embedding-model"}) {
+    if (app.count(option) > 0) {
+      std::fprintf(stderr, "error: %s does not apply to --arch whisper\n", option);
+      return true;
+    }
+  }
+  return false;
+}
 
+int WriteLlama(const std::string& preset, const Overrides& o, const std::string& out) {
   auto spec = zest::tools::PresetSpec(preset);
   if (!spec.ok()) {
     std::fprintf(stderr, "error: %s\n", spec.status().ToString().c_str());
@@ -96,4 +130,70 @@ int main(int argc, char** argv) {
   }
   PrintSummary(out);
   return 0;
+}
+
+int WriteWhisper(const Overrides& o, const std::string& out) {
+  const WhisperModelSpec spec = WhisperSpecFrom(o);
+  const zest::Status status = zest::tools::WriteWhisperModel(spec, out);
+  if (!status.ok()) {
+    std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  PrintWhisperSummary(out, spec);
+  return 0;
+}
+
+int Run(int argc, char** argv) {
+  CLI::App app{"Writes a synthetic model with random weights (output is gibberish)."};
+  app.footer(
+      "--arch whisper writes a whisper.cpp model in its legacy ggml format (.bin, what\n"
+      "whisper-server -m loads): multilingual (n_vocab 51865; --english-only: 51864),\n"
+      "80 mel bands, 1500 audio and 448 text positions, 2 encoder and 1 decoder layers\n"
+      "of width 64, F16 (about 8 MiB). Whatever the audio, each 30 s window transcribes\n"
+      "to the same five made-up words (chosen by --seed; printed when written), fast.\n"
+      "Of the options above it takes --type, --layers (encoder and decoder each; avoid\n"
+      "2: whisper.cpp takes a 2-layer decoder for distil-whisper), --embedding, --heads\n"
+      "and --seed.");
+  std::string out;
+  std::string arch = "llama";
+  std::string preset = "tiny";
+  Overrides o;
+  app.add_option("--out", out, "output path (.gguf; .bin for whisper)")->required();
+  app.add_option("--arch", arch, "model family")->check(CLI::IsMember({"llama", "whisper"}));
+  app.add_option("--preset", preset, "size preset (llama)")
+      ->check(CLI::IsMember({"tiny", "small", "bench", "tiny-embed"}));
+  app.add_option("--name", o.name, "general.name (llama)");
+  app.add_option("--type", o.type, "weight type")->check(CLI::IsMember({"f32", "f16", "q8_0"}));
+  app.add_option("--layers", o.layers, "transformer blocks")->check(CLI::PositiveNumber);
+  app.add_option("--embedding", o.embedding, "embedding length")->check(CLI::PositiveNumber);
+  app.add_option("--heads", o.heads, "attention heads")->check(CLI::PositiveNumber);
+  app.add_option("--kv-heads", o.kv_heads, "key/value heads (llama)")->check(CLI::PositiveNumber);
+  app.add_option("--ff", o.ff, "feed-forward length (llama)")->check(CLI::PositiveNumber);
+  app.add_option("--context", o.context, "context length (llama)")->check(CLI::PositiveNumber);
+  app.add_option("--seed", o.seed, "random seed")->check(CLI::PositiveNumber);
+  app.add_flag("--embedding-model", o.embedding_model,
+               "write an embedding model (mean pooling; llama)");
+  app.add_flag("--english-only", o.english_only, "an English-only vocabulary (whisper)");
+  CLI11_PARSE(app, argc, argv);
+
+  if (arch == "whisper") {
+    if (RejectLlamaOnly(app)) return 2;
+    return WriteWhisper(o, out);
+  }
+  if (o.english_only) {
+    std::fprintf(stderr, "error: --english-only applies to --arch whisper only\n");
+    return 2;
+  }
+  return WriteLlama(preset, o, out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {  // last resort: a bug, reported rather than aborting
+    std::fprintf(stderr, "zest-make-model: internal error: %s\n", e.what());
+    return 1;
+  }
 }

@@ -2,38 +2,11 @@
 // expects it, the byte-fallback vocabulary, and random weights.
 #include "tools/synthetic_model.h"
 
-#include <cmath>
-#include <random>
-
+#include "tools/random_weights.h"
 #include "tools/synthetic_vocab.h"
 
 namespace zest::tools {
 namespace {
-
-// Weights have standard deviation 0.02 (like a freshly initialised
-// transformer). They are drawn uniformly rather than normally: two values per
-// 64-bit draw keeps the 0.5B-parameter bench preset quick to generate.
-constexpr float kWeightStd = 0.02f;
-
-class WeightGenerator {
- public:
-  explicit WeightGenerator(uint64_t seed) : rng_(seed) {}
-
-  std::vector<float> Random(uint64_t count) {
-    const float half_width = kWeightStd * std::sqrt(3.0f);
-    const float scale = 2.0f * half_width / 4294967296.0f;  // 2^32 steps across the range
-    std::vector<float> values(count);
-    for (uint64_t i = 0; i < count; i += 2) {
-      const uint64_t bits = rng_();
-      values[i] = static_cast<float>(bits & 0xffffffff) * scale - half_width;
-      if (i + 1 < count) values[i + 1] = static_cast<float>(bits >> 32) * scale - half_width;
-    }
-    return values;
-  }
-
- private:
-  std::mt19937_64 rng_;
-};
 
 uint32_t FileTypeOf(TensorType type) {
   switch (type) {

@@ -11,6 +11,7 @@
 
 namespace zest::tools {
 
+// NOLINTBEGIN(readability-identifier-naming): Q8_0 is ggml's name for the type.
 inline constexpr size_t kQ8_0BlockSize = 32;
 inline constexpr size_t kQ8_0BlockBytes = 2 + kQ8_0BlockSize;
 
@@ -26,5 +27,6 @@ void AppendQ8_0(std::span<const float> values, std::string& out);
 
 std::vector<float> DecodeF16(std::span<const char> bytes);
 std::vector<float> DecodeQ8_0(std::span<const char> bytes);
+// NOLINTEND(readability-identifier-naming)
 
 }  // namespace zest::tools
