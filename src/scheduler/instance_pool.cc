@@ -187,7 +187,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       if (!added.ok()) co_return added.status();
       loading = *added;
       // Its outcome is read from the entry below, as for a load joined.
-      (void)co_await Load(model, loading);
+      std::shared_ptr<Entry> entry = loading;  // named: no temporaries in co_await
+      (void)co_await Load(model, std::move(entry));
     } else {
       if (urgent) loading->may_drain = true;  // read by that load's memory wait
       co_await loading->done.async_wait(asio::as_tuple(use_awaitable));
@@ -258,8 +259,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
   Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan, replica);
   if (!process.ok()) {
+    // Nothing was started (no engine, an unsafe model file, a bad flag):
+    // not an engine failing, so the breaker does not count it.
     if (events_) events_->EngineFailedToStart(model.name);
-    NoteOwnFailure(model.name, process.status().message());
     finish(process.status());
     co_return process.status();
   }

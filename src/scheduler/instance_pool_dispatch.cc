@@ -141,8 +141,13 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
   }
   Result<std::shared_ptr<Entry>> entry =
       AddEntry(model, std::move(settings), /*urgent=*/false, /*replica=*/true);
-  Result<std::shared_ptr<Instance>> added =
-      entry.ok() ? co_await Load(model, *entry) : Result<std::shared_ptr<Instance>>(entry.status());
+  if (!entry.ok()) {
+    spdlog::info("{} '{}' not done: {}", what, model.name, entry.status().message());
+    co_return entry.status();
+  }
+  // Named, not a temporary inside co_await (GCC 12 miscompiles those).
+  std::shared_ptr<Entry> loading = *entry;
+  Result<std::shared_ptr<Instance>> added = co_await Load(model, std::move(loading));
   if (!added.ok()) {
     spdlog::info("{} '{}' not done: {}", what, model.name, added.status().message());
     co_return added.status();
