@@ -79,11 +79,11 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
     up.method = "POST";
     up.target = request.engine_path;
     up.headers = {{"Content-Type", "application/json"}};
-    // A non-streamed request streams from the engine, so that a client
-    // that leaves stops it (stream_assembly.h). llama-server's only: what
-    // FastFlowLM streams is not verified here.
+    // A non-streamed request streams from an engine that would otherwise
+    // run on after its client left (stream_assembly.h).
     std::optional<std::string> streamed;
-    if (!request.stream && (*lease)->engine_model.empty()) {
+    if (!request.stream && (*lease)->engine != nullptr &&
+        (*lease)->engine->streams_non_streamed()) {
       streamed = AsStreamRequest(request.engine_path, request.body);
     }
     const bool assemble = streamed.has_value();

@@ -32,10 +32,13 @@
 #include "core/logging.h"
 #include "core/private_dirs.h"
 #include "engines/engine_locator.h"
+#include "engines/flm_adapter.h"
 #include "engines/flm_command.h"
+#include "engines/llama_server_adapter.h"
 #include "engines/llama_server_flags.h"
 #include "engines/pid_file.h"
 #include "engines/sandbox.h"
+#include "engines/whisper_adapter.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 #include "http/server.h"
@@ -106,7 +109,7 @@ Status CheckExtraArgs(const config::Settings& s) {
 Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
   engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
                               s.engine_rootfs, engines::EngineEnvironment(config::ProcessEnv, {})};
-  auto engine = engines::LocateLlamaServer(opts);
+  auto engine = engines::LocateEngine(opts);
   if (engine.ok()) {
     spdlog::info("engine: llama-server ({}) {}{}", engines::EngineSourceName(engine->source),
                  engine->binary.string(),
@@ -120,6 +123,22 @@ Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
     spdlog::warn("no engine: {}", engine.status().message());
   }
   return engine;
+}
+
+// whisper.cpp's whisper-server (speech to text), found as llama-server is.
+Result<engines::EngineLocation> FindWhisper(const config::Settings& s) {
+  engines::LocateOptions opts{s.whisper_server, config::ProcessEnv("PATH").value_or(""),
+                              s.engine_rootfs, engines::EngineEnvironment(config::ProcessEnv, {}),
+                              "whisper-server"};
+  auto whisper = engines::LocateEngine(opts);
+  if (whisper.ok()) {
+    spdlog::info("engine: whisper-server ({}) {}{}", engines::EngineSourceName(whisper->source),
+                 whisper->binary.string(),
+                 whisper->rootfs.empty() ? "" : " in " + whisper->rootfs.string());
+  } else {
+    spdlog::info("no speech-to-text engine: {}", whisper.status().message());
+  }
+  return whisper;
 }
 
 Result<fs::path> FindFlm(const config::Settings& s) {
@@ -136,6 +155,28 @@ hardware::Inventory DiscoverHardware(const hardware::SystemRoots& roots) {
                inventory.cpu.model_name, inventory.cpu.threads, inventory.gpus.size(),
                inventory.npus.size(), inventory.vulkan.size());
   return inventory;
+}
+
+// The engines zest runs (engines/engine_set.h): llama-server for language
+// models, FastFlowLM for the NPU (behind this binary's engine bridge).
+std::shared_ptr<const engines::EngineSet> MakeEngines(const config::Settings& s,
+                                                      const Result<engines::EngineLocation>& engine,
+                                                      const Result<fs::path>& flm) {
+  std::error_code ec;
+  // TCP-only engines run behind `zest engine-bridge`: this binary.
+  const fs::path self_exe = fs::read_symlink("/proc/self/exe", ec);
+  engines::FlmSetup flm_setup;
+  flm_setup.flm = flm;
+  flm_setup.self_exe = self_exe;
+  if (engine.ok()) flm_setup.bwrap = engine->bwrap;
+  flm_setup.environment = engines::FlmEnvironment(config::ProcessEnv);
+  engines::WhisperSetup whisper_setup;
+  whisper_setup.located = FindWhisper(s);
+  whisper_setup.self_exe = self_exe;
+  return std::make_shared<const engines::EngineSet>(
+      std::make_unique<engines::LlamaServerAdapter>(engine),
+      std::make_unique<engines::FlmAdapter>(std::move(flm_setup)),
+      std::make_unique<engines::WhisperAdapter>(std::move(whisper_setup)));
 }
 
 scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path& run_dir,
@@ -160,13 +201,10 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path&
   o.npu = placement::NpuFromInventory(
       inventory,
       hardware::RecipeVerdicts(inventory, api::admin::MakeEngineReport(engine, nullptr, flm)));
-  if (flm.ok()) o.flm = *flm;
-  std::error_code ec;  // FastFlowLM runs behind `zest engine-bridge`: this binary
-  o.self_exe = fs::read_symlink("/proc/self/exe", ec);
+  o.engines = MakeEngines(s, engine, flm);
   o.model_settings = s.model_settings;
   o.model_roots = {s.models_dir, s.hf_hub_cache};
   o.hidden_dirs = {s.home};
-  o.flm_environment = engines::FlmEnvironment(config::ProcessEnv);
   o.memory_corrections_file = s.home / "memory_corrections.json";
   if (s.save_slots) o.slot_dir = s.SlotDir();
   if (s.split_prefill_tokens > 0) {
@@ -264,7 +302,7 @@ struct ServerApp::Parts {
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),
         engine_metrics(metrics),
-        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engine, flm), engine),
+        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engine, flm)),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.
         residency(ParseDuration(s.keep_alive).value()),

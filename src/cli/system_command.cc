@@ -40,7 +40,7 @@ Result<json> LocalSystemInfo() {
   const config::Settings& s = loaded->settings;
   engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
                               s.engine_rootfs, engines::EngineEnvironment(config::ProcessEnv, {})};
-  Result<engines::EngineLocation> engine = engines::LocateLlamaServer(opts);
+  Result<engines::EngineLocation> engine = engines::LocateEngine(opts);
   hardware::SystemRoots roots{s.sysfs_root, s.procfs_root, s.devfs_root};
   hardware::Inventory inventory = hardware::Discover(roots);
   hardware::UtilisationSampler sampler(roots, inventory);

@@ -40,7 +40,8 @@ struct Settings {
   int pull_stall_timeout_s = 30;      // no byte this long: reconnect
   uint64_t pull_test_free_bytes = 0;  // tests only: pretend this much free disk (0 = ask)
   // [engine]
-  std::filesystem::path llama_server;  // configured engine binary; empty = search
+  std::filesystem::path llama_server;    // configured engine binary; empty = search
+  std::filesystem::path whisper_server;  // speech-to-text engine; empty = search
   // The Debian sid rootfs scripts/provision-engines.sh makes: ZEST_ENGINE_ROOTFS,
   // else /var/cache/zest/engines/debian-sid as root, else
   // $XDG_CACHE_HOME (or ~/.cache)/zest/engines/debian-sid.

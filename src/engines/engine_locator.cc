@@ -11,8 +11,6 @@
 namespace zest::engines {
 namespace {
 
-constexpr const char* kBinaryName = "llama-server";
-constexpr const char* kRootfsBinary = "/usr/bin/llama-server";
 constexpr const char* kFallbackPath = "/usr/local/bin:/usr/bin:/bin";
 
 std::string EnvOr(const char* name, std::string fallback) {
@@ -30,9 +28,10 @@ std::optional<std::filesystem::path> FindBwrap(const std::string& path_env) {
 }
 
 Result<EngineLocation> LocateInRootfs(const std::filesystem::path& rootfs,
-                                      const std::string& path_env) {
-  if (!IsExecutableFile(rootfs / "usr/bin" / kBinaryName)) {
-    return NotFound("no llama-server found (not configured, not on PATH, no engine rootfs at " +
+                                      const std::string& path_env, const std::string& name) {
+  if (!IsExecutableFile(rootfs / "usr/bin" / name)) {
+    return NotFound("no " + name +
+                    " found (not configured, not on PATH, not in the engine rootfs at " +
                     rootfs.string() + "): run `make engines` (scripts/provision-engines.sh)");
   }
   auto bwrap = FindBwrap(path_env);
@@ -42,7 +41,7 @@ Result<EngineLocation> LocateInRootfs(const std::filesystem::path& rootfs,
   }
   EngineLocation location;
   location.source = EngineSource::kRootfs;
-  location.binary = kRootfsBinary;
+  location.binary = "/usr/bin/" + name;
   location.rootfs = rootfs;
   location.bwrap = *bwrap;
   return location;
@@ -81,11 +80,12 @@ std::vector<std::string> EngineLocation::Environment(const std::vector<std::stri
 }
 
 std::vector<std::string> EngineLocation::Command(const std::vector<std::string>& args,
-                                                 const SandboxMounts& mounts) const {
+                                                 const SandboxMounts& mounts,
+                                                 bool own_network) const {
   std::vector<std::string> argv;
   if (sandboxed()) {
     argv.push_back(bwrap.empty() ? std::string("bwrap") : bwrap.string());
-    SandboxBase base{rootfs, binary, geteuid() == 0};
+    SandboxBase base{rootfs, binary, geteuid() == 0, own_network};
     std::vector<std::string> sandbox = SandboxArgs(base, mounts);
     argv.insert(argv.end(), sandbox.begin(), sandbox.end());
   }
@@ -94,7 +94,7 @@ std::vector<std::string> EngineLocation::Command(const std::vector<std::string>&
   return argv;
 }
 
-Result<EngineLocation> LocateLlamaServer(const LocateOptions& options) {
+Result<EngineLocation> LocateEngine(const LocateOptions& options) {
   Result<EngineLocation> found = LocateBinary(options);
   if (found.ok()) found->environment = options.environment;
   return found;
@@ -103,7 +103,8 @@ Result<EngineLocation> LocateLlamaServer(const LocateOptions& options) {
 Result<EngineLocation> LocateBinary(const LocateOptions& options) {
   if (!options.configured.empty()) {
     if (!IsExecutableFile(options.configured)) {
-      return InvalidArgument("configured llama-server " + options.configured.string() +
+      return InvalidArgument("configured " + options.binary_name + " " +
+                             options.configured.string() +
                              " does not exist or is not an executable file");
     }
     EngineLocation location;
@@ -112,7 +113,7 @@ Result<EngineLocation> LocateBinary(const LocateOptions& options) {
     location.bwrap = FindBwrap(options.path_env).value_or(std::filesystem::path());
     return location;
   }
-  if (auto found = FindOnPath(options.path_env, kBinaryName)) {
+  if (auto found = FindOnPath(options.path_env, options.binary_name)) {
     EngineLocation location;
     location.source = EngineSource::kSystem;
     location.binary = *found;
@@ -120,11 +121,11 @@ Result<EngineLocation> LocateBinary(const LocateOptions& options) {
     return location;
   }
   if (options.rootfs.empty()) {
-    return NotFound(
-        "no llama-server found (not configured, not on PATH, no engine rootfs): run "
-        "`make engines` (scripts/provision-engines.sh)");
+    return NotFound("no " + options.binary_name +
+                    " found (not configured, not on PATH, no engine rootfs): run "
+                    "`make engines` (scripts/provision-engines.sh)");
   }
-  return LocateInRootfs(options.rootfs, options.path_env);
+  return LocateInRootfs(options.rootfs, options.path_env, options.binary_name);
 }
 
 Result<std::filesystem::path> LocateFlm(const std::filesystem::path& configured,

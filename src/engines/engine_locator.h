@@ -18,12 +18,13 @@ enum class EngineSource { kConfigured, kSystem, kRootfs };
 const char* EngineSourceName(EngineSource source);  // "configured", "system", "rootfs"
 
 struct LocateOptions {
-  std::filesystem::path configured;  // from config/ZEST_LLAMA_SERVER; empty = none
+  std::filesystem::path configured;  // from the config; empty = none
   std::string path_env;              // the PATH to search; empty = skip
   std::filesystem::path rootfs;      // the rootfs (config's engine.rootfs); empty = none
   // The engine's whole environment ("K=V", EngineEnvironment in sandbox.h):
   // it inherits nothing from zest.
   std::vector<std::string> environment;
+  std::string binary_name = "llama-server";  // on PATH, and in the rootfs's /usr/bin
 };
 
 struct EngineLocation {
@@ -48,13 +49,15 @@ struct EngineLocation {
   // binary): wrapped in bwrap (sandbox.h) with `mounts` when sandboxed(),
   // over the rootfs's system files for kRootfs and the host's otherwise.
   // Paths to bind must exist; a bind below /usr or /etc fails.
+  // `own_network` false: it shares the network namespace it is started in
+  // (inside another sandbox that has its own, behind the engine bridge).
   std::vector<std::string> Command(const std::vector<std::string>& args,
-                                   const SandboxMounts& mounts) const;
+                                   const SandboxMounts& mounts, bool own_network = true) const;
 };
 
 // kNotFound with a message telling the user to run `make engines` when no
-// source has a usable llama-server.
-Result<EngineLocation> LocateLlamaServer(const LocateOptions& options);
+// source has a usable `binary_name`.
+Result<EngineLocation> LocateEngine(const LocateOptions& options);
 
 // FastFlowLM's `flm` (the NPU engine: `flm serve TAG`): the configured
 // path, else the one on `path_env`. kNotFound when neither has it;

@@ -31,7 +31,7 @@ bool HasSequence(const std::vector<std::string>& argv, const std::vector<std::st
 TEST(LocateLlamaServer, ConfiguredPathMissingIsInvalidArgumentNamingThePath) {
   TempDir dir;
   auto missing = dir.path() / "nope/llama-server";
-  auto result = LocateLlamaServer(Options(missing, "", dir.path()));
+  auto result = LocateEngine(Options(missing, "", dir.path()));
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(result.status().message().find(missing.string()), std::string::npos);
@@ -40,7 +40,7 @@ TEST(LocateLlamaServer, ConfiguredPathMissingIsInvalidArgumentNamingThePath) {
 TEST(LocateLlamaServer, ConfiguredPathNotExecutableIsInvalidArgument) {
   TempDir dir;
   WriteFile(dir.path() / "llama-server", kScript, 0644);
-  auto result = LocateLlamaServer(Options(dir.path() / "llama-server", "", ""));
+  auto result = LocateEngine(Options(dir.path() / "llama-server", "", ""));
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), ErrorCode::kInvalidArgument);
 }
@@ -49,8 +49,8 @@ TEST(LocateLlamaServer, ConfiguredPathWinsOverPath) {
   TempDir dir;
   WriteFile(dir.path() / "mine/llama-server", kScript, 0755);
   WriteFile(dir.path() / "bin/llama-server", kScript, 0755);
-  auto result = LocateLlamaServer(
-      Options(dir.path() / "mine/llama-server", (dir.path() / "bin").string(), ""));
+  auto result =
+      LocateEngine(Options(dir.path() / "mine/llama-server", (dir.path() / "bin").string(), ""));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->source, EngineSource::kConfigured);
   EXPECT_EQ(result->binary, dir.path() / "mine/llama-server");
@@ -72,7 +72,7 @@ TEST(LocateLlamaServer, PathSearchTakesTheFirstExecutableRegularFile) {
   WriteFile(dir.path() / "d/llama-server", kScript, 0755);
   std::string path_env = "::" + (dir.path() / "a").string() + ":" + (dir.path() / "b").string() +
                          ":" + (dir.path() / "c").string() + ":" + (dir.path() / "d").string();
-  auto result = LocateLlamaServer(Options("", path_env, dir.path() / "no-rootfs"));
+  auto result = LocateEngine(Options("", path_env, dir.path() / "no-rootfs"));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->source, EngineSource::kSystem);
   EXPECT_EQ(result->binary, dir.path() / "c/llama-server");
@@ -83,7 +83,7 @@ TEST(LocateLlamaServer, PathWinsOverRootfs) {
   TempDir dir;
   WriteFile(dir.path() / "bin/llama-server", kScript, 0755);
   WriteFile(dir.path() / "root/usr/bin/llama-server", kScript, 0755);
-  auto result = LocateLlamaServer(Options("", (dir.path() / "bin").string(), dir.path() / "root"));
+  auto result = LocateEngine(Options("", (dir.path() / "bin").string(), dir.path() / "root"));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->source, EngineSource::kSystem);
 }
@@ -91,8 +91,7 @@ TEST(LocateLlamaServer, PathWinsOverRootfs) {
 TEST(LocateLlamaServer, FindsTheRootfs) {
   TempDir dir;
   WriteFile(dir.path() / "root/usr/bin/llama-server", kScript, 0755);
-  auto result =
-      LocateLlamaServer(Options("", (dir.path() / "empty").string(), dir.path() / "root"));
+  auto result = LocateEngine(Options("", (dir.path() / "empty").string(), dir.path() / "root"));
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->source, EngineSource::kRootfs);
   EXPECT_EQ(result->binary, "/usr/bin/llama-server");
@@ -103,7 +102,7 @@ TEST(LocateLlamaServer, FindsTheRootfs) {
 TEST(LocateLlamaServer, RootfsWithoutAnExecutableEngineIsNotFound) {
   TempDir dir;
   WriteFile(dir.path() / "root/usr/bin/llama-server", kScript, 0644);
-  auto result = LocateLlamaServer(Options("", "", dir.path() / "root"));
+  auto result = LocateEngine(Options("", "", dir.path() / "root"));
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), ErrorCode::kNotFound);
   EXPECT_NE(result.status().message().find("make engines"), std::string::npos);

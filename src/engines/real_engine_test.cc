@@ -29,7 +29,7 @@ EngineLocation RealEngine() {
   LocateOptions options;
   options.path_env = config::ProcessEnv("PATH").value_or("");
   if (loaded.ok()) options.rootfs = loaded->settings.engine_rootfs;
-  auto location = LocateLlamaServer(options);
+  auto location = LocateEngine(options);
   EXPECT_TRUE(location.ok()) << location.status().ToString();
   return location.ok() ? *location : EngineLocation{};
 }

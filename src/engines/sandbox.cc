@@ -74,13 +74,13 @@ std::vector<std::string> SandboxArgs(const SandboxBase& base, const SandboxMount
   std::vector<std::string> argv = {
       "--die-with-parent",
       "--unshare-pid",
-      "--unshare-net",
       "--unshare-ipc",
       "--unshare-uts",
       "--unshare-cgroup-try",
       "--new-session",
   };
   // clang-format on
+  if (base.own_network) argv.push_back("--unshare-net");
   // As root, the engine would keep root's capabilities inside (mounts,
   // raw sockets, ptrace); as any other user bwrap already drops them.
   if (base.as_root) Add(argv, {"--cap-drop", "ALL"});

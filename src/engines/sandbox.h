@@ -33,6 +33,8 @@ struct SandboxBase {
   std::filesystem::path rootfs;  // empty: the host's /usr, /etc, /opt (read-only)
   std::filesystem::path binary;  // the engine, bound read-only when outside those
   bool as_root = false;          // bwrap runs as root: drop every capability
+  // False: no network namespace of its own (it is inside one already).
+  bool own_network = true;
 };
 
 // bwrap's options, up to and including "--" (the engine's argv follows).

@@ -116,6 +116,9 @@ struct ModelInfo {
   bool embedding = false;
   // Written by zest-make-model (`zest.synthetic`): random weights, gibberish.
   bool synthetic = false;
+  // A speech-to-text model: a whisper.cpp model file (models/whisper_file.h),
+  // not a GGUF language model.
+  bool speech = false;
   uint64_t tensor_bytes = 0;  // sum of tensor data sizes (weights in memory)
 
   // The model's memory shape, what placement needs to predict weights, KV

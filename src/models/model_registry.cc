@@ -14,6 +14,7 @@
 #include "core/private_dirs.h"
 #include "core/strings.h"
 #include "models/store_naming.h"
+#include "models/whisper_file.h"
 
 namespace zest::models {
 namespace {
@@ -106,7 +107,10 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
   for (auto it = fs::directory_iterator(models_dir_, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
     const fs::path& p = it->path();
-    if (p.extension() != ".gguf" || !it->is_regular_file(ec)) continue;
+    // GGUF language models, and whisper.cpp speech models (ggml `.bin`).
+    const bool gguf = p.extension() == ".gguf";
+    if (!gguf && p.extension() != ".bin") continue;
+    if (!it->is_regular_file(ec) || (!gguf && !HasGgmlMagic(p))) continue;
     std::string name = p.stem().string();
     if (!ValidName(name)) continue;
     by_name[name] = Describe(name, p, "models_dir");
@@ -305,9 +309,15 @@ ModelEntry ModelRegistry::Describe(const std::string& name, const fs::path& path
   CachedInfo& cached = cache_[path.string()];
   if (cached.size != size || cached.mtime != entry.created ||
       (cached.info.architecture.empty() && cached.error.empty())) {
-    Result<GgufFile> gguf = ReadGguf(path);
-    cached = {size, entry.created, gguf.ok() ? models::Describe(*gguf) : ModelInfo{},
-              gguf.ok() ? "" : gguf.status().message()};
+    if (HasGgmlMagic(path)) {
+      Result<WhisperFile> whisper = ReadWhisperFile(path);
+      cached = {size, entry.created, whisper.ok() ? DescribeWhisper(*whisper) : ModelInfo{},
+                whisper.ok() ? "" : whisper.status().message()};
+    } else {
+      Result<GgufFile> gguf = ReadGguf(path);
+      cached = {size, entry.created, gguf.ok() ? models::Describe(*gguf) : ModelInfo{},
+                gguf.ok() ? "" : gguf.status().message()};
+    }
   }
   entry.info = cached.info;
   entry.error = cached.error;

@@ -1,5 +1,6 @@
 #include "models/whisper_file.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <memory>
@@ -188,6 +189,23 @@ bool HasGgmlMagic(const std::filesystem::path& path) {
   const bool read = std::fread(&magic, sizeof magic, 1, f) == 1;
   std::fclose(f);
   return read && magic == kGgmlFileMagic;
+}
+
+ModelInfo DescribeWhisper(const WhisperFile& file) {
+  ModelInfo info;
+  info.architecture = "whisper";
+  info.speech = true;
+  info.file_size = file.file_size;
+  info.parameter_count = file.ParameterCount();
+  for (const WhisperTensorInfo& t : file.tensors) info.tensor_bytes += t.bytes;
+  const WhisperHparams& h = file.hparams;
+  info.context_length = static_cast<uint64_t>(std::max(h.n_text_ctx, 0));
+  info.embedding_length = static_cast<uint64_t>(std::max(h.n_text_state, 0));
+  info.block_count = static_cast<uint64_t>(std::max(h.n_audio_layer + h.n_text_layer, 0));
+  info.head_count = static_cast<uint64_t>(std::max(h.n_text_head, 0));
+  info.vocab_size = static_cast<uint64_t>(std::max(h.n_vocab, 0));
+  info.file_type = FileTypeName(static_cast<uint64_t>(h.ftype % 1000));
+  return info;
 }
 
 }  // namespace zest::models

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "models/gguf_reader.h"
 
 namespace zest::models {
 
@@ -81,5 +82,10 @@ Result<WhisperFile> ParseWhisperFile(std::string_view bytes);
 
 // True when the file starts with the ggml magic (cheap; reads 4 bytes).
 bool HasGgmlMagic(const std::filesystem::path& path);
+
+// What the registry and placement know of a speech model: `speech` set,
+// architecture "whisper", sizes, the text context and vocabulary (the
+// decoder's buffers), layers (encoder + decoder).
+ModelInfo DescribeWhisper(const WhisperFile& file);
 
 }  // namespace zest::models

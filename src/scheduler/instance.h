@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/mutex.h"
+#include "engines/engine_adapter.h"
 #include "engines/process.h"
 #include "scheduler/dispatch.h"
 
@@ -49,11 +50,14 @@ class Instance {
   std::filesystem::path slot_dir;
   // The name its engine knows the model by, when that is not zest's (the
   // relay puts it in each request and zest's back in each answer):
-  // FastFlowLM's tag. Empty for llama-server, started with --alias. Set
-  // before the instance is published, then read-only, like health_path.
+  // FastFlowLM's tag (EngineAdapter::EngineModelName). Set before the
+  // instance is published, then read-only, like `engine`.
   std::string engine_model;
-  // What answers 200 once the engine is up (readiness, the watchdog).
-  std::string health_path = "/health";
+  // The engine that runs it (engines/engine_adapter.h): how the relay
+  // talks to it and what answers once it is up. Set before the instance
+  // is published, then read-only; null only in tests.
+  const engines::EngineAdapter* engine = nullptr;
+  const char* ready_path() const { return engine ? engine->ready_path() : "/health"; }
 
   // Requests dispatched to this instance and not finished. Raised only by
   // the pool's dispatch (under its lock, never past slots()); lowered when

@@ -11,9 +11,6 @@
 #include <thread>
 
 #include "core/private_dirs.h"
-#include "engines/flm_command.h"
-#include "engines/llama_server_args.h"
-#include "engines/llama_server_flags.h"
 #include "http/upstream_client.h"
 #include "models/model_file_safety.h"
 #include "models/store_naming.h"
@@ -75,10 +72,8 @@ void RemoveEngineDir(const fs::path& socket) {
 
 }  // namespace
 
-InstancePool::InstancePool(asio::io_context& io, PoolOptions options,
-                           Result<engines::EngineLocation> engine)
+InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
     : options_(std::move(options)),
-      engine_(std::move(engine)),
       strand_(asio::make_strand(io)),
       breaker_(options_.restart_backoff, options_.restart_backoff_max, options_.crash_loop_window),
       devices_found_(strand_),
@@ -257,7 +252,14 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   AssignCpuThreads(model, *entry, *plan);
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
-  Result<std::unique_ptr<engines::Process>> process = SpawnEngine(model, socket, *plan, replica);
+  Result<const engines::EngineAdapter*> engine =
+      options_.engines ? options_.engines->For({model.info.speech, plan->OnNpu()})
+                       : Result<const engines::EngineAdapter*>(Unavailable("no engine is set up"));
+  engines::LaunchSpec spec = SpecFor(model, socket, *plan, replica);
+  if (engine.ok() && !(*engine)->saves_slots()) spec.slot_dir.clear();
+  Result<std::unique_ptr<engines::Process>> process =
+      engine.ok() ? SpawnEngine(**engine, model, spec, *plan, replica)
+                  : Result<std::unique_ptr<engines::Process>>(engine.status());
   if (!process.ok()) {
     // Nothing was started (no engine, an unsafe model file, a bad flag):
     // not an engine failing, so the breaker does not count it.
@@ -267,12 +269,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   auto instance = std::make_shared<Instance>(model.name, socket, std::move(process).value(),
                                              placement::PrimaryDevice(*plan), plan->parallel);
-  if (plan->OnNpu()) {  // FastFlowLM: no slot files, its own names and probe
-    instance->engine_model = plan->flm_checkpoint;
-    instance->health_path = engines::kFlmReadyPath;
-  } else {
-    instance->slot_dir = EngineSlotDir(model.name, replica);
-  }
+  instance->engine = *engine;
+  instance->engine_model = (*engine)->EngineModelName(spec);
+  instance->slot_dir = spec.slot_dir;
   {
     MutexLock lock(list_mu_);
     entry->instance = instance;
@@ -310,31 +309,10 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   finish(Status::Ok());
   PublishCapacity(model.name);
   spdlog::info("'{}' ready in {:.2f} s (on {})", model.name, secs, instance->device());
-  // FastFlowLM's memory is not llama-server's: the ledger's correction does not apply.
-  if (!plan->OnNpu()) LearnFromMeasured(model, *instance, *plan);
+  // The ledger models some engines' memory, not every one's.
+  if ((*engine)->learns_memory()) LearnFromMeasured(model, *instance, *plan);
   if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
-}
-
-engines::LlamaServerOptions InstancePool::EngineOptions(const models::ModelEntry& model,
-                                                        const fs::path& socket,
-                                                        const placement::EnginePlan& plan,
-                                                        bool replica) const {
-  engines::LlamaServerOptions o;
-  o.model = model.path;
-  o.alias = model.name;
-  o.socket = socket;
-  o.mmproj = model.mmproj;
-  o.threads = plan.cpu_threads;
-  o.embeddings = model.info.embedding;
-  o.slot_save_path = EngineSlotDir(model.name, replica);
-  // The plan's context is per request (slot); llama-server splits -c between
-  // its slots, so it gets ctx × parallel.
-  o.parallel = plan.parallel;
-  o.ctx_size = static_cast<int>(plan.ctx_per_slot) * plan.parallel;
-  o.placement = EnginePlacementFor(plan);
-  o.extra = plan.extra_args;
-  return o;
 }
 
 // The files the engine reads for a model, as zest names them (a store
@@ -357,73 +335,52 @@ std::vector<fs::path> ModelFiles(const models::ModelEntry& model) {
   return files;
 }
 
-// FastFlowLM on the NPU, in its own network namespace behind the bridge
-// (engines/flm_command.h).
-Result<std::vector<std::string>> InstancePool::FlmArgv(const fs::path& socket,
-                                                       const placement::EnginePlan& plan) const {
-  if (options_.flm.empty()) return Unavailable("FastFlowLM (flm) is not installed");
-  engines::FlmOptions flm;
-  flm.flm = options_.flm;
-  flm.checkpoint = plan.flm_checkpoint;
-  flm.ctx_len = plan.ctx_per_slot;
-  flm.socket = socket;
-  flm.zest = options_.self_exe;
-  if (engine_.ok()) flm.bwrap = engine_->bwrap;
-  flm.hidden = options_.hidden_dirs;
-  return engines::FlmCommand(flm);
-}
-
-Result<std::vector<std::string>> InstancePool::LlamaServerArgv(const models::ModelEntry& model,
-                                                               const fs::path& socket,
-                                                               const placement::EnginePlan& plan,
-                                                               bool replica) const {
-  if (!engine_.ok()) return Unavailable(engine_.status().message());
-  ZEST_ASSIGN_OR_RETURN(std::vector<engines::EngineFlag> extra,
-                        engines::CheckLlamaServerArgs(plan.extra_args));
-  engines::SandboxMounts mounts;
-  mounts.hidden = options_.hidden_dirs;
-  ZEST_ASSIGN_OR_RETURN(mounts.readonly, engines::ResolveFlagPaths(extra, options_.model_roots));
-  for (const fs::path& file : ModelFiles(model)) mounts.readonly.push_back(file);
-  mounts.writable = {socket.parent_path()};
-  if (fs::path slots = EngineSlotDir(model.name, replica); !slots.empty()) {
-    ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(slots));  // prompts live here
-    mounts.writable.push_back(slots);
-  }
-  engines::LlamaServerOptions o = EngineOptions(model, socket, plan, replica);
-  o.extra = engines::FlagArgv(extra);
-  return engine_->Command(engines::LlamaServerArgs(o), mounts);
+engines::LaunchSpec InstancePool::SpecFor(const models::ModelEntry& model, const fs::path& socket,
+                                          const placement::EnginePlan& plan, bool replica) const {
+  engines::LaunchSpec spec;
+  spec.model_name = model.name;
+  spec.model_file = model.path;
+  spec.model_files = ModelFiles(model);
+  spec.mmproj = model.mmproj;
+  spec.embeddings = model.info.embedding;
+  spec.socket = socket;
+  spec.slot_dir = EngineSlotDir(model.name, replica);
+  spec.parallel = plan.parallel;
+  spec.ctx_per_slot = plan.ctx_per_slot;
+  spec.threads = plan.cpu_threads;
+  spec.software_gpu = plan.software_gpu;
+  spec.placement = EnginePlacementFor(plan);
+  spec.extra_args = plan.extra_args;
+  spec.engine_checkpoint = plan.flm_checkpoint;
+  spec.model_roots = options_.model_roots;
+  spec.hidden = options_.hidden_dirs;
+  return spec;
 }
 
 Status InstancePool::CheckExtraArgs(const std::vector<std::string>& args) const {
-  ZEST_ASSIGN_OR_RETURN(std::vector<engines::EngineFlag> flags,
-                        engines::CheckLlamaServerArgs(args));
-  return engines::ResolveFlagPaths(flags, options_.model_roots).status();
+  const engines::EngineAdapter* language =
+      options_.engines ? options_.engines->language() : nullptr;
+  if (language == nullptr) return args.empty() ? Status::Ok() : Unavailable("no engine is set up");
+  return language->CheckExtraArgs(args, options_.model_roots);
 }
 
 Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
-    const models::ModelEntry& model, const fs::path& socket, const placement::EnginePlan& plan,
-    bool replica) {
+    const engines::EngineAdapter& engine, const models::ModelEntry& model,
+    const engines::LaunchSpec& spec, const placement::EnginePlan& plan, bool replica) {
   // Each engine has a directory of its own for its socket, the only
   // directory of the run directory its sandbox sees.
-  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(socket.parent_path()));
-  ZEST_ASSIGN_OR_RETURN(
-      std::vector<std::string> argv,
-      plan.OnNpu() ? FlmArgv(socket, plan) : LlamaServerArgv(model, socket, plan, replica));
+  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(spec.socket.parent_path()));
+  if (!spec.slot_dir.empty()) {
+    ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(spec.slot_dir));  // prompts live here
+  }
+  ZEST_ASSIGN_OR_RETURN(engines::LaunchCommand command, engine.Command(spec));
   ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model));
   std::error_code ec;
-  fs::remove(socket, ec);
+  fs::remove(spec.socket, ec);
   engines::SpawnOptions spawn;
-  spawn.argv = std::move(argv);
-  std::vector<std::string> env;
-  // llvmpipe runs the "GPU" layers on threads of its own: as many as the
-  // engine's share of the cores, not one per core (cpu_threads.h).
-  if (plan.software_gpu && plan.cpu_threads > 0) {
-    env.push_back("LP_NUM_THREADS=" + std::to_string(plan.cpu_threads));
-  }
+  spawn.argv = std::move(command.argv);
   // The engine's environment is its own, never zest's (secrets, settings).
-  spawn.env = plan.OnNpu()   ? options_.flm_environment
-              : engine_.ok() ? engine_->Environment(env)
-                             : env;
+  spawn.env = std::move(command.env);
   spawn.clear_env = true;
   // A replica writes its own log: MODEL@DEVICE.log beside the first's MODEL.log.
   std::string log_name = SafeFileName(model.name);
@@ -448,7 +405,7 @@ awaitable<Status> InstancePool::WaitReady(Instance& instance) {
                            std::to_string(options_.ready_timeout.count()) + " s");
     }
     http::UpstreamRequest health;
-    health.target = instance.health_path;
+    health.target = instance.ready_path();
     health.connect_timeout = std::chrono::milliseconds(500);
     auto response = co_await http::SendUpstream(strand_, instance.socket().string(), health);
     if (response.ok() && (*response)->status() == 200) co_return Status::Ok();
@@ -635,7 +592,8 @@ std::vector<InstanceStatus> InstancePool::List() {
     s.model = name;
     s.pid = in.pid();
     s.socket = in.socket().string();
-    s.health_path = in.health_path;
+    s.health_path = in.ready_path();
+    s.engine = in.engine ? in.engine->name() : "";
     s.state = entry->state != Entry::State::kReady ? "loading"
               : entry->draining                    ? "draining"
                                                    : "ready";

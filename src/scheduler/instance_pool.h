@@ -32,8 +32,7 @@
 #include "config/model_settings.h"
 #include "core/mutex.h"
 #include "core/result.h"
-#include "engines/engine_locator.h"
-#include "engines/llama_server_args.h"
+#include "engines/engine_set.h"
 #include "models/model_registry.h"
 #include "placement/devices.h"
 #include "placement/engine_plan.h"
@@ -77,12 +76,11 @@ struct PoolOptions {
   // (off the I/O threads: it may probe the engine) at the first load. Unset:
   // one CPU with no memory limit.
   std::function<std::vector<placement::PlacementDevice>()> discover_devices;
-  // The NPU as placement sees it (present, usable, why: placement/npu.h)
-  // and FastFlowLM's binary (empty = not installed), run behind this zest
-  // binary's engine bridge (`self_exe`, engines/flm_command.h).
+  // The engines and which serves a model (engines/engine_set.h). Unset:
+  // every load fails (no engine).
+  std::shared_ptr<const engines::EngineSet> engines;
+  // The NPU as placement sees it (present, usable, why: placement/npu.h).
   placement::NpuRequest npu;
-  std::filesystem::path flm;
-  std::filesystem::path self_exe;
   std::map<std::string, config::ModelSettings> model_settings;  // by model name
   // Where zest serves models from (models directory, Hugging Face store):
   // files that engine flags name must lie below one of them.
@@ -90,9 +88,6 @@ struct PoolOptions {
   // Hidden from engines even where their sandbox shows the host's system
   // directories (zest's home: keys, config, logs).
   std::vector<std::filesystem::path> hidden_dirs;
-  // FastFlowLM's whole environment ("K=V"); llama-server's is the engine
-  // location's (engines::EngineLocation::Environment).
-  std::vector<std::string> flm_environment;
   // Where the learned memory corrections persist (placement/
   // memory_correction.h); empty = learned for this process only.
   std::filesystem::path memory_corrections_file;
@@ -103,6 +98,7 @@ struct InstanceStatus {
   pid_t pid = 0;
   std::string socket;
   std::string health_path;  // what answers 200 once the engine is up ("/health")
+  std::string engine;       // which engine runs it ("llama-server")
   std::string state;        // "loading", "ready", "draining"
   double uptime_s = 0;
   int in_flight = 0;
@@ -117,10 +113,7 @@ struct InstanceStatus {
 
 class InstancePool : public EngineSlots {
  public:
-  // `engine` is where llama-server is; an error Status there makes every load
-  // fail with that message (zest still serves its other routes).
-  InstancePool(boost::asio::io_context& io, PoolOptions options,
-               Result<engines::EngineLocation> engine);
+  InstancePool(boost::asio::io_context& io, PoolOptions options);
   ~InstancePool() override;
 
   // A ready instance for `model`, started if needed. Before starting one the
@@ -148,9 +141,9 @@ class InstancePool : public EngineSlots {
   // (zest decides) when it has none. Any thread.
   config::ModelSettings ConfiguredSettings(const std::string& model) const;
 
-  // Whether `args` may be passed to the engine (engines/llama_server_flags.h):
-  // every flag allowed and every file it names one zest serves
-  // (`model_roots`). Checked again at each start. Any thread.
+  // Whether `args` may be passed to the engine of language models
+  // (engines/engine_adapter.h: flags by allow-list, every file they name
+  // one zest serves, `model_roots`). Checked again at each start. Any thread.
   Status CheckExtraArgs(const std::vector<std::string>& args) const;
 
   // The engine's parallel sequences for `model`: its plan's once loaded,
@@ -276,18 +269,12 @@ class InstancePool : public EngineSlots {
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model,
                                                                  std::shared_ptr<Entry> entry);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
-  engines::LlamaServerOptions EngineOptions(const models::ModelEntry& model,
-                                            const std::filesystem::path& socket,
-                                            const placement::EnginePlan& plan, bool replica) const;
-  // The engine's command line: llama-server, or FastFlowLM for an NPU plan.
-  Result<std::vector<std::string>> LlamaServerArgv(const models::ModelEntry& model,
-                                                   const std::filesystem::path& socket,
-                                                   const placement::EnginePlan& plan,
-                                                   bool replica) const;
-  Result<std::vector<std::string>> FlmArgv(const std::filesystem::path& socket,
-                                           const placement::EnginePlan& plan) const;
-  Result<std::unique_ptr<engines::Process>> SpawnEngine(const models::ModelEntry& model,
-                                                        const std::filesystem::path& socket,
+  // What the model's engine is told to start this instance with.
+  engines::LaunchSpec SpecFor(const models::ModelEntry& model, const std::filesystem::path& socket,
+                              const placement::EnginePlan& plan, bool replica) const;
+  Result<std::unique_ptr<engines::Process>> SpawnEngine(const engines::EngineAdapter& engine,
+                                                        const models::ModelEntry& model,
+                                                        const engines::LaunchSpec& spec,
                                                         const placement::EnginePlan& plan,
                                                         bool replica);
   // Memory admission (see Acquire). Sets entry.plan before evicting, so
@@ -336,7 +323,6 @@ class InstancePool : public EngineSlots {
   boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
-  const Result<engines::EngineLocation> engine_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   // Terminate() blocks for up to the grace period; it runs here, not on I/O threads.
   boost::asio::thread_pool blocking_{1};

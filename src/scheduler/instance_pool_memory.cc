@@ -20,6 +20,7 @@
 #include "placement/eviction.h"
 #include "placement/policy.h"
 #include "placement/replica.h"
+#include "placement/speech_plan.h"
 #include "scheduler/instance_pool_entry.h"
 
 namespace zest::scheduler {
@@ -124,6 +125,7 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
     }
   }
   const std::vector<placement::PlacementDevice> free = placement::FreeAfter(*devices_, loaded);
+  if (model.info.speech) return placement::PlanSpeech(model.info, free);
   if (self.replica) return placement::PlanReplica(model.info, free, request, used);
   return placement::PlanPlacement(model.info, free, request);
 }
@@ -191,6 +193,8 @@ std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& m
     if (!devices_) return std::nullopt;
     devices = *devices_;
   }
+  // A speech model runs on the CPU whole: the file's size is what counts.
+  if (model.info.speech) return placement::FitOfSize(model.info.file_size, devices);
   const placement::PlacementRequest request = RequestFor(model, ConfiguredSettings(model.name));
   Result<placement::EnginePlan> plan = placement::PlanPlacement(model.info, devices, request);
   // For "no": the model on the CPU alone at the context it was refused at.

@@ -60,6 +60,10 @@ Status CheckCapability(Endpoint endpoint, const models::ModelEntry& model) {
   if (!model.error.empty()) {
     return Internal("model '" + model.name + "' cannot be loaded: " + model.error);
   }
+  if (model.info.speech) {
+    return InvalidArgument("model '" + model.name +
+                           "' is a speech-to-text model; use /v1/audio/transcriptions");
+  }
   bool wants_embeddings = endpoint == Endpoint::kEmbeddings;
   if (wants_embeddings && !model.info.embedding) {
     return InvalidArgument("model '" + model.name + "' is not an embedding model");

@@ -1,0 +1,38 @@
+#include "engines/engine_adapter.h"
+
+namespace zest::engines {
+
+const char* CapabilityName(Capability capability) {
+  switch (capability) {
+    case Capability::kChat:
+      return "chat";
+    case Capability::kCompletions:
+      return "completions";
+    case Capability::kEmbeddings:
+      return "embeddings";
+    case Capability::kRerank:
+      return "rerank";
+    case Capability::kTranscription:
+      return "transcription";
+    case Capability::kImages:
+      return "images";
+  }
+  return "other";
+}
+
+Status EngineAdapter::CheckExtraArgs(const std::vector<std::string>& args,
+                                     const std::vector<std::filesystem::path>&) const {
+  if (args.empty()) return Status::Ok();
+  return InvalidArgument(std::string(name()) +
+                         " takes no extra engine flags (given: " + args.front() + ")");
+}
+
+Result<EngineCall> EngineAdapter::TranscriptionCall(const TranscriptionJob&) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " does not transcribe speech");
+}
+
+Result<Transcript> EngineAdapter::ReadTranscript(int, std::string_view) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " does not transcribe speech");
+}
+
+}  // namespace zest::engines

@@ -1,0 +1,103 @@
+// EngineAdapter: what zest knows about one kind of engine (llama-server,
+// FastFlowLM, whisper-server), behind one interface, so that the scheduler
+// and the API layer never name an engine. From an instance's launch spec an
+// adapter gives the command (argv, environment, sandbox), how to tell the
+// engine is ready, what it serves and at which path, how its slots work, and
+// how the relay treats it (model names, a client's disconnect).
+//
+// Adapters are immutable once made (EngineSet, engine_set.h) and shared by
+// every instance of their kind: thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "engines/llama_server_args.h"
+#include "engines/transcription.h"
+
+namespace zest::engines {
+
+// What a request asks of an engine. An adapter serves some of these for a
+// model (Serves), each at a path of its own (PathFor).
+enum class Capability { kChat, kCompletions, kEmbeddings, kRerank, kTranscription, kImages };
+const char* CapabilityName(Capability capability);  // "chat", "transcription", ...
+
+// One instance to start, as the scheduler decided it. Engine-neutral: each
+// adapter takes what its engine has flags for.
+struct LaunchSpec {
+  std::string model_name;  // zest's name; the engine answers with it where it can
+  std::filesystem::path model_file;
+  // Every file the engine reads for the model (shards, projector), bound
+  // read-only into the sandbox and nothing else of their directories.
+  std::vector<std::filesystem::path> model_files;
+  std::filesystem::path mmproj;  // vision projector; empty = none
+  bool embeddings = false;       // an embedding model
+  // Where zest connects (a UNIX socket in a directory the engine alone has).
+  std::filesystem::path socket;
+  std::filesystem::path slot_dir;            // slot save/restore files; empty = none
+  int parallel = 1;                          // requests it runs at once
+  uint64_t ctx_per_slot = 0;                 // context per request; 0 = the model's own
+  int threads = 0;                           // CPU threads; 0 = the engine's default
+  bool software_gpu = false;                 // its "GPU" is llvmpipe: threads of its own
+  std::optional<EnginePlacement> placement;  // devices, layers, KV cache
+  std::vector<std::string> extra_args;       // the user's engine flags, unchecked
+  std::string engine_checkpoint;             // the engine's own model tag (FastFlowLM)
+  // Roots below which files named by engine flags must lie.
+  std::vector<std::filesystem::path> model_roots;
+  // Hidden from the engine (zest's home: keys, config, logs).
+  std::vector<std::filesystem::path> hidden;
+};
+
+// What starts the engine: its argv (sandbox wrapper included) and its whole
+// environment.
+struct LaunchCommand {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  // Directories the command needs made (0700) before it starts.
+  std::vector<std::filesystem::path> private_dirs;
+};
+
+class EngineAdapter {
+ public:
+  virtual ~EngineAdapter() = default;
+
+  // "llama-server": for logs, `zest system` and metrics labels.
+  virtual const char* name() const = 0;
+  // Ok when the engine is installed; else why not (every load says so).
+  virtual Status Available() const = 0;
+
+  virtual Result<LaunchCommand> Command(const LaunchSpec& spec) const = 0;
+
+  // What answers 200 once the engine is up (readiness and the watchdog).
+  virtual const char* ready_path() const { return "/health"; }
+  // The engine's path for `capability`; nullopt when it does not serve it.
+  virtual std::optional<std::string> PathFor(Capability capability) const = 0;
+  // The name the engine knows the model by in requests and answers, when it
+  // is not zest's (the relay swaps the two); empty = zest's.
+  virtual std::string EngineModelName(const LaunchSpec&) const { return ""; }
+  // Whether it saves and restores slots (--slot-save-path).
+  virtual bool saves_slots() const { return false; }
+  // Whether a non-streamed chat or completion is asked of it as a stream
+  // (api/stream_assembly.h), so a client that leaves stops it at once.
+  virtual bool streams_non_streamed() const { return false; }
+  // Whether the memory ledger learns from its measured RSS (the ledger's
+  // model is this engine's memory).
+  virtual bool learns_memory() const { return false; }
+  // Whether `args` may be given to it (engine flags by allow-list, files
+  // they name below `model_roots`). The default: none at all.
+  virtual Status CheckExtraArgs(const std::vector<std::string>& args,
+                                const std::vector<std::filesystem::path>& model_roots) const;
+
+  // Speech to text (Capability::kTranscription): the job as a request in
+  // the engine's shape (kInvalidArgument for what the engine cannot take,
+  // e.g. an unknown language), and its answer as a Transcript (kInvalidArgument
+  // when it could not decode the audio). Default: kUnsupported.
+  virtual Result<EngineCall> TranscriptionCall(const TranscriptionJob& job) const;
+  virtual Result<Transcript> ReadTranscript(int status, std::string_view body) const;
+};
+
+}  // namespace zest::engines

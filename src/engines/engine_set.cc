@@ -1,0 +1,31 @@
+#include "engines/engine_set.h"
+
+namespace zest::engines {
+
+EngineSet::EngineSet(std::unique_ptr<EngineAdapter> language, std::unique_ptr<EngineAdapter> npu,
+                     std::unique_ptr<EngineAdapter> speech)
+    : language_(std::move(language)), npu_(std::move(npu)), speech_(std::move(speech)) {}
+
+Result<const EngineAdapter*> EngineSet::For(const EngineChoice& choice) const {
+  const EngineAdapter* adapter = choice.speech   ? speech_.get()
+                                 : choice.on_npu ? npu_.get()
+                                                 : language_.get();
+  if (adapter == nullptr) {
+    return Unavailable(std::string("no engine for ") +
+                       (choice.speech   ? "speech-to-text"
+                        : choice.on_npu ? "the NPU"
+                                        : "language models") +
+                       " is set up");
+  }
+  return adapter;
+}
+
+std::vector<const EngineAdapter*> EngineSet::All() const {
+  std::vector<const EngineAdapter*> all;
+  for (const auto* adapter : {language_.get(), npu_.get(), speech_.get()}) {
+    if (adapter != nullptr) all.push_back(adapter);
+  }
+  return all;
+}
+
+}  // namespace zest::engines

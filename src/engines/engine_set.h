@@ -1,0 +1,40 @@
+// EngineSet: the engines zest can run, one adapter each (engine_adapter.h),
+// and which one serves a model. Made once at start-up (app/server_app.cc)
+// and shared read-only: thread-safe.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engines/engine_adapter.h"
+
+namespace zest::engines {
+
+// Engine-neutral facts that decide a model's engine.
+struct EngineChoice {
+  bool speech = false;  // a speech-to-text model (a whisper.cpp model file)
+  bool on_npu = false;  // placed on the NPU
+};
+
+class EngineSet {
+ public:
+  // `language`: serves GGUF language and embedding models on CPUs and GPUs;
+  // `npu`: language models placed on the NPU; `speech`: speech-to-text.
+  // Any may be null (that kind of model cannot be served).
+  EngineSet(std::unique_ptr<EngineAdapter> language, std::unique_ptr<EngineAdapter> npu,
+            std::unique_ptr<EngineAdapter> speech);
+
+  // The adapter for a model; kUnavailable naming the missing kind when this
+  // set has none for it.
+  Result<const EngineAdapter*> For(const EngineChoice& choice) const;
+  // Every adapter in the set, for `zest system` and the logs.
+  std::vector<const EngineAdapter*> All() const;
+  const EngineAdapter* language() const { return language_.get(); }
+
+ private:
+  const std::unique_ptr<EngineAdapter> language_;
+  const std::unique_ptr<EngineAdapter> npu_;
+  const std::unique_ptr<EngineAdapter> speech_;
+};
+
+}  // namespace zest::engines

@@ -1,0 +1,67 @@
+#include "engines/llama_server_adapter.h"
+
+#include "engines/engine_flags.h"
+#include "engines/llama_server_flags.h"
+
+namespace zest::engines {
+
+Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const {
+  if (!located_.ok()) return Unavailable(located_.status().message());
+  ZEST_ASSIGN_OR_RETURN(std::vector<EngineFlag> extra, CheckLlamaServerArgs(spec.extra_args));
+  SandboxMounts mounts;
+  mounts.hidden = spec.hidden;
+  ZEST_ASSIGN_OR_RETURN(mounts.readonly, ResolveFlagPaths(extra, spec.model_roots));
+  for (const auto& file : spec.model_files) mounts.readonly.push_back(file);
+  mounts.writable = {spec.socket.parent_path()};
+  if (!spec.slot_dir.empty()) mounts.writable.push_back(spec.slot_dir);  // prompts live here
+
+  LlamaServerOptions o;
+  o.model = spec.model_file;
+  o.alias = spec.model_name;
+  o.socket = spec.socket;
+  o.mmproj = spec.mmproj;
+  o.threads = spec.threads;
+  o.embeddings = spec.embeddings;
+  o.slot_save_path = spec.slot_dir;
+  // The context asked for is per request (slot); llama-server splits -c
+  // between its slots, so it gets ctx × parallel.
+  o.parallel = spec.parallel;
+  o.ctx_size = static_cast<int>(spec.ctx_per_slot) * spec.parallel;
+  o.placement = spec.placement;
+  o.extra = FlagArgv(extra);
+
+  LaunchCommand command;
+  command.argv = located_->Command(LlamaServerArgs(o), mounts);
+  std::vector<std::string> env;
+  // llvmpipe runs the "GPU" layers on threads of its own: as many as the
+  // engine's share of the cores, not one per core.
+  if (spec.software_gpu && spec.threads > 0) {
+    env.push_back("LP_NUM_THREADS=" + std::to_string(spec.threads));
+  }
+  command.env = located_->Environment(env);
+  return command;
+}
+
+std::optional<std::string> LlamaServerAdapter::PathFor(Capability capability) const {
+  switch (capability) {
+    case Capability::kChat:
+      return "/v1/chat/completions";
+    case Capability::kCompletions:
+      return "/v1/completions";
+    case Capability::kEmbeddings:
+      return "/v1/embeddings";
+    case Capability::kRerank:
+      return "/v1/rerank";
+    default:
+      return std::nullopt;
+  }
+}
+
+Status LlamaServerAdapter::CheckExtraArgs(
+    const std::vector<std::string>& args,
+    const std::vector<std::filesystem::path>& model_roots) const {
+  ZEST_ASSIGN_OR_RETURN(std::vector<EngineFlag> flags, CheckLlamaServerArgs(args));
+  return ResolveFlagPaths(flags, model_roots).status();
+}
+
+}  // namespace zest::engines

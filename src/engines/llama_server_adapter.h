@@ -1,0 +1,37 @@
+// LlamaServerAdapter: llama.cpp's llama-server, zest's main engine. It
+// listens on the instance's UNIX socket (--host PATH.sock) inside the
+// sandbox (sandbox.h), answers as the model's zest name (--alias), saves
+// slots, serves chat, completions, embeddings and rerank at llama-server's
+// OpenAI paths, and takes the engine flags llama_server_flags.h allows.
+#pragma once
+
+#include "engines/engine_adapter.h"
+#include "engines/engine_locator.h"
+
+namespace zest::engines {
+
+class LlamaServerAdapter : public EngineAdapter {
+ public:
+  // `located`: where llama-server is; an error makes every load fail with
+  // its message.
+  explicit LlamaServerAdapter(Result<EngineLocation> located) : located_(std::move(located)) {}
+
+  const char* name() const override { return "llama-server"; }
+  Status Available() const override { return located_.status(); }
+  Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
+  std::optional<std::string> PathFor(Capability capability) const override;
+  bool saves_slots() const override { return true; }
+  // llama-server runs a non-streamed task to its end when its client goes
+  // (llama.cpp issue 9273); a streamed one stops at the next token.
+  bool streams_non_streamed() const override { return true; }
+  bool learns_memory() const override { return true; }
+  Status CheckExtraArgs(const std::vector<std::string>& args,
+                        const std::vector<std::filesystem::path>& model_roots) const override;
+
+  const Result<EngineLocation>& location() const { return located_; }
+
+ private:
+  const Result<EngineLocation> located_;
+};
+
+}  // namespace zest::engines

@@ -1,0 +1,157 @@
+#include "engines/whisper_adapter.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <nlohmann/json.hpp>
+
+#include "http/multipart.h"
+
+namespace zest::engines {
+
+Result<LaunchCommand> WhisperAdapter::Command(const LaunchSpec& spec) const {
+  if (!setup_.located.ok()) return Unavailable(setup_.located.status().message());
+  ZEST_RETURN_IF_ERROR(CheckExtraArgs(spec.extra_args, spec.model_roots));
+  const EngineLocation& whisper = *setup_.located;
+  if (!whisper.sandboxed()) {
+    return Unavailable(
+        "whisper-server listens on TCP, so zest runs it in a network namespace of its own, "
+        "which needs bubblewrap: apt install bubblewrap");
+  }
+  const std::string port = std::to_string(kWhisperPort);
+  // Inner: zest's engine sandbox, sharing the outer's network namespace.
+  SandboxMounts mounts;
+  mounts.hidden = spec.hidden;
+  mounts.readonly = spec.model_files;
+  std::vector<std::string> args = {"whisper-server", "--host", "127.0.0.1", "--port", port, "-m",
+                                   spec.model_file.string(),
+                                   // OpenAI detects the language when none is given.
+                                   "-l", "auto",
+                                   // verbose_json without the extra detection pass.
+                                   "--no-language-probabilities"};
+  if (spec.threads > 0) args.insert(args.end(), {"-t", std::to_string(spec.threads)});
+  std::vector<std::string> inner = whisper.Command(args, mounts, /*own_network=*/false);
+
+  // Outer: the host's files read-only (the bridge is this binary), zest's
+  // home hidden, its own network, pid and IPC namespaces; only the socket's
+  // directory writable.
+  LaunchCommand command;
+  command.argv = {whisper.bwrap.empty() ? std::string("bwrap") : whisper.bwrap.string(),
+                  "--ro-bind",
+                  "/",
+                  "/",
+                  "--dev",
+                  "/dev",
+                  "--proc",
+                  "/proc",
+                  "--unshare-net",
+                  "--unshare-pid",
+                  "--unshare-ipc",
+                  "--new-session",
+                  "--die-with-parent"};
+  for (const auto& dir : spec.hidden)
+    command.argv.insert(command.argv.end(), {"--tmpfs", dir.string()});
+  const std::string socket_dir = spec.socket.parent_path().string();
+  command.argv.insert(command.argv.end(), {"--bind", socket_dir, socket_dir});
+  // The model files again, in case they lie below a hidden directory.
+  for (const auto& file : spec.model_files) {
+    command.argv.insert(command.argv.end(), {"--ro-bind", file.string(), file.string()});
+  }
+  command.argv.insert(command.argv.end(), {"--", setup_.self_exe.string(), "engine-bridge",
+                                           "--socket", spec.socket.string(), "--port", port, "--"});
+  command.argv.insert(command.argv.end(), inner.begin(), inner.end());
+  command.env = whisper.Environment();
+  return command;
+}
+
+namespace {
+
+// The languages whisper knows (its tokenizer's language tokens), by ISO
+// 639-1 code where there is one. whisper-server takes an unknown code
+// without complaint and transcribes badly, so zest checks first.
+constexpr std::array<const char*, 100> kLanguages = {
+    "en", "zh", "de", "es",  "ru", "ko", "fr", "ja", "pt", "tr", "pl", "ca", "nl", "ar", "sv",
+    "it", "id", "hi", "fi",  "vi", "he", "uk", "el", "ms", "cs", "ro", "da", "hu", "ta", "no",
+    "th", "ur", "hr", "bg",  "lt", "la", "mi", "ml", "cy", "sk", "te", "fa", "lv", "bn", "sr",
+    "az", "sl", "kn", "et",  "mk", "br", "eu", "is", "hy", "ne", "mn", "bs", "kk", "sq", "sw",
+    "gl", "mr", "pa", "si",  "km", "sn", "yo", "so", "af", "oc", "ka", "be", "tg", "sd", "gu",
+    "am", "yi", "lo", "uz",  "fo", "ht", "ps", "tk", "nn", "mt", "sa", "lb", "my", "bo", "tl",
+    "mg", "as", "tt", "haw", "ln", "ha", "ba", "jw", "su", "yue"};
+
+bool KnownLanguage(const std::string& code) {
+  for (const char* known : kLanguages) {
+    if (code == known) return true;
+  }
+  return false;
+}
+
+constexpr const char* kBoundary = "zest-whisper-form-7d1f0c";
+
+}  // namespace
+
+Result<EngineCall> WhisperAdapter::TranscriptionCall(const TranscriptionJob& job) const {
+  if (!job.language.empty() && !KnownLanguage(job.language)) {
+    return InvalidArgument("unknown language '" + job.language +
+                           "': give an ISO 639-1 code whisper knows (en, de, fr, ...)");
+  }
+  std::vector<http::FormPart> form = {{"file", job.filename.empty() ? "audio" : job.filename,
+                                       "application/octet-stream", job.audio},
+                                      {"response_format", "", "", "verbose_json"},
+                                      {"no_language_probabilities", "", "", "true"}};
+  if (!job.language.empty()) form.push_back({"language", "", "", job.language});
+  if (!job.prompt.empty()) form.push_back({"prompt", "", "", job.prompt});
+  if (job.temperature) form.push_back({"temperature", "", "", std::to_string(*job.temperature)});
+  if (job.translate) form.push_back({"translate", "", "", "true"});
+  return EngineCall{"/inference", http::FormContentType(kBoundary),
+                    http::WriteForm(form, kBoundary)};
+}
+
+Result<Transcript> WhisperAdapter::ReadTranscript(int status, std::string_view body) const {
+  // whisper-server answers every bad upload (not audio, an unsupported
+  // codec, an empty file) with 400 "Invalid request", as plain text.
+  if (status == 400) {
+    return InvalidArgument(
+        "the audio file could not be decoded: send WAV, MP3, FLAC or Ogg Vorbis audio");
+  }
+  if (status != 200) {
+    return EngineFailed("whisper-server answered " + std::to_string(status) + ": " +
+                        std::string(body.substr(0, 200)));
+  }
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return EngineFailed("whisper-server's answer is not JSON");
+  Transcript t;
+  t.language = j.value("language", "");
+  t.duration = j.value("duration", 0.0);
+  for (const auto& s : j.value("segments", nlohmann::json::array())) {
+    TranscriptSegment segment;
+    segment.id = s.value("id", static_cast<int>(t.segments.size()));
+    segment.start = s.value("start", 0.0);
+    segment.end = s.value("end", 0.0);
+    segment.text = s.value("text", "");
+    segment.temperature = s.value("temperature", 0.0);
+    segment.avg_logprob = s.value("avg_logprob", 0.0);
+    segment.no_speech_prob = s.value("no_speech_prob", 0.0);
+    for (const auto& token : s.value("tokens", nlohmann::json::array())) {
+      if (token.is_number_integer()) segment.tokens.push_back(token.get<int>());
+    }
+    for (const auto& w : s.value("words", nlohmann::json::array())) {
+      t.words.push_back({w.value("word", ""), w.value("start", 0.0), w.value("end", 0.0)});
+    }
+    t.segments.push_back(std::move(segment));
+  }
+  // Each segment's text starts with a space (whisper's tokens do); the
+  // whole is trimmed, as OpenAI's is.
+  std::string text;
+  for (const auto& segment : t.segments) text += segment.text;
+  std::size_t first = text.find_first_not_of(" \n");
+  std::size_t last = text.find_last_not_of(" \n");
+  t.text = first == std::string::npos ? "" : text.substr(first, last - first + 1);
+  return t;
+}
+
+std::optional<std::string> WhisperAdapter::PathFor(Capability capability) const {
+  if (capability == Capability::kTranscription) return "/inference";
+  return std::nullopt;
+}
+
+}  // namespace zest::engines
