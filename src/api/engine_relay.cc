@@ -77,6 +77,27 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
     if (!lease.ok()) co_return lease.status();
     http::UpstreamRequest up;
     up.method = "POST";
+    up.canceller = canceller;
+    if (request.to_engine) {  // in the engine's own shape
+      if ((*lease)->engine == nullptr) co_return Internal("the instance has no engine adapter");
+      Result<engines::EngineCall> call = request.to_engine(*(*lease)->engine);
+      if (!call.ok()) co_return call.status();
+      up.target = std::move(call->path);
+      up.headers = {{"Content-Type", std::move(call->content_type)}};
+      up.body = std::move(call->body);
+      auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
+      if (response.ok()) {
+        Connection connection{std::move(*lease), std::move(response).value(), false};
+        co_return std::move(connection);
+      }
+      if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
+      std::shared_ptr<scheduler::Instance> broken = lease->instance();
+      lease->Release();
+      co_await pool.ReportBroken(broken);
+      engine_dead = true;
+      co_return Unavailable("engine for '" + request.model.name +
+                            "' is not answering: " + response.status().message());
+    }
     up.target = request.engine_path;
     up.headers = {{"Content-Type", "application/json"}};
     // A non-streamed request streams from an engine that would otherwise
@@ -103,7 +124,6 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
     if (const std::string& own = (*lease)->engine_model; !own.empty()) {
       up.body = WithModelName(std::move(up.body), own);
     }
-    up.canceller = canceller;
     auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
     if (response.ok()) {
       Connection connection{std::move(*lease), std::move(response).value(), assemble};
@@ -147,6 +167,16 @@ awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::Instance
     const std::string event = http::SseData(*body);
     bool sent = co_await writer.WriteChunk(event);
     if (sent) co_await writer.EndStream();
+    co_return std::nullopt;
+  }
+  if (request.from_engine && instance.engine != nullptr) {  // in the engine's own shape
+    Result<ApiAnswer> answer =
+        request.from_engine(*instance.engine, upstream.status(), std::move(*body));
+    if (!answer.ok()) {
+      co_await SendFailure(writer, answer.status());
+    } else {
+      co_await writer.Send(answer->status, answer->content_type, std::move(answer->body));
+    }
     co_return std::nullopt;
   }
   std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));

@@ -10,10 +10,12 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 
 #include "api/inference_metrics.h"
+#include "engines/engine_adapter.h"
 #include "http/response_writer.h"
 #include "models/model_registry.h"
 #include "scheduler/admission.h"
@@ -21,6 +23,13 @@
 #include "scheduler/keep_alive.h"
 
 namespace zest::api {
+
+// An answer made into the API's shape from the engine's (to_engine below).
+struct ApiAnswer {
+  int status = 200;
+  std::string content_type;
+  std::string body;
+};
 
 struct RelayRequest {
   models::ModelEntry model;
@@ -35,6 +44,13 @@ struct RelayRequest {
   // Prefill on another instance of the model first (api/prefill_handoff.h);
   // set from EngineServices::split_prefill_tokens.
   bool split_prefill = false;
+  // A request the engine is asked in its own shape (speech to text): made
+  // for the dispatched instance's engine (engines/engine_adapter.h), and its
+  // whole answer made into the API's. Unset: `body` goes to `engine_path`
+  // as it is, and the answer comes back as it is.
+  std::function<Result<engines::EngineCall>(const engines::EngineAdapter&)> to_engine;
+  std::function<Result<ApiAnswer>(const engines::EngineAdapter&, int status, std::string body)>
+      from_engine;
 };
 
 // The engine side of the gateway: admission, instance and relay.

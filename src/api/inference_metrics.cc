@@ -67,7 +67,14 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
                               {"model", "reason"})),
       prompt_processing(r.AddHistogram("zest_prompt_processing_seconds",
                                        "Engine time spent on the prompt (llama-server timings).",
-                                       {"model"})) {}
+                                       {"model"})),
+      audio_seconds(r.AddCounter("zest_audio_seconds_total",
+                                 "Seconds of audio transcribed or translated.", {"model"})),
+      realtime_factor(r.AddHistogram(
+          "zest_audio_realtime_factor",
+          "Request time over the audio's length, per transcription (below 1: faster than "
+          "real time).",
+          {"model"}, {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5})) {}
 
 void InferenceMetrics::SetLast(RequestStats stats) {
   MutexLock lock(last_mu_);
@@ -158,6 +165,10 @@ void RequestObserver::Finish(int status) {
   if (model_.empty()) return;
   Clock::time_point end = Clock::now();
   metrics_->duration.With({endpoint_, model_}).Observe(Seconds(end - start_));
+  if (audio_s_ && *audio_s_ > 0 && status == 200) {
+    metrics_->audio_seconds.With({model_}).Inc(*audio_s_);
+    metrics_->realtime_factor.With({model_}).Observe(Seconds(end - start_) / *audio_s_);
+  }
   if (usage_.prompt_ms)
     metrics_->prompt_processing.With({model_}).Observe(*usage_.prompt_ms / 1000);
   if (!usage_.found) return;

@@ -47,6 +47,8 @@ struct InferenceMetrics {
   metrics::Family<metrics::Histogram>& queue_wait;           // model, priority
   metrics::Family<metrics::Counter>& rejections;             // model, reason
   metrics::Family<metrics::Histogram>& prompt_processing;    // model
+  metrics::Family<metrics::Counter>& audio_seconds;          // model
+  metrics::Family<metrics::Histogram>& realtime_factor;      // model
 
  private:
   mutable Mutex last_mu_;
@@ -88,6 +90,8 @@ class RequestObserver {
   void OnStreamEvent(std::string_view data);
   // A whole (non-streamed) answer body.
   void OnBody(std::string_view body);
+  // Speech to text: the transcribed audio's length.
+  void OnAudio(double seconds) { audio_s_ = seconds; }
   // Records the request: status, duration and tokens. Call once.
   void Finish(int status);
 
@@ -103,6 +107,7 @@ class RequestObserver {
   bool stream_ = false;
   std::optional<double> ttft_s_;
   TokenUsage usage_;
+  std::optional<double> audio_s_;
 };
 
 }  // namespace zest::api

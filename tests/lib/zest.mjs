@@ -26,13 +26,44 @@ export function syntheticModel(preset = 'tiny', args = []) {
   return file;
 }
 
+// A synthetic whisper.cpp speech model (zest-make-model --arch whisper),
+// written once: {file, words}, where `words` is what it says for each 30 s
+// window of any audio (its decoder follows a script chosen by the seed).
+let whisperModel = null;
+export function syntheticWhisper() {
+  if (whisperModel) return whisperModel;
+  const file = path.join(modelCache, 'whisper.bin');
+  const out = execFileSync(makeModelBin, ['--arch', 'whisper', '--out', file], { stdio: 'pipe' }).toString();
+  const words = /window of any audio to "([^"]*)"/.exec(out)?.[1];
+  if (!words) throw new Error(`zest-make-model did not say its script: ${out}`);
+  whisperModel = { file, words: words.trim() };
+  return whisperModel;
+}
+
+// The sample speech Debian's whisper.cpp-tools ships (mono 16 kHz WAV,
+// 53.37 s), from the engine rootfs `make engines` provisions, or the host.
+export function sampleSpeech() {
+  const rel = 'usr/share/sounds/debian/samples/en-Wikipedia-Ignore_All_Rules.wav';
+  const roots = [process.env.ZEST_ENGINE_ROOTFS, '/var/cache/zest/engines/debian-sid',
+    path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest/engines/debian-sid'), '/'];
+  for (const root of roots.filter(Boolean)) {
+    const file = path.join(root, rel);
+    if (fs.existsSync(file)) return file;
+  }
+  throw new Error('no sample WAV: run `make engines` (it installs whisper.cpp-tools)');
+}
+
 // A temporary ZEST_HOME whose models/ holds the given models, by name: a
 // preset ('tiny'), a path ending in .gguf, or {preset, args} for
-// zest-make-model.
+// zest-make-model, or 'whisper' (a synthetic speech model).
 export function makeHome(models = { tiny: 'tiny' }) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-test-home-'));
   fs.mkdirSync(path.join(home, 'models'));
   for (const [name, spec] of Object.entries(models)) {
+    if (spec === 'whisper') {  // a speech model: name.bin
+      fs.copyFileSync(syntheticWhisper().file, path.join(home, 'models', `${name}.bin`));
+      continue;
+    }
     const dest = path.join(home, 'models', `${name}.gguf`);
     if (typeof spec === 'string' && spec.endsWith('.gguf')) {
       fs.symlinkSync(spec, dest);  // big files (benchmarks) are linked, not copied

@@ -116,15 +116,16 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   if (!parsed->max_tokens_given && endpoint != Endpoint::kEmbeddings) {
     r.body = WithMaxTokens(std::move(r.body), options_.default_max_tokens);
   }
-  RelayRequest relay{*model,
-                     EnginePath(endpoint),
-                     std::move(r.body),
-                     parsed->stream,
-                     &observer,
-                     *admit,
-                     parsed->model,
-                     keep_alive,
-                     r.id};
+  RelayRequest relay;
+  relay.model = *model;
+  relay.engine_path = EnginePath(endpoint);
+  relay.body = std::move(r.body);
+  relay.stream = parsed->stream;
+  relay.observer = &observer;
+  relay.admit = *admit;
+  relay.client_model = parsed->model;
+  relay.keep_alive = keep_alive;
+  relay.request_id = r.id;
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 
@@ -204,6 +205,14 @@ void OpenAiApi::Register(http::Router& router) {
     router.Add("POST", prefix + "/chat/completions", inference(Endpoint::kChatCompletions));
     router.Add("POST", prefix + "/completions", inference(Endpoint::kCompletions));
     router.Add("POST", prefix + "/embeddings", inference(Endpoint::kEmbeddings));
+    for (bool translate : {false, true}) {
+      router.Add(
+          "POST", prefix + (translate ? "/audio/translations" : "/audio/transcriptions"),
+          [this, translate](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+            co_await Transcribe(translate, r, w);
+          },
+          http::BodyKind::kOther);
+    }
   }
 }
 

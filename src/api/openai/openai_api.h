@@ -1,7 +1,7 @@
 // OpenAiApi: the OpenAI-compatible routes, under /v1/ and /api/v1/:
 // GET models, GET models/{id}, POST chat/completions, completions,
-// embeddings. Handlers parse and validate, resolve the model, and hand the
-// request to the engine relay; nothing else.
+// embeddings, audio/transcriptions, audio/translations. Handlers parse and validate, resolve the
+// model, and hand the request to the engine relay; nothing else.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -42,6 +42,12 @@ class OpenAiApi {
                                          http::ResponseWriter& writer);
   boost::asio::awaitable<void> Route(Endpoint endpoint, http::Request& request,
                                      http::ResponseWriter& writer, RequestObserver& observer);
+  // Speech to text (audio_routes.cc): transcriptions, or translations into English.
+  boost::asio::awaitable<void> Transcribe(bool translate, http::Request& request,
+                                          http::ResponseWriter& writer);
+  boost::asio::awaitable<void> TranscribeRoute(bool translate, http::Request& request,
+                                               http::ResponseWriter& writer,
+                                               RequestObserver& observer);
 
   Result<scheduler::AdmitRequest> Admission(const http::Request& request,
                                             const InferenceRequest& parsed,

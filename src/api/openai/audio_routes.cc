@@ -1,0 +1,155 @@
+// OpenAiApi's speech-to-text routes: POST /v1/audio/transcriptions and
+// /v1/audio/translations (OpenAI's shape: a multipart form with `file`,
+// `model`, `language`, `prompt`, `temperature`, `response_format`,
+// `timestamp_granularities[]`). The form is checked here; the engine is
+// asked in its own shape by its adapter (engines/engine_adapter.h), through
+// the same admission, keep-alive, retries and metrics as chat.
+#include <cstdlib>
+
+#include "api/engine_relay.h"
+#include "api/openai/audio_format.h"
+#include "api/openai/errors.h"
+#include "api/openai/openai_api.h"
+#include "api/openai/transcript_format.h"
+#include "http/multipart.h"
+
+namespace zest::api::openai {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+
+// OpenAI's own limit on an audio upload.
+constexpr std::size_t kMaxAudioBytes = 25ull * 1024 * 1024;
+
+struct AudioForm {
+  std::string model;
+  engines::TranscriptionJob job;
+  TranscriptOptions options;
+  std::string priority;
+};
+
+// The form's fields, checked. `*param` names the bad one.
+Result<AudioForm> ParseAudioForm(const http::Request& r, bool translate, std::string* param) {
+  *param = "file";
+  ZEST_ASSIGN_OR_RETURN(std::string boundary, http::FormBoundary(r.Header("Content-Type")));
+  ZEST_ASSIGN_OR_RETURN(std::vector<http::FormPart> parts, http::ParseForm(r.body, boundary));
+  AudioForm form;
+  const http::FormPart* file = http::FindPart(parts, "file");
+  if (file == nullptr || file->data.empty())
+    return InvalidArgument("`file` (the audio) is required");
+  if (file->data.size() > kMaxAudioBytes) {
+    return Status(ErrorCode::kTooLarge, "the audio file is over 25 MB");
+  }
+  ZEST_RETURN_IF_ERROR(CheckAudioFormat(file->data));
+  form.job.audio = file->data;
+  form.job.filename = file->filename;
+  *param = "model";
+  const http::FormPart* model = http::FindPart(parts, "model");
+  if (model == nullptr || model->data.empty()) return InvalidArgument("`model` is required");
+  form.model = model->data;
+  form.job.translate = translate;
+  form.options.translate = translate;
+  if (const http::FormPart* language = http::FindPart(parts, "language"); language && !translate) {
+    *param = "language";
+    form.job.language = language->data;
+  }
+  if (const http::FormPart* prompt = http::FindPart(parts, "prompt"))
+    form.job.prompt = prompt->data;
+  if (const http::FormPart* temperature = http::FindPart(parts, "temperature")) {
+    *param = "temperature";
+    char* end = nullptr;
+    double t = std::strtod(temperature->data.c_str(), &end);
+    if (temperature->data.empty() || *end != '\0' || !(t >= 0 && t <= 1)) {
+      return InvalidArgument("temperature must be a number from 0 to 1");
+    }
+    form.job.temperature = t;
+  }
+  *param = "response_format";
+  const http::FormPart* format = http::FindPart(parts, "response_format");
+  ZEST_ASSIGN_OR_RETURN(form.options.format, ParseTranscriptFormat(format ? format->data : ""));
+  *param = "timestamp_granularities";
+  bool granularities = false;
+  for (const http::FormPart& part : parts) {
+    if (part.name != "timestamp_granularities[]" && part.name != "timestamp_granularities") {
+      continue;
+    }
+    if (!granularities) form.options.segments = false;
+    granularities = true;
+    if (part.data == "word") {
+      form.options.words = true;
+    } else if (part.data == "segment") {
+      form.options.segments = true;
+    } else {
+      return InvalidArgument("timestamp_granularities[] must be word or segment");
+    }
+  }
+  if (granularities && form.options.format != TranscriptFormat::kVerboseJson) {
+    return InvalidArgument("timestamp_granularities needs response_format verbose_json");
+  }
+  if (const http::FormPart* stream = http::FindPart(parts, "stream");
+      stream && stream->data == "true") {
+    *param = "stream";
+    return InvalidArgument("streamed transcription is not supported; send stream=false");
+  }
+  if (const http::FormPart* priority = http::FindPart(parts, "priority")) {
+    form.priority = priority->data;
+  }
+  param->clear();
+  return form;
+}
+
+}  // namespace
+
+awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::ResponseWriter& w) {
+  RequestObserver observer(metrics_, translate ? "translations" : "transcriptions", "");
+  co_await TranscribeRoute(translate, r, w, observer);
+  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+}
+
+awaitable<void> OpenAiApi::TranscribeRoute(bool translate, http::Request& r,
+                                           http::ResponseWriter& w, RequestObserver& observer) {
+  std::string param;
+  auto form = ParseAudioForm(r, translate, &param);
+  if (!form.ok()) co_return co_await SendError(w, form.status(), param);
+  auto model = registry_.Find(form->model);
+  if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
+  observer.SetModel(model->name);
+  if (!model->error.empty()) {
+    co_return co_await SendError(
+        w, Internal("model '" + model->name + "' cannot be loaded: " + model->error), "model");
+  }
+  if (!model->info.speech) {
+    const Status not_speech = InvalidArgument("model '" + model->name +
+                                              "' is not a speech-to-text model (a whisper.cpp "
+                                              "model file); see GET /v1/models");
+    co_return co_await SendError(w, not_speech, "model");
+  }
+  InferenceRequest asked;
+  asked.model = form->model;
+  asked.priority = form->priority;
+  auto admit = Admission(r, asked, model->name);
+  if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
+  admit->cost = 1;  // one inference at a time: the queue counts requests, not bytes
+  RelayRequest relay;
+  relay.model = *model;
+  relay.observer = &observer;
+  relay.admit = *admit;
+  relay.client_model = form->model;
+  relay.request_id = r.id;
+  relay.to_engine = [job = std::move(form->job)](const engines::EngineAdapter& engine) {
+    return engine.TranscriptionCall(job);
+  };
+  const TranscriptOptions options = form->options;
+  relay.from_engine = [options, &observer](const engines::EngineAdapter& engine, int status,
+                                           const std::string& body) -> Result<ApiAnswer> {
+    ZEST_ASSIGN_OR_RETURN(engines::Transcript transcript, engine.ReadTranscript(status, body));
+    observer.OnAudio(transcript.duration);
+    FormattedTranscript out = FormatTranscript(transcript, options);
+    return ApiAnswer{200, std::move(out.content_type), std::move(out.body)};
+  };
+  r.body.clear();  // the job holds the audio now
+  co_await RelayToEngine(engines_, std::move(relay), w);
+}
+
+}  // namespace zest::api::openai

@@ -1,0 +1,138 @@
+// Speech to text through zest with the official `openai` SDK: a synthetic
+// whisper.cpp model (random encoder; its decoder says a fixed script for
+// every 30 s window) served by the real whisper-server that `make engines`
+// provisions, on the real sample WAV Debian's whisper.cpp-tools ships.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import OpenAI, { toFile } from 'openai';
+import { chatBody, descendants, makeHome, sampleSpeech, startZest, syntheticWhisper, waitFor } from '../lib/zest.mjs';
+
+const SAMPLE_SECONDS = 53.37;  // 853,937 samples at 16 kHz
+
+describe('speech to text (whisper-server, synthetic model)', () => {
+  let zest;
+  let client;
+  let wav;
+  let words;
+  before(async () => {
+    zest = await startZest({ home: makeHome({ ears: 'whisper', tiny: 'tiny' }) });
+    client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'none', maxRetries: 0 });
+    wav = fs.readFileSync(sampleSpeech());
+    words = syntheticWhisper().words;
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  const file = () => toFile(wav, 'speech.wav', { type: 'audio/wav' });
+
+  test('/v1/models says which models are speech models', async () => {
+    const list = await client.models.list();
+    const ears = list.data.find((m) => m.id === 'ears');
+    assert.equal(ears.type, 'speech');
+    assert.equal(ears.architecture, 'whisper');
+    assert.equal(list.data.find((m) => m.id === 'tiny').type, 'llm');
+  });
+
+  test('json: the text of both 30 s windows', async () => {
+    const r = await client.audio.transcriptions.create({ file: await file(), model: 'ears' });
+    assert.equal(r.text, `${words} ${words}`);
+  });
+
+  test('text, srt and vtt', async () => {
+    const text = await client.audio.transcriptions.create({ file: await file(), model: 'ears', response_format: 'text' });
+    assert.equal(text.trim(), `${words} ${words}`);
+    const srt = await client.audio.transcriptions.create({ file: await file(), model: 'ears', response_format: 'srt' });
+    assert.equal(srt, `1\n00:00:00,000 --> 00:00:02,000\n${words}\n\n2\n00:00:30,000 --> 00:00:32,000\n${words}\n\n`);
+    const vtt = await client.audio.transcriptions.create({ file: await file(), model: 'ears', response_format: 'vtt' });
+    assert.equal(vtt, `WEBVTT\n\n00:00:00.000 --> 00:00:02.000\n${words}\n\n00:00:30.000 --> 00:00:32.000\n${words}\n\n`);
+  });
+
+  test('verbose_json: duration is the audio\'s length, with segments and words', async () => {
+    const r = await client.audio.transcriptions.create({
+      file: await file(), model: 'ears', response_format: 'verbose_json', timestamp_granularities: ['word', 'segment'],
+    });
+    assert.equal(r.task, 'transcribe');
+    assert.ok(Math.abs(r.duration - SAMPLE_SECONDS) < 0.01, `duration ${r.duration}`);
+    assert.equal(r.text, `${words} ${words}`);
+    assert.deepEqual(r.segments.map((s) => [s.id, s.start, s.end, s.text.trim()]), [[0, 0, 2, words], [1, 30, 32, words]]);
+    assert.ok(r.segments.every((s) => s.tokens.length > 0));
+    assert.deepEqual(r.words.map((w) => w.word), [...words.split(' '), ...words.split(' ')]);
+    assert.ok(r.words.every((w) => w.start <= w.end));
+  });
+
+  test('translations answer in the same shapes, as a translation', async () => {
+    const r = await client.audio.translations.create({ file: await file(), model: 'ears', response_format: 'verbose_json' });
+    assert.equal(r.task, 'translate');
+    assert.equal(r.text, `${words} ${words}`);
+  });
+
+  test('bad input: OpenAI errors, 400 or 413, naming the field', async () => {
+    const bad = async (params, status, pattern) => {
+      const err = await client.audio.transcriptions.create(params).then(() => null, (e) => e);
+      assert.ok(err, 'refused');
+      assert.equal(err.status, status, err.message);
+      assert.match(err.error?.message ?? '', pattern);
+    };
+    await bad({ file: await toFile(Buffer.from('not audio at all'), 'a.wav'), model: 'ears' }, 400, /not audio zest can read/);
+    // A WAV header over garbage: only the engine finds out.
+    const broken = Buffer.concat([wav.subarray(0, 12), Buffer.alloc(4000, 7)]);
+    await bad({ file: await toFile(broken, 'b.wav'), model: 'ears' }, 400, /could not be decoded/);
+    await bad({ file: await file(), model: 'tiny' }, 400, /not a speech-to-text model/);
+    await bad({ file: await file(), model: 'ears', response_format: 'xml' }, 400, /response_format/);
+    await bad({ file: await file(), model: 'ears', language: 'xx' }, 400, /unknown language 'xx'/);
+    await bad({ file: await file(), model: 'nope' }, 404, /nope/);
+    await bad({ file: await toFile(Buffer.concat([wav, Buffer.alloc(26 * 1024 * 1024)]), 'big.wav'), model: 'ears' }, 413, /25 MB/);
+    const chat = await zest.json('/v1/chat/completions', chatBody('ears'));
+    assert.equal(chat.status, 400);
+    assert.match(chat.data.error.message, /speech-to-text model; use \/v1\/audio\/transcriptions/);
+  });
+
+  test('chat and transcription run side by side', async () => {
+    const [speech, chat] = await Promise.all([
+      client.audio.transcriptions.create({ file: await file(), model: 'ears' }),
+      zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 32 })),
+    ]);
+    assert.equal(speech.text, `${words} ${words}`);
+    assert.equal(chat.status, 200, JSON.stringify(chat.data));
+    const instances = await zest.instances();
+    assert.deepEqual(instances.map((i) => i.model).sort(), ['ears', 'tiny']);
+  });
+
+  test('metrics count the audio and its real-time factor', async () => {
+    const text = await (await zest.fetch('/metrics')).text();
+    const seconds = Number(/^zest_audio_seconds_total\{model="ears"\} (\S+)$/m.exec(text)?.[1]);
+    assert.ok(seconds >= 5 * SAMPLE_SECONDS, `audio seconds ${seconds}`);
+    assert.match(text, /^zest_audio_realtime_factor_count\{model="ears"\} [1-9]\d*$/m);
+    assert.match(text, /^zest_requests_total\{endpoint="transcriptions",model="ears",status="200"\} [1-9]/m);
+  });
+
+  test('whisper-server runs sandboxed, behind the bridge: its port is in its own network namespace', async () => {
+    const instance = (await zest.instances()).find((i) => i.model === 'ears');
+    const tree = descendants(instance.pid);
+    const server = tree.find((p) => p.comm === 'whisper-server');
+    assert.ok(server, JSON.stringify(tree));
+    assert.notEqual(fs.readlinkSync(`/proc/${server.pid}/ns/net`), fs.readlinkSync('/proc/self/ns/net'));
+    const environ = fs.readFileSync(`/proc/${server.pid}/environ`, 'utf8');
+    assert.doesNotMatch(environ, /ZEST_|HF_/);
+  });
+
+  test('a whisper-server killed mid-request: the request is retried on a fresh engine', async () => {
+    // Five minutes of speech: the engine is busy long enough to be killed.
+    const data = wav.indexOf('data', 12) + 8;  // the samples follow the "data" chunk's header
+    const long = Buffer.concat([wav.subarray(0, data), ...Array(6).fill(wav.subarray(data))]);
+    long.writeUInt32LE(long.length - 8, 4);
+    long.writeUInt32LE(long.length - data, data - 4);
+    await client.audio.transcriptions.create({ file: await file(), model: 'ears' });  // loaded
+    const before = (await zest.instances()).find((i) => i.model === 'ears');
+    const server = descendants(before.pid).find((p) => p.comm === 'whisper-server');
+    const pending = client.audio.transcriptions.create({ file: await toFile(long, 'long.wav'), model: 'ears' });
+    await waitFor(async () => (await zest.instances()).some((i) => i.model === 'ears' && i.in_flight > 0),
+      { timeout: 10000, interval: 20, what: 'the request to reach the engine' });
+    process.kill(server.pid, 'SIGKILL');
+    const r = await pending;
+    assert.equal(r.text.split(words).length - 1, 11, r.text);  // 11 windows of 30 s
+    const after = (await zest.instances()).find((i) => i.model === 'ears');
+    assert.notEqual(after.pid, before.pid, 'a fresh engine answered');
+    assert.match(zest.logs(), /engine for 'ears' broke off before answering, trying a fresh one/);
+  });
+});
