@@ -57,8 +57,6 @@ struct LaunchSpec {
 struct LaunchCommand {
   std::vector<std::string> argv;
   std::vector<std::string> env;
-  // Directories the command needs made (0700) before it starts.
-  std::vector<std::filesystem::path> private_dirs;
 };
 
 class EngineAdapter {

@@ -17,7 +17,7 @@
 
 #include "core/mutex.h"
 #include "engines/engine_adapter.h"
-#include "engines/process.h"
+#include "engines/launcher.h"
 #include "scheduler/dispatch.h"
 
 namespace zest::scheduler {
@@ -27,7 +27,8 @@ class Instance {
   // `device`: where it computes ("CPU", "Vulkan0"); `slots`: its engine's
   // --parallel, the most requests zest sends it at once.
   Instance(std::string model, std::filesystem::path socket,
-           std::unique_ptr<engines::Process> process, std::string device = "CPU", int slots = 1)
+           std::unique_ptr<engines::EngineProcess> process, std::string device = "CPU",
+           int slots = 1)
       : model_(std::move(model)),
         socket_(std::move(socket)),
         process_(std::move(process)),
@@ -39,7 +40,7 @@ class Instance {
   const std::string& model() const { return model_; }
   const std::filesystem::path& socket() const { return socket_; }
   pid_t pid() const { return process_->pid(); }
-  engines::Process& process() { return *process_; }
+  engines::EngineProcess& process() { return *process_; }
   std::chrono::steady_clock::time_point started_at() const { return started_at_; }
   bool Alive() { return process_->Running(); }
   const std::string& device() const { return device_; }
@@ -84,7 +85,7 @@ class Instance {
  private:
   const std::string model_;
   const std::filesystem::path socket_;
-  const std::unique_ptr<engines::Process> process_;
+  const std::unique_ptr<engines::EngineProcess> process_;
   const std::string device_;
   const int slots_;
   const std::chrono::steady_clock::time_point started_at_;

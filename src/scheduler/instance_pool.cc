@@ -45,7 +45,7 @@ std::string SafeFileName(std::string name) {
 
 // The lines of an engine's output that explain a failure: those that mention
 // an error, else the last few.
-std::string FailureReason(const engines::Process& process) {
+std::string FailureReason(const engines::EngineProcess& process) {
   std::vector<std::string> tail = process.output().Tail(40);
   std::string errors;
   for (const std::string& line : tail) {
@@ -74,6 +74,8 @@ void RemoveEngineDir(const fs::path& socket) {
 
 InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
     : options_(std::move(options)),
+      launcher_(options_.launcher ? options_.launcher
+                                  : std::make_shared<engines::ProcessLauncher>()),
       strand_(asio::make_strand(io)),
       breaker_(options_.restart_backoff, options_.restart_backoff_max, options_.crash_loop_window),
       devices_found_(strand_),
@@ -257,9 +259,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
                        : Result<const engines::EngineAdapter*>(Unavailable("no engine is set up"));
   engines::LaunchSpec spec = SpecFor(model, socket, *plan, replica);
   if (engine.ok() && !(*engine)->saves_slots()) spec.slot_dir.clear();
-  Result<std::unique_ptr<engines::Process>> process =
+  Result<std::unique_ptr<engines::EngineProcess>> process =
       engine.ok() ? SpawnEngine(**engine, model, spec, *plan, replica)
-                  : Result<std::unique_ptr<engines::Process>>(engine.status());
+                  : Result<std::unique_ptr<engines::EngineProcess>>(engine.status());
   if (!process.ok()) {
     // Nothing was started (no engine, an unsafe model file, a bad flag):
     // not an engine failing, so the breaker does not count it.
@@ -364,7 +366,7 @@ Status InstancePool::CheckExtraArgs(const std::vector<std::string>& args) const 
   return language->CheckExtraArgs(args, options_.model_roots);
 }
 
-Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
+Result<std::unique_ptr<engines::EngineProcess>> InstancePool::SpawnEngine(
     const engines::EngineAdapter& engine, const models::ModelEntry& model,
     const engines::LaunchSpec& spec, const placement::EnginePlan& plan, bool replica) {
   // Each engine has a directory of its own for its socket, the only
@@ -387,7 +389,7 @@ Result<std::unique_ptr<engines::Process>> InstancePool::SpawnEngine(
   if (replica) log_name += "@" + SafeFileName(placement::PrimaryDevice(plan));
   spawn.log_file = options_.log_dir / (log_name + ".log");
   spawn.pid_dir = options_.pid_dir;
-  return engines::Process::Spawn(spawn);
+  return launcher_->Launch(spawn);
 }
 
 awaitable<Status> InstancePool::WaitReady(Instance& instance) {

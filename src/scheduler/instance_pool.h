@@ -79,6 +79,8 @@ struct PoolOptions {
   // The engines and which serves a model (engines/engine_set.h). Unset:
   // every load fails (no engine).
   std::shared_ptr<const engines::EngineSet> engines;
+  // What starts them (engines/launcher.h); unset = real processes.
+  std::shared_ptr<engines::Launcher> launcher;
   // The NPU as placement sees it (present, usable, why: placement/npu.h).
   placement::NpuRequest npu;
   std::map<std::string, config::ModelSettings> model_settings;  // by model name
@@ -272,11 +274,11 @@ class InstancePool : public EngineSlots {
   // What the model's engine is told to start this instance with.
   engines::LaunchSpec SpecFor(const models::ModelEntry& model, const std::filesystem::path& socket,
                               const placement::EnginePlan& plan, bool replica) const;
-  Result<std::unique_ptr<engines::Process>> SpawnEngine(const engines::EngineAdapter& engine,
-                                                        const models::ModelEntry& model,
-                                                        const engines::LaunchSpec& spec,
-                                                        const placement::EnginePlan& plan,
-                                                        bool replica);
+  Result<std::unique_ptr<engines::EngineProcess>> SpawnEngine(const engines::EngineAdapter& engine,
+                                                              const models::ModelEntry& model,
+                                                              const engines::LaunchSpec& spec,
+                                                              const placement::EnginePlan& plan,
+                                                              bool replica);
   // Memory admission (see Acquire). Sets entry.plan before evicting, so
   // loads interleaving on the strand see this one's reservation.
   boost::asio::awaitable<Result<placement::EnginePlan>> AdmitMemory(const models::ModelEntry& model,
@@ -323,6 +325,7 @@ class InstancePool : public EngineSlots {
   boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
+  const std::shared_ptr<engines::Launcher> launcher_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   // Terminate() blocks for up to the grace period; it runs here, not on I/O threads.
   boost::asio::thread_pool blocking_{1};

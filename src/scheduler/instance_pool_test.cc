@@ -1,0 +1,334 @@
+// InstancePool with a fake launcher: the pool's own logic (shared loads,
+// dispatch within slots, memory admission and eviction, supervision and the
+// crash-loop breaker, the watchdog) without real engines. The fake engine
+// answers HTTP on the instance's UNIX socket from a thread of its own, so
+// readiness and health probes go over a real socket; its process is a
+// stand-in. Real engines are tested in tests/integration/.
+#include "scheduler/instance_pool.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/use_future.hpp>
+#include <cstring>
+#include <future>
+#include <thread>
+
+#include "core/mutex.h"
+#include "engines/engine_set.h"
+#include "models/model_registry.h"
+#include "scheduler/engine_watchdog.h"
+#include "tools/synthetic_model.h"
+
+namespace zest::scheduler {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// Wait statuses as waitpid gives them.
+constexpr int kExitedWithCode1 = 1 << 8;
+constexpr int kKilledBySigkill = SIGKILL;
+
+// A stand-in engine: serves GET requests on `socket` (200 while healthy,
+// else 503) until it exits; Terminate is an exit by SIGTERM.
+class FakeEngine : public engines::EngineProcess {
+ public:
+  FakeEngine(pid_t pid, fs::path socket) : pid_(pid), socket_(std::move(socket)) {
+    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket_.c_str(), sizeof(addr.sun_path) - 1);
+    ::unlink(socket_.c_str());
+    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+        ::listen(listen_fd_, 16) != 0) {
+      ADD_FAILURE() << "fake engine cannot listen on " << socket_ << ": " << std::strerror(errno);
+    }
+    server_ = std::jthread([this](const std::stop_token& stop) { Serve(stop); });
+  }
+  ~FakeEngine() override {
+    server_.request_stop();
+    server_.join();
+    ::close(listen_fd_);
+  }
+
+  pid_t pid() const override { return pid_; }
+  std::optional<int> ExitStatus() override {
+    MutexLock lock(mu_);
+    return exit_;
+  }
+  void Terminate(std::chrono::milliseconds) override { Exit(SIGTERM); }
+  const LineRing& output() const override { return output_; }
+
+  void Exit(int wait_status) {
+    MutexLock lock(mu_);
+    if (!exit_) exit_ = wait_status;
+  }
+  void SetHealthy(bool healthy) { healthy_ = healthy; }
+
+ private:
+  void Serve(const std::stop_token& stop) {
+    while (!stop.stop_requested() && !ExitStatus()) {
+      pollfd p{listen_fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;
+      std::string request;
+      char buf[1024];
+      while (request.find("\r\n\r\n") == std::string::npos) {
+        ssize_t n = ::read(fd, buf, sizeof(buf));
+        if (n <= 0) break;
+        request.append(buf, static_cast<std::size_t>(n));
+      }
+      const std::string reply =
+          healthy_ ? "HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n{\"status\":\"ok\"}"
+                   : "HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n";
+      if (::write(fd, reply.data(), reply.size()) < 0) ADD_FAILURE() << "fake engine write";
+      ::close(fd);
+    }
+  }
+
+  const pid_t pid_;
+  const fs::path socket_;
+  int listen_fd_ = -1;
+  std::atomic<bool> healthy_{true};
+  Mutex mu_;
+  std::optional<int> exit_ GUARDED_BY(mu_);
+  LineRing output_{16};
+  std::jthread server_;
+};
+
+// The engine adapter the fake launcher reads: argv = {"fake-engine", SOCKET}.
+class FakeAdapter : public engines::EngineAdapter {
+ public:
+  const char* name() const override { return "fake-engine"; }
+  Status Available() const override { return Status::Ok(); }
+  Result<engines::LaunchCommand> Command(const engines::LaunchSpec& spec) const override {
+    return engines::LaunchCommand{{"fake-engine", spec.socket.string()}, {}};
+  }
+  std::optional<std::string> PathFor(engines::Capability) const override { return "/"; }
+};
+
+// Starts FakeEngines; with `exit_at_once`, each one has exited with code 1
+// before it could answer (a doomed engine).
+class FakeLauncher : public engines::Launcher {
+ public:
+  Result<std::unique_ptr<engines::EngineProcess>> Launch(
+      const engines::SpawnOptions& options) override {
+    auto engine = std::make_unique<FakeEngine>(next_pid_++, options.argv.at(1));
+    if (exit_at_once) engine->Exit(kExitedWithCode1);
+    MutexLock lock(mu_);
+    launched_.push_back(engine.get());
+    return std::unique_ptr<engines::EngineProcess>(std::move(engine));
+  }
+  int launches() {
+    MutexLock lock(mu_);
+    return static_cast<int>(launched_.size());
+  }
+  // The nth engine started (owned by its instance: valid while it is listed).
+  FakeEngine* engine(int n) {
+    MutexLock lock(mu_);
+    return launched_.at(static_cast<std::size_t>(n));
+  }
+  std::atomic<bool> exit_at_once{false};
+
+ private:
+  std::atomic<pid_t> next_pid_{4'000'000};
+  Mutex mu_;
+  std::vector<FakeEngine*> launched_ GUARDED_BY(mu_);
+};
+
+class InstancePoolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("zest-pool-" + std::to_string(::getpid()));
+    fs::create_directories(root_ / "models");
+    fs::permissions(root_, fs::perms::owner_all);
+    auto spec = tools::PresetSpec("tiny");
+    ASSERT_TRUE(spec.ok());
+    for (const char* name : {"a", "b"}) {
+      ASSERT_TRUE(
+          tools::WriteSyntheticModel(*spec, root_ / "models" / (std::string(name) + ".gguf")).ok());
+    }
+    models::ModelRegistry registry(root_ / "models", root_ / "user_models.json");
+    a_ = registry.Find("a").value();
+    b_ = registry.Find("b").value();
+    runner_ = std::jthread([this] { io_.run(); });
+  }
+  void TearDown() override {
+    pool_.reset();
+    work_.reset();
+    io_.stop();
+    runner_.join();
+    fs::remove_all(root_);
+  }
+
+  // A pool over fake engines; `cpu_bytes` 0 = no memory limit.
+  InstancePool& MakePool(uint64_t cpu_bytes = 0, int parallel = 2) {
+    PoolOptions o;
+    o.run_dir = root_ / "run";
+    fs::create_directories(o.run_dir);
+    o.log_dir = root_ / "logs";
+    o.parallel = parallel;
+    o.ctx_size = 512;
+    o.ready_timeout = 5s;
+    o.memory_wait = 1s;
+    o.engines =
+        std::make_shared<engines::EngineSet>(std::make_unique<FakeAdapter>(), nullptr, nullptr);
+    o.launcher = launcher_;
+    if (cpu_bytes > 0) {
+      o.discover_devices = [cpu_bytes] {
+        placement::PlacementDevice cpu;
+        cpu.name = "CPU";
+        cpu.description = "test CPU";
+        cpu.total_bytes = cpu.free_bytes = cpu_bytes;
+        return std::vector<placement::PlacementDevice>{cpu};
+      };
+    }
+    pool_ = std::make_unique<InstancePool>(io_, std::move(o));
+    return *pool_;
+  }
+
+  Result<std::shared_ptr<Instance>> Acquire(const models::ModelEntry& model) {
+    return asio::co_spawn(io_, pool_->Acquire(model), asio::use_future).get();
+  }
+  std::future<Result<InstanceLease>> Dispatch(const models::ModelEntry& model) {
+    return asio::co_spawn(io_, pool_->Dispatch(model, false), asio::use_future);
+  }
+  void ForgetExited() { asio::co_spawn(io_, pool_->ForgetExited(), asio::use_future).get(); }
+  // Bytes one loaded instance of `model` is predicted to take.
+  uint64_t PredictedBytes(const models::ModelEntry& model) {
+    MakePool();
+    EXPECT_TRUE(Acquire(model).ok());
+    uint64_t bytes = pool_->List().at(0).plan.TotalBytes();
+    pool_.reset();
+    return bytes;
+  }
+
+  fs::path root_;
+  models::ModelEntry a_, b_;
+  asio::io_context io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
+      asio::make_work_guard(io_)};
+  std::jthread runner_;
+  std::shared_ptr<FakeLauncher> launcher_ = std::make_shared<FakeLauncher>();
+  std::unique_ptr<InstancePool> pool_;
+};
+
+TEST_F(InstancePoolTest, ConcurrentFirstRequestsShareOneLoad) {
+  MakePool();
+  std::vector<std::future<Result<std::shared_ptr<Instance>>>> waiting;
+  for (int i = 0; i < 4; ++i)
+    waiting.push_back(asio::co_spawn(io_, pool_->Acquire(a_), asio::use_future));
+  std::shared_ptr<Instance> first;
+  for (auto& w : waiting) {
+    auto instance = w.get();
+    ASSERT_TRUE(instance.ok()) << instance.status().message();
+    if (!first) first = *instance;
+    EXPECT_EQ(instance->get(), first.get());
+  }
+  EXPECT_EQ(launcher_->launches(), 1);
+  EXPECT_STREQ(first->engine->name(), "fake-engine");
+  ASSERT_EQ(pool_->List().size(), 1u);
+  EXPECT_EQ(pool_->List()[0].state, "ready");
+  EXPECT_EQ(pool_->List()[0].engine, "fake-engine");
+}
+
+TEST_F(InstancePoolTest, DispatchNeverGoesPastTheSlots) {
+  MakePool(0, /*parallel=*/2);
+  auto first = Dispatch(a_).get();
+  auto second = Dispatch(a_).get();
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ((*first)->in_flight.load(), 2);
+  auto third = Dispatch(a_);
+  EXPECT_EQ(third.wait_for(200ms), std::future_status::timeout) << "both slots are taken";
+  first->Release();
+  ASSERT_EQ(third.wait_for(5s), std::future_status::ready) << "a slot came free";
+  auto lease = third.get();
+  ASSERT_TRUE(lease.ok());
+  EXPECT_EQ(lease->instance(), second->instance());
+  EXPECT_EQ(launcher_->launches(), 1);
+}
+
+TEST_F(InstancePoolTest, EvictsAnIdleInstanceToMakeRoomForAnotherModel) {
+  const uint64_t one = PredictedBytes(a_);
+  MakePool(one + one / 2);  // room for one model, not two
+  auto a = Acquire(a_);     // held here: its engine outlives its eviction
+  ASSERT_TRUE(a.ok());
+  FakeEngine* engine_a = launcher_->engine(1);
+  auto b = Acquire(b_);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_TRUE(engine_a->ExitStatus().has_value()) << "a was stopped";
+  ASSERT_EQ(pool_->List().size(), 1u);
+  EXPECT_EQ(pool_->List()[0].model, "b");
+}
+
+TEST_F(InstancePoolTest, NeverEvictsAnInstanceWithRequestsInFlight) {
+  const uint64_t one = PredictedBytes(a_);
+  MakePool(one + one / 2);
+  auto lease = Dispatch(a_).get();  // a request holds a's slot
+  ASSERT_TRUE(lease.ok());
+  auto b = Acquire(b_);  // waits memory_wait (1 s) for a to go idle, then gives up
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), ErrorCode::kInsufficientMemory);
+  EXPECT_NE(b.status().message().find("in use and not evicted: 'a'"), std::string::npos)
+      << b.status().message();
+  EXPECT_FALSE(launcher_->engine(1)->ExitStatus().has_value());
+}
+
+TEST_F(InstancePoolTest, AnEngineThatExitsBeforeItIsReadyIsHeldOff) {
+  MakePool();
+  launcher_->exit_at_once = true;
+  auto first = Acquire(a_);
+  ASSERT_FALSE(first.ok());
+  EXPECT_EQ(first.status().code(), ErrorCode::kEngineFailed);
+  EXPECT_NE(first.status().message().find("exited with code 1 while loading"), std::string::npos)
+      << first.status().message();
+  auto held = Acquire(a_);
+  ASSERT_FALSE(held.ok());
+  EXPECT_NE(held.status().message().find("failed 1 time; not restarting it"), std::string::npos)
+      << held.status().message();
+  EXPECT_EQ(launcher_->launches(), 1) << "no engine started while held off";
+  EXPECT_TRUE(Acquire(b_).status().message().find("not restarting") == std::string::npos)
+      << "per model";
+}
+
+TEST_F(InstancePoolTest, AnEngineKilledFromOutsideIsReplacedAtOnceAndNotHeldOff) {
+  MakePool();
+  for (int kill = 0; kill < 3; ++kill) {
+    auto instance = Acquire(a_);
+    ASSERT_TRUE(instance.ok()) << instance.status().message();
+    launcher_->engine(kill)->Exit(kKilledBySigkill);
+    ForgetExited();
+    EXPECT_TRUE(pool_->List().empty()) << "the dead engine is forgotten";
+  }
+  ASSERT_TRUE(Acquire(a_).ok());
+  EXPECT_EQ(launcher_->launches(), 4);
+}
+
+TEST_F(InstancePoolTest, TheWatchdogKillsAnEngineThatStopsAnswering) {
+  MakePool();
+  EngineWatchdog watchdog(io_, *pool_, 1s);
+  watchdog.Start();
+  auto hung = Acquire(a_);  // held here: its engine outlives the kill
+  ASSERT_TRUE(hung.ok());
+  FakeEngine* engine = launcher_->engine(0);
+  engine->SetHealthy(false);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!engine->ExitStatus() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(engine->ExitStatus(), std::optional<int>(SIGTERM)) << "terminated by the pool";
+  EXPECT_TRUE(pool_->List().empty());
+  ASSERT_TRUE(Acquire(a_).ok()) << "a hang is not held off";
+  EXPECT_EQ(launcher_->launches(), 2);
+}
+
+}  // namespace
+}  // namespace zest::scheduler
