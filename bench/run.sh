@@ -23,3 +23,5 @@ node bench/prefill_split.mjs
 node bench/engine_bridge.mjs
 # Supervision under a kill storm (default settings) and a doomed model.
 node bench/supervision.mjs
+# Speech to text: zest vs whisper-server directly, 53 s and 5 min of audio.
+node bench/transcription.mjs

@@ -38,6 +38,8 @@ namespace {
 constexpr auto kTuple = net::as_tuple(net::use_awaitable);
 constexpr auto kLingerTime = std::chrono::milliseconds(500);
 constexpr std::size_t kLingerMaxBytes = 1024 * 1024;
+// How much of a large request body one read takes.
+constexpr std::size_t kBodyReadChunk = 64 * 1024;
 
 // The answer to a client over its connection limit, written before any
 // request is read (so it cannot go through the router and renderer).
@@ -246,7 +248,14 @@ net::awaitable<bool> Connection::ServeOne() {
       std::tie(ec, n) = co_await net::async_write(transport_, net::buffer(kContinue), kTuple);
     }
     ArmDeadline(context_->options.body_timeout);
+    // Beast reads at most the buffer's spare capacity at a time, which after
+    // the headers is a few hundred bytes: a 10 MB upload took 20,000 reads.
+    // Read it in 64 KiB pieces instead.
+    if (auto length = parser.content_length(); length && *length > kBodyReadChunk) {
+      buffer_.reserve(buffer_.size() + kBodyReadChunk);
+    }
     if (!ec) std::tie(ec, n) = co_await beast_http::async_read(transport_, buffer_, parser, kTuple);
+    buffer_.shrink_to_fit();  // an idle kept-alive connection holds no 64 KiB
     DisarmDeadline();
     if (ec) {
       co_await AnswerReadError(ec);
