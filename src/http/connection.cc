@@ -44,7 +44,7 @@ constexpr std::size_t kBodyReadChunk = 64 * 1024;
 // The answer to a client over its connection limit, written before any
 // request is read (so it cannot go through the router and renderer).
 const std::string& TooManyConnectionsAnswer() {
-  static const std::string answer = [] {
+  static const std::string kAnswer = [] {
     std::string body =
         R"({"error":{"message":"too many connections from your address","type":"rate_limit_error",)"
         R"("param":null,"code":"too_many_connections"}})";
@@ -52,7 +52,7 @@ const std::string& TooManyConnectionsAnswer() {
            "Retry-After: 1\r\nConnection: close\r\nContent-Length: " +
            std::to_string(body.size()) + "\r\n\r\n" + body;
   }();
-  return answer;
+  return kAnswer;
 }
 
 std::string PeerAddress(const tcp::socket& socket) {
@@ -109,7 +109,7 @@ Connection::Connection(Transport transport, std::shared_ptr<const ServeContext> 
       writer_(transport_),
       deadline_(transport_.get_executor()) {}
 
-void Connection::Launch(std::shared_ptr<Connection> connection) {
+void Connection::Launch(const std::shared_ptr<Connection>& connection) {
   connection->remote_address_ = PeerAddress(connection->socket_);
   std::weak_ptr<Connection> weak = connection;
   auto abort = [weak] {
@@ -127,7 +127,7 @@ void Connection::Launch(std::shared_ptr<Connection> connection) {
   auto executor = connection->socket_.get_executor();
   auto run = connection->Run();
   // The completion handler owns the connection until the loop has ended.
-  net::co_spawn(executor, std::move(run), [connection](std::exception_ptr error) {
+  net::co_spawn(executor, std::move(run), [connection](const std::exception_ptr& error) {
     if (!error) return;
     try {
       std::rethrow_exception(error);

@@ -49,7 +49,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
              std::shared_ptr<ConnectionRegistry> registry);
 
   // Registers `connection` and spawns its request loop on its strand.
-  static void Launch(std::shared_ptr<Connection> connection);
+  static void Launch(const std::shared_ptr<Connection>& connection);
   // Closes the socket (on the strand) and reports the client gone to a
   // running handler. Thread-safe.
   void Abort();
