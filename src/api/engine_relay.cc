@@ -63,6 +63,39 @@ struct Connection {
   bool assemble = false;  // streamed from the engine for a non-streamed request (stream_assembly.h)
 };
 
+// The OpenAI request as the engine gets it, into `up`: its path and body,
+// asked as a stream when the engine would otherwise run on after its
+// client left (stream_assembly.h; returns true then), prefilled elsewhere
+// for a split prefill, with the engine's own model name.
+awaitable<bool> OpenAiCall(scheduler::InstancePool& pool, const RelayRequest& request,
+                           std::shared_ptr<scheduler::Instance> instance,
+                           std::shared_ptr<http::UpstreamCanceller> canceller,
+                           http::UpstreamRequest& up) {
+  up.target = request.engine_path;
+  up.headers = {{"Content-Type", "application/json"}};
+  std::optional<std::string> streamed;
+  if (!request.stream && instance->engine != nullptr && instance->engine->streams_non_streamed()) {
+    streamed = AsStreamRequest(request.engine_path, request.body);
+  }
+  const bool assemble = streamed.has_value();
+  if (assemble) {
+    up.body = std::move(*streamed);
+  } else {
+    up.body = request.body;
+  }
+  if (request.split_prefill) {
+    // Named, not temporaries inside co_await (GCC 12).
+    std::string path = request.engine_path, body = std::move(up.body),
+                tag = RequestTag(request.request_id);
+    up.body = co_await HandOffPrefill(pool, instance, std::move(path), std::move(body),
+                                      std::move(tag), std::move(canceller));
+  }
+  if (const std::string& own = instance->engine_model; !own.empty()) {
+    up.body = WithModelName(std::move(up.body), own);
+  }
+  co_return assemble;
+}
+
 // Connects to the model's best instance (a slot on it is held from here
 // on). Sets `engine_dead` when the instance we got turns out to be dead
 // (killed between requests): the pool has forgotten it, and another try
@@ -71,72 +104,37 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
                                       std::shared_ptr<http::UpstreamCanceller> canceller,
                                       bool& engine_dead) {
   auto executor = co_await asio::this_coro::executor;
-  {
-    const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
-    auto lease = co_await pool.Dispatch(request.model, urgent);
-    if (!lease.ok()) co_return lease.status();
-    http::UpstreamRequest up;
-    up.method = "POST";
-    up.canceller = canceller;
-    if (request.to_engine) {  // in the engine's own shape
-      if ((*lease)->engine == nullptr) co_return Internal("the instance has no engine adapter");
-      Result<engines::EngineCall> call = request.to_engine(*(*lease)->engine);
-      if (!call.ok()) co_return call.status();
-      up.target = std::move(call->path);
-      up.headers = {{"Content-Type", std::move(call->content_type)}};
-      up.body = std::move(call->body);
-      auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
-      if (response.ok()) {
-        Connection connection{std::move(*lease), std::move(response).value(), false};
-        co_return std::move(connection);
-      }
-      if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
-      std::shared_ptr<scheduler::Instance> broken = lease->instance();
-      lease->Release();
-      co_await pool.ReportBroken(broken);
-      engine_dead = true;
-      co_return Unavailable("engine for '" + request.model.name +
-                            "' is not answering: " + response.status().message());
-    }
-    up.target = request.engine_path;
-    up.headers = {{"Content-Type", "application/json"}};
-    // A non-streamed request streams from an engine that would otherwise
-    // run on after its client left (stream_assembly.h).
-    std::optional<std::string> streamed;
-    if (!request.stream && (*lease)->engine != nullptr &&
-        (*lease)->engine->streams_non_streamed()) {
-      streamed = AsStreamRequest(request.engine_path, request.body);
-    }
-    const bool assemble = streamed.has_value();
-    if (assemble) {
-      up.body = std::move(*streamed);
-    } else {
-      up.body = request.body;
-    }
-    if (request.split_prefill) {
-      // Named, not temporaries inside co_await (GCC 12).
-      std::shared_ptr<scheduler::Instance> decode = lease->instance();
-      std::string path = request.engine_path, body = std::move(up.body),
-                  tag = RequestTag(request.request_id);
-      up.body = co_await HandOffPrefill(pool, std::move(decode), std::move(path), std::move(body),
-                                        std::move(tag), canceller);
-    }
-    if (const std::string& own = (*lease)->engine_model; !own.empty()) {
-      up.body = WithModelName(std::move(up.body), own);
-    }
-    auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
-    if (response.ok()) {
-      Connection connection{std::move(*lease), std::move(response).value(), assemble};
-      co_return std::move(connection);
-    }
-    if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
-    std::shared_ptr<scheduler::Instance> broken = lease->instance();
-    lease->Release();
-    co_await pool.ReportBroken(broken);
-    engine_dead = true;
-    co_return Unavailable("engine for '" + request.model.name +
-                          "' is not answering: " + response.status().message());
+  const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
+  auto lease = co_await pool.Dispatch(request.model, urgent);
+  if (!lease.ok()) co_return lease.status();
+  http::UpstreamRequest up;
+  up.method = "POST";
+  up.canceller = canceller;
+  bool assemble = false;    // streamed from the engine for a non-streamed request
+  if (request.to_engine) {  // in the engine's own shape
+    if ((*lease)->engine == nullptr) co_return Internal("the instance has no engine adapter");
+    Result<engines::EngineCall> call = request.to_engine(*(*lease)->engine);
+    if (!call.ok()) co_return call.status();
+    up.target = std::move(call->path);
+    up.headers = {{"Content-Type", std::move(call->content_type)}};
+    up.body = std::move(call->body);
+  } else {
+    // Named, not temporaries inside co_await (GCC 12).
+    std::shared_ptr<scheduler::Instance> instance = lease->instance();
+    assemble = co_await OpenAiCall(pool, request, std::move(instance), canceller, up);
   }
+  auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
+  if (response.ok()) {
+    Connection connection{std::move(*lease), std::move(response).value(), assemble};
+    co_return std::move(connection);
+  }
+  if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
+  std::shared_ptr<scheduler::Instance> broken = lease->instance();
+  lease->Release();
+  co_await pool.ReportBroken(broken);
+  engine_dead = true;
+  co_return Unavailable("engine for '" + request.model.name +
+                        "' is not answering: " + response.status().message());
 }
 
 // What one try on an engine came to: nullopt when the client has its
