@@ -179,6 +179,13 @@ std::shared_ptr<const engines::EngineSet> MakeEngines(const config::Settings& s,
       std::make_unique<engines::WhisperAdapter>(std::move(whisper_setup)));
 }
 
+// The engines `zest system` describes beside llama-server and FastFlowLM.
+std::vector<engines::EngineDescription> SpeechEngines(const scheduler::InstancePool& pool) {
+  const engines::EngineSet* set = pool.engine_set();
+  if (set == nullptr || set->speech() == nullptr) return {};
+  return {set->speech()->Describe()};
+}
+
 scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path& run_dir,
                                       const hardware::Inventory& inventory,
                                       const Result<engines::EngineLocation>& engine,
@@ -315,7 +322,7 @@ struct ServerApp::Parts {
                OpenAiOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
         admin(loaded, registry, pool, engine, &residency, flm.ok() ? *flm : fs::path()),
         load_api(registry, pool, residency),
-        system_api(inventory, sampler, admin, engine, flm),
+        system_api(inventory, sampler, admin, engine, flm, SpeechEngines(pool)),
         models_api(registry, pool),
         pull_store(s.hf_hub_cache),
         pull_service(pull_store, models::HubConfig{s.hf_endpoint, s.hf_token},

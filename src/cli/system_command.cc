@@ -19,6 +19,7 @@
 #include "config/settings.h"
 #include "engines/engine_locator.h"
 #include "engines/sandbox.h"
+#include "engines/whisper_adapter.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 
@@ -47,7 +48,14 @@ Result<json> LocalSystemInfo() {
   sampler.SampleNow();
   Result<std::filesystem::path> flm =
       engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
-  return api::admin::SystemInfoJson(inventory, engine, nullptr, flm, sampler.Snapshot(), "local");
+  engines::LocateOptions whisper_opts = opts;
+  whisper_opts.configured = s.whisper_server;
+  whisper_opts.binary_name = "whisper-server";
+  engines::WhisperSetup whisper;
+  whisper.located = engines::LocateEngine(whisper_opts);
+  std::vector<engines::EngineDescription> more = {engines::WhisperAdapter(whisper).Describe()};
+  return api::admin::SystemInfoJson(inventory, engine, nullptr, flm, sampler.Snapshot(), "local",
+                                    more);
 }
 
 std::string Join(const json& items, const char* sep) {
@@ -119,6 +127,15 @@ void PrintEngines(const json& info) {
                 TextField(e, "source").c_str(), TextField(e, "version").c_str());
     if (e.contains("sandbox")) {
       std::printf("         sandbox: %s\n", TextField(e, "sandbox").c_str());
+    }
+    if (e.contains("serves")) {  // described, not probed: what it is for
+      std::string serves;
+      for (const json& c : e["serves"])
+        serves += (serves.empty() ? "" : ", ") + c.get<std::string>();
+      std::printf("         serves: %s\n", serves.c_str());
+      for (const json& note : e["notes"])
+        std::printf("         %s\n", note.get<std::string>().c_str());
+      continue;
     }
     if (!e.value("probed", false))
       std::printf("         devices not probed (zest is not running)\n");

@@ -20,6 +20,17 @@ const char* CapabilityName(Capability capability) {
   return "other";
 }
 
+EngineDescription EngineAdapter::Describe() const {
+  EngineDescription d;
+  d.name = name();
+  d.available = Available();
+  for (Capability c : {Capability::kChat, Capability::kCompletions, Capability::kEmbeddings,
+                       Capability::kRerank, Capability::kTranscription, Capability::kImages}) {
+    if (PathFor(c)) d.serves.push_back(CapabilityName(c));
+  }
+  return d;
+}
+
 Status EngineAdapter::CheckExtraArgs(const std::vector<std::string>& args,
                                      const std::vector<std::filesystem::path>&) const {
   if (args.empty()) return Status::Ok();

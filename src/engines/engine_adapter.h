@@ -59,6 +59,18 @@ struct LaunchCommand {
   std::vector<std::string> env;
 };
 
+// What `zest system` says of an engine that zest does not probe.
+struct EngineDescription {
+  std::string name;
+  Status available;    // Ok: installed
+  std::string source;  // "rootfs", "system", "configured"; empty when unknown
+  std::string binary;
+  std::string rootfs;               // empty unless run from the engine rootfs
+  std::string sandbox;              // how it is isolated, in words
+  std::vector<std::string> serves;  // CapabilityName of each capability
+  std::vector<std::string> notes;   // what a user should know (formats it reads...)
+};
+
 class EngineAdapter {
  public:
   virtual ~EngineAdapter() = default;
@@ -96,6 +108,10 @@ class EngineAdapter {
   // when it could not decode the audio). Default: kUnsupported.
   virtual Result<EngineCall> TranscriptionCall(const TranscriptionJob& job) const;
   virtual Result<Transcript> ReadTranscript(int status, std::string_view body) const;
+
+  // For `zest system`: found or not, what it serves. The default has the
+  // name, Available() and the capabilities PathFor answers.
+  virtual EngineDescription Describe() const;
 };
 
 }  // namespace zest::engines

@@ -30,6 +30,7 @@ class EngineSet {
   // Every adapter in the set, for `zest system` and the logs.
   std::vector<const EngineAdapter*> All() const;
   const EngineAdapter* language() const { return language_.get(); }
+  const EngineAdapter* speech() const { return speech_.get(); }
 
  private:
   const std::unique_ptr<EngineAdapter> language_;

@@ -139,6 +139,9 @@ class InstancePool : public EngineSlots {
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireWith(
       models::ModelEntry model, config::ModelSettings settings);
 
+  // The engines it starts (null: none set up).
+  const engines::EngineSet* engine_set() const { return options_.engines.get(); }
+
   // The model's options from the configuration (`[models."name"]`); empty
   // (zest decides) when it has none. Any thread.
   config::ModelSettings ConfiguredSettings(const std::string& model) const;

@@ -33,6 +33,15 @@ describe('speech to text (whisper-server, synthetic model)', () => {
     assert.equal(list.data.find((m) => m.id === 'tiny').type, 'llm');
   });
 
+  test('zest system says which engine transcribes, and which audio it reads', async () => {
+    const info = await zest.json('/api/v1/system-info');
+    const whisper = info.data.engines.find((e) => e.name === 'whisper-server');
+    assert.ok(whisper?.found, JSON.stringify(info.data.engines));
+    assert.deepEqual(whisper.serves, ['transcription']);
+    assert.match(whisper.notes.join(' '), /WAV, MP3, FLAC, Ogg Vorbis/);
+    assert.match(whisper.sandbox, /behind zest's engine bridge/);
+  });
+
   test('json: the text of both 30 s windows', async () => {
     const r = await client.audio.transcriptions.create({ file: await file(), model: 'ears' });
     assert.equal(r.text, `${words} ${words}`);

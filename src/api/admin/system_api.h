@@ -15,7 +15,8 @@ class SystemApi {
   // All references must outlive the router.
   SystemApi(const hardware::Inventory& inventory, const hardware::UtilisationSampler& sampler,
             AdminApi& admin, const Result<engines::EngineLocation>& engine,
-            const Result<std::filesystem::path>& flm);
+            const Result<std::filesystem::path>& flm,
+            std::vector<engines::EngineDescription> more = {});
 
   void Register(http::Router& router);
 
@@ -27,6 +28,8 @@ class SystemApi {
   AdminApi& admin_;
   const Result<engines::EngineLocation>& engine_;
   const Result<std::filesystem::path>& flm_;
+  // Engines zest describes beside those two (speech to text).
+  const std::vector<engines::EngineDescription> more_;
 };
 
 }  // namespace zest::api::admin

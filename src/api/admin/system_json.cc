@@ -108,6 +108,21 @@ json FlmJson(const Result<std::filesystem::path>& flm) {
   return e;
 }
 
+// An engine zest describes but does not probe (engines/engine_adapter.h).
+json DescriptionJson(const engines::EngineDescription& d) {
+  json e = {{"name", d.name},     {"found", d.available.ok()}, {"probed", false},
+            {"serves", d.serves}, {"notes", d.notes},          {"devices", json::array()}};
+  if (!d.available.ok()) {
+    e["error"] = d.available.message();
+    return e;
+  }
+  e["source"] = d.source;
+  e["binary"] = d.binary;
+  e["rootfs"] = d.rootfs;
+  if (!d.sandbox.empty()) e["sandbox"] = d.sandbox;
+  return e;
+}
+
 json UtilisationJson(const hardware::Utilisation& u) {
   json gpus = json::array();
   for (const auto& g : u.gpus) {
@@ -162,7 +177,8 @@ hardware::EngineReport MakeEngineReport(const Result<engines::EngineLocation>& l
 json SystemInfoJson(const hardware::Inventory& inv, const Result<engines::EngineLocation>& located,
                     const Result<engines::EngineInfo>* probed,
                     const Result<std::filesystem::path>& flm,
-                    const hardware::Utilisation& utilisation, const char* discovery) {
+                    const hardware::Utilisation& utilisation, const char* discovery,
+                    const std::vector<engines::EngineDescription>& more) {
   json recipes = json::array();
   for (const auto& v : hardware::RecipeVerdicts(inv, MakeEngineReport(located, probed, flm))) {
     recipes.push_back({{"recipe", v.recipe},
@@ -174,6 +190,8 @@ json SystemInfoJson(const hardware::Inventory& inv, const Result<engines::Engine
                  {"available_bytes", inv.memory.available_bytes},
                  {"swap_total_bytes", inv.memory.swap_total_bytes},
                  {"swap_free_bytes", inv.memory.swap_free_bytes}};
+  json engines = json::array({EngineJson(located, probed), FlmJson(flm)});
+  for (const auto& d : more) engines.push_back(DescriptionJson(d));
   return {{"discovery", discovery},
           {"kernel_release", inv.kernel_release},
           {"cpu", CpuJson(inv.cpu)},
@@ -181,7 +199,7 @@ json SystemInfoJson(const hardware::Inventory& inv, const Result<engines::Engine
           {"gpus", ArrayOf(inv.gpus, GpuJson)},
           {"npus", ArrayOf(inv.npus, NpuJson)},
           {"vulkan", ArrayOf(inv.vulkan, VulkanJson)},
-          {"engines", json::array({EngineJson(located, probed), FlmJson(flm)})},
+          {"engines", engines},
           {"recipes", recipes},
           {"utilisation", UtilisationJson(utilisation)},
           {"notes", inv.notes}};

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
+#include "engines/engine_adapter.h"
 #include "engines/engine_locator.h"
 #include "engines/engine_probe.h"
 #include "hardware/inventory.h"
@@ -28,6 +29,7 @@ nlohmann::json SystemInfoJson(const hardware::Inventory& inventory,
                               const Result<engines::EngineLocation>& located,
                               const Result<engines::EngineInfo>* probed,
                               const Result<std::filesystem::path>& flm,
-                              const hardware::Utilisation& utilisation, const char* discovery);
+                              const hardware::Utilisation& utilisation, const char* discovery,
+                              const std::vector<engines::EngineDescription>& more = {});
 
 }  // namespace zest::api::admin
