@@ -254,26 +254,15 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   AssignCpuThreads(model, *entry, *plan);
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
-  Result<const engines::EngineAdapter*> engine =
-      options_.engines ? options_.engines->For({model.info.speech, plan->OnNpu()})
-                       : Result<const engines::EngineAdapter*>(Unavailable("no engine is set up"));
-  engines::LaunchSpec spec = SpecFor(model, socket, *plan, replica);
-  if (engine.ok() && !(*engine)->saves_slots()) spec.slot_dir.clear();
-  Result<std::unique_ptr<engines::EngineProcess>> process =
-      engine.ok() ? SpawnEngine(**engine, model, spec, *plan, replica)
-                  : Result<std::unique_ptr<engines::EngineProcess>>(engine.status());
-  if (!process.ok()) {
+  Result<std::shared_ptr<Instance>> started = StartInstance(model, socket, *plan, replica);
+  if (!started.ok()) {
     // Nothing was started (no engine, an unsafe model file, a bad flag):
     // not an engine failing, so the breaker does not count it.
     if (events_) events_->EngineFailedToStart(model.name);
-    finish(process.status());
-    co_return process.status();
+    finish(started.status());
+    co_return started.status();
   }
-  auto instance = std::make_shared<Instance>(model.name, socket, std::move(process).value(),
-                                             placement::PrimaryDevice(*plan), plan->parallel);
-  instance->engine = *engine;
-  instance->engine_model = (*engine)->EngineModelName(spec);
-  instance->slot_dir = spec.slot_dir;
+  std::shared_ptr<Instance> instance = *started;
   {
     MutexLock lock(list_mu_);
     entry->instance = instance;
@@ -312,9 +301,28 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   PublishCapacity(model.name);
   spdlog::info("'{}' ready in {:.2f} s (on {})", model.name, secs, instance->device());
   // The ledger models some engines' memory, not every one's.
-  if ((*engine)->learns_memory()) LearnFromMeasured(model, *instance, *plan);
+  if (instance->engine->learns_memory()) LearnFromMeasured(model, *instance, *plan);
   if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
+}
+
+Result<std::shared_ptr<Instance>> InstancePool::StartInstance(const models::ModelEntry& model,
+                                                              const fs::path& socket,
+                                                              const placement::EnginePlan& plan,
+                                                              bool replica) {
+  if (!options_.engines) return Unavailable("no engine is set up");
+  ZEST_ASSIGN_OR_RETURN(const engines::EngineAdapter* engine,
+                        options_.engines->For({model.info.speech, plan.OnNpu()}));
+  engines::LaunchSpec spec = SpecFor(model, socket, plan, replica);
+  if (!engine->saves_slots()) spec.slot_dir.clear();
+  ZEST_ASSIGN_OR_RETURN(std::unique_ptr<engines::EngineProcess> process,
+                        SpawnEngine(*engine, model, spec, plan, replica));
+  auto instance = std::make_shared<Instance>(model.name, socket, std::move(process),
+                                             placement::PrimaryDevice(plan), plan.parallel);
+  instance->engine = engine;
+  instance->engine_model = engine->EngineModelName(spec);
+  instance->slot_dir = spec.slot_dir;
+  return instance;
 }
 
 // The files the engine reads for a model, as zest names them (a store

@@ -274,6 +274,11 @@ class InstancePool : public EngineSlots {
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model,
                                                                  std::shared_ptr<Entry> entry);
   boost::asio::awaitable<Status> WaitReady(Instance& instance);
+  // Starts the engine of one instance of `model` (its adapter, spec and
+  // process): not yet ready, not yet listed.
+  Result<std::shared_ptr<Instance>> StartInstance(const models::ModelEntry& model,
+                                                  const std::filesystem::path& socket,
+                                                  const placement::EnginePlan& plan, bool replica);
   // What the model's engine is told to start this instance with.
   engines::LaunchSpec SpecFor(const models::ModelEntry& model, const std::filesystem::path& socket,
                               const placement::EnginePlan& plan, bool replica) const;
