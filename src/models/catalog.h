@@ -30,6 +30,10 @@ struct CatalogEntry {
   uint64_t size_bytes = 0;  // approximate download size
   uint32_t suggested_ctx = 0;
   std::string description;
+
+  // Whether the entry's files are a model zest serves from the store (a
+  // GGUF or whisper.cpp model), as opposed to files an NPU runtime reads.
+  bool ServedFromStore() const { return recipe == "llamacpp" || recipe == "whispercpp"; }
 };
 
 class Catalog {

@@ -30,10 +30,10 @@ std::string GroupKey(const std::string& path) {
 std::vector<Group> GroupModels(const std::vector<HubFile>& files) {
   std::map<std::string, Group> groups;
   for (const HubFile& f : files) {
-    if (!IsGguf(f.path) || IsMmproj(f.path)) continue;
+    if (!IsModelFile(f.path) || IsMmproj(f.path)) continue;
     Group& g = groups[GroupKey(f.path)];
     g.key = GroupKey(f.path);
-    g.label = QuantLabel(f.path);
+    g.label = ModelLabel(f.path);
     g.files.push_back(f);
     g.total += f.size;
     auto shard = ParseShard(f.path);
@@ -58,10 +58,19 @@ int LabelBits(std::string_view label) {
   return label[q + 1] - '0';
 }
 
-// No Q4_K_M: the smallest download of at least 4 bits (quality holds up),
-// else the largest of what is left.
+// No Q4_K_M: for speech models (whisper.cpp's repo holds every size),
+// "base" (multilingual, 148 MB), else the smallest; for GGUF the smallest
+// download of at least 4 bits (quality holds up), else the largest of what
+// is left.
 const Group* FallbackGroup(const std::vector<Group>& groups) {
   const Group* best = nullptr;
+  if (IsSpeechModelFile(groups.front().key)) {
+    for (const Group& g : groups) {
+      if (g.label == kDefaultSpeechModel) return &g;
+      if (best == nullptr || g.total < best->total) best = &g;
+    }
+    return best;
+  }
   for (const Group& g : groups) {
     if (LabelBits(g.label) >= 4 && (best == nullptr || g.total < best->total)) best = &g;
   }
@@ -97,14 +106,15 @@ Result<const Group*> ChooseGroup(const PullSpec& spec, const std::vector<Group>&
     for (const Group& g : groups) {
       if (g.key == key) return &g;
     }
-    return NotFound("'" + spec.file + "' is not a GGUF model file in " + spec.repo);
+    return NotFound("'" + spec.file + "' is not a model file (GGUF or whisper.cpp) in " +
+                    spec.repo);
   }
   std::string wanted = spec.quant.empty() ? std::string(kDefaultQuant) : spec.quant;
   for (const Group& g : groups) {
-    if (g.label == wanted) return &g;
+    if (SameQuant(g.label, wanted)) return &g;
   }
   if (spec.quant.empty() && !groups.empty()) return FallbackGroup(groups);
-  if (groups.empty()) return NotFound(spec.repo + " has no GGUF model files");
+  if (groups.empty()) return NotFound(spec.repo + " has no GGUF or whisper.cpp model files");
   return NotFound(spec.repo + " has no " + wanted + " file; available: " + AvailableLabels(groups));
 }
 
@@ -138,7 +148,9 @@ Result<FileSelection> SelectFiles(const PullSpec& spec, const std::vector<HubFil
   FileSelection out;
   out.quant = chosen->label;
   out.model_files = chosen->files;
-  ZEST_ASSIGN_OR_RETURN(out.extra_files, ChooseMmproj(spec, files));
+  if (!IsSpeechModelFile(chosen->key)) {
+    ZEST_ASSIGN_OR_RETURN(out.extra_files, ChooseMmproj(spec, files));
+  }
   for (const auto* list : {&out.model_files, &out.extra_files}) {
     for (const HubFile& f : *list) {
       if (f.sha256.empty()) {

@@ -12,6 +12,7 @@
 
 #include "config/secure_file.h"
 #include "core/private_dirs.h"
+#include "models/store_naming.h"
 
 namespace zest::models {
 namespace {
@@ -135,14 +136,22 @@ fs::path HfStore::IncompletePath(std::string_view repo, std::string_view sha256)
   return RepoDir(repo) / "blobs" / (std::string(sha256) + ".incomplete");
 }
 
-std::vector<StoreFile> HfStore::ListGguf() const {
+std::vector<StoreFile> HfStore::ListRepoModelFiles(std::string_view repo) const {
+  std::vector<StoreFile> out = ListRepoFiles(repo, ".gguf");
+  for (StoreFile& f : ListRepoFiles(repo, ".bin")) {
+    if (IsSpeechModelFile(f.path)) out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<StoreFile> HfStore::ListModelFiles() const {
   std::vector<StoreFile> out;
   std::error_code ec;
   for (auto it = fs::directory_iterator(root_, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
     std::string repo = RepoFromDirName(it->path().filename().string());
     if (repo.empty()) continue;
-    std::vector<StoreFile> files = ListRepoFiles(repo, ".gguf");
+    std::vector<StoreFile> files = ListRepoModelFiles(repo);
     out.insert(out.end(), files.begin(), files.end());
   }
   std::sort(out.begin(), out.end(), [](const StoreFile& a, const StoreFile& b) {

@@ -55,11 +55,14 @@ class HfStore {
   std::filesystem::path BlobPath(std::string_view repo, std::string_view sha256) const;
   std::filesystem::path IncompletePath(std::string_view repo, std::string_view sha256) const;
 
-  // Every *.gguf file in every snapshot of every model repo, following only
+  // Every model file (IsModelFile in store_naming.h: *.gguf, whisper.cpp's
+  // ggml-*.bin) in every snapshot of every model repo, following only
   // symlinks that stay inside the repo directory.
-  std::vector<StoreFile> ListGguf() const;
+  std::vector<StoreFile> ListModelFiles() const;
+  // The model files of one repo (every snapshot), under the same rules.
+  std::vector<StoreFile> ListRepoModelFiles(std::string_view repo) const;
   // Files of one repo whose path ends with `suffix` (every snapshot), under
-  // the same rules as ListGguf. Empty for an invalid or absent repo.
+  // the same rules. Empty for an invalid or absent repo.
   std::vector<StoreFile> ListRepoFiles(std::string_view repo, std::string_view suffix) const;
   // `path` in the snapshot refs/main points to, else in any snapshot.
   std::optional<StoreFile> FindFile(std::string_view repo, std::string_view path) const;

@@ -86,7 +86,7 @@ TEST_F(HfStoreTest, ListsAForeignLayoutThroughRelativeSymlinks) {
   fs::create_directories(root_ / "datasets--org--data/snapshots" / kCommit);
   std::ofstream(root_ / "datasets--org--data/snapshots" / kCommit / "x.gguf") << "no";
   HfStore store(root_);
-  std::vector<StoreFile> files = store.ListGguf();
+  std::vector<StoreFile> files = store.ListModelFiles();
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(files[0].repo, "org/repo-GGUF");
   EXPECT_EQ(files[0].commit, kCommit);
@@ -110,7 +110,7 @@ TEST_F(HfStoreTest, IgnoresSymlinksThatLeaveTheRepo) {
   std::ofstream(root_ / "elsewhere/inner.gguf") << "x";
   fs::create_directory_symlink(root_ / "elsewhere", snap / "dir");
   fs::create_symlink("nowhere", snap / "dangling.gguf");
-  std::vector<StoreFile> files = HfStore(root_).ListGguf();
+  std::vector<StoreFile> files = HfStore(root_).ListModelFiles();
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].path, "ok.gguf");
 }
@@ -131,13 +131,13 @@ TEST_F(HfStoreTest, PublishIsAtomicPrivateAndLinksRelatively) {
   fs::path link = repo / "snapshots" / kCommit / "Q4/model.gguf";
   EXPECT_EQ(fs::read_symlink(link), fs::path("../../../blobs/" + kShaA));
   EXPECT_EQ(store.ReadRef("org/new", "main"), kCommit);
-  ASSERT_EQ(store.ListGguf().size(), 1u);
+  ASSERT_EQ(store.ListModelFiles().size(), 1u);
 
   // The same content published again (another commit) reuses the blob.
   std::ofstream(download) << "weights";
   ASSERT_TRUE(store.Publish("org/new", kCommit2, "model.gguf", kShaA, download).ok());
   EXPECT_FALSE(fs::exists(download));
-  EXPECT_EQ(store.ListGguf().size(), 2u);
+  EXPECT_EQ(store.ListModelFiles().size(), 2u);
 }
 
 TEST_F(HfStoreTest, PublishRejectsHostileNames) {
@@ -162,7 +162,7 @@ TEST_F(HfStoreTest, PartialRemoveKeepsBlobsOtherSnapshotsLink) {
   EXPECT_TRUE(fs::exists(store.BlobPath("org/r", kShaA)));  // keep.gguf still links it
   EXPECT_FALSE(fs::exists(store.BlobPath("org/r", kShaB)));
   EXPECT_FALSE(fs::exists(store.RepoDir("org/r") / "snapshots" / kCommit));
-  std::vector<StoreFile> left = store.ListGguf();
+  std::vector<StoreFile> left = store.ListModelFiles();
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(left[0].path, "keep.gguf");
 

@@ -29,11 +29,11 @@ int64_t MtimeSeconds(const fs::path& path) {
   return std::chrono::duration_cast<std::chrono::seconds>(sys.time_since_epoch()).count();
 }
 
-// The store's GGUF files by repo, the files of the snapshot refs/main points
+// The store's model files by repo, the files of the snapshot refs/main points
 // to first, so they win when several snapshots hold the same path.
 std::map<std::string, std::vector<StoreFile>> FilesByRepo(const HfStore& store) {
   std::map<std::string, std::vector<StoreFile>> by_repo;
-  for (StoreFile& f : store.ListGguf()) by_repo[f.repo].push_back(std::move(f));
+  for (StoreFile& f : store.ListModelFiles()) by_repo[f.repo].push_back(std::move(f));
   for (auto& [repo, files] : by_repo) {
     std::optional<std::string> main = store.ReadRef(repo, "main");
     std::stable_partition(files.begin(), files.end(),
@@ -185,7 +185,7 @@ std::vector<ModelEntry> ModelRegistry::StoreEntries() {
     std::vector<StoreModel> models = GroupStoreModels(files);
     std::map<std::string, std::string> catalog_names;  // store name → catalog name
     for (const CatalogEntry& c : catalog_ ? catalog_->entries() : std::vector<CatalogEntry>{}) {
-      if (AsciiLower(c.repo) != AsciiLower(repo) || c.recipe != "llamacpp") continue;
+      if (AsciiLower(c.repo) != AsciiLower(repo) || !c.ServedFromStore()) continue;
       const StoreModel* m = MatchCatalog(c, models);
       if (!m) continue;
       ModelEntry alias = DescribeStoreModel(*m, c.name, "catalog");
@@ -234,9 +234,9 @@ std::vector<CatalogStatus> ModelRegistry::ListCatalog() {
     if (auto it = downloaded.find(c.name); it != downloaded.end()) {
       status.downloaded = true;
       status.model = it->second;
-    } else if (store_ && !c.file.empty() && c.recipe != "llamacpp") {
-      // Non-GGUF files (whisper.cpp's ggml .bin) are not served as models
-      // yet, but are downloaded all the same.
+    } else if (store_ && !c.file.empty() && !c.ServedFromStore()) {
+      // Files zest does not serve as models of their own are downloaded
+      // all the same.
       status.downloaded = store_->FindFile(c.repo, c.file).has_value();
     }
     out.push_back(std::move(status));

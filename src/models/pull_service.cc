@@ -28,14 +28,14 @@ Status PullService::CheckSpace(const std::vector<BlobRequest>& blobs) const {
 // The registry's naming rule over what the repo now holds in the store, so
 // the answer is exactly the name `zest list` shows.
 std::string PullService::ServedName(const std::string& repo, const std::string& first_file) const {
-  std::vector<StoreFile> files = store_.ListRepoFiles(repo, ".gguf");
+  std::vector<StoreFile> files = store_.ListRepoModelFiles(repo);
   for (const StoreFile& f : files) {
     if (f.path == first_file) {
       std::string name = StoreModelName(f, files);
       if (!name.empty()) return name;
     }
   }
-  std::string label = QuantLabel(first_file);
+  std::string label = ModelLabel(first_file);
   return label.empty() ? repo : repo + ":" + label;
 }
 

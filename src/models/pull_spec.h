@@ -8,7 +8,9 @@
 //   "https://huggingface.co/org/repo/resolve/main/file.gguf")
 //
 // Choosing files from a repo: the requested quantization (default Q4_K_M,
-// else the smallest of at least 4 bits, else the largest below), every shard
+// else the smallest of at least 4 bits, else the largest below), or for
+// whisper.cpp's speech models the named one ("org/repo:base.en", default
+// "base"), every shard
 // of it ("-00001-of-00003.gguf", also inside a folder such as "Q4_K_M/"),
 // and the vision projector (mmproj) when the repo has one. Labels and shard
 // names are read with the store's own rules (store_naming.h), so a pulled
@@ -27,6 +29,8 @@
 namespace zest::models {
 
 inline constexpr std::string_view kDefaultQuant = "Q4_K_M";
+// What a pull of whisper.cpp's repo without a label gets.
+inline constexpr std::string_view kDefaultSpeechModel = "base";
 
 struct PullSpec {
   std::string repo;  // "org/name", validated

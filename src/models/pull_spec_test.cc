@@ -175,6 +175,39 @@ TEST(SelectFiles, Errors) {
   EXPECT_EQ(SelectFiles(spec, {F("m-Q4_K_M.gguf", 1)}).status().code(), ErrorCode::kNotFound);
 }
 
+// whisper.cpp's repo holds every size of one model family as ggml-*.bin.
+TEST(SelectFiles, SpeechModelsByNameWithBaseByDefault) {
+  std::vector<HubFile> repo = {F("ggml-tiny.bin", 77),
+                               F("ggml-base.bin", 148),
+                               F("ggml-base.en.bin", 148),
+                               F("ggml-large-v3.bin", 3000),
+                               F("ggml-base.en-encoder.mlmodelc.zip", 30),
+                               F("README.md", 1)};
+  auto spec = ParsePullSpec("ggerganov/whisper.cpp:base.en", nullptr);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  auto named = SelectFiles(*spec, repo);
+  ASSERT_TRUE(named.ok()) << named.status().message();
+  EXPECT_EQ(Paths(named->model_files), std::vector<std::string>{"ggml-base.en.bin"});
+  EXPECT_EQ(named->quant, "base.en");
+  EXPECT_TRUE(named->extra_files.empty());
+
+  auto plain = SelectFiles(*ParsePullSpec("ggerganov/whisper.cpp", nullptr), repo);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(Paths(plain->model_files), std::vector<std::string>{"ggml-base.bin"});
+  // Without a "base", the smallest (never the 3 GB large model).
+  auto smallest =
+      SelectFiles(*ParsePullSpec("o/w", nullptr),
+                  {F("ggml-small.bin", 400), F("ggml-tiny.bin", 77), F("ggml-large-v3.bin", 3000)});
+  ASSERT_TRUE(smallest.ok());
+  EXPECT_EQ(Paths(smallest->model_files), std::vector<std::string>{"ggml-tiny.bin"});
+
+  auto missing = SelectFiles(*ParsePullSpec("o/w:medium", nullptr), repo);
+  EXPECT_EQ(missing.status().code(), ErrorCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("base.en"), std::string::npos)
+      << missing.status().message();
+  EXPECT_FALSE(SelectFiles(*ParsePullSpec("o/w", nullptr), {F("pytorch_model.bin", 9)}).ok());
+}
+
 TEST(SelectFiles, ExplicitShardFileTakesItsSet) {
   PullSpec spec;
   spec.repo = "org/m";

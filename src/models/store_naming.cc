@@ -11,12 +11,29 @@ namespace zest::models {
 namespace {
 
 constexpr std::string_view kGguf = ".gguf";
+constexpr std::string_view kGgmlBin = ".bin";
+constexpr std::string_view kGgmlPrefix = "ggml-";
+
+bool HasSuffix(std::string_view path, std::string_view suffix) {
+  return path.size() >= suffix.size() &&
+         AsciiLower(path.substr(path.size() - suffix.size())) == suffix;
+}
 
 std::string_view StripGguf(std::string_view path) {
-  if (path.size() >= kGguf.size() && AsciiLower(path.substr(path.size() - kGguf.size())) == kGguf) {
-    path.remove_suffix(kGguf.size());
-  }
+  if (HasSuffix(path, kGguf)) path.remove_suffix(kGguf.size());
   return path;
+}
+
+std::string_view FileName(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// A model's path without its extension: what names it when its label does
+// not pick it out alone.
+std::string_view StripModelExtension(std::string_view path) {
+  if (IsSpeechModelFile(path)) return path.substr(0, path.size() - kGgmlBin.size());
+  return StripGguf(path);
 }
 
 bool AllDigits(std::string_view s) {
@@ -105,12 +122,12 @@ std::string NameFor(const std::string& repo, const std::string& first_path,
                     const std::string& label, const std::map<std::string, int>& label_counts) {
   auto it = label_counts.find(label);
   if (!label.empty() && it != label_counts.end() && it->second == 1) return repo + ":" + label;
-  return repo + "/" + std::string(StripGguf(first_path));
+  return repo + "/" + std::string(StripModelExtension(first_path));
 }
 
 std::map<std::string, int> LabelCounts(const std::map<std::string, Group>& groups) {
   std::map<std::string, int> counts;
-  for (const auto& [first, g] : groups) ++counts[QuantLabel(first)];
+  for (const auto& [first, g] : groups) ++counts[ModelLabel(first)];
   return counts;
 }
 
@@ -142,6 +159,24 @@ std::string QuantLabel(std::string_view path) {
 }
 
 bool SameQuant(std::string_view a, std::string_view b) { return AsciiUpper(a) == AsciiUpper(b); }
+
+bool IsSpeechModelFile(std::string_view path) {
+  std::string name = AsciiLower(FileName(path));
+  return name.starts_with(kGgmlPrefix) && name.size() > kGgmlPrefix.size() + kGgmlBin.size() &&
+         name.ends_with(kGgmlBin);
+}
+
+bool IsModelFile(std::string_view path) {
+  return HasSuffix(path, kGguf) || IsSpeechModelFile(path);
+}
+
+std::string ModelLabel(std::string_view path) {
+  if (!IsSpeechModelFile(path)) return QuantLabel(path);
+  std::string_view name = FileName(path);
+  name.remove_prefix(kGgmlPrefix.size());
+  name.remove_suffix(kGgmlBin.size());
+  return std::string(name);
+}
 
 std::optional<ShardInfo> ParseShard(std::string_view path) {
   std::string_view stem = StripGguf(path);
@@ -180,7 +215,7 @@ std::vector<StoreModel> GroupStoreModels(const std::vector<StoreFile>& repo_file
   std::vector<StoreModel> out;
   for (auto& [first, g] : groups) {
     const std::string& repo = g.files.front().repo;
-    std::string label = QuantLabel(first);
+    std::string label = ModelLabel(first);
     out.push_back({NameFor(repo, first, label, counts), repo, label, std::move(g.files), mmprojs});
   }
   std::sort(out.begin(), out.end(),
@@ -196,10 +231,10 @@ std::string StoreModelName(const StoreFile& file, const std::vector<StoreFile>& 
   std::map<std::string, int> counts = LabelCounts(groups);
   for (const auto& [first, g] : groups) {
     for (const StoreFile& f : g.files) {
-      if (f.path == file.path) return NameFor(file.repo, first, QuantLabel(first), counts);
+      if (f.path == file.path) return NameFor(file.repo, first, ModelLabel(first), counts);
     }
   }
-  return file.repo + "/" + std::string(StripGguf(file.path));
+  return file.repo + "/" + std::string(StripModelExtension(file.path));
 }
 
 }  // namespace zest::models

@@ -1,10 +1,12 @@
-// How GGUF files in the Hugging Face store become model names. A repo holds
+// How model files in the Hugging Face store become model names. A repo holds
 // one or more models: a single file, or a shard set (`x-00001-of-00003.gguf`,
 // loaded through its first shard), plus optional vision projectors
 // (`mmproj-*.gguf`) that belong to the repo's models rather than being
-// models themselves. A model is named "org/repo:QUANT" when its quantization
-// label (taken from the file name) picks it out alone in the repo, else
-// "org/repo/<path of its first file without .gguf>". Pure functions.
+// models themselves. A model is named "org/repo:QUANT" when its label
+// (taken from the file name) picks it out alone in the repo, else
+// "org/repo/<path of its first file without .gguf>". Speech models are
+// whisper.cpp's `ggml-<name>.bin` files, labelled by <name>
+// ("ggerganov/whisper.cpp:base.en"). Pure functions.
 #pragma once
 
 #include <optional>
@@ -23,6 +25,16 @@ std::string QuantLabel(std::string_view path);
 
 // Case-insensitive equality of two quantization labels.
 bool SameQuant(std::string_view a, std::string_view b);
+
+// A whisper.cpp model as Hugging Face repos name them: `ggml-<name>.bin`
+// ("ggml-base.en.bin", "ggml-large-v3-turbo-q8_0.bin"). The file's magic is
+// checked when it is read (models/whisper_file.h), not here.
+bool IsSpeechModelFile(std::string_view path);
+// A GGUF file or a speech model file: what the store serves.
+bool IsModelFile(std::string_view path);
+// The label that names a model in its repo: QuantLabel for GGUF files, the
+// name between "ggml-" and ".bin" (as written) for speech models.
+std::string ModelLabel(std::string_view path);
 
 struct ShardInfo {
   int index = 0;  // 1-based

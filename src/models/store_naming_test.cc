@@ -23,6 +23,35 @@ TEST(StoreNamingTest, QuantLabelsFromFileNames) {
   EXPECT_TRUE(SameQuant("q4_k_m", "Q4_K_M"));
 }
 
+// whisper.cpp's repo: ggml-<name>.bin, one speech model per file, named by
+// <name> as written; other .bin files are not models.
+TEST(StoreNamingTest, SpeechModelsAreNamedByTheirWhisperName) {
+  EXPECT_TRUE(IsSpeechModelFile("ggml-base.en.bin"));
+  EXPECT_TRUE(IsSpeechModelFile("models/ggml-large-v3-turbo-q8_0.bin"));
+  EXPECT_FALSE(IsSpeechModelFile("pytorch_model.bin"));
+  EXPECT_FALSE(IsSpeechModelFile("ggml-.bin"));
+  EXPECT_FALSE(IsSpeechModelFile("ggml-base.en-encoder.mlmodelc.zip"));
+  EXPECT_TRUE(IsModelFile("x-Q4_K_M.gguf"));
+  EXPECT_FALSE(IsModelFile("README.md"));
+  EXPECT_EQ(ModelLabel("ggml-base.en.bin"), "base.en");
+  EXPECT_EQ(ModelLabel("ggml-tiny-q5_1.bin"), "tiny-q5_1");
+  EXPECT_EQ(ModelLabel("m-Q8_0.gguf"), "Q8_0");
+
+  std::vector<StoreFile> files = {File("ggml-base.en.bin", "ggerganov/whisper.cpp"),
+                                  File("ggml-tiny-q5_1.bin", "ggerganov/whisper.cpp"),
+                                  File("ggml-base-q5_1.bin", "ggerganov/whisper.cpp")};
+  std::vector<StoreModel> models = GroupStoreModels(files);
+  ASSERT_EQ(models.size(), 3u);
+  EXPECT_EQ(models[0].name, "ggerganov/whisper.cpp:base-q5_1");
+  EXPECT_EQ(models[1].name, "ggerganov/whisper.cpp:base.en");
+  EXPECT_EQ(models[1].files.front().path, "ggml-base.en.bin");
+  EXPECT_EQ(models[2].name, "ggerganov/whisper.cpp:tiny-q5_1");
+  EXPECT_EQ(StoreModelName(files[0], files), "ggerganov/whisper.cpp:base.en");
+  // The same name in two folders: the paths name them, without ".bin".
+  std::vector<StoreFile> twice = {File("a/ggml-tiny.bin"), File("b/ggml-tiny.bin")};
+  EXPECT_EQ(GroupStoreModels(twice)[0].name, "org/repo/a/ggml-tiny");
+}
+
 TEST(StoreNamingTest, ShardsAndProjectors) {
   auto shard = ParseShard("dir/m-Q8_0-00002-of-00003.gguf");
   ASSERT_TRUE(shard.has_value());

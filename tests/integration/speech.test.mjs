@@ -4,9 +4,12 @@
 // provisions, on the real sample WAV Debian's whisper.cpp-tools ships.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI, { toFile } from 'openai';
 import { chatBody, descendants, makeHome, sampleSpeech, startZest, syntheticWhisper, waitFor } from '../lib/zest.mjs';
+import { startFakeHub } from '../lib/fake_hub.mjs';
 
 const SAMPLE_SECONDS = 53.37;  // 853,937 samples at 16 kHz
 
@@ -143,5 +146,63 @@ describe('speech to text (whisper-server, synthetic model)', () => {
     const after = (await zest.instances()).find((i) => i.model === 'ears');
     assert.notEqual(after.pid, before.pid, 'a fresh engine answered');
     assert.match(zest.logs(), /engine for 'ears' broke off before answering, trying a fresh one/);
+  });
+});
+
+// A fresh home with no models: speech models come from the (stand-in)
+// Hugging Face hub by their whisper.cpp names, and from the catalog.
+describe('speech models pulled from the hub', () => {
+  const REPO = 'ggerganov/whisper.cpp';
+  let hub;
+  let zest;
+  before(async () => {
+    const model = fs.readFileSync(syntheticWhisper().file);
+    hub = await startFakeHub({
+      repos: {
+        [REPO]: {
+          files: {
+            'ggml-base.en.bin': model,
+            // The catalog's whisper-tiny: the same weights under another name.
+            'ggml-tiny.bin': model,
+            'ggml-large-v3.bin': Buffer.concat([model, Buffer.alloc(1 << 20)]),
+            'README.md': Buffer.from('whisper.cpp models'),
+          },
+        },
+      },
+    });
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-hf-cache-'));
+    zest = await startZest({ home: makeHome({}), env: { HF_ENDPOINT: hub.url, HF_HUB_CACHE: cache } });
+  });
+  after(async () => {
+    await zest?.stop();
+    zest?.cleanup();
+    await hub?.close();
+  });
+
+  test('zest pull ggerganov/whisper.cpp:base.en, then transcribe with it', async () => {
+    const { status, events } = await zest.stream('/api/v1/pull', { model: `${REPO}:base.en` });
+    assert.equal(status, 200);
+    const last = JSON.parse(events.at(-1));
+    assert.equal(last.status, 'success', JSON.stringify(last));
+    assert.equal(last.model, `${REPO}:base.en`);
+    const models = (await zest.json('/v1/models')).data.data;
+    const pulled = models.find((m) => m.id === `${REPO}:base.en`);
+    assert.equal(pulled?.type, 'speech', JSON.stringify(models));
+    assert.ok(!models.some((m) => m.id.includes('large')), 'only what was asked is downloaded');
+    const client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'none', maxRetries: 0 });
+    const wav = fs.readFileSync(sampleSpeech());
+    const r = await client.audio.transcriptions.create({
+      file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }), model: `${REPO}:base.en`,
+    });
+    const words = syntheticWhisper().words;
+    assert.equal(r.text, `${words} ${words}`);
+  });
+
+  test('the catalog\'s Whisper entries pull and list as speech models', async () => {
+    const { status, events } = await zest.stream('/api/v1/pull', { model: 'whisper-tiny' });
+    assert.equal(status, 200);
+    assert.equal(JSON.parse(events.at(-1)).status, 'success', events.at(-1));
+    const tiny = (await zest.json('/v1/models')).data.data.find((m) => m.id === 'whisper-tiny');
+    assert.equal(tiny?.type, 'speech');
   });
 });
