@@ -1,18 +1,21 @@
-// Engine metrics: each ready llama-server's own /metrics (it runs with
-// --metrics), scraped over its socket when zest is scraped, and selected
-// families re-exported as zest_engine_<name>{model="..."} so one scrape of
-// zest covers its engines (which no one else can reach).
+// Engine metrics: each ready engine's own Prometheus metrics (where its
+// adapter says it serves them, EngineAdapter::metrics), scraped over its
+// socket when zest is scraped, and the families the adapter selects
+// re-exported as zest_engine_<name>{model="..."} so one scrape of zest
+// covers its engines (which no one else can reach).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
 #include <string>
 #include <vector>
 
+#include "engines/engine_adapter.h"
 #include "scheduler/instance_pool.h"
 
 namespace zest::api {
 
 struct EngineExposition {
+  const engines::EngineAdapter* engine;  // whose metrics(): names, prefix
   std::string model;
   std::string text;    // the engine's Prometheus text
   std::string device;  // set for a replica: its series get a device label

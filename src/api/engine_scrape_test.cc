@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engines/llama_server_adapter.h"
+
 namespace zest::api {
 namespace {
 
@@ -18,9 +20,14 @@ garbage line
 llamacpp:requests_processing
 )";
 
+// llama-server's adapter says which families are re-exported, and how.
+const engines::LlamaServerAdapter kLlama(NotFound("not needed to read metrics"));
+const engines::EngineAdapter* const kLlamaServer = &kLlama;
+
 TEST(EngineScrapeTest, RenamesSelectedFamiliesAndLabelsThemByModel) {
   std::string text =
-      ReexportEngineMetrics({{"a", kEngine, ""}, {"b\"q", "llamacpp:prompt_tokens_total 4\n", ""}});
+      ReexportEngineMetrics({{kLlamaServer, "a", kEngine, ""},
+                             {kLlamaServer, "b\"q", "llamacpp:prompt_tokens_total 4\n", ""}});
   EXPECT_EQ(
       text,
       "# HELP zest_engine_prompt_tokens_total llama-server: Number of prompt tokens processed\n"
@@ -33,8 +40,9 @@ TEST(EngineScrapeTest, RenamesSelectedFamiliesAndLabelsThemByModel) {
 }
 
 TEST(EngineScrapeTest, AReplicaIsLabelledWithItsDevice) {
-  std::string text = ReexportEngineMetrics({{"a", "llamacpp:prompt_tokens_total 26\n", ""},
-                                            {"a", "llamacpp:prompt_tokens_total 4\n", "Vulkan0"}});
+  std::string text =
+      ReexportEngineMetrics({{kLlamaServer, "a", "llamacpp:prompt_tokens_total 26\n", ""},
+                             {kLlamaServer, "a", "llamacpp:prompt_tokens_total 4\n", "Vulkan0"}});
   EXPECT_NE(text.find("zest_engine_prompt_tokens_total{model=\"a\"} 26\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("zest_engine_prompt_tokens_total{model=\"a\",device=\"Vulkan0\"} 4\n"),

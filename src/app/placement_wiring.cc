@@ -2,22 +2,23 @@
 
 #include <spdlog/spdlog.h>
 
-#include "engines/engine_probe.h"
+#include "engines/engine_adapter.h"
 
 namespace zest::app {
 
 std::function<std::vector<placement::PlacementDevice>()> DeviceDiscovery(
-    const hardware::Inventory& inventory, Result<engines::EngineLocation> engine,
+    const hardware::Inventory& inventory, std::shared_ptr<const engines::EngineSet> engine_set,
     const config::Settings& settings) {
   const uint64_t limit = settings.memory_limit;
-  return [&inventory, engine = std::move(engine), limit] {
-    std::vector<hardware::EngineReport::Device> seen;
-    if (engine.ok()) {
-      auto info = engines::ProbeEngine(*engine);
+  return [&inventory, engine_set = std::move(engine_set), limit] {
+    std::vector<engines::EngineDevice> seen;
+    for (const engines::EngineAdapter* engine : engine_set->All()) {
+      if (!engine->probes_devices() || !engine->Available().ok()) continue;
+      auto info = engine->ProbeDevices();
       if (info.ok()) {
-        for (const auto& d : info->devices) seen.push_back({d.name, d.description});
+        seen.insert(seen.end(), info->devices.begin(), info->devices.end());
       } else {
-        spdlog::warn("engine device probe failed ({}); placing on the CPU only",
+        spdlog::warn("{} device probe failed ({}); placing on the CPU only", engine->name(),
                      info.status().message());
       }
     }

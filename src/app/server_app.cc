@@ -17,13 +17,13 @@
 #include "api/admin/observability_api.h"
 #include "api/admin/pull_api.h"
 #include "api/admin/system_api.h"
-#include "api/admin/system_json.h"
 #include "api/device_metrics.h"
 #include "api/engine_metrics.h"
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "app/engine_search.h"
 #include "app/gateway_security.h"
 #include "app/placement_wiring.h"
 #include "app/run_dir.h"
@@ -31,14 +31,9 @@
 #include "core/duration.h"
 #include "core/logging.h"
 #include "core/private_dirs.h"
-#include "engines/engine_locator.h"
-#include "engines/flm_adapter.h"
-#include "engines/flm_command.h"
-#include "engines/llama_server_adapter.h"
-#include "engines/llama_server_flags.h"
+#include "engines/engine_discovery.h"
 #include "engines/pid_file.h"
-#include "engines/sandbox.h"
-#include "engines/whisper_adapter.h"
+#include "engines/recipe_verdicts.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 #include "http/server.h"
@@ -99,52 +94,11 @@ void ReapStaleEngines(const fs::path& pid_dir) {
 // config is the user's mistake: say so at start.
 Status CheckExtraArgs(const config::Settings& s) {
   for (const auto& [name, model] : s.model_settings) {
-    if (auto flags = engines::CheckLlamaServerArgs(model.extra_args); !flags.ok()) {
-      return InvalidArgument("models.\"" + name + "\".extra_args: " + flags.status().message());
+    if (Status flags = engines::CheckLanguageEngineFlags(model.extra_args); !flags.ok()) {
+      return InvalidArgument("models.\"" + name + "\".extra_args: " + flags.message());
     }
   }
   return Status::Ok();
-}
-
-Result<engines::EngineLocation> FindEngine(const config::Settings& s) {
-  engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
-                              s.engine_rootfs, engines::EngineEnvironment(config::ProcessEnv, {})};
-  auto engine = engines::LocateEngine(opts);
-  if (engine.ok()) {
-    spdlog::info("engine: llama-server ({}) {}{}", engines::EngineSourceName(engine->source),
-                 engine->binary.string(),
-                 engine->rootfs.empty() ? "" : " in " + engine->rootfs.string());
-    if (engine->sandboxed()) {
-      spdlog::info("engine sandbox: {}", engine->SandboxNote());
-    } else {
-      spdlog::warn("engine sandbox: {}", engine->SandboxNote());
-    }
-  } else {
-    spdlog::warn("no engine: {}", engine.status().message());
-  }
-  return engine;
-}
-
-// whisper.cpp's whisper-server (speech to text), found as llama-server is.
-Result<engines::EngineLocation> FindWhisper(const config::Settings& s) {
-  engines::LocateOptions opts{s.whisper_server, config::ProcessEnv("PATH").value_or(""),
-                              s.engine_rootfs, engines::EngineEnvironment(config::ProcessEnv, {}),
-                              "whisper-server"};
-  auto whisper = engines::LocateEngine(opts);
-  if (whisper.ok()) {
-    spdlog::info("engine: whisper-server ({}) {}{}", engines::EngineSourceName(whisper->source),
-                 whisper->binary.string(),
-                 whisper->rootfs.empty() ? "" : " in " + whisper->rootfs.string());
-  } else {
-    spdlog::info("no speech-to-text engine: {}", whisper.status().message());
-  }
-  return whisper;
-}
-
-Result<fs::path> FindFlm(const config::Settings& s) {
-  Result<fs::path> flm = engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
-  if (flm.ok()) spdlog::info("engine: flm (FastFlowLM, for the NPU) {}", flm->string());
-  return flm;
 }
 
 // Discovery reads sysfs/procfs (hardware.*_root may point at a fixture
@@ -157,39 +111,9 @@ hardware::Inventory DiscoverHardware(const hardware::SystemRoots& roots) {
   return inventory;
 }
 
-// The engines zest runs (engines/engine_set.h): llama-server for language
-// models, FastFlowLM for the NPU (behind this binary's engine bridge).
-std::shared_ptr<const engines::EngineSet> MakeEngines(const config::Settings& s,
-                                                      const Result<engines::EngineLocation>& engine,
-                                                      const Result<fs::path>& flm) {
-  std::error_code ec;
-  // TCP-only engines run behind `zest engine-bridge`: this binary.
-  const fs::path self_exe = fs::read_symlink("/proc/self/exe", ec);
-  engines::FlmSetup flm_setup;
-  flm_setup.flm = flm;
-  flm_setup.self_exe = self_exe;
-  if (engine.ok()) flm_setup.bwrap = engine->bwrap;
-  flm_setup.environment = engines::FlmEnvironment(config::ProcessEnv);
-  engines::WhisperSetup whisper_setup;
-  whisper_setup.located = FindWhisper(s);
-  whisper_setup.self_exe = self_exe;
-  return std::make_shared<const engines::EngineSet>(
-      std::make_unique<engines::LlamaServerAdapter>(engine),
-      std::make_unique<engines::FlmAdapter>(std::move(flm_setup)),
-      std::make_unique<engines::WhisperAdapter>(std::move(whisper_setup)));
-}
-
-// The engines `zest system` describes beside llama-server and FastFlowLM.
-std::vector<engines::EngineDescription> SpeechEngines(const scheduler::InstancePool& pool) {
-  const engines::EngineSet* set = pool.engine_set();
-  if (set == nullptr || set->speech() == nullptr) return {};
-  return {set->speech()->Describe()};
-}
-
 scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path& run_dir,
                                       const hardware::Inventory& inventory,
-                                      const Result<engines::EngineLocation>& engine,
-                                      const Result<fs::path>& flm) {
+                                      std::shared_ptr<const engines::EngineSet> engine_set) {
   scheduler::PoolOptions o;
   o.run_dir = run_dir;
   o.log_dir = s.LogDir();
@@ -203,12 +127,11 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path&
   o.memory_wait = std::chrono::seconds(s.memory_wait_s);
   o.restart_backoff = std::chrono::milliseconds(s.restart_backoff_ms);
   o.restart_backoff_max = std::chrono::seconds(s.restart_backoff_max_s);
-  o.discover_devices = DeviceDiscovery(inventory, engine, s);
-  // The NPU's verdict does not depend on llama-server's devices: not probed.
+  o.discover_devices = DeviceDiscovery(inventory, engine_set, s);
+  // The NPU's verdict does not depend on the devices engines see: not probed.
   o.npu = placement::NpuFromInventory(
-      inventory,
-      hardware::RecipeVerdicts(inventory, api::admin::MakeEngineReport(engine, nullptr, flm)));
-  o.engines = MakeEngines(s, engine, flm);
+      inventory, engines::RecipeVerdicts(inventory, engines::FactsOf(*engine_set, nullptr)));
+  o.engines = std::move(engine_set);
   o.model_settings = s.model_settings;
   o.model_roots = {s.models_dir, s.hf_hub_cache};
   o.hidden_dirs = {s.home};
@@ -300,8 +223,7 @@ struct ServerApp::Parts {
         log_ring(std::move(log_ring_in)),
         run_dir(std::move(run_dir_in)),
         auth(std::move(auth_in)),
-        engine(FindEngine(s)),
-        flm(FindFlm(s)),
+        engines(engines::DiscoverEngines(EngineSearchFor(s))),
         roots{s.sysfs_root, s.procfs_root, s.devfs_root},
         inventory(DiscoverHardware(roots)),
         sampler(roots, inventory),
@@ -309,7 +231,7 @@ struct ServerApp::Parts {
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),
         engine_metrics(metrics),
-        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engine, flm)),
+        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engines)),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.
         residency(ParseDuration(s.keep_alive).value()),
@@ -320,9 +242,9 @@ struct ServerApp::Parts {
                {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                 s.split_prefill_tokens},
                OpenAiOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
-        admin(loaded, registry, pool, engine, &residency, flm.ok() ? *flm : fs::path()),
+        admin(loaded, registry, pool, engines, &residency),
         load_api(registry, pool, residency),
-        system_api(inventory, sampler, admin, engine, flm, SpeechEngines(pool)),
+        system_api(inventory, sampler, admin),
         models_api(registry, pool),
         pull_store(s.hf_hub_cache),
         pull_service(pull_store, models::HubConfig{s.hf_endpoint, s.hf_token},
@@ -362,8 +284,7 @@ struct ServerApp::Parts {
   std::shared_ptr<LineRing> log_ring;
   std::unique_ptr<RunDir> run_dir;
   std::shared_ptr<http::Authenticator> auth;
-  Result<engines::EngineLocation> engine;
-  Result<fs::path> flm;
+  std::shared_ptr<const engines::EngineSet> engines;
   hardware::SystemRoots roots;
   hardware::Inventory inventory;
   hardware::UtilisationSampler sampler;

@@ -12,14 +12,13 @@
 #include <cstdlib>
 
 #include "api/admin/system_json.h"
+#include "app/engine_search.h"
 #include "cli/api_client.h"
 #include "cli/commands.h"
 #include "cli/json_fields.h"
 #include "cli/table.h"
 #include "config/settings.h"
-#include "engines/engine_locator.h"
-#include "engines/sandbox.h"
-#include "engines/whisper_adapter.h"
+#include "engines/engine_discovery.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 
@@ -33,29 +32,21 @@ struct SystemOptions {
   bool watch = false;
 };
 
-// No server: discover here. The engine is located but not probed (probing
-// runs llama-server twice, about a second), so engine devices are unknown.
+// No server: discover here. The engines are located but not probed
+// (probing runs an engine twice, about a second), so their devices are
+// unknown.
 Result<json> LocalSystemInfo() {
   auto loaded = config::LoadSettings({config::ProcessEnv, {}, std::nullopt});
   if (!loaded.ok()) return loaded.status();
   const config::Settings& s = loaded->settings;
-  engines::LocateOptions opts{s.llama_server, config::ProcessEnv("PATH").value_or(""),
-                              s.engine_rootfs, engines::EngineEnvironment(config::ProcessEnv, {})};
-  Result<engines::EngineLocation> engine = engines::LocateEngine(opts);
+  engines::EngineSearch search = app::EngineSearchFor(s);
+  search.log = false;
+  std::shared_ptr<const engines::EngineSet> found = engines::DiscoverEngines(search);
   hardware::SystemRoots roots{s.sysfs_root, s.procfs_root, s.devfs_root};
   hardware::Inventory inventory = hardware::Discover(roots);
   hardware::UtilisationSampler sampler(roots, inventory);
   sampler.SampleNow();
-  Result<std::filesystem::path> flm =
-      engines::LocateFlm(s.flm, config::ProcessEnv("PATH").value_or(""));
-  engines::LocateOptions whisper_opts = opts;
-  whisper_opts.configured = s.whisper_server;
-  whisper_opts.binary_name = "whisper-server";
-  engines::WhisperSetup whisper;
-  whisper.located = engines::LocateEngine(whisper_opts);
-  std::vector<engines::EngineDescription> more = {engines::WhisperAdapter(whisper).Describe()};
-  return api::admin::SystemInfoJson(inventory, engine, nullptr, flm, sampler.Snapshot(), "local",
-                                    more);
+  return api::admin::SystemInfoJson(inventory, *found, nullptr, sampler.Snapshot(), "local");
 }
 
 std::string Join(const json& items, const char* sep) {

@@ -20,13 +20,34 @@ const char* CapabilityName(Capability capability) {
   return "other";
 }
 
-EngineDescription EngineAdapter::Describe() const {
+void DescribeLocation(const Result<EngineLocation>& located, EngineDescription& d) {
+  if (!located.ok()) return;
+  d.source = EngineSourceName(located->source);
+  d.binary = located->binary.string();
+  d.rootfs = located->rootfs.string();
+  d.sandboxed = located->sandboxed();
+  d.sandbox = located->SandboxNote();
+}
+
+Result<EngineInfo> EngineAdapter::ProbeDevices() const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " is not probed for devices");
+}
+
+EngineDescription EngineAdapter::Describe(const Result<EngineInfo>* probed) const {
   EngineDescription d;
   d.name = name();
   d.available = Available();
   for (Capability c : {Capability::kChat, Capability::kCompletions, Capability::kEmbeddings,
                        Capability::kRerank, Capability::kTranscription, Capability::kImages}) {
     if (PathFor(c)) d.serves.push_back(CapabilityName(c));
+  }
+  if (probed != nullptr && probed->ok()) {
+    d.probed = true;
+    d.version = (*probed)->version;
+    d.devices = (*probed)->devices;
+  } else if (probed != nullptr) {
+    d.probed = true;
+    d.probe_error = probed->status().message();
   }
   return d;
 }

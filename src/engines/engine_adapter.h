@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
+#include "engines/engine_probe.h"
 #include "engines/llama_server_args.h"
 #include "engines/transcription.h"
 
@@ -59,17 +61,40 @@ struct LaunchCommand {
   std::vector<std::string> env;
 };
 
-// What `zest system` says of an engine that zest does not probe.
+// What `zest system` and `zest engines` say of an engine.
 struct EngineDescription {
   std::string name;
   Status available;    // Ok: installed
   std::string source;  // "rootfs", "system", "configured"; empty when unknown
   std::string binary;
-  std::string rootfs;               // empty unless run from the engine rootfs
+  std::string rootfs;  // empty unless run from the engine rootfs
+  bool sandboxed = false;
   std::string sandbox;              // how it is isolated, in words
   std::vector<std::string> serves;  // CapabilityName of each capability
   std::vector<std::string> notes;   // what a user should know (formats it reads...)
+  // Filled when the engine was asked which devices it sees (ProbeDevices).
+  bool probed = false;
+  std::string version;
+  std::vector<EngineDevice> devices;  // what it runs on; empty = the CPU
+  std::string probe_error;            // the probe failed: why
 };
+
+// One of an engine's own Prometheus families that zest re-exports.
+struct EngineMetric {
+  const char* engine_name;  // without the engine's prefix
+  const char* zest_name;    // "zest_engine_..."
+  const char* type;         // "counter", "gauge"
+};
+
+// An engine's own Prometheus metrics (api/engine_scrape.h re-exports them).
+struct EngineMetrics {
+  const char* path;    // where it serves them: "/metrics"
+  const char* prefix;  // its family names' prefix
+  std::span<const EngineMetric> families;
+};
+
+// Fills the location fields of `d` (source, binary, rootfs, sandbox).
+void DescribeLocation(const Result<EngineLocation>& located, EngineDescription& d);
 
 class EngineAdapter {
  public:
@@ -109,9 +134,20 @@ class EngineAdapter {
   virtual Result<EngineCall> TranscriptionCall(const TranscriptionJob& job) const;
   virtual Result<Transcript> ReadTranscript(int status, std::string_view body) const;
 
-  // For `zest system`: found or not, what it serves. The default has the
-  // name, Available() and the capabilities PathFor answers.
-  virtual EngineDescription Describe() const;
+  // Its own Prometheus metrics; nullopt when it serves none.
+  virtual std::optional<EngineMetrics> metrics() const { return std::nullopt; }
+
+  // Whether the engine can be asked which devices it sees (ProbeDevices):
+  // the devices placement may put its models on.
+  virtual bool probes_devices() const { return false; }
+  // Blocking (runs the engine, a second or so): never on an I/O thread.
+  // Default: kUnsupported.
+  virtual Result<EngineInfo> ProbeDevices() const;
+
+  // For `zest system`: found or not, what it serves, and with `probed`
+  // (ProbeDevices' answer, null when not asked) what it runs on. The
+  // default has the name, Available() and the capabilities PathFor answers.
+  virtual EngineDescription Describe(const Result<EngineInfo>* probed = nullptr) const;
 };
 
 }  // namespace zest::engines

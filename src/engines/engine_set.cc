@@ -20,6 +20,13 @@ Result<const EngineAdapter*> EngineSet::For(const EngineChoice& choice) const {
   return adapter;
 }
 
+const EngineAdapter* EngineSet::Named(std::string_view name) const {
+  for (const EngineAdapter* adapter : All()) {
+    if (name == adapter->name()) return adapter;
+  }
+  return nullptr;
+}
+
 std::vector<const EngineAdapter*> EngineSet::All() const {
   std::vector<const EngineAdapter*> all;
   for (const auto* adapter : {language_.get(), npu_.get(), speech_.get()}) {

@@ -30,6 +30,9 @@ class EngineSet {
   // Every adapter in the set, for `zest system` and the logs.
   std::vector<const EngineAdapter*> All() const;
   const EngineAdapter* language() const { return language_.get(); }
+  // The adapter whose name() is `name`; null when none.
+  const EngineAdapter* Named(std::string_view name) const;
+  const EngineAdapter* npu() const { return npu_.get(); }
   const EngineAdapter* speech() const { return speech_.get(); }
 
  private:

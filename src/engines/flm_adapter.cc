@@ -33,4 +33,14 @@ std::optional<std::string> FlmAdapter::PathFor(Capability capability) const {
   }
 }
 
+EngineDescription FlmAdapter::Describe(const Result<EngineInfo>* /*probed*/) const {
+  EngineDescription d = EngineAdapter::Describe(nullptr);
+  if (!setup_.flm.ok()) return d;
+  d.source = setup_.source;
+  d.binary = setup_.flm->string();
+  d.sandbox = "its own network namespace, behind zest's engine bridge";
+  d.devices = {{"NPU", "XDNA2 (`zest system` says if usable)"}};
+  return d;
+}
+
 }  // namespace zest::engines

@@ -12,6 +12,7 @@ namespace zest::engines {
 
 struct FlmSetup {
   Result<std::filesystem::path> flm = NotFound("FastFlowLM (flm) is not installed");
+  std::string source = "system";         // "configured" when the settings named it
   std::filesystem::path self_exe;        // this binary, run as `zest engine-bridge`
   std::filesystem::path bwrap;           // empty = "bwrap" by name
   std::vector<std::string> environment;  // its whole environment (FlmEnvironment)
@@ -25,6 +26,9 @@ class FlmAdapter : public EngineAdapter {
   Status Available() const override { return setup_.flm.status(); }
   Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
   const char* ready_path() const override;
+  // Not probed: its NPU check (`flm validate`) takes seconds and the NPU
+  // may be busy. Its device is the NPU.
+  EngineDescription Describe(const Result<EngineInfo>* probed) const override;
   std::optional<std::string> PathFor(Capability capability) const override;
   std::string EngineModelName(const LaunchSpec& spec) const override {
     return spec.engine_checkpoint;

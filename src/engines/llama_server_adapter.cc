@@ -64,4 +64,37 @@ Status LlamaServerAdapter::CheckExtraArgs(
   return ResolveFlagPaths(flags, model_roots).status();
 }
 
+namespace {
+
+constexpr EngineMetric kReexported[] = {
+    {"prompt_tokens_total", "zest_engine_prompt_tokens_total", "counter"},
+    {"prompt_tokens_cached_total", "zest_engine_prompt_tokens_cached_total", "counter"},
+    {"prompt_seconds_total", "zest_engine_prompt_seconds_total", "counter"},
+    {"tokens_predicted_total", "zest_engine_tokens_predicted_total", "counter"},
+    {"tokens_predicted_seconds_total", "zest_engine_tokens_predicted_seconds_total", "counter"},
+    {"n_decode_total", "zest_engine_decode_calls_total", "counter"},
+    {"prompt_tokens_seconds", "zest_engine_prompt_tokens_per_second", "gauge"},
+    {"predicted_tokens_seconds", "zest_engine_predicted_tokens_per_second", "gauge"},
+    {"requests_processing", "zest_engine_requests_processing", "gauge"},
+    {"requests_deferred", "zest_engine_requests_deferred", "gauge"},
+    {"n_busy_slots_per_decode", "zest_engine_busy_slots_per_decode", "gauge"},
+};
+
+}  // namespace
+
+std::optional<EngineMetrics> LlamaServerAdapter::metrics() const {
+  return EngineMetrics{"/metrics", "llamacpp:", kReexported};
+}
+
+Result<EngineInfo> LlamaServerAdapter::ProbeDevices() const {
+  if (!located_.ok()) return located_.status();
+  return ProbeEngine(*located_);
+}
+
+EngineDescription LlamaServerAdapter::Describe(const Result<EngineInfo>* probed) const {
+  EngineDescription d = EngineAdapter::Describe(located_.ok() ? probed : nullptr);
+  DescribeLocation(located_, d);
+  return d;
+}
+
 }  // namespace zest::engines

@@ -28,6 +28,13 @@ class LlamaServerAdapter : public EngineAdapter {
   Status CheckExtraArgs(const std::vector<std::string>& args,
                         const std::vector<std::filesystem::path>& model_roots) const override;
 
+  // It runs with --metrics: its throughput, cache reuse, decode batching
+  // and deferred requests, which zest cannot see itself.
+  std::optional<EngineMetrics> metrics() const override;
+  bool probes_devices() const override { return true; }
+  Result<EngineInfo> ProbeDevices() const override;  // --version, --list-devices
+  EngineDescription Describe(const Result<EngineInfo>* probed) const override;
+
   const Result<EngineLocation>& location() const { return located_; }
 
  private:

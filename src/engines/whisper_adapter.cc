@@ -149,14 +149,10 @@ Result<Transcript> WhisperAdapter::ReadTranscript(int status, std::string_view b
   return t;
 }
 
-EngineDescription WhisperAdapter::Describe() const {
-  EngineDescription d = EngineAdapter::Describe();
-  if (setup_.located.ok()) {
-    d.source = EngineSourceName(setup_.located->source);
-    d.binary = setup_.located->binary.string();
-    d.rootfs = setup_.located->rootfs.string();
-    d.sandbox = setup_.located->SandboxNote() + "; behind zest's engine bridge";
-  }
+EngineDescription WhisperAdapter::Describe(const Result<EngineInfo>* probed) const {
+  EngineDescription d = EngineAdapter::Describe(probed);
+  DescribeLocation(setup_.located, d);
+  if (setup_.located.ok()) d.sandbox += "; behind zest's engine bridge";
   d.notes = {
       "audio it decodes: WAV, MP3, FLAC, Ogg Vorbis (other formats are refused; zest does "
       "not convert with ffmpeg)"};

@@ -33,7 +33,7 @@ class WhisperAdapter : public EngineAdapter {
   // (json, text, srt, vtt, verbose_json) from its segments.
   Result<EngineCall> TranscriptionCall(const TranscriptionJob& job) const override;
   Result<Transcript> ReadTranscript(int status, std::string_view body) const override;
-  EngineDescription Describe() const override;
+  EngineDescription Describe(const Result<EngineInfo>* probed) const override;
 
   const Result<EngineLocation>& location() const { return setup_.located; }
 

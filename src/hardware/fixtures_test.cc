@@ -2,12 +2,17 @@
 // tests/fixtures/hardware (see its README).
 #include <gtest/gtest.h>
 
+#include "engines/recipe_verdicts.h"
 #include "hardware/inventory.h"
 #include "hardware/test_fixtures.h"
-#include "hardware/verdicts.h"
 
 namespace zest::hardware {
 namespace {
+
+using engines::EngineFacts;
+using engines::RecipeVerdict;
+using engines::RecipeVerdicts;
+using engines::VerdictName;
 
 constexpr uint64_t kMiB = 1ULL << 20;
 constexpr uint64_t kGiB = 1ULL << 30;
@@ -16,8 +21,8 @@ using Features = std::vector<std::string>;
 const Features kZen5 = {"avx",      "avx2",        "fma",         "f16c",    "avx512f",
                         "avx512bw", "avx512_vnni", "avx512_bf16", "avx_vnni"};
 
-EngineReport RootfsEngine(std::vector<EngineReport::Device> devices = {}) {
-  EngineReport e;
+EngineFacts RootfsEngine(std::vector<engines::EngineDevice> devices = {}) {
+  EngineFacts e;
   e.llama_server_found = true;
   e.llama_server_source = "rootfs";
   e.probed = true;
@@ -112,7 +117,7 @@ TEST(FixtureTest, RyzenAi300Laptop) {
 }
 
 TEST(FixtureTest, RyzenAi300LaptopWithFastFlowLmInstalled) {
-  EngineReport engines = RootfsEngine();
+  EngineFacts engines = RootfsEngine();
   engines.flm_path = "/usr/bin/flm";
   auto verdicts = RecipeVerdicts(Discover(FixtureRoots("ryzen-ai-300-laptop")), engines);
   EXPECT_EQ(VerdictMap(verdicts)["flm-npu"], "usable");
@@ -127,7 +132,7 @@ TEST(FixtureTest, RyzenAi300LaptopWithFastFlowLmInstalled) {
 TEST(FixtureTest, RyzenAi300LaptopWithOldNpuFirmware) {
   FixtureCopy fixture("ryzen-ai-300-laptop");
   fixture.Write("sys/devices/pci0000:00/0000:c6:00.1/fw_version", "1.0.0.166\n");
-  EngineReport engines = RootfsEngine();
+  EngineFacts engines = RootfsEngine();
   engines.flm_path = "/usr/bin/flm";  // installed, but the firmware is too old for it
   auto verdicts = RecipeVerdicts(Discover(fixture.roots()), engines);
   EXPECT_EQ(VerdictMap(verdicts)["flm-npu"], "unsupported");

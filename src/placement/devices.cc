@@ -34,8 +34,7 @@ PlacementDevice CpuDevice(const hardware::Inventory& inventory, uint64_t memory_
   return cpu;
 }
 
-PlacementDevice GpuDevice(const hardware::EngineReport::Device& engine,
-                          const hardware::GpuInfo* gpu) {
+PlacementDevice GpuDevice(const engines::EngineDevice& engine, const hardware::GpuInfo* gpu) {
   PlacementDevice d;
   d.name = engine.name;
   d.description = engine.description;
@@ -68,8 +67,8 @@ bool IsCpuBackend(const std::string& name) {
 }  // namespace
 
 std::vector<PlacementDevice> DevicesFromInventory(
-    const hardware::Inventory& inventory,
-    const std::vector<hardware::EngineReport::Device>& engine_devices, uint64_t memory_limit) {
+    const hardware::Inventory& inventory, const std::vector<engines::EngineDevice>& engine_devices,
+    uint64_t memory_limit) {
   std::vector<PlacementDevice> devices = {CpuDevice(inventory, memory_limit)};
   std::size_t next_gpu = 0;
   for (const auto& engine : engine_devices) {

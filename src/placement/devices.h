@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "engines/recipe_verdicts.h"
 #include "hardware/inventory.h"
-#include "hardware/verdicts.h"
 
 namespace zest::placement {
 
@@ -36,8 +36,8 @@ struct PlacementDevice {
 // does not carry "(N MiB, M MiB free)". `memory_limit` > 0 caps what zest
 // may use of system RAM (and of unified GPU memory).
 std::vector<PlacementDevice> DevicesFromInventory(
-    const hardware::Inventory& inventory,
-    const std::vector<hardware::EngineReport::Device>& engine_devices, uint64_t memory_limit);
+    const hardware::Inventory& inventory, const std::vector<engines::EngineDevice>& engine_devices,
+    uint64_t memory_limit);
 
 // "1.5 GiB": sizes in explanations and errors.
 std::string FormatBytes(uint64_t bytes);

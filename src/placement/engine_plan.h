@@ -27,7 +27,7 @@ inline constexpr const char* kFlmRecipe = "flm";
 
 struct EnginePlan {
   std::string recipe = kLlamaCppRecipe;
-  std::string flm_checkpoint;            // flm: the model's FastFlowLM tag
+  std::string engine_checkpoint;         // the engine's own name for the model (FastFlowLM's tag)
   std::vector<std::string> gpu_devices;  // --device; empty = CPU only
   // A GPU of the plan is a software renderer (llvmpipe): its "GPU" layers
   // run on CPU threads too (LP_NUM_THREADS), so it shares the CPU budget.

@@ -63,14 +63,14 @@ std::string Explain(const NpuRequest& npu, const NpuContext& context, const Devi
 }  // namespace
 
 NpuRequest NpuFromInventory(const hardware::Inventory& inventory,
-                            const std::vector<hardware::RecipeVerdict>& verdicts) {
+                            const std::vector<engines::RecipeVerdict>& verdicts) {
   NpuRequest npu;
   if (inventory.npus.empty()) return npu;
   npu.present = true;
   npu.description = inventory.npus.front().name;
-  for (const hardware::RecipeVerdict& v : verdicts) {
+  for (const engines::RecipeVerdict& v : verdicts) {
     if (v.recipe != kFlmRecipe) continue;
-    npu.usable = v.verdict == hardware::Verdict::kUsable;
+    npu.usable = v.verdict == engines::Verdict::kUsable;
     npu.reason = v.reason;
   }
   return npu;
@@ -106,7 +106,7 @@ Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
   // Not a candidate, and nothing worth saying: no NPU build, or no NPU.
   if (!asked && (npu.checkpoint.empty() || !npu.present)) return std::optional<EnginePlan>();
   // Each reason it cannot run there: an error when asked for, else a note.
-  auto cannot = [&](Status error) -> Result<std::optional<EnginePlan>> {
+  auto cannot = [&](const Status& error) -> Result<std::optional<EnginePlan>> {
     if (asked) {
       return Status(error.code(), "'" + model_name + "' cannot run on the NPU: " + error.message());
     }
@@ -137,7 +137,7 @@ Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
   }
   EnginePlan plan;
   plan.recipe = kFlmRecipe;
-  plan.flm_checkpoint = npu.checkpoint;
+  plan.engine_checkpoint = npu.checkpoint;
   plan.ctx_per_slot = ctx;
   plan.parallel = 1;
   plan.memory.push_back({kNpuDevice, need});

@@ -22,8 +22,8 @@
 
 #include "config/model_settings.h"
 #include "core/result.h"
+#include "engines/recipe_verdicts.h"
 #include "hardware/inventory.h"
-#include "hardware/verdicts.h"
 #include "models/gguf_reader.h"
 #include "placement/devices.h"
 #include "placement/engine_plan.h"
@@ -70,7 +70,7 @@ Result<std::optional<EnginePlan>> PlanOnNpu(const models::ModelInfo& model,
 // description) from the inventory and the recipe verdicts; the pool adds
 // the model's checkpoint and the NPU's holder.
 NpuRequest NpuFromInventory(const hardware::Inventory& inventory,
-                            const std::vector<hardware::RecipeVerdict>& verdicts);
+                            const std::vector<engines::RecipeVerdict>& verdicts);
 
 // Whether `device` (an option value) names the NPU: "npu" or "NPU".
 bool IsNpuDevice(const std::string& device);

@@ -25,7 +25,7 @@ struct Machine {
 // `flm`: where FastFlowLM is installed ("" = not installed).
 Machine Fixture(const std::string& fixture, const std::string& flm, uint64_t memory_limit = 0) {
   hardware::Inventory inventory = hardware::Discover(hardware::FixtureRoots(fixture), {false});
-  hardware::EngineReport engines;
+  engines::EngineFacts engines;
   engines.llama_server_found = true;
   engines.llama_server_source = "rootfs";
   engines.probed = true;
@@ -33,7 +33,7 @@ Machine Fixture(const std::string& fixture, const std::string& flm, uint64_t mem
   engines.flm_path = flm;
   Machine m;
   m.devices = DevicesFromInventory(inventory, engines.devices, memory_limit);
-  m.npu = NpuFromInventory(inventory, hardware::RecipeVerdicts(inventory, engines));
+  m.npu = NpuFromInventory(inventory, engines::RecipeVerdicts(inventory, engines));
   return m;
 }
 
@@ -61,7 +61,7 @@ TEST(NpuPlacementTest, AModelWithAnNpuBuildRunsOnTheUsableNpu) {
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_TRUE(plan->OnNpu());
   EXPECT_EQ(plan->recipe, "flm");
-  EXPECT_EQ(plan->flm_checkpoint, "llama3.1:8b");
+  EXPECT_EQ(plan->engine_checkpoint, "llama3.1:8b");
   EXPECT_TRUE(plan->gpu_devices.empty());
   EXPECT_EQ(plan->parallel, 1);
   EXPECT_EQ(plan->ctx_per_slot, 4096u);

@@ -16,7 +16,7 @@
 namespace zest::placement {
 namespace {
 
-using Devices = std::vector<hardware::EngineReport::Device>;
+using Devices = std::vector<engines::EngineDevice>;
 constexpr uint64_t kGiB = 1ull << 30;
 
 const models::ModelInfo& Model(const std::string& name) {
@@ -71,7 +71,7 @@ struct Case {
   std::vector<double> tensor_split;  // expected in the plan (empty: not checked)
 };
 
-config::ModelSettings Options(std::function<void(config::ModelSettings&)> set) {
+config::ModelSettings Options(const std::function<void(config::ModelSettings&)>& set) {
   config::ModelSettings o;
   set(o);
   return o;

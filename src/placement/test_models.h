@@ -15,6 +15,9 @@
 
 namespace zest::placement::testing {
 
+// Names below follow the models' and ggml's own spellings (Llama3_8B, Q8_0).
+// NOLINTBEGIN(readability-identifier-naming)
+
 // ggml type ids used below.
 inline constexpr uint32_t kF32 = 0, kF16 = 1, kQ8_0 = 8, kMxfp4 = 39;
 
@@ -50,6 +53,7 @@ models::ModelInfo WriteSparseModel(const ArchSpec& spec);
 // Llama3_8B() written and read once per test binary (shared by the tests
 // that need one ordinary dense model).
 const models::ModelInfo& SparseLlama3_8B();
+// NOLINTEND(readability-identifier-naming)
 // The same, keeping the path (for tests that need the file itself).
 std::filesystem::path WriteSparseModelFile(const ArchSpec& spec);
 

@@ -361,7 +361,7 @@ engines::LaunchSpec InstancePool::SpecFor(const models::ModelEntry& model, const
   spec.software_gpu = plan.software_gpu;
   spec.placement = EnginePlacementFor(plan);
   spec.extra_args = plan.extra_args;
-  spec.engine_checkpoint = plan.flm_checkpoint;
+  spec.engine_checkpoint = plan.engine_checkpoint;
   spec.model_roots = options_.model_roots;
   spec.hidden = options_.hidden_dirs;
   return spec;

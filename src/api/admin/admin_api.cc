@@ -7,6 +7,7 @@
 
 #include "api/admin/model_options_json.h"
 #include "api/admin/request_body.h"
+#include "api/admin/system_json.h"
 #include "api/openai/errors.h"
 #include "engines/process_memory.h"
 #include "placement/replica.h"
@@ -51,7 +52,7 @@ json PlacementJson(const placement::EnginePlan& plan) {
     j["kv_type"] = placement::KvTypeName(plan.cache_type_k);
   }
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
-  if (plan.OnNpu()) j["flm"] = plan.flm_checkpoint;
+  if (plan.OnNpu()) j["flm"] = plan.engine_checkpoint;
   return j;
 }
 
@@ -106,32 +107,41 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
 }  // namespace
 
 AdminApi::AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
-                   scheduler::InstancePool& pool, Result<engines::EngineLocation> engine,
-                   scheduler::Residency* residency, std::filesystem::path flm)
+                   scheduler::InstancePool& pool, std::shared_ptr<const engines::EngineSet> engines,
+                   scheduler::Residency* residency)
     : settings_(settings),
       registry_(registry),
       pool_(pool),
-      engine_(std::move(engine)),
-      flm_(std::move(flm)),
+      engines_(std::move(engines)),
       residency_(residency) {}
 
 AdminApi::~AdminApi() { blocking_.join(); }
 
-awaitable<Result<engines::EngineInfo>> AdminApi::EngineInfo() {
+const engines::EngineAdapter* AdminApi::ProbedEngine() const {
+  for (const engines::EngineAdapter* e : engines_->All()) {
+    if (e->probes_devices()) return e;
+  }
+  return nullptr;
+}
+
+awaitable<Result<engines::EngineInfo>> AdminApi::DeviceProbe() {
   {
     MutexLock lock(mu_);
     if (engine_info_) co_return *engine_info_;
   }
-  if (!engine_.ok()) co_return engine_.status();
+  const engines::EngineAdapter* engine = ProbedEngine();
+  if (engine == nullptr) co_return Unavailable("no engine probes devices");
+  if (Status available = engine->Available(); !available.ok()) co_return available;
   // A member coroutine, not a capturing lambda: GCC 12 miscompiles those.
-  auto info = co_await asio::co_spawn(blocking_, ProbeBlocking(), asio::use_awaitable);
+  auto info = co_await asio::co_spawn(blocking_, ProbeBlocking(engine), asio::use_awaitable);
   MutexLock lock(mu_);
   engine_info_ = info;
   co_return info;
 }
 
-awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking() {
-  co_return engines::ProbeEngine(*engine_);
+awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking(
+    const engines::EngineAdapter* engine) {
+  co_return engine->ProbeDevices();
 }
 
 void AdminApi::Register(http::Router& router) {
@@ -181,36 +191,19 @@ void AdminApi::Register(http::Router& router) {
                co_await SendJson(w, reply);
              });
 
-  router.Add(
-      "GET", "/api/v1/engines", [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-        auto info = co_await EngineInfo();
-        // FastFlowLM, for the NPU, when installed: not probed (its NPU check
-        // takes seconds and the NPU may be busy).
-        json flm = {
-            {"name", "flm"},
-            {"source", settings_.settings.flm.empty() ? "system" : "configured"},
-            {"binary", flm_.string()},
-            {"version", ""},
-            {"devices", json::array({{{"name", "NPU"},
-                                      {"description", "XDNA2 (`zest system` says if usable)"}}})}};
-        if (!info.ok()) {
-          json reply = {{"engines", flm_.empty() ? json::array() : json::array({flm})},
-                        {"error", info.status().message()}};
-          co_return co_await SendJson(w, reply);
-        }
-        json devices = json::array();
-        for (const auto& d : info->devices)
-          devices.push_back({{"name", d.name}, {"description", d.description}});
-        json engine = {{"name", "llama-server"},
-                       {"source", engines::EngineSourceName(info->location.source)},
-                       {"binary", info->location.binary.string()},
-                       {"rootfs", info->location.rootfs.string()},
-                       {"version", info->version},
-                       {"devices", devices}};
-        json reply = {{"engines", json::array({engine})}};
-        if (!flm_.empty()) reply["engines"].push_back(flm);
-        co_await SendJson(w, reply);
-      });
+  router.Add("GET", "/api/v1/engines",
+             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+               // The installed engines; an error when the one that finds the
+               // devices models are placed on is missing or its probe failed.
+               Result<engines::EngineInfo> probed = co_await DeviceProbe();
+               json list = json::array();
+               for (const engines::EngineAdapter* e : engines_->All()) {
+                 if (e->Available().ok()) list.push_back(EngineJson(DescribeEngine(*e, &probed)));
+               }
+               json reply = {{"engines", list}};
+               if (!probed.ok()) reply["error"] = probed.status().message();
+               co_await SendJson(w, reply);
+             });
 
   router.Add("GET", "/api/v1/config",
              [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {

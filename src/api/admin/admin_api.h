@@ -10,8 +10,8 @@
 #include "config/settings.h"
 #include "core/mutex.h"
 #include "core/result.h"
-#include "engines/engine_locator.h"
 #include "engines/engine_probe.h"
+#include "engines/engine_set.h"
 #include "http/router.h"
 #include "models/model_registry.h"
 #include "scheduler/instance_pool.h"
@@ -22,27 +22,30 @@ namespace zest::api::admin {
 class AdminApi {
  public:
   // All references must outlive the router.
-  // `residency` (may be null) tells when idle instances unload; `flm` is
-  // FastFlowLM's binary (empty: not installed), listed by /api/v1/engines.
+  // `engines`: what /api/v1/engines lists; `residency` (may be null) tells
+  // when idle instances unload.
   AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
-           scheduler::InstancePool& pool, Result<engines::EngineLocation> engine,
-           scheduler::Residency* residency = nullptr, std::filesystem::path flm = {});
+           scheduler::InstancePool& pool, std::shared_ptr<const engines::EngineSet> engines,
+           scheduler::Residency* residency = nullptr);
   ~AdminApi();
 
   void Register(http::Router& router);
 
-  // `llama-server --version/--list-devices`, run once off the I/O threads
-  // and cached (SystemApi shares it).
-  boost::asio::awaitable<Result<engines::EngineInfo>> EngineInfo();
+  // The devices the set's device-probing engine sees (ProbeDevices), run
+  // once off the I/O threads and cached (SystemApi shares it). An error when
+  // no engine probes devices or it is not installed.
+  boost::asio::awaitable<Result<engines::EngineInfo>> DeviceProbe();
+  const engines::EngineSet& engines() const { return *engines_; }
 
  private:
-  boost::asio::awaitable<Result<engines::EngineInfo>> ProbeBlocking();
+  boost::asio::awaitable<Result<engines::EngineInfo>> ProbeBlocking(
+      const engines::EngineAdapter* engine);
+  const engines::EngineAdapter* ProbedEngine() const;
 
   const config::LoadedSettings& settings_;
   models::ModelRegistry& registry_;
   scheduler::InstancePool& pool_;
-  const Result<engines::EngineLocation> engine_;
-  const std::filesystem::path flm_;
+  const std::shared_ptr<const engines::EngineSet> engines_;
   scheduler::Residency* const residency_;
   boost::asio::thread_pool blocking_{1};
   Mutex mu_;

@@ -1,5 +1,6 @@
 // SystemApi: GET /api/v1/system-info: the hardware inventory (discovered once
-// at startup), the engine's own devices (from AdminApi's cached probe), the
+// at startup), the engines and the devices they see (from AdminApi's cached
+// probe), the
 // recipe verdicts, and the sampler's latest utilisation.
 #pragma once
 
@@ -14,9 +15,7 @@ class SystemApi {
  public:
   // All references must outlive the router.
   SystemApi(const hardware::Inventory& inventory, const hardware::UtilisationSampler& sampler,
-            AdminApi& admin, const Result<engines::EngineLocation>& engine,
-            const Result<std::filesystem::path>& flm,
-            std::vector<engines::EngineDescription> more = {});
+            AdminApi& admin);
 
   void Register(http::Router& router);
 
@@ -26,10 +25,6 @@ class SystemApi {
   const hardware::Inventory& inventory_;
   const hardware::UtilisationSampler& sampler_;
   AdminApi& admin_;
-  const Result<engines::EngineLocation>& engine_;
-  const Result<std::filesystem::path>& flm_;
-  // Engines zest describes beside those two (speech to text).
-  const std::vector<engines::EngineDescription> more_;
 };
 
 }  // namespace zest::api::admin

@@ -71,58 +71,6 @@ json VulkanJson(const hardware::VulkanDevice& v) {
           {"device_local_bytes", v.device_local_bytes}};
 }
 
-json EngineJson(const Result<engines::EngineLocation>& located,
-                const Result<engines::EngineInfo>* probed) {
-  json e = {{"name", "llama-server"},
-            {"found", located.ok()},
-            {"probed", probed != nullptr},
-            {"devices", json::array()}};
-  if (!located.ok()) {
-    e["error"] = located.status().message();
-    return e;
-  }
-  e["source"] = engines::EngineSourceName(located->source);
-  e["binary"] = located->binary.string();
-  e["rootfs"] = located->rootfs.string();
-  e["sandboxed"] = located->sandboxed();
-  e["sandbox"] = located->SandboxNote();
-  if (probed != nullptr && !probed->ok()) e["error"] = probed->status().message();
-  if (probed != nullptr && probed->ok()) {
-    e["version"] = (*probed)->version;
-    for (const auto& d : (*probed)->devices) {
-      e["devices"].push_back({{"name", d.name}, {"description", d.description}});
-    }
-  }
-  return e;
-}
-
-// FastFlowLM: found or not; zest does not probe it (its NPU check, `flm
-// validate`, takes seconds and the NPU may be busy).
-json FlmJson(const Result<std::filesystem::path>& flm) {
-  json e = {{"name", "flm"}, {"found", flm.ok()}, {"probed", false}, {"devices", json::array()}};
-  if (flm.ok()) {
-    e["binary"] = flm->string();
-  } else {
-    e["error"] = flm.status().message();
-  }
-  return e;
-}
-
-// An engine zest describes but does not probe (engines/engine_adapter.h).
-json DescriptionJson(const engines::EngineDescription& d) {
-  json e = {{"name", d.name},     {"found", d.available.ok()}, {"probed", false},
-            {"serves", d.serves}, {"notes", d.notes},          {"devices", json::array()}};
-  if (!d.available.ok()) {
-    e["error"] = d.available.message();
-    return e;
-  }
-  e["source"] = d.source;
-  e["binary"] = d.binary;
-  e["rootfs"] = d.rootfs;
-  if (!d.sandbox.empty()) e["sandbox"] = d.sandbox;
-  return e;
-}
-
 json UtilisationJson(const hardware::Utilisation& u) {
   json gpus = json::array();
   for (const auto& g : u.gpus) {
@@ -154,44 +102,50 @@ json ArrayOf(const std::vector<T>& items, F&& to_json) {
 
 }  // namespace
 
-hardware::EngineReport MakeEngineReport(const Result<engines::EngineLocation>& located,
-                                        const Result<engines::EngineInfo>* probed,
-                                        const Result<std::filesystem::path>& flm) {
-  hardware::EngineReport report;
-  if (flm.ok()) report.flm_path = flm->string();
-  report.llama_server_found = located.ok();
-  if (!located.ok()) {
-    report.error = located.status().message();
-    return report;
+json EngineJson(const engines::EngineDescription& d) {
+  json devices = json::array();
+  for (const auto& device : d.devices) {
+    devices.push_back({{"name", device.name}, {"description", device.description}});
   }
-  report.llama_server_source = engines::EngineSourceName(located->source);
-  if (probed != nullptr && probed->ok()) {
-    report.probed = true;
-    for (const auto& d : (*probed)->devices) report.devices.push_back({d.name, d.description});
-  } else if (probed != nullptr) {
-    report.error = probed->status().message();
+  json e = {{"name", d.name},     {"found", d.available.ok()}, {"probed", d.probed},
+            {"serves", d.serves}, {"notes", d.notes},          {"devices", devices}};
+  if (!d.available.ok()) {
+    e["error"] = d.available.message();
+    return e;
   }
-  return report;
+  e["source"] = d.source;
+  e["binary"] = d.binary;
+  e["rootfs"] = d.rootfs;
+  e["sandboxed"] = d.sandboxed;
+  if (!d.sandbox.empty()) e["sandbox"] = d.sandbox;
+  if (!d.version.empty()) e["version"] = d.version;
+  if (!d.probe_error.empty()) e["error"] = d.probe_error;
+  return e;
 }
 
-json SystemInfoJson(const hardware::Inventory& inv, const Result<engines::EngineLocation>& located,
+engines::EngineDescription DescribeEngine(const engines::EngineAdapter& engine,
+                                          const Result<engines::EngineInfo>* probed) {
+  return engine.Describe(engine.probes_devices() ? probed : nullptr);
+}
+
+json SystemInfoJson(const hardware::Inventory& inv, const engines::EngineSet& engine_set,
                     const Result<engines::EngineInfo>* probed,
-                    const Result<std::filesystem::path>& flm,
-                    const hardware::Utilisation& utilisation, const char* discovery,
-                    const std::vector<engines::EngineDescription>& more) {
+                    const hardware::Utilisation& utilisation, const char* discovery) {
   json recipes = json::array();
-  for (const auto& v : hardware::RecipeVerdicts(inv, MakeEngineReport(located, probed, flm))) {
+  for (const auto& v : engines::RecipeVerdicts(inv, engines::FactsOf(engine_set, probed))) {
     recipes.push_back({{"recipe", v.recipe},
                        {"backend", v.backend},
-                       {"verdict", hardware::VerdictName(v.verdict)},
+                       {"verdict", engines::VerdictName(v.verdict)},
                        {"reason", v.reason}});
   }
   json memory = {{"total_bytes", inv.memory.total_bytes},
                  {"available_bytes", inv.memory.available_bytes},
                  {"swap_total_bytes", inv.memory.swap_total_bytes},
                  {"swap_free_bytes", inv.memory.swap_free_bytes}};
-  json engines = json::array({EngineJson(located, probed), FlmJson(flm)});
-  for (const auto& d : more) engines.push_back(DescriptionJson(d));
+  json engines = json::array();
+  for (const engines::EngineAdapter* e : engine_set.All()) {
+    engines.push_back(EngineJson(DescribeEngine(*e, probed)));
+  }
   return {{"discovery", discovery},
           {"kernel_release", inv.kernel_release},
           {"cpu", CpuJson(inv.cpu)},

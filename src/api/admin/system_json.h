@@ -3,33 +3,31 @@
 // same shape.
 #pragma once
 
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
 #include "engines/engine_adapter.h"
-#include "engines/engine_locator.h"
 #include "engines/engine_probe.h"
+#include "engines/engine_set.h"
+#include "engines/recipe_verdicts.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
-#include "hardware/verdicts.h"
 
 namespace zest::api::admin {
 
-// What the verdicts need from the engines: llama-server located or not, the
-// devices its probe listed (`probed` null: not probed, devices unknown), and
-// where FastFlowLM's flm is (an error: not installed).
-hardware::EngineReport MakeEngineReport(const Result<engines::EngineLocation>& located,
-                                        const Result<engines::EngineInfo>* probed,
-                                        const Result<std::filesystem::path>& flm);
+// One engine as `zest system` and `zest engines` show it.
+nlohmann::json EngineJson(const engines::EngineDescription& description);
+
+// `engine`'s description, with `probed` (the device probe's answer, null
+// when not run) where the engine is the one probed for devices.
+engines::EngineDescription DescribeEngine(const engines::EngineAdapter& engine,
+                                          const Result<engines::EngineInfo>* probed);
 
 // {cpu, memory, gpus, npus, vulkan, engines, recipes, utilisation,
 //  kernel_release, notes, discovery}. `discovery` is "server" or "local".
 nlohmann::json SystemInfoJson(const hardware::Inventory& inventory,
-                              const Result<engines::EngineLocation>& located,
+                              const engines::EngineSet& engines,
                               const Result<engines::EngineInfo>* probed,
-                              const Result<std::filesystem::path>& flm,
-                              const hardware::Utilisation& utilisation, const char* discovery,
-                              const std::vector<engines::EngineDescription>& more = {});
+                              const hardware::Utilisation& utilisation, const char* discovery);
 
 }  // namespace zest::api::admin

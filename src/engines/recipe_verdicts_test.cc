@@ -1,11 +1,10 @@
-#include "hardware/verdicts.h"
+#include "engines/recipe_verdicts.h"
 
 #include <gtest/gtest.h>
 
-#include "hardware/amd_gpu.h"
-#include "hardware/nvidia.h"
+namespace zest::engines {
 
-namespace zest::hardware {
+using hardware::Inventory;
 namespace {
 
 TEST(VersionTest, ComparesNumerically) {
@@ -14,25 +13,10 @@ TEST(VersionTest, ComparesNumerically) {
   EXPECT_EQ(CompareVersions("1.0.0.166", "1.1.0.0"), -1);
 }
 
-TEST(GfxTargetTest, EncodesMinorAndSteppingInHex) {
-  EXPECT_EQ(GfxTargetName(110501), "gfx1151");
-  EXPECT_EQ(GfxTargetName(90010), "gfx90a");
-  EXPECT_EQ(GfxTargetName(90400), "gfx940");
-  EXPECT_EQ(GfxTargetName(0), "");
-}
-
-TEST(NvidiaTest, DriverVersionFromProc) {
-  EXPECT_EQ(
-      ParseNvidiaDriverVersion(
-          "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build\n"),
-      "570.86.15");
-  EXPECT_EQ(ParseNvidiaDriverVersion("garbage"), "");
-}
-
 TEST(VerdictTest, NoEngineMeansInstallable) {
   Inventory inv;
   inv.cpu.threads = 2;
-  auto verdicts = RecipeVerdicts(inv, EngineReport{});
+  auto verdicts = RecipeVerdicts(inv, EngineFacts{});
   EXPECT_EQ(verdicts[0].recipe, "llamacpp");
   EXPECT_EQ(verdicts[0].verdict, Verdict::kInstallable);
   EXPECT_EQ(verdicts[1].verdict, Verdict::kUnsupported);  // vulkan: no GPU at all
@@ -42,7 +26,7 @@ TEST(VerdictTest, NoEngineMeansInstallable) {
 TEST(VerdictTest, EngineVulkanDeviceWithoutHostGpu) {
   // llvmpipe inside the engine's rootfs: usable even though the host has no GPU.
   Inventory inv;
-  EngineReport engines;
+  EngineFacts engines;
   engines.llama_server_found = true;
   engines.probed = true;
   engines.devices.push_back(
@@ -53,10 +37,10 @@ TEST(VerdictTest, EngineVulkanDeviceWithoutHostGpu) {
 TEST(VerdictTest, UnprobedEngineWithGpuIsUnknown) {
   Inventory inv;
   inv.gpus.emplace_back();
-  EngineReport engines;
+  EngineFacts engines;
   engines.llama_server_found = true;
   EXPECT_EQ(RecipeVerdicts(inv, engines)[1].verdict, Verdict::kUnknown);
 }
 
 }  // namespace
-}  // namespace zest::hardware
+}  // namespace zest::engines

@@ -1,8 +1,15 @@
-#include "hardware/verdicts.h"
+#include "engines/recipe_verdicts.h"
 
 #include <sstream>
 
-namespace zest::hardware {
+#include "engines/engine_set.h"
+
+namespace zest::engines {
+
+using hardware::GpuVendor;
+using hardware::Inventory;
+using hardware::NpuGeneration;
+using hardware::NpuInfo;
 
 namespace {
 
@@ -21,7 +28,7 @@ bool HasGpu(const Inventory& inv, GpuVendor vendor) {
   return false;
 }
 
-RecipeVerdict CpuVerdict(const Inventory& inv, const EngineReport& engines) {
+RecipeVerdict CpuVerdict(const Inventory& inv, const EngineFacts& engines) {
   RecipeVerdict v{"llamacpp", "cpu", Verdict::kUsable, ""};
   std::string cpu = std::to_string(inv.cpu.threads) + " threads";
   bool avx2 = false;
@@ -36,14 +43,14 @@ RecipeVerdict CpuVerdict(const Inventory& inv, const EngineReport& engines) {
   return v;
 }
 
-std::string EngineVulkanDevice(const EngineReport& engines) {
+std::string EngineVulkanDevice(const EngineFacts& engines) {
   for (const auto& d : engines.devices) {
     if (d.name.rfind("Vulkan", 0) == 0) return d.name + ": " + d.description;
   }
   return "";
 }
 
-RecipeVerdict VulkanVerdict(const Inventory& inv, const EngineReport& engines) {
+RecipeVerdict VulkanVerdict(const Inventory& inv, const EngineFacts& engines) {
   RecipeVerdict v{"llamacpp", "vulkan", Verdict::kUnsupported, ""};
   std::string device = EngineVulkanDevice(engines);
   if (!device.empty()) {
@@ -143,10 +150,15 @@ RecipeVerdict RyzenAiVerdict(const Inventory& inv) {
   return v;
 }
 
-RecipeVerdict WhisperVerdict(const Inventory& inv) {
-  RecipeVerdict v{"whispercpp", "cpu", Verdict::kInstallable, ""};
-  v.reason = "runs on the CPU (" + std::to_string(inv.cpu.threads) +
-             " threads); whisper-server is not provisioned by zest yet";
+RecipeVerdict WhisperVerdict(const Inventory& inv, const EngineFacts& engines) {
+  RecipeVerdict v{"whispercpp", "cpu", Verdict::kUsable, ""};
+  std::string cpu = std::to_string(inv.cpu.threads) + " threads";
+  if (!engines.whisper_server_found) {
+    v.verdict = Verdict::kInstallable;
+    v.reason = "whisper-server is not installed; `make engines` provisions it (" + cpu + ")";
+    return v;
+  }
+  v.reason = "whisper-server (" + engines.whisper_server_source + ") on " + cpu;
   return v;
 }
 
@@ -175,14 +187,45 @@ int CompareVersions(const std::string& a, const std::string& b) {
   return 0;
 }
 
-std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inv, const EngineReport& engines) {
+std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inv, const EngineFacts& engines) {
   return {CpuVerdict(inv, engines),
           VulkanVerdict(inv, engines),
           RocmVerdict(inv),
           CudaVerdict(inv),
           NpuVerdict(inv, "flm", "FastFlowLM", engines.flm_path),
           RyzenAiVerdict(inv),
-          WhisperVerdict(inv)};
+          WhisperVerdict(inv, engines)};
 }
 
-}  // namespace zest::hardware
+}  // namespace zest::engines
+
+namespace zest::engines {
+
+EngineFacts FactsOf(const EngineSet& engines, const Result<EngineInfo>* probed) {
+  EngineFacts facts;
+  if (const EngineAdapter* language = engines.language()) {
+    EngineDescription d = language->Describe(nullptr);
+    facts.llama_server_found = d.available.ok();
+    facts.llama_server_source = d.source;
+    if (!d.available.ok()) facts.error = d.available.message();
+  }
+  if (facts.llama_server_found && probed != nullptr) {
+    if (probed->ok()) {
+      facts.probed = true;
+      facts.devices = (*probed)->devices;
+    } else {
+      facts.error = probed->status().message();
+    }
+  }
+  if (const EngineAdapter* npu = engines.npu(); npu != nullptr && npu->Available().ok()) {
+    facts.flm_path = npu->Describe(nullptr).binary;
+  }
+  if (const EngineAdapter* speech = engines.speech()) {
+    EngineDescription d = speech->Describe(nullptr);
+    facts.whisper_server_found = d.available.ok();
+    facts.whisper_server_source = d.source;
+  }
+  return facts;
+}
+
+}  // namespace zest::engines

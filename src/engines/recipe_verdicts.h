@@ -1,31 +1,35 @@
 // Verdicts: for each recipe (an engine build on a kind of device), whether
 // this machine can run it now, could after installing something, or cannot,
 // with the reason in words a user can act on. Pure function of the inventory
-// and what the engines report; no I/O.
+// and what the engines report; no I/O. Recipes are engine knowledge, so
+// they live here, not in hardware/.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "engines/engine_probe.h"
 #include "hardware/inventory.h"
 
-namespace zest::hardware {
+namespace zest::engines {
 
-// What zest knows about its engines. Filled by the app from the engine
-// probe (engines/engine_probe.h); hardware/ does not depend on engines/.
-struct EngineReport {
+class EngineSet;
+
+// What zest knows about its engines (FactsOf below).
+struct EngineFacts {
   bool llama_server_found = false;
   std::string llama_server_source;  // "system", "rootfs", "configured"
   bool probed = false;              // --list-devices ran (false: devices unknown)
-  struct Device {
-    std::string name;         // "Vulkan0"
-    std::string description;  // "llvmpipe (...) (24105 MiB, 24105 MiB free)"
-  };
-  std::vector<Device> devices;
+  std::vector<EngineDevice> devices;
   std::string error;  // why the engine could not be located or probed
   // FastFlowLM's `flm`, the NPU engine; empty = not installed.
   std::string flm_path;
+  bool whisper_server_found = false;
+  std::string whisper_server_source;
 };
+
+// The facts of `engines` (its language engine's probe: null when not run).
+EngineFacts FactsOf(const EngineSet& engines, const Result<EngineInfo>* probed);
 
 enum class Verdict { kUsable, kInstallable, kUnsupported, kUnknown };
 const char* VerdictName(Verdict verdict);  // "usable", "installable", "unsupported", "unknown"
@@ -45,6 +49,7 @@ inline constexpr const char* kMinNpuFirmware = "1.1.0.0";
 // parts count as 0.
 int CompareVersions(const std::string& a, const std::string& b);
 
-std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inventory, const EngineReport& engines);
+std::vector<RecipeVerdict> RecipeVerdicts(const hardware::Inventory& inventory,
+                                          const EngineFacts& engines);
 
-}  // namespace zest::hardware
+}  // namespace zest::engines

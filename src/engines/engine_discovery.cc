@@ -1,0 +1,71 @@
+#include "engines/engine_discovery.h"
+
+#include <spdlog/spdlog.h>
+
+#include "engines/engine_locator.h"
+#include "engines/flm_adapter.h"
+#include "engines/flm_command.h"
+#include "engines/llama_server_adapter.h"
+#include "engines/llama_server_flags.h"
+#include "engines/whisper_adapter.h"
+
+namespace zest::engines {
+namespace {
+
+Result<EngineLocation> Locate(const EngineSearch& search, const std::filesystem::path& configured,
+                              const char* binary_name) {
+  LocateOptions options{configured, search.path_env, search.rootfs,
+                        EngineEnvironment(search.getenv, {}), binary_name};
+  return LocateEngine(options);
+}
+
+void LogLocation(const Result<EngineLocation>& located, const char* what) {
+  if (!located.ok()) {
+    spdlog::warn("no {}: {}", what, located.status().message());
+    return;
+  }
+  spdlog::info("engine: {} ({}) {}{}", located->binary.filename().string(),
+               EngineSourceName(located->source), located->binary.string(),
+               located->rootfs.empty() ? "" : " in " + located->rootfs.string());
+  if (located->sandboxed()) {
+    spdlog::info("engine sandbox: {}", located->SandboxNote());
+  } else {
+    spdlog::warn("engine sandbox: {}", located->SandboxNote());
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
+  Result<EngineLocation> llama = Locate(search, search.llama_server, "llama-server");
+  Result<EngineLocation> whisper = Locate(search, search.whisper_server, "whisper-server");
+  if (search.log) {
+    LogLocation(llama, "engine for language models");
+    LogLocation(whisper, "speech-to-text engine");
+  }
+
+  // FastFlowLM listens on TCP only: it runs behind `zest engine-bridge`,
+  // in a bwrap of the host's filesystem (the one llama-server's sandbox uses).
+  FlmSetup flm;
+  flm.flm = LocateFlm(search.flm, search.path_env);
+  flm.source = search.flm.empty() ? "system" : "configured";
+  flm.self_exe = search.self_exe;
+  if (llama.ok()) flm.bwrap = llama->bwrap;
+  flm.environment = FlmEnvironment(search.getenv);
+  if (search.log && flm.flm.ok()) {
+    spdlog::info("engine: flm (FastFlowLM, for the NPU) {}", flm.flm->string());
+  }
+
+  WhisperSetup speech;
+  speech.located = std::move(whisper);
+  speech.self_exe = search.self_exe;
+  return std::make_shared<const EngineSet>(std::make_unique<LlamaServerAdapter>(std::move(llama)),
+                                           std::make_unique<FlmAdapter>(std::move(flm)),
+                                           std::make_unique<WhisperAdapter>(std::move(speech)));
+}
+
+Status CheckLanguageEngineFlags(const std::vector<std::string>& args) {
+  return CheckLlamaServerArgs(args).status();
+}
+
+}  // namespace zest::engines
