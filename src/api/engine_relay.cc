@@ -9,6 +9,7 @@
 #include "api/prefill_handoff.h"
 #include "api/stream_assembly.h"
 #include "api/stream_chunk.h"
+#include "api/stream_resume.h"
 #include "api/wait_heartbeat.h"
 #include "core/logging.h"
 #include "http/sse.h"
@@ -22,8 +23,11 @@ using asio::awaitable;
 
 constexpr std::size_t kMaxEngineResponseBytes = 256ull * 1024 * 1024;
 // How many engines one request may try: a fresh one each time the last died
-// before the client had a byte of its answer (killed from outside, crashed).
+// before the client had a byte of its answer (killed from outside, crashed)
+// or, for a chat stream, since the last engine that sent some of it.
 constexpr int kEngineAttempts = 4;
+// All engines one request may use, however much each of them answered.
+constexpr int kMaxEngines = 16;
 
 // The model's name as the client spelled it (the registry's when it gave none).
 const std::string& ClientName(const RelayRequest& request) {
@@ -195,15 +199,19 @@ awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::Instance
 // FixChunk (stream_chunk.h) has something to change. The slot is given back
 // at the engine's closing "[DONE]", before the client has it (as in
 // RelayWhole). The client's stream starts with the engine's first event, so
-// an engine that dies before it leaves the request to another engine.
+// an engine that dies before it leaves the request to another engine; with
+// `resume` (a chat stream), one that dies after it leaves the rest of the
+// answer to another engine too (stream_resume.h), and this one may be such
+// a continuation.
 awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLease& lease,
                                http::UpstreamResponse& upstream, http::ResponseWriter& writer,
-                               const RelayRequest& request) {
+                               const RelayRequest& request, StreamResume* resume) {
   std::shared_ptr<scheduler::Instance> instance = lease.instance();
   const std::string& model_name = ClientName(request);
   const std::string* rename = instance->engine_model.empty() ? nullptr : &model_name;
+  const bool continuation = resume != nullptr && resume->continuing();
   // A chat stream's first chunk must name the role (stream_chunk.h).
-  bool role_pending = request.engine_path.ends_with("chat/completions");
+  bool role_pending = request.engine_path.ends_with("chat/completions") && !continuation;
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   http::SseSplitter splitter;
@@ -221,6 +229,12 @@ awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::Instanc
                    piece.status().message());
       co_await pool.ReportBroken(instance);
       if (!relayed) co_return piece.status();
+      if (resume != nullptr && resume->Finished()) {  // all of it but the stream's end
+        const std::string done_event = http::SseData("[DONE]");
+        co_await writer.WriteChunk(done_event);
+        break;
+      }
+      if (resume != nullptr) co_return piece.status();  // the rest from another engine
       co_await writer.WriteChunk(
           StreamErrorEvent(EngineFailed("the engine for '" + instance->model() +
                                         "' stopped mid-stream: " + piece.status().message())));
@@ -242,8 +256,16 @@ awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::Instanc
         done = true;
         lease.Release();
       }
-      std::optional<std::string> fixed = FixChunk(event.data, role_pending, rename);
+      std::optional<std::string> fixed;
+      if (continuation) {
+        fixed = resume->Continue(event.data);
+        if (!fixed) continue;  // nothing the client does not have
+        if (std::optional<std::string> renamed = FixChunk(*fixed, false, rename)) fixed = renamed;
+      } else {
+        fixed = FixChunk(event.data, role_pending, rename);
+      }
       role_pending = false;
+      if (resume != nullptr) resume->Sent(fixed ? std::string_view(*fixed) : event.data);
       if (fixed) *fixed = http::SseData(*fixed);
       const std::string& out = fixed ? *fixed : event.raw;
       if (!co_await writer.WriteChunk(out)) co_return std::nullopt;
@@ -318,7 +340,7 @@ awaitable<Outcome> RelayAssembled(scheduler::InstancePool& pool, Connection& con
 awaitable<Outcome> RelayOnce(scheduler::InstancePool& pool, const RelayRequest& request,
                              http::ResponseWriter& writer,
                              std::shared_ptr<http::UpstreamCanceller> canceller,
-                             WaitHeartbeat& heartbeat) {
+                             WaitHeartbeat& heartbeat, StreamResume* resume) {
   heartbeat.SetPhase("loading");
   bool engine_dead = false;
   auto connected = co_await Connect(pool, request, canceller, engine_dead);
@@ -337,7 +359,7 @@ awaitable<Outcome> RelayOnce(scheduler::InstancePool& pool, const RelayRequest& 
   bool event_stream =
       http::FindHeader(upstream.headers(), "Content-Type").starts_with("text/event-stream");
   if (request.stream && upstream.status() == 200 && event_stream) {
-    co_return co_await RelayStream(pool, connected->lease, upstream, writer, request);
+    co_return co_await RelayStream(pool, connected->lease, upstream, writer, request, resume);
   }
   if (!connected->assemble || upstream.status() != 200 || !event_stream) {
     co_return co_await RelayWhole(pool, connected->lease, upstream, request, writer);
@@ -346,22 +368,49 @@ awaitable<Outcome> RelayOnce(scheduler::InstancePool& pool, const RelayRequest& 
 }
 
 // Tries fresh engines while the one before died before the client had a
-// byte of its answer, streamed or not.
+// byte of its answer, streamed or not; a chat stream the client has part
+// of goes on from where it broke off (stream_resume.h).
 awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest& request,
                               http::ResponseWriter& writer,
                               std::shared_ptr<http::UpstreamCanceller> canceller,
                               WaitHeartbeat& heartbeat) {
-  for (int attempt = 1;; ++attempt) {
-    Outcome broke = co_await RelayOnce(pool, request, writer, canceller, heartbeat);
+  std::optional<StreamResume> resume;
+  if (request.stream && !request.to_engine && request.engine_path.ends_with("chat/completions")) {
+    resume.emplace();
+  }
+  std::optional<RelayRequest> continued;  // the request for the rest of the answer
+  int fruitless = 0;                      // tries since an engine last sent something
+  for (int tries = 1;; ++tries) {
+    const RelayRequest& asked = continued ? *continued : request;
+    Outcome broke =
+        co_await RelayOnce(pool, asked, writer, canceller, heartbeat, resume ? &*resume : nullptr);
     if (!broke) co_return;
-    const bool again = attempt < kEngineAttempts;
+    const bool progressed = resume && resume->has_new();
+    fruitless = progressed ? 0 : fruitless + 1;
+    const bool again = fruitless < kEngineAttempts && tries < kMaxEngines;
+    if (resume && resume->any_sent()) {
+      Result<std::string> rest =
+          again ? resume->Continuation(request.body) : Result<std::string>(*broke);
+      if (!rest.ok()) {
+        const Status failed = EngineFailed("the engine for '" + request.model.name +
+                                           "' stopped mid-stream: " + broke->message() +
+                                           (again ? " (" + rest.status().message() + ")" : ""));
+        co_return co_await SendFailure(writer, failed);
+      }
+      spdlog::warn("{}engine for '{}' broke off a stream: {}; resuming it on a fresh engine",
+                   RequestTag(request.request_id), request.model.name, broke->message());
+      continued = request;
+      continued->body = std::move(*rest);
+      continued->split_prefill = false;
+      continue;
+    }
     spdlog::warn("{}engine for '{}' broke off before answering{}: {}",
                  RequestTag(request.request_id), request.model.name,
                  again ? ", trying a fresh one" : "", broke->message());
     if (again) continue;
-    const Status failed = EngineFailed("the engine for '" + request.model.name + "' failed " +
-                                       std::to_string(kEngineAttempts) +
-                                       " times before answering: " + broke->message());
+    const Status failed =
+        EngineFailed("the engine for '" + request.model.name + "' failed " +
+                     std::to_string(fruitless) + " times before answering: " + broke->message());
     co_return co_await SendFailure(writer, failed);
   }
 }

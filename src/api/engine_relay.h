@@ -3,9 +3,11 @@
 // whole; non-streamed JSON whole (with `model` set to the name the client
 // used), for chat and text completions put together from a stream the
 // engine is asked for (stream_assembly.h). A client that disconnects cancels
-// the engine request at once, so the engine stops generating; an engine
-// that dies mid-stream ends the stream with an error event, and the next
-// request starts a fresh engine.
+// the engine request at once, so the engine stops generating. An engine
+// that dies before the client has a byte of its answer leaves the request
+// to a fresh engine; one that dies in the middle of a chat stream leaves
+// the rest of the answer to a fresh engine (stream_resume.h); other
+// streams end with an error event.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>

@@ -46,16 +46,17 @@ describe('request ids and logs', () => {
 
   test('log lines about a request carry its id (an engine dying mid-stream)', async () => {
     const id = 'dying-stream-1';
-    const res = await zest.fetch('/v1/chat/completions', {
+    // A text completion: a chat stream would go on on a fresh engine.
+    const res = await zest.fetch('/v1/completions', {
       method: 'POST', headers: { 'content-type': 'application/json', 'X-Request-Id': id },
-      body: JSON.stringify(chatBody('tiny', { max_tokens: 100000, stream: true })),
+      body: JSON.stringify({ model: 'tiny', prompt: 'Once', max_tokens: 100000, ignore_eos: true, stream: true }),
     });
     assert.equal(res.headers.get('x-request-id'), id);
     const reader = res.body.getReader();
     await reader.read();
     for (const p of descendants(zest.pid).filter((d) => d.comm === 'llama-server')) process.kill(p.pid, 'SIGKILL');
     while (!(await reader.read()).done) { /* until the error event and the end */ }
-    await waitFor(() => zest.logs().includes(`[req:${id}] POST /v1/chat/completions 200`), { what: 'access line' });
+    await waitFor(() => zest.logs().includes(`[req:${id}] POST /v1/completions 200`), { what: 'access line' });
     const lines = zest.logs().split('\n').filter((l) => l.includes('broke off a stream'));
     assert.equal(lines.length, 1, zest.logs());
     assert.match(lines[0], new RegExp(`\\[req:${id}\\] engine for 'tiny' broke off a stream`));

@@ -38,7 +38,18 @@ function classify(status, contentType, text, stream) {
     }
     return { kind: 'malformed', detail: 'events after an error event' };
   }
-  if (payloads.at(-1) === '[DONE]' && payloads.length > 1) return { kind: 'ok' };
+  if (payloads.at(-1) === '[DONE]' && payloads.length > 1) {
+    // One answer as the client sees it, even when engines were replaced
+    // under it: one id, one role, one finish.
+    const chunks = payloads.filter((p) => p !== '[DONE]');
+    const ids = new Set(chunks.map((c) => c.id));
+    const roles = chunks.filter((c) => c.choices?.[0]?.delta?.role).length;
+    const finishes = chunks.filter((c) => c.choices?.[0]?.finish_reason).length;
+    if (ids.size !== 1 || roles !== 1 || finishes !== 1) {
+      return { kind: 'malformed', detail: `a seam: ${ids.size} ids, ${roles} roles, ${finishes} finishes` };
+    }
+    return { kind: 'ok' };
+  }
   return { kind: 'malformed', detail: `stream ended without [DONE] or an error (${payloads.length} events)` };
 }
 

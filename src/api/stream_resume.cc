@@ -1,0 +1,153 @@
+#include "api/stream_resume.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "api/json_text.h"
+
+namespace zest::api {
+namespace {
+
+using nlohmann::json;
+
+Status CannotResume(std::string why) { return {ErrorCode::kUnsupported, std::move(why)}; }
+
+// choices[0] of a chunk, or null.
+const json* FirstChoice(const json& chunk) {
+  auto choices = chunk.find("choices");
+  if (choices == chunk.end() || !choices->is_array() || choices->empty()) return nullptr;
+  return &(*choices)[0];
+}
+
+bool HasFinish(const json& chunk) {
+  const json* choice = FirstChoice(chunk);
+  if (choice == nullptr) return false;
+  auto finish = choice->find("finish_reason");
+  return finish != choice->end() && !finish->is_null();
+}
+
+bool NonEmpty(const json& delta, const char* key) {
+  auto it = delta.find(key);
+  if (it == delta.end() || it->is_null()) return false;
+  return !(it->is_string() && it->get_ref<const std::string&>().empty()) &&
+         !(it->is_array() && it->empty());
+}
+
+// The request's token limit, less `used`, in whichever field it set.
+void ReduceLimit(json& request, int64_t used) {
+  for (const char* key : {"max_completion_tokens", "max_tokens", "n_predict"}) {
+    auto it = request.find(key);
+    if (it == request.end() || !it->is_number_integer()) continue;
+    const int64_t limit = it->get<int64_t>();
+    if (limit > 0) *it = std::max<int64_t>(1, limit - used);
+  }
+}
+
+}  // namespace
+
+void StreamResume::Sent(std::string_view data) {
+  if (overflow_ || data == "[DONE]") return;
+  kept_bytes_ += data.size();
+  if (kept_bytes_ > kMaxKeptBytes) {
+    overflow_ = true;
+    events_.clear();
+    return;
+  }
+  events_.emplace_back(data);
+}
+
+bool StreamResume::Finished() const {
+  for (const std::string& data : events_) {
+    json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
+    if (chunk.is_object() && HasFinish(chunk)) return true;
+  }
+  return false;
+}
+
+Result<std::string> StreamResume::Continuation(std::string_view request_body) {
+  if (overflow_) return CannotResume("the answer so far is too long to resume");
+  for (const std::string& data : events_) {
+    json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
+    if (!chunk.is_object()) continue;
+    if (!have_identity_) {
+      id_ = chunk.value("id", "");
+      created_ = chunk.value("created", int64_t{0});
+      have_identity_ = true;
+    }
+    auto choices = chunk.find("choices");
+    if (choices != chunk.end() && choices->is_array() && choices->size() > 1) {
+      return CannotResume("an answer with several choices cannot be resumed");
+    }
+    const json* choice = FirstChoice(chunk);
+    if (choice == nullptr) continue;
+    if (choice->value("index", 0) != 0) {
+      return CannotResume("an answer with several choices cannot be resumed");
+    }
+    auto delta = choice->find("delta");
+    if (delta == choice->end() || !delta->is_object()) continue;
+    if (NonEmpty(*delta, "tool_calls") || NonEmpty(*delta, "reasoning_content")) {
+      return CannotResume("a tool call or reasoning cannot be resumed");
+    }
+    if (auto content = delta->find("content"); content != delta->end() && content->is_string()) {
+      text_ += content->get_ref<const std::string&>();
+      ++sent_tokens_;
+    }
+  }
+  events_.clear();
+  kept_bytes_ = 0;
+
+  json request = json::parse(request_body, nullptr, /*allow_exceptions=*/false);
+  auto messages = request.is_object() ? request.find("messages") : json::iterator{};
+  if (!request.is_object() || messages == request.end() || !messages->is_array()) {
+    return CannotResume("only chat requests are resumed");
+  }
+  if (request.value("n", 1) != 1) return CannotResume("several choices cannot be resumed");
+  if (!text_.empty()) {
+    // The client's own prefill (a final assistant message) grows by what
+    // the engine said after it; else the answer so far becomes one.
+    json* last = messages->empty() ? nullptr : &messages->back();
+    if (last != nullptr && last->is_object() && last->value("role", "") == "assistant" &&
+        last->contains("content") && (*last)["content"].is_string()) {
+      (*last)["content"] = (*last)["content"].get<std::string>() + text_;
+    } else {
+      messages->push_back({{"role", "assistant"}, {"content", text_}});
+    }
+  }
+  ReduceLimit(request, sent_tokens_);
+  continuing_ = true;
+  return JsonText(request);
+}
+
+std::optional<std::string> StreamResume::Continue(std::string_view data) {
+  if (data == "[DONE]") return std::string(data);
+  json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
+  if (!chunk.is_object()) return std::string(data);
+  if (have_identity_) {
+    if (chunk.contains("id")) chunk["id"] = id_;
+    if (chunk.contains("created")) chunk["created"] = created_;
+  }
+  auto choices = chunk.find("choices");
+  if (choices != chunk.end() && choices->is_array() && !choices->empty()) {
+    json& choice = (*choices)[0];
+    if (auto delta = choice.find("delta"); delta != choice.end() && delta->is_object()) {
+      delta->erase("role");  // the client had it in the first chunk
+      // A role-only chunk (content null) says nothing new.
+      bool empty = true;
+      for (const auto& [key, value] : delta->items()) empty = empty && value.is_null();
+      const bool finish = choice.contains("finish_reason") && !choice["finish_reason"].is_null();
+      if (empty && !finish && !chunk.contains("usage")) return std::nullopt;
+    }
+  }
+  if (auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) {
+    // The engine counted the text it was handed as prompt; it is answer.
+    const int64_t prompt = usage->value("prompt_tokens", int64_t{0});
+    const int64_t completion = usage->value("completion_tokens", int64_t{0});
+    const int64_t moved = std::min(prompt, sent_tokens_);
+    (*usage)["prompt_tokens"] = prompt - moved;
+    (*usage)["completion_tokens"] = completion + sent_tokens_;
+    (*usage)["total_tokens"] = prompt - moved + completion + sent_tokens_;
+  }
+  return JsonText(chunk);
+}
+
+}  // namespace zest::api
