@@ -28,7 +28,9 @@ async function killStorm() {
     const run = await chaosRun(zest, { models: ['a', 'b'], requests: REQUESTS, concurrency: CONCURRENCY,
                                        killEveryMs: [800, 2000], maxTokens: [128, 512] });
     const starts = (zest.logs().match(/loading '[ab]' \(pid/g) ?? []).length;
-    return { ...run, starts };
+    const resumed = (zest.logs().match(/resuming it on a fresh engine/g) ?? []).length;
+    const retried = (zest.logs().match(/broke off before answering, trying a fresh one/g) ?? []).length;
+    return { ...run, starts, resumed, retried };
   } finally { await zest.stop(); zest.cleanup(); }
 }
 
@@ -54,8 +56,8 @@ async function main() {
   const lines = [
     '', `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — supervision under a kill storm: ${machine()} — commit ${commit}`, '',
     `Two synthetic models, ${CONCURRENCY} concurrent chat requests (half streamed, 128-512 tokens), a random engine SIGKILLed every 0.8-2 s, default settings.`, '',
-    '| round | requests | kills | engines started | ok | ok, not streamed | ok, streamed | errors by kind |',
-    '|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| round | requests | kills | engines started | retried before a byte | streams resumed | ok | ok, not streamed | ok, streamed | errors by kind |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (let round = 1; round <= ROUNDS; ++round) {
     const run = await killStorm();
@@ -63,7 +65,8 @@ async function main() {
     const plain = run.results.filter((r) => !r.stream);
     const streamed = run.results.filter((r) => r.stream);
     const kinds = countKinds(run.results.filter((r) => r.kind !== 'ok'));
-    const row = `| ${round} | ${run.results.length} | ${run.kills.length} | ${run.starts} | ${rate(ok(run.results), run.results.length)} | ` +
+    const row = `| ${round} | ${run.results.length} | ${run.kills.length} | ${run.starts} | ${run.retried} | ${run.resumed} | ` +
+      `${rate(ok(run.results), run.results.length)} | ` +
       `${rate(ok(plain), plain.length)} | ${rate(ok(streamed), streamed.length)} | ${JSON.stringify(kinds)} |`;
     console.log(row);
     const details = new Set(run.results.filter((r) => r.kind !== 'ok').map((r) => `${r.kind}: ${r.detail}`));
