@@ -206,3 +206,52 @@ describe('speech models pulled from the hub', () => {
     assert.equal(tiny?.type, 'speech');
   });
 });
+
+// Speech and chat share the memory ledger: under a limit that holds either
+// model but not both, each evicts the other in turn.
+describe('a speech model and a chat model that do not fit together', () => {
+  test('transcribe, chat, transcribe: each evicts the other, and both answer', async () => {
+    // Their sizes as placement predicts them, from a server without a limit.
+    const sizes = {};
+    const probe = await startZest({ home: makeHome({ ears: 'whisper', tiny: 'tiny' }) });
+    try {
+      for (const model of ['ears', 'tiny']) {
+        const r = await probe.json('/api/v1/load', { model });
+        assert.equal(r.status, 200, JSON.stringify(r.data));
+      }
+      for (const i of await probe.instances()) sizes[i.model] = i.placement.predicted_total_bytes;
+    } finally {
+      await probe.stop();
+      probe.cleanup();
+    }
+    const MiB = 2 ** 20;
+    const limit = Math.ceil((Math.max(sizes.ears, sizes.tiny) + Math.min(sizes.ears, sizes.tiny) / 2) / MiB);
+    assert.ok(limit * MiB < sizes.ears + sizes.tiny, JSON.stringify({ sizes, limit }));
+
+    const home = makeHome({ ears: 'whisper', tiny: 'tiny' });
+    fs.writeFileSync(path.join(home, 'config.toml'), `[placement]\nmemory_limit = "${limit}M"\n`);
+    const zest = await startZest({ home });
+    try {
+      const client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'none', maxRetries: 0 });
+      const wav = fs.readFileSync(sampleSpeech());
+      const words = syntheticWhisper().words;
+      const transcribe = async () => {
+        const r = await client.audio.transcriptions.create({
+          file: await toFile(wav, 'speech.wav', { type: 'audio/wav' }), model: 'ears',
+        });
+        assert.equal(r.text, `${words} ${words}`);
+      };
+      const loaded = async () => (await zest.instances()).map((i) => i.model);
+      await transcribe();
+      assert.deepEqual(await loaded(), ['ears']);
+      const chat = await zest.json('/v1/chat/completions', chatBody('tiny'));
+      assert.equal(chat.status, 200, JSON.stringify(chat.data));
+      assert.deepEqual(await loaded(), ['tiny']);
+      await transcribe();
+      assert.deepEqual(await loaded(), ['ears']);
+    } finally {
+      await zest.stop();
+      zest.cleanup();
+    }
+  });
+});
