@@ -5,6 +5,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "engines/bridged_command.h"
 #include "http/multipart.h"
 
 namespace zest::engines {
@@ -12,56 +13,14 @@ namespace zest::engines {
 Result<LaunchCommand> WhisperAdapter::Command(const LaunchSpec& spec) const {
   if (!setup_.located.ok()) return Unavailable(setup_.located.status().message());
   ZEST_RETURN_IF_ERROR(CheckExtraArgs(spec.extra_args, spec.model_roots));
-  const EngineLocation& whisper = *setup_.located;
-  if (!whisper.sandboxed()) {
-    return Unavailable(
-        "whisper-server listens on TCP, so zest runs it in a network namespace of its own, "
-        "which needs bubblewrap: apt install bubblewrap");
-  }
-  const std::string port = std::to_string(kWhisperPort);
-  // Inner: zest's engine sandbox, sharing the outer's network namespace.
-  SandboxMounts mounts;
-  mounts.hidden = spec.hidden;
-  mounts.readonly = spec.model_files;
-  std::vector<std::string> args = {"whisper-server", "--host", "127.0.0.1", "--port", port, "-m",
-                                   spec.model_file.string(),
+  std::vector<std::string> args = {"whisper-server", "--host", "127.0.0.1", "--port",
+                                   std::to_string(kWhisperPort), "-m", spec.model_file.string(),
                                    // OpenAI detects the language when none is given.
                                    "-l", "auto",
                                    // verbose_json without the extra detection pass.
                                    "--no-language-probabilities"};
   if (spec.threads > 0) args.insert(args.end(), {"-t", std::to_string(spec.threads)});
-  std::vector<std::string> inner = whisper.Command(args, mounts, /*own_network=*/false);
-
-  // Outer: the host's files read-only (the bridge is this binary), zest's
-  // home hidden, its own network, pid and IPC namespaces; only the socket's
-  // directory writable.
-  LaunchCommand command;
-  command.argv = {whisper.bwrap.empty() ? std::string("bwrap") : whisper.bwrap.string(),
-                  "--ro-bind",
-                  "/",
-                  "/",
-                  "--dev",
-                  "/dev",
-                  "--proc",
-                  "/proc",
-                  "--unshare-net",
-                  "--unshare-pid",
-                  "--unshare-ipc",
-                  "--new-session",
-                  "--die-with-parent"};
-  for (const auto& dir : spec.hidden)
-    command.argv.insert(command.argv.end(), {"--tmpfs", dir.string()});
-  const std::string socket_dir = spec.socket.parent_path().string();
-  command.argv.insert(command.argv.end(), {"--bind", socket_dir, socket_dir});
-  // The model files again, in case they lie below a hidden directory.
-  for (const auto& file : spec.model_files) {
-    command.argv.insert(command.argv.end(), {"--ro-bind", file.string(), file.string()});
-  }
-  command.argv.insert(command.argv.end(), {"--", setup_.self_exe.string(), "engine-bridge",
-                                           "--socket", spec.socket.string(), "--port", port, "--"});
-  command.argv.insert(command.argv.end(), inner.begin(), inner.end());
-  command.env = whisper.Environment();
-  return command;
+  return BridgedCommand(*setup_.located, spec, kWhisperPort, args, setup_.self_exe);
 }
 
 namespace {
