@@ -10,6 +10,7 @@ engines::EngineSearch EngineSearchFor(const config::Settings& s) {
   engines::EngineSearch search;
   search.llama_server = s.llama_server;
   search.whisper_server = s.whisper_server;
+  search.sd_server = s.sd_server;
   search.flm = s.flm;
   search.path_env = config::ProcessEnv("PATH").value_or("");
   search.rootfs = s.engine_rootfs;

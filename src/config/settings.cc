@@ -153,6 +153,7 @@ const std::vector<Field>& Fields() {
                          &Settings::pull_test_free_bytes, 0, 1ull << 60),
       PathField("engine.llama_server", "ZEST_LLAMA_SERVER", &Settings::llama_server),
       PathField("engine.whisper_server", "ZEST_WHISPER_SERVER", &Settings::whisper_server),
+      PathField("engine.sd_server", "ZEST_SD_SERVER", &Settings::sd_server),
       PathField("engine.rootfs", "ZEST_ENGINE_ROOTFS", &Settings::engine_rootfs),
       PathField("engine.flm", "ZEST_FLM", &Settings::flm),
       IntField("engine.ctx_size", "ZEST_CTX_SIZE", &Settings::ctx_size, 0, 1 << 24),

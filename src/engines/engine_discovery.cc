@@ -7,6 +7,7 @@
 #include "engines/flm_command.h"
 #include "engines/llama_server_adapter.h"
 #include "engines/llama_server_flags.h"
+#include "engines/sd_server_adapter.h"
 #include "engines/whisper_adapter.h"
 
 namespace zest::engines {
@@ -39,9 +40,11 @@ void LogLocation(const Result<EngineLocation>& located, const char* what) {
 std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
   Result<EngineLocation> llama = Locate(search, search.llama_server, "llama-server");
   Result<EngineLocation> whisper = Locate(search, search.whisper_server, "whisper-server");
+  Result<EngineLocation> sd = Locate(search, search.sd_server, "sd-server");
   if (search.log) {
     LogLocation(llama, "engine for language models");
     LogLocation(whisper, "speech-to-text engine");
+    if (sd.ok() || !search.sd_server.empty()) LogLocation(sd, "image engine");
   }
 
   // FastFlowLM listens on TCP only: it runs behind `zest engine-bridge`,
@@ -59,9 +62,13 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
   WhisperSetup speech;
   speech.located = std::move(whisper);
   speech.self_exe = search.self_exe;
+  SdServerSetup images;
+  images.located = std::move(sd);
+  images.self_exe = search.self_exe;
   return std::make_shared<const EngineSet>(std::make_unique<LlamaServerAdapter>(std::move(llama)),
                                            std::make_unique<FlmAdapter>(std::move(flm)),
-                                           std::make_unique<WhisperAdapter>(std::move(speech)));
+                                           std::make_unique<WhisperAdapter>(std::move(speech)),
+                                           std::make_unique<SdServerAdapter>(std::move(images)));
 }
 
 Status CheckLanguageEngineFlags(const std::vector<std::string>& args) {

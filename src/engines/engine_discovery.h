@@ -1,6 +1,6 @@
 // DiscoverEngines: finds every engine zest can run (llama-server,
-// FastFlowLM's flm, whisper-server: the configured binary, else PATH, else
-// the engine rootfs `make engines` provisions) and makes their adapters
+// FastFlowLM's flm, whisper-server, sd-server: the configured binary, else
+// PATH, else the engine rootfs `make engines` provisions) and makes their adapters
 // into the EngineSet the server and `zest system` use. The one place that
 // knows which engines exist; it logs what it found.
 #pragma once
@@ -16,9 +16,10 @@ namespace zest::engines {
 
 struct EngineSearch {
   // Binaries the settings name (engine.llama_server, engine.whisper_server,
-  // engine.flm); empty = search.
+  // engine.sd_server, engine.flm); empty = search.
   std::filesystem::path llama_server;
   std::filesystem::path whisper_server;
+  std::filesystem::path sd_server;
   std::filesystem::path flm;
   std::string path_env;            // $PATH
   std::filesystem::path rootfs;    // engine.rootfs

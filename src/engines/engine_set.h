@@ -13,16 +13,18 @@ namespace zest::engines {
 // Engine-neutral facts that decide a model's engine.
 struct EngineChoice {
   bool speech = false;  // a speech-to-text model (a whisper.cpp model file)
+  bool images = false;  // an image generation model
   bool on_npu = false;  // placed on the NPU
 };
 
 class EngineSet {
  public:
   // `language`: serves GGUF language and embedding models on CPUs and GPUs;
-  // `npu`: language models placed on the NPU; `speech`: speech-to-text.
-  // Any may be null (that kind of model cannot be served).
+  // `npu`: language models placed on the NPU; `speech`: speech-to-text;
+  // `images`: image generation. Any may be null (that kind of model cannot
+  // be served).
   EngineSet(std::unique_ptr<EngineAdapter> language, std::unique_ptr<EngineAdapter> npu,
-            std::unique_ptr<EngineAdapter> speech);
+            std::unique_ptr<EngineAdapter> speech, std::unique_ptr<EngineAdapter> images = nullptr);
 
   // The adapter for a model; kUnavailable naming the missing kind when this
   // set has none for it.
@@ -34,11 +36,13 @@ class EngineSet {
   const EngineAdapter* Named(std::string_view name) const;
   const EngineAdapter* npu() const { return npu_.get(); }
   const EngineAdapter* speech() const { return speech_.get(); }
+  const EngineAdapter* images() const { return images_.get(); }
 
  private:
   const std::unique_ptr<EngineAdapter> language_;
   const std::unique_ptr<EngineAdapter> npu_;
   const std::unique_ptr<EngineAdapter> speech_;
+  const std::unique_ptr<EngineAdapter> images_;
 };
 
 }  // namespace zest::engines

@@ -162,6 +162,23 @@ RecipeVerdict WhisperVerdict(const Inventory& inv, const EngineFacts& engines) {
   return v;
 }
 
+// stable-diffusion.cpp's sd-server: no package here ships it, so where it
+// is missing the verdict says how to get it.
+RecipeVerdict SdVerdict(const Inventory& inv, const EngineFacts& engines) {
+  RecipeVerdict v{"sdcpp", "cpu", Verdict::kUsable, ""};
+  std::string cpu = std::to_string(inv.cpu.threads) + " threads";
+  if (!engines.sd_server_found) {
+    v.verdict = Verdict::kInstallable;
+    v.reason =
+        "sd-server is not installed: build stable-diffusion.cpp's examples/server and set "
+        "engine.sd_server to it (" +
+        cpu + ")";
+    return v;
+  }
+  v.reason = "sd-server (" + engines.sd_server_source + ") on " + cpu;
+  return v;
+}
+
 }  // namespace
 
 const char* VerdictName(Verdict verdict) {
@@ -194,7 +211,8 @@ std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inv, const EngineFact
           CudaVerdict(inv),
           NpuVerdict(inv, "flm", "FastFlowLM", engines.flm_path),
           RyzenAiVerdict(inv),
-          WhisperVerdict(inv, engines)};
+          WhisperVerdict(inv, engines),
+          SdVerdict(inv, engines)};
 }
 
 }  // namespace zest::engines
@@ -224,6 +242,11 @@ EngineFacts FactsOf(const EngineSet& engines, const Result<EngineInfo>* probed) 
     EngineDescription d = speech->Describe(nullptr);
     facts.whisper_server_found = d.available.ok();
     facts.whisper_server_source = d.source;
+  }
+  if (const EngineAdapter* images = engines.images()) {
+    EngineDescription d = images->Describe(nullptr);
+    facts.sd_server_found = d.available.ok();
+    facts.sd_server_source = d.source;
   }
   return facts;
 }

@@ -26,6 +26,8 @@ struct EngineFacts {
   std::string flm_path;
   bool whisper_server_found = false;
   std::string whisper_server_source;
+  bool sd_server_found = false;
+  std::string sd_server_source;
 };
 
 // The facts of `engines` (its language engine's probe: null when not run).
@@ -35,7 +37,7 @@ enum class Verdict { kUsable, kInstallable, kUnsupported, kUnknown };
 const char* VerdictName(Verdict verdict);  // "usable", "installable", "unsupported", "unknown"
 
 struct RecipeVerdict {
-  std::string recipe;   // "llamacpp", "flm", "ryzenai", "whispercpp"
+  std::string recipe;   // "llamacpp", "flm", "ryzenai", "whispercpp", "sdcpp"
   std::string backend;  // "cpu", "vulkan", "rocm", "cuda", "npu"
   Verdict verdict = Verdict::kUnknown;
   std::string reason;
