@@ -110,7 +110,8 @@ TEST(FixtureTest, RyzenAi300Laptop) {
                                                 {"llamacpp-cuda", "unsupported"},
                                                 {"flm-npu", "installable"},
                                                 {"ryzenai-npu", "unsupported"},
-                                                {"whispercpp-cpu", "installable"}}));
+                                                {"whispercpp-cpu", "installable"},
+                                                {"sdcpp-cpu", "installable"}}));
   EXPECT_NE(Reason(verdicts, "llamacpp-vulkan").find("ZEST_ENGINE_VULKAN=1 make engines"),
             std::string::npos);
   EXPECT_EQ(Reason(verdicts, "llamacpp-cuda"), "no NVIDIA GPU");
@@ -180,7 +181,8 @@ TEST(FixtureTest, StrixHalo128G) {
                                                 {"llamacpp-cuda", "unsupported"},
                                                 {"flm-npu", "unknown"},
                                                 {"ryzenai-npu", "unsupported"},
-                                                {"whispercpp-cpu", "installable"}}));
+                                                {"whispercpp-cpu", "installable"},
+                                                {"sdcpp-cpu", "installable"}}));
   EXPECT_EQ(Reason(verdicts, "llamacpp-vulkan"),
             "llama-server sees Vulkan0: Radeon 8060S Graphics (RADV GFX1151)");
 }
