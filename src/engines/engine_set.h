@@ -13,8 +13,8 @@ namespace zest::engines {
 // Engine-neutral facts that decide a model's engine.
 struct EngineChoice {
   bool speech = false;  // a speech-to-text model (a whisper.cpp model file)
-  bool images = false;  // an image generation model
   bool on_npu = false;  // placed on the NPU
+  bool images = false;  // an image generation model
 };
 
 class EngineSet {

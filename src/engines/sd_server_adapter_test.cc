@@ -7,7 +7,11 @@
 
 #include <algorithm>
 
+#include "engines/engine_set.h"
+#include "engines/flm_adapter.h"
+#include "engines/llama_server_adapter.h"
 #include "engines/recipe_verdicts.h"
+#include "engines/whisper_adapter.h"
 
 namespace zest::engines {
 namespace {
@@ -98,6 +102,23 @@ TEST(SdServerAdapter, RecipesSayWhetherTheTcpEnginesAreInstalled) {
   EXPECT_EQ(found["sdcpp-cpu"].verdict, Verdict::kUsable);
   EXPECT_EQ(found["sdcpp-cpu"].reason, "sd-server (configured) on 2 threads");
   EXPECT_EQ(found["whispercpp-cpu"].reason, "whisper-server (rootfs) on 2 threads");
+}
+
+TEST(EngineSetTest, EachKindOfModelGetsItsEngine) {
+  EngineSet set(std::make_unique<LlamaServerAdapter>(NotFound("none")),
+                std::make_unique<FlmAdapter>(FlmSetup{}),
+                std::make_unique<WhisperAdapter>(WhisperSetup{}),
+                std::make_unique<SdServerAdapter>(SdServerSetup{}));
+  auto name = [&](EngineChoice choice) { return std::string((*set.For(choice))->name()); };
+  EXPECT_EQ(name({}), "llama-server");
+  EXPECT_EQ(name({.on_npu = true}), "flm");
+  EXPECT_EQ(name({.speech = true}), "whisper-server");
+  EXPECT_EQ(name({.images = true}), "sd-server");
+  EXPECT_EQ(set.Named("sd-server"), set.images());
+  EXPECT_EQ(set.All().size(), 4u);
+
+  EngineSet language_only(std::make_unique<LlamaServerAdapter>(NotFound("none")), nullptr, nullptr);
+  EXPECT_EQ(language_only.For({.images = true}).status().code(), ErrorCode::kUnavailable);
 }
 
 }  // namespace

@@ -311,8 +311,9 @@ Result<std::shared_ptr<Instance>> InstancePool::StartInstance(const models::Mode
                                                               const placement::EnginePlan& plan,
                                                               bool replica) {
   if (!options_.engines) return Unavailable("no engine is set up");
-  ZEST_ASSIGN_OR_RETURN(const engines::EngineAdapter* engine,
-                        options_.engines->For({model.info.speech, plan.OnNpu()}));
+  ZEST_ASSIGN_OR_RETURN(
+      const engines::EngineAdapter* engine,
+      options_.engines->For({.speech = model.info.speech, .on_npu = plan.OnNpu()}));
   engines::LaunchSpec spec = SpecFor(model, socket, plan, replica);
   if (!engine->saves_slots()) spec.slot_dir.clear();
   ZEST_ASSIGN_OR_RETURN(std::unique_ptr<engines::EngineProcess> process,
