@@ -3,8 +3,8 @@
 # whisper-server (speech to text). Idempotent.
 #
 # Sources, in order of preference (the same order zest itself searches):
-#   1. a configured path: $ZEST_LLAMA_SERVER
-#   2. llama-server on PATH ("system": Debian 13+, Ubuntu, Arch, Homebrew)
+#   1. a configured path: $ZEST_LLAMA_SERVER ($ZEST_WHISPER_SERVER)
+#   2. on PATH ("system": Debian 13+, Ubuntu, Arch, Homebrew)
 #   3. a Debian sid root filesystem made with debootstrap, run with bubblewrap.
 #      Debian 12 has no llama.cpp package and sid's is built against a newer
 #      glibc, so it cannot be installed directly; inside its own rootfs it runs.
@@ -21,14 +21,35 @@ set -euo pipefail
 
 log() { printf 'engines: %s\n' "$*" >&2; }
 
+# A whisper-server outside the rootfs: configured, or on PATH.
+whisper_elsewhere() {
+  if [[ -n ${ZEST_WHISPER_SERVER:-} ]]; then
+    [[ -x $ZEST_WHISPER_SERVER ]] || { log "ZEST_WHISPER_SERVER=$ZEST_WHISPER_SERVER is not executable"; exit 1; }
+    log "using configured whisper-server: $ZEST_WHISPER_SERVER"
+    return 0
+  fi
+  if command -v whisper-server >/dev/null 2>&1; then
+    log "using system whisper-server: $(command -v whisper-server)"
+    return 0
+  fi
+  return 1
+}
+
+# A llama-server outside the rootfs is used as it is; the rootfs is still
+# made when there is no whisper-server elsewhere, for speech to text (zest
+# takes each engine from the first place that has it).
+llama_elsewhere=0
 if [[ -n ${ZEST_LLAMA_SERVER:-} ]]; then
   [[ -x $ZEST_LLAMA_SERVER ]] || { log "ZEST_LLAMA_SERVER=$ZEST_LLAMA_SERVER is not executable"; exit 1; }
   log "using configured llama-server: $ZEST_LLAMA_SERVER"
-  exit 0
-fi
-if [[ -z ${ZEST_ENGINE_ROOTFS:-} ]] && command -v llama-server >/dev/null 2>&1; then
+  llama_elsewhere=1
+elif [[ -z ${ZEST_ENGINE_ROOTFS:-} ]] && command -v llama-server >/dev/null 2>&1; then
   log "using system llama-server: $(command -v llama-server)"
-  exit 0
+  llama_elsewhere=1
+fi
+if [[ $llama_elsewhere == 1 ]]; then
+  whisper_elsewhere && exit 0
+  log "no whisper-server outside the rootfs: provisioning the rootfs for speech to text"
 fi
 
 # ZEST_ENGINE_VULKAN=1 builds a second rootfs beside the first, with
