@@ -150,33 +150,32 @@ RecipeVerdict RyzenAiVerdict(const Inventory& inv) {
   return v;
 }
 
-RecipeVerdict WhisperVerdict(const Inventory& inv, const EngineFacts& engines) {
-  RecipeVerdict v{"whispercpp", "cpu", Verdict::kUsable, ""};
-  std::string cpu = std::to_string(inv.cpu.threads) + " threads";
-  if (!engines.whisper_server_found) {
+// A recipe that runs one engine on the CPU: usable once the engine is
+// found (saying where), else installable with `how`.
+RecipeVerdict CpuEngineVerdict(const Inventory& inv, const char* recipe, const std::string& engine,
+                               bool found, const std::string& source, const std::string& how) {
+  RecipeVerdict v{recipe, "cpu", Verdict::kUsable, ""};
+  const std::string cpu = std::to_string(inv.cpu.threads) + " threads";
+  if (!found) {
     v.verdict = Verdict::kInstallable;
-    v.reason = "whisper-server is not installed; `make engines` provisions it (" + cpu + ")";
+    v.reason = engine + " is not installed: " + how + " (" + cpu + ")";
     return v;
   }
-  v.reason = "whisper-server (" + engines.whisper_server_source + ") on " + cpu;
+  v.reason = engine + " (" + source + ") on " + cpu;
   return v;
+}
+
+RecipeVerdict WhisperVerdict(const Inventory& inv, const EngineFacts& engines) {
+  return CpuEngineVerdict(inv, "whispercpp", "whisper-server", engines.whisper_server_found,
+                          engines.whisper_server_source, "`make engines` provisions it");
 }
 
 // stable-diffusion.cpp's sd-server: no package here ships it, so where it
 // is missing the verdict says how to get it.
 RecipeVerdict SdVerdict(const Inventory& inv, const EngineFacts& engines) {
-  RecipeVerdict v{"sdcpp", "cpu", Verdict::kUsable, ""};
-  std::string cpu = std::to_string(inv.cpu.threads) + " threads";
-  if (!engines.sd_server_found) {
-    v.verdict = Verdict::kInstallable;
-    v.reason =
-        "sd-server is not installed: build stable-diffusion.cpp's examples/server and set "
-        "engine.sd_server to it (" +
-        cpu + ")";
-    return v;
-  }
-  v.reason = "sd-server (" + engines.sd_server_source + ") on " + cpu;
-  return v;
+  return CpuEngineVerdict(
+      inv, "sdcpp", "sd-server", engines.sd_server_found, engines.sd_server_source,
+      "build stable-diffusion.cpp's examples/server and set engine.sd_server to it");
 }
 
 }  // namespace
