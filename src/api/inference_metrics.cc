@@ -74,7 +74,10 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
           "zest_audio_realtime_factor",
           "Request time over the audio's length, per transcription (below 1: faster than "
           "real time).",
-          {"model"}, {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5})) {}
+          {"model"}, {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5})),
+      images(r.AddCounter("zest_images_generated_total", "Images generated.", {"model"})),
+      seconds_per_image(r.AddHistogram("zest_image_seconds", "Request time per generated image.",
+                                       {"model"}, {0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300})) {}
 
 void InferenceMetrics::SetLast(RequestStats stats) {
   MutexLock lock(last_mu_);
@@ -168,6 +171,10 @@ void RequestObserver::Finish(int status) {
   if (audio_s_ && *audio_s_ > 0 && status == 200) {
     metrics_->audio_seconds.With({model_}).Inc(*audio_s_);
     metrics_->realtime_factor.With({model_}).Observe(Seconds(end - start_) / *audio_s_);
+  }
+  if (images_ > 0 && status == 200) {
+    metrics_->images.With({model_}).Inc(images_);
+    metrics_->seconds_per_image.With({model_}).Observe(Seconds(end - start_) / images_);
   }
   if (usage_.prompt_ms)
     metrics_->prompt_processing.With({model_}).Observe(*usage_.prompt_ms / 1000);

@@ -49,6 +49,8 @@ struct InferenceMetrics {
   metrics::Family<metrics::Histogram>& prompt_processing;    // model
   metrics::Family<metrics::Counter>& audio_seconds;          // model
   metrics::Family<metrics::Histogram>& realtime_factor;      // model
+  metrics::Family<metrics::Counter>& images;                 // model
+  metrics::Family<metrics::Histogram>& seconds_per_image;    // model
 
  private:
   mutable Mutex last_mu_;
@@ -92,6 +94,8 @@ class RequestObserver {
   void OnBody(std::string_view body);
   // Speech to text: the transcribed audio's length.
   void OnAudio(double seconds) { audio_s_ = seconds; }
+  // Image generation: how many images the answer holds.
+  void OnImages(int count) { images_ = count; }
   // Records the request: status, duration and tokens. Call once.
   void Finish(int status);
 
@@ -108,6 +112,7 @@ class RequestObserver {
   std::optional<double> ttft_s_;
   TokenUsage usage_;
   std::optional<double> audio_s_;
+  int images_ = 0;
 };
 
 }  // namespace zest::api

@@ -67,4 +67,12 @@ Result<Transcript> EngineAdapter::ReadTranscript(int, std::string_view) const {
   return Status(ErrorCode::kUnsupported, std::string(name()) + " does not transcribe speech");
 }
 
+Result<EngineCall> EngineAdapter::ImageCall(const ImageJob&) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " does not generate images");
+}
+
+Result<GeneratedImages> EngineAdapter::ReadImages(int, std::string_view) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " does not generate images");
+}
+
 }  // namespace zest::engines

@@ -1,5 +1,5 @@
 // EngineAdapter: what zest knows about one kind of engine (llama-server,
-// FastFlowLM, whisper-server), behind one interface, so that the scheduler
+// FastFlowLM, whisper-server, sd-server), behind one interface, so that the scheduler
 // and the API layer never name an engine. From an instance's launch spec an
 // adapter gives the command (argv, environment, sandbox), how to tell the
 // engine is ready, what it serves and at which path, how its slots work, and
@@ -18,6 +18,7 @@
 
 #include "core/result.h"
 #include "engines/engine_probe.h"
+#include "engines/image_generation.h"
 #include "engines/llama_server_args.h"
 #include "engines/transcription.h"
 
@@ -133,6 +134,12 @@ class EngineAdapter {
   // when it could not decode the audio). Default: kUnsupported.
   virtual Result<EngineCall> TranscriptionCall(const TranscriptionJob& job) const;
   virtual Result<Transcript> ReadTranscript(int status, std::string_view body) const;
+
+  // Image generation (Capability::kImages): the job as a request in the
+  // engine's shape, and its answer (kInvalidArgument for a job the engine
+  // refused). Default: kUnsupported.
+  virtual Result<EngineCall> ImageCall(const ImageJob& job) const;
+  virtual Result<GeneratedImages> ReadImages(int status, std::string_view body) const;
 
   // Its own Prometheus metrics; nullopt when it serves none.
   virtual std::optional<EngineMetrics> metrics() const { return std::nullopt; }

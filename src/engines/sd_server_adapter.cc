@@ -1,5 +1,7 @@
 #include "engines/sd_server_adapter.h"
 
+#include <nlohmann/json.hpp>
+
 #include "engines/bridged_command.h"
 
 namespace zest::engines {
@@ -37,8 +39,48 @@ EngineDescription SdServerAdapter::Describe(const Result<EngineInfo>* probed) co
   d.available = Available();
   DescribeLocation(setup_.located, d);
   if (setup_.located.ok()) d.sandbox += "; behind zest's engine bridge";
-  d.notes = {"zest does not route /v1/images/generations to it yet"};
+  d.notes = {"loads diffusion models in safetensors (SD 1.x/2.x, SDXL, SD3, Flux)"};
   return d;
+}
+
+// sd-server's OpenAI route takes OpenAI's fields as they are; `size` is
+// "WxH" and left out for the model's default.
+Result<EngineCall> SdServerAdapter::ImageCall(const ImageJob& job) const {
+  nlohmann::json body = {
+      {"prompt", job.prompt}, {"n", job.n}, {"output_format", job.output_format}};
+  if (job.width > 0 && job.height > 0) {
+    body["size"] = std::to_string(job.width) + "x" + std::to_string(job.height);
+  }
+  if (job.output_compression) body["output_compression"] = *job.output_compression;
+  return EngineCall{"/v1/images/generations", "application/json", body.dump()};
+}
+
+// 200: {created, output_format, data: [{b64_json}]}; a job it refuses: 400
+// {"error": "why"}; a failed generation: 500.
+Result<GeneratedImages> SdServerAdapter::ReadImages(int status, std::string_view body) const {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  std::string error;
+  if (j.is_object() && j.contains("error")) {
+    error = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
+    if (j.value("message", "") != "") error += ": " + j.value("message", "");
+  }
+  if (status == 400) return InvalidArgument("sd-server refused the request: " + error);
+  if (status != 200) {
+    return EngineFailed("sd-server answered " + std::to_string(status) + ": " +
+                        (error.empty() ? std::string(body.substr(0, 200)) : error));
+  }
+  if (!j.is_object() || !j.contains("data") || !j["data"].is_array()) {
+    return EngineFailed("sd-server's answer has no images");
+  }
+  GeneratedImages images;
+  images.output_format = j.value("output_format", "png");
+  for (const nlohmann::json& item : j["data"]) {
+    if (item.is_object() && item.contains("b64_json") && item["b64_json"].is_string()) {
+      images.b64.push_back(item["b64_json"].get<std::string>());
+    }
+  }
+  if (images.b64.empty()) return EngineFailed("sd-server made no image");
+  return images;
 }
 
 }  // namespace zest::engines

@@ -30,6 +30,8 @@ class SdServerAdapter : public EngineAdapter {
   const char* ready_path() const override { return "/v1/models"; }
   std::optional<std::string> PathFor(Capability capability) const override;
   EngineDescription Describe(const Result<EngineInfo>* probed) const override;
+  Result<EngineCall> ImageCall(const ImageJob& job) const override;
+  Result<GeneratedImages> ReadImages(int status, std::string_view body) const override;
 
  private:
   const SdServerSetup setup_;

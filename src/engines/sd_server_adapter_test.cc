@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "engines/engine_set.h"
 #include "engines/flm_adapter.h"
@@ -60,6 +61,45 @@ TEST(SdServerAdapter, RunsBehindTheBridgeOnItsOwnNetwork) {
   EXPECT_EQ(argv[Find(argv, "--listen-port", engine) + 1], "8179");
   EXPECT_EQ(argv[Find(argv, "-m", engine) + 1], "/models/sd-v1-5.safetensors");
   EXPECT_EQ(argv[Find(argv, "-t", engine) + 1], "2");
+}
+
+TEST(SdServerAdapter, AsksForImagesInItsOpenAiShape) {
+  SdServerAdapter adapter({});
+  ImageJob job;
+  job.prompt = "a lighthouse";
+  job.n = 2;
+  job.width = 512;
+  job.height = 768;
+  job.output_format = "jpeg";
+  job.output_compression = 80;
+  Result<EngineCall> call = adapter.ImageCall(job);
+  ASSERT_TRUE(call.ok());
+  EXPECT_EQ(call->path, "/v1/images/generations");
+  EXPECT_EQ(nlohmann::json::parse(call->body), (nlohmann::json{{"prompt", "a lighthouse"},
+                                                               {"n", 2},
+                                                               {"size", "512x768"},
+                                                               {"output_format", "jpeg"},
+                                                               {"output_compression", 80}}));
+  job.width = job.height = 0;  // the model's default size
+  EXPECT_FALSE(nlohmann::json::parse(adapter.ImageCall(job)->body).contains("size"));
+}
+
+TEST(SdServerAdapter, ReadsItsImagesAndItsErrors) {
+  SdServerAdapter adapter({});
+  Result<GeneratedImages> images = adapter.ReadImages(
+      200,
+      R"({"created":1,"output_format":"png","data":[{"b64_json":"iVBO"},{"b64_json":"AAAA"}]})");
+  ASSERT_TRUE(images.ok()) << images.status().message();
+  EXPECT_EQ(images->output_format, "png");
+  EXPECT_EQ(images->b64, (std::vector<std::string>{"iVBO", "AAAA"}));
+
+  Result<GeneratedImages> refused = adapter.ReadImages(400, R"({"error":"invalid params"})");
+  EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("invalid params"), std::string::npos);
+  EXPECT_EQ(adapter.ReadImages(500, R"({"error":"server_error","message":"oom"})").status().code(),
+            ErrorCode::kEngineFailed);
+  EXPECT_EQ(adapter.ReadImages(200, R"({"data":[]})").status().code(), ErrorCode::kEngineFailed);
+  EXPECT_EQ(adapter.ReadImages(200, "not json").status().code(), ErrorCode::kEngineFailed);
 }
 
 TEST(SdServerAdapter, NeedsBubblewrapAndSaysHowToInstallIt) {

@@ -119,6 +119,9 @@ struct ModelInfo {
   // A speech-to-text model: a whisper.cpp model file (models/whisper_file.h),
   // not a GGUF language model.
   bool speech = false;
+  // An image generation model: a diffusion model in safetensors
+  // (models/safetensors_file.h), not a GGUF language model.
+  bool image = false;
   uint64_t tensor_bytes = 0;  // sum of tensor data sizes (weights in memory)
 
   // The model's memory shape, what placement needs to predict weights, KV

@@ -13,6 +13,7 @@
 #include "config/secure_file.h"
 #include "core/private_dirs.h"
 #include "core/strings.h"
+#include "models/safetensors_file.h"
 #include "models/store_naming.h"
 #include "models/whisper_file.h"
 
@@ -107,10 +108,11 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
   for (auto it = fs::directory_iterator(models_dir_, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
     const fs::path& p = it->path();
-    // GGUF language models, and whisper.cpp speech models (ggml `.bin`).
-    const bool gguf = p.extension() == ".gguf";
-    if (!gguf && p.extension() != ".bin") continue;
-    if (!it->is_regular_file(ec) || (!gguf && !HasGgmlMagic(p))) continue;
+    // GGUF language models, whisper.cpp speech models (ggml `.bin`) and
+    // image generation models (diffusion models in safetensors).
+    const bool bin = p.extension() == ".bin";
+    if (!bin && p.extension() != ".gguf" && p.extension() != ".safetensors") continue;
+    if (!it->is_regular_file(ec) || (bin && !HasGgmlMagic(p))) continue;
     std::string name = p.stem().string();
     if (!ValidName(name)) continue;
     by_name[name] = Describe(name, p, "models_dir");
@@ -309,7 +311,12 @@ ModelEntry ModelRegistry::Describe(const std::string& name, const fs::path& path
   CachedInfo& cached = cache_[path.string()];
   if (cached.size != size || cached.mtime != entry.created ||
       (cached.info.architecture.empty() && cached.error.empty())) {
-    if (HasGgmlMagic(path)) {
+    if (path.extension() == ".safetensors") {
+      Result<SafetensorsFile> file = ReadSafetensorsFile(path);
+      Result<ModelInfo> image = file.ok() ? DescribeDiffusionModel(*file) : file.status();
+      cached = {size, entry.created, image.ok() ? *image : ModelInfo{},
+                image.ok() ? "" : image.status().message()};
+    } else if (HasGgmlMagic(path)) {
       Result<WhisperFile> whisper = ReadWhisperFile(path);
       cached = {size, entry.created, whisper.ok() ? DescribeWhisper(*whisper) : ModelInfo{},
                 whisper.ok() ? "" : whisper.status().message()};

@@ -26,7 +26,8 @@ namespace fs = std::filesystem;
 using asio::awaitable;
 using asio::use_awaitable;
 
-constexpr auto kReadyPollInterval = std::chrono::milliseconds(20);
+// How often a dying engine is looked at (ForgetIfDead).
+constexpr auto kDeathPollInterval = std::chrono::milliseconds(20);
 constexpr auto kDeathGracePeriod = std::chrono::milliseconds(1000);
 // Loads one request may start when each engine is killed from outside
 // while it loads.
@@ -35,33 +36,7 @@ constexpr int kLoadAttempts = 3;
 // counts for the crash-loop breaker as one that cannot start.
 constexpr std::chrono::seconds kCrashedAtOnce{10};
 
-// Engine log files are named after the model; names may contain '/' or ':'.
-std::string SafeFileName(std::string name) {
-  for (char& c : name) {
-    if (c == '/' || c == ':') c = '_';
-  }
-  return name;
-}
-
-// The lines of an engine's output that explain a failure: those that mention
-// an error, else the last few.
-std::string FailureReason(const engines::EngineProcess& process) {
-  std::vector<std::string> tail = process.output().Tail(40);
-  std::string errors;
-  for (const std::string& line : tail) {
-    if (line.find("error") != std::string::npos || line.find("failed") != std::string::npos) {
-      errors += (errors.empty() ? "" : "\n") + line;
-    }
-  }
-  if (!errors.empty()) return errors;
-  std::string last;
-  for (std::size_t i = tail.size() > 8 ? tail.size() - 8 : 0; i < tail.size(); ++i) {
-    last += (last.empty() ? "" : "\n") + tail[i];
-  }
-  return last;
-}
-
-// The engine's socket and the directory it alone has (SpawnEngine).
+// The engine's socket and the directory it alone has (EngineStarter).
 void RemoveEngineDir(const fs::path& socket) {
   std::error_code ec;
   fs::remove(socket, ec);
@@ -74,8 +49,13 @@ void RemoveEngineDir(const fs::path& socket) {
 
 InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
     : options_(std::move(options)),
-      launcher_(options_.launcher ? options_.launcher
-                                  : std::make_shared<engines::ProcessLauncher>()),
+      starter_(StarterOptions{.engines = options_.engines,
+                              .launcher = options_.launcher,
+                              .log_dir = options_.log_dir,
+                              .pid_dir = options_.pid_dir,
+                              .ready_timeout = options_.ready_timeout,
+                              .model_roots = options_.model_roots,
+                              .hidden_dirs = options_.hidden_dirs}),
       strand_(asio::make_strand(io)),
       breaker_(options_.restart_backoff, options_.restart_backoff_max, options_.crash_loop_window),
       devices_found_(strand_),
@@ -254,7 +234,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   AssignCpuThreads(model, *entry, *plan);
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
-  Result<std::shared_ptr<Instance>> started = StartInstance(model, socket, *plan, replica);
+  const StartRequest start_request{
+      .socket = socket, .slot_dir = EngineSlotDir(model.name, replica), .replica = replica};
+  Result<std::shared_ptr<Instance>> started = starter_.Start(model, *plan, start_request);
   if (!started.ok()) {
     // Nothing was started (no engine, an unsafe model file, a bad flag):
     // not an engine failing, so the breaker does not count it.
@@ -275,7 +257,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
         "Put a real GGUF model in the models directory.",
         model.name);
   }
-  Status ready = co_await WaitReady(*instance);
+  Status ready = co_await starter_.WaitReady(strand_, *instance);
   if (!ready.ok()) {
     spdlog::error("'{}' failed to load: {}", model.name, ready.message());
     std::optional<int> exit = instance->process().ExitStatus();
@@ -306,128 +288,13 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   co_return instance;
 }
 
-Result<std::shared_ptr<Instance>> InstancePool::StartInstance(const models::ModelEntry& model,
-                                                              const fs::path& socket,
-                                                              const placement::EnginePlan& plan,
-                                                              bool replica) {
-  if (!options_.engines) return Unavailable("no engine is set up");
-  ZEST_ASSIGN_OR_RETURN(
-      const engines::EngineAdapter* engine,
-      options_.engines->For({.speech = model.info.speech, .on_npu = plan.OnNpu()}));
-  engines::LaunchSpec spec = SpecFor(model, socket, plan, replica);
-  if (!engine->saves_slots()) spec.slot_dir.clear();
-  ZEST_ASSIGN_OR_RETURN(std::unique_ptr<engines::EngineProcess> process,
-                        SpawnEngine(*engine, model, spec, plan, replica));
-  auto instance = std::make_shared<Instance>(model.name, socket, std::move(process),
-                                             placement::PrimaryDevice(plan), plan.parallel);
-  instance->engine = engine;
-  instance->engine_model = engine->EngineModelName(spec);
-  instance->slot_dir = spec.slot_dir;
-  return instance;
-}
-
-// The files the engine reads for a model, as zest names them (a store
-// model's snapshot links): the model, every other shard of a split model
-// (llama.cpp finds them by name beside the first), the vision projector.
-// Each is bound read-only into the sandbox, and nothing else of its
-// directory: the models directory may hold zest's own files.
-std::vector<fs::path> ModelFiles(const models::ModelEntry& model) {
-  std::vector<fs::path> files = {model.path};
-  if (auto shard = models::ParseShard(model.path.string()); shard && shard->count > 1) {
-    for (int i = 1; i <= shard->count; ++i) {
-      char suffix[32];
-      std::snprintf(suffix, sizeof(suffix), "-%05d-of-%05d.gguf", i, shard->count);
-      fs::path file = shard->base + suffix;
-      std::error_code ec;
-      if (file != model.path && fs::exists(file, ec)) files.push_back(file);
-    }
-  }
-  if (!model.mmproj.empty()) files.push_back(model.mmproj);
-  return files;
-}
-
-engines::LaunchSpec InstancePool::SpecFor(const models::ModelEntry& model, const fs::path& socket,
-                                          const placement::EnginePlan& plan, bool replica) const {
-  engines::LaunchSpec spec;
-  spec.model_name = model.name;
-  spec.model_file = model.path;
-  spec.model_files = ModelFiles(model);
-  spec.mmproj = model.mmproj;
-  spec.embeddings = model.info.embedding;
-  spec.socket = socket;
-  spec.slot_dir = EngineSlotDir(model.name, replica);
-  spec.parallel = plan.parallel;
-  spec.ctx_per_slot = plan.ctx_per_slot;
-  spec.threads = plan.cpu_threads;
-  spec.software_gpu = plan.software_gpu;
-  spec.placement = EnginePlacementFor(plan);
-  spec.extra_args = plan.extra_args;
-  spec.engine_checkpoint = plan.engine_checkpoint;
-  spec.model_roots = options_.model_roots;
-  spec.hidden = options_.hidden_dirs;
-  return spec;
-}
-
-Status InstancePool::CheckExtraArgs(const std::vector<std::string>& args) const {
-  const engines::EngineAdapter* language =
-      options_.engines ? options_.engines->language() : nullptr;
-  if (language == nullptr) return args.empty() ? Status::Ok() : Unavailable("no engine is set up");
-  return language->CheckExtraArgs(args, options_.model_roots);
-}
-
-Result<std::unique_ptr<engines::EngineProcess>> InstancePool::SpawnEngine(
-    const engines::EngineAdapter& engine, const models::ModelEntry& model,
-    const engines::LaunchSpec& spec, const placement::EnginePlan& plan, bool replica) {
-  // Each engine has a directory of its own for its socket, the only
-  // directory of the run directory its sandbox sees.
-  ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(spec.socket.parent_path()));
-  if (!spec.slot_dir.empty()) {
-    ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(spec.slot_dir));  // prompts live here
-  }
-  ZEST_ASSIGN_OR_RETURN(engines::LaunchCommand command, engine.Command(spec));
-  ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model));
-  std::error_code ec;
-  fs::remove(spec.socket, ec);
-  engines::SpawnOptions spawn;
-  spawn.argv = std::move(command.argv);
-  // The engine's environment is its own, never zest's (secrets, settings).
-  spawn.env = std::move(command.env);
-  spawn.clear_env = true;
-  // A replica writes its own log: MODEL@DEVICE.log beside the first's MODEL.log.
-  std::string log_name = SafeFileName(model.name);
-  if (replica) log_name += "@" + SafeFileName(placement::PrimaryDevice(plan));
-  spawn.log_file = options_.log_dir / (log_name + ".log");
-  spawn.pid_dir = options_.pid_dir;
-  return launcher_->Launch(spawn);
-}
-
-awaitable<Status> InstancePool::WaitReady(Instance& instance) {
-  auto deadline = std::chrono::steady_clock::now() + options_.ready_timeout;
-  asio::steady_timer timer(strand_);
-  while (true) {
-    if (std::optional<int> exit = instance.process().ExitStatus()) {
-      co_return EngineFailed("engine for '" + instance.model() + "' " +
-                             engines::Process::DescribeExit(*exit) +
-                             " while loading: " + FailureReason(instance.process()));
-    }
-    if (std::chrono::steady_clock::now() > deadline) {
-      co_return Status(ErrorCode::kTimeout,
-                       "engine for '" + instance.model() + "' not ready after " +
-                           std::to_string(options_.ready_timeout.count()) + " s");
-    }
-    http::UpstreamRequest health;
-    health.target = instance.ready_path();
-    health.connect_timeout = std::chrono::milliseconds(500);
-    auto response = co_await http::SendUpstream(strand_, instance.socket().string(), health);
-    if (response.ok() && (*response)->status() == 200) co_return Status::Ok();
-    timer.expires_after(kReadyPollInterval);
-    co_await timer.async_wait(asio::as_tuple(use_awaitable));
-  }
-}
-
 // The public coroutines below hop onto the strand (or the blocking pool) by
 // co_spawning a member coroutine, never a capturing lambda: GCC 12
 // miscompiles lambda coroutines whose captures outlive a suspension.
+Status InstancePool::CheckExtraArgs(const std::vector<std::string>& args) const {
+  return starter_.CheckExtraArgs(args);
+}
+
 awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
   co_await asio::co_spawn(strand_, ForgetIfDead(std::move(instance)), use_awaitable);
 }
@@ -492,8 +359,8 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   // dying instance again. A live process means a transient failure.
   asio::steady_timer timer(strand_);
   for (auto waited = std::chrono::milliseconds(0); instance->Alive() && waited < kDeathGracePeriod;
-       waited += kReadyPollInterval) {
-    timer.expires_after(kReadyPollInterval);
+       waited += kDeathPollInterval) {
+    timer.expires_after(kDeathPollInterval);
     co_await timer.async_wait(asio::as_tuple(use_awaitable));
   }
   if (instance->Alive()) co_return;

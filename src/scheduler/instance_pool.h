@@ -41,6 +41,7 @@
 #include "placement/policy.h"
 #include "scheduler/capacity.h"
 #include "scheduler/crash_loop.h"
+#include "scheduler/engine_starter.h"
 #include "scheduler/instance.h"
 #include "scheduler/pool_events.h"
 
@@ -273,20 +274,6 @@ class InstancePool : public EngineSlots {
   // Loads `entry` (from AddEntry): memory, spawn, readiness.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model,
                                                                  std::shared_ptr<Entry> entry);
-  boost::asio::awaitable<Status> WaitReady(Instance& instance);
-  // Starts the engine of one instance of `model` (its adapter, spec and
-  // process): not yet ready, not yet listed.
-  Result<std::shared_ptr<Instance>> StartInstance(const models::ModelEntry& model,
-                                                  const std::filesystem::path& socket,
-                                                  const placement::EnginePlan& plan, bool replica);
-  // What the model's engine is told to start this instance with.
-  engines::LaunchSpec SpecFor(const models::ModelEntry& model, const std::filesystem::path& socket,
-                              const placement::EnginePlan& plan, bool replica) const;
-  Result<std::unique_ptr<engines::EngineProcess>> SpawnEngine(const engines::EngineAdapter& engine,
-                                                              const models::ModelEntry& model,
-                                                              const engines::LaunchSpec& spec,
-                                                              const placement::EnginePlan& plan,
-                                                              bool replica);
   // Memory admission (see Acquire). Sets entry.plan before evicting, so
   // loads interleaving on the strand see this one's reservation.
   boost::asio::awaitable<Result<placement::EnginePlan>> AdmitMemory(const models::ModelEntry& model,
@@ -333,7 +320,7 @@ class InstancePool : public EngineSlots {
   boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
-  const std::shared_ptr<engines::Launcher> launcher_;
+  const EngineStarter starter_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   // Terminate() blocks for up to the grace period; it runs here, not on I/O threads.
   boost::asio::thread_pool blocking_{1};

@@ -44,7 +44,4 @@ struct InstancePool::Entry {
   bool may_drain = false;
 };
 
-// The engine flags for a plan.
-engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan);
-
 }  // namespace zest::scheduler

@@ -16,11 +16,11 @@
 #include "core/mutex.h"
 #include "engines/process_memory.h"
 #include "models/catalog.h"
+#include "placement/cpu_model_plan.h"
 #include "placement/cpu_threads.h"
 #include "placement/eviction.h"
 #include "placement/policy.h"
 #include "placement/replica.h"
-#include "placement/speech_plan.h"
 #include "scheduler/instance_pool_entry.h"
 
 namespace zest::scheduler {
@@ -60,22 +60,6 @@ std::string FileIdentity(const models::ModelEntry& model) {
 }
 
 }  // namespace
-
-engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
-  engines::EnginePlacement p;
-  p.devices = plan.gpu_devices;
-  p.gpu_layers = plan.n_gpu_layers;
-  p.tensor_split = plan.tensor_split;
-  p.n_cpu_moe = plan.n_cpu_moe;
-  p.cache_type_k = placement::KvTypeName(plan.cache_type_k);
-  p.cache_type_v = placement::KvTypeName(plan.cache_type_v);
-  p.flash_attention = plan.flash_attention;
-  p.no_mmap = plan.no_mmap;
-  p.mlock = plan.mlock;
-  p.batch = plan.batch;
-  p.ubatch = plan.ubatch;
-  return p;
-}
 
 awaitable<void> InstancePool::EnsureDevices() {
   if (devices_) co_return;
@@ -126,6 +110,7 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
   }
   const std::vector<placement::PlacementDevice> free = placement::FreeAfter(*devices_, loaded);
   if (model.info.speech) return placement::PlanSpeech(model.info, free);
+  if (model.info.image) return placement::PlanImages(model.info, free);
   if (self.replica) return placement::PlanReplica(model.info, free, request, used);
   return placement::PlanPlacement(model.info, free, request);
 }
@@ -193,8 +178,10 @@ std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& m
     if (!devices_) return std::nullopt;
     devices = *devices_;
   }
-  // A speech model runs on the CPU whole: the file's size is what counts.
-  if (model.info.speech) return placement::FitOfSize(model.info.file_size, devices);
+  // Speech and image models run on the CPU whole: the file's size is what counts.
+  if (model.info.speech || model.info.image) {
+    return placement::FitOfSize(model.info.file_size, devices);
+  }
   const placement::PlacementRequest request = RequestFor(model, ConfiguredSettings(model.name));
   Result<placement::EnginePlan> plan = placement::PlanPlacement(model.info, devices, request);
   // For "no": the model on the CPU alone at the context it was refused at.

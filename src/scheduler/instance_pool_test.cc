@@ -1,9 +1,7 @@
-// InstancePool with a fake launcher: the pool's own logic (shared loads,
-// dispatch within slots, memory admission and eviction, supervision and the
-// crash-loop breaker, the watchdog) without real engines. The fake engine
-// answers HTTP on the instance's UNIX socket from a thread of its own, so
-// readiness and health probes go over a real socket; its process is a
-// stand-in. Real engines are tested in tests/integration/.
+// InstancePool with a fake launcher (fake_engine.h): the pool's own logic
+// (shared loads, dispatch within slots, memory admission and eviction,
+// supervision and the crash-loop breaker, the watchdog) without real
+// engines. Real engines are tested in tests/integration/.
 #include "scheduler/instance_pool.h"
 
 #include <gtest/gtest.h>
@@ -23,6 +21,8 @@
 #include "engines/engine_set.h"
 #include "models/model_registry.h"
 #include "scheduler/engine_watchdog.h"
+#include "scheduler/fake_engine.h"
+#include "scheduler/keep_alive_reaper.h"
 #include "tools/synthetic_model.h"
 
 namespace zest::scheduler {
@@ -32,117 +32,10 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-// Wait statuses as waitpid gives them.
-constexpr int kExitedWithCode1 = 1 << 8;
-constexpr int kKilledBySigkill = SIGKILL;
-
-// A stand-in engine: serves GET requests on `socket` (200 while healthy,
-// else 503) until it exits; Terminate is an exit by SIGTERM.
-class FakeEngine : public engines::EngineProcess {
- public:
-  FakeEngine(pid_t pid, fs::path socket) : pid_(pid), socket_(std::move(socket)) {
-    listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, socket_.c_str(), sizeof(addr.sun_path) - 1);
-    ::unlink(socket_.c_str());
-    if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-        ::listen(listen_fd_, 16) != 0) {
-      ADD_FAILURE() << "fake engine cannot listen on " << socket_ << ": " << std::strerror(errno);
-    }
-    server_ = std::jthread([this](const std::stop_token& stop) { Serve(stop); });
-  }
-  ~FakeEngine() override {
-    server_.request_stop();
-    server_.join();
-    ::close(listen_fd_);
-  }
-
-  pid_t pid() const override { return pid_; }
-  std::optional<int> ExitStatus() override {
-    MutexLock lock(mu_);
-    return exit_;
-  }
-  void Terminate(std::chrono::milliseconds) override { Exit(SIGTERM); }
-  const LineRing& output() const override { return output_; }
-
-  void Exit(int wait_status) {
-    MutexLock lock(mu_);
-    if (!exit_) exit_ = wait_status;
-  }
-  void SetHealthy(bool healthy) { healthy_ = healthy; }
-
- private:
-  void Serve(const std::stop_token& stop) {
-    while (!stop.stop_requested() && !ExitStatus()) {
-      pollfd p{listen_fd_, POLLIN, 0};
-      if (::poll(&p, 1, 20) <= 0) continue;
-      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      std::string request;
-      char buf[1024];
-      while (request.find("\r\n\r\n") == std::string::npos) {
-        ssize_t n = ::read(fd, buf, sizeof(buf));
-        if (n <= 0) break;
-        request.append(buf, static_cast<std::size_t>(n));
-      }
-      const std::string reply =
-          healthy_ ? "HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n{\"status\":\"ok\"}"
-                   : "HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n";
-      if (::write(fd, reply.data(), reply.size()) < 0) ADD_FAILURE() << "fake engine write";
-      ::close(fd);
-    }
-  }
-
-  const pid_t pid_;
-  const fs::path socket_;
-  int listen_fd_ = -1;
-  std::atomic<bool> healthy_{true};
-  Mutex mu_;
-  std::optional<int> exit_ GUARDED_BY(mu_);
-  LineRing output_{16};
-  std::jthread server_;
-};
-
-// The engine adapter the fake launcher reads: argv = {"fake-engine", SOCKET}.
-class FakeAdapter : public engines::EngineAdapter {
- public:
-  const char* name() const override { return "fake-engine"; }
-  Status Available() const override { return Status::Ok(); }
-  Result<engines::LaunchCommand> Command(const engines::LaunchSpec& spec) const override {
-    return engines::LaunchCommand{{"fake-engine", spec.socket.string()}, {}};
-  }
-  std::optional<std::string> PathFor(engines::Capability) const override { return "/"; }
-};
-
-// Starts FakeEngines; with `exit_at_once`, each one has exited with code 1
-// before it could answer (a doomed engine).
-class FakeLauncher : public engines::Launcher {
- public:
-  Result<std::unique_ptr<engines::EngineProcess>> Launch(
-      const engines::SpawnOptions& options) override {
-    auto engine = std::make_unique<FakeEngine>(next_pid_++, options.argv.at(1));
-    if (exit_at_once) engine->Exit(kExitedWithCode1);
-    MutexLock lock(mu_);
-    launched_.push_back(engine.get());
-    return std::unique_ptr<engines::EngineProcess>(std::move(engine));
-  }
-  int launches() {
-    MutexLock lock(mu_);
-    return static_cast<int>(launched_.size());
-  }
-  // The nth engine started (owned by its instance: valid while it is listed).
-  FakeEngine* engine(int n) {
-    MutexLock lock(mu_);
-    return launched_.at(static_cast<std::size_t>(n));
-  }
-  std::atomic<bool> exit_at_once{false};
-
- private:
-  std::atomic<pid_t> next_pid_{4'000'000};
-  Mutex mu_;
-  std::vector<FakeEngine*> launched_ GUARDED_BY(mu_);
-};
+using fake::FakeAdapter;
+using fake::FakeEngine;
+using fake::FakeLauncher;
+using fake::kKilledBySigkill;
 
 class InstancePoolTest : public ::testing::Test {
  protected:
@@ -327,6 +220,34 @@ TEST_F(InstancePoolTest, TheWatchdogKillsAnEngineThatStopsAnswering) {
   EXPECT_EQ(engine->ExitStatus(), std::optional<int>(SIGTERM)) << "terminated by the pool";
   EXPECT_TRUE(pool_->List().empty());
   ASSERT_TRUE(Acquire(a_).ok()) << "a hang is not held off";
+  EXPECT_EQ(launcher_->launches(), 2);
+}
+
+// The keep-alive reaper on a manual clock: a model is stopped once its
+// keep-alive has run out, not a moment before, and never while a request
+// for it is in flight.
+TEST_F(InstancePoolTest, TheReaperStopsWhatOutlivedItsKeepAliveAndNothingBusy) {
+  MakePool();
+  ASSERT_TRUE(Acquire(a_).ok());
+  ASSERT_TRUE(Acquire(b_).ok());
+  Residency residency(std::chrono::minutes(10));
+  KeepAliveReaper reaper(io_, residency, *pool_);
+  const Residency::Clock::time_point t0 = Residency::Clock::now();
+  residency.End("a", std::chrono::minutes(10), t0);
+  residency.End("b", std::chrono::minutes(1), t0);
+  auto reap = [&](Residency::Clock::duration after) {
+    asio::co_spawn(io_, reaper.ReapOnce(t0 + after), asio::use_future).get();
+    std::vector<std::string> loaded;
+    for (const InstanceStatus& s : pool_->List()) loaded.push_back(s.model);
+    return loaded;
+  };
+  EXPECT_EQ(reap(59s), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(reap(61s), std::vector<std::string>{"a"});
+  residency.Begin("a");  // a request for it is queued or running
+  EXPECT_EQ(reap(std::chrono::hours(1)), std::vector<std::string>{"a"});
+  residency.End("a", std::nullopt, t0 + std::chrono::hours(1));  // the default: 10 min
+  EXPECT_EQ(reap(std::chrono::minutes(69)), std::vector<std::string>{"a"});
+  EXPECT_EQ(reap(std::chrono::minutes(71)), std::vector<std::string>{});
   EXPECT_EQ(launcher_->launches(), 2);
 }
 

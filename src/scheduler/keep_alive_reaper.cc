@@ -17,10 +17,10 @@ KeepAliveReaper::KeepAliveReaper(asio::io_context& io, Residency& residency, Ins
     : residency_(residency),
       pool_(pool),
       strand_(asio::make_strand(io)),
-      task_(strand_, 500ms, [this] { return ReapOnce(); }) {}
+      task_(strand_, 500ms, [this] { return ReapOnce(Residency::Clock::now()); }) {}
 
-asio::awaitable<void> KeepAliveReaper::ReapOnce() {
-  for (const std::string& model : residency_.Expired()) {
+asio::awaitable<void> KeepAliveReaper::ReapOnce(Residency::Clock::time_point now) {
+  for (const std::string& model : residency_.Expired(now)) {
     bool busy = false;
     for (const InstanceStatus& s : pool_.List()) {
       if (s.model == model && (s.in_flight > 0 || s.state != "ready")) busy = true;

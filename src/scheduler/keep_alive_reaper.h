@@ -20,9 +20,11 @@ class KeepAliveReaper {
   // Stops checking; safe to call from any thread, before the io_context ends.
   void Stop() { task_.Stop(); }
 
- private:
-  boost::asio::awaitable<void> ReapOnce();
+  // One check as of `now` (the periodic task passes the clock's; tests a
+  // time of their own). Not concurrently with itself.
+  boost::asio::awaitable<void> ReapOnce(Residency::Clock::time_point now);
 
+ private:
   Residency& residency_;
   InstancePool& pool_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;

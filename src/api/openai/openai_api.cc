@@ -64,6 +64,10 @@ Status CheckCapability(Endpoint endpoint, const models::ModelEntry& model) {
     return InvalidArgument("model '" + model.name +
                            "' is a speech-to-text model; use /v1/audio/transcriptions");
   }
+  if (model.info.image) {
+    return InvalidArgument("model '" + model.name +
+                           "' is an image generation model; use /v1/images/generations");
+  }
   bool wants_embeddings = endpoint == Endpoint::kEmbeddings;
   if (wants_embeddings && !model.info.embedding) {
     return InvalidArgument("model '" + model.name + "' is not an embedding model");
@@ -205,6 +209,10 @@ void OpenAiApi::Register(http::Router& router) {
     router.Add("POST", prefix + "/chat/completions", inference(Endpoint::kChatCompletions));
     router.Add("POST", prefix + "/completions", inference(Endpoint::kCompletions));
     router.Add("POST", prefix + "/embeddings", inference(Endpoint::kEmbeddings));
+    router.Add("POST", prefix + "/images/generations",
+               [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+                 co_await GenerateImages(r, w);
+               });
     for (bool translate : {false, true}) {
       router.Add(
           "POST", prefix + (translate ? "/audio/translations" : "/audio/transcriptions"),

@@ -1,7 +1,7 @@
 // OpenAiApi: the OpenAI-compatible routes, under /v1/ and /api/v1/:
 // GET models, GET models/{id}, POST chat/completions, completions,
-// embeddings, audio/transcriptions, audio/translations. Handlers parse and validate, resolve the
-// model, and hand the request to the engine relay; nothing else.
+// embeddings, audio/transcriptions, audio/translations, images/generations. Handlers parse and
+// validate, resolve the model, and hand the request to the engine relay; nothing else.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -48,6 +48,12 @@ class OpenAiApi {
   boost::asio::awaitable<void> TranscribeRoute(bool translate, http::Request& request,
                                                http::ResponseWriter& writer,
                                                RequestObserver& observer);
+
+  // Image generation (image_routes.cc).
+  boost::asio::awaitable<void> GenerateImages(http::Request& request, http::ResponseWriter& writer);
+  boost::asio::awaitable<void> GenerateImagesRoute(http::Request& request,
+                                                   http::ResponseWriter& writer,
+                                                   RequestObserver& observer);
 
   Result<scheduler::AdmitRequest> Admission(const http::Request& request,
                                             const InferenceRequest& parsed,
