@@ -19,6 +19,10 @@ if [[ ${1:-} == --test ]]; then
   wanted+=(prometheus)
 fi
 
+# The speech tests convert WebM/Opus and M4A uploads with ffmpeg (zest uses
+# it where it is installed; engines/audio_converter.h).
+[[ ${1:-} == --test ]] && wanted+=(ffmpeg)
+
 # The fuzz targets (make fuzz, part of make test) need clang's libFuzzer;
 # make lint needs clang-format and clang-tidy.
 [[ ${1:-} == --test ]] && wanted+=(clang clang-format clang-tidy)

@@ -59,16 +59,24 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
     spdlog::info("engine: flm (FastFlowLM, for the NPU) {}", flm.flm->string());
   }
 
+  // ffmpeg converts the uploads whisper-server does not decode.
+  AudioConverterSetup audio;
+  audio.ffmpeg = Locate(search, "", "ffmpeg");
+  auto converter = std::make_unique<AudioConverter>(std::move(audio));
+  if (search.log) spdlog::info("audio conversion: {}", converter->Describe());
+
   WhisperSetup speech;
   speech.located = std::move(whisper);
   speech.self_exe = search.self_exe;
+  speech.converts_audio = converter->Available().ok();
   SdServerSetup images;
   images.located = std::move(sd);
   images.self_exe = search.self_exe;
   return std::make_shared<const EngineSet>(std::make_unique<LlamaServerAdapter>(std::move(llama)),
                                            std::make_unique<FlmAdapter>(std::move(flm)),
                                            std::make_unique<WhisperAdapter>(std::move(speech)),
-                                           std::make_unique<SdServerAdapter>(std::move(images)));
+                                           std::make_unique<SdServerAdapter>(std::move(images)),
+                                           std::move(converter));
 }
 
 Status CheckLanguageEngineFlags(const std::vector<std::string>& args) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "engines/audio_converter.h"
 #include "engines/engine_adapter.h"
 
 namespace zest::engines {
@@ -23,8 +24,10 @@ class EngineSet {
   // `npu`: language models placed on the NPU; `speech`: speech-to-text;
   // `images`: image generation. Any may be null (that kind of model cannot
   // be served).
+  // `audio`: converts uploads the speech engine does not decode (null: none).
   EngineSet(std::unique_ptr<EngineAdapter> language, std::unique_ptr<EngineAdapter> npu,
-            std::unique_ptr<EngineAdapter> speech, std::unique_ptr<EngineAdapter> images = nullptr);
+            std::unique_ptr<EngineAdapter> speech, std::unique_ptr<EngineAdapter> images = nullptr,
+            std::unique_ptr<AudioConverter> audio = nullptr);
 
   // The adapter for a model; kUnavailable naming the missing kind when this
   // set has none for it.
@@ -37,12 +40,14 @@ class EngineSet {
   const EngineAdapter* npu() const { return npu_.get(); }
   const EngineAdapter* speech() const { return speech_.get(); }
   const EngineAdapter* images() const { return images_.get(); }
+  const AudioConverter* audio_converter() const { return audio_.get(); }
 
  private:
   const std::unique_ptr<EngineAdapter> language_;
   const std::unique_ptr<EngineAdapter> npu_;
   const std::unique_ptr<EngineAdapter> speech_;
   const std::unique_ptr<EngineAdapter> images_;
+  const std::unique_ptr<AudioConverter> audio_;
 };
 
 }  // namespace zest::engines

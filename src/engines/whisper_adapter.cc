@@ -112,9 +112,11 @@ EngineDescription WhisperAdapter::Describe(const Result<EngineInfo>* probed) con
   EngineDescription d = EngineAdapter::Describe(probed);
   DescribeLocation(setup_.located, d);
   if (setup_.located.ok()) d.sandbox += "; behind zest's engine bridge";
-  d.notes = {
-      "audio it decodes: WAV, MP3, FLAC, Ogg Vorbis (other formats are refused; zest does "
-      "not convert with ffmpeg)"};
+  d.notes = {setup_.converts_audio
+                 ? "audio it decodes: WAV, MP3, FLAC, Ogg Vorbis; zest converts other formats "
+                   "(WebM, Opus, M4A...) with ffmpeg"
+                 : "audio it decodes: WAV, MP3, FLAC, Ogg Vorbis; other formats are refused "
+                   "(install ffmpeg and zest converts them)"};
   return d;
 }
 

@@ -19,6 +19,7 @@ inline constexpr uint16_t kWhisperPort = 8178;
 struct WhisperSetup {
   Result<EngineLocation> located = NotFound("whisper-server is not installed");
   std::filesystem::path self_exe;  // this binary, run as `zest engine-bridge`
+  bool converts_audio = false;     // zest converts other formats (audio_converter.h)
 };
 
 class WhisperAdapter : public EngineAdapter {

@@ -22,7 +22,7 @@ AutoscaleLoop::AutoscaleLoop(asio::io_context& io, AutoscaleParams params, Admis
       pool_(pool),
       registry_(registry),
       strand_(asio::make_strand(io)),
-      task_(strand_, 500ms, [this] { return Tick(); }),
+      task_(strand_, 500ms, [this] { return TickOnce(Autoscaler::Clock::now()); }),
       backoff_(6 * params.window) {}
 
 void AutoscaleLoop::Start() {
@@ -31,8 +31,7 @@ void AutoscaleLoop::Start() {
 
 void AutoscaleLoop::Stop() { task_.Stop(); }
 
-asio::awaitable<void> AutoscaleLoop::Tick() {
-  const auto now = Autoscaler::Clock::now();
+asio::awaitable<void> AutoscaleLoop::TickOnce(Autoscaler::Clock::time_point now) {
   std::map<std::string, ModelLoad> loads;
   for (const InstanceStatus& s : pool_.List()) {
     ModelLoad& load = loads[s.model];
@@ -57,7 +56,7 @@ asio::awaitable<void> AutoscaleLoop::Tick() {
     AutoscaleDecision d = autoscaler_.Decide(load, now);
     if (d.action == AutoscaleDecision::Action::kUp) {
       adding_.insert(model);
-      asio::co_spawn(strand_, AddReplica(model, d.reason), asio::detached);
+      asio::co_spawn(strand_, AddReplica(model, d.reason, now), asio::detached);
     } else if (d.action == AutoscaleDecision::Action::kDown) {
       co_await pool_.RemoveReplica(model, d.pid, d.reason);
     }
@@ -66,7 +65,8 @@ asio::awaitable<void> AutoscaleLoop::Tick() {
   std::erase_if(retry_at_, [&](const auto& entry) { return !loads.count(entry.first); });
 }
 
-asio::awaitable<void> AutoscaleLoop::AddReplica(std::string model, std::string reason) {
+asio::awaitable<void> AutoscaleLoop::AddReplica(std::string model, std::string reason,
+                                                Autoscaler::Clock::time_point now) {
   auto entry = registry_.Find(model);
   if (entry.ok()) {
     // The pool logs the decision and its outcome.
@@ -74,7 +74,7 @@ asio::awaitable<void> AutoscaleLoop::AddReplica(std::string model, std::string r
     if (added.ok()) {
       retry_at_.erase(model);
     } else {
-      retry_at_[model] = Autoscaler::Clock::now() + backoff_;
+      retry_at_[model] = now + backoff_;
     }
   } else {
     spdlog::warn("autoscale up '{}' not done: {}", model, entry.status().message());

@@ -35,9 +35,15 @@ class AutoscaleLoop {
   // replica already loading finishes loading.
   void Stop();
 
+  // One look and its decisions, as of `now` (the periodic task passes the
+  // clock's; tests a time of their own). On the loop's strand only: tests
+  // co_spawn it there (strand()).
+  boost::asio::awaitable<void> TickOnce(Autoscaler::Clock::time_point now);
+  boost::asio::strand<boost::asio::io_context::executor_type>& strand() { return strand_; }
+
  private:
-  boost::asio::awaitable<void> Tick();
-  boost::asio::awaitable<void> AddReplica(std::string model, std::string reason);
+  boost::asio::awaitable<void> AddReplica(std::string model, std::string reason,
+                                          Autoscaler::Clock::time_point now);
 
   const bool enabled_;
   Autoscaler autoscaler_;  // on strand_ only

@@ -29,6 +29,8 @@ class EngineWatchdog {
   void Start();  // with a zero timeout, only exited engines are looked for
   // Stops checking; safe from any thread, before the io_context ends.
   void Stop();
+  // Stop, and wait for a check under way (PeriodicTask::StopAndWait).
+  void StopAndWait() { task_.StopAndWait(); }
 
  private:
   boost::asio::awaitable<void> CheckAll();

@@ -7,7 +7,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <memory>
 
-#include "engines/llama_server_args.h"
 #include "placement/engine_plan.h"
 #include "scheduler/instance_pool.h"
 

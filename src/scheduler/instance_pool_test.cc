@@ -20,6 +20,8 @@
 #include "core/mutex.h"
 #include "engines/engine_set.h"
 #include "models/model_registry.h"
+#include "scheduler/admission.h"
+#include "scheduler/autoscale_loop.h"
 #include "scheduler/engine_watchdog.h"
 #include "scheduler/fake_engine.h"
 #include "scheduler/keep_alive_reaper.h"
@@ -62,8 +64,9 @@ class InstancePoolTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  // A pool over fake engines; `cpu_bytes` 0 = no memory limit.
-  InstancePool& MakePool(uint64_t cpu_bytes = 0, int parallel = 2) {
+  // A pool over fake engines; `cpu_bytes` 0 = no memory limit (and, with
+  // `gpu`, 8 GiB); `gpu`: a (fake) discrete GPU beside the CPU.
+  InstancePool& MakePool(uint64_t cpu_bytes = 0, int parallel = 2, bool gpu = false) {
     PoolOptions o;
     o.run_dir = root_ / "run";
     fs::create_directories(o.run_dir);
@@ -75,13 +78,23 @@ class InstancePoolTest : public ::testing::Test {
     o.engines =
         std::make_shared<engines::EngineSet>(std::make_unique<FakeAdapter>(), nullptr, nullptr);
     o.launcher = launcher_;
-    if (cpu_bytes > 0) {
-      o.discover_devices = [cpu_bytes] {
+    if (cpu_bytes > 0 || gpu) {
+      o.discover_devices = [cpu_bytes, gpu] {
         placement::PlacementDevice cpu;
         cpu.name = "CPU";
         cpu.description = "test CPU";
-        cpu.total_bytes = cpu.free_bytes = cpu_bytes;
-        return std::vector<placement::PlacementDevice>{cpu};
+        cpu.total_bytes = cpu.free_bytes = cpu_bytes > 0 ? cpu_bytes : 8ull << 30;
+        std::vector<placement::PlacementDevice> devices = {cpu};
+        if (gpu) {
+          placement::PlacementDevice vulkan;
+          vulkan.name = "Vulkan0";
+          vulkan.description = "test GPU";
+          vulkan.gpu = true;
+          vulkan.speed_rank = 3;
+          vulkan.total_bytes = vulkan.free_bytes = 8ull << 30;
+          devices.push_back(vulkan);
+        }
+        return devices;
       };
     }
     pool_ = std::make_unique<InstancePool>(io_, std::move(o));
@@ -209,6 +222,11 @@ TEST_F(InstancePoolTest, TheWatchdogKillsAnEngineThatStopsAnswering) {
   MakePool();
   EngineWatchdog watchdog(io_, *pool_, 1s);
   watchdog.Start();
+  // Ended before it goes, on every path: the io_context runs on.
+  struct StopOnExit {
+    EngineWatchdog& watchdog;
+    ~StopOnExit() { watchdog.StopAndWait(); }
+  } stop_on_exit{watchdog};
   auto hung = Acquire(a_);  // held here: its engine outlives the kill
   ASSERT_TRUE(hung.ok());
   FakeEngine* engine = launcher_->engine(0);
@@ -248,6 +266,78 @@ TEST_F(InstancePoolTest, TheReaperStopsWhatOutlivedItsKeepAliveAndNothingBusy) {
   residency.End("a", std::nullopt, t0 + std::chrono::hours(1));  // the default: 10 min
   EXPECT_EQ(reap(std::chrono::minutes(69)), std::vector<std::string>{"a"});
   EXPECT_EQ(reap(std::chrono::minutes(71)), std::vector<std::string>{});
+  EXPECT_EQ(launcher_->launches(), 2);
+}
+
+// The autoscaler's loop on a manual clock over the real admission queue: a
+// queue that stays over one request per slot for a window adds a replica on
+// the other device; once the queue is gone and the replica idles, it goes.
+TEST_F(InstancePoolTest, TheAutoscaleLoopAddsAReplicaUnderPressureAndRemovesItIdle) {
+  MakePool(0, /*parallel=*/1, /*gpu=*/true);
+  models::ModelRegistry registry(root_ / "models", root_ / "user_models.json");
+  AdmissionLimits limits;
+  limits.slots = 1;
+  Admission admission(io_, limits);
+  AutoscaleParams params;
+  params.window = 10s;
+  params.idle = 50ms;
+  AutoscaleLoop loop(io_, params, admission, *pool_, registry);
+  ASSERT_TRUE(Acquire(a_).ok());
+  auto enter = [&] {
+    AdmitRequest request;
+    request.model = "a";
+    request.deadline = Clock::now() + 60s;
+    return asio::co_spawn(io_, admission.Enter(request, std::make_shared<AdmissionCancel>()),
+                          asio::use_future);
+  };
+  auto held = enter().get();  // the one slot
+  ASSERT_TRUE(held.ok());
+  auto waiting1 = enter();
+  auto waiting2 = enter();
+  auto queued = [&] {
+    for (const QueueStats& q : admission.Stats()) {
+      if (q.model == "a") return q.waiting_normal;
+    }
+    return std::size_t{0};
+  };
+  for (auto deadline = std::chrono::steady_clock::now() + 5s;
+       queued() < 2 && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_EQ(queued(), 2u);
+  auto tick = [&](Autoscaler::Clock::time_point now) {
+    asio::co_spawn(loop.strand(), loop.TickOnce(now), asio::use_future).get();
+  };
+  auto instances = [&] { return pool_->List().size(); };
+  const auto t0 = Autoscaler::Clock::now();
+  tick(t0);  // pressure starts
+  tick(t0 + 9s);
+  EXPECT_EQ(instances(), 1u) << "not before the window is over";
+  tick(t0 + 11s);
+  for (auto deadline = std::chrono::steady_clock::now() + 10s;
+       instances() < 2 && std::chrono::steady_clock::now() < deadline;) {
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(instances(), 2u);
+  EXPECT_EQ(launcher_->launches(), 2);
+  std::vector<std::string> devices;
+  for (const InstanceStatus& s : pool_->List()) devices.push_back(s.device);
+  std::sort(devices.begin(), devices.end());
+  EXPECT_EQ(devices, (std::vector<std::string>{"CPU", "Vulkan0"}));
+
+  // The queue drains; an instance idles past `idle` and goes (which one is
+  // the autoscaler's choice, tested in autoscaler_test.cc), never the last.
+  held = Status(ErrorCode::kCancelled, "released");
+  ASSERT_TRUE(waiting1.get().ok());  // each lease is released as it is dropped
+  ASSERT_TRUE(waiting2.get().ok());
+  for (auto deadline = std::chrono::steady_clock::now() + 10s;
+       instances() > 1 && std::chrono::steady_clock::now() < deadline;) {
+    tick(Autoscaler::Clock::now());
+    std::this_thread::sleep_for(20ms);
+  }
+  ASSERT_EQ(instances(), 1u);
+  for (int i = 0; i < 5; ++i) tick(Autoscaler::Clock::now() + std::chrono::hours(1));
+  EXPECT_EQ(instances(), 1u) << "the last instance stays";
   EXPECT_EQ(launcher_->launches(), 2);
 }
 

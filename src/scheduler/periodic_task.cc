@@ -14,11 +14,20 @@ PeriodicTask::PeriodicTask(Strand& strand, std::chrono::milliseconds interval,
                            std::function<asio::awaitable<void>()> run)
     : strand_(strand), interval_(interval), run_(std::move(run)), timer_(strand) {}
 
-void PeriodicTask::Start() { asio::co_spawn(strand_, Loop(), asio::detached); }
+void PeriodicTask::Start() {
+  started_ = true;
+  asio::co_spawn(strand_, Loop(), asio::detached);
+}
 
 void PeriodicTask::Stop() {
   stopped_ = true;
   asio::post(strand_, [this] { timer_.cancel(); });
+}
+
+void PeriodicTask::StopAndWait() {
+  std::future<void> ended = ended_.get_future();
+  Stop();
+  if (started_) ended.wait();
 }
 
 asio::awaitable<void> PeriodicTask::Loop() {
@@ -29,6 +38,7 @@ asio::awaitable<void> PeriodicTask::Loop() {
     if (stopped_) break;
     co_await run_();
   }
+  ended_.set_value();
 }
 
 }  // namespace zest::scheduler

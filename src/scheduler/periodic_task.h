@@ -11,6 +11,7 @@
 #include <boost/asio/strand.hpp>
 #include <chrono>
 #include <functional>
+#include <future>
 
 namespace zest::scheduler {
 
@@ -25,6 +26,10 @@ class PeriodicTask {
   // Stops after the run under way, if any; safe from any thread, before the
   // io_context ends.
   void Stop();
+  // Stop, then waits until the loop has ended (the run under way, if any,
+  // finishes first), so its owner may go while the io_context runs on
+  // (tests). From a thread that does not run the io_context, while it runs.
+  void StopAndWait();
 
  private:
   boost::asio::awaitable<void> Loop();
@@ -34,6 +39,8 @@ class PeriodicTask {
   const std::function<boost::asio::awaitable<void>()> run_;
   boost::asio::steady_timer timer_;
   std::atomic<bool> stopped_{false};
+  std::atomic<bool> started_{false};
+  std::promise<void> ended_;  // set when Loop returns
 };
 
 }  // namespace zest::scheduler

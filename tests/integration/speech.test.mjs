@@ -3,6 +3,7 @@
 // every 30 s window) served by the real whisper-server that `make engines`
 // provisions, on the real sample WAV Debian's whisper.cpp-tools ships.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -41,7 +42,7 @@ describe('speech to text (whisper-server, synthetic model)', () => {
     const whisper = info.data.engines.find((e) => e.name === 'whisper-server');
     assert.ok(whisper?.found, JSON.stringify(info.data.engines));
     assert.deepEqual(whisper.serves, ['transcription']);
-    assert.match(whisper.notes.join(' '), /WAV, MP3, FLAC, Ogg Vorbis/);
+    assert.match(whisper.notes.join(' '), /WAV, MP3, FLAC, Ogg Vorbis; zest converts other formats \(WebM, Opus, M4A...\) with ffmpeg/);
     assert.match(whisper.sandbox, /behind zest's engine bridge/);
   });
 
@@ -70,6 +71,32 @@ describe('speech to text (whisper-server, synthetic model)', () => {
     assert.ok(r.segments.every((s) => s.tokens.length > 0));
     assert.deepEqual(r.words.map((w) => w.word), [...words.split(' '), ...words.split(' ')]);
     assert.ok(r.words.every((w) => w.start <= w.end));
+  });
+
+  test('WebM/Opus and M4A are converted with ffmpeg, in its sandbox, leaving nothing behind', async () => {
+    // Encoded here from the sample WAV by the same ffmpeg (`make test` installs it).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-audio-test-'));
+    const leftovers = () => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('zest-audio-') && !n.startsWith('zest-audio-test-'));
+    const before = leftovers();
+    try {
+      for (const [name, codec] of [['speech.webm', 'libopus'], ['speech.m4a', 'aac']]) {
+        const out = path.join(dir, name);
+        execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-i', sampleSpeech(), '-c:a', codec, out]);
+        const r = await client.audio.transcriptions.create({
+          file: await toFile(fs.readFileSync(out), name), model: 'ears', response_format: 'verbose_json',
+        });
+        assert.equal(r.text, `${words} ${words}`, name);
+        assert.ok(Math.abs(r.duration - SAMPLE_SECONDS) < 0.2, `${name}: duration ${r.duration}`);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    assert.deepEqual(leftovers(), before, 'no conversion directory is left');
+    // What ffmpeg cannot read either is a 400 in OpenAI's shape.
+    const garbage = Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3]), Buffer.alloc(2000, 9)]);
+    await assert.rejects(
+      client.audio.transcriptions.create({ file: await toFile(garbage, 'x.webm'), model: 'ears' }),
+      (e) => e.status === 400 && /ffmpeg could not decode it/.test(e.error.message) && e.error.param === 'file');
   });
 
   test('translations answer in the same shapes, as a translation', async () => {

@@ -27,11 +27,14 @@ std::string_view SniffAudio(std::string_view b) {
   return "";
 }
 
-Status CheckAudioFormat(std::string_view bytes) {
+bool DecodedByEngines(std::string_view bytes) {
   std::string_view format = SniffAudio(bytes);
-  if (format == "wav" || format == "mp3" || format == "flac" || format == "ogg") {
-    return Status::Ok();
-  }
+  return format == "wav" || format == "mp3" || format == "flac" || format == "ogg";
+}
+
+Status CheckAudioFormat(std::string_view bytes) {
+  if (DecodedByEngines(bytes)) return Status::Ok();
+  std::string_view format = SniffAudio(bytes);
   if (format.empty()) {
     return InvalidArgument(
         "the file is not audio zest can read: send WAV, MP3, FLAC or Ogg Vorbis");

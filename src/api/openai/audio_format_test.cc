@@ -32,6 +32,9 @@ TEST(AudioFormat, RefusesWhatEnginesCannotDecodeWithTheWayOut) {
   EXPECT_NE(webm.message().find("webm is not supported"), std::string::npos) << webm.message();
   EXPECT_NE(webm.message().find("ffmpeg -i in.webm"), std::string::npos);
   EXPECT_NE(CheckAudioFormat("hello").message().find("not audio"), std::string::npos);
+  EXPECT_TRUE(DecodedByEngines("OggS\0\x02......................\x01vorbis"s));
+  EXPECT_FALSE(DecodedByEngines("OggS\0\x02......................OpusHead"s));
+  EXPECT_FALSE(DecodedByEngines("hello"));
 }
 
 }  // namespace

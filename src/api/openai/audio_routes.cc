@@ -41,7 +41,6 @@ Result<AudioForm> ParseAudioForm(const http::Request& r, bool translate, std::st
   if (file->data.size() > kMaxAudioBytes) {
     return Status(ErrorCode::kTooLarge, "the audio file is over 25 MB");
   }
-  ZEST_RETURN_IF_ERROR(CheckAudioFormat(file->data));
   form.job.audio = file->data;
   form.job.filename = file->filename;
   *param = "model";
@@ -107,11 +106,30 @@ awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::Re
   observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
 }
 
+// Audio the speech engines do not decode themselves, converted to WAV by
+// ffmpeg where zest has it (engines/audio_converter.h), before the request
+// queues: the engine's slot is not held while ffmpeg runs.
+awaitable<Status> OpenAiApi::ConvertAudio(engines::TranscriptionJob& job) {
+  if (DecodedByEngines(job.audio)) co_return Status::Ok();
+  const engines::EngineSet* set = engines_.pool.engine_set();
+  const engines::AudioConverter* converter = set ? set->audio_converter() : nullptr;
+  if (converter == nullptr || !converter->Available().ok()) {
+    co_return CheckAudioFormat(job.audio);  // the 400 with the ffmpeg command
+  }
+  std::string audio = std::move(job.audio);  // named: no temporaries in co_await
+  Result<std::string> wav = co_await converter->Convert(std::move(audio));
+  if (!wav.ok()) co_return wav.status();
+  job.audio = std::move(*wav);
+  job.filename += ".wav";
+  co_return Status::Ok();
+}
+
 awaitable<void> OpenAiApi::TranscribeRoute(bool translate, http::Request& r,
                                            http::ResponseWriter& w, RequestObserver& observer) {
   std::string param;
   auto form = ParseAudioForm(r, translate, &param);
   if (!form.ok()) co_return co_await SendError(w, form.status(), param);
+  r.body.clear();  // the job holds the audio now
   auto model = registry_.Find(form->model);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
   observer.SetModel(model->name);
@@ -125,31 +143,23 @@ awaitable<void> OpenAiApi::TranscribeRoute(bool translate, http::Request& r,
                                               "model file); see GET /v1/models");
     co_return co_await SendError(w, not_speech, "model");
   }
-  InferenceRequest asked;
-  asked.model = form->model;
-  asked.priority = form->priority;
-  auto admit = Admission(r, asked, model->name);
-  if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
-  admit->cost = 1;  // one inference at a time: the queue counts requests, not bytes
-  RelayRequest relay;
-  relay.model = *model;
-  relay.observer = &observer;
-  relay.admit = *admit;
-  relay.client_model = form->model;
-  relay.request_id = r.id;
-  relay.to_engine = [job = std::move(form->job)](const engines::EngineAdapter& engine) {
+  if (Status converted = co_await ConvertAudio(form->job); !converted.ok()) {
+    co_return co_await SendError(w, converted, "file");
+  }
+  auto relay = EngineJob(r, *model, form->model, form->priority, observer);
+  if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
+  relay->to_engine = [job = std::move(form->job)](const engines::EngineAdapter& engine) {
     return engine.TranscriptionCall(job);
   };
   const TranscriptOptions options = form->options;
-  relay.from_engine = [options, &observer](const engines::EngineAdapter& engine, int status,
-                                           const std::string& body) -> Result<ApiAnswer> {
+  relay->from_engine = [options, &observer](const engines::EngineAdapter& engine, int status,
+                                            const std::string& body) -> Result<ApiAnswer> {
     ZEST_ASSIGN_OR_RETURN(engines::Transcript transcript, engine.ReadTranscript(status, body));
     observer.OnAudio(transcript.duration);
     FormattedTranscript out = FormatTranscript(transcript, options);
     return ApiAnswer{200, std::move(out.content_type), std::move(out.body)};
   };
-  r.body.clear();  // the job holds the audio now
-  co_await RelayToEngine(engines_, std::move(relay), w);
+  co_await RelayToEngine(engines_, std::move(*relay), w);
 }
 
 }  // namespace zest::api::openai

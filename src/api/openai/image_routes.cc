@@ -55,29 +55,19 @@ awaitable<void> OpenAiApi::GenerateImagesRoute(http::Request& r, http::ResponseW
         "/v1/models");
     co_return co_await SendError(w, not_image, "model");
   }
-  InferenceRequest asked;
-  asked.model = request->model;
-  asked.priority = request->priority;
-  auto admit = Admission(r, asked, model->name);
-  if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
-  admit->cost = 1;  // one job at a time: the queue counts requests, not bytes
-  RelayRequest relay;
-  relay.model = *model;
-  relay.observer = &observer;
-  relay.admit = *admit;
-  relay.client_model = request->model;
-  relay.request_id = r.id;
-  relay.to_engine = [job = request->job](const engines::EngineAdapter& engine) {
+  auto relay = EngineJob(r, *model, request->model, request->priority, observer);
+  if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
+  relay->to_engine = [job = request->job](const engines::EngineAdapter& engine) {
     return engine.ImageCall(job);
   };
-  relay.from_engine = [job = request->job, &observer](
-                          const engines::EngineAdapter& engine, int status,
-                          const std::string& body) -> Result<ApiAnswer> {
+  relay->from_engine = [job = request->job, &observer](
+                           const engines::EngineAdapter& engine, int status,
+                           const std::string& body) -> Result<ApiAnswer> {
     ZEST_ASSIGN_OR_RETURN(engines::GeneratedImages images, engine.ReadImages(status, body));
     observer.OnImages(static_cast<int>(images.b64.size()));
     return ApiAnswer{200, "application/json", ImagesJson(images, job)};
   };
-  co_await RelayToEngine(engines_, std::move(relay), w);
+  co_await RelayToEngine(engines_, std::move(*relay), w);
 }
 
 }  // namespace zest::api::openai

@@ -133,6 +133,24 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 
+Result<RelayRequest> OpenAiApi::EngineJob(const http::Request& r, const models::ModelEntry& model,
+                                          const std::string& client_model,
+                                          const std::string& priority,
+                                          RequestObserver& observer) const {
+  InferenceRequest asked;
+  asked.model = client_model;
+  asked.priority = priority;
+  ZEST_ASSIGN_OR_RETURN(scheduler::AdmitRequest admit, Admission(r, asked, model.name));
+  admit.cost = 1;
+  RelayRequest relay;
+  relay.model = model;
+  relay.observer = &observer;
+  relay.admit = std::move(admit);
+  relay.client_model = client_model;
+  relay.request_id = r.id;
+  return relay;
+}
+
 // Who waits how: priority from the X-Priority header (else the body's
 // `priority`, else the API key's; an inference key's is a ceiling:
 // key_scope.h), the key's name as the tenant

@@ -48,12 +48,22 @@ class OpenAiApi {
   boost::asio::awaitable<void> TranscribeRoute(bool translate, http::Request& request,
                                                http::ResponseWriter& writer,
                                                RequestObserver& observer);
+  // Converts the job's audio to WAV when the engines do not decode it.
+  boost::asio::awaitable<Status> ConvertAudio(engines::TranscriptionJob& job);
 
   // Image generation (image_routes.cc).
   boost::asio::awaitable<void> GenerateImages(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> GenerateImagesRoute(http::Request& request,
                                                    http::ResponseWriter& writer,
                                                    RequestObserver& observer);
+
+  // A job the engine takes in its own shape, one at a time (speech,
+  // images): admitted as one request (the queue counts requests, not
+  // bytes); the caller sets `to_engine` and `from_engine`. Errors: a bad
+  // priority.
+  Result<RelayRequest> EngineJob(const http::Request& request, const models::ModelEntry& model,
+                                 const std::string& client_model, const std::string& priority,
+                                 RequestObserver& observer) const;
 
   Result<scheduler::AdmitRequest> Admission(const http::Request& request,
                                             const InferenceRequest& parsed,

@@ -1,0 +1,86 @@
+// The audio converter with the real ffmpeg (`make test` installs it) in the
+// real sandbox: audio in, 16 kHz mono WAV out; what is not audio is refused;
+// nothing is left behind.
+#include "engines/audio_converter.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "config/settings.h"
+#include "engines/test_util.h"
+
+namespace zest::engines {
+namespace {
+
+using testing::TempDir;
+
+// `seconds` of a 440 Hz tone as 8 kHz stereo 16-bit WAV: not what whisper
+// reads, so ffmpeg must resample and mix it down.
+std::string ToneWav(double seconds) {
+  constexpr uint32_t kRate = 8000;
+  constexpr uint16_t kChannels = 2;
+  const auto frames = static_cast<uint32_t>(seconds * kRate);
+  std::string data;
+  for (uint32_t i = 0; i < frames; ++i) {
+    const auto v = static_cast<int16_t>(8000 * std::sin(2 * M_PI * 440 * i / kRate));
+    for (int c = 0; c < kChannels; ++c) data.append(reinterpret_cast<const char*>(&v), 2);
+  }
+  auto u32 = [](uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [](uint16_t v) { return std::string(reinterpret_cast<const char*>(&v), 2); };
+  return "RIFF" + u32(36 + data.size()) + "WAVEfmt " + u32(16) + u16(1) + u16(kChannels) +
+         u32(kRate) + u32(kRate * kChannels * 2) + u16(kChannels * 2) + u16(16) + "data" +
+         u32(data.size()) + data;
+}
+
+AudioConverterSetup Installed(const std::filesystem::path& work_root) {
+  LocateOptions options;
+  options.binary_name = "ffmpeg";
+  options.path_env = config::ProcessEnv("PATH").value_or("");
+  AudioConverterSetup setup;
+  setup.ffmpeg = LocateEngine(options);
+  setup.work_root = work_root;
+  return setup;
+}
+
+TEST(AudioConverterTest, MakesSixteenKilohertzMonoWav) {
+  TempDir work;
+  AudioConverter converter(Installed(work.path()));
+  ASSERT_TRUE(converter.Available().ok()) << converter.Available().message();
+  Result<std::string> wav = converter.ConvertBlocking(ToneWav(1.5));
+  ASSERT_TRUE(wav.ok()) << wav.status().message();
+  ASSERT_GT(wav->size(), 44u);
+  EXPECT_EQ(wav->substr(0, 4), "RIFF");
+  EXPECT_EQ(wav->substr(8, 4), "WAVE");
+  uint16_t channels = 0;
+  uint32_t rate = 0;
+  std::memcpy(&channels, wav->data() + 22, 2);
+  std::memcpy(&rate, wav->data() + 24, 4);
+  EXPECT_EQ(channels, 1);
+  EXPECT_EQ(rate, 16000u);
+  // 1.5 s of 16-bit samples, give or take the header's extra chunks.
+  EXPECT_NEAR(static_cast<double>(wav->size()), 1.5 * 16000 * 2, 200);
+  EXPECT_TRUE(std::filesystem::is_empty(work.path())) << "its directory is gone";
+}
+
+TEST(AudioConverterTest, WhatIsNotAudioIsRefusedAndNothingIsLeft) {
+  TempDir work;
+  AudioConverter converter(Installed(work.path()));
+  Result<std::string> wav = converter.ConvertBlocking("this is not audio at all");
+  EXPECT_EQ(wav.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(wav.status().message().find("not audio zest can read"), std::string::npos)
+      << wav.status().message();
+  EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+TEST(AudioConverterTest, WithoutFfmpegItSaysHowToGetIt) {
+  AudioConverter converter(AudioConverterSetup{});
+  EXPECT_EQ(converter.Available().code(), ErrorCode::kNotFound);
+  EXPECT_NE(converter.Describe().find("apt install ffmpeg"), std::string::npos);
+  EXPECT_EQ(converter.ConvertBlocking(ToneWav(0.1)).status().code(), ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace zest::engines
