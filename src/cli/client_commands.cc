@@ -173,6 +173,7 @@ int Show(const std::string& model) {
   }
   rows.push_back({"parameters", HumanCount(UintField(d, "parameters"))});
   rows.push_back({"size", HumanBytes(UintField(d, "size"))});
+  rows.push_back({"format", Str(*r, "format")});
   rows.push_back({"tensors", Str(*r, "tensor_count")});
   PrintTable({"MODEL", Str(*r, "model")}, rows);
   std::printf("\nmetadata:\n");

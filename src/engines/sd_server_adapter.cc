@@ -56,14 +56,16 @@ Result<EngineCall> SdServerAdapter::ImageCall(const ImageJob& job) const {
 }
 
 // 200: {created, output_format, data: [{b64_json}]}; a job it refuses: 400
-// {"error": "why"}; a failed generation: 500.
+// {"error": "why"}; a failed generation: 500 {"error", "message"}. Fields
+// of another type than these are read as absent, never thrown on.
 Result<GeneratedImages> SdServerAdapter::ReadImages(int status, std::string_view body) const {
   nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  std::string error;
-  if (j.is_object() && j.contains("error")) {
-    error = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
-    if (j.value("message", "") != "") error += ": " + j.value("message", "");
-  }
+  auto text = [&j](const char* key) {
+    auto it = j.is_object() ? j.find(key) : j.end();
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::string error = text("error");
+  if (!text("message").empty()) error += ": " + text("message");
   if (status == 400) return InvalidArgument("sd-server refused the request: " + error);
   if (status != 200) {
     return EngineFailed("sd-server answered " + std::to_string(status) + ": " +
@@ -73,7 +75,7 @@ Result<GeneratedImages> SdServerAdapter::ReadImages(int status, std::string_view
     return EngineFailed("sd-server's answer has no images");
   }
   GeneratedImages images;
-  images.output_format = j.value("output_format", "png");
+  images.output_format = text("output_format").empty() ? "png" : text("output_format");
   for (const nlohmann::json& item : j["data"]) {
     if (item.is_object() && item.contains("b64_json") && item["b64_json"].is_string()) {
       images.b64.push_back(item["b64_json"].get<std::string>());

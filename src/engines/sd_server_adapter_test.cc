@@ -100,6 +100,12 @@ TEST(SdServerAdapter, ReadsItsImagesAndItsErrors) {
             ErrorCode::kEngineFailed);
   EXPECT_EQ(adapter.ReadImages(200, R"({"data":[]})").status().code(), ErrorCode::kEngineFailed);
   EXPECT_EQ(adapter.ReadImages(200, "not json").status().code(), ErrorCode::kEngineFailed);
+  // Odd types are absent, not thrown on.
+  EXPECT_EQ(adapter.ReadImages(500, R"({"error":7,"message":[1]})").status().code(),
+            ErrorCode::kEngineFailed);
+  EXPECT_EQ(
+      adapter.ReadImages(200, R"({"output_format":1,"data":[{"b64_json":"AA"}]})")->output_format,
+      "png");
 }
 
 TEST(SdServerAdapter, NeedsBubblewrapAndSaysHowToInstallIt) {

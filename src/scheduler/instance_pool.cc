@@ -59,7 +59,13 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
       strand_(asio::make_strand(io)),
       breaker_(options_.restart_backoff, options_.restart_backoff_max, options_.crash_loop_window),
       devices_found_(strand_),
-      corrections_(options_.memory_corrections_file) {
+      planner_(PlannerOptions{.ctx_size = options_.ctx_size,
+                              .parallel = options_.parallel,
+                              .threads = options_.threads,
+                              .cpu_cores = options_.cpu_cores,
+                              .npu = options_.npu,
+                              .model_settings = options_.model_settings,
+                              .memory_corrections_file = options_.memory_corrections_file}) {
   devices_found_.expires_at(asio::steady_timer::time_point::max());
   asio::co_spawn(strand_, EnsureDevices(), asio::detached);
 }
@@ -96,8 +102,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireWith(
 }
 
 config::ModelSettings InstancePool::ConfiguredSettings(const std::string& model) const {
-  auto it = options_.model_settings.find(model);
-  return it != options_.model_settings.end() ? it->second : config::ModelSettings{};
+  return planner_.Configured(model);
 }
 
 int InstancePool::EngineParallel(const std::string& model) {

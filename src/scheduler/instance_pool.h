@@ -43,6 +43,7 @@
 #include "scheduler/crash_loop.h"
 #include "scheduler/engine_starter.h"
 #include "scheduler/instance.h"
+#include "scheduler/load_planner.h"
 #include "scheduler/pool_events.h"
 
 namespace zest::scheduler {
@@ -296,9 +297,6 @@ class InstancePool : public EngineSlots {
   EntryList IdleInEvictionOrder(const std::string& model, EntryList& busy);
   // Stops `entry`'s instance if it is still idle; false if it got a request meanwhile.
   boost::asio::awaitable<bool> EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason);
-  // What placement is asked for `model` with `options` (server defaults filled in).
-  placement::PlacementRequest RequestFor(const models::ModelEntry& model,
-                                         config::ModelSettings options) const;
   // Discovers the devices once; started by the constructor so the first
   // load rarely waits for the engine probe.
   boost::asio::awaitable<void> EnsureDevices();
@@ -336,7 +334,7 @@ class InstancePool : public EngineSlots {
   boost::asio::steady_timer devices_found_;  // cancelled once devices_ is set
   PoolEvents* events_ = nullptr;             // set before serving
   std::atomic<CapacityListener*> capacity_listener_{nullptr};
-  placement::MemoryCorrections corrections_;  // thread-safe itself
+  const LoadPlanner planner_;  // thread-safe itself
 };
 
 }  // namespace zest::scheduler

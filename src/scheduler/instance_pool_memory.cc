@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <bit>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
@@ -15,11 +14,7 @@
 
 #include "core/mutex.h"
 #include "engines/process_memory.h"
-#include "models/catalog.h"
-#include "placement/cpu_model_plan.h"
-#include "placement/cpu_threads.h"
 #include "placement/eviction.h"
-#include "placement/policy.h"
 #include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
 
@@ -52,11 +47,6 @@ std::string JoinNames(const EntryList& entries) {
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "'" : ", '") + n + "'";
   return out;
-}
-
-// The file a model's memory correction was learned from (memory_correction.h).
-std::string FileIdentity(const models::ModelEntry& model) {
-  return placement::ModelFileIdentity(model.path, model.info.file_size, model.created);
 }
 
 }  // namespace
@@ -93,82 +83,36 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
                                                         const Entry& self,
                                                         const EntryList& evicted) {
   std::vector<const placement::EnginePlan*> loaded;
-  std::vector<std::string> used;  // devices the model's other instances compute on
-  // The options this load was started with (an explicit load's may differ).
-  placement::PlacementRequest request = RequestFor(model, self.settings);
+  LoadContext context;
+  context.replica = self.replica;
   MutexLock lock(list_mu_);  // the plans of loading entries may still change
   for (const auto& [name, entry] : entries_) {
     if (entry.get() == &self || std::find(evicted.begin(), evicted.end(), entry) != evicted.end()) {
       continue;
     }
     loaded.push_back(&entry->plan);
-    if (entry->plan.OnNpu()) request.npu.held_by = name;  // FastFlowLM: one model at a time
+    if (entry->plan.OnNpu()) context.npu_held_by = name;
     // A loading entry without a plan yet holds nothing and uses no device.
     if (name == model.name && !entry->plan.memory.empty()) {
-      used.push_back(placement::PrimaryDevice(entry->plan));
+      context.used.push_back(placement::PrimaryDevice(entry->plan));
     }
   }
-  const std::vector<placement::PlacementDevice> free = placement::FreeAfter(*devices_, loaded);
-  if (model.info.speech) return placement::PlanSpeech(model.info, free);
-  if (model.info.image) return placement::PlanImages(model.info, free);
-  if (self.replica) return placement::PlanReplica(model.info, free, request, used);
-  return placement::PlanPlacement(model.info, free, request);
+  context.free = placement::FreeAfter(*devices_, loaded);
+  // The options this load was started with (an explicit load's may differ).
+  return planner_.Plan(model, self.settings, context);
 }
 
 void InstancePool::AssignCpuThreads(const models::ModelEntry& model, Entry& self,
                                     placement::EnginePlan& plan) {
   MutexLock lock(list_mu_);
-  if (options_.threads > 0) {
-    plan.cpu_threads = options_.threads;
-  } else if (placement::ComputesOnCpu(plan, model.info.block_count)) {
-    std::vector<int> running;  // CPU engines resident now, loading ones included
-    for (const auto& [name, entry] : entries_) {
-      if (entry.get() != &self && entry->plan.cpu_threads > 0)
-        running.push_back(entry->plan.cpu_threads);
-    }
-    const int cores = options_.cpu_cores > 0
-                          ? options_.cpu_cores
-                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    plan.cpu_threads = placement::CpuThreadShare(cores, running);
-    plan.explanation +=
-        " " + std::to_string(plan.cpu_threads) + " of " + std::to_string(cores) + " CPU cores (" +
-        (running.empty() ? std::string("no other CPU engine")
-                         : std::to_string(running.size()) + " other CPU engine(s)") +
-        ").";
+  std::vector<int> running;  // CPU engines resident now, loading ones included
+  for (const auto& [name, entry] : entries_) {
+    if (entry.get() != &self && entry->plan.cpu_threads > 0)
+      running.push_back(entry->plan.cpu_threads);
   }
+  planner_.AssignCpuThreads(model, running, plan);
   self.plan.cpu_threads = plan.cpu_threads;
   self.plan.explanation = plan.explanation;
-}
-
-placement::PlacementRequest InstancePool::RequestFor(const models::ModelEntry& model,
-                                                     config::ModelSettings options) const {
-  placement::PlacementRequest request;
-  request.options = std::move(options);
-  request.model_name = model.name;
-  request.default_ctx_per_slot = static_cast<uint64_t>(std::max(options_.ctx_size, 0));
-  request.default_parallel = options_.parallel;
-  // A pooling embedding engine (llama.cpp build 11669) asserts at load unless
-  // its sequence count divides the micro-batch (512): a power of two is safe.
-  if (model.info.embedding) {
-    request.default_parallel =
-        static_cast<int>(std::bit_floor(static_cast<unsigned>(std::max(options_.parallel, 1))));
-  }
-  const std::string file = FileIdentity(model);
-  request.learned.cpu_only =
-      corrections_.Get(model.name, file, placement::CorrectionScope::kCpuOnly);
-  request.learned.with_gpus =
-      corrections_.Get(model.name, file, placement::CorrectionScope::kWithGpus);
-  request.npu = options_.npu;
-  request.npu.checkpoint = request.options.flm;
-  if (request.npu.checkpoint.empty() && !model.catalog.empty()) {
-    if (const models::CatalogEntry* entry = models::Catalog::Builtin().Find(model.catalog)) {
-      request.npu.checkpoint = entry->flm;
-    }
-  }
-  std::error_code ec;
-  if (!model.mmproj.empty()) request.mmproj_bytes = std::filesystem::file_size(model.mmproj, ec);
-  if (ec) request.mmproj_bytes = 0;
-  return request;
 }
 
 std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& model) {
@@ -178,24 +122,7 @@ std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& m
     if (!devices_) return std::nullopt;
     devices = *devices_;
   }
-  // Speech and image models run on the CPU whole: the file's size is what counts.
-  if (model.info.speech || model.info.image) {
-    return placement::FitOfSize(model.info.file_size, devices);
-  }
-  const placement::PlacementRequest request = RequestFor(model, ConfiguredSettings(model.name));
-  Result<placement::EnginePlan> plan = placement::PlanPlacement(model.info, devices, request);
-  // For "no": the model on the CPU alone at the context it was refused at.
-  const uint64_t trained = model.info.context_length > 0 ? model.info.context_length : 4096;
-  placement::LoadShape shape;
-  shape.ctx_per_slot = std::min<uint64_t>(
-      request.options.ctx_size.value_or(
-          request.default_ctx_per_slot > 0 ? request.default_ctx_per_slot : 4096),
-      trained);
-  shape.parallel = request.options.parallel.value_or(request.default_parallel);
-  uint64_t cpu_only = 0;
-  for (const auto& m : placement::PredictMemory(model.info, shape, placement::Layout{}))
-    cpu_only += m.Total();
-  return placement::FitOfPlan(plan, model.info, devices, cpu_only);
+  return planner_.Fit(model, devices);
 }
 
 std::optional<placement::ModelFit> InstancePool::FitOfSize(uint64_t file_bytes) {
@@ -367,32 +294,22 @@ void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Inst
     events_->EngineMemory(instance.model(), instance.device(), placement::kCpuDevice, predicted,
                           measured);
   }
-  // Learned against the ledger's own figure, without what earlier loads
-  // added: otherwise each correction would be measured against itself and
-  // drift back towards 1. The RSS is taken right after the load, so with
-  // mmap'd weights it errs low (pages not yet touched are not counted); the
-  // correction only ever raises a prediction for that reason
-  // (MemoryCorrection::Factor). The write (a small file, fsync'd) runs on
-  // the blocking pool, off the strand; the destructor joins that pool
-  // before corrections_ goes.
-  const placement::DeviceMemory& cpu = plan.memory.front().memory;
-  const uint64_t ledger = cpu.Total() - cpu.learned;
-  const placement::CorrectionScope scope = plan.correction_scope;
-  asio::post(
-      blocking_, [this, name = model.name, file = FileIdentity(model), scope, ledger, measured] {
-        auto learned = corrections_.Record(name, file, scope, ledger, measured);
-        if (!learned.ok()) {
-          spdlog::warn("'{}': the learned memory correction is not saved: {}", name,
-                       learned.status().message());
-          return;
-        }
-        spdlog::info(
-            "'{}' memory correction ({}): measured/predicted {:.3f} this load, learned {:.3f} from "
-            "{} load(s); the next such placement scales the CPU prediction by {:.3f}",
-            name, placement::CorrectionScopeName(scope),
-            static_cast<double>(measured) / std::max<uint64_t>(ledger, 1), learned->ratio,
-            learned->loads, learned->Factor());
-      });
+  // The write (a small file, fsync'd) runs on the blocking pool, off the
+  // strand; the destructor joins that pool before the planner goes.
+  asio::post(blocking_, [this, model, plan, measured] {
+    auto learned = planner_.Learn(model, plan, measured);
+    if (!learned.ok()) {
+      spdlog::warn("'{}': the learned memory correction is not saved: {}", model.name,
+                   learned.status().message());
+      return;
+    }
+    spdlog::info(
+        "'{}' memory correction ({}): measured/predicted {:.3f} this load, learned {:.3f} from "
+        "{} load(s); the next such placement scales the CPU prediction by {:.3f}",
+        model.name, placement::CorrectionScopeName(plan.correction_scope),
+        static_cast<double>(measured) / std::max<uint64_t>(LedgerCpuBytes(plan), 1), learned->ratio,
+        learned->loads, learned->Factor());
+  });
 }
 
 }  // namespace zest::scheduler

@@ -62,6 +62,10 @@ describe('image generation (STAND-IN sd-server)', () => {
     assert.equal(pics.architecture, 'stable-diffusion');
     assert.equal(pics.quantization, 'F32');  // most of its bytes
     assert.match(models.find((m) => m.id === 'llm').error, /not an image generation model/);
+    const show = (await zest.json('/api/v1/show', { model: 'pics' })).data;
+    assert.equal(show.format, 'safetensors');
+    assert.equal(show.tensor_count, 2);
+    assert.equal(show.details.type, 'image');
   });
 
   test('the SDK generates images: real PNGs of the asked size, as b64_json', async () => {

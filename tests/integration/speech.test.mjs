@@ -35,6 +35,10 @@ describe('speech to text (whisper-server, synthetic model)', () => {
     assert.equal(ears.type, 'speech');
     assert.equal(ears.architecture, 'whisper');
     assert.equal(list.data.find((m) => m.id === 'tiny').type, 'llm');
+    const show = (await zest.json('/api/v1/show', { model: 'ears' })).data;
+    assert.equal(show.format, 'ggml');
+    assert.equal(show.details.type, 'speech');
+    assert.ok(show.tensor_count > 0 && show.metadata.n_mels === 80, JSON.stringify(show.metadata));
   });
 
   test('zest system says which engine transcribes, and which audio it reads', async () => {

@@ -6,6 +6,8 @@
 #include "api/json_text.h"
 #include "api/openai/errors.h"
 #include "api/openai/model_json.h"
+#include "models/safetensors_file.h"
+#include "models/whisper_file.h"
 
 namespace zest::api::admin {
 namespace {
@@ -50,14 +52,42 @@ json GgufValueJson(const models::GgufValue& v) {
   return std::visit([](const auto& x) { return json(x); }, v.value);
 }
 
-json ShowJson(const models::ModelEntry& model, const models::GgufFile& gguf, bool loaded) {
-  json metadata = json::object();
-  for (const auto& [key, value] : gguf.metadata) metadata[key] = GgufValueJson(value);
-  return {{"model", model.name},
-          {"details", openai::ModelJson(model, loaded)},
-          {"gguf_version", gguf.version},
-          {"tensor_count", gguf.tensors.size()},
-          {"metadata", metadata}};
+// What `show` says of a model's file beyond ModelJson: its format, tensor
+// count and metadata, read from the file in whichever format it is (GGUF
+// for language models, whisper.cpp's ggml for speech, safetensors for
+// image models).
+Result<json> FileJson(const models::ModelEntry& model) {
+  json out = {{"metadata", json::object()}};
+  if (model.info.speech) {
+    ZEST_ASSIGN_OR_RETURN(models::WhisperFile file, models::ReadWhisperFile(model.path));
+    const models::WhisperHparams& h = file.hparams;
+    out["format"] = "ggml";
+    out["tensor_count"] = file.tensors.size();
+    out["metadata"] = {{"n_vocab", h.n_vocab},
+                       {"n_audio_ctx", h.n_audio_ctx},
+                       {"n_audio_state", h.n_audio_state},
+                       {"n_audio_layer", h.n_audio_layer},
+                       {"n_text_ctx", h.n_text_ctx},
+                       {"n_text_state", h.n_text_state},
+                       {"n_text_layer", h.n_text_layer},
+                       {"n_mels", h.n_mels},
+                       {"ftype", h.ftype},
+                       {"multilingual", IsMultilingual(h)}};
+    return out;
+  }
+  if (model.info.image) {
+    ZEST_ASSIGN_OR_RETURN(models::SafetensorsFile file, models::ReadSafetensorsFile(model.path));
+    out["format"] = "safetensors";
+    out["tensor_count"] = file.tensors.size();
+    for (const auto& [key, value] : file.metadata) out["metadata"][key] = value;
+    return out;
+  }
+  ZEST_ASSIGN_OR_RETURN(models::GgufFile gguf, models::ReadGguf(model.path));
+  out["format"] = "gguf";
+  out["gguf_version"] = gguf.version;
+  out["tensor_count"] = gguf.tensors.size();
+  for (const auto& [key, value] : gguf.metadata) out["metadata"][key] = GgufValueJson(value);
+  return out;
 }
 
 }  // namespace
@@ -109,15 +139,17 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
   }
   auto model = registry_.Find(name);
   if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
-  auto gguf = models::ReadGguf(model->path);
-  if (!gguf.ok()) {
-    const Status unreadable = Internal(gguf.status().message());
+  Result<json> file = FileJson(*model);
+  if (!file.ok()) {
+    const Status unreadable = Internal(file.status().message());
     co_return co_await openai::SendError(w, unreadable, "model");
   }
   bool loaded = false;
   for (const auto& s : pool_.List())
     loaded = loaded || (s.model == model->name && s.state == "ready");
-  std::string body = JsonText(ShowJson(*model, *gguf, loaded));
+  json reply = {{"model", model->name}, {"details", openai::ModelJson(*model, loaded)}};
+  reply.update(*file);
+  std::string body = JsonText(reply);
   co_await w.Send(200, "application/json", body);
 }
 

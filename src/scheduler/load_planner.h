@@ -1,0 +1,91 @@
+// LoadPlanner: what a load of a model should look like, apart from the
+// pool's bookkeeping. From the model, its options (configured, or an
+// explicit load's) and the memory the other instances leave on each device
+// it makes the placement request (server defaults, learned memory
+// corrections, the model's NPU build) and the plan: a speech or image model
+// whole on the CPU, a replica on a device the model's other instances do
+// not use, else the placement policy's choice; it shares the CPU's cores
+// among the CPU engines; it says whether a model fits this machine at all
+// (`zest list`); and it learns from an engine's measured memory.
+// InstancePool (instance_pool.h) gathers what the other instances hold and
+// admits, evicts and starts; this decides nothing about them.
+//
+// Thread-safe: immutable options and the corrections store (itself
+// thread-safe).
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/model_settings.h"
+#include "core/result.h"
+#include "models/model_registry.h"
+#include "placement/devices.h"
+#include "placement/engine_plan.h"
+#include "placement/fit.h"
+#include "placement/memory_correction.h"
+#include "placement/policy.h"
+
+namespace zest::scheduler {
+
+struct PlannerOptions {
+  int ctx_size = 4096;  // per slot, unless a model's settings say; 0 = largest that fits
+  int parallel = 4;
+  int threads = 0;    // engine -t for every engine; 0 = share cpu_cores
+  int cpu_cores = 0;  // physical cores the CPU engines share; 0 = hardware_concurrency
+  placement::NpuRequest npu;
+  std::map<std::string, config::ModelSettings> model_settings;  // by model name
+  std::filesystem::path memory_corrections_file;                // empty = this process only
+};
+
+// What the other instances leave a load (InstancePool gathers it).
+struct LoadContext {
+  std::vector<placement::PlacementDevice> free;  // after every other instance's plan
+  bool replica = false;                          // another instance of a loaded model
+  std::vector<std::string> used;                 // devices its other instances compute on
+  std::string npu_held_by;                       // the model on the NPU now; empty = none
+};
+
+class LoadPlanner {
+ public:
+  explicit LoadPlanner(PlannerOptions options);
+
+  // The model's options from the configuration; empty when it has none.
+  config::ModelSettings Configured(const std::string& model) const;
+  // What placement is asked for `model` loaded with `settings`.
+  placement::PlacementRequest RequestFor(const models::ModelEntry& model,
+                                         config::ModelSettings settings) const;
+  // The plan for one instance of `model` in what `context` leaves.
+  // kInsufficientMemory (needed vs available, per device) when it does not fit.
+  Result<placement::EnginePlan> Plan(const models::ModelEntry& model,
+                                     const config::ModelSettings& settings,
+                                     const LoadContext& context) const;
+  // Sets `plan`'s CPU threads: the user's engine.threads, else, when it
+  // computes on the CPU, its share of the cores beside the CPU engines
+  // running with `running` threads each (said in its explanation).
+  void AssignCpuThreads(const models::ModelEntry& model, const std::vector<int>& running,
+                        placement::EnginePlan& plan) const;
+  // Whether this machine (`devices`, nothing loaded) can run the model with
+  // its configured options (placement/fit.h).
+  placement::ModelFit Fit(const models::ModelEntry& model,
+                          const std::vector<placement::PlacementDevice>& devices) const;
+
+  // Records an engine's measured RSS against `plan`'s CPU prediction for
+  // the model's memory correction; blocking (writes a small file).
+  Result<placement::MemoryCorrection> Learn(const models::ModelEntry& model,
+                                            const placement::EnginePlan& plan,
+                                            uint64_t measured) const;
+
+ private:
+  const PlannerOptions options_;
+  mutable placement::MemoryCorrections corrections_;
+};
+
+// The CPU bytes the ledger itself predicted in `plan`, without what learned
+// corrections added: what a measurement is compared with.
+uint64_t LedgerCpuBytes(const placement::EnginePlan& plan);
+
+}  // namespace zest::scheduler
