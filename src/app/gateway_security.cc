@@ -24,9 +24,13 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       // Every request's lines and the engines' output: other tenants' business.
       {"GET", "/api/v1/logs", Access::kAdmin},
       {"POST", "/api/v1/show", Access::kInference},
+      {"POST", "/api/show", Access::kInference},  // Ollama's
+      {"GET", "/", Access::kPublic},              // Ollama's "Ollama is running"
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {
-    for (const char* endpoint : {"/chat/completions", "/completions", "/embeddings"}) {
+    for (const char* endpoint :
+         {"/chat/completions", "/completions", "/embeddings", "/audio/transcriptions",
+          "/audio/translations", "/images/generations"}) {
       rules.push_back({"POST", prefix + endpoint, Access::kInference});
     }
   }

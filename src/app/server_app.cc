@@ -21,6 +21,7 @@
 #include "api/engine_metrics.h"
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
+#include "api/ollama/ollama_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
 #include "app/engine_search.h"
@@ -252,6 +253,7 @@ struct ServerApp::Parts {
         pull_api(pull_service),
         observability(s.metrics_enabled ? &inference_metrics : nullptr, admission, pool, registry,
                       log_ring),
+        ollama(registry, pool, &residency),
         hangup(io, SIGHUP) {
     // Registered before anything starts, so an early SIGTERM still shuts
     // down cleanly instead of killing zest with its engines running.
@@ -277,6 +279,7 @@ struct ServerApp::Parts {
     system_api.Register(router);
     models_api.Register(router);
     observability.Register(router);
+    ollama.Register(router);
   }
 
   const config::LoadedSettings loaded;
@@ -310,6 +313,7 @@ struct ServerApp::Parts {
   models::PullService pull_service;
   api::admin::PullApi pull_api;
   api::admin::ObservabilityApi observability;
+  api::ollama::OllamaApi ollama;
   http::Router router;
   http::Router no_routes;  // the HTTPS redirect listener's
   std::unique_ptr<http::Server> server;

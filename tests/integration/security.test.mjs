@@ -95,6 +95,10 @@ describe('API keys', () => {
     const open = await zest.json('/health');
     assert.equal(open.status, 200);
     assert.deepEqual(open.data, { status: 'ok' });
+    // Ollama's liveness probe is open too; its model list is not.
+    assert.equal(await (await zest.fetch('/')).text(), 'Ollama is running');
+    assert.equal((await zest.json('/api/tags')).status, 401);
+    assert.equal((await zest.json('/api/tags', undefined, { headers: bearer(user) })).status, 200);
     assert.equal((await zest.json('/api/v1/health')).status, 401);
     const details = await zest.json('/api/v1/health', undefined, { headers: bearer(user) });
     assert.equal(details.status, 200);
@@ -172,6 +176,13 @@ describe('API keys', () => {
     const r = await zest.json('/v1/chat/completions', chatBody('tiny'), { headers: bearer(user) });
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.equal(r.data.object, 'chat.completion');
+    // Every inference route takes an inference key: past the gate, these
+    // bodies are refused for what they hold (400), not for the key (403).
+    for (const p of ['/v1/images/generations', '/v1/audio/transcriptions', '/v1/audio/translations',
+      '/api/v1/images/generations']) {
+      const refused = await zest.json(p, {}, { headers: bearer(user) });
+      assert.equal(refused.status, 400, `${p}: ${JSON.stringify(refused.data)}`);
+    }
   });
 
   test('keys added or removed while serving apply within seconds', async () => {

@@ -4,10 +4,9 @@
 
 #include "api/admin/request_body.h"
 #include "api/json_text.h"
+#include "api/model_file_json.h"
 #include "api/openai/errors.h"
 #include "api/openai/model_json.h"
-#include "models/safetensors_file.h"
-#include "models/whisper_file.h"
 
 namespace zest::api::admin {
 namespace {
@@ -15,10 +14,6 @@ namespace {
 namespace asio = boost::asio;
 using asio::awaitable;
 using nlohmann::json;
-
-// Arrays longer than this are shown as their length and element type
-// (vocabularies have 100k+ entries).
-constexpr uint64_t kMaxShownArray = 16;
 
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -40,53 +35,6 @@ std::string UrlDecode(std::string_view s) {
       out += s[i];
     }
   }
-  return out;
-}
-
-json GgufValueJson(const models::GgufValue& v) {
-  if (v.type == models::kGgufArray) {
-    const auto* strings = std::get_if<std::vector<std::string>>(&v.value);
-    if (strings && v.array_size <= kMaxShownArray) return *strings;
-    return {{"array_length", v.array_size}, {"element_type", v.element_type}};
-  }
-  return std::visit([](const auto& x) { return json(x); }, v.value);
-}
-
-// What `show` says of a model's file beyond ModelJson: its format, tensor
-// count and metadata, read from the file in whichever format it is (GGUF
-// for language models, whisper.cpp's ggml for speech, safetensors for
-// image models).
-Result<json> FileJson(const models::ModelEntry& model) {
-  json out = {{"metadata", json::object()}};
-  if (model.info.speech) {
-    ZEST_ASSIGN_OR_RETURN(models::WhisperFile file, models::ReadWhisperFile(model.path));
-    const models::WhisperHparams& h = file.hparams;
-    out["format"] = "ggml";
-    out["tensor_count"] = file.tensors.size();
-    out["metadata"] = {{"n_vocab", h.n_vocab},
-                       {"n_audio_ctx", h.n_audio_ctx},
-                       {"n_audio_state", h.n_audio_state},
-                       {"n_audio_layer", h.n_audio_layer},
-                       {"n_text_ctx", h.n_text_ctx},
-                       {"n_text_state", h.n_text_state},
-                       {"n_text_layer", h.n_text_layer},
-                       {"n_mels", h.n_mels},
-                       {"ftype", h.ftype},
-                       {"multilingual", IsMultilingual(h)}};
-    return out;
-  }
-  if (model.info.image) {
-    ZEST_ASSIGN_OR_RETURN(models::SafetensorsFile file, models::ReadSafetensorsFile(model.path));
-    out["format"] = "safetensors";
-    out["tensor_count"] = file.tensors.size();
-    for (const auto& [key, value] : file.metadata) out["metadata"][key] = value;
-    return out;
-  }
-  ZEST_ASSIGN_OR_RETURN(models::GgufFile gguf, models::ReadGguf(model.path));
-  out["format"] = "gguf";
-  out["gguf_version"] = gguf.version;
-  out["tensor_count"] = gguf.tensors.size();
-  for (const auto& [key, value] : gguf.metadata) out["metadata"][key] = GgufValueJson(value);
   return out;
 }
 
@@ -139,7 +87,7 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
   }
   auto model = registry_.Find(name);
   if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
-  Result<json> file = FileJson(*model);
+  Result<json> file = ModelFileJson(*model);
   if (!file.ok()) {
     const Status unreadable = Internal(file.status().message());
     co_return co_await openai::SendError(w, unreadable, "model");

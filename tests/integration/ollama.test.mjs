@@ -1,0 +1,76 @@
+// Ollama's native API through the official `ollama` npm client: the
+// read-only part (list, show, ps, version, the root probe) against the real
+// zest and the real llama-server on synthetic models.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { Ollama } from 'ollama';
+import { chatBody, makeHome, startZest, waitFor } from '../lib/zest.mjs';
+
+describe('Ollama API (official ollama client)', () => {
+  let zest;
+  let ollama;
+  before(async () => {
+    zest = await startZest({ home: makeHome({ tiny: 'tiny', 'embed-tiny': 'tiny-embed' }) });
+    ollama = new Ollama({ host: zest.url });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('GET / and /api/version answer as Ollama does', async () => {
+    const root = await zest.fetch('/');
+    assert.equal(root.status, 200);
+    assert.equal(await root.text(), 'Ollama is running');
+    const version = await ollama.version();
+    assert.match(version.version, /^\d+\.\d+\.\d+$/);
+  });
+
+  test('list: every model as name:tag, with its size, digest and details', async () => {
+    const { models } = await ollama.list();
+    const tiny = models.find((m) => m.name === 'tiny:latest');
+    assert.ok(tiny, JSON.stringify(models.map((m) => m.name)));
+    assert.equal(tiny.model, 'tiny:latest');
+    assert.equal(tiny.size, fs.statSync(path.join(zest.home, 'models', 'tiny.gguf')).size);
+    assert.match(tiny.digest, /^[0-9a-f]{64}$/);
+    assert.equal(tiny.details.format, 'gguf');
+    assert.ok(tiny.details.family.length > 0);
+    assert.match(tiny.details.parameter_size, /^\d+(\.\d)?[MB]?$/);
+    assert.ok(!Number.isNaN(Date.parse(tiny.modified_at)));
+  });
+
+  test('show: details, capabilities, model_info and the chat template', async () => {
+    const show = await ollama.show({ model: 'tiny' });
+    assert.equal(show.details.format, 'gguf');
+    assert.ok(show.capabilities.includes('completion'), JSON.stringify(show.capabilities));
+    assert.equal(show.model_info['general.architecture'], show.details.family);
+    assert.equal(typeof show.template, 'string');
+    const embed = await ollama.show({ model: 'embed-tiny:latest' });
+    assert.deepEqual(embed.capabilities, ['embedding']);
+  });
+
+  test('show of an unknown model is a 404 in Ollama\'s shape', async () => {
+    await assert.rejects(ollama.show({ model: 'nope' }), (e) => e.status_code === 404 && /model 'nope' not found/.test(e.error));
+    const bad = await zest.json('/api/show', '{not json');
+    assert.equal(bad.status, 400);
+    assert.equal(typeof bad.data.error, 'string');
+  });
+
+  test('ps: nothing, then the loaded model with its memory, context and expiry', async () => {
+    assert.deepEqual((await ollama.ps()).models, []);
+    assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny'))).status, 200);
+    // The keep-alive clock starts once the request has let go of the model,
+    // a moment after its answer: until then expires_at is null (busy).
+    let models;
+    await waitFor(async () => {
+      ({ models } = await ollama.ps());
+      return models.length === 1 && models[0].expires_at !== null;
+    }, { timeout: 5000, what: 'the model idle with an expiry' });
+    const tiny = models[0];
+    assert.equal(tiny.name, 'tiny:latest');
+    assert.ok(tiny.size > 0);
+    assert.equal(tiny.size_vram, 0);  // on the CPU here
+    assert.ok(tiny.context_length > 0);
+    const expires = Date.parse(tiny.expires_at);
+    assert.ok(expires > Date.now() && expires < Date.now() + 11 * 60_000, tiny.expires_at);
+  });
+});
