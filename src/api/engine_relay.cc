@@ -41,11 +41,15 @@ std::string StreamErrorEvent(const Status& status) {
 
 // An error before any engine output: an HTTP error, or an SSE error event
 // when a wait heartbeat already started the stream.
-awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status,
-                            const http::Headers& headers) {
+awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& request,
+                            const Status& status, const http::Headers& headers) {
   if (writer.client_gone()) co_return;
   if (!writer.started()) {
-    co_await openai::SendError(writer, status, "", headers);
+    if (request.send_error != nullptr) {
+      co_await request.send_error(writer, status, headers);
+    } else {
+      co_await openai::SendError(writer, status, "", headers);
+    }
     co_return;
   }
   // Named, not a temporary inside co_await (GCC 12 miscompiles those).
@@ -56,9 +60,10 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status,
 
 // (No default argument above: a braced `{}` temporary inside co_await is
 // what GCC 12 miscompiles.)
-awaitable<void> SendFailure(http::ResponseWriter& writer, const Status& status) {
+awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& request,
+                            const Status& status) {
   static const http::Headers kNone;
-  co_await SendFailure(writer, status, kNone);
+  co_await SendFailure(writer, request, status, kNone);
 }
 
 struct Connection {
@@ -162,7 +167,7 @@ awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::Instance
     co_return body.status();
   }
   if (!body.ok()) {
-    co_await SendFailure(writer, body.status());
+    co_await SendFailure(writer, request, body.status());
     co_return std::nullopt;
   }
   if (writer.started()) {  // a heartbeat began the stream: the engine's error as an event
@@ -175,7 +180,7 @@ awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::Instance
     Result<ApiAnswer> answer =
         request.from_engine(*instance.engine, upstream.status(), std::move(*body));
     if (!answer.ok()) {
-      co_await SendFailure(writer, answer.status());
+      co_await SendFailure(writer, request, answer.status());
     } else {
       co_await writer.Send(answer->status, answer->content_type, std::move(answer->body));
     }
@@ -329,7 +334,7 @@ awaitable<Outcome> RelayAssembled(scheduler::InstancePool& pool, Connection& con
     co_return answer.status();
   }
   if (!answer.ok()) {  // too long, or the client left
-    co_await SendFailure(writer, answer.status());
+    co_await SendFailure(writer, request, answer.status());
     co_return std::nullopt;
   }
   co_await writer.Send(answer->status, "application/json", std::move(answer->body));
@@ -351,7 +356,7 @@ awaitable<Outcome> RelayOnce(scheduler::InstancePool& pool, const RelayRequest& 
       spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
                    connected.status().message());
     }
-    co_await SendFailure(writer, connected.status());
+    co_await SendFailure(writer, request, connected.status());
     co_return std::nullopt;
   }
   // The lease (a slot on the instance) lives until the engine has answered.
@@ -395,7 +400,7 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
         const Status failed = EngineFailed("the engine for '" + request.model.name +
                                            "' stopped mid-stream: " + broke->message() +
                                            (again ? " (" + rest.status().message() + ")" : ""));
-        co_return co_await SendFailure(writer, failed);
+        co_return co_await SendFailure(writer, request, failed);
       }
       spdlog::warn("{}engine for '{}' broke off a stream: {}; resuming it on a fresh engine",
                    RequestTag(request.request_id), request.model.name, broke->message());
@@ -411,7 +416,7 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
     const Status failed =
         EngineFailed("the engine for '" + request.model.name + "' failed " +
                      std::to_string(fruitless) + " times before answering: " + broke->message());
-    co_return co_await SendFailure(writer, failed);
+    co_return co_await SendFailure(writer, request, failed);
   }
 }
 
@@ -459,7 +464,7 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
     co_await heartbeat.Stop();
     http::Headers headers;
     if (retry_after_s > 0) headers.emplace_back("Retry-After", std::to_string(retry_after_s));
-    co_await SendFailure(writer, lease.status(), headers);
+    co_await SendFailure(writer, request, lease.status(), headers);
     writer.OnClientGone(nullptr);
     co_return;
   }

@@ -33,6 +33,13 @@ struct ApiAnswer {
   std::string body;
 };
 
+// Answers a client that has no byte of the answer yet with `status`, in its
+// API's error shape (with `headers`, e.g. Retry-After). A plain function,
+// not a lambda: GCC 12 miscompiles lambda coroutines.
+using ErrorSender = boost::asio::awaitable<void> (*)(http::ResponseWriter& writer,
+                                                     const Status& status,
+                                                     const http::Headers& headers);
+
 struct RelayRequest {
   models::ModelEntry model;
   std::string engine_path;  // "/v1/chat/completions"
@@ -53,6 +60,9 @@ struct RelayRequest {
   std::function<Result<engines::EngineCall>(const engines::EngineAdapter&)> to_engine;
   std::function<Result<ApiAnswer>(const engines::EngineAdapter&, int status, std::string body)>
       from_engine;
+  // Errors before the answer starts, in the client's API's shape; null:
+  // OpenAI's.
+  ErrorSender send_error = nullptr;
 };
 
 // The engine side of the gateway: admission, instance and relay.

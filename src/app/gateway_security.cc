@@ -25,7 +25,9 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       {"GET", "/api/v1/logs", Access::kAdmin},
       {"POST", "/api/v1/show", Access::kInference},
       {"POST", "/api/show", Access::kInference},  // Ollama's
-      {"GET", "/", Access::kPublic},              // Ollama's "Ollama is running"
+      {"POST", "/api/embed", Access::kInference},
+      {"POST", "/api/embeddings", Access::kInference},
+      {"GET", "/", Access::kPublic},  // Ollama's "Ollama is running"
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {
     for (const char* endpoint :

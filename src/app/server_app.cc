@@ -166,6 +166,15 @@ scheduler::AutoscaleParams AutoscaleParamsFor(const config::Settings& s) {
   return p;
 }
 
+api::ollama::OllamaApi::Options OllamaOptionsFor(const config::Settings& s) {
+  api::ollama::OllamaApi::Options o;
+  o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
+  // Validated when the settings were loaded; the cap as for OpenAI's routes.
+  o.max_keep_alive =
+      ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();
+  return o;
+}
+
 api::openai::OpenAiApi::Options OpenAiOptionsFor(const config::Settings& s) {
   api::openai::OpenAiApi::Options o;
   o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
@@ -253,7 +262,10 @@ struct ServerApp::Parts {
         pull_api(pull_service),
         observability(s.metrics_enabled ? &inference_metrics : nullptr, admission, pool, registry,
                       log_ring),
-        ollama(registry, pool, &residency),
+        ollama(registry,
+               {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
+                s.split_prefill_tokens},
+               OllamaOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
         hangup(io, SIGHUP) {
     // Registered before anything starts, so an early SIGTERM still shuts
     // down cleanly instead of killing zest with its engines running.

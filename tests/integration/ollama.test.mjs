@@ -55,7 +55,35 @@ describe('Ollama API (official ollama client)', () => {
     assert.equal(typeof bad.data.error, 'string');
   });
 
+  test('embed and the older embeddings run on the engine, in Ollama\'s shape', async () => {
+    const one = await ollama.embed({ model: 'embed-tiny', input: 'hello' });
+    assert.equal(one.model, 'embed-tiny');
+    assert.equal(one.embeddings.length, 1);
+    const width = one.embeddings[0].length;
+    assert.ok(width > 0 && one.embeddings[0].every(Number.isFinite));
+    assert.ok(one.prompt_eval_count > 0, JSON.stringify(one.prompt_eval_count));
+    assert.ok(one.total_duration > 0);
+    const two = await ollama.embed({ model: 'embed-tiny:latest', input: ['hello', 'a longer sentence here'] });
+    assert.equal(two.embeddings.length, 2);
+    assert.deepEqual(two.embeddings[0], one.embeddings[0], 'the same input, the same vector, in order');
+    const legacy = await ollama.embeddings({ model: 'embed-tiny', prompt: 'hello' });
+    assert.deepEqual(legacy.embedding, one.embeddings[0]);
+    // A chat model cannot embed; an unknown one is a 404: Ollama's shape.
+    await assert.rejects(ollama.embed({ model: 'tiny', input: 'x' }),
+      (e) => e.status_code === 400 && /does not support embeddings/.test(e.error));
+    await assert.rejects(ollama.embed({ model: 'nope', input: 'x' }), (e) => e.status_code === 404);
+    const metrics = await (await zest.fetch('/metrics')).text();
+    assert.match(metrics, /^zest_requests_total\{endpoint="ollama_embed",model="embed-tiny",status="200"\} 2$/m);
+  });
+
+  test('a bad X-Queue-Timeout is a 400 in Ollama\'s shape', async () => {
+    const r = await zest.json('/api/embed', { model: 'embed-tiny', input: 'x' }, { headers: { 'X-Queue-Timeout': 'soon' } });
+    assert.equal(r.status, 400);
+    assert.equal(typeof r.data.error, 'string', JSON.stringify(r.data));
+  });
+
   test('ps: nothing, then the loaded model with its memory, context and expiry', async () => {
+    await zest.json('/api/v1/unload', { model: 'embed-tiny' });  // loaded by the embed test
     assert.deepEqual((await ollama.ps()).models, []);
     assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny'))).status, 200);
     // The keep-alive clock starts once the request has let go of the model,

@@ -3,9 +3,13 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "api/admit_request.h"
 #include "api/json_body.h"
+#include "api/key_scope.h"
 #include "api/model_file_json.h"
+#include "api/ollama/ollama_embed.h"
 #include "api/ollama/ollama_models.h"
+#include "api/openai/errors.h"
 
 namespace zest::api::ollama {
 namespace {
@@ -14,21 +18,17 @@ namespace asio = boost::asio;
 using asio::awaitable;
 using nlohmann::json;
 
-// Ollama's status for each kind of error.
-int StatusFor(const Status& status) {
-  switch (status.code()) {
-    case ErrorCode::kInvalidArgument:
-      return 400;
-    case ErrorCode::kNotFound:
-      return 404;
-    default:
-      return 500;
-  }
+// Ollama's error shape, {"error": "..."}, with the status every API maps
+// zest's errors to (openai/errors.h).
+awaitable<void> SendOllamaError(http::ResponseWriter& w, const Status& status,
+                                const http::Headers& headers) {
+  const std::string body = json{{"error", status.message()}}.dump();
+  co_await w.Send(openai::MapStatus(status).http_status, "application/json", body, headers);
 }
 
 awaitable<void> SendError(http::ResponseWriter& w, const Status& status) {
-  const json body = {{"error", status.message()}};
-  co_await w.Send(StatusFor(status), "application/json", body.dump());
+  static const http::Headers kNone;
+  co_await SendOllamaError(w, status, kNone);
 }
 
 awaitable<void> SendJson(http::ResponseWriter& w, const json& body) {
@@ -59,11 +59,11 @@ awaitable<void> OllamaApi::Tags(http::Request&, http::ResponseWriter& w) {
 
 awaitable<void> OllamaApi::Ps(http::Request&, http::ResponseWriter& w) {
   json models = json::array();
-  for (const scheduler::InstanceStatus& s : pool_.List()) {
+  for (const scheduler::InstanceStatus& s : engines_.pool.List()) {
     if (s.state != "ready" || s.replica) continue;  // Ollama lists a model once
     Result<models::ModelEntry> model = registry_.Find(s.model);
     if (!model.ok()) continue;  // deleted while loaded
-    models.push_back(PsEntry(*model, s, ExpiresAt(residency_, s.model)));
+    models.push_back(PsEntry(*model, s, ExpiresAt(engines_.residency, s.model)));
   }
   const json body = {{"models", std::move(models)}};
   co_await SendJson(w, body);
@@ -89,6 +89,67 @@ awaitable<void> OllamaApi::Show(http::Request& r, http::ResponseWriter& w) {
   co_await SendJson(w, reply);
 }
 
+awaitable<void> OllamaApi::Embed(bool legacy, http::Request& r, http::ResponseWriter& w) {
+  RequestObserver observer(metrics_, legacy ? "ollama_embeddings" : "ollama_embed", "");
+  co_await EmbedRoute(legacy, r, w, observer);
+  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+}
+
+awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::ResponseWriter& w,
+                                      RequestObserver& observer) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<json> body = ParseJsonObject(r.body);
+  if (!body.ok()) co_return co_await SendError(w, body.status());
+  Result<EmbedRequest> request = ParseEmbedRequest(*body, legacy);
+  if (!request.ok()) co_return co_await SendError(w, request.status());
+  Result<models::ModelEntry> model = registry_.Find(ZestName(request->model));
+  if (!model.ok()) {
+    const Status missing = NotFound("model '" + request->model + "' not found");
+    co_return co_await SendError(w, missing);
+  }
+  observer.SetModel(model->name);
+  if (!model->error.empty()) co_return co_await SendError(w, Internal(model->error));
+  if (!model->info.embedding) {
+    const Status not_embedding =
+        InvalidArgument("model '" + request->model +
+                        "' does not support embeddings (it is not an embedding model)");
+    co_return co_await SendError(w, not_embedding);
+  }
+  Result<scheduler::AdmitRequest> admit =
+      AdmitRequestFor(r, request->priority, model->name, options_.queue_timeout);
+  if (!admit.ok()) co_return co_await SendError(w, admit.status());
+  RelayRequest relay;
+  relay.model = *model;
+  relay.observer = &observer;
+  relay.admit = std::move(*admit);
+  relay.client_model = request->model;
+  relay.request_id = r.id;
+  relay.send_error = SendOllamaError;
+  relay.keep_alive = AllowedKeepAlive(r, request->keep_alive, options_.max_keep_alive);
+  relay.to_engine = [job = *request, name = model->name](
+                        const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
+    std::optional<std::string> path = engine.PathFor(engines::Capability::kEmbeddings);
+    if (!path) return Unavailable(std::string(engine.name()) + " does not serve embeddings");
+    return engines::EngineCall{*path, "application/json", EngineEmbedBody(job, name)};
+  };
+  relay.from_engine = [job = *request, start, &observer](
+                          const engines::EngineAdapter&, int status,
+                          const std::string& engine_body) -> Result<ApiAnswer> {
+    if (status != 200) {
+      return Status(
+          status == 400 ? ErrorCode::kInvalidArgument : ErrorCode::kEngineFailed,
+          "the engine answered " + std::to_string(status) + ": " + engine_body.substr(0, 300));
+    }
+    observer.OnBody(engine_body);  // its usage: prompt tokens
+    const int64_t total_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count();
+    ZEST_ASSIGN_OR_RETURN(json answer, OllamaEmbedAnswer(job, engine_body, total_ns));
+    return ApiAnswer{200, "application/json", answer.dump()};
+  };
+  co_await RelayToEngine(engines_, std::move(relay), w);
+}
+
 void OllamaApi::Register(http::Router& router) {
   router.Add("GET", "/", [](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
     co_await w.Send(200, "text/plain; charset=utf-8", "Ollama is running");
@@ -103,6 +164,11 @@ void OllamaApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) { return Ps(r, w); });
   router.Add("POST", "/api/show",
              [this](http::Request& r, http::ResponseWriter& w) { return Show(r, w); });
+  for (bool legacy : {false, true}) {
+    router.Add(
+        "POST", legacy ? "/api/embeddings" : "/api/embed",
+        [this, legacy](http::Request& r, http::ResponseWriter& w) { return Embed(legacy, r, w); });
+  }
 }
 
 }  // namespace zest::api::ollama

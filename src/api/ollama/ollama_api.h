@@ -1,13 +1,19 @@
 // OllamaApi: Ollama's native API, for the apps that speak it (Open WebUI,
-// editors' plugins, the `ollama` libraries). This part is the read-only
-// one: GET / ("Ollama is running"), GET /api/version, GET /api/tags (the
-// models), GET /api/ps (the loaded ones), POST /api/show. Names are
-// Ollama's (`name:tag`, ":latest" for zest's untagged names: ollama_models.h);
-// errors are Ollama's {"error": "..."} with its status codes.
+// editors' plugins, the `ollama` libraries): GET / ("Ollama is running"),
+// GET /api/version, GET /api/tags (the models), GET /api/ps (the loaded
+// ones), POST /api/show, and embeddings (POST /api/embed and the older
+// /api/embeddings, run on the engine's OpenAI route through the same
+// admission, keep-alive, relay and metrics as every API: ollama_embed.h).
+// Names are Ollama's (`name:tag`, ":latest" for zest's untagged names:
+// ollama_models.h); errors are Ollama's {"error": "..."} with its status
+// codes.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
 
+#include "api/engine_relay.h"
+#include "api/inference_metrics.h"
+#include "core/duration.h"
 #include "http/router.h"
 #include "models/model_registry.h"
 #include "scheduler/instance_pool.h"
@@ -17,10 +23,15 @@ namespace zest::api::ollama {
 
 class OllamaApi {
  public:
-  // All must outlive the router; `residency` may be null (no keep-alive).
-  OllamaApi(models::ModelRegistry& registry, scheduler::InstancePool& pool,
-            const scheduler::Residency* residency)
-      : registry_(registry), pool_(pool), residency_(residency) {}
+  struct Options {
+    std::chrono::seconds queue_timeout{300};  // default wait for a slot
+    Duration max_keep_alive;                  // an inference key's cap (key_scope.h)
+  };
+
+  // All must outlive the router; `metrics` may be null (no metrics).
+  OllamaApi(models::ModelRegistry& registry, EngineServices engines, Options options,
+            InferenceMetrics* metrics = nullptr)
+      : registry_(registry), engines_(engines), options_(options), metrics_(metrics) {}
 
   void Register(http::Router& router);
 
@@ -28,10 +39,16 @@ class OllamaApi {
   boost::asio::awaitable<void> Tags(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> Ps(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> Show(http::Request& request, http::ResponseWriter& writer);
+  // /api/embed, or with `legacy` /api/embeddings.
+  boost::asio::awaitable<void> Embed(bool legacy, http::Request& request,
+                                     http::ResponseWriter& writer);
+  boost::asio::awaitable<void> EmbedRoute(bool legacy, http::Request& request,
+                                          http::ResponseWriter& writer, RequestObserver& observer);
 
   models::ModelRegistry& registry_;
-  scheduler::InstancePool& pool_;
-  const scheduler::Residency* const residency_;
+  EngineServices engines_;
+  const Options options_;
+  InferenceMetrics* const metrics_;
 };
 
 }  // namespace zest::api::ollama

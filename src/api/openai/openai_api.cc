@@ -1,10 +1,9 @@
 #include "api/openai/openai_api.h"
 
-#include <cmath>
-#include <cstdlib>
 #include <map>
 #include <set>
 
+#include "api/admit_request.h"
 #include "api/engine_relay.h"
 #include "api/key_scope.h"
 #include "api/openai/errors.h"
@@ -151,36 +150,11 @@ Result<RelayRequest> OpenAiApi::EngineJob(const http::Request& r, const models::
   return relay;
 }
 
-// Who waits how: priority from the X-Priority header (else the body's
-// `priority`, else the API key's; an inference key's is a ceiling:
-// key_scope.h), the key's name as the tenant
-// (the client's address without keys), a
-// deadline from X-Queue-Timeout (seconds) or the configured default, and
-// the body size as a rough prompt-token cost.
+// Who waits how (admit_request.h), with the server's default queue timeout.
 Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
                                                      const InferenceRequest& parsed,
                                                      const std::string& model) const {
-  scheduler::AdmitRequest admit;
-  admit.model = model;
-  std::string_view asked = r.Header("X-Priority");
-  if (asked.empty()) asked = parsed.priority;
-  ZEST_ASSIGN_OR_RETURN(admit.priority, RequestPriority(r, asked));
-  admit.tenant = r.principal.empty() ? r.remote_address : "key:" + r.principal;
-  // Milliseconds, not whole seconds: a 0.3 s deadline must not round up to
-  // the 1 s heartbeat and race it.
-  std::chrono::milliseconds timeout = options_.queue_timeout;
-  if (std::string_view header = r.Header("X-Queue-Timeout"); !header.empty()) {
-    char* end = nullptr;
-    std::string text(header);
-    double seconds = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0' || seconds <= 0 || seconds > 86400) {
-      return InvalidArgument("X-Queue-Timeout must be a number of seconds in (0, 86400]");
-    }
-    timeout = std::chrono::milliseconds(static_cast<long>(std::ceil(seconds * 1000)));
-  }
-  admit.deadline = scheduler::Clock::now() + timeout;
-  admit.cost = r.body.size() / 4;
-  return admit;
+  return AdmitRequestFor(r, parsed.priority, model, options_.queue_timeout);
 }
 
 // Every servable model (and, with `all`, the catalog), each with whether
