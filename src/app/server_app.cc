@@ -262,7 +262,7 @@ struct ServerApp::Parts {
         pull_api(pull_service),
         observability(s.metrics_enabled ? &inference_metrics : nullptr, admission, pool, registry,
                       log_ring),
-        ollama(registry,
+        ollama(registry, models_api,
                {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                 s.split_prefill_tokens},
                OllamaOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),

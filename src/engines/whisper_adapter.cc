@@ -65,19 +65,11 @@ Result<EngineCall> WhisperAdapter::TranscriptionCall(const TranscriptionJob& job
                     http::WriteForm(form, kBoundary)};
 }
 
-Result<Transcript> WhisperAdapter::ReadTranscript(int status, std::string_view body) const {
-  // whisper-server answers every bad upload (not audio, an unsupported
-  // codec, an empty file) with 400 "Invalid request", as plain text.
-  if (status == 400) {
-    return InvalidArgument(
-        "the audio file could not be decoded: send WAV, MP3, FLAC or Ogg Vorbis audio");
-  }
-  if (status != 200) {
-    return EngineFailed("whisper-server answered " + std::to_string(status) + ": " +
-                        std::string(body.substr(0, 200)));
-  }
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return EngineFailed("whisper-server's answer is not JSON");
+namespace {
+
+// A Transcript from whisper-server's verbose_json; throws
+// nlohmann::json::exception on a field of an unexpected type.
+Transcript FromVerboseJson(const nlohmann::json& j) {
   Transcript t;
   t.language = j.value("language", "");
   t.duration = j.value("duration", 0.0);
@@ -106,6 +98,30 @@ Result<Transcript> WhisperAdapter::ReadTranscript(int status, std::string_view b
   std::size_t last = text.find_last_not_of(" \n");
   t.text = first == std::string::npos ? "" : text.substr(first, last - first + 1);
   return t;
+}
+
+}  // namespace
+
+Result<Transcript> WhisperAdapter::ReadTranscript(int status, std::string_view body) const {
+  // whisper-server answers every bad upload (not audio, an unsupported
+  // codec, an empty file) with 400 "Invalid request", as plain text.
+  if (status == 400) {
+    return InvalidArgument(
+        "the audio file could not be decoded: send WAV, MP3, FLAC or Ogg Vorbis audio");
+  }
+  if (status != 200) {
+    return EngineFailed("whisper-server answered " + std::to_string(status) + ": " +
+                        std::string(body.substr(0, 200)));
+  }
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return EngineFailed("whisper-server's answer is not JSON");
+  // whisper-server's own answer; a field of another type than it writes
+  // is an engine failure, not a crash.
+  try {
+    return FromVerboseJson(j);
+  } catch (const nlohmann::json::exception& e) {
+    return EngineFailed(std::string("whisper-server's answer is not verbose_json: ") + e.what());
+  }
 }
 
 EngineDescription WhisperAdapter::Describe(const Result<EngineInfo>* probed) const {

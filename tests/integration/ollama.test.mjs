@@ -82,6 +82,18 @@ describe('Ollama API (official ollama client)', () => {
     assert.equal(typeof r.data.error, 'string', JSON.stringify(r.data));
   });
 
+  test('copy registers a model under a new name; delete removes it (the registration, not the file)', async () => {
+    await ollama.copy({ source: 'tiny:latest', destination: 'tiny-copy' });
+    let names = (await ollama.list()).models.map((m) => m.name);
+    assert.ok(names.includes('tiny-copy:latest'), JSON.stringify(names));
+    await ollama.delete({ model: 'tiny-copy:latest' });
+    names = (await ollama.list()).models.map((m) => m.name);
+    assert.ok(!names.includes('tiny-copy:latest') && names.includes('tiny:latest'), JSON.stringify(names));
+    assert.ok(fs.existsSync(path.join(zest.home, 'models', 'tiny.gguf')));
+    await assert.rejects(ollama.delete({ model: 'tiny-copy' }), (e) => e.status_code === 404);
+    await assert.rejects(ollama.copy({ source: 'nope', destination: 'x' }), (e) => e.status_code === 404);
+  });
+
   test('ps: nothing, then the loaded model with its memory, context and expiry', async () => {
     await zest.json('/api/v1/unload', { model: 'embed-tiny' });  // loaded by the embed test
     assert.deepEqual((await ollama.ps()).models, []);

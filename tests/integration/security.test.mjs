@@ -123,7 +123,8 @@ describe('API keys', () => {
   });
 
   test('admin routes need an admin key: 403 for inference keys', async () => {
-    for (const [p, body] of [['/api/v1/unload', {}], ['/api/v1/pull', {}], ['/api/v1/add', {}], ['/api/v1/delete', {}]]) {
+    for (const [p, body] of [['/api/v1/unload', {}], ['/api/v1/pull', {}], ['/api/v1/add', {}], ['/api/v1/delete', {}],
+      ['/api/copy', {}]]) {
       const r = await zest.json(p, body, { headers: bearer(user) });
       assertOpenAiError(r, 403, 'forbidden');
       assert.match(r.data.error.message, /needs an 'admin' key/);
@@ -133,6 +134,8 @@ describe('API keys', () => {
     }
     const del = await zest.json('/api/v1/models/nothing', undefined, { method: 'DELETE', headers: bearer(user) });
     assertOpenAiError(del, 403);
+    const ollamaDelete = await zest.json('/api/delete', { model: 'tiny' }, { method: 'DELETE', headers: bearer(user) });
+    assert.equal(ollamaDelete.status, 403);
     assertOpenAiError(await zest.json('/api/v1/config', undefined, { headers: bearer(user) }), 403);
   });
 

@@ -26,10 +26,11 @@ class ModelsApi {
 
   void Register(http::Router& router);
 
- private:
   // Stops every engine serving the model's file, then removes it. Returns
-  // the entry that was removed.
+  // the entry that was removed. For every API's delete (Ollama's too).
   boost::asio::awaitable<Result<models::ModelEntry>> Delete(std::string name);
+
+ private:
   boost::asio::awaitable<void> SendDeleted(std::string name, http::ResponseWriter& w);
   boost::asio::awaitable<void> SendShow(std::string name, http::ResponseWriter& w);
 

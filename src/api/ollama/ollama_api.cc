@@ -76,7 +76,8 @@ awaitable<void> OllamaApi::Show(http::Request& r, http::ResponseWriter& w) {
   if (!body.ok()) co_return co_await SendError(w, body.status());
   const json& name = body->contains("model") ? (*body)["model"] : body->value("name", json());
   if (!name.is_string() || name.get<std::string>().empty()) {
-    co_return co_await SendError(w, InvalidArgument("model is required"));
+    const Status missing = InvalidArgument("model is required");
+    co_return co_await SendError(w, missing);
   }
   Result<models::ModelEntry> model = registry_.Find(ZestName(name.get<std::string>()));
   if (!model.ok()) {
@@ -108,7 +109,10 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
     co_return co_await SendError(w, missing);
   }
   observer.SetModel(model->name);
-  if (!model->error.empty()) co_return co_await SendError(w, Internal(model->error));
+  if (!model->error.empty()) {
+    const Status unreadable = Internal(model->error);
+    co_return co_await SendError(w, unreadable);
+  }
   if (!model->info.embedding) {
     const Status not_embedding =
         InvalidArgument("model '" + request->model +
@@ -150,6 +154,52 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 
+namespace {
+
+// The model name a body gives under `key` (older clients: `name`).
+Result<std::string> NameField(const json& body, const char* key) {
+  const json name = body.contains(key) ? body[key] : body.value("name", json());
+  if (!name.is_string() || name.get<std::string>().empty()) {
+    return InvalidArgument(std::string(key) + " is required");
+  }
+  return name.get<std::string>();
+}
+
+}  // namespace
+
+awaitable<void> OllamaApi::Delete(http::Request& r, http::ResponseWriter& w) {
+  Result<json> body = ParseJsonObject(r.body);
+  if (!body.ok()) co_return co_await SendError(w, body.status());
+  Result<std::string> name = NameField(*body, "model");
+  if (!name.ok()) co_return co_await SendError(w, name.status());
+  if (!registry_.Find(ZestName(*name)).ok()) {
+    const Status missing = NotFound("model '" + *name + "' not found");
+    co_return co_await SendError(w, missing);
+  }
+  std::string zest_name = ZestName(*name);  // named: no temporaries in co_await
+  Result<models::ModelEntry> deleted = co_await models_.Delete(std::move(zest_name));
+  if (!deleted.ok()) co_return co_await SendError(w, deleted.status());
+  co_await w.Send(200, "application/json", "{}");
+}
+
+awaitable<void> OllamaApi::Copy(http::Request& r, http::ResponseWriter& w) {
+  Result<json> body = ParseJsonObject(r.body);
+  if (!body.ok()) co_return co_await SendError(w, body.status());
+  Result<std::string> source = NameField(*body, "source");
+  Result<std::string> destination = NameField(*body, "destination");
+  if (!source.ok()) co_return co_await SendError(w, source.status());
+  if (!destination.ok()) co_return co_await SendError(w, destination.status());
+  Result<models::ModelEntry> model = registry_.Find(ZestName(*source));
+  if (!model.ok()) {
+    const Status missing = NotFound("model '" + *source + "' not found");
+    co_return co_await SendError(w, missing);
+  }
+  // Only GGUF models can be registered under another name (`zest add`).
+  Status added = registry_.Add(ZestName(*destination), model->path);
+  if (!added.ok()) co_return co_await SendError(w, added);
+  co_await w.Send(200, "application/json", "{}");
+}
+
 void OllamaApi::Register(http::Router& router) {
   router.Add("GET", "/", [](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
     co_await w.Send(200, "text/plain; charset=utf-8", "Ollama is running");
@@ -164,6 +214,10 @@ void OllamaApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) { return Ps(r, w); });
   router.Add("POST", "/api/show",
              [this](http::Request& r, http::ResponseWriter& w) { return Show(r, w); });
+  router.Add("DELETE", "/api/delete",
+             [this](http::Request& r, http::ResponseWriter& w) { return Delete(r, w); });
+  router.Add("POST", "/api/copy",
+             [this](http::Request& r, http::ResponseWriter& w) { return Copy(r, w); });
   for (bool legacy : {false, true}) {
     router.Add(
         "POST", legacy ? "/api/embeddings" : "/api/embed",

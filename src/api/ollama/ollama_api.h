@@ -1,7 +1,9 @@
 // OllamaApi: Ollama's native API, for the apps that speak it (Open WebUI,
 // editors' plugins, the `ollama` libraries): GET / ("Ollama is running"),
 // GET /api/version, GET /api/tags (the models), GET /api/ps (the loaded
-// ones), POST /api/show, and embeddings (POST /api/embed and the older
+// ones), POST /api/show, DELETE /api/delete, POST /api/copy (a new name for
+// a GGUF model, as `zest add` registers one), and embeddings (POST
+// /api/embed and the older
 // /api/embeddings, run on the engine's OpenAI route through the same
 // admission, keep-alive, relay and metrics as every API: ollama_embed.h).
 // Names are Ollama's (`name:tag`, ":latest" for zest's untagged names:
@@ -11,6 +13,7 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include "api/admin/models_api.h"
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
 #include "core/duration.h"
@@ -29,9 +32,13 @@ class OllamaApi {
   };
 
   // All must outlive the router; `metrics` may be null (no metrics).
-  OllamaApi(models::ModelRegistry& registry, EngineServices engines, Options options,
-            InferenceMetrics* metrics = nullptr)
-      : registry_(registry), engines_(engines), options_(options), metrics_(metrics) {}
+  OllamaApi(models::ModelRegistry& registry, admin::ModelsApi& models, EngineServices engines,
+            Options options, InferenceMetrics* metrics = nullptr)
+      : registry_(registry),
+        models_(models),
+        engines_(engines),
+        options_(options),
+        metrics_(metrics) {}
 
   void Register(http::Router& router);
 
@@ -45,7 +52,13 @@ class OllamaApi {
   boost::asio::awaitable<void> EmbedRoute(bool legacy, http::Request& request,
                                           http::ResponseWriter& writer, RequestObserver& observer);
 
+  // DELETE /api/delete {"model"} and POST /api/copy {"source", "destination"}
+  // (admin keys, as zest's own delete and add).
+  boost::asio::awaitable<void> Delete(http::Request& request, http::ResponseWriter& writer);
+  boost::asio::awaitable<void> Copy(http::Request& request, http::ResponseWriter& writer);
+
   models::ModelRegistry& registry_;
+  admin::ModelsApi& models_;
   EngineServices engines_;
   const Options options_;
   InferenceMetrics* const metrics_;
