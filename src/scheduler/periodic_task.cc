@@ -25,9 +25,16 @@ void PeriodicTask::Stop() {
 }
 
 void PeriodicTask::StopAndWait() {
-  std::future<void> ended = ended_.get_future();
-  Stop();
-  if (started_) ended.wait();
+  stopped_ = true;
+  // The timer is cancelled here and waited for, not left to a handler that
+  // could run after the owner is gone.
+  std::promise<void> cancelled;
+  asio::post(strand_, [this, &cancelled] {
+    timer_.cancel();
+    cancelled.set_value();
+  });
+  cancelled.get_future().wait();
+  if (started_) ended_.get_future().wait();
 }
 
 asio::awaitable<void> PeriodicTask::Loop() {

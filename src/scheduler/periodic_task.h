@@ -28,7 +28,8 @@ class PeriodicTask {
   void Stop();
   // Stop, then waits until the loop has ended (the run under way, if any,
   // finishes first), so its owner may go while the io_context runs on
-  // (tests). From a thread that does not run the io_context, while it runs.
+  // (tests). Once, from a thread that does not run the io_context, while it
+  // runs.
   void StopAndWait();
 
  private:
