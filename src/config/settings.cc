@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <iterator>
 
 #include "config/model_tables.h"
 #include "config/secure_file.h"
@@ -134,8 +135,9 @@ const Field* FindField(const std::string& key) {
   return nullptr;
 }
 
-const std::vector<Field>& Fields() {
-  static const std::vector<Field> kFields = {
+// The listener, and where models come from.
+std::vector<Field> ServerAndModelFields() {
+  return {
       StringField("server.host", "ZEST_BIND_HOST", &Settings::host),
       IntField<uint16_t>("server.port", "ZEST_PORT", &Settings::port, 0, 65535),
       IntField<uint64_t>("server.max_body_bytes", "ZEST_MAX_BODY_BYTES", &Settings::max_body_bytes,
@@ -151,6 +153,12 @@ const std::vector<Field>& Fields() {
                1, 3600),
       IntField<uint64_t>("pull.test_free_bytes", "ZEST_TEST_FREE_BYTES",
                          &Settings::pull_test_free_bytes, 0, 1ull << 60),
+  };
+}
+
+// The engines and how they run.
+std::vector<Field> EngineFields() {
+  return {
       PathField("engine.llama_server", "ZEST_LLAMA_SERVER", &Settings::llama_server),
       PathField("engine.whisper_server", "ZEST_WHISPER_SERVER", &Settings::whisper_server),
       PathField("engine.sd_server", "ZEST_SD_SERVER", &Settings::sd_server),
@@ -165,6 +173,12 @@ const std::vector<Field>& Fields() {
                &Settings::restart_backoff_ms, 0, 3'600'000),
       IntField("engine.restart_backoff_max_s", "ZEST_RESTART_BACKOFF_MAX",
                &Settings::restart_backoff_max_s, 1, 86400),
+  };
+}
+
+// Queues, keep-alive, slots and replicas.
+std::vector<Field> SchedulerFields() {
+  return {
       IntField("scheduler.max_queue", "ZEST_MAX_QUEUE", &Settings::max_queue, 0, 1 << 20),
       IntField("scheduler.queue_timeout_s", "ZEST_QUEUE_TIMEOUT", &Settings::queue_timeout_s, 1,
                86400),
@@ -184,6 +198,12 @@ const std::vector<Field>& Fields() {
                86400),
       IntField<uint64_t>("scheduler.split_prefill_tokens", "ZEST_SPLIT_PREFILL",
                          &Settings::split_prefill_tokens, 0, 1ull << 24),
+  };
+}
+
+// Logging, placement and the host's roots.
+std::vector<Field> HostFields() {
+  return {
       Field{"log.level", "ZEST_LOG_LEVEL", SetLogLevel,
             [](const Settings& s) { return s.log_level; }},
       Field{"placement.memory_limit", "ZEST_MEMORY_LIMIT", SetMemoryLimit,
@@ -193,7 +213,12 @@ const std::vector<Field>& Fields() {
       PathField("hardware.procfs_root", "ZEST_PROCFS_ROOT", &Settings::procfs_root),
       PathField("hardware.devfs_root", "ZEST_DEVFS_ROOT", &Settings::devfs_root),
       PathField("server.runtime_dir", "XDG_RUNTIME_DIR", &Settings::runtime_dir),
-      // Security and limits.
+  };
+}
+
+// Security and limits.
+std::vector<Field> SecurityFields() {
+  return {
       StringField("server.api_key", "ZEST_API_KEY", &Settings::api_key),
       BoolField("server.insecure_no_auth", "ZEST_INSECURE_NO_AUTH", &Settings::insecure_no_auth),
       StringField("server.cors_origins", "ZEST_CORS_ORIGINS", &Settings::cors_origins),
@@ -230,6 +255,20 @@ const std::vector<Field>& Fields() {
             [](const Settings& s) { return s.log_format; }},
       BoolField("metrics.enabled", "ZEST_METRICS", &Settings::metrics_enabled),
   };
+}
+
+// Every setting, in the order `zest config` lists them; made once.
+const std::vector<Field>& Fields() {
+  static const std::vector<Field> kFields = [] {
+    std::vector<Field> all;
+    for (auto section :
+         {ServerAndModelFields, EngineFields, SchedulerFields, HostFields, SecurityFields}) {
+      std::vector<Field> fields = section();
+      all.insert(all.end(), std::make_move_iterator(fields.begin()),
+                 std::make_move_iterator(fields.end()));
+    }
+    return all;
+  }();
   return kFields;
 }
 

@@ -6,7 +6,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <fstream>
 #include <iterator>
-#include <thread>
 
 #include "engines/process.h"
 
@@ -113,11 +112,7 @@ Result<std::string> AudioConverter::ConvertBlocking(std::string_view audio) cons
   spawn.clear_env = true;
   spawn.ring_lines = 20;
   ZEST_ASSIGN_OR_RETURN(std::unique_ptr<Process> process, Process::Spawn(spawn));
-  const auto deadline = std::chrono::steady_clock::now() + setup_.timeout;
-  while (process->Running() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  const bool timed_out = process->Running();
+  const bool timed_out = !process->WaitForExit(setup_.timeout);
   process->Terminate(std::chrono::milliseconds(500));
   if (timed_out) {
     return Status(ErrorCode::kTimeout, "converting the audio took over " +

@@ -2,7 +2,6 @@
 
 #include <sstream>
 #include <string_view>
-#include <thread>
 
 #include "engines/process.h"
 
@@ -38,11 +37,7 @@ Result<std::string> RunEngine(const EngineLocation& location, const std::string&
   spawn.clear_env = true;
   spawn.ring_lines = kOutputLines;
   ZEST_ASSIGN_OR_RETURN(auto process, Process::Spawn(spawn));
-  auto deadline = std::chrono::steady_clock::now() + options.timeout;
-  while (process->Running() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  bool timed_out = process->Running();
+  const bool timed_out = !process->WaitForExit(options.timeout);
   process->Terminate(std::chrono::milliseconds(500));  // also waits for the last output
   std::vector<std::string> lines = process->output().Tail(kOutputLines);
   std::string tail =

@@ -1,5 +1,7 @@
 #include "engines/llama_server_flags.h"
 
+#include <iterator>
+
 namespace zest::engines {
 namespace {
 
@@ -25,11 +27,9 @@ constexpr double kTokens = 1 << 30;  // a bound no sensible token count reaches
 const Names kKvTypes = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
 const Names kOnOffAuto = {"on", "off", "auto"};
 
-// Grouped as llama-server's --help groups them. Sampling values are the
-// defaults of requests that do not set their own.
-const std::vector<FlagSpec>& Allowed() {
-  static const std::vector<FlagSpec> kAllowed = {
-      // Context, batching and the KV cache.
+// Context, batching and the KV cache.
+std::vector<FlagSpec> ContextFlags() {
+  return {
       Int({"--threads-batch", "-tb"}, 1, 1024),
       Int({"--n-predict", "--predict", "-n"}, -1, kTokens),
       Int({"--keep"}, -1, kTokens),
@@ -68,7 +68,12 @@ const std::vector<FlagSpec>& Allowed() {
       Int({"--image-min-tokens"}, 0, kTokens),
       Int({"--image-max-tokens"}, 0, kTokens),
       Int({"--mtmd-batch-max-tokens"}, 0, kTokens),
-      // RoPE and YaRN.
+  };
+}
+
+// RoPE and YaRN.
+std::vector<FlagSpec> RopeFlags() {
+  return {
       Choice({"--rope-scaling"}, {"none", "linear", "yarn"}),
       Num({"--rope-scale"}),
       Num({"--rope-freq-base"}),
@@ -78,14 +83,24 @@ const std::vector<FlagSpec>& Allowed() {
       Num({"--yarn-attn-factor"}),
       Num({"--yarn-beta-slow"}),
       Num({"--yarn-beta-fast"}),
-      // Adapters and files (bound read-only; see ResolveFlagPaths).
+  };
+}
+
+// Adapters and files (bound read-only; see ResolveFlagPaths).
+std::vector<FlagSpec> AdapterFlags() {
+  return {
       File({"--lora"}, FlagValue::kPathList),
       File({"--lora-scaled"}, FlagValue::kScaledPathList),
       Switch({"--lora-init-without-apply"}),
       File({"--control-vector"}, FlagValue::kPathList),
       File({"--control-vector-scaled"}, FlagValue::kScaledPathList),
       {{"--control-vector-layer-range"}, FlagValue::kIntPair, {}, 0, 1 << 20},
-      // Sampling defaults.
+  };
+}
+
+// Sampling defaults: those of requests that do not set their own.
+std::vector<FlagSpec> SamplingFlags() {
+  return {
       Text({"--samplers"}),
       Text({"--sampling-seq", "--sampler-seq"}),
       Int({"--seed", "-s"}, -1, 4294967295.0),
@@ -120,8 +135,13 @@ const std::vector<FlagSpec>& Allowed() {
       Text({"--json-schema", "-j"}),
       File({"--json-schema-file", "-jf"}),
       Switch({"--backend-sampling", "-bs"}),
-      // Speculative decoding. The draft model's memory is not in zest's
-      // ledger; its device and layers follow the engine's defaults.
+  };
+}
+
+// Speculative decoding. The draft model's memory is not in zest's
+// ledger; its device and layers follow the engine's defaults.
+std::vector<FlagSpec> SpeculativeFlags() {
+  return {
       File({"--model-draft", "--spec-draft-model", "-md"}),
       Choice({"--cache-type-k-draft", "--spec-draft-type-k", "-ctkd"}, kKvTypes),
       Choice({"--cache-type-v-draft", "--spec-draft-type-v", "-ctvd"}, kKvTypes),
@@ -147,7 +167,12 @@ const std::vector<FlagSpec>& Allowed() {
       Int({"--spec-ngram-map-k4v-size-n"}, 0, 1024),
       Int({"--spec-ngram-map-k4v-size-m"}, 0, 1024),
       Int({"--spec-ngram-map-k4v-min-hits"}, 0, 1024),
-      // Chat templates, reasoning, output.
+  };
+}
+
+// Chat templates, reasoning, output.
+std::vector<FlagSpec> ChatFlags() {
+  return {
       Switch({"--jinja"}),
       Switch({"--no-jinja"}),
       Text({"--chat-template"}),
@@ -172,7 +197,12 @@ const std::vector<FlagSpec>& Allowed() {
       Choice({"--pooling"}, {"none", "mean", "cls", "last", "rank"}),
       Int({"--embd-normalize"}, -1, 1 << 20),
       Switch({"--reranking", "--rerank"}),
-      // Server behaviour and logging.
+  };
+}
+
+// Server behaviour and logging.
+std::vector<FlagSpec> ServerFlags() {
+  return {
       Int({"--timeout", "-to"}, 1, 1 << 20),
       Int({"--sse-ping-interval"}, -1, 1 << 20),
       Int({"--threads-http"}, -1, 1024),
@@ -187,6 +217,20 @@ const std::vector<FlagSpec>& Allowed() {
       Switch({"--log-timestamps"}),
       Switch({"--no-log-timestamps"}),
   };
+}
+
+// Grouped as llama-server's --help groups them; made once.
+const std::vector<FlagSpec>& Allowed() {
+  static const std::vector<FlagSpec> kAllowed = [] {
+    std::vector<FlagSpec> all;
+    for (auto group : {ContextFlags, RopeFlags, AdapterFlags, SamplingFlags, SpeculativeFlags,
+                       ChatFlags, ServerFlags}) {
+      std::vector<FlagSpec> flags = group();
+      all.insert(all.end(), std::make_move_iterator(flags.begin()),
+                 std::make_move_iterator(flags.end()));
+    }
+    return all;
+  }();
   return kAllowed;
 }
 

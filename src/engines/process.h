@@ -73,6 +73,9 @@ class Process {
   // exit code, a crash signal such as SIGSEGV or SIGABRT). bwrap, like a
   // shell, reports its child's death by signal N as exit code 128 + N.
   static bool KilledFromOutside(int wait_status);
+  // Blocks until the child has exited (true) or `timeout` has passed
+  // (false), polling ExitStatus.
+  bool WaitForExit(std::chrono::milliseconds timeout);
   // SIGTERM to the process group, wait up to `grace`, then SIGKILL; blocks
   // until reaped. Idempotent.
   void Terminate(std::chrono::milliseconds grace = std::chrono::seconds(5));
@@ -93,8 +96,6 @@ class Process {
   std::optional<int> ReapLocked(bool block) REQUIRES(mu_);
   // Removes the pid file of a reaped child. Requires mu_ held.
   void ForgetPidFileLocked() REQUIRES(mu_);
-  // Polls ExitStatus until the leader has exited or `timeout` has passed.
-  bool WaitForExit(std::chrono::milliseconds timeout);
   // kill(-pid_, sig) unless reaped: only an unreaped leader proves the group
   // id is still ours.
   void SignalGroup(int sig);

@@ -70,8 +70,6 @@ class EngineStarter {
   // flag allow-list; files below the model roots).
   Status CheckExtraArgs(const std::vector<std::string>& args) const;
 
-  const engines::EngineSet* engines() const { return options_.engines.get(); }
-
  private:
   engines::LaunchSpec SpecFor(const models::ModelEntry& model, const placement::EnginePlan& plan,
                               const StartRequest& request) const;

@@ -46,6 +46,15 @@ std::optional<int64_t> ExpiresAt(const scheduler::Residency* residency, const st
   return std::chrono::duration_cast<std::chrono::seconds>(when.time_since_epoch()).count();
 }
 
+// The model name a body gives under `key` (older clients: `name`).
+Result<std::string> NameField(const json& body, const char* key) {
+  const json name = body.contains(key) ? body[key] : body.value("name", json());
+  if (!name.is_string() || name.get<std::string>().empty()) {
+    return InvalidArgument(std::string(key) + " is required");
+  }
+  return name.get<std::string>();
+}
+
 }  // namespace
 
 awaitable<void> OllamaApi::Tags(http::Request&, http::ResponseWriter& w) {
@@ -74,14 +83,11 @@ awaitable<void> OllamaApi::Ps(http::Request&, http::ResponseWriter& w) {
 awaitable<void> OllamaApi::Show(http::Request& r, http::ResponseWriter& w) {
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
-  const json& name = body->contains("model") ? (*body)["model"] : body->value("name", json());
-  if (!name.is_string() || name.get<std::string>().empty()) {
-    const Status missing = InvalidArgument("model is required");
-    co_return co_await SendError(w, missing);
-  }
-  Result<models::ModelEntry> model = registry_.Find(ZestName(name.get<std::string>()));
+  Result<std::string> name = NameField(*body, "model");
+  if (!name.ok()) co_return co_await SendError(w, name.status());
+  Result<models::ModelEntry> model = registry_.Find(ZestName(*name));
   if (!model.ok()) {
-    const Status missing = NotFound("model '" + name.get<std::string>() + "' not found");
+    const Status missing = NotFound("model '" + *name + "' not found");
     co_return co_await SendError(w, missing);
   }
   Result<json> file = model->error.empty() ? ModelFileJson(*model) : Internal(model->error);
@@ -154,28 +160,12 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 
-namespace {
-
-// The model name a body gives under `key` (older clients: `name`).
-Result<std::string> NameField(const json& body, const char* key) {
-  const json name = body.contains(key) ? body[key] : body.value("name", json());
-  if (!name.is_string() || name.get<std::string>().empty()) {
-    return InvalidArgument(std::string(key) + " is required");
-  }
-  return name.get<std::string>();
-}
-
-}  // namespace
-
 awaitable<void> OllamaApi::Delete(http::Request& r, http::ResponseWriter& w) {
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
   Result<std::string> name = NameField(*body, "model");
   if (!name.ok()) co_return co_await SendError(w, name.status());
-  if (!registry_.Find(ZestName(*name)).ok()) {
-    const Status missing = NotFound("model '" + *name + "' not found");
-    co_return co_await SendError(w, missing);
-  }
+  // An unknown model is the registry's kNotFound: a 404.
   std::string zest_name = ZestName(*name);  // named: no temporaries in co_await
   Result<models::ModelEntry> deleted = co_await models_.Delete(std::move(zest_name));
   if (!deleted.ok()) co_return co_await SendError(w, deleted.status());
