@@ -34,9 +34,33 @@ const std::string& ClientName(const RelayRequest& request) {
   return request.client_model.empty() ? request.model.name : request.client_model;
 }
 
-std::string StreamErrorEvent(const Status& status) {
+// The event that ends a stream the client has part of with an error.
+std::string StreamErrorEvent(const RelayRequest& request, const Status& status) {
+  if (request.translator != nullptr) return request.translator->StreamError(status);
   openai::ApiError e = openai::MapStatus(status);
   return http::SseData(openai::ErrorBody(status.message(), e.type, e.code));
+}
+
+// One event of the engine's chat stream in the client's API's shape
+// (`translator`): nothing for what is not JSON, the API's error event for
+// the engine's error.
+std::string TranslateEvent(AnswerTranslator& translator, std::string_view data) {
+  if (data == "[DONE]") return translator.End();
+  const nlohmann::json chunk = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
+  if (!chunk.is_object()) return "";
+  if (auto error = chunk.find("error"); error != chunk.end()) {
+    const nlohmann::json code =
+        error->is_object() ? error->value("code", nlohmann::json()) : nlohmann::json(500);
+    return translator.StreamError(
+        EngineErrorStatus(code.is_number_integer() ? code.get<int>() : 500, data));
+  }
+  return translator.Chunk(chunk);
+}
+
+// The content type of the client's stream.
+std::string_view StreamContentType(const RelayRequest& request) {
+  return request.translator != nullptr ? request.translator->stream_content_type()
+                                       : "text/event-stream";
 }
 
 // An error before any engine output: an HTTP error, or an SSE error event
@@ -53,7 +77,7 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& re
     co_return;
   }
   // Named, not a temporary inside co_await (GCC 12 miscompiles those).
-  const std::string event = StreamErrorEvent(status);
+  const std::string event = StreamErrorEvent(request, status);
   bool sent = co_await writer.WriteChunk(event);
   if (sent) co_await writer.EndStream();
 }
@@ -152,6 +176,19 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
 // try.
 using Outcome = std::optional<Status>;
 
+// The engine's whole answer (`status`, `body`) in the client's API's shape.
+awaitable<void> SendTranslated(http::ResponseWriter& writer, const RelayRequest& request,
+                               int status, std::string body) {
+  if (status != 200)
+    co_return co_await SendFailure(writer, request, EngineErrorStatus(status, body));
+  const nlohmann::json answer = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  Result<std::string> out =
+      answer.is_object() ? request.translator->Whole(answer)
+                         : Result<std::string>(EngineFailed("the engine's answer is not JSON"));
+  if (!out.ok()) co_return co_await SendFailure(writer, request, out.status());
+  co_await writer.Send(200, "application/json", std::move(*out));
+}
+
 // The slot is given back once the engine has answered in full, before the
 // answer goes out: a slow client does not hold it, and a client's next
 // request never finds it still taken by this one.
@@ -171,7 +208,10 @@ awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::Instance
     co_return std::nullopt;
   }
   if (writer.started()) {  // a heartbeat began the stream: the engine's error as an event
-    const std::string event = http::SseData(*body);
+    const std::string event =
+        request.translator != nullptr
+            ? request.translator->StreamError(EngineErrorStatus(upstream.status(), *body))
+            : http::SseData(*body);
     bool sent = co_await writer.WriteChunk(event);
     if (sent) co_await writer.EndStream();
     co_return std::nullopt;
@@ -191,6 +231,10 @@ awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::Instance
   if (upstream.status() == 200) {
     MeasureSpeed(instance, *body);
     if (request.observer != nullptr) request.observer->OnBody(*body);
+  }
+  if (request.translator != nullptr) {
+    co_await SendTranslated(writer, request, upstream.status(), std::move(*body));
+    co_return std::nullopt;
   }
   const std::string& name = ClientName(request);
   bool respell =
@@ -235,25 +279,30 @@ awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::Instanc
       co_await pool.ReportBroken(instance);
       if (!relayed) co_return piece.status();
       if (resume != nullptr && resume->Finished()) {  // all of it but the stream's end
-        const std::string done_event = http::SseData("[DONE]");
+        const std::string done_event =
+            request.translator != nullptr ? request.translator->End() : http::SseData("[DONE]");
         co_await writer.WriteChunk(done_event);
+        done = true;  // the client's stream is closed
         break;
       }
       if (resume != nullptr) co_return piece.status();  // the rest from another engine
-      co_await writer.WriteChunk(
-          StreamErrorEvent(EngineFailed("the engine for '" + instance->model() +
-                                        "' stopped mid-stream: " + piece.status().message())));
+      co_await writer.WriteChunk(StreamErrorEvent(
+          request, EngineFailed("the engine for '" + instance->model() +
+                                "' stopped mid-stream: " + piece.status().message())));
+      done = true;  // the client's stream is closed (with an error)
       break;
     }
     if (!piece->has_value()) break;
     for (const auto& event : splitter.Feed(**piece)) {
-      if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
+      if (!writer.started() &&
+          !co_await writer.StartStream(200, StreamContentType(request), headers)) {
         co_return std::nullopt;
       }
       relayed = true;
       MeasureSpeed(*instance, event.data);
       if (request.observer != nullptr) request.observer->OnStreamEvent(event.data);
-      if (event.data.empty()) {  // a comment: passed on as it is
+      if (event.data.empty()) {  // a comment: passed on as it is (SSE only)
+        if (request.translator != nullptr && !request.translator->sse()) continue;
         if (!co_await writer.WriteChunk(event.raw)) co_return std::nullopt;
         continue;
       }
@@ -271,15 +320,26 @@ awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::Instanc
       }
       role_pending = false;
       if (resume != nullptr) resume->Sent(fixed ? std::string_view(*fixed) : event.data);
-      if (fixed) *fixed = http::SseData(*fixed);
+      if (request.translator != nullptr) {
+        fixed = TranslateEvent(*request.translator, fixed ? std::string_view(*fixed) : event.data);
+        if (fixed->empty()) continue;
+      } else if (fixed) {
+        *fixed = http::SseData(*fixed);
+      }
       const std::string& out = fixed ? *fixed : event.raw;
       if (!co_await writer.WriteChunk(out)) co_return std::nullopt;
     }
   }
-  if (!writer.started() && !co_await writer.StartStream(200, "text/event-stream", headers)) {
+  if (!writer.started() && !co_await writer.StartStream(200, StreamContentType(request), headers)) {
     co_return std::nullopt;
   }
-  if (!splitter.pending().empty()) co_await writer.WriteChunk(splitter.pending());
+  if (request.translator == nullptr && !splitter.pending().empty()) {
+    co_await writer.WriteChunk(splitter.pending());
+  } else if (request.translator != nullptr && !done) {  // ended without its last event
+    const std::string event = request.translator->StreamError(
+        EngineFailed("the engine's stream ended before the answer did"));
+    co_await writer.WriteChunk(event);
+  }
   co_await writer.EndStream();
   co_return std::nullopt;
 }
@@ -337,7 +397,11 @@ awaitable<Outcome> RelayAssembled(scheduler::InstancePool& pool, Connection& con
     co_await SendFailure(writer, request, answer.status());
     co_return std::nullopt;
   }
-  co_await writer.Send(answer->status, "application/json", std::move(answer->body));
+  if (request.translator != nullptr) {
+    co_await SendTranslated(writer, request, answer->status, std::move(answer->body));
+  } else {
+    co_await writer.Send(answer->status, "application/json", std::move(answer->body));
+  }
   co_return std::nullopt;
 }
 
@@ -451,8 +515,10 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
   // Queued and running requests keep the model loaded; its keep-alive
   // counts from when the answer is done.
   scheduler::ResidencyHold residency(services.residency, request.model.name, request.keep_alive);
+  // SSE comments keep a waiting stream warm; other streams (NDJSON) wait quietly.
+  const bool warm = request.stream && (request.translator == nullptr || request.translator->sse());
   WaitHeartbeat heartbeat(co_await asio::this_coro::executor, writer,
-                          request.stream ? services.heartbeat : std::chrono::milliseconds(0),
+                          warm ? services.heartbeat : std::chrono::milliseconds(0),
                           request.model.name);
   heartbeat.Start();
   int retry_after_s = 0;

@@ -13,9 +13,11 @@
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "api/answer_translator.h"
 #include "api/inference_metrics.h"
 #include "engines/engine_adapter.h"
 #include "http/response_writer.h"
@@ -63,6 +65,10 @@ struct RelayRequest {
   // Errors before the answer starts, in the client's API's shape; null:
   // OpenAI's.
   ErrorSender send_error = nullptr;
+  // The answer in another API's shape (answer_translator.h), for a request
+  // made into an OpenAI chat request to /v1/chat/completions; null: the
+  // engine's answer as it is. Shared by the tries on fresh engines.
+  std::shared_ptr<AnswerTranslator> translator;
 };
 
 // The engine side of the gateway: admission, instance and relay.

@@ -27,6 +27,8 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       {"POST", "/api/show", Access::kInference},  // Ollama's
       {"POST", "/api/embed", Access::kInference},
       {"POST", "/api/embeddings", Access::kInference},
+      {"POST", "/api/chat", Access::kInference},
+      {"POST", "/api/generate", Access::kInference},
       {"GET", "/", Access::kPublic},  // Ollama's "Ollama is running"
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {

@@ -169,6 +169,8 @@ scheduler::AutoscaleParams AutoscaleParamsFor(const config::Settings& s) {
 api::ollama::OllamaApi::Options OllamaOptionsFor(const config::Settings& s) {
   api::ollama::OllamaApi::Options o;
   o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
+  o.limits = {s.max_messages, s.max_tokens_cap};
+  o.default_max_tokens = s.default_max_tokens;
   // Validated when the settings were loaded; the cap as for OpenAI's routes.
   o.max_keep_alive =
       ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();

@@ -66,6 +66,13 @@ void AddTokenizer(const SyntheticVocab& vocab, GgufWriter& w) {
   w.AddUint32("tokenizer.ggml.eot_token_id", vocab.im_end_id);
   w.AddBool("tokenizer.ggml.add_bos_token", true);
   w.AddBool("tokenizer.ggml.add_eos_token", false);
+  // No "▁" before text that follows a special token: llama.cpp's grammars
+  // for JSON schemas and tool calls begin with the generation prompt
+  // ("<|im_start|>assistant\n"), which the grammar sampler must accept as
+  // it tokenizes; with SentencePiece's default space prefix it reads
+  // " assistant", and every grammar failed ("Failed to initialize
+  // samplers: std::exception", llama-server build 11669).
+  w.AddBool("tokenizer.ggml.add_space_prefix", false);
   w.AddString("tokenizer.chat_template", ChatMlTemplate());
 }
 

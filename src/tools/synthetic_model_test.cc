@@ -42,7 +42,9 @@ TEST(SyntheticVocabTest, HasControlByteAndWordTokens) {
     EXPECT_EQ(v.types[i], kTokenNormal);
     EXPECT_LT(v.scores[i], v.scores[i - 1]) << v.tokens[i];
   }
-  EXPECT_NE(ChatMlTemplate().find("<|im_start|>assistant\\n"), std::string::npos);
+  EXPECT_NE(ChatMlTemplate().find("<|im_start|>assistant\n"), std::string::npos);
+  // Tool calls in the Hermes convention, which llama-server recognises.
+  EXPECT_NE(ChatMlTemplate().find("<tool_call>"), std::string::npos);
 }
 
 TEST(SyntheticModelTest, PresetsAreKnown) {

@@ -79,12 +79,41 @@ SyntheticVocab BuildSyntheticVocab() {
   return vocab;
 }
 
+// ChatML with tool calls in the Hermes convention (the one Qwen 2.5 and
+// Hermes models use): the tools listed in the system turn inside <tools>,
+// each call the assistant makes as {"name", "arguments"} inside
+// <tool_call></tool_call>, each result in a user turn inside
+// <tool_response>. llama-server recognises the convention from the
+// template, so it turns such calls into OpenAI tool_calls and enforces a
+// forced call (tool_choice "required" or a named tool) with a grammar.
 const std::string& ChatMlTemplate() {
   static const std::string kTemplate =
+      "{% if tools %}<|im_start|>system\n"
+      "{% if messages[0]['role'] == 'system' %}{{ messages[0]['content'] }}\n\n{% endif %}"
+      "# Tools\n\nTo call a function, answer with its name and arguments as a JSON object "
+      "inside <tool_call></tool_call> tags:\n"
+      "<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n"
+      "</tool_call>\n\nThe functions:\n<tools>\n"
+      "{% for tool in tools %}{{ tool | tojson }}\n{% endfor %}</tools><|im_end|>\n"
+      "{% elif messages[0]['role'] == 'system' %}"
+      "<|im_start|>system\n{{ messages[0]['content'] }}<|im_end|>\n"
+      "{% endif %}"
       "{% for message in messages %}"
-      "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}"
+      "{% if message['role'] == 'assistant' %}"
+      "<|im_start|>assistant\n"
+      "{% if message['tool_calls'] %}{% for call in message['tool_calls'] %}"
+      "{% if not loop.first %}\n{% endif %}"
+      "<tool_call>\n{\"name\": \"{{ call['function']['name'] }}\", \"arguments\": "
+      "{% if call['function']['arguments'] is string %}{{ call['function']['arguments'] }}"
+      "{% else %}{{ call['function']['arguments'] | tojson }}{% endif %}}\n</tool_call>"
+      "{% endfor %}{% elif message['content'] %}{{ message['content'] }}{% endif %}<|im_end|>\n"
+      "{% elif message['role'] == 'tool' %}"
+      "<|im_start|>user\n<tool_response>\n{{ message['content'] }}\n</tool_response><|im_end|>\n"
+      "{% elif message['role'] != 'system' or not loop.first %}"
+      "<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n"
+      "{% endif %}"
       "{% endfor %}"
-      "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+      "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
   return kTemplate;
 }
 

@@ -34,7 +34,8 @@ struct SyntheticVocab {
 // descending scores.
 SyntheticVocab BuildSyntheticVocab();
 
-// A ChatML template: each message as "<|im_start|>role\ncontent<|im_end|>\n",
+// A ChatML template with tool calls (the Hermes convention: the .cc says
+// more): each message as "<|im_start|>role\ncontent<|im_end|>\n",
 // then "<|im_start|>assistant\n" when a generation prompt is wanted.
 const std::string& ChatMlTemplate();
 

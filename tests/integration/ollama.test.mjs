@@ -1,6 +1,6 @@
-// Ollama's native API through the official `ollama` npm client: the
-// read-only part (list, show, ps, version, the root probe) against the real
-// zest and the real llama-server on synthetic models.
+// Ollama's native API through the official `ollama` npm client (list,
+// show, ps, version, the root probe, embed, copy/delete, chat and generate)
+// against the real zest and the real llama-server on synthetic models.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -94,8 +94,117 @@ describe('Ollama API (official ollama client)', () => {
     await assert.rejects(ollama.copy({ source: 'nope', destination: 'x' }), (e) => e.status_code === 404);
   });
 
+  // The final chunk's counts and durations, as Ollama reports them.
+  function assertTotals(last, predicted) {
+    assert.equal(last.done, true);
+    // Random weights may pick the end of turn before the limit.
+    assert.ok(['length', 'stop'].includes(last.done_reason), last.done_reason);
+    if (last.done_reason === 'length') assert.equal(last.eval_count, predicted);
+    else assert.ok(last.eval_count <= predicted);
+    assert.ok(last.prompt_eval_count > 0, JSON.stringify(last));
+    for (const key of ['total_duration', 'prompt_eval_duration', 'eval_duration']) {
+      assert.ok(Number.isInteger(last[key]) && last[key] > 0, `${key}: ${JSON.stringify(last)}`);
+    }
+    assert.ok(last.load_duration >= 0);
+    assert.ok(last.total_duration >= last.prompt_eval_duration + last.eval_duration, JSON.stringify(last));
+    assert.ok(!Number.isNaN(Date.parse(last.created_at)));
+  }
+
+  test('chat: a whole answer, then a stream of NDJSON lines ending in real counts', async () => {
+    const whole = await ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_predict: 8 } });
+    assert.equal(whole.model, 'tiny');
+    assert.equal(whole.message.role, 'assistant');
+    assert.ok(whole.message.content.length > 0);
+    assertTotals(whole, 8);
+    const parts = [];
+    for await (const part of await ollama.chat({ model: 'tiny:latest', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' }], stream: true, options: { num_predict: 12, temperature: 0.5, top_k: 20, seed: 7, stop: ['zzzz'] } })) {
+      parts.push(part);
+    }
+    assert.ok(parts.length >= 2, JSON.stringify(parts));
+    for (const part of parts.slice(0, -1)) {
+      assert.equal(part.done, false);
+      assert.equal(part.model, 'tiny:latest', 'the name as the client spelled it');
+      assert.equal(part.message.role, 'assistant');
+    }
+    assert.ok(parts.slice(0, -1).map((p) => p.message.content).join('').length > 0);
+    assertTotals(parts.at(-1), 12);
+    // The raw bytes: one JSON object per line, as application/x-ndjson.
+    const raw = await zest.fetch('/api/chat', { method: 'POST', body: JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'x' }], options: { num_predict: 3 } }) });
+    assert.equal(raw.status, 200);
+    assert.match(raw.headers.get('content-type'), /^application\/x-ndjson/);
+    const lines = (await raw.text()).trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.at(-1).done, true, 'stream is Ollama\'s default');
+  });
+
+  test('chat: a conversation with tool calls and their results; format as a JSON schema', async () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', description: 'the weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } }];
+    const history = await ollama.chat({
+      model: 'tiny', tools, stream: false, options: { num_predict: 4 },
+      messages: [
+        { role: 'user', content: 'weather in Paris?' },
+        { role: 'assistant', content: '', tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] },
+        { role: 'tool', content: '{"sky": "clear"}', tool_name: 'get_weather' },
+      ],
+    });
+    assert.equal(history.done, true);
+    assert.ok(history.prompt_eval_count > 20, 'the tools and the call are in the prompt');
+    // The schema holds even on random weights (llama-server's grammar).
+    const schema = { type: 'object', properties: { n: { type: 'integer' }, ok: { type: 'boolean' } }, required: ['n', 'ok'] };
+    for (const stream of [false, true]) {
+      let content = '';
+      if (stream) {
+        for await (const part of await ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'json please' }], format: schema, stream: true, options: { num_predict: 200 } })) content += part.message.content;
+      } else {
+        content = (await ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'json please' }], format: schema, stream: false, options: { num_predict: 200 } })).message.content;
+      }
+      const value = JSON.parse(content);
+      assert.ok(Number.isInteger(value.n) && typeof value.ok === 'boolean', content);
+    }
+    // (`format: "json"` maps to json_object, unit-tested: its free strings
+    // are random bytes on these weights, which llama-server's answer parser
+    // refuses now and then.)
+  });
+
+  test('generate: templated and raw, whole and streamed', async () => {
+    const whole = await ollama.generate({ model: 'tiny', prompt: 'once upon a time', system: 'tell stories', stream: false, options: { num_predict: 6 } });
+    assert.equal(whole.model, 'tiny');
+    assert.equal(typeof whole.response, 'string');
+    assertTotals(whole, 6);
+    const raw = await ollama.generate({ model: 'tiny', prompt: 'once upon a time', raw: true, stream: false, options: { num_predict: 6 } });
+    assertTotals(raw, 6);
+    assert.ok(raw.prompt_eval_count < whole.prompt_eval_count, 'no chat template around a raw prompt');
+    const parts = [];
+    for await (const part of await ollama.generate({ model: 'tiny', prompt: 'hello', stream: true, think: false, options: { num_predict: 5 } })) parts.push(part);
+    assertTotals(parts.at(-1), 5);
+    assert.ok(parts.slice(0, -1).every((p) => p.done === false && typeof p.response === 'string'));
+  });
+
+  test('chat and generate errors are Ollama\'s: 400 naming the field, 404 for a model', async () => {
+    const rejects = (promise, status, pattern) => assert.rejects(promise, (e) => {
+      assert.equal(e.status_code, status, e.error);
+      assert.match(e.error, pattern);
+      return true;
+    });
+    await rejects(ollama.chat({ model: 'nope', messages: [] }), 404, /model 'nope' not found/);
+    await rejects(ollama.chat({ model: 'embed-tiny', messages: [{ role: 'user', content: 'x' }] }), 400, /embedding model/);
+    await rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'wizard', content: 'x' }] }), 400, /messages\[0\]\.role/);
+    await rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'x' }], options: { temperature: 'hot' } }), 400, /options\.temperature/);
+    await rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'x' }], format: 'yaml' }), 400, /format/);
+    await rejects(ollama.generate({ model: 'tiny', prompt: 'x', suffix: 'y' }), 400, /suffix/);
+    await rejects(ollama.generate({ model: 'tiny', prompt: 'x', template: '{{ .Prompt }}' }), 400, /template/);
+    await rejects(ollama.generate({ model: 'tiny', prompt: 'x', context: [1, 2, 3] }), 400, /context/);
+    // The engine's own refusal (an image for a model without a projector)
+    // arrives in Ollama's shape too.
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAcCBlCwAAAABJRU5ErkJggg==';
+    await assert.rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'what is it', images: [png] }], stream: false }),
+      (e) => e.status_code >= 400 && typeof e.error === 'string' && e.error.length > 0);
+    const metrics = await (await zest.fetch('/metrics')).text();
+    assert.match(metrics, /^zest_requests_total\{endpoint="ollama_chat",model="tiny",status="200"\} \d+$/m);
+    assert.match(metrics, /^zest_requests_total\{endpoint="ollama_generate",model="tiny",status="200"\} \d+$/m);
+  });
+
   test('ps: nothing, then the loaded model with its memory, context and expiry', async () => {
-    await zest.json('/api/v1/unload', { model: 'embed-tiny' });  // loaded by the embed test
+    for (const model of ['embed-tiny', 'tiny']) await zest.json('/api/v1/unload', { model });  // loaded by the tests above
     assert.deepEqual((await ollama.ps()).models, []);
     assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny'))).status, 200);
     // The keep-alive clock starts once the request has let go of the model,

@@ -7,6 +7,7 @@
 #include "api/json_body.h"
 #include "api/key_scope.h"
 #include "api/model_file_json.h"
+#include "api/ollama/ollama_chat.h"
 #include "api/ollama/ollama_embed.h"
 #include "api/ollama/ollama_models.h"
 #include "api/openai/errors.h"
@@ -160,6 +161,35 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
   co_await RelayToEngine(engines_, std::move(relay), w);
 }
 
+awaitable<void> OllamaApi::Chat(bool generate, http::Request& r, http::ResponseWriter& w) {
+  const auto start = std::chrono::steady_clock::now();
+  RequestObserver observer(metrics_, generate ? "ollama_generate" : "ollama_chat", "");
+  Result<json> body = ParseJsonObject(r.body);
+  Result<ChatJob> job = !body.ok() ? Result<ChatJob>(body.status())
+                        : generate ? ParseGenerateRequest(*body)
+                                   : ParseChatRequest(*body);
+  Result<models::ModelEntry> model =
+      job.ok() ? registry_.Find(ZestName(job->model)) : Result<models::ModelEntry>(job.status());
+  if (job.ok() && !model.ok()) model = NotFound("model '" + job->model + "' not found");
+  if (!model.ok()) {
+    co_await SendError(w, model.status());
+  } else {
+    ChatJobSpec spec;
+    spec.model = std::move(*model);
+    spec.client_model = job->model;
+    spec.endpoint = job->engine_path == "/v1/completions" ? openai::Endpoint::kCompletions
+                                                          : openai::Endpoint::kChatCompletions;
+    spec.stream = job->stream;
+    spec.keep_alive = job->keep_alive;
+    spec.priority = job->priority;
+    spec.translator = std::make_shared<OllamaAnswer>(*job, start);
+    spec.send_error = SendOllamaError;
+    spec.body = std::move(job->body);
+    co_await RunChatJob(engines_, options_, r, w, observer, std::move(spec));
+  }
+  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+}
+
 awaitable<void> OllamaApi::Delete(http::Request& r, http::ResponseWriter& w) {
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
@@ -208,6 +238,12 @@ void OllamaApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) { return Delete(r, w); });
   router.Add("POST", "/api/copy",
              [this](http::Request& r, http::ResponseWriter& w) { return Copy(r, w); });
+  for (bool generate : {false, true}) {
+    router.Add("POST", generate ? "/api/generate" : "/api/chat",
+               [this, generate](http::Request& r, http::ResponseWriter& w) {
+                 return Chat(generate, r, w);
+               });
+  }
   for (bool legacy : {false, true}) {
     router.Add(
         "POST", legacy ? "/api/embeddings" : "/api/embed",

@@ -7,13 +7,15 @@
 // /api/embeddings, run on the engine's OpenAI route through the same
 // admission, keep-alive, relay and metrics as every API: ollama_embed.h).
 // Names are Ollama's (`name:tag`, ":latest" for zest's untagged names:
-// ollama_models.h); errors are Ollama's {"error": "..."} with its status
-// codes.
+// ollama_models.h); chat and generate run on the engine's chat route like
+// every API's (chat_route.h, ollama_chat.h), streamed as NDJSON; errors are Ollama's {"error":
+// "..."} with its status codes.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
 
 #include "api/admin/models_api.h"
+#include "api/chat_route.h"
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
 #include "core/duration.h"
@@ -26,10 +28,7 @@ namespace zest::api::ollama {
 
 class OllamaApi {
  public:
-  struct Options {
-    std::chrono::seconds queue_timeout{300};  // default wait for a slot
-    Duration max_keep_alive;                  // an inference key's cap (key_scope.h)
-  };
+  using Options = ChatRouteOptions;
 
   // All must outlive the router; `metrics` may be null (no metrics).
   OllamaApi(models::ModelRegistry& registry, admin::ModelsApi& models, EngineServices engines,
@@ -51,6 +50,10 @@ class OllamaApi {
                                      http::ResponseWriter& writer);
   boost::asio::awaitable<void> EmbedRoute(bool legacy, http::Request& request,
                                           http::ResponseWriter& writer, RequestObserver& observer);
+
+  // /api/chat, or with `generate` /api/generate (ollama_chat.h).
+  boost::asio::awaitable<void> Chat(bool generate, http::Request& request,
+                                    http::ResponseWriter& writer);
 
   // DELETE /api/delete {"model"} and POST /api/copy {"source", "destination"}
   // (admin keys, as zest's own delete and add).

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/admit_request.h"
+#include "api/chat_route.h"
 #include "api/engine_relay.h"
 #include "api/key_scope.h"
 #include "api/openai/errors.h"
@@ -50,31 +51,6 @@ void AddCatalog(const std::vector<models::CatalogStatus>& catalog, nlohmann::jso
   for (const auto& c : catalog) {
     if (!listed.contains(c.entry.name)) data.push_back(CatalogJson(c));
   }
-}
-
-// Embedding engines run with --embeddings, which turns off generation, and
-// the reverse; so a model serves one kind of endpoint.
-Status CheckCapability(Endpoint endpoint, const models::ModelEntry& model) {
-  // A model file zest cannot read is the server's problem, not the client's.
-  if (!model.error.empty()) {
-    return Internal("model '" + model.name + "' cannot be loaded: " + model.error);
-  }
-  if (model.info.speech) {
-    return InvalidArgument("model '" + model.name +
-                           "' is a speech-to-text model; use /v1/audio/transcriptions");
-  }
-  if (model.info.image) {
-    return InvalidArgument("model '" + model.name +
-                           "' is an image generation model; use /v1/images/generations");
-  }
-  bool wants_embeddings = endpoint == Endpoint::kEmbeddings;
-  if (wants_embeddings && !model.info.embedding) {
-    return InvalidArgument("model '" + model.name + "' is not an embedding model");
-  }
-  if (!wants_embeddings && model.info.embedding) {
-    return InvalidArgument("model '" + model.name + "' is an embedding model; use /v1/embeddings");
-  }
-  return Status::Ok();
 }
 
 // Bounded label values for metrics.

@@ -1,0 +1,57 @@
+// AnswerTranslator: an engine's OpenAI chat answer made into another API's
+// shape (Ollama's NDJSON, Anthropic's Messages events, ...) on its way
+// through the relay (engine_relay.h).
+//
+// Every API zest speaks runs on the engine's /v1/chat/completions: the
+// request is translated before it is queued, and the answer here, chunk by
+// chunk as the engine streams it or whole. So admission, keep-alive, the
+// resumption of a broken stream on a fresh engine (stream_resume.h), the
+// assembly of non-streamed answers (stream_assembly.h) and the metrics
+// (inference_metrics.h, which read OpenAI's events) are one code path for
+// every API, and only the edges differ.
+//
+// The relay asks the engine for its usage in the closing chunk
+// (stream_options.include_usage) of a translated stream, so that every API
+// can report real token counts. One translator serves one request; it is
+// not thread-safe (the request's coroutine uses it).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace zest::api {
+
+class AnswerTranslator {
+ public:
+  virtual ~AnswerTranslator() = default;
+
+  // The Content-Type of a streamed answer.
+  virtual std::string_view stream_content_type() const = 0;
+  // Whether a streamed answer is an event stream, on which the relay may
+  // keep a waiting client's connection warm with SSE comments.
+  bool sse() const { return stream_content_type().starts_with("text/event-stream"); }
+
+  // One chunk of the engine's stream (OpenAI's chat.completion.chunk,
+  // parsed): what to send the client for it, possibly nothing.
+  virtual std::string Chunk(const nlohmann::json& chunk) = 0;
+  // The engine's stream ended whole ("[DONE]"): what closes the client's.
+  virtual std::string End() = 0;
+  // The answer broke off after the client had part of it: the API's error
+  // event; the stream ends after it.
+  virtual std::string StreamError(const Status& status) = 0;
+
+  // The engine's whole answer (OpenAI's chat.completion, with usage and
+  // llama-server's timings where it sent them): the API's answer body.
+  virtual Result<std::string> Whole(const nlohmann::json& answer) = 0;
+};
+
+// An engine's error answer (HTTP `status`, OpenAI's error body or any text)
+// as a Status, so that each API renders it in its own error shape: a 4xx is
+// the client's (kInvalidArgument; 404 kNotFound), anything else the
+// engine's (kEngineFailed). The message is the engine's own when it gave one.
+Status EngineErrorStatus(int status, std::string_view body);
+
+}  // namespace zest::api
