@@ -29,6 +29,8 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       {"POST", "/api/embeddings", Access::kInference},
       {"POST", "/api/chat", Access::kInference},
       {"POST", "/api/generate", Access::kInference},
+      {"POST", "/v1/messages", Access::kInference},  // Anthropic's
+      {"POST", "/v1/messages/count_tokens", Access::kInference},
       {"GET", "/", Access::kPublic},  // Ollama's "Ollama is running"
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {

@@ -17,6 +17,7 @@
 #include "api/admin/observability_api.h"
 #include "api/admin/pull_api.h"
 #include "api/admin/system_api.h"
+#include "api/anthropic/anthropic_api.h"
 #include "api/device_metrics.h"
 #include "api/engine_metrics.h"
 #include "api/inference_metrics.h"
@@ -166,8 +167,10 @@ scheduler::AutoscaleParams AutoscaleParamsFor(const config::Settings& s) {
   return p;
 }
 
-api::ollama::OllamaApi::Options OllamaOptionsFor(const config::Settings& s) {
-  api::ollama::OllamaApi::Options o;
+// What every API that runs on the engines' chat route shares (Ollama's,
+// Anthropic's).
+api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
+  api::ChatRouteOptions o;
   o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
   o.limits = {s.max_messages, s.max_tokens_cap};
   o.default_max_tokens = s.default_max_tokens;
@@ -267,7 +270,11 @@ struct ServerApp::Parts {
         ollama(registry, models_api,
                {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                 s.split_prefill_tokens},
-               OllamaOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+               ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        anthropic(registry,
+                  {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
+                   s.split_prefill_tokens},
+                  ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
         hangup(io, SIGHUP) {
     // Registered before anything starts, so an early SIGTERM still shuts
     // down cleanly instead of killing zest with its engines running.
@@ -294,6 +301,7 @@ struct ServerApp::Parts {
     models_api.Register(router);
     observability.Register(router);
     ollama.Register(router);
+    anthropic.Register(router);
   }
 
   const config::LoadedSettings loaded;
@@ -328,6 +336,7 @@ struct ServerApp::Parts {
   api::admin::PullApi pull_api;
   api::admin::ObservabilityApi observability;
   api::ollama::OllamaApi ollama;
+  api::anthropic::AnthropicApi anthropic;
   http::Router router;
   http::Router no_routes;  // the HTTPS redirect listener's
   std::unique_ptr<http::Server> server;

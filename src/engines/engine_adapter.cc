@@ -75,4 +75,12 @@ Result<GeneratedImages> EngineAdapter::ReadImages(int, std::string_view) const {
   return Status(ErrorCode::kUnsupported, std::string(name()) + " does not generate images");
 }
 
+Result<EngineCall> EngineAdapter::MessagesTokenCountCall(std::string) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " does not count tokens");
+}
+
+Result<uint64_t> EngineAdapter::ReadTokenCount(int, std::string_view) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " does not count tokens");
+}
+
 }  // namespace zest::engines

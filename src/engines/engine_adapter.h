@@ -141,6 +141,13 @@ class EngineAdapter {
   virtual Result<EngineCall> ImageCall(const ImageJob& job) const;
   virtual Result<GeneratedImages> ReadImages(int status, std::string_view body) const;
 
+  // Token counting (Anthropic's /v1/messages/count_tokens): the input
+  // tokens of a Messages request (Anthropic's shape, `model` the engine's),
+  // counted with the model's chat template and tokenizer, as a request in
+  // the engine's shape; and its answer. Default: kUnsupported.
+  virtual Result<EngineCall> MessagesTokenCountCall(std::string anthropic_body) const;
+  virtual Result<uint64_t> ReadTokenCount(int status, std::string_view body) const;
+
   // Its own Prometheus metrics; nullopt when it serves none.
   virtual std::optional<EngineMetrics> metrics() const { return std::nullopt; }
 

@@ -1,5 +1,7 @@
 #include "engines/llama_server_adapter.h"
 
+#include <nlohmann/json.hpp>
+
 #include "engines/engine_flags.h"
 #include "engines/llama_server_flags.h"
 
@@ -40,6 +42,21 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
   }
   command.env = located_->Environment(env);
   return command;
+}
+
+Result<EngineCall> LlamaServerAdapter::MessagesTokenCountCall(std::string anthropic_body) const {
+  return EngineCall{"/v1/messages/count_tokens", "application/json", std::move(anthropic_body)};
+}
+
+Result<uint64_t> LlamaServerAdapter::ReadTokenCount(int status, std::string_view body) const {
+  const nlohmann::json answer = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json tokens =
+      answer.is_object() ? answer.value("input_tokens", nlohmann::json()) : nlohmann::json();
+  if (status != 200 || !tokens.is_number_unsigned()) {
+    return EngineFailed("llama-server did not count the tokens (" + std::to_string(status) +
+                        "): " + std::string(body.substr(0, 300)));
+  }
+  return tokens.get<uint64_t>();
 }
 
 std::optional<std::string> LlamaServerAdapter::PathFor(Capability capability) const {

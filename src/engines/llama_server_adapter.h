@@ -20,6 +20,9 @@ class LlamaServerAdapter : public EngineAdapter {
   Status Available() const override { return located_.status(); }
   Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
   std::optional<std::string> PathFor(Capability capability) const override;
+  // Its own Anthropic route counts a Messages request's tokens.
+  Result<EngineCall> MessagesTokenCountCall(std::string anthropic_body) const override;
+  Result<uint64_t> ReadTokenCount(int status, std::string_view body) const override;
   bool saves_slots() const override { return true; }
   // llama-server runs a non-streamed task to its end when its client goes
   // (llama.cpp issue 9273); a streamed one stops at the next token.

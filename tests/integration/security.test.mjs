@@ -182,10 +182,20 @@ describe('API keys', () => {
     // Every inference route takes an inference key: past the gate, these
     // bodies are refused for what they hold (400), not for the key (403).
     for (const p of ['/v1/images/generations', '/v1/audio/transcriptions', '/v1/audio/translations',
-      '/api/v1/images/generations']) {
+      '/api/v1/images/generations', '/v1/messages', '/v1/messages/count_tokens', '/api/chat',
+      '/api/generate']) {
       const refused = await zest.json(p, {}, { headers: bearer(user) });
       assert.equal(refused.status, 400, `${p}: ${JSON.stringify(refused.data)}`);
     }
+  });
+
+  test('Anthropic clients send the key as x-api-key', async () => {
+    const body = { model: 'tiny', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] };
+    const ok = await zest.json('/v1/messages', body, { headers: { 'x-api-key': user, 'anthropic-version': '2023-06-01' } });
+    assert.equal(ok.status, 200, JSON.stringify(ok.data));
+    assert.equal(ok.data.type, 'message');
+    const none = await zest.json('/v1/messages', body);
+    assert.equal(none.status, 401);
   });
 
   test('keys added or removed while serving apply within seconds', async () => {

@@ -1,0 +1,112 @@
+#include "api/anthropic/anthropic_api.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/admit_request.h"
+#include "api/anthropic/messages_answer.h"
+#include "api/anthropic/messages_request.h"
+#include "api/json_body.h"
+#include "api/json_text.h"
+#include "api/openai/errors.h"
+#include "http/request_id.h"
+
+namespace zest::api::anthropic {
+namespace {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using nlohmann::json;
+
+// Anthropic's error shape, with the status every API maps zest's errors to.
+awaitable<void> SendAnthropicError(http::ResponseWriter& w, const Status& status,
+                                   const http::Headers& headers) {
+  const int http = openai::MapStatus(status).http_status;
+  const std::string body = ErrorBody(http, status.message());
+  co_await w.Send(http, "application/json", body, headers);
+}
+
+awaitable<void> SendError(http::ResponseWriter& w, const Status& status) {
+  static const http::Headers kNone;
+  co_await SendAnthropicError(w, status, kNone);
+}
+
+// The request's model, or the 404 Anthropic's clients expect.
+Result<models::ModelEntry> FindModel(models::ModelRegistry& registry, const std::string& name) {
+  Result<models::ModelEntry> model = registry.Find(name);
+  if (!model.ok() && model.status().code() == ErrorCode::kNotFound) {
+    return NotFound("model: " + name + " (not found)");
+  }
+  return model;
+}
+
+}  // namespace
+
+awaitable<void> AnthropicApi::Messages(http::Request& r, http::ResponseWriter& w) {
+  RequestObserver observer(metrics_, "anthropic_messages", "");
+  Result<json> body = ParseJsonObject(r.body);
+  Result<MessagesJob> job =
+      body.ok() ? ParseMessagesRequest(*body) : Result<MessagesJob>(body.status());
+  Result<models::ModelEntry> model =
+      job.ok() ? FindModel(registry_, job->model) : Result<models::ModelEntry>(job.status());
+  if (!model.ok()) {
+    co_await SendError(w, model.status());
+  } else {
+    ChatJobSpec spec;
+    spec.model = std::move(*model);
+    spec.client_model = job->model;
+    spec.stream = job->stream;
+    spec.priority = job->priority;
+    spec.translator = std::make_shared<MessagesAnswer>(job->model, "msg_" + http::RequestIdFor(""));
+    spec.send_error = SendAnthropicError;
+    spec.body = std::move(job->body);
+    co_await RunChatJob(engines_, options_, r, w, observer, std::move(spec));
+  }
+  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+}
+
+// The engine counts: it applies the model's chat template to the request
+// and tokenizes the result. The request is checked as a Messages request
+// first, so that its errors are zest's.
+awaitable<void> AnthropicApi::CountTokens(http::Request& r, http::ResponseWriter& w) {
+  Result<json> body = ParseJsonObject(r.body);
+  if (!body.ok()) co_return co_await SendError(w, body.status());
+  Result<MessagesJob> job = ParseMessagesRequest(*body, /*count_only=*/true);
+  if (!job.ok()) co_return co_await SendError(w, job.status());
+  Result<models::ModelEntry> model = FindModel(registry_, job->model);
+  if (!model.ok()) co_return co_await SendError(w, model.status());
+  if (Status capable = CheckCapability(openai::Endpoint::kChatCompletions, *model); !capable.ok()) {
+    co_return co_await SendError(w, capable);
+  }
+  Result<scheduler::AdmitRequest> admit =
+      AdmitRequestFor(r, job->priority, model->name, options_.queue_timeout);
+  if (!admit.ok()) co_return co_await SendError(w, admit.status());
+  admit->cost = 1;
+  RelayRequest relay;
+  relay.model = *model;
+  relay.admit = std::move(*admit);
+  relay.client_model = job->model;
+  relay.request_id = r.id;
+  relay.send_error = SendAnthropicError;
+  // The engine counts the client's request as it is, for the engine's model.
+  (*body)["model"] = model->name;
+  body->erase("stream");
+  relay.to_engine = [anthropic = JsonText(*body)](const engines::EngineAdapter& engine) {
+    return engine.MessagesTokenCountCall(anthropic);
+  };
+  relay.from_engine = [](const engines::EngineAdapter& engine, int status,
+                         std::string engine_body) -> Result<ApiAnswer> {
+    if (status != 200) return EngineErrorStatus(status, engine_body);
+    ZEST_ASSIGN_OR_RETURN(uint64_t tokens, engine.ReadTokenCount(status, engine_body));
+    return ApiAnswer{200, "application/json", json{{"input_tokens", tokens}}.dump()};
+  };
+  co_await RelayToEngine(engines_, std::move(relay), w);
+}
+
+void AnthropicApi::Register(http::Router& router) {
+  router.Add("POST", "/v1/messages",
+             [this](http::Request& r, http::ResponseWriter& w) { return Messages(r, w); });
+  router.Add("POST", "/v1/messages/count_tokens",
+             [this](http::Request& r, http::ResponseWriter& w) { return CountTokens(r, w); });
+}
+
+}  // namespace zest::api::anthropic

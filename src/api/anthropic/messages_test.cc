@@ -1,0 +1,162 @@
+#include <gtest/gtest.h>
+
+#include "api/anthropic/messages_answer.h"
+#include "api/anthropic/messages_request.h"
+
+namespace zest::api::anthropic {
+namespace {
+
+using nlohmann::json;
+
+TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
+  Result<MessagesJob> job = ParseMessagesRequest(json::parse(R"({
+    "model": "claude-x", "max_tokens": 100, "stream": true,
+    "system": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+    "messages": [
+      {"role": "user", "content": [
+        {"type": "text", "text": "look"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA"}}]},
+      {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "hm", "signature": "s"},
+        {"type": "redacted_thinking", "data": "x"},
+        {"type": "text", "text": "calling"},
+        {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}}]},
+      {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "42", "is_error": true},
+        {"type": "text", "text": "go on"}]}
+    ],
+    "tools": [{"name": "f", "description": "d", "input_schema": {"type": "object"}}],
+    "tool_choice": {"type": "tool", "name": "f", "disable_parallel_tool_use": true},
+    "stop_sequences": ["END"], "temperature": 0.5, "top_k": 3,
+    "thinking": {"type": "enabled", "budget_tokens": 2000}})"));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_TRUE(job->stream);
+  const json& b = job->body;
+  EXPECT_EQ(b["max_tokens"], 100);
+  EXPECT_EQ(b["stream_options"]["include_usage"], true);
+  const json& m = b["messages"];
+  ASSERT_EQ(m.size(), 5u) << m.dump();
+  EXPECT_EQ(m[0], (json{{"role", "system"}, {"content", "a\nb"}}));
+  EXPECT_EQ(m[1]["content"][1]["image_url"]["url"], "data:image/png;base64,AAA");
+  EXPECT_EQ(m[2]["content"], "calling");
+  EXPECT_EQ(m[2]["reasoning_content"], "hm");
+  EXPECT_EQ(m[2]["tool_calls"][0]["id"], "toolu_1");
+  EXPECT_EQ(m[2]["tool_calls"][0]["function"]["arguments"], R"({"a":1})");
+  EXPECT_EQ(m[3], (json{{"role", "tool"}, {"tool_call_id", "toolu_1"}, {"content", "Error: 42"}}));
+  EXPECT_EQ(m[4], (json{{"role", "user"}, {"content", "go on"}}));
+  EXPECT_EQ(b["tools"][0]["function"]["parameters"], (json{{"type", "object"}}));
+  EXPECT_EQ(b["tool_choice"]["function"]["name"], "f");
+  EXPECT_EQ(b["parallel_tool_calls"], false);
+  EXPECT_EQ(b["stop"], json::array({"END"}));
+  EXPECT_EQ(b["chat_template_kwargs"]["enable_thinking"], true);
+}
+
+TEST(MessagesRequestTest, RefusesWhatAnthropicRefusesNamingTheField) {
+  auto error = [](const char* body, bool count_only = false) {
+    Result<MessagesJob> job = ParseMessagesRequest(json::parse(body), count_only);
+    return job.ok() ? std::string("ok") : job.status().message();
+  };
+  const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";
+  EXPECT_NE(error(("{\"model\": \"m\", " + user + "}").c_str()).find("max_tokens"),
+            std::string::npos);
+  EXPECT_EQ(error(("{\"model\": \"m\", " + user + "}").c_str(), true), "ok") << "count_tokens";
+  EXPECT_NE(
+      error(R"({"model": "m", "max_tokens": 1, "messages": [{"role": "tool", "content": ""}]})")
+          .find("messages[0].role"),
+      std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [],
+                      "tool_choice": {"type": "maybe"}})")
+                .find("tool_choice.type"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [],
+                      "tools": [{"type": "bash_20250124", "name": "bash"}]})")
+                .find("server tools"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [{"role": "user",
+                      "content": [{"type": "tool_use", "id": "x", "name": "f"}]}]})")
+                .find("'tool_use' blocks are not supported in user messages"),
+            std::string::npos);
+}
+
+// The events of an SSE text, as (event name, data) pairs.
+std::vector<std::pair<std::string, json>> Events(const std::string& sse) {
+  std::vector<std::pair<std::string, json>> out;
+  std::size_t at = 0;
+  while ((at = sse.find("event: ", at)) != std::string::npos) {
+    const std::size_t name_end = sse.find('\n', at);
+    const std::size_t data_end = sse.find("\n\n", name_end);
+    out.emplace_back(sse.substr(at + 7, name_end - at - 7),
+                     json::parse(sse.substr(name_end + 7, data_end - name_end - 7)));
+    at = data_end;
+  }
+  return out;
+}
+
+TEST(MessagesAnswerTest, StreamsThinkingTextAndToolUseBlocks) {
+  MessagesAnswer answer("claude-x", "msg_1");
+  std::string sse;
+  sse += answer.Chunk(json::parse(R"({"choices":[{"delta":{"role":"assistant"}}]})"));
+  sse += answer.Chunk(json::parse(R"({"choices":[{"delta":{"reasoning_content":"hm"}}]})"));
+  sse += answer.Chunk(json::parse(R"({"choices":[{"delta":{"content":"Hi"}}]})"));
+  sse += answer.Chunk(json::parse(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{\"a\""}}]}}]})"));
+  sse += answer.Chunk(json::parse(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}]})"));
+  sse += answer.Chunk(json::parse(R"({"choices":[{"delta":{},"finish_reason":"tool_calls"}]})"));
+  sse += answer.Chunk(json::parse(
+      R"({"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":2}}})"));
+  sse += answer.End();
+  auto events = Events(sse);
+  std::vector<std::string> names;
+  for (const auto& [name, data] : events) {
+    EXPECT_EQ(data["type"], name);
+    names.push_back(name + (data.contains("delta") && data["delta"].contains("type")
+                                ? ":" + data["delta"]["type"].get<std::string>()
+                                : ""));
+  }
+  EXPECT_EQ(
+      names,
+      (std::vector<std::string>{
+          "message_start", "ping", "content_block_start", "content_block_delta:thinking_delta",
+          "content_block_delta:signature_delta", "content_block_stop", "content_block_start",
+          "content_block_delta:text_delta", "content_block_stop", "content_block_start",
+          "content_block_delta:input_json_delta", "content_block_delta:input_json_delta",
+          "content_block_stop", "message_delta", "message_stop"}));
+  EXPECT_EQ(events[0].second["message"]["model"], "claude-x");
+  EXPECT_EQ(events[9].second["content_block"]["type"], "tool_use");
+  EXPECT_EQ(events[9].second["content_block"]["id"], "c1");
+  EXPECT_EQ(events[9].second["index"], 2);
+  const json& delta = events[13].second;
+  EXPECT_EQ(delta["delta"]["stop_reason"], "tool_use");
+  EXPECT_EQ(delta["usage"]["input_tokens"], 9);
+  EXPECT_EQ(delta["usage"]["output_tokens"], 4);
+  EXPECT_EQ(delta["usage"]["cache_read_input_tokens"], 2);
+  auto error = Events(answer.StreamError(EngineFailed("gone")));
+  ASSERT_EQ(error.size(), 1u);
+  EXPECT_EQ(error[0].second["error"]["type"], "api_error");
+}
+
+TEST(MessagesAnswerTest, WholeMessageAndAnEmptyStream) {
+  MessagesAnswer answer("m", "msg_2");
+  Result<std::string> whole = answer.Whole(json::parse(R"({
+    "choices": [{"message": {"content": null, "tool_calls": [
+      {"id": "c", "function": {"name": "f", "arguments": "{\"x\":2}"}}]},
+      "finish_reason": "tool_calls"}],
+    "usage": {"prompt_tokens": 5, "completion_tokens": 7}})"));
+  ASSERT_TRUE(whole.ok());
+  json out = json::parse(*whole);
+  EXPECT_EQ(out["content"],
+            json::parse(R"([{"type":"tool_use","id":"c","name":"f","input":{"x":2}}])"));
+  EXPECT_EQ(out["stop_reason"], "tool_use");
+  EXPECT_EQ(out["usage"]["output_tokens"], 7);
+  EXPECT_EQ(StopReason("length"), "max_tokens");
+  EXPECT_STREQ(ErrorType(429), "rate_limit_error");
+  EXPECT_STREQ(ErrorType(503), "overloaded_error");
+  MessagesAnswer empty("m", "msg_3");
+  auto events = Events(empty.End());
+  ASSERT_EQ(events.size(), 4u) << "message_start, ping, message_delta, message_stop";
+  EXPECT_EQ(events[2].second["delta"]["stop_reason"], "end_turn");
+}
+
+}  // namespace
+}  // namespace zest::api::anthropic
