@@ -33,6 +33,7 @@ struct ChatRouteOptions {
 };
 
 // One request, translated.
+// NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
 struct ChatJobSpec {
   models::ModelEntry model;  // resolved from the client's name
   std::string client_model;  // as the client spelled it

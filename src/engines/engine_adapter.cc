@@ -75,7 +75,7 @@ Result<GeneratedImages> EngineAdapter::ReadImages(int, std::string_view) const {
   return Status(ErrorCode::kUnsupported, std::string(name()) + " does not generate images");
 }
 
-Result<EngineCall> EngineAdapter::MessagesTokenCountCall(std::string) const {
+Result<EngineCall> EngineAdapter::MessagesTokenCountCall(std::string_view) const {
   return Status(ErrorCode::kUnsupported, std::string(name()) + " does not count tokens");
 }
 

@@ -145,7 +145,7 @@ class EngineAdapter {
   // tokens of a Messages request (Anthropic's shape, `model` the engine's),
   // counted with the model's chat template and tokenizer, as a request in
   // the engine's shape; and its answer. Default: kUnsupported.
-  virtual Result<EngineCall> MessagesTokenCountCall(std::string anthropic_body) const;
+  virtual Result<EngineCall> MessagesTokenCountCall(std::string_view anthropic_body) const;
   virtual Result<uint64_t> ReadTokenCount(int status, std::string_view body) const;
 
   // Its own Prometheus metrics; nullopt when it serves none.

@@ -44,8 +44,9 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
   return command;
 }
 
-Result<EngineCall> LlamaServerAdapter::MessagesTokenCountCall(std::string anthropic_body) const {
-  return EngineCall{"/v1/messages/count_tokens", "application/json", std::move(anthropic_body)};
+Result<EngineCall> LlamaServerAdapter::MessagesTokenCountCall(
+    std::string_view anthropic_body) const {
+  return EngineCall{"/v1/messages/count_tokens", "application/json", std::string(anthropic_body)};
 }
 
 Result<uint64_t> LlamaServerAdapter::ReadTokenCount(int status, std::string_view body) const {

@@ -94,7 +94,7 @@ awaitable<void> AnthropicApi::CountTokens(http::Request& r, http::ResponseWriter
     return engine.MessagesTokenCountCall(anthropic);
   };
   relay.from_engine = [](const engines::EngineAdapter& engine, int status,
-                         std::string engine_body) -> Result<ApiAnswer> {
+                         const std::string& engine_body) -> Result<ApiAnswer> {
     if (status != 200) return EngineErrorStatus(status, engine_body);
     ZEST_ASSIGN_OR_RETURN(uint64_t tokens, engine.ReadTokenCount(status, engine_body));
     return ApiAnswer{200, "application/json", json{{"input_tokens", tokens}}.dump()};

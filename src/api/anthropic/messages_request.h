@@ -26,6 +26,7 @@
 
 namespace zest::api::anthropic {
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
 struct MessagesJob {
   std::string model;    // as the client sent it
   nlohmann::json body;  // the OpenAI chat request, without "model"

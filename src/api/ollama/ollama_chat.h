@@ -46,6 +46,7 @@
 
 namespace zest::api::ollama {
 
+// NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
 struct ChatJob {
   std::string model;  // as the client sent it (`name:tag`)
   // The engine's route and request body (OpenAI's shape, without "model"
