@@ -31,6 +31,9 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       {"POST", "/api/generate", Access::kInference},
       {"POST", "/v1/messages", Access::kInference},  // Anthropic's
       {"POST", "/v1/messages/count_tokens", Access::kInference},
+      // OpenAI's Responses; stored ones are the creating key's own.
+      {"POST", "/v1/responses", Access::kInference},
+      {"DELETE", "/v1/responses/{id}", Access::kInference},
       {"GET", "/", Access::kPublic},  // Ollama's "Ollama is running"
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {

@@ -25,6 +25,7 @@
 #include "api/ollama/ollama_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "api/responses/responses_api.h"
 #include "app/engine_search.h"
 #include "app/gateway_security.h"
 #include "app/placement_wiring.h"
@@ -271,6 +272,12 @@ struct ServerApp::Parts {
                {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                 s.split_prefill_tokens},
                ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        response_store(s.home / "responses", {}),
+        responses(registry,
+                  {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
+                   s.split_prefill_tokens},
+                  ChatRouteOptionsFor(s), response_store,
+                  s.metrics_enabled ? &inference_metrics : nullptr),
         anthropic(registry,
                   {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                    s.split_prefill_tokens},
@@ -302,6 +309,7 @@ struct ServerApp::Parts {
     observability.Register(router);
     ollama.Register(router);
     anthropic.Register(router);
+    responses.Register(router);
   }
 
   const config::LoadedSettings loaded;
@@ -336,6 +344,8 @@ struct ServerApp::Parts {
   api::admin::PullApi pull_api;
   api::admin::ObservabilityApi observability;
   api::ollama::OllamaApi ollama;
+  api::responses::ResponseStore response_store;
+  api::responses::ResponsesApi responses;
   api::anthropic::AnthropicApi anthropic;
   http::Router router;
   http::Router no_routes;  // the HTTPS redirect listener's

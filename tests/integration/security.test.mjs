@@ -183,7 +183,7 @@ describe('API keys', () => {
     // bodies are refused for what they hold (400), not for the key (403).
     for (const p of ['/v1/images/generations', '/v1/audio/transcriptions', '/v1/audio/translations',
       '/api/v1/images/generations', '/v1/messages', '/v1/messages/count_tokens', '/api/chat',
-      '/api/generate']) {
+      '/api/generate', '/v1/responses']) {
       const refused = await zest.json(p, {}, { headers: bearer(user) });
       assert.equal(refused.status, 400, `${p}: ${JSON.stringify(refused.data)}`);
     }
@@ -196,6 +196,23 @@ describe('API keys', () => {
     assert.equal(ok.data.type, 'message');
     const none = await zest.json('/v1/messages', body);
     assert.equal(none.status, 401);
+  });
+
+  test('a stored response is its key\'s own: another key gets 404, as for no such id', async () => {
+    const made = await zest.json('/v1/responses', { model: 'tiny', input: 'hi', max_output_tokens: 2 }, { headers: bearer(user) });
+    assert.equal(made.status, 200, JSON.stringify(made.data));
+    const id = made.data.id;
+    assert.equal((await zest.json(`/v1/responses/${id}`, undefined, { headers: bearer(user) })).status, 200);
+    for (const other of [admin]) {  // (the rate-limited key has no requests left here)
+      const seen = await zest.json(`/v1/responses/${id}`, undefined, { headers: bearer(other) });
+      assert.equal(seen.status, 404);
+      const continued = await zest.json('/v1/responses', { model: 'tiny', input: 'x', previous_response_id: id }, { headers: bearer(other) });
+      assert.equal(continued.status, 404);
+    }
+    const gone = await zest.fetch(`/v1/responses/${id}`, { method: 'DELETE', headers: bearer(admin) });
+    assert.equal(gone.status, 404, 'not even an admin key deletes another key\'s response');
+    const deleted = await zest.fetch(`/v1/responses/${id}`, { method: 'DELETE', headers: bearer(user) });
+    assert.equal(deleted.status, 200);
   });
 
   test('keys added or removed while serving apply within seconds', async () => {

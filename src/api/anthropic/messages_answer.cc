@@ -160,7 +160,8 @@ std::string MessagesAnswer::Chunk(const json& chunk) {
 }
 
 std::string MessagesAnswer::End() {
-  std::string out = Start() + Close();
+  std::string out = Start();  // then the open block's close (in that order)
+  out += Close();
   out += Event({{"type", "message_delta"},
                 {"delta", {{"stop_reason", stop_reason_}, {"stop_sequence", nullptr}}},
                 {"usage", Usage()}});

@@ -1,0 +1,59 @@
+// ResponseStore: the responses a client asked zest to keep (`store`, true
+// by default as in OpenAI's API), for previous_response_id and
+// GET/DELETE /v1/responses/{id}. One file per response under
+// $ZEST_HOME/responses/ (mode 0600: they hold conversations), written
+// atomically; each names the API key that made it, and only that key sees
+// it (without keys, every local client is the same owner). Bounded: the
+// oldest go first beyond `max_count` files or `max_bytes`, and any older
+// than `max_age`. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/mutex.h"
+#include "core/result.h"
+
+namespace zest::api::responses {
+
+// NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
+struct StoredResponse {
+  std::string owner;           // the key's name; "" without keys
+  nlohmann::json response;     // the response object as the client got it
+  nlohmann::json input_items;  // this request's input, as items with ids
+  // The whole conversation up to and including this response, as OpenAI
+  // chat messages (without instructions), for the next turn.
+  nlohmann::json messages;
+};
+
+class ResponseStore {
+ public:
+  struct Limits {
+    std::size_t max_count = 10000;
+    uint64_t max_bytes = 512ull << 20;
+    std::chrono::seconds max_age = std::chrono::hours(24 * 30);
+  };
+  ResponseStore(std::filesystem::path dir, Limits limits);
+
+  Status Put(const std::string& id, const StoredResponse& record);
+  // kNotFound when there is none with `id`, or another key's (the same
+  // answer: ids of other keys are not revealed).
+  Result<StoredResponse> Get(const std::string& id, const std::string& owner) const;
+  Status Delete(const std::string& id, const std::string& owner);
+
+ private:
+  // The file for `id`, or kNotFound for an id that is not one of ours
+  // (only [A-Za-z0-9_-]: no paths).
+  Result<std::filesystem::path> PathFor(const std::string& id) const;
+  void Prune() REQUIRES(mu_);
+
+  const std::filesystem::path dir_;
+  const Limits limits_;
+  mutable Mutex mu_;
+  uint64_t puts_ GUARDED_BY(mu_) = 0;  // the directory is pruned every few puts
+};
+
+}  // namespace zest::api::responses

@@ -1,0 +1,242 @@
+#include "api/responses/responses_answer.h"
+
+#include "api/json_text.h"
+#include "api/openai/errors.h"
+#include "api/responses/responses_request.h"
+
+namespace zest::api::responses {
+namespace {
+
+using nlohmann::json;
+
+uint64_t Count(const json& object, const char* key) {
+  const json value = object.is_object() ? object.value(key, json()) : json();
+  return value.is_number_unsigned() ? value.get<uint64_t>() : 0;
+}
+
+json MessageItem(const std::string& id) {
+  return {{"type", "message"},
+          {"id", id},
+          {"status", "in_progress"},
+          {"role", "assistant"},
+          {"content", json::array()}};
+}
+
+json TextPart(const std::string& text) {
+  return {{"type", "output_text"}, {"text", text}, {"annotations", json::array()}};
+}
+
+json ReasoningItem(const std::string& id) {
+  return {{"type", "reasoning"}, {"id", id}, {"summary", json::array()}};
+}
+
+json FunctionCallItem(const std::string& call_id, const std::string& name) {
+  return {{"type", "function_call"}, {"id", NewId("fc")},      {"call_id", call_id}, {"name", name},
+          {"arguments", ""},         {"status", "in_progress"}};
+}
+
+}  // namespace
+
+json ResponsesUsage(const json& usage) {
+  const json details = usage.is_object() ? usage.value("prompt_tokens_details", json()) : json();
+  const uint64_t in = Count(usage, "prompt_tokens");
+  const uint64_t out = Count(usage, "completion_tokens");
+  return {{"input_tokens", in},
+          {"input_tokens_details", {{"cached_tokens", Count(details, "cached_tokens")}}},
+          {"output_tokens", out},
+          {"output_tokens_details", {{"reasoning_tokens", 0}}},
+          {"total_tokens", in + out}};
+}
+
+ResponsesAnswer::ResponsesAnswer(json base, Done on_done)
+    : response_(std::move(base)), on_done_(std::move(on_done)) {
+  response_["object"] = "response";
+  response_["status"] = "in_progress";
+  response_["output"] = json::array();
+  response_["usage"] = nullptr;
+  response_["error"] = nullptr;
+  response_["incomplete_details"] = nullptr;
+}
+
+std::string ResponsesAnswer::Event(json data) {
+  data["sequence_number"] = sequence_++;
+  return "event: " + data["type"].get<std::string>() + "\ndata: " + JsonText(data) + "\n\n";
+}
+
+std::string ResponsesAnswer::Start() {
+  if (started_) return "";
+  started_ = true;
+  // One after the other: the operands of + have no order of evaluation.
+  std::string out = Event({{"type", "response.created"}, {"response", response_}});
+  out += Event({{"type", "response.in_progress"}, {"response", response_}});
+  return out;
+}
+
+std::string ResponsesAnswer::Open(Item kind, json item) {
+  std::string out = Close();
+  open_ = kind;
+  item_ = std::move(item);
+  text_.clear();
+  const int index = static_cast<int>(output_.size());
+  out += Event({{"type", "response.output_item.added"}, {"output_index", index}, {"item", item_}});
+  if (kind == Item::kMessage) {
+    out += Event({{"type", "response.content_part.added"},
+                  {"item_id", item_["id"]},
+                  {"output_index", index},
+                  {"content_index", 0},
+                  {"part", TextPart("")}});
+  }
+  return out;
+}
+
+std::string ResponsesAnswer::Close() {
+  if (open_ == Item::kNone) return "";
+  const int index = static_cast<int>(output_.size());
+  const json id = item_["id"];
+  std::string out;
+  if (open_ == Item::kMessage) {
+    out += Event({{"type", "response.output_text.done"},
+                  {"item_id", id},
+                  {"output_index", index},
+                  {"content_index", 0},
+                  {"text", text_}});
+    out += Event({{"type", "response.content_part.done"},
+                  {"item_id", id},
+                  {"output_index", index},
+                  {"content_index", 0},
+                  {"part", TextPart(text_)}});
+    item_["content"] = json::array({TextPart(text_)});
+    item_["status"] = "completed";
+  } else if (open_ == Item::kReasoning) {
+    out += Event({{"type", "response.reasoning_text.done"},
+                  {"item_id", id},
+                  {"output_index", index},
+                  {"content_index", 0},
+                  {"text", text_}});
+    item_["content"] = json::array({{{"type", "reasoning_text"}, {"text", text_}}});
+  } else {
+    out += Event({{"type", "response.function_call_arguments.done"},
+                  {"item_id", id},
+                  {"output_index", index},
+                  {"arguments", text_}});
+    item_["arguments"] = text_;
+    item_["status"] = "completed";
+  }
+  out += Event({{"type", "response.output_item.done"}, {"output_index", index}, {"item", item_}});
+  output_.push_back(std::move(item_));
+  open_ = Item::kNone;
+  return out;
+}
+
+std::string ResponsesAnswer::Chunk(const json& chunk) {
+  std::string out = Start();
+  if (auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) usage_ = *usage;
+  const json choices = chunk.value("choices", json::array());
+  if (!choices.is_array() || choices.empty() || !choices[0].is_object()) return out;
+  const json& choice = choices[0];
+  const json delta = choice.value("delta", json::object());
+  auto text_delta = [&](const char* field, Item kind) {
+    const json text = delta.is_object() ? delta.value(field, json()) : json();
+    if (!text.is_string() || text.get_ref<const std::string&>().empty()) return;
+    if (open_ != kind) {
+      out += Open(kind,
+                  kind == Item::kMessage ? MessageItem(NewId("msg")) : ReasoningItem(NewId("rs")));
+    }
+    text_ += text.get<std::string>();
+    json event = {{"type", kind == Item::kMessage ? "response.output_text.delta"
+                                                  : "response.reasoning_text.delta"},
+                  {"item_id", item_["id"]},
+                  {"output_index", output_.size()},
+                  {"content_index", 0},
+                  {"delta", text}};
+    out += Event(std::move(event));
+  };
+  text_delta("reasoning_content", Item::kReasoning);
+  text_delta("content", Item::kMessage);
+  const json calls = delta.is_object() ? delta.value("tool_calls", json::array()) : json::array();
+  for (const json& call : calls.is_array() ? calls : json::array()) {
+    if (!call.is_object()) continue;
+    const int index =
+        call.value("index", json(0)).is_number_integer() ? call["index"].get<int>() : 0;
+    const json fn = call.value("function", json::object());
+    if (open_ != Item::kFunctionCall || index != tool_index_) {
+      tool_index_ = index;
+      const json id = call.value("id", json());
+      out += Open(Item::kFunctionCall,
+                  FunctionCallItem(id.is_string() ? id.get<std::string>() : NewId("call"),
+                                   fn.is_object() ? fn.value("name", "") : ""));
+    }
+    const json arguments = fn.is_object() ? fn.value("arguments", json()) : json();
+    if (arguments.is_string() && !arguments.get_ref<const std::string&>().empty()) {
+      text_ += arguments.get<std::string>();
+      out += Event({{"type", "response.function_call_arguments.delta"},
+                    {"item_id", item_["id"]},
+                    {"output_index", output_.size()},
+                    {"delta", arguments}});
+    }
+  }
+  if (choice.value("finish_reason", json()) == "length") incomplete_ = true;
+  return out;
+}
+
+json ResponsesAnswer::Finished() const {
+  json response = response_;
+  response["status"] = incomplete_ ? "incomplete" : "completed";
+  if (incomplete_) response["incomplete_details"] = {{"reason", "max_output_tokens"}};
+  response["output"] = output_;
+  response["usage"] = ResponsesUsage(usage_);
+  return response;
+}
+
+std::string ResponsesAnswer::End() {
+  std::string out = Start();
+  out += Close();
+  json response = Finished();
+  if (on_done_) on_done_(response);
+  const char* type = incomplete_ ? "response.incomplete" : "response.completed";
+  return out + Event({{"type", type}, {"response", std::move(response)}});
+}
+
+std::string ResponsesAnswer::StreamError(const Status& status) {
+  const openai::ApiError e = openai::MapStatus(status);
+  return Event(
+      {{"type", "error"}, {"code", e.code}, {"message", status.message()}, {"param", nullptr}});
+}
+
+Result<std::string> ResponsesAnswer::Whole(const json& answer) {
+  const json choices = answer.value("choices", json::array());
+  if (!choices.is_array() || choices.empty() || !choices[0].is_object()) {
+    return EngineFailed("the engine's answer has no choices");
+  }
+  const json& choice = choices[0];
+  const json message = choice.value("message", json::object());
+  if (const json reasoning = message.value("reasoning_content", json()); reasoning.is_string()) {
+    json item = ReasoningItem(NewId("rs"));
+    item["content"] = json::array({{{"type", "reasoning_text"}, {"text", reasoning}}});
+    output_.push_back(std::move(item));
+  }
+  if (const json text = message.value("content", json());
+      text.is_string() && !text.get_ref<const std::string&>().empty()) {
+    json item = MessageItem(NewId("msg"));
+    item["status"] = "completed";
+    item["content"] = json::array({TextPart(text)});
+    output_.push_back(std::move(item));
+  }
+  const json calls = message.value("tool_calls", json::array());
+  for (std::size_t i = 0; calls.is_array() && i < calls.size(); ++i) {
+    const json fn = calls[i].value("function", json::object());
+    const json id = calls[i].value("id", json());
+    json item = FunctionCallItem(id.is_string() ? id.get<std::string>() : NewId("call"),
+                                 fn.value("name", ""));
+    item["arguments"] = fn.value("arguments", "");
+    item["status"] = "completed";
+    output_.push_back(std::move(item));
+  }
+  incomplete_ = choice.value("finish_reason", json()) == "length";
+  usage_ = answer.value("usage", json());
+  json response = Finished();
+  if (on_done_) on_done_(response);
+  return JsonText(response);
+}
+
+}  // namespace zest::api::responses

@@ -1,0 +1,60 @@
+// OpenAI's Responses request (POST /v1/responses) as an OpenAI chat request
+// for the engine, and the conversation it continues. Pure.
+//
+// What maps (OpenAI's API reference, "Responses"):
+//   - input: a string (one user message) or items: messages (role user,
+//     system, developer → system, assistant; content a string or parts
+//     input_text / output_text / input_image), function_call (assistant
+//     tool calls, consecutive ones in one assistant turn),
+//     function_call_output (tool results), reasoning (its summary and
+//     reasoning_text become the next assistant turn's reasoning_content;
+//     encrypted content is dropped: only OpenAI can read it);
+//   - instructions → the system message first (not carried to the next
+//     turn, as in OpenAI's API);
+//   - tools of type function; tool_choice auto / none / required / a named
+//     function; parallel_tool_calls;
+//   - text.format text / json_object / json_schema → response_format;
+//   - max_output_tokens, temperature, top_p, reasoning.effort;
+//   - previous_response_id: the stored conversation's messages first
+//     (responses_api.h looks it up); store, metadata, user: echoed.
+// Built-in tools (web search, file search, computer use, code interpreter,
+// MCP...) are refused: no local engine runs them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+
+namespace zest::api::responses {
+
+// NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
+struct ResponsesJob {
+  std::string model;  // as the client sent it
+  // The OpenAI chat request without "model" and without the earlier turns:
+  // its "messages" are this request's (instructions first).
+  nlohmann::json body;
+  // This request's input as items, each with an id (input_items lists them).
+  nlohmann::json input_items = nlohmann::json::array();
+  bool stream = false;
+  bool store = true;
+  std::string previous_response_id;  // "" when none
+  std::string priority;              // the body's `priority` (zest's), or ""
+  // What the response object echoes: instructions, max_output_tokens,
+  // metadata, parallel_tool_calls, reasoning, temperature, text,
+  // tool_choice, tools, top_p, user.
+  nlohmann::json echo = nlohmann::json::object();
+};
+
+// kInvalidArgument naming the bad field.
+Result<ResponsesJob> ParseResponsesRequest(const nlohmann::json& body);
+
+// `messages` (a stored conversation's OpenAI messages) before the job's own,
+// after its instructions.
+void PrependConversation(const nlohmann::json& messages, ResponsesJob& job);
+
+// A fresh id with `prefix` ("resp", "msg", "fc", "rs").
+std::string NewId(const char* prefix);
+
+}  // namespace zest::api::responses

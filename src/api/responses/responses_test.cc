@@ -1,0 +1,189 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "api/responses/response_store.h"
+#include "api/responses/responses_answer.h"
+#include "api/responses/responses_request.h"
+
+namespace zest::api::responses {
+namespace {
+
+using nlohmann::json;
+
+TEST(ResponsesRequestTest, MapsItemsToolsAndFormat) {
+  Result<ResponsesJob> job = ParseResponsesRequest(json::parse(R"({
+    "model": "codex-x", "instructions": "be an agent", "stream": true, "store": false,
+    "input": [
+      {"type": "message", "role": "developer", "content": "rules"},
+      {"role": "user", "content": [{"type": "input_text", "text": "look"},
+                                   {"type": "input_image", "image_url": "data:image/png;base64,AA"}]},
+      {"type": "reasoning", "summary": [{"type": "summary_text", "text": "think"}],
+       "encrypted_content": "opaque"},
+      {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{\"a\":1}"},
+      {"type": "function_call", "call_id": "c2", "name": "shell", "arguments": ""},
+      {"type": "function_call_output", "call_id": "c1", "output": "ok"}
+    ],
+    "tools": [{"type": "function", "name": "shell", "parameters": {"type": "object"}, "strict": true}],
+    "tool_choice": {"type": "function", "name": "shell"},
+    "text": {"format": {"type": "json_schema", "name": "x", "schema": {"type": "object"}}},
+    "max_output_tokens": 50, "reasoning": {"effort": "high"}})"));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_TRUE(job->stream);
+  EXPECT_FALSE(job->store);
+  const json& m = job->body["messages"];
+  ASSERT_EQ(m.size(), 5u) << m.dump();
+  EXPECT_EQ(m[0], (json{{"role", "system"}, {"content", "be an agent"}}));
+  EXPECT_EQ(m[1], (json{{"role", "system"}, {"content", "rules"}}));
+  EXPECT_EQ(m[2]["content"][1]["image_url"]["url"], "data:image/png;base64,AA");
+  EXPECT_EQ(m[3]["role"], "assistant");
+  EXPECT_EQ(m[3]["reasoning_content"], "think");
+  ASSERT_EQ(m[3]["tool_calls"].size(), 2u) << "consecutive calls are one turn";
+  EXPECT_EQ(m[3]["tool_calls"][1]["function"]["arguments"], "{}");
+  EXPECT_EQ(m[4], (json{{"role", "tool"}, {"tool_call_id", "c1"}, {"content", "ok"}}));
+  EXPECT_EQ(job->input_items.size(), 6u);
+  for (const json& item : job->input_items) EXPECT_TRUE(item.contains("id"));
+  const json& b = job->body;
+  EXPECT_EQ(b["tools"][0]["function"]["name"], "shell");
+  EXPECT_EQ(b["tool_choice"]["function"]["name"], "shell");
+  EXPECT_EQ(b["response_format"]["json_schema"]["name"], "x");
+  EXPECT_EQ(b["max_tokens"], 50);
+  EXPECT_EQ(b["reasoning_effort"], "high");
+  EXPECT_EQ(job->echo["max_output_tokens"], 50);
+}
+
+TEST(ResponsesRequestTest, RefusesWhatItCannotServeNamingTheField) {
+  auto error = [](const char* body) {
+    Result<ResponsesJob> job = ParseResponsesRequest(json::parse(body));
+    return job.ok() ? std::string("ok") : job.status().message();
+  };
+  EXPECT_NE(error(R"({"input": "x"})").find("model"), std::string::npos);
+  EXPECT_NE(error(R"({"model": "m"})").find("input is required"), std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "input": "x", "tools": [{"type": "file_search"}]})")
+                .find("tools[0].type 'file_search' is a built-in tool"),
+            std::string::npos);
+  EXPECT_NE(
+      error(R"({"model": "m", "input": [{"role": "tool", "content": "x"}]})").find("input[0].role"),
+      std::string::npos);
+  EXPECT_NE(
+      error(R"({"model": "m", "input": "x", "max_output_tokens": 0})").find("max_output_tokens"),
+      std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "input": "x", "text": {"format": {"type": "yaml"}}})")
+                .find("text.format.type"),
+            std::string::npos);
+}
+
+TEST(ResponsesRequestTest, APreviousConversationGoesAfterTheInstructions) {
+  Result<ResponsesJob> job =
+      ParseResponsesRequest(json::parse(R"({"model": "m", "instructions": "sys", "input": "q2"})"));
+  ASSERT_TRUE(job.ok());
+  PrependConversation(
+      json::parse(R"([{"role":"user","content":"q1"},{"role":"assistant","content":"a1"}])"), *job);
+  const json& m = job->body["messages"];
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0]["content"], "sys");
+  EXPECT_EQ(m[1]["content"], "q1");
+  EXPECT_EQ(m[3]["content"], "q2");
+}
+
+// The events of an SSE text, as parsed data.
+std::vector<json> Events(const std::string& sse) {
+  std::vector<json> out;
+  std::size_t at = 0;
+  while ((at = sse.find("data: ", at)) != std::string::npos) {
+    const std::size_t end = sse.find("\n\n", at);
+    out.push_back(json::parse(sse.substr(at + 6, end - at - 6)));
+    at = end;
+  }
+  return out;
+}
+
+TEST(ResponsesAnswerTest, StreamsItemsInOrderAndHandsTheResponseToTheStore) {
+  json stored;
+  ResponsesAnswer answer(json{{"id", "resp_1"}, {"model", "m"}},
+                         [&](const json& response) { stored = response; });
+  std::string sse;
+  sse += answer.Chunk(json::parse(R"({"choices":[{"delta":{"reasoning_content":"hm"}}]})"));
+  sse += answer.Chunk(json::parse(R"({"choices":[{"delta":{"content":"Hi"}}]})"));
+  sse += answer.Chunk(json::parse(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{}"}}]}}]})"));
+  sse += answer.Chunk(json::parse(R"({"choices":[{"delta":{},"finish_reason":"length"}]})"));
+  sse += answer.Chunk(
+      json::parse(R"({"choices":[],"usage":{"prompt_tokens":3,"completion_tokens":4}})"));
+  sse += answer.End();
+  std::vector<std::string> types;
+  std::vector<json> events = Events(sse);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i]["sequence_number"], i);
+    types.push_back(events[i]["type"]);
+  }
+  EXPECT_EQ(
+      types,
+      (std::vector<std::string>{
+          "response.created", "response.in_progress", "response.output_item.added",
+          "response.reasoning_text.delta", "response.reasoning_text.done",
+          "response.output_item.done", "response.output_item.added", "response.content_part.added",
+          "response.output_text.delta", "response.output_text.done", "response.content_part.done",
+          "response.output_item.done", "response.output_item.added",
+          "response.function_call_arguments.delta", "response.function_call_arguments.done",
+          "response.output_item.done", "response.incomplete"}));
+  const json& final = events.back()["response"];
+  EXPECT_EQ(final["status"], "incomplete");
+  EXPECT_EQ(final["incomplete_details"]["reason"], "max_output_tokens");
+  ASSERT_EQ(final["output"].size(), 3u);
+  EXPECT_EQ(final["output"][1]["content"][0]["text"], "Hi");
+  EXPECT_EQ(final["output"][2]["call_id"], "c1");
+  EXPECT_EQ(final["usage"]["total_tokens"], 7);
+  EXPECT_EQ(stored, final);
+}
+
+TEST(ResponsesAnswerTest, WholeResponse) {
+  ResponsesAnswer answer(json{{"id", "resp_2"}}, nullptr);
+  Result<std::string> whole = answer.Whole(json::parse(
+      R"({"choices":[{"message":{"content":"done"},"finish_reason":"stop"}],
+          "usage":{"prompt_tokens":1,"completion_tokens":2,"prompt_tokens_details":{"cached_tokens":1}}})"));
+  ASSERT_TRUE(whole.ok());
+  json out = json::parse(*whole);
+  EXPECT_EQ(out["status"], "completed");
+  EXPECT_EQ(out["output"][0]["content"][0]["text"], "done");
+  EXPECT_EQ(out["usage"]["input_tokens_details"]["cached_tokens"], 1);
+}
+
+class ResponseStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/zest-responses-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(ResponseStoreTest, OnlyTheOwnerSeesItAndLimitsDropTheOldest) {
+  ResponseStore store(dir_ / "responses", {.max_count = 2});
+  StoredResponse record{"alice", json{{"id", "resp_a"}}, json::array(), json::array()};
+  ASSERT_TRUE(store.Put("resp_a", record).ok());
+  EXPECT_TRUE(store.Get("resp_a", "alice").ok());
+  EXPECT_EQ(store.Get("resp_a", "bob").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store.Delete("resp_a", "bob").code(), ErrorCode::kNotFound);
+  EXPECT_EQ(store.Get("../keys", "alice").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(std::filesystem::status(dir_ / "responses" / "resp_a.json").permissions() &
+                std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  record.response = json{{"id", "resp_b"}};
+  ASSERT_TRUE(store.Put("resp_b", record).ok());
+  // A moment apart, so the newest is the newest by its file's time.
+  std::filesystem::last_write_time(
+      dir_ / "responses" / "resp_a.json",
+      std::filesystem::file_time_type::clock::now() - std::chrono::seconds(10));
+  ASSERT_TRUE(store.Put("resp_c", record).ok());
+  EXPECT_FALSE(store.Get("resp_a", "alice").ok()) << "the oldest went";
+  EXPECT_TRUE(store.Get("resp_c", "alice").ok());
+  EXPECT_TRUE(store.Delete("resp_c", "alice").ok());
+  EXPECT_FALSE(store.Get("resp_c", "alice").ok());
+}
+
+}  // namespace
+}  // namespace zest::api::responses
