@@ -170,6 +170,19 @@ scheduler::AutoscaleParams AutoscaleParamsFor(const config::Settings& s) {
 
 // What every API that runs on the engines' chat route shares (Ollama's,
 // Anthropic's).
+std::vector<models::ModelAlias> AliasesFor(const config::Settings& s) {
+  std::vector<models::ModelAlias> aliases;
+  for (const auto& [pattern, target] : s.aliases) aliases.push_back({pattern, target});
+  return aliases;
+}
+
+Status CheckAliases(const config::Settings& s) {
+  for (const models::ModelAlias& alias : AliasesFor(s)) {
+    ZEST_RETURN_IF_ERROR(models::CheckAlias(alias));
+  }
+  return Status::Ok();
+}
+
 api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   api::ChatRouteOptions o;
   o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
@@ -289,6 +302,7 @@ struct ServerApp::Parts {
       if (!ec) signalled.set_value(sig);  // cancelled only by Drain, when nobody waits
     });
     spdlog::info("model store: {}", s.hf_hub_cache.string());
+    registry.SetAliases(AliasesFor(s));
     // A model's gate holds the slots of all its instances (replicas included).
     pool.SetCapacityListener(&admission);
     if (s.metrics_enabled) pool.SetEvents(&engine_metrics);
@@ -365,6 +379,7 @@ Result<std::unique_ptr<ServerApp>> ServerApp::Create(const config::LoadedSetting
   const config::Settings& s = loaded.settings;
   std::signal(SIGPIPE, SIG_IGN);
   ZEST_RETURN_IF_ERROR(CheckExtraArgs(s));
+  ZEST_RETURN_IF_ERROR(CheckAliases(s));
   ZEST_RETURN_IF_ERROR(PrepareDirs(s));
   ReapStaleEngines(s.EnginePidDir());
   ZEST_ASSIGN_OR_RETURN(std::unique_ptr<RunDir> run_dir, RunDir::Create(s.runtime_dir));

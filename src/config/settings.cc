@@ -332,6 +332,18 @@ struct Loader {
     if (const toml::table* models = parsed["models"].as_table()) {
       ZEST_RETURN_IF_ERROR(ParseModelTables(*models, file.string(), out.settings.model_settings));
     }
+    if (const toml::node* aliases = parsed.get("aliases")) {
+      const toml::table* table = aliases->as_table();
+      if (table == nullptr) return InvalidArgument("aliases: a table in " + file.string());
+      for (const auto& [pattern, target] : *table) {
+        const std::optional<std::string_view> model = target.value<std::string_view>();
+        if (!model) {
+          return InvalidArgument("aliases." + std::string(pattern.str()) +
+                                 ": a model name (a string) in " + file.string());
+        }
+        out.settings.aliases.emplace_back(std::string(pattern.str()), std::string(*model));
+      }
+    }
     return Status::Ok();
   }
 

@@ -84,6 +84,9 @@ struct Settings {
   int memory_wait_s = 300;  // a load waits this long for busy instances to go idle (then 507)
   // [models."name"] tables: per-model engine options (model_settings.h).
   std::map<std::string, ModelSettings> model_settings;
+  // [aliases]: other names (or glob patterns) for models, "pattern" = "model"
+  // (models/model_aliases.h).
+  std::vector<std::pair<std::string, std::string>> aliases;
   // [hardware] where discovery reads /sys, /proc and /dev (fixture trees in tests)
   std::filesystem::path sysfs_root = "/sys";
   std::filesystem::path procfs_root = "/proc";

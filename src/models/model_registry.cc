@@ -151,6 +151,11 @@ Result<ModelEntry> ModelRegistry::Find(const std::string& name) {
     all = List();
     if (auto hit = MatchName(all, name)) return std::move(*hit);
   }
+  if (std::optional<std::string> target = ResolveAlias(aliases_, name)) {
+    if (auto hit = MatchName(all, *target)) return std::move(*hit);
+    return NotFound("model '" + name + "' is an alias of '" + *target +
+                    "', which is not here (see [aliases] in config.toml)");
+  }
   if (const CatalogEntry* c = catalog_ ? catalog_->Find(name) : nullptr) {
     return NotFound("model '" + name + "' is in the catalog but not downloaded; run `zest pull " +
                     c->name + "`");
@@ -163,6 +168,14 @@ Result<ModelEntry> ModelRegistry::Find(const std::string& name) {
   return NotFound("model '" + name + "' not found" +
                   (names.empty() ? " (no models in " + models_dir_.string() + ")"
                                  : " (available: " + names + ")"));
+}
+
+std::vector<std::string> ModelRegistry::AliasesOf(const std::string& model) const {
+  std::vector<std::string> out;
+  for (const ModelAlias& alias : aliases_) {
+    if (alias.target == model) out.push_back(alias.pattern);
+  }
+  return out;
 }
 
 Status ModelRegistry::Add(const std::string& name, const fs::path& path) {

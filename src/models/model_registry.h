@@ -27,6 +27,7 @@
 #include "models/catalog.h"
 #include "models/gguf_reader.h"
 #include "models/hf_store.h"
+#include "models/model_aliases.h"
 
 namespace zest::models {
 
@@ -67,7 +68,14 @@ class ModelRegistry {
   // matches one model. kNotFound otherwise: for a catalog model or a store
   // name that is not downloaded the message says `zest pull NAME`, else it
   // lists the available names.
+  // A name no model has may be an alias (model_aliases.h): the model it
+  // stands for, or kNotFound saying the alias's model is missing.
   Result<ModelEntry> Find(const std::string& name);
+  // Aliases from the configuration; set before serving (not thread-safe
+  // with Find).
+  void SetAliases(std::vector<ModelAlias> aliases) { aliases_ = std::move(aliases); }
+  // The aliases (names and patterns) that stand for `model`.
+  std::vector<std::string> AliasesOf(const std::string& model) const;
   // Every catalog entry with whether it is downloaded.
   std::vector<CatalogStatus> ListCatalog();
   // The names List() serves `model`'s file under (its own included), e.g. a
@@ -107,6 +115,7 @@ class ModelRegistry {
   const std::filesystem::path user_models_file_;
   const std::optional<HfStore> store_;
   const Catalog* const catalog_;
+  std::vector<ModelAlias> aliases_;
   std::vector<ModelEntry> Scan();
   std::vector<ModelEntry> RecentList(bool* fresh);
 

@@ -142,6 +142,9 @@ nlohmann::json OpenAiApi::ListJson(bool all) {
   for (const auto& m : registry_.List()) {
     nlohmann::json j = ModelJson(m, loaded.contains(m.name));
     if (m.error.empty()) AddFit(j, engines_.pool.Fit(m));
+    if (std::vector<std::string> aliases = registry_.AliasesOf(m.name); !aliases.empty()) {
+      j["aliases"] = aliases;  // the names and patterns that stand for it
+    }
     data.push_back(std::move(j));
   }
   if (!all) return data;
