@@ -25,3 +25,5 @@ node bench/engine_bridge.mjs
 node bench/supervision.mjs
 # Speech to text: zest vs whisper-server directly, 53 s and 5 min of audio.
 node bench/transcription.mjs
+# API translation: the same model through the OpenAI, Ollama and Anthropic routes.
+node bench/api_translation.mjs

@@ -52,16 +52,54 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
   return Status::Ok();
 }
 
-Status CheckBindSafety(const config::Settings& s, const http::Authenticator& auth) {
+namespace {
+
+// "HOST:PORT" ("[::1]:11434" for IPv6).
+Result<std::pair<std::string, uint16_t>> HostPort(const std::string& text) {
+  const std::size_t colon = text.rfind(':');
+  std::string host = colon == std::string::npos ? "" : text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  const std::string port = colon == std::string::npos ? "" : text.substr(colon + 1);
+  const bool digits = !port.empty() && port.size() <= 5 &&
+                      port.find_first_not_of("0123456789") == std::string::npos;
+  if (host.empty() || !digits || std::stoul(port) > 65535) {
+    return InvalidArgument("server.ollama_listen: \"" + text +
+                           "\" is not HOST:PORT (e.g. \"127.0.0.1:11434\")");
+  }
+  return std::make_pair(host, static_cast<uint16_t>(std::stoul(port)));
+}
+
+Status CheckHostSafety(const std::string& host, const config::Settings& s,
+                       const http::Authenticator& auth) {
   boost::system::error_code ec;
-  auto address = boost::asio::ip::make_address(s.host, ec);
-  bool loopback = s.host == "localhost" || (!ec && address.is_loopback());
+  auto address = boost::asio::ip::make_address(host, ec);
+  bool loopback = host == "localhost" || (!ec && address.is_loopback());
   if (loopback || auth.enabled() || s.insecure_no_auth) return Status::Ok();
   return InvalidArgument(
-      "refusing to listen on " + s.host +
+      "refusing to listen on " + host +
       " without API keys: anyone who can reach this address could use and administer this "
       "server. Add a key (`zest keys add NAME --scope admin`, or --api-key / ZEST_API_KEY), "
       "or pass --insecure-no-auth to accept the risk.");
+}
+
+}  // namespace
+
+Status CheckBindSafety(const config::Settings& s, const http::Authenticator& auth) {
+  ZEST_RETURN_IF_ERROR(CheckHostSafety(s.host, s, auth));
+  if (s.ollama_listen.empty()) return Status::Ok();
+  ZEST_ASSIGN_OR_RETURN(auto ollama, HostPort(s.ollama_listen));
+  return CheckHostSafety(ollama.first, s, auth);
+}
+
+Result<http::ServerOptions> OllamaListenerOptions(const config::Settings& s,
+                                                  std::shared_ptr<http::Authenticator> auth) {
+  ZEST_ASSIGN_OR_RETURN(auto address, HostPort(s.ollama_listen));
+  http::ServerOptions o = GatewayOptions(s, std::move(auth));
+  o.host = address.first;
+  o.port = address.second;
+  return o;
 }
 
 http::ServerOptions GatewayOptions(const config::Settings& s,

@@ -22,12 +22,19 @@ namespace zest::app {
 // defaults). An error names a rule whose route does not exist.
 Status ApplyAccessRules(http::Router& router, bool metrics_public);
 
-// An error (to print, then exit) when `host` is not a loopback address and
-// no API key is configured, unless insecure_no_auth is set.
+// An error (to print, then exit) when `host` (server.host, and
+// server.ollama_listen's host) is not a loopback address and no API key is
+// configured, unless insecure_no_auth is set.
 Status CheckBindSafety(const config::Settings& settings, const http::Authenticator& auth);
 
 http::ServerOptions GatewayOptions(const config::Settings& settings,
                                    std::shared_ptr<http::Authenticator> auth);
+
+// The options of the second listener for apps that hard-code Ollama's
+// address (server.ollama_listen, "HOST:PORT"): the gateway's, keys, limits
+// and TLS included, on that address. An error for a malformed address.
+Result<http::ServerOptions> OllamaListenerOptions(const config::Settings& settings,
+                                                  std::shared_ptr<http::Authenticator> auth);
 
 // The options of the plain-HTTP listener that redirects to HTTPS on
 // `tls_port` (server.https_redirect_port): same host and header limits, no

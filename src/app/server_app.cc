@@ -365,6 +365,7 @@ struct ServerApp::Parts {
   http::Router no_routes;  // the HTTPS redirect listener's
   std::unique_ptr<http::Server> server;
   std::unique_ptr<http::Server> redirect;
+  std::unique_ptr<http::Server> ollama_server;  // server.ollama_listen
   asio::signal_set hangup;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
   // Engines are spawned from the I/O threads with PR_SET_PDEATHSIG, so those
@@ -430,6 +431,19 @@ Status ServerApp::Start() {
     p.redirect->Start();
     spdlog::info("redirecting http://{}:{} to HTTPS", s.host, s.https_redirect_port);
   }
+  // Optional second listener on Ollama's address, same routes and keys.
+  if (!s.ollama_listen.empty()) {
+    ZEST_ASSIGN_OR_RETURN(http::ServerOptions ollama, OllamaListenerOptions(s, p.auth));
+    p.ollama_server = std::make_unique<http::Server>(p.io, std::move(ollama), p.router,
+                                                     api::ollama::RenderOllamaHttpError);
+    if (Status st = p.ollama_server->Listen(); !st.ok()) {
+      return Status(ErrorCode::kInternal, "cannot listen on " + s.ollama_listen +
+                                              " (server.ollama_listen): " + st.message());
+    }
+    p.ollama_server->Start();
+    spdlog::info("Ollama's API also on {}://{}", p.ollama_server->tls() ? "https" : "http",
+                 s.ollama_listen);
+  }
   ReloadOnHangup(p.hangup, *p.server, *p.auth);
   p.sampler.Start();
   p.reaper.Start();
@@ -457,9 +471,11 @@ void ServerApp::Drain() {
   p.drained = true;
   if (p.started) {
     p.server->StopAccepting();
+    if (p.ollama_server) p.ollama_server->StopAccepting();
     if (p.redirect) p.redirect->Stop();
     if (!p.threads.empty()) DrainRequests(p.admission, std::chrono::seconds(p.s.drain_timeout_s));
     p.server->Stop();
+    if (p.ollama_server) p.ollama_server->Stop();
   }
   p.reaper.Stop();
   p.watchdog.Stop();

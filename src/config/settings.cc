@@ -139,6 +139,7 @@ const Field* FindField(const std::string& key) {
 std::vector<Field> ServerAndModelFields() {
   return {
       StringField("server.host", "ZEST_BIND_HOST", &Settings::host),
+      StringField("server.ollama_listen", "ZEST_OLLAMA_LISTEN", &Settings::ollama_listen),
       IntField<uint16_t>("server.port", "ZEST_PORT", &Settings::port, 0, 65535),
       IntField<uint64_t>("server.max_body_bytes", "ZEST_MAX_BODY_BYTES", &Settings::max_body_bytes,
                          1024, 1ull << 34),

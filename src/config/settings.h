@@ -21,6 +21,9 @@ namespace zest::config {
 struct Settings {
   // [server]
   std::string host = "127.0.0.1";
+  // A second listener for apps that hard-code Ollama's address,
+  // "127.0.0.1:11434"; "" (the default): none.
+  std::string ollama_listen;
   uint16_t port = 9378;
   uint64_t max_body_bytes = 32ull * 1024 * 1024;
   int io_threads = 2;

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Ollama } from 'ollama';
 import { chatBody, makeHome, startZest, waitFor } from '../lib/zest.mjs';
+import { freePort } from '../lib/prometheus.mjs';
 
 describe('Ollama API (official ollama client)', () => {
   let zest;
@@ -221,5 +222,33 @@ describe('Ollama API (official ollama client)', () => {
     assert.ok(tiny.context_length > 0);
     const expires = Date.parse(tiny.expires_at);
     assert.ok(expires > Date.now() && expires < Date.now() + 11 * 60_000, tiny.expires_at);
+  });
+});
+
+// Apps that hard-code Ollama's address reach zest on a second listener
+// (server.ollama_listen), with the same keys.
+describe('Ollama API on its own address (server.ollama_listen)', () => {
+  let zest;
+  let port;
+  const key = 'ollama-listener-key-0123456789';
+  before(async () => {
+    port = await freePort();
+    zest = await startZest({ home: makeHome({ tiny: 'tiny' }), env: { ZEST_OLLAMA_LISTEN: `127.0.0.1:${port}`, ZEST_API_KEY: key } });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('the official client on that address lists and chats; keys apply there too', async () => {
+    const ollama = new Ollama({ host: `http://127.0.0.1:${port}`, headers: { Authorization: `Bearer ${key}` } });
+    assert.ok((await ollama.list()).models.some((m) => m.name === 'tiny:latest'));
+    const reply = await ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_predict: 3 } });
+    assert.equal(reply.done, true);
+    const root = await fetch(`http://127.0.0.1:${port}/`);
+    assert.equal(await root.text(), 'Ollama is running');
+    const anonymous = await fetch(`http://127.0.0.1:${port}/api/tags`);
+    assert.equal(anonymous.status, 401);
+    // The HTTP layer's own errors in Ollama's shape on this listener.
+    const missing = await fetch(`http://127.0.0.1:${port}/api/nothing`, { headers: { Authorization: `Bearer ${key}` } });
+    assert.equal(missing.status, 404);
+    assert.equal(typeof (await missing.json()).error, 'string');
   });
 });

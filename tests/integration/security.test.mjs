@@ -47,6 +47,18 @@ describe('bind safety', () => {
     } finally { fs.rmSync(home, { recursive: true, force: true }); }
   });
 
+  test('the Ollama listener follows the same rule; a malformed address is refused', async () => {
+    const home = makeHome({});
+    try {
+      let r = await serveUntilExit(home, [], { ZEST_OLLAMA_LISTEN: '0.0.0.0:11434' });
+      assert.equal(r.code, 2, r.output);
+      assert.match(r.output, /refusing to listen on 0\.0\.0\.0 without API keys/);
+      r = await serveUntilExit(home, [], { ZEST_OLLAMA_LISTEN: 'localhost' });
+      assert.notEqual(r.code, 0, r.output);
+      assert.match(r.output, /server\.ollama_listen: "localhost" is not HOST:PORT/);
+    } finally { fs.rmSync(home, { recursive: true, force: true }); }
+  });
+
   test('--insecure-no-auth or a key lets it start on 0.0.0.0', async () => {
     for (const opts of [{ args: ['--host', '0.0.0.0', '--insecure-no-auth'] },
       { args: ['--host', '0.0.0.0'], env: { ZEST_API_KEY: 'k-single-test-key' } }]) {

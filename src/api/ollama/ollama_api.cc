@@ -58,6 +58,10 @@ Result<std::string> NameField(const json& body, const char* key) {
 
 }  // namespace
 
+std::string RenderOllamaHttpError(int, const std::string& message) {
+  return json{{"error", message}}.dump();
+}
+
 awaitable<void> OllamaApi::Tags(http::Request&, http::ResponseWriter& w) {
   json models = json::array();
   for (const models::ModelEntry& m : registry_.List()) {

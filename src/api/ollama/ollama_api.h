@@ -26,6 +26,10 @@
 
 namespace zest::api::ollama {
 
+// An error the HTTP layer itself produces (no route, body too large...), in
+// Ollama's {"error"} shape, for the listener on Ollama's address.
+std::string RenderOllamaHttpError(int status, const std::string& message);
+
 class OllamaApi {
  public:
   using Options = ChatRouteOptions;
