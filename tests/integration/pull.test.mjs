@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startZest, makeHome, syntheticModel, zestBin, chatBody, waitFor } from '../lib/zest.mjs';
 import { startFakeHub } from '../lib/fake_hub.mjs';
+import { Ollama } from 'ollama';
 
 const MiB = 1 << 20;
 const TINY = 'test-org/Tiny-GGUF';
@@ -86,6 +87,30 @@ test('pull streams progress, publishes into the HF cache, and the model then cha
     assert.equal(again.status, 200);
     assert.equal(again.data.model, `${TINY}:Q4_K_M`);
     assert.equal(hub.bytesServed, served);
+  });
+});
+
+test('Ollama\'s pull (official ollama client): progress lines as Ollama streams them, then the model serves', async () => {
+  hub.resetCounters();
+  await withZest({}, async (zest) => {
+    const ollama = new Ollama({ host: zest.url });
+    const parts = [];
+    for await (const part of await ollama.pull({ model: `${TINY}:Q4_K_M`, stream: true })) parts.push(part);
+    assert.equal(parts[0].status, 'pulling manifest');
+    assert.equal(parts.at(-1).status, 'success');
+    const progress = parts.filter((p) => p.status.startsWith('pulling ') && p.total);
+    assert.ok(progress.length >= 1, JSON.stringify(parts));
+    const size = fs.statSync(syntheticModel('tiny')).size;
+    assert.ok(progress.every((p) => p.digest === 'tiny-Q4_K_M.gguf' && p.total === size && p.completed <= p.total));
+    assert.equal(progress.at(-1).completed, size);
+    const { models } = await ollama.list();
+    assert.ok(models.some((m) => m.name === `${TINY}:Q4_K_M`), JSON.stringify(models.map((m) => m.name)));
+    const reply = await ollama.chat({ model: `${TINY}:Q4_K_M`, messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_predict: 2 } });
+    assert.equal(reply.done, true);
+    // Whole: one {"status":"success"}; an unknown repo: Ollama's error.
+    assert.deepEqual(await ollama.pull({ model: `${TINY}:Q4_K_M`, stream: false }), { status: 'success' });
+    await assert.rejects(ollama.pull({ model: 'test-org/Missing-GGUF:Q4_K_M', stream: false }), (e) => e.status_code === 404 && typeof e.error === 'string');
+    await assert.rejects(async () => { for await (const _ of await ollama.pull({ model: 'test-org/Missing-GGUF:Q4_K_M', stream: true })); }, /Missing-GGUF|not found|404/);
   });
 });
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/admin/request_body.h"
+#include "api/ollama/ollama_pull.h"
 #include "api/openai/errors.h"
 #include "http/sse.h"
 
@@ -50,6 +51,14 @@ json SuccessJson(const models::PullResult& r) {
           {"files", r.files}};
 }
 
+// An error before the answer starts, in the client's API's shape.
+awaitable<void> SendPullError(PullApi::Wire wire, http::ResponseWriter& writer,
+                              const Status& status, const std::string& param) {
+  if (wire == PullApi::Wire::kZest) co_return co_await openai::SendError(writer, status, param);
+  const std::string body = ollama::PullErrorLine(status);
+  co_await writer.Send(openai::MapStatus(status).http_status, "application/json", body);
+}
+
 }  // namespace
 
 // One pull in flight. The pulling thread writes progress and the result
@@ -82,8 +91,12 @@ PullApi::~PullApi() {
 }
 
 void PullApi::Register(http::Router& router) {
-  router.Add("POST", "/api/v1/pull",
-             [this](http::Request& r, http::ResponseWriter& w) { return Handle(r, w); });
+  router.Add("POST", "/api/v1/pull", [this](http::Request& r, http::ResponseWriter& w) {
+    return Handle(Wire::kZest, r, w);
+  });
+  router.Add("POST", "/api/pull", [this](http::Request& r, http::ResponseWriter& w) {
+    return Handle(Wire::kOllama, r, w);
+  });
 }
 
 void PullApi::Run(std::shared_ptr<Job> job) {
@@ -104,10 +117,11 @@ void PullApi::Run(std::shared_ptr<Job> job) {
   asio::post(job->executor, [job] { job->wake.cancel(); });
 }
 
-awaitable<void> PullApi::Handle(http::Request& request, http::ResponseWriter& writer) {
+awaitable<void> PullApi::Handle(Wire wire, http::Request& request, http::ResponseWriter& writer) {
   std::string param;
-  auto body = ParsePullRequest(request.body, &param);
-  if (!body.ok()) co_return co_await openai::SendError(writer, body.status(), param);
+  auto body = wire == Wire::kOllama ? ollama::ParseOllamaPull(request.body)
+                                    : ParsePullRequest(request.body, &param);
+  if (!body.ok()) co_return co_await SendPullError(wire, writer, body.status(), param);
   auto executor = co_await asio::this_coro::executor;
   auto job = std::make_shared<Job>(executor, body->model);
   {
@@ -118,16 +132,25 @@ awaitable<void> PullApi::Handle(http::Request& request, http::ResponseWriter& wr
   writer.OnClientGone([job] { job->cancel.store(true); });
   asio::post(blocking_, [this, job] { Run(job); });
   if (body->stream) {
-    co_await StreamProgress(job, writer);
+    co_await StreamProgress(wire, job, writer);
   } else {
-    co_await AnswerWhole(job, writer);
+    co_await AnswerWhole(wire, job, writer);
   }
   writer.OnClientGone(nullptr);
 }
 
-awaitable<void> PullApi::StreamProgress(std::shared_ptr<Job> job, http::ResponseWriter& writer) {
+awaitable<void> PullApi::StreamProgress(Wire wire, std::shared_ptr<Job> job,
+                                        http::ResponseWriter& writer) {
+  const bool ollama = wire == Wire::kOllama;
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
-  if (!co_await writer.StartStream(200, "text/event-stream", headers)) co_return;
+  if (!co_await writer.StartStream(200, ollama ? "application/x-ndjson" : "text/event-stream",
+                                   headers)) {
+    co_return;
+  }
+  if (ollama) {
+    const std::string start = ollama::PullStartLine();
+    if (!co_await writer.WriteChunk(start)) co_return;
+  }
   std::string last_sent;
   while (true) {
     job->wake.expires_after(kProgressInterval);
@@ -136,27 +159,34 @@ awaitable<void> PullApi::StreamProgress(std::shared_ptr<Job> job, http::Response
     std::string final_event;
     {
       MutexLock lock(job->mu);
-      if (job->progress_seq > 0) progress = ProgressJson(job->progress).dump();
-      if (job->done) {
-        final_event =
-            job->result.ok() ? SuccessJson(*job->result).dump() : ErrorJson(job->result.status());
+      if (job->progress_seq > 0) {
+        progress = ollama ? ollama::PullProgressLine(job->progress)
+                          : http::SseData(ProgressJson(job->progress).dump());
+      }
+      if (job->done && ollama) {
+        final_event = job->result.ok() ? ollama::PullSuccessLine()
+                                       : ollama::PullErrorLine(job->result.status());
+      } else if (job->done) {
+        final_event = http::SseData(job->result.ok() ? SuccessJson(*job->result).dump()
+                                                     : ErrorJson(job->result.status()));
       }
     }
     // The latest progress, even when the pull finished within one interval,
     // so a client always sees what was fetched.
     if (!progress.empty() && progress != last_sent) {
       last_sent = progress;
-      if (!co_await writer.WriteChunk(http::SseData(progress))) co_return;
+      if (!co_await writer.WriteChunk(progress)) co_return;
     }
     if (!final_event.empty()) {
-      if (!co_await writer.WriteChunk(http::SseData(final_event))) co_return;
+      if (!co_await writer.WriteChunk(final_event)) co_return;
       break;
     }
   }
   co_await writer.EndStream();
 }
 
-awaitable<void> PullApi::AnswerWhole(std::shared_ptr<Job> job, http::ResponseWriter& writer) {
+awaitable<void> PullApi::AnswerWhole(Wire wire, std::shared_ptr<Job> job,
+                                     http::ResponseWriter& writer) {
   while (true) {
     job->wake.expires_after(std::chrono::seconds(1));
     co_await job->wake.async_wait(asio::as_tuple(asio::use_awaitable));
@@ -169,8 +199,9 @@ awaitable<void> PullApi::AnswerWhole(std::shared_ptr<Job> job, http::ResponseWri
     MutexLock lock(job->mu);
     result = job->result;
   }
-  if (!result.ok()) co_return co_await openai::SendError(writer, result.status(), "model");
-  std::string reply = SuccessJson(*result).dump();
+  if (!result.ok()) co_return co_await SendPullError(wire, writer, result.status(), "model");
+  std::string reply =
+      wire == Wire::kOllama ? ollama::PullSuccessLine() : SuccessJson(*result).dump();
   co_await writer.Send(200, "application/json", std::move(reply));
 }
 

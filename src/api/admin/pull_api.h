@@ -5,7 +5,8 @@
 // at most a few per second, then {"status":"success","model":NAME} or an
 // error event in OpenAI's error shape; without, one JSON answer at the end.
 // A client that goes away cancels its pull; a download another pull still
-// waits for goes on (the Downloader shares it).
+// waits for goes on (the Downloader shares it). Ollama's POST /api/pull runs
+// the same way with Ollama's request and NDJSON lines (ollama/ollama_pull.h).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -29,12 +30,17 @@ class PullApi {
 
   void Register(http::Router& router);
 
+  // The client's API: zest's (SSE, OpenAI's errors) or Ollama's (NDJSON).
+  enum class Wire { kZest, kOllama };
+
  private:
   struct Job;
-  boost::asio::awaitable<void> Handle(http::Request& request, http::ResponseWriter& writer);
-  boost::asio::awaitable<void> StreamProgress(std::shared_ptr<Job> job,
+  boost::asio::awaitable<void> Handle(Wire wire, http::Request& request,
+                                      http::ResponseWriter& writer);
+  boost::asio::awaitable<void> StreamProgress(Wire wire, std::shared_ptr<Job> job,
                                               http::ResponseWriter& writer);
-  boost::asio::awaitable<void> AnswerWhole(std::shared_ptr<Job> job, http::ResponseWriter& writer);
+  boost::asio::awaitable<void> AnswerWhole(Wire wire, std::shared_ptr<Job> job,
+                                           http::ResponseWriter& writer);
   void Run(std::shared_ptr<Job> job);
 
   models::PullService& service_;

@@ -1,0 +1,46 @@
+#include "api/ollama/ollama_pull.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/json_body.h"
+#include "api/json_text.h"
+#include "api/ollama/ollama_models.h"
+
+namespace zest::api::ollama {
+
+using nlohmann::json;
+
+Result<admin::PullRequest> ParseOllamaPull(const std::string& text) {
+  ZEST_ASSIGN_OR_RETURN(json body, ParseJsonObject(text));
+  const json name = body.contains("model") ? body["model"] : body.value("name", json());
+  if (!name.is_string() || name.get<std::string>().empty()) {
+    return InvalidArgument("model is required");
+  }
+  admin::PullRequest request;
+  request.model = ZestName(name.get<std::string>());
+  if (auto stream = body.find("stream"); stream != body.end() && !stream->is_null()) {
+    if (!stream->is_boolean()) return InvalidArgument("stream must be true or false");
+    request.stream = stream->get<bool>();
+  }
+  return request;
+}
+
+std::string PullStartLine() { return JsonText(json{{"status", "pulling manifest"}}) + "\n"; }
+
+std::string PullProgressLine(const models::PullProgress& p) {
+  if (p.file.empty() || p.status == "resolving") return PullStartLine();
+  if (p.status == "verifying") return JsonText(json{{"status", "verifying sha256 digest"}}) + "\n";
+  return JsonText(json{{"status", "pulling " + p.file},
+                       {"digest", p.file},
+                       {"total", p.total},
+                       {"completed", p.completed}}) +
+         "\n";
+}
+
+std::string PullSuccessLine() { return JsonText(json{{"status", "success"}}) + "\n"; }
+
+std::string PullErrorLine(const Status& status) {
+  return JsonText(json{{"error", status.message()}}) + "\n";
+}
+
+}  // namespace zest::api::ollama
