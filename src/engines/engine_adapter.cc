@@ -16,6 +16,10 @@ const char* CapabilityName(Capability capability) {
       return "transcription";
     case Capability::kImages:
       return "images";
+    case Capability::kTokenize:
+      return "tokenize";
+    case Capability::kDetokenize:
+      return "detokenize";
   }
   return "other";
 }

@@ -68,6 +68,10 @@ std::optional<std::string> LlamaServerAdapter::PathFor(Capability capability) co
       return "/v1/completions";
     case Capability::kEmbeddings:
       return "/v1/embeddings";
+    case Capability::kTokenize:
+      return "/tokenize";
+    case Capability::kDetokenize:
+      return "/detokenize";
     case Capability::kRerank:
       return "/v1/rerank";
     default:

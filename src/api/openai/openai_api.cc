@@ -180,6 +180,12 @@ void OpenAiApi::Register(http::Router& router) {
     router.Add("POST", prefix + "/chat/completions", inference(Endpoint::kChatCompletions));
     router.Add("POST", prefix + "/completions", inference(Endpoint::kCompletions));
     router.Add("POST", prefix + "/embeddings", inference(Endpoint::kEmbeddings));
+    for (bool detokenize : {false, true}) {
+      router.Add("POST", prefix + (detokenize ? "/detokenize" : "/tokenize"),
+                 [this, detokenize](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+                   co_await Tokenize(detokenize, r, w);
+                 });
+    }
     router.Add("POST", prefix + "/images/generations",
                [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                  co_await GenerateImages(r, w);

@@ -51,6 +51,13 @@ class OpenAiApi {
   // Converts the job's audio to WAV when the engines do not decode it.
   boost::asio::awaitable<Status> ConvertAudio(engines::TranscriptionJob& job);
 
+  // The model's tokenizer (tokenize_routes.cc): tokenize, or detokenize.
+  boost::asio::awaitable<void> Tokenize(bool detokenize, http::Request& request,
+                                        http::ResponseWriter& writer);
+  boost::asio::awaitable<void> TokenizeRoute(bool detokenize, http::Request& request,
+                                             http::ResponseWriter& writer,
+                                             RequestObserver& observer);
+
   // Image generation (image_routes.cc).
   boost::asio::awaitable<void> GenerateImages(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> GenerateImagesRoute(http::Request& request,
