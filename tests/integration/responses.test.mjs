@@ -80,6 +80,12 @@ describe('OpenAI Responses API (official openai client)', () => {
     const first = await client.responses.create({ model: 'tiny', input: 'my name is Ada', max_output_tokens: 4 });
     const second = await client.responses.create({ model: 'tiny', input: 'what is my name?', previous_response_id: first.id, max_output_tokens: 4 });
     assert.equal(second.previous_response_id, first.id);
+    // What the next turn continues from: each turn once, the instructions
+    // of neither (the file is zest's own record of the conversation).
+    const third = await client.responses.create({ model: 'tiny', input: 'and again?', instructions: 'be brief', previous_response_id: second.id, max_output_tokens: 4 });
+    const stored = JSON.parse(fs.readFileSync(path.join(zest.home, 'responses', `${third.id}.json`), 'utf8'));
+    assert.deepEqual(stored.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(stored.messages.filter((m) => m.role === 'user').map((m) => m.content), ['my name is Ada', 'what is my name?', 'and again?']);
     // The engine saw both turns and the first answer: more input tokens
     // than the question alone.
     const alone = await client.responses.create({ model: 'tiny', input: 'what is my name?', max_output_tokens: 4, store: false });

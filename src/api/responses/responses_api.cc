@@ -32,12 +32,12 @@ awaitable<void> SendJson(http::ResponseWriter& w, const json& body) {
 }
 
 // The conversation the next turn continues from: what came before, this
-// request's own messages (without its instructions) and the answer.
-json Conversation(const json& before, const ResponsesJob& job, const json& response) {
+// request's own messages (`own`, as parsed: its instructions first when it
+// had some) and the answer.
+json Conversation(const json& before, const json& own, bool instructions, const json& response) {
   json messages = before;
-  const json& own = job.body["messages"];
   auto from = own.begin();
-  if (from != own.end() && !job.echo["instructions"].is_null()) ++from;  // not carried over
+  if (from != own.end() && instructions) ++from;  // not carried over
   messages.insert(messages.end(), from, own.end());
   json assistant = {{"role", "assistant"}, {"content", ""}};
   std::string text;
@@ -70,6 +70,8 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
       body.ok() ? ParseResponsesRequest(*body) : Result<ResponsesJob>(body.status());
   // The earlier turns, when it continues a stored response.
   json before = json::array();
+  // This request's own messages, before the earlier turns go in front.
+  const json own = job.ok() ? job->body["messages"] : json::array();
   if (job.ok() && !job->previous_response_id.empty()) {
     Result<StoredResponse> previous = store_.Get(job->previous_response_id, r.principal);
     if (previous.ok()) {
@@ -100,9 +102,10 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
   ResponsesAnswer::Done on_done;
   if (job->store) {
     // Kept once the answer is whole, before the client has its last event.
-    on_done = [this, id, owner = r.principal, before, stored = *job](const json& response) {
-      StoredResponse record{owner, response, stored.input_items,
-                            Conversation(before, stored, response)};
+    on_done = [this, id, owner = r.principal, before, own, items = job->input_items,
+               instructions = !job->echo["instructions"].is_null()](const json& response) {
+      StoredResponse record{owner, response, items,
+                            Conversation(before, own, instructions, response)};
       if (Status put = store_.Put(id, record); !put.ok()) {
         spdlog::warn("responses: could not store {}: {}", id, put.message());
       }
