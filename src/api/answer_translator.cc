@@ -1,6 +1,59 @@
 #include "api/answer_translator.h"
 
 namespace zest::api {
+namespace {
+
+using nlohmann::json;
+
+// `object[key]` when it is a string, else "".
+std::string Text(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+ChatChunk ReadChatChunk(const json& chunk) {
+  ChatChunk out;
+  if (const auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) {
+    out.usage = *usage;
+  }
+  if (const auto timings = chunk.find("timings"); timings != chunk.end() && timings->is_object()) {
+    out.timings = *timings;
+  }
+  const auto choices = chunk.find("choices");
+  if (choices == chunk.end() || !choices->is_array() || choices->empty() ||
+      !(*choices)[0].is_object()) {
+    return out;
+  }
+  const json& choice = (*choices)[0];
+  if (const auto reason = choice.find("finish_reason");
+      reason != choice.end() && reason->is_string()) {
+    out.finish_reason = reason->get<std::string>();
+  }
+  const auto delta = choice.find("delta");
+  if (delta == choice.end() || !delta->is_object()) {
+    out.content = Text(choice, "text");  // a text completion's chunk
+    return out;
+  }
+  out.content = Text(*delta, "content");
+  out.reasoning = Text(*delta, "reasoning_content");
+  const auto calls = delta->find("tool_calls");
+  if (calls == delta->end() || !calls->is_array()) return out;
+  for (const json& call : *calls) {
+    if (!call.is_object()) continue;
+    ChatChunk::ToolCall fragment;
+    const auto index = call.find("index");
+    if (index != call.end() && index->is_number_integer()) fragment.index = index->get<int>();
+    fragment.id = Text(call, "id");
+    if (const auto fn = call.find("function"); fn != call.end() && fn->is_object()) {
+      fragment.name = Text(*fn, "name");
+      fragment.arguments = Text(*fn, "arguments");
+    }
+    out.tool_calls.push_back(std::move(fragment));
+  }
+  return out;
+}
 
 Status EngineErrorStatus(int status, std::string_view body) {
   const nlohmann::json answer = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);

@@ -17,8 +17,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/result.h"
 
@@ -47,6 +49,26 @@ class AnswerTranslator {
   // llama-server's timings where it sent them): the API's answer body.
   virtual Result<std::string> Whole(const nlohmann::json& answer) = 0;
 };
+
+// One chunk of the engine's stream, read once for every translator: choice
+// 0's delta (or, for a text completion, its text), the finish reason and
+// the closing chunk's usage and timings; fields of odd types read as absent.
+// NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
+struct ChatChunk {
+  // A fragment of a streamed tool call: the first names it (id, name), the
+  // next ones carry pieces of its arguments; `index` tells calls apart.
+  struct ToolCall {
+    int index = 0;
+    std::string id, name, arguments;
+  };
+  std::string content;
+  std::string reasoning;  // delta.reasoning_content
+  std::vector<ToolCall> tool_calls;
+  std::optional<std::string> finish_reason;
+  nlohmann::json usage;    // null when the chunk has none
+  nlohmann::json timings;  // llama-server's; null when none
+};
+ChatChunk ReadChatChunk(const nlohmann::json& chunk);
 
 // An engine's error answer (HTTP `status`, OpenAI's error body or any text)
 // as a Status, so that each API renders it in its own error shape: a 4xx is

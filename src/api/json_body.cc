@@ -9,4 +9,16 @@ Result<nlohmann::json> ParseJsonObject(std::string_view body) {
   return doc;
 }
 
+Result<std::string> StringMember(const nlohmann::json& object, const char* key,
+                                 std::string_view where, bool required) {
+  const std::string name = where.empty() ? key : std::string(where) + "." + key;
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) {
+    if (required) return InvalidArgument(name + " is required");
+    return std::string();
+  }
+  if (!it->is_string()) return InvalidArgument(name + " must be a string");
+  return it->get<std::string>();
+}
+
 }  // namespace zest::api

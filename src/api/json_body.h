@@ -14,4 +14,11 @@ namespace zest::api {
 // kInvalidArgument when `body` is not valid JSON or not an object.
 Result<nlohmann::json> ParseJsonObject(std::string_view body);
 
+// A string member of an object in a request body: "" when it is absent or
+// null (kInvalidArgument "WHERE.KEY is required" when `required`), and
+// kInvalidArgument "WHERE.KEY must be a string" for another type. `where`
+// names the object ("messages[2]"); "" for the body itself.
+Result<std::string> StringMember(const nlohmann::json& object, const char* key,
+                                 std::string_view where = "", bool required = false);
+
 }  // namespace zest::api

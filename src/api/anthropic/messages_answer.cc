@@ -112,50 +112,39 @@ std::string MessagesAnswer::Open(Block kind, json start) {
 
 std::string MessagesAnswer::Chunk(const json& chunk) {
   std::string out = Start();
-  if (auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) usage_ = *usage;
-  const json choices = chunk.value("choices", json::array());
-  if (!choices.is_array() || choices.empty() || !choices[0].is_object()) return out;
-  const json& choice = choices[0];
-  const json delta = choice.value("delta", json::object());
-  auto text_delta = [&](const char* field, Block kind, const char* type) {
-    const json text = delta.is_object() ? delta.value(field, json()) : json();
-    if (!text.is_string() || text.get_ref<const std::string&>().empty()) return;
+  const ChatChunk piece = ReadChatChunk(chunk);
+  if (!piece.usage.is_null()) usage_ = piece.usage;
+  auto text_delta = [&](const std::string& text, Block kind) {
+    if (text.empty()) return;
+    const bool thinking = kind == Block::kThinking;
     if (open_ != kind) {
-      out += Open(kind, kind == Block::kThinking ? json{{"type", "thinking"}, {"thinking", ""}}
-                                                 : json{{"type", "text"}, {"text", ""}});
+      out += Open(kind, thinking ? json{{"type", "thinking"}, {"thinking", ""}}
+                                 : json{{"type", "text"}, {"text", ""}});
     }
-    out += Event(
-        {{"type", "content_block_delta"},
-         {"index", index_},
-         {"delta", {{"type", type}, {kind == Block::kThinking ? "thinking" : "text", text}}}});
+    out += Event({{"type", "content_block_delta"},
+                  {"index", index_},
+                  {"delta",
+                   {{"type", thinking ? "thinking_delta" : "text_delta"},
+                    {thinking ? "thinking" : "text", text}}}});
   };
-  text_delta("reasoning_content", Block::kThinking, "thinking_delta");
-  text_delta("content", Block::kText, "text_delta");
-  const json calls = delta.is_object() ? delta.value("tool_calls", json::array()) : json::array();
-  for (const json& call : calls.is_array() ? calls : json::array()) {
-    if (!call.is_object()) continue;
-    const int index =
-        call.value("index", json(0)).is_number_integer() ? call["index"].get<int>() : 0;
-    const json fn = call.value("function", json::object());
-    if (open_ != Block::kToolUse || index != tool_index_) {
-      tool_index_ = index;
-      const json id = call.value("id", json());
-      out += Open(Block::kToolUse, {{"type", "tool_use"},
-                                    {"id", id.is_string() ? id.get<std::string>()
-                                                          : id_ + "_tool_" + std::to_string(index)},
-                                    {"name", fn.is_object() ? fn.value("name", "") : ""},
-                                    {"input", json::object()}});
+  text_delta(piece.reasoning, Block::kThinking);
+  text_delta(piece.content, Block::kText);
+  for (const ChatChunk::ToolCall& call : piece.tool_calls) {
+    if (open_ != Block::kToolUse || call.index != tool_index_) {
+      tool_index_ = call.index;
+      out += Open(Block::kToolUse,
+                  {{"type", "tool_use"},
+                   {"id", call.id.empty() ? id_ + "_tool_" + std::to_string(call.index) : call.id},
+                   {"name", call.name},
+                   {"input", json::object()}});
     }
-    const json arguments = fn.is_object() ? fn.value("arguments", json()) : json();
-    if (arguments.is_string() && !arguments.get_ref<const std::string&>().empty()) {
+    if (!call.arguments.empty()) {
       out += Event({{"type", "content_block_delta"},
                     {"index", index_},
-                    {"delta", {{"type", "input_json_delta"}, {"partial_json", arguments}}}});
+                    {"delta", {{"type", "input_json_delta"}, {"partial_json", call.arguments}}}});
     }
   }
-  if (const json reason = choice.value("finish_reason", json()); !reason.is_null()) {
-    stop_reason_ = StopReason(reason);
-  }
+  if (piece.finish_reason) stop_reason_ = StopReason(*piece.finish_reason);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "api/anthropic/messages_request.h"
 
+#include "api/json_body.h"
 #include "api/json_text.h"
 
 namespace zest::api::anthropic {
@@ -7,31 +8,19 @@ namespace {
 
 using nlohmann::json;
 
-// A field of `object` that must be a string when present.
-Result<std::string> StringField(const json& object, const char* key, const std::string& where,
-                                bool required = false) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) {
-    if (required) return InvalidArgument(where + "." + key + ": Field required");
-    return std::string();
-  }
-  if (!it->is_string()) return InvalidArgument(where + "." + key + ": Input should be a string");
-  return it->get<std::string>();
-}
-
 // An image block's source as an OpenAI image part.
 Result<json> ImagePart(const json& block, const std::string& where) {
   const json source = block.value("source", json());
   if (!source.is_object()) return InvalidArgument(where + ".source: Field required");
-  ZEST_ASSIGN_OR_RETURN(std::string type, StringField(source, "type", where + ".source", true));
+  ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(source, "type", where + ".source", true));
   std::string url;
   if (type == "base64") {
     ZEST_ASSIGN_OR_RETURN(std::string media,
-                          StringField(source, "media_type", where + ".source", true));
-    ZEST_ASSIGN_OR_RETURN(std::string data, StringField(source, "data", where + ".source", true));
+                          StringMember(source, "media_type", where + ".source", true));
+    ZEST_ASSIGN_OR_RETURN(std::string data, StringMember(source, "data", where + ".source", true));
     url = "data:" + media + ";base64," + data;
   } else if (type == "url") {
-    ZEST_ASSIGN_OR_RETURN(url, StringField(source, "url", where + ".source", true));
+    ZEST_ASSIGN_OR_RETURN(url, StringMember(source, "url", where + ".source", true));
   } else {
     return InvalidArgument(where + ".source.type: '" + type + "' is not supported (base64 or url)");
   }
@@ -60,11 +49,11 @@ Result<json> ToolResultContent(const json& block, const std::string& where) {
   } else if (content.is_array()) {
     for (std::size_t i = 0; i < content.size(); ++i) {
       const std::string at = where + ".content[" + std::to_string(i) + "]";
-      ZEST_ASSIGN_OR_RETURN(std::string type, StringField(content[i], "type", at, true));
+      ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(content[i], "type", at, true));
       if (type != "text") {
         return InvalidArgument(at + ".type: tool results hold text here, not '" + type + "'");
       }
-      ZEST_ASSIGN_OR_RETURN(std::string piece, StringField(content[i], "text", at, true));
+      ZEST_ASSIGN_OR_RETURN(std::string piece, StringMember(content[i], "text", at, true));
       text += piece;
     }
   } else if (!content.is_null()) {
@@ -77,7 +66,7 @@ Result<json> ToolResultContent(const json& block, const std::string& where) {
 // One Anthropic message as OpenAI messages, appended to `out`.
 Status AddMessage(const json& message, const std::string& where, json& out) {
   if (!message.is_object()) return InvalidArgument(where + ": Input should be an object");
-  ZEST_ASSIGN_OR_RETURN(std::string role, StringField(message, "role", where, true));
+  ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(message, "role", where, true));
   if (role != "user" && role != "assistant") {
     return InvalidArgument(where + ".role: Input should be 'user' or 'assistant'");
   }
@@ -94,28 +83,28 @@ Status AddMessage(const json& message, const std::string& where, json& out) {
     const json& block = content[i];
     const std::string at = where + ".content[" + std::to_string(i) + "]";
     if (!block.is_object()) return InvalidArgument(at + ": Input should be an object");
-    ZEST_ASSIGN_OR_RETURN(std::string type, StringField(block, "type", at, true));
+    ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(block, "type", at, true));
     if (type == "text") {
-      ZEST_ASSIGN_OR_RETURN(std::string text, StringField(block, "text", at, true));
+      ZEST_ASSIGN_OR_RETURN(std::string text, StringMember(block, "text", at, true));
       parts.parts.push_back({{"type", "text"}, {"text", text}});
     } else if (type == "image") {
       ZEST_ASSIGN_OR_RETURN(json image, ImagePart(block, at));
       parts.parts.push_back(std::move(image));
       parts.images = true;
     } else if (type == "tool_use" && role == "assistant") {
-      ZEST_ASSIGN_OR_RETURN(std::string id, StringField(block, "id", at, true));
-      ZEST_ASSIGN_OR_RETURN(std::string name, StringField(block, "name", at, true));
+      ZEST_ASSIGN_OR_RETURN(std::string id, StringMember(block, "id", at, true));
+      ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(block, "name", at, true));
       const json input = block.value("input", json::object());
       tool_calls.push_back({{"id", id},
                             {"type", "function"},
                             {"function", {{"name", name}, {"arguments", JsonText(input)}}}});
     } else if (type == "tool_result" && role == "user") {
-      ZEST_ASSIGN_OR_RETURN(std::string id, StringField(block, "tool_use_id", at, true));
+      ZEST_ASSIGN_OR_RETURN(std::string id, StringMember(block, "tool_use_id", at, true));
       ZEST_ASSIGN_OR_RETURN(json result, ToolResultContent(block, at));
       // A tool message answers the assistant turn just before.
       out.push_back({{"role", "tool"}, {"tool_call_id", id}, {"content", std::move(result)}});
     } else if (type == "thinking" && role == "assistant") {
-      ZEST_ASSIGN_OR_RETURN(std::string text, StringField(block, "thinking", at));
+      ZEST_ASSIGN_OR_RETURN(std::string text, StringMember(block, "thinking", at));
       thinking += text;
     } else if (type == "redacted_thinking" && role == "assistant") {
       continue;  // encrypted by Anthropic: nothing a local model can read
@@ -146,7 +135,7 @@ Result<std::string> SystemText(const json& system) {
     if (!system[i].is_object() || system[i].value("type", json()) != "text") {
       return InvalidArgument(at + ".type: system blocks are text");
     }
-    ZEST_ASSIGN_OR_RETURN(std::string piece, StringField(system[i], "text", at, true));
+    ZEST_ASSIGN_OR_RETURN(std::string piece, StringMember(system[i], "text", at, true));
     if (!text.empty()) text += "\n";
     text += piece;
   }
@@ -160,17 +149,17 @@ Result<json> Tools(const json& tools) {
     const json& tool = tools[i];
     const std::string at = "tools[" + std::to_string(i) + "]";
     if (!tool.is_object()) return InvalidArgument(at + ": Input should be an object");
-    ZEST_ASSIGN_OR_RETURN(std::string type, StringField(tool, "type", at));
+    ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(tool, "type", at));
     if (!type.empty() && type != "custom") {
       return InvalidArgument(
           at + ".type: '" + type +
           "' is one of Anthropic's server tools, which a local model cannot run");
     }
-    ZEST_ASSIGN_OR_RETURN(std::string name, StringField(tool, "name", at, true));
+    ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(tool, "name", at, true));
     const json schema = tool.value("input_schema", json());
     if (!schema.is_object()) return InvalidArgument(at + ".input_schema: Field required");
     json function = {{"name", name}, {"parameters", schema}};
-    ZEST_ASSIGN_OR_RETURN(std::string description, StringField(tool, "description", at));
+    ZEST_ASSIGN_OR_RETURN(std::string description, StringMember(tool, "description", at));
     if (!description.empty()) function["description"] = description;
     out.push_back({{"type", "function"}, {"function", std::move(function)}});
   }
@@ -180,7 +169,7 @@ Result<json> Tools(const json& tools) {
 Status ApplyToolChoice(const json& choice, json& body) {
   if (choice.is_null()) return Status::Ok();
   if (!choice.is_object()) return InvalidArgument("tool_choice: Input should be an object");
-  ZEST_ASSIGN_OR_RETURN(std::string type, StringField(choice, "type", "tool_choice", true));
+  ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(choice, "type", "tool_choice", true));
   if (type == "auto") {
     body["tool_choice"] = "auto";
   } else if (type == "any") {
@@ -188,7 +177,7 @@ Status ApplyToolChoice(const json& choice, json& body) {
   } else if (type == "none") {
     body["tool_choice"] = "none";
   } else if (type == "tool") {
-    ZEST_ASSIGN_OR_RETURN(std::string name, StringField(choice, "name", "tool_choice", true));
+    ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(choice, "name", "tool_choice", true));
     body["tool_choice"] = {{"type", "function"}, {"function", {{"name", name}}}};
   } else {
     return InvalidArgument("tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'");
@@ -235,7 +224,7 @@ Status ApplySampling(const json& request, bool count_only, json& body) {
 
 Result<MessagesJob> ParseMessagesRequest(const json& request, bool count_only) {
   MessagesJob job;
-  ZEST_ASSIGN_OR_RETURN(job.model, StringField(request, "model", "body", true));
+  ZEST_ASSIGN_OR_RETURN(job.model, StringMember(request, "model", "", true));
   if (job.model.empty()) return InvalidArgument("model: Field required");
   if (auto stream = request.find("stream"); stream != request.end() && !stream->is_null()) {
     if (!stream->is_boolean()) return InvalidArgument("stream: Input should be a valid boolean");

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <deque>
 
+#include "api/json_body.h"
 #include "api/json_text.h"
 #include "api/openai/errors.h"
 #include "api/openai/request_parse.h"
@@ -59,14 +60,6 @@ Result<json> ContentWithImages(const std::string& content, const json& images,
   return parts;
 }
 
-// A string field of `object`, "" when absent or null.
-Result<std::string> StringField(const json& object, const char* key, const std::string& where) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return std::string();
-  if (!it->is_string()) return InvalidArgument(where + "." + key + " must be a string");
-  return it->get<std::string>();
-}
-
 // An assistant message's tool calls ({function: {name, arguments: object}})
 // in OpenAI's shape, each with an id the tool results after it answer.
 Result<json> ToolCalls(const json& calls, const std::string& where, int message_index,
@@ -104,16 +97,16 @@ Result<json> Messages(const json& messages) {
     const json& m = messages[i];
     const std::string where = "messages[" + std::to_string(i) + "]";
     if (!m.is_object()) return InvalidArgument(where + " must be an object");
-    ZEST_ASSIGN_OR_RETURN(std::string role, StringField(m, "role", where));
+    ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(m, "role", where));
     if (role != "system" && role != "user" && role != "assistant" && role != "tool") {
       return InvalidArgument(where + ".role must be system, user, assistant or tool");
     }
-    ZEST_ASSIGN_OR_RETURN(std::string content, StringField(m, "content", where));
+    ZEST_ASSIGN_OR_RETURN(std::string content, StringMember(m, "content", where));
     json message = {{"role", role}};
     ZEST_ASSIGN_OR_RETURN(message["content"],
                           ContentWithImages(content, m.value("images", json()), where));
     if (role == "assistant") {
-      ZEST_ASSIGN_OR_RETURN(std::string thinking, StringField(m, "thinking", where));
+      ZEST_ASSIGN_OR_RETURN(std::string thinking, StringMember(m, "thinking", where));
       if (!thinking.empty()) message["reasoning_content"] = thinking;
       if (auto calls = m.find("tool_calls"); calls != m.end() && !calls->is_null()) {
         ZEST_ASSIGN_OR_RETURN(message["tool_calls"],
@@ -121,7 +114,7 @@ Result<json> Messages(const json& messages) {
       }
     }
     if (role == "tool") {
-      ZEST_ASSIGN_OR_RETURN(std::string tool, StringField(m, "tool_name", where));
+      ZEST_ASSIGN_OR_RETURN(std::string tool, StringMember(m, "tool_name", where));
       auto answered = unanswered.begin();
       while (answered != unanswered.end() && !tool.empty() && answered->second != tool) ++answered;
       if (answered != unanswered.end()) {
@@ -279,10 +272,10 @@ Result<ChatJob> ParseChatRequest(const json& body) {
 Result<ChatJob> ParseGenerateRequest(const json& body) {
   ZEST_ASSIGN_OR_RETURN(ChatJob job, CommonFields(body));
   job.generate = true;
-  ZEST_ASSIGN_OR_RETURN(std::string prompt, StringField(body, "prompt", "body"));
-  ZEST_ASSIGN_OR_RETURN(std::string system, StringField(body, "system", "body"));
-  ZEST_ASSIGN_OR_RETURN(std::string suffix, StringField(body, "suffix", "body"));
-  ZEST_ASSIGN_OR_RETURN(std::string tmpl, StringField(body, "template", "body"));
+  ZEST_ASSIGN_OR_RETURN(std::string prompt, StringMember(body, "prompt", ""));
+  ZEST_ASSIGN_OR_RETURN(std::string system, StringMember(body, "system", ""));
+  ZEST_ASSIGN_OR_RETURN(std::string suffix, StringMember(body, "suffix", ""));
+  ZEST_ASSIGN_OR_RETURN(std::string tmpl, StringMember(body, "template", ""));
   if (!tmpl.empty()) {
     return InvalidArgument(
         "template is not supported: zest applies the model's own chat template (send `raw` "
@@ -306,7 +299,7 @@ Result<ChatJob> ParseGenerateRequest(const json& body) {
   job.engine_path = "/v1/chat/completions";
   json messages = json::array();
   if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
-  ZEST_ASSIGN_OR_RETURN(json content, ContentWithImages(prompt, images, "body"));
+  ZEST_ASSIGN_OR_RETURN(json content, ContentWithImages(prompt, images, ""));
   messages.push_back({{"role", "user"}, {"content", std::move(content)}});
   job.body["messages"] = std::move(messages);
   return job;
@@ -371,38 +364,23 @@ void OllamaAnswer::AddTotals(json& line, const json& usage, const json& timings)
 
 std::string OllamaAnswer::Chunk(const json& chunk) {
   if (!first_chunk_) first_chunk_ = Clock::now();
-  if (auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) usage_ = *usage;
-  if (auto t = chunk.find("timings"); t != chunk.end() && t->is_object()) timings_ = *t;
-  const json choices = chunk.value("choices", json::array());
-  if (!choices.is_array() || choices.empty() || !choices[0].is_object()) return "";
-  const json& choice = choices[0];
-  std::string content, thinking;
-  if (const json delta = choice.value("delta", json()); delta.is_object()) {
-    if (delta.value("content", json()).is_string()) content = delta["content"];
-    if (delta.value("reasoning_content", json()).is_string()) thinking = delta["reasoning_content"];
-    for (const json& call : delta.value("tool_calls", json::array())) {
-      if (!call.is_object()) continue;
-      ToolCall& to =
-          tool_calls_[call.value("index", json(0)).is_number_integer() ? call["index"].get<int>()
-                                                                       : 0];
-      if (call.value("id", json()).is_string()) to.id = call["id"];
-      const json fn = call.value("function", json());
-      if (!fn.is_object()) continue;
-      if (fn.value("name", json()).is_string()) to.name += fn["name"].get<std::string>();
-      if (fn.value("arguments", json()).is_string()) {
-        to.arguments += fn["arguments"].get<std::string>();
-      }
-    }
-  } else if (choice.value("text", json()).is_string()) {  // a text completion (raw)
-    content = choice["text"];
+  const ChatChunk piece = ReadChatChunk(chunk);
+  if (!piece.usage.is_null()) usage_ = piece.usage;
+  if (!piece.timings.is_null()) timings_ = piece.timings;
+  for (const ChatChunk::ToolCall& call : piece.tool_calls) {  // whole once finished
+    ToolCall& to = tool_calls_[call.index];
+    if (!call.id.empty()) to.id = call.id;
+    to.name += call.name;
+    to.arguments += call.arguments;
   }
   json calls = json::array();
-  if (const json reason = choice.value("finish_reason", json()); !reason.is_null()) {
-    done_reason_ = DoneReason(reason);
+  if (piece.finish_reason) {
+    done_reason_ = DoneReason(*piece.finish_reason);
     calls = PendingToolCalls();  // complete now
   }
-  if (content.empty() && (thinking.empty() || hide_thinking_) && calls.empty()) return "";
-  return JsonText(Line(content, thinking, calls)) + "\n";
+  const bool thinking = !piece.reasoning.empty() && !hide_thinking_;
+  if (piece.content.empty() && !thinking && calls.empty()) return "";
+  return JsonText(Line(piece.content, piece.reasoning, calls)) + "\n";
 }
 
 std::string OllamaAnswer::End() {

@@ -130,52 +130,39 @@ std::string ResponsesAnswer::Close() {
 
 std::string ResponsesAnswer::Chunk(const json& chunk) {
   std::string out = Start();
-  if (auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) usage_ = *usage;
-  const json choices = chunk.value("choices", json::array());
-  if (!choices.is_array() || choices.empty() || !choices[0].is_object()) return out;
-  const json& choice = choices[0];
-  const json delta = choice.value("delta", json::object());
-  auto text_delta = [&](const char* field, Item kind) {
-    const json text = delta.is_object() ? delta.value(field, json()) : json();
-    if (!text.is_string() || text.get_ref<const std::string&>().empty()) return;
+  const ChatChunk piece = ReadChatChunk(chunk);
+  if (!piece.usage.is_null()) usage_ = piece.usage;
+  auto text_delta = [&](const std::string& text, Item kind) {
+    if (text.empty()) return;
+    const bool message = kind == Item::kMessage;
     if (open_ != kind) {
-      out += Open(kind,
-                  kind == Item::kMessage ? MessageItem(NewId("msg")) : ReasoningItem(NewId("rs")));
+      out += Open(kind, message ? MessageItem(NewId("msg")) : ReasoningItem(NewId("rs")));
     }
-    text_ += text.get<std::string>();
-    json event = {{"type", kind == Item::kMessage ? "response.output_text.delta"
-                                                  : "response.reasoning_text.delta"},
-                  {"item_id", item_["id"]},
-                  {"output_index", output_.size()},
-                  {"content_index", 0},
-                  {"delta", text}};
-    out += Event(std::move(event));
+    text_ += text;
+    out +=
+        Event({{"type", message ? "response.output_text.delta" : "response.reasoning_text.delta"},
+               {"item_id", item_["id"]},
+               {"output_index", output_.size()},
+               {"content_index", 0},
+               {"delta", text}});
   };
-  text_delta("reasoning_content", Item::kReasoning);
-  text_delta("content", Item::kMessage);
-  const json calls = delta.is_object() ? delta.value("tool_calls", json::array()) : json::array();
-  for (const json& call : calls.is_array() ? calls : json::array()) {
-    if (!call.is_object()) continue;
-    const int index =
-        call.value("index", json(0)).is_number_integer() ? call["index"].get<int>() : 0;
-    const json fn = call.value("function", json::object());
-    if (open_ != Item::kFunctionCall || index != tool_index_) {
-      tool_index_ = index;
-      const json id = call.value("id", json());
+  text_delta(piece.reasoning, Item::kReasoning);
+  text_delta(piece.content, Item::kMessage);
+  for (const ChatChunk::ToolCall& call : piece.tool_calls) {
+    if (open_ != Item::kFunctionCall || call.index != tool_index_) {
+      tool_index_ = call.index;
       out += Open(Item::kFunctionCall,
-                  FunctionCallItem(id.is_string() ? id.get<std::string>() : NewId("call"),
-                                   fn.is_object() ? fn.value("name", "") : ""));
+                  FunctionCallItem(call.id.empty() ? NewId("call") : call.id, call.name));
     }
-    const json arguments = fn.is_object() ? fn.value("arguments", json()) : json();
-    if (arguments.is_string() && !arguments.get_ref<const std::string&>().empty()) {
-      text_ += arguments.get<std::string>();
+    if (!call.arguments.empty()) {
+      text_ += call.arguments;
       out += Event({{"type", "response.function_call_arguments.delta"},
                     {"item_id", item_["id"]},
                     {"output_index", output_.size()},
-                    {"delta", arguments}});
+                    {"delta", call.arguments}});
     }
   }
-  if (choice.value("finish_reason", json()) == "length") incomplete_ = true;
+  if (piece.finish_reason == "length") incomplete_ = true;
   return out;
 }
 

@@ -1,22 +1,12 @@
 #include "api/responses/responses_request.h"
 
+#include "api/json_body.h"
 #include "http/request_id.h"
 
 namespace zest::api::responses {
 namespace {
 
 using nlohmann::json;
-
-Result<std::string> StringField(const json& object, const char* key, const std::string& where,
-                                bool required = false) {
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) {
-    if (required) return InvalidArgument(where + "." + key + " is required");
-    return std::string();
-  }
-  if (!it->is_string()) return InvalidArgument(where + "." + key + " must be a string");
-  return it->get<std::string>();
-}
 
 // A message's content: a string, or input_text / output_text / input_image
 // parts, as OpenAI chat content (a string when it is text only).
@@ -30,9 +20,9 @@ Result<json> Content(const json& content, const std::string& where) {
     const std::string at = where + ".content[" + std::to_string(i) + "]";
     const json& part = content[i];
     if (!part.is_object()) return InvalidArgument(at + " must be an object");
-    ZEST_ASSIGN_OR_RETURN(std::string type, StringField(part, "type", at, true));
+    ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(part, "type", at, true));
     if (type == "input_text" || type == "output_text" || type == "text") {
-      ZEST_ASSIGN_OR_RETURN(std::string piece, StringField(part, "text", at, true));
+      ZEST_ASSIGN_OR_RETURN(std::string piece, StringMember(part, "text", at, true));
       text += piece;
       parts.push_back({{"type", "text"}, {"text", piece}});
     } else if (type == "input_image") {
@@ -86,12 +76,12 @@ Status AddItems(const json& input, json& messages, json& items) {
     const std::string where = "input[" + std::to_string(i) + "]";
     const json& item = input[i];
     if (!item.is_object()) return InvalidArgument(where + " must be an object");
-    ZEST_ASSIGN_OR_RETURN(std::string type, StringField(item, "type", where));
+    ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(item, "type", where));
     if (type.empty()) type = "message";
     json stored = item;
     if (!stored.contains("id")) stored["id"] = NewId(type == "message" ? "msg" : "item");
     if (type == "message") {
-      ZEST_ASSIGN_OR_RETURN(std::string role, StringField(item, "role", where, true));
+      ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(item, "role", where, true));
       if (role == "developer") role = "system";
       if (role != "user" && role != "system" && role != "assistant") {
         return InvalidArgument(where + ".role must be user, system, developer or assistant");
@@ -104,9 +94,9 @@ Status AddItems(const json& input, json& messages, json& items) {
       }
       messages.push_back(std::move(message));
     } else if (type == "function_call") {
-      ZEST_ASSIGN_OR_RETURN(std::string call_id, StringField(item, "call_id", where, true));
-      ZEST_ASSIGN_OR_RETURN(std::string name, StringField(item, "name", where, true));
-      ZEST_ASSIGN_OR_RETURN(std::string arguments, StringField(item, "arguments", where));
+      ZEST_ASSIGN_OR_RETURN(std::string call_id, StringMember(item, "call_id", where, true));
+      ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(item, "name", where, true));
+      ZEST_ASSIGN_OR_RETURN(std::string arguments, StringMember(item, "arguments", where));
       json call = {
           {"id", call_id},
           {"type", "function"},
@@ -121,7 +111,7 @@ Status AddItems(const json& input, json& messages, json& items) {
         messages.push_back(std::move(message));
       }
     } else if (type == "function_call_output") {
-      ZEST_ASSIGN_OR_RETURN(std::string call_id, StringField(item, "call_id", where, true));
+      ZEST_ASSIGN_OR_RETURN(std::string call_id, StringMember(item, "call_id", where, true));
       const json output = item.value("output", json(""));
       ZEST_ASSIGN_OR_RETURN(json content, Content(output, where + ".output"));
       messages.push_back({{"role", "tool"}, {"tool_call_id", call_id}, {"content", content}});
@@ -142,16 +132,16 @@ Result<json> Tools(const json& tools) {
     const std::string at = "tools[" + std::to_string(i) + "]";
     const json& tool = tools[i];
     if (!tool.is_object()) return InvalidArgument(at + " must be an object");
-    ZEST_ASSIGN_OR_RETURN(std::string type, StringField(tool, "type", at, true));
+    ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(tool, "type", at, true));
     if (type != "function") {
       return InvalidArgument(at + ".type '" + type +
                              "' is a built-in tool, which a local model cannot run (function tools "
                              "only)");
     }
-    ZEST_ASSIGN_OR_RETURN(std::string name, StringField(tool, "name", at, true));
+    ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(tool, "name", at, true));
     json function = {{"name", name},
                      {"parameters", tool.value("parameters", json{{"type", "object"}})}};
-    ZEST_ASSIGN_OR_RETURN(std::string description, StringField(tool, "description", at));
+    ZEST_ASSIGN_OR_RETURN(std::string description, StringMember(tool, "description", at));
     if (!description.empty()) function["description"] = description;
     if (tool.value("strict", json()).is_boolean()) function["strict"] = tool["strict"];
     out.push_back({{"type", "function"}, {"function", std::move(function)}});
@@ -166,7 +156,7 @@ Status ApplyToolChoice(const json& choice, json& body) {
     return Status::Ok();
   }
   if (choice.is_object() && choice.value("type", json()) == "function") {
-    ZEST_ASSIGN_OR_RETURN(std::string name, StringField(choice, "name", "tool_choice", true));
+    ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(choice, "name", "tool_choice", true));
     body["tool_choice"] = {{"type", "function"}, {"function", {{"name", name}}}};
     return Status::Ok();
   }
@@ -183,7 +173,7 @@ Status ApplyTextFormat(const json& text, json& body) {
   if (type == "json_object") {
     body["response_format"] = {{"type", "json_object"}};
   } else if (type == "json_schema") {
-    ZEST_ASSIGN_OR_RETURN(std::string name, StringField(format, "name", "text.format", true));
+    ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(format, "name", "text.format", true));
     if (!format.value("schema", json()).is_object()) {
       return InvalidArgument("text.format.schema is required (a JSON schema)");
     }
@@ -204,7 +194,7 @@ std::string NewId(const char* prefix) {
 
 Result<ResponsesJob> ParseResponsesRequest(const json& request) {
   ResponsesJob job;
-  ZEST_ASSIGN_OR_RETURN(job.model, StringField(request, "model", "body", true));
+  ZEST_ASSIGN_OR_RETURN(job.model, StringMember(request, "model", "", true));
   if (job.model.empty()) return InvalidArgument("model is required");
   for (const char* key : {"stream", "store"}) {
     auto it = request.find(key);
@@ -213,10 +203,10 @@ Result<ResponsesJob> ParseResponsesRequest(const json& request) {
     (std::string_view(key) == "stream" ? job.stream : job.store) = it->get<bool>();
   }
   ZEST_ASSIGN_OR_RETURN(job.previous_response_id,
-                        StringField(request, "previous_response_id", "body"));
+                        StringMember(request, "previous_response_id", ""));
   json& body = job.body = json::object();
   json messages = json::array();
-  ZEST_ASSIGN_OR_RETURN(std::string instructions, StringField(request, "instructions", "body"));
+  ZEST_ASSIGN_OR_RETURN(std::string instructions, StringMember(request, "instructions", ""));
   if (!instructions.empty()) messages.push_back({{"role", "system"}, {"content", instructions}});
   const json input = request.value("input", json());
   if (input.is_null()) return InvalidArgument("input is required");
