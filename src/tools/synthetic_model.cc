@@ -116,7 +116,7 @@ void AddLayer(const SyntheticModelSpec& s, uint32_t layer, WeightGenerator& gen,
   auto writes_residual = [&](const char* name, uint64_t ne0) {
     std::vector<float> values = gen.Random(ne0 * n_embd);
     if (!s.embedding_model) std::fill(values.begin(), values.begin() + ne0, 0.0f);
-    w.AddTensor(prefix + name, {ne0, n_embd}, s.type, std::move(values));
+    w.AddTensor(prefix + name, {ne0, n_embd}, s.type, values);
   };
   w.AddTensor(prefix + "attn_norm.weight", {n_embd}, TensorType::kF32,
               std::vector<float>(n_embd, 1.0f));
@@ -179,7 +179,7 @@ Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem
   if (!spec.embedding_model) {
     for (uint64_t t = 0; t < n_vocab; ++t) embeddings[t * n_embd] = kBiasDim;
   }
-  w.AddTensor("token_embd.weight", {n_embd, n_vocab}, spec.type, std::move(embeddings));
+  w.AddTensor("token_embd.weight", {n_embd, n_vocab}, spec.type, embeddings);
   for (uint32_t layer = 0; layer < spec.layers; ++layer) AddLayer(spec, layer, gen, w);
   w.AddTensor("output_norm.weight", {n_embd}, TensorType::kF32, std::vector<float>(n_embd, 1.0f));
   std::vector<float> output = gen.Random(n_embd * n_vocab);
@@ -188,7 +188,7 @@ Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem
       output[t * n_embd] = AvoidToken(vocab, t) ? kAvoid : 0.0f;
     }
   }
-  w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, std::move(output));
+  w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, output);
   return w.Write(path);
 }
 
