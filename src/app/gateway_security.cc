@@ -142,19 +142,22 @@ Result<http::ServerOptions> RedirectOptions(const config::Settings& s, uint16_t 
   return o;
 }
 
-void ReloadOnHangup(boost::asio::signal_set& signals, http::Server& server,
+void ReloadOnHangup(boost::asio::signal_set& signals, std::vector<http::Server*> servers,
                     http::Authenticator& auth) {
-  signals.async_wait([&signals, &server, &auth](const boost::system::error_code& ec, int) {
+  signals.async_wait([&signals, servers, &auth](const boost::system::error_code& ec, int) {
     if (ec) return;  // cancelled: shutting down
-    if (Status st = server.ReloadTls(); !st.ok()) {
-      spdlog::error("SIGHUP: keeping the old TLS certificate: {}", st.message());
-    } else if (server.tls()) {
-      spdlog::info("SIGHUP: TLS certificate reloaded for new connections");
+    for (http::Server* server : servers) {
+      if (Status st = server->ReloadTls(); !st.ok()) {
+        spdlog::error("SIGHUP: keeping the old TLS certificate: {}", st.message());
+      } else if (server->tls()) {
+        spdlog::info("SIGHUP: TLS certificate reloaded for new connections on port {}",
+                     server->port());
+      }
     }
     if (Status st = auth.Reload(); !st.ok()) {
       spdlog::error("SIGHUP: keeping the old keys: {}", st.message());
     }
-    ReloadOnHangup(signals, server, auth);
+    ReloadOnHangup(signals, servers, auth);
   });
 }
 

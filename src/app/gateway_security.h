@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <memory>
+#include <vector>
 
 #include "config/settings.h"
 #include "core/result.h"
@@ -41,10 +42,12 @@ Result<http::ServerOptions> OllamaListenerOptions(const config::Settings& settin
 // keys, no TLS. An error when the redirect is asked for without TLS.
 Result<http::ServerOptions> RedirectOptions(const config::Settings& settings, uint16_t tls_port);
 
-// On each SIGHUP: reload the TLS certificate and the keys file; errors are
-// logged and the old ones stay. `signals` must be registered for SIGHUP
-// and, with `server` and `auth`, outlive the io_context's run.
-void ReloadOnHangup(boost::asio::signal_set& signals, http::Server& server,
+// On each SIGHUP: reload the TLS certificate of every listener in
+// `servers` (the gateway, and the Ollama listener when there is one) and the
+// keys file; errors are logged and the old ones stay. `signals` must be
+// registered for SIGHUP and, with `servers` and `auth`, outlive the
+// io_context's run.
+void ReloadOnHangup(boost::asio::signal_set& signals, std::vector<http::Server*> servers,
                     http::Authenticator& auth);
 
 }  // namespace zest::app

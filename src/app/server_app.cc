@@ -444,7 +444,9 @@ Status ServerApp::Start() {
     spdlog::info("Ollama's API also on {}://{}", p.ollama_server->tls() ? "https" : "http",
                  s.ollama_listen);
   }
-  ReloadOnHangup(p.hangup, *p.server, *p.auth);
+  std::vector<http::Server*> listeners = {p.server.get()};
+  if (p.ollama_server) listeners.push_back(p.ollama_server.get());
+  ReloadOnHangup(p.hangup, std::move(listeners), *p.auth);
   p.sampler.Start();
   p.reaper.Start();
   p.watchdog.Start();

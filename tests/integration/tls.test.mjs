@@ -46,8 +46,9 @@ function handshake(url, options) {
 }
 
 describe('TLS', () => {
-  let zest, home, ca, key;
+  let zest, home, ca, key, ollamaPort;
   before(async () => {
+    ollamaPort = await freePort();  // the Ollama listener speaks TLS too
     home = makeHome({ tiny: 'tiny' });
     const out = cli(home, ['cert']);
     assert.match(out, /Created local CA/);
@@ -57,6 +58,7 @@ describe('TLS', () => {
     zest = await startZest({
       home,
       args: ['--tls-cert', path.join(home, 'tls', 'server.pem'), '--tls-key', path.join(home, 'tls', 'server-key.pem')],
+      env: { ZEST_OLLAMA_LISTEN: `127.0.0.1:${ollamaPort}` },
     });
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
@@ -117,7 +119,8 @@ describe('TLS', () => {
     assert.equal(before.status, 200);
     cli(home, ['cert', '--name', 'zest.test']);
     process.kill(zest.pid, 'SIGHUP');
-    await waitFor(() => /TLS certificate reloaded/.test(zest.logs()), { what: 'reload log' });
+    // Both listeners: the gateway and the Ollama one.
+    await waitFor(() => (zest.logs().match(/TLS certificate reloaded/g) ?? []).length >= 2, { what: 'reload logs' });
     const same = await get(`https://localhost:${port}/v1/models`, agent, { authorization: `Bearer ${key}` });
     assert.equal(same.status, 200);
     assert.equal(same.port, before.port, 'the kept-alive connection survived the reload');
@@ -125,6 +128,10 @@ describe('TLS', () => {
     const fresh = await get(`https://localhost:${port}/health`, new https.Agent({ ca: fs.readFileSync(ca) }));
     assert.equal(fresh.status, 200);
     assert.notEqual(fresh.serial, before.serial, 'new connections get the new certificate');
+    const ollama = await get(`https://localhost:${ollamaPort}/`, new https.Agent({ ca: fs.readFileSync(ca) }));
+    assert.equal(ollama.status, 200);
+    assert.equal(ollama.body, 'Ollama is running');
+    assert.equal(ollama.serial, fresh.serial, 'the Ollama listener has the new certificate too');
     agent.destroy();
     // A broken certificate on reload keeps the old one in service.
     fs.writeFileSync(path.join(home, 'tls', 'server.pem'), 'not a certificate');
