@@ -142,7 +142,7 @@ Result<http::ServerOptions> RedirectOptions(const config::Settings& s, uint16_t 
   return o;
 }
 
-void ReloadOnHangup(boost::asio::signal_set& signals, std::vector<http::Server*> servers,
+void ReloadOnHangup(boost::asio::signal_set& signals, const std::vector<http::Server*>& servers,
                     http::Authenticator& auth) {
   signals.async_wait([&signals, servers, &auth](const boost::system::error_code& ec, int) {
     if (ec) return;  // cancelled: shutting down

@@ -47,7 +47,7 @@ Result<http::ServerOptions> RedirectOptions(const config::Settings& settings, ui
 // keys file; errors are logged and the old ones stay. `signals` must be
 // registered for SIGHUP and, with `servers` and `auth`, outlive the
 // io_context's run.
-void ReloadOnHangup(boost::asio::signal_set& signals, std::vector<http::Server*> servers,
+void ReloadOnHangup(boost::asio::signal_set& signals, const std::vector<http::Server*>& servers,
                     http::Authenticator& auth);
 
 }  // namespace zest::app
