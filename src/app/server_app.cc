@@ -446,7 +446,7 @@ Status ServerApp::Start() {
   }
   std::vector<http::Server*> listeners = {p.server.get()};
   if (p.ollama_server) listeners.push_back(p.ollama_server.get());
-  ReloadOnHangup(p.hangup, std::move(listeners), *p.auth);
+  ReloadOnHangup(p.hangup, listeners, *p.auth);
   p.sampler.Start();
   p.reaper.Start();
   p.watchdog.Start();
