@@ -244,6 +244,53 @@ awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::Instance
   co_return std::nullopt;
 }
 
+// What the client gets for each of one engine's stream events (data, not
+// comments): the event as it came, or as FixChunk (stream_chunk.h) changes
+// it, only the new part of a continuation (stream_resume.h), in the
+// client's API's shape when it has a translator. Pure but for `resume`,
+// which it tells what the client got.
+class StreamRewriter {
+ public:
+  StreamRewriter(const RelayRequest& request, const std::string* rename, StreamResume* resume)
+      : request_(request),
+        rename_(rename),
+        resume_(resume),
+        continuation_(resume != nullptr && resume->continuing()),
+        // A chat stream's first chunk must name the role (stream_chunk.h).
+        role_pending_(request.engine_path.ends_with("chat/completions") && !continuation_) {}
+
+  // The bytes to send for `event` (its own raw bytes when unchanged, so
+  // most events are not copied; else a buffer valid until the next call);
+  // null: nothing.
+  const std::string* Rewrite(const http::SseSplitter::Event& event) {
+    std::optional<std::string> fixed;
+    if (continuation_) {
+      fixed = resume_->Continue(event.data);
+      if (!fixed) return nullptr;  // nothing the client does not have
+      if (std::optional<std::string> renamed = FixChunk(*fixed, false, rename_)) fixed = renamed;
+    } else {
+      fixed = FixChunk(event.data, role_pending_, rename_);
+    }
+    role_pending_ = false;
+    if (resume_ != nullptr) resume_->Sent(fixed ? std::string_view(*fixed) : event.data);
+    if (request_.translator != nullptr) {
+      out_ = TranslateEvent(*request_.translator, fixed ? std::string_view(*fixed) : event.data);
+      return out_.empty() ? nullptr : &out_;
+    }
+    if (!fixed) return &event.raw;
+    out_ = http::SseData(*fixed);
+    return &out_;
+  }
+
+ private:
+  const RelayRequest& request_;
+  const std::string* const rename_;
+  StreamResume* const resume_;
+  const bool continuation_;
+  bool role_pending_;
+  std::string out_;
+};
+
 // The engine's events relayed as they come, byte for byte unless
 // FixChunk (stream_chunk.h) has something to change. The slot is given back
 // at the engine's closing "[DONE]", before the client has it (as in
@@ -258,9 +305,7 @@ awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::Instanc
   std::shared_ptr<scheduler::Instance> instance = lease.instance();
   const std::string& model_name = ClientName(request);
   const std::string* rename = instance->engine_model.empty() ? nullptr : &model_name;
-  const bool continuation = resume != nullptr && resume->continuing();
-  // A chat stream's first chunk must name the role (stream_chunk.h).
-  bool role_pending = request.engine_path.ends_with("chat/completions") && !continuation;
+  StreamRewriter rewriter(request, rename, resume);
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   http::SseSplitter splitter;
@@ -310,24 +355,8 @@ awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::Instanc
         done = true;
         lease.Release();
       }
-      std::optional<std::string> fixed;
-      if (continuation) {
-        fixed = resume->Continue(event.data);
-        if (!fixed) continue;  // nothing the client does not have
-        if (std::optional<std::string> renamed = FixChunk(*fixed, false, rename)) fixed = renamed;
-      } else {
-        fixed = FixChunk(event.data, role_pending, rename);
-      }
-      role_pending = false;
-      if (resume != nullptr) resume->Sent(fixed ? std::string_view(*fixed) : event.data);
-      if (request.translator != nullptr) {
-        fixed = TranslateEvent(*request.translator, fixed ? std::string_view(*fixed) : event.data);
-        if (fixed->empty()) continue;
-      } else if (fixed) {
-        *fixed = http::SseData(*fixed);
-      }
-      const std::string& out = fixed ? *fixed : event.raw;
-      if (!co_await writer.WriteChunk(out)) co_return std::nullopt;
+      const std::string* out = rewriter.Rewrite(event);
+      if (out != nullptr && !co_await writer.WriteChunk(*out)) co_return std::nullopt;
     }
   }
   if (!writer.started() && !co_await writer.StartStream(200, StreamContentType(request), headers)) {
