@@ -3,6 +3,7 @@
 #include "api/admit_request.h"
 #include "api/json_text.h"
 #include "api/key_scope.h"
+#include "api/openai/tool_choice.h"
 
 namespace zest::api {
 
@@ -39,6 +40,9 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
   static const http::Headers kNone;
   if (Status capable = CheckCapability(job.endpoint, job.model); !capable.ok()) {
     co_return co_await job.send_error(writer, capable, kNone);
+  }
+  if (Status forced = openai::ForceNamedTool(job.body); !forced.ok()) {
+    co_return co_await job.send_error(writer, forced, kNone);
   }
   job.body["model"] = job.model.name;
   job.body["stream"] = job.stream;

@@ -3,14 +3,8 @@
 #include <cmath>
 
 namespace zest::tools {
-namespace {
-
-constexpr float kWeightStd = 0.02f;
-
-}  // namespace
-
 std::vector<float> WeightGenerator::Random(uint64_t count) {
-  const float half_width = kWeightStd * std::sqrt(3.0f);
+  const float half_width = kRandomWeightStd * std::sqrt(3.0f);
   const float scale = 2.0f * half_width / 4294967296.0f;  // 2^32 steps across the range
   std::vector<float> values(count);
   for (uint64_t i = 0; i < count; i += 2) {

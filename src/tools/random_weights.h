@@ -9,6 +9,8 @@
 
 namespace zest::tools {
 
+inline constexpr float kRandomWeightStd = 0.02f;
+
 class WeightGenerator {
  public:
   explicit WeightGenerator(uint64_t seed) : rng_(seed) {}

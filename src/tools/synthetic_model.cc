@@ -2,10 +2,10 @@
 // expects it, the byte-fallback vocabulary, and random weights.
 #include "tools/synthetic_model.h"
 
-#include <algorithm>
 #include <string>
 
 #include "tools/random_weights.h"
+#include "tools/steering_weights.h"
 #include "tools/synthetic_vocab.h"
 
 namespace zest::tools {
@@ -79,56 +79,30 @@ void AddTokenizer(const SyntheticVocab& vocab, GgufWriter& w) {
   w.AddString("tokenizer.chat_template", ChatMlTemplate());
 }
 
-// Random weights pick every token alike, and byte tokens 0x80-0xFF (and
-// control bytes) then make invalid UTF-8 and control characters, which
-// llama-server cannot put in a JSON answer with tools or a grammar ("invalid
-// UTF-8 byte", "does not match the expected peg-native format": a few
-// percent of tool requests failed). So a generating model carries a bias:
-// hidden dimension 0 is a constant (every token embedding has kBiasDim
-// there, and no layer writes to it), so after the final norm it is about
-// sqrt(n_embd) for every token; each output row's dimension 0 is then that
-// token's bias: kAvoid for the tokens that make bad text, 0 for the rest.
-// Those tokens end up some 8 logits below the others: never among the top
-// 40 llama-server samples from. Embedding models keep plain random weights
-// (a constant dimension would make all their vectors alike).
-constexpr float kBiasDim = 1.0f;
-constexpr float kAvoid = -1.0f;
-
-// Whether generating token `id` of `vocab` makes text that is not clean
-// UTF-8: <unk>, <s>, bytes 0x80-0xFF and control bytes other than \t, \n.
-bool AvoidToken(const SyntheticVocab& vocab, std::size_t id) {
-  if (id == vocab.unknown_id || id == vocab.bos_id) return true;
-  if (vocab.types[id] != kTokenByte) return false;
-  const unsigned byte = std::stoul(vocab.tokens[id].substr(3, 2), nullptr, 16);
-  return byte >= 0x80 || byte == 0x7F || (byte < 0x20 && byte != '\t' && byte != '\n');
-}
-
-void AddLayer(const SyntheticModelSpec& s, uint32_t layer, WeightGenerator& gen, GgufWriter& w) {
+void AddLayer(const SyntheticModelSpec& s, uint32_t layer, const SteeringWeights& steering,
+              WeightGenerator& gen, GgufWriter& w) {
   const uint64_t n_embd = s.embedding;
   const uint64_t n_embd_kv = n_embd / s.heads * s.kv_heads;
   const uint64_t n_ff = s.feed_forward;
   const std::string prefix = "blk." + std::to_string(layer) + ".";
-  auto matrix = [&](const char* name, uint64_t ne0, uint64_t ne1) {
-    w.AddTensor(prefix + name, {ne0, ne1}, s.type, gen.Random(ne0 * ne1));
-  };
-  // The residual stream's dimension 0 stays the constant bias dimension:
-  // the two matrices that write to it (their output row 0) write nothing.
-  auto writes_residual = [&](const char* name, uint64_t ne0) {
-    std::vector<float> values = gen.Random(ne0 * n_embd);
-    if (!s.embedding_model) std::fill(values.begin(), values.begin() + ne0, 0.0f);
-    w.AddTensor(prefix + name, {ne0, n_embd}, s.type, values);
-  };
-  w.AddTensor(prefix + "attn_norm.weight", {n_embd}, TensorType::kF32,
-              std::vector<float>(n_embd, 1.0f));
-  matrix("attn_q.weight", n_embd, n_embd);
-  matrix("attn_k.weight", n_embd, n_embd_kv);
-  matrix("attn_v.weight", n_embd, n_embd_kv);
-  writes_residual("attn_output.weight", n_embd);
-  w.AddTensor(prefix + "ffn_norm.weight", {n_embd}, TensorType::kF32,
-              std::vector<float>(n_embd, 1.0f));
-  matrix("ffn_gate.weight", n_embd, n_ff);
-  matrix("ffn_up.weight", n_embd, n_ff);
-  writes_residual("ffn_down.weight", n_ff);
+  std::vector<float> q = gen.Random(n_embd * n_embd);
+  std::vector<float> k = gen.Random(n_embd * n_embd_kv);
+  std::vector<float> v = gen.Random(n_embd * n_embd_kv);
+  std::vector<float> attn_output = gen.Random(n_embd * n_embd);
+  std::vector<float> gate = gen.Random(n_embd * n_ff);
+  std::vector<float> up = gen.Random(n_embd * n_ff);
+  std::vector<float> down = gen.Random(n_ff * n_embd);
+  steering.AdjustLayer(layer, q, k, v, attn_output, down);
+  const std::vector<float> ones(n_embd, 1.0f);
+  w.AddTensor(prefix + "attn_norm.weight", {n_embd}, TensorType::kF32, ones);
+  w.AddTensor(prefix + "attn_q.weight", {n_embd, n_embd}, s.type, q);
+  w.AddTensor(prefix + "attn_k.weight", {n_embd, n_embd_kv}, s.type, k);
+  w.AddTensor(prefix + "attn_v.weight", {n_embd, n_embd_kv}, s.type, v);
+  w.AddTensor(prefix + "attn_output.weight", {n_embd, n_embd}, s.type, attn_output);
+  w.AddTensor(prefix + "ffn_norm.weight", {n_embd}, TensorType::kF32, ones);
+  w.AddTensor(prefix + "ffn_gate.weight", {n_embd, n_ff}, s.type, gate);
+  w.AddTensor(prefix + "ffn_up.weight", {n_embd, n_ff}, s.type, up);
+  w.AddTensor(prefix + "ffn_down.weight", {n_ff, n_embd}, s.type, down);
 }
 
 }  // namespace
@@ -175,19 +149,14 @@ Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem
   AddModelMetadata(spec, static_cast<uint32_t>(n_vocab), w);
   AddTokenizer(vocab, w);
   WeightGenerator gen(spec.seed);
+  const SteeringWeights steering(spec, vocab);
   std::vector<float> embeddings = gen.Random(n_embd * n_vocab);
-  if (!spec.embedding_model) {
-    for (uint64_t t = 0; t < n_vocab; ++t) embeddings[t * n_embd] = kBiasDim;
-  }
+  steering.AdjustEmbeddings(embeddings);
   w.AddTensor("token_embd.weight", {n_embd, n_vocab}, spec.type, embeddings);
-  for (uint32_t layer = 0; layer < spec.layers; ++layer) AddLayer(spec, layer, gen, w);
+  for (uint32_t layer = 0; layer < spec.layers; ++layer) AddLayer(spec, layer, steering, gen, w);
   w.AddTensor("output_norm.weight", {n_embd}, TensorType::kF32, std::vector<float>(n_embd, 1.0f));
   std::vector<float> output = gen.Random(n_embd * n_vocab);
-  if (!spec.embedding_model) {
-    for (uint64_t t = 0; t < n_vocab; ++t) {
-      output[t * n_embd] = AvoidToken(vocab, t) ? kAvoid : 0.0f;
-    }
-  }
+  steering.AdjustOutput(output);
   w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, output);
   return w.Write(path);
 }

@@ -38,10 +38,21 @@ TEST(SyntheticVocabTest, HasControlByteAndWordTokens) {
   const std::set<std::string> all(v.tokens.begin(), v.tokens.end());
   EXPECT_TRUE(all.count("\xE2\x96\x81the"));
   EXPECT_TRUE(all.count("\xE2\x96\x81th"));
-  for (size_t i = 262; i < v.tokens.size(); ++i) {
+  for (size_t i = 262; i < v.tool_call_id; ++i) {
     EXPECT_EQ(v.types[i], kTokenNormal);
     EXPECT_LT(v.scores[i], v.scores[i - 1]) << v.tokens[i];
   }
+  // The tool-call markers, one user-defined token each, last.
+  EXPECT_EQ(v.tokens[v.tool_call_id], "<tool_call>");
+  EXPECT_EQ(v.tokens[v.tool_call_end_id], "</tool_call>");
+  EXPECT_EQ(v.tokens[v.tools_id], "<tools>");
+  EXPECT_EQ(v.tokens[v.tool_response_id], "<tool_response>");
+  EXPECT_EQ(v.tool_response_id, v.tokens.size() - 1);
+  for (uint32_t id : {v.tool_call_id, v.tool_call_end_id, v.tools_id, v.tool_response_id}) {
+    EXPECT_EQ(v.types[id], kTokenUserDefined);
+  }
+  EXPECT_EQ(v.tokens[v.word_start_id], "\xE2\x96\x81");
+  EXPECT_EQ(v.tokens[kFirstByteToken + '}'], "<0x7D>");
   EXPECT_NE(ChatMlTemplate().find("<|im_start|>assistant\n"), std::string::npos);
   // Tool calls in the Hermes convention, which llama-server recognises.
   EXPECT_NE(ChatMlTemplate().find("<tool_call>"), std::string::npos);

@@ -67,6 +67,7 @@ SyntheticVocab BuildSyntheticVocab() {
   }
   const std::string word_start(kWordStart);
   builder.Add(word_start, builder.NextScore(), kTokenNormal);
+  vocab.word_start_id = static_cast<uint32_t>(vocab.tokens.size() - 1);
   // Single characters first (highest scores after "▁"), then word starts.
   for (char c = 'a'; c <= 'z'; ++c)
     builder.Add(std::string(1, c), builder.NextScore(), kTokenNormal);
@@ -76,6 +77,14 @@ SyntheticVocab BuildSyntheticVocab() {
   for (std::string_view word : kWords)
     builder.AddWithPrefixes(word_start + std::string(word), word_start.size() + 1);
   for (std::string_view suffix : kSuffixes) builder.AddWithPrefixes(std::string(suffix), 1);
+  auto add_marker = [&](const char* text) {
+    builder.Add(text, 0, kTokenUserDefined);
+    return static_cast<uint32_t>(vocab.tokens.size() - 1);
+  };
+  vocab.tool_call_id = add_marker("<tool_call>");
+  vocab.tool_call_end_id = add_marker("</tool_call>");
+  vocab.tools_id = add_marker("<tools>");
+  vocab.tool_response_id = add_marker("<tool_response>");
   return vocab;
 }
 
@@ -83,17 +92,17 @@ SyntheticVocab BuildSyntheticVocab() {
 // Hermes models use): the tools listed in the system turn inside <tools>,
 // each call the assistant makes as {"name", "arguments"} inside
 // <tool_call></tool_call>, each result in a user turn inside
-// <tool_response>. llama-server recognises the convention from the
-// template, so it turns such calls into OpenAI tool_calls and enforces a
-// forced call (tool_choice "required" or a named tool) with a grammar.
+// <tool_response>. The system turn names no closing tag or response tag
+// (the steering weights read those as "a call was made"). llama-server recognises the convention
+// from the template, so it turns such calls into OpenAI tool_calls and enforces a forced call
+// (tool_choice "required" or a named tool) with a grammar.
 const std::string& ChatMlTemplate() {
   static const std::string kTemplate =
       "{% if tools %}<|im_start|>system\n"
       "{% if messages[0]['role'] == 'system' %}{{ messages[0]['content'] }}\n\n{% endif %}"
-      "# Tools\n\nTo call a function, answer with its name and arguments as a JSON object "
-      "inside <tool_call></tool_call> tags:\n"
-      "<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n"
-      "</tool_call>\n\nThe functions:\n<tools>\n"
+      "# Tools\n\nTo call a function, answer with <tool_call>, then its name and arguments "
+      "as {\"name\": <function-name>, \"arguments\": <args-json-object>}, then the closing "
+      "tag.\n\nThe functions:\n<tools>\n"
       "{% for tool in tools %}{{ tool | tojson }}\n{% endfor %}</tools><|im_end|>\n"
       "{% elif messages[0]['role'] == 'system' %}"
       "<|im_start|>system\n{{ messages[0]['content'] }}<|im_end|>\n"

@@ -15,8 +15,12 @@ enum SpmTokenType : int32_t {
   kTokenNormal = 1,
   kTokenUnknown = 2,
   kTokenControl = 3,
+  kTokenUserDefined = 4,  // matched in any text, written out as text
   kTokenByte = 6,
 };
+
+// Token <0xNN> is kFirstByteToken + NN.
+inline constexpr uint32_t kFirstByteToken = 5;
 
 struct SyntheticVocab {
   std::vector<std::string> tokens;
@@ -27,11 +31,18 @@ struct SyntheticVocab {
   uint32_t eos_id = 2;
   uint32_t im_start_id = 3;
   uint32_t im_end_id = 4;
+  uint32_t word_start_id = 0;  // "▁", a space
+  // The tool-call markers of the chat template, one user-defined token each
+  // (after the word pieces): what the steering weights key on.
+  uint32_t tool_call_id = 0;      // <tool_call>
+  uint32_t tool_call_end_id = 0;  // </tool_call>
+  uint32_t tools_id = 0;          // <tools>
+  uint32_t tool_response_id = 0;  // <tool_response>
 };
 
 // Always the same vocabulary (it does not depend on the seed): <unk>, <s>,
 // </s>, <|im_start|>, <|im_end|>, 256 byte tokens, then word pieces with
-// descending scores.
+// descending scores, then the tool-call markers.
 SyntheticVocab BuildSyntheticVocab();
 
 // A ChatML template with tool calls (the Hermes convention: the .cc says

@@ -34,6 +34,14 @@ json UsageOf(const json& usage) {
           {"cache_read_input_tokens", Count(details, "cached_tokens")}};
 }
 
+// A tool_use block's id as Anthropic writes them ("toolu_..."): the
+// engine's call id, or the message's and the call's place when it has none.
+std::string ToolUseId(const std::string& engine_id, const std::string& message_id,
+                      std::size_t index) {
+  if (engine_id.empty()) return "toolu_" + message_id + "_" + std::to_string(index);
+  return engine_id.starts_with("toolu_") ? engine_id : "toolu_" + engine_id;
+}
+
 }  // namespace
 
 std::string StopReason(const json& finish_reason) {
@@ -132,11 +140,10 @@ std::string MessagesAnswer::Chunk(const json& chunk) {
   for (const ChatChunk::ToolCall& call : piece.tool_calls) {
     if (open_ != Block::kToolUse || call.index != tool_index_) {
       tool_index_ = call.index;
-      out += Open(Block::kToolUse,
-                  {{"type", "tool_use"},
-                   {"id", call.id.empty() ? id_ + "_tool_" + std::to_string(call.index) : call.id},
-                   {"name", call.name},
-                   {"input", json::object()}});
+      out += Open(Block::kToolUse, {{"type", "tool_use"},
+                                    {"id", ToolUseId(call.id, id_, call.index)},
+                                    {"name", call.name},
+                                    {"input", json::object()}});
     }
     if (!call.arguments.empty()) {
       out += Event({{"type", "content_block_delta"},
@@ -182,11 +189,10 @@ Result<std::string> MessagesAnswer::Whole(const json& answer) {
   for (std::size_t i = 0; calls.is_array() && i < calls.size(); ++i) {
     const json fn = calls[i].value("function", json::object());
     const json id = calls[i].value("id", json());
-    content.push_back(
-        {{"type", "tool_use"},
-         {"id", id.is_string() ? id.get<std::string>() : id_ + "_tool_" + std::to_string(i)},
-         {"name", fn.value("name", "")},
-         {"input", Input(fn.value("arguments", ""))}});
+    content.push_back({{"type", "tool_use"},
+                       {"id", ToolUseId(id.is_string() ? id.get<std::string>() : "", id_, i)},
+                       {"name", fn.value("name", "")},
+                       {"input", Input(fn.value("arguments", ""))}});
   }
   json out = {{"id", id_},
               {"type", "message"},

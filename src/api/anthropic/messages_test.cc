@@ -124,7 +124,7 @@ TEST(MessagesAnswerTest, StreamsThinkingTextAndToolUseBlocks) {
           "content_block_stop", "message_delta", "message_stop"}));
   EXPECT_EQ(events[0].second["message"]["model"], "claude-x");
   EXPECT_EQ(events[9].second["content_block"]["type"], "tool_use");
-  EXPECT_EQ(events[9].second["content_block"]["id"], "c1");
+  EXPECT_EQ(events[9].second["content_block"]["id"], "toolu_c1");
   EXPECT_EQ(events[9].second["index"], 2);
   const json& delta = events[13].second;
   EXPECT_EQ(delta["delta"]["stop_reason"], "tool_use");
@@ -146,7 +146,7 @@ TEST(MessagesAnswerTest, WholeMessageAndAnEmptyStream) {
   ASSERT_TRUE(whole.ok());
   json out = json::parse(*whole);
   EXPECT_EQ(out["content"],
-            json::parse(R"([{"type":"tool_use","id":"c","name":"f","input":{"x":2}}])"));
+            json::parse(R"([{"type":"tool_use","id":"toolu_c","name":"f","input":{"x":2}}])"));
   EXPECT_EQ(out["stop_reason"], "tool_use");
   EXPECT_EQ(out["usage"]["output_tokens"], 7);
   EXPECT_EQ(StopReason("length"), "max_tokens");

@@ -10,6 +10,7 @@
 #include "api/openai/errors.h"
 #include "api/openai/model_json.h"
 #include "api/openai/request_parse.h"
+#include "api/openai/tool_choice.h"
 
 namespace zest::api::openai {
 namespace {
@@ -91,6 +92,11 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
   const std::optional<Duration> keep_alive =
       AllowedKeepAlive(r, parsed->keep_alive, options_.max_keep_alive);
+  if (parsed->names_a_tool) {
+    Result<std::string> forced = WithNamedToolForced(r.body);
+    if (!forced.ok()) co_return co_await SendError(w, forced.status(), "tool_choice");
+    r.body = std::move(*forced);
+  }
   // Without a limit the engine would generate until the context is full.
   if (!parsed->max_tokens_given && endpoint != Endpoint::kEmbeddings) {
     r.body = WithMaxTokens(std::move(r.body), options_.default_max_tokens);

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/json_body.h"
+#include "api/openai/tool_choice.h"
 
 namespace zest::api::openai {
 namespace {
@@ -139,6 +140,7 @@ Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_vi
     request.keep_alive = *parsed;
   }
   ZEST_RETURN_IF_ERROR(CheckMaxTokens(doc, limits.max_tokens, param, &request.max_tokens_given));
+  request.names_a_tool = NamesATool(doc);
   ZEST_RETURN_IF_ERROR(CheckPayload(endpoint, doc, param, limits));
   return request;
 }

@@ -25,6 +25,7 @@ struct InferenceRequest {
   std::string priority;                // the body's `priority` field ("high"/"normal"/"low"), or ""
   std::optional<Duration> keep_alive;  // the body's `keep_alive` (Ollama's field), if given
   bool max_tokens_given = false;       // max_tokens, max_completion_tokens or n_predict
+  bool names_a_tool = false;           // tool_choice is an object (tool_choice.h)
 };
 
 // `keep_alive` as Ollama clients send it: a duration string ("10m", "-1")

@@ -1,0 +1,74 @@
+// Hand-set weights that steer a synthetic model's random ones, so that what
+// it writes, though gibberish, is what llama-server and zest's tests need:
+//  - clean text: tokens that make invalid UTF-8 or control characters are
+//    never picked (a per-token bias);
+//  - tool calls like a tool-using model's: when the prompt offers tools
+//    (the template's <tools> token) and no call has been made or answered
+//    since (no </tool_call> or <tool_response> token), the model starts its
+//    answer with <tool_call> and a newline, and inside the call's JSON it
+//    closes strings and objects soon; otherwise it almost never writes
+//    <tool_call>.
+// llama-server's grammar then makes the call valid JSON for the tool's
+// schema, so forced calls (tool_choice "required", a named tool) and plain
+// "auto" calls both work on random weights.
+//
+// How: a few hidden dimensions are reserved (no layer writes them, except as
+// said below). Dimension 0 is a constant 1.0 in every embedding: after the
+// final norm, an output row's weight there is that token's bias. Two
+// dimensions mark the tokens <tools> ("offered") and </tool_call>,
+// <tool_response> ("answered"). In layer 0, one attention head per marker
+// has a query built from the constant dimension and a key built from its
+// marker dimension: every position attends (almost) only to that marker's
+// occurrences when there are any, and evenly to all positions when there
+// are none; its value is the marker dimension. The output projection writes
+// offered minus answered into a "carrier" dimension, and the output rows of
+// <tool_call>, '"' and '}' read it. One more dimension marks <tool_call>
+// itself, for the newline after it. The keys and queries sit in the head's
+// last rotary pair, which turns slowest with distance (0.65 radians over
+// 2048 positions for the tiny preset), so a marker far back still wins.
+//
+// Not for embedding models (a constant dimension would make all their
+// vectors alike), nor for models with fewer than two KV heads (then the
+// model only gets the clean-text bias).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "tools/synthetic_model.h"
+#include "tools/synthetic_vocab.h"
+
+namespace zest::tools {
+
+class SteeringWeights {
+ public:
+  SteeringWeights(const SyntheticModelSpec& spec, const SyntheticVocab& vocab);
+
+  // Whether the tool-call circuit fits this model's shape.
+  bool HasToolCircuit() const { return tool_circuit_; }
+
+  // Each adjusts freshly drawn random weights in place (GGUF layout: row r,
+  // the output feature, holds one weight per input feature).
+  void AdjustEmbeddings(std::vector<float>& embeddings) const;
+  void AdjustLayer(uint32_t layer, std::vector<float>& q, std::vector<float>& k,
+                   std::vector<float>& v, std::vector<float>& attn_output,
+                   std::vector<float>& ffn_down) const;
+  void AdjustOutput(std::vector<float>& output) const;
+
+ private:
+  void AdjustToolHeads(std::vector<float>& q, std::vector<float>& k, std::vector<float>& v,
+                       std::vector<float>& attn_output) const;
+  bool AvoidToken(std::size_t id) const;
+  // The id of a normal token with this text (the vocabulary has it).
+  uint64_t PieceId(std::string_view piece) const;
+
+  const SyntheticModelSpec& spec_;
+  const SyntheticVocab& vocab_;
+  uint64_t head_dim_;
+  uint64_t group_;      // query heads per KV head
+  float writer_scale_;  // for the matrices that write the residual stream
+  bool tool_circuit_;
+};
+
+}  // namespace zest::tools
