@@ -3,6 +3,7 @@
 #include "api/admit_request.h"
 #include "api/json_text.h"
 #include "api/key_scope.h"
+#include "api/model_preset.h"
 #include "api/openai/tool_choice.h"
 
 namespace zest::api {
@@ -41,6 +42,7 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
   if (Status capable = CheckCapability(job.endpoint, job.model); !capable.ok()) {
     co_return co_await job.send_error(writer, capable, kNone);
   }
+  ApplyPreset(job.model, job.body);
   if (Status forced = openai::ForceNamedTool(job.body); !forced.ok()) {
     co_return co_await job.send_error(writer, forced, kNone);
   }

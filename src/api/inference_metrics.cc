@@ -41,10 +41,11 @@ bool CarriesText(std::string_view data) {
 
 InferenceMetrics::InferenceMetrics(metrics::Registry& r)
     : requests(r.AddCounter("zest_requests_total",
-                            "Inference requests by endpoint, model and status.",
-                            {"endpoint", "model", "status"})),
+                            "Inference requests by API, endpoint, model and status.",
+                            {"api", "endpoint", "model", "status"})),
       duration(r.AddHistogram("zest_request_duration_seconds",
-                              "End-to-end latency of inference requests.", {"endpoint", "model"})),
+                              "End-to-end latency of inference requests.",
+                              {"api", "endpoint", "model"})),
       // Seen where the engine streams: streamed requests and the non-streamed
       // ones zest assembles from a stream (api/stream_assembly.h).
       time_to_first_token(r.AddHistogram("zest_time_to_first_token_seconds",
@@ -116,8 +117,21 @@ TokenUsage ParseTokenUsage(std::string_view text) {
   return usage;
 }
 
-RequestObserver::RequestObserver(InferenceMetrics* metrics, std::string endpoint, std::string model)
-    : metrics_(metrics), endpoint_(std::move(endpoint)), model_(std::move(model)) {}
+const char* ApiLabel(Api api) {
+  switch (api) {
+    case Api::kOpenAi:
+      return "openai";
+    case Api::kOllama:
+      return "ollama";
+    case Api::kAnthropic:
+      return "anthropic";
+  }
+  return "openai";
+}
+
+RequestObserver::RequestObserver(InferenceMetrics* metrics, Api api, std::string endpoint,
+                                 std::string model)
+    : metrics_(metrics), api_(api), endpoint_(std::move(endpoint)), model_(std::move(model)) {}
 
 void RequestObserver::OnStreamEvent(std::string_view data) {
   if (metrics_ == nullptr) return;
@@ -164,10 +178,10 @@ void RequestObserver::OnRejected(std::string_view reason) {
 
 void RequestObserver::Finish(int status) {
   if (metrics_ == nullptr) return;
-  metrics_->requests.With({endpoint_, model_, std::to_string(status)}).Inc();
+  metrics_->requests.With({ApiLabel(api_), endpoint_, model_, std::to_string(status)}).Inc();
   if (model_.empty()) return;
   Clock::time_point end = Clock::now();
-  metrics_->duration.With({endpoint_, model_}).Observe(Seconds(end - start_));
+  metrics_->duration.With({ApiLabel(api_), endpoint_, model_}).Observe(Seconds(end - start_));
   if (audio_s_ && *audio_s_ > 0 && status == 200) {
     metrics_->audio_seconds.With({model_}).Inc(*audio_s_);
     metrics_->realtime_factor.With({model_}).Observe(Seconds(end - start_) / *audio_s_);
@@ -188,6 +202,7 @@ void RequestObserver::Finish(int status) {
 RequestStats RequestObserver::Stats(Clock::time_point end) const {
   RequestStats s;
   s.model = model_;
+  s.api = ApiLabel(api_);
   s.endpoint = endpoint_;
   s.stream = stream_;
   s.time_to_first_token_s = ttft_s_;

@@ -16,9 +16,16 @@
 
 namespace zest::api {
 
+// The API a request came in by (the `api` label): OpenAI's (every /v1
+// route but Messages: chat, completions, embeddings, responses, audio,
+// images, tokenize), Ollama's (/api/*) or Anthropic's (/v1/messages).
+enum class Api { kOpenAi, kOllama, kAnthropic };
+const char* ApiLabel(Api api);
+
 // The last finished inference request, as GET /api/v1/stats shows it.
 struct RequestStats {
   std::string model;
+  std::string api;  // ApiLabel
   std::string endpoint;
   bool stream = false;
   std::optional<double> time_to_first_token_s;  // streamed from the engine (stream_assembly.h too)
@@ -37,8 +44,8 @@ struct InferenceMetrics {
   void SetLast(RequestStats stats);
   std::optional<RequestStats> Last() const;
 
-  metrics::Family<metrics::Counter>& requests;               // endpoint, model, status
-  metrics::Family<metrics::Histogram>& duration;             // endpoint, model
+  metrics::Family<metrics::Counter>& requests;               // api, endpoint, model, status
+  metrics::Family<metrics::Histogram>& duration;             // api, endpoint, model
   metrics::Family<metrics::Histogram>& time_to_first_token;  // model
   metrics::Family<metrics::Histogram>& inter_token_latency;  // model
   metrics::Family<metrics::Counter>& prompt_tokens;          // model
@@ -78,7 +85,7 @@ class RequestObserver {
  public:
   // `metrics` may be null (metrics off). `model` must be a known model name
   // or "" so label values stay bounded.
-  RequestObserver(InferenceMetrics* metrics, std::string endpoint, std::string model);
+  RequestObserver(InferenceMetrics* metrics, Api api, std::string endpoint, std::string model);
 
   void SetModel(std::string model) { model_ = std::move(model); }
   void SetStream(bool stream) { stream_ = stream; }
@@ -103,6 +110,7 @@ class RequestObserver {
   RequestStats Stats(std::chrono::steady_clock::time_point end) const;
   using Clock = std::chrono::steady_clock;
   InferenceMetrics* const metrics_;
+  const Api api_;
   const std::string endpoint_;
   std::string model_;
   const Clock::time_point start_ = Clock::now();

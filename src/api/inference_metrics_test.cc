@@ -29,7 +29,7 @@ TEST(RequestObserverTest, RecordsStreamLatenciesAndTokens) {
   metrics::Registry registry;
   InferenceMetrics m(registry);
   {
-    RequestObserver o(&m, "chat_completions", "tiny");
+    RequestObserver o(&m, Api::kOpenAi, "chat_completions", "tiny");
     o.OnStreamEvent(R"({"choices":[{"delta":{"role":"assistant","content":null}}]})");
     o.OnStreamEvent(R"({"choices":[{"delta":{"content":"a"}}]})");
     o.OnStreamEvent(R"({"choices":[{"delta":{"content":"b"}}]})");
@@ -43,8 +43,8 @@ TEST(RequestObserverTest, RecordsStreamLatenciesAndTokens) {
   EXPECT_EQ(m.inter_token_latency.With({"tiny"}).Read().count, 2u);
   EXPECT_EQ(m.completion_tokens.With({"tiny"}).value(), 3);
   EXPECT_EQ(m.prompt_tokens.With({"tiny"}).value(), 4);
-  EXPECT_EQ(m.requests.With({"chat_completions", "tiny", "200"}).value(), 1);
-  EXPECT_EQ(m.duration.With({"chat_completions", "tiny"}).Read().count, 1u);
+  EXPECT_EQ(m.requests.With({"openai", "chat_completions", "tiny", "200"}).value(), 1);
+  EXPECT_EQ(m.duration.With({"openai", "chat_completions", "tiny"}).Read().count, 1u);
 }
 
 TEST(TokenUsageTest, ReadsEngineTimings) {
@@ -59,7 +59,7 @@ TEST(RequestObserverTest, LastStatsKeepTimingsFromAnEarlierEvent) {
   metrics::Registry registry;
   InferenceMetrics m(registry);
   EXPECT_FALSE(m.Last().has_value());
-  RequestObserver o(&m, "chat_completions", "tiny");
+  RequestObserver o(&m, Api::kOpenAi, "chat_completions", "tiny");
   o.SetStream(true);
   o.OnStreamEvent(R"({"choices":[{"delta":{"content":"a"}}]})");
   o.OnStreamEvent(
@@ -81,9 +81,9 @@ TEST(RequestObserverTest, LastStatsKeepTimingsFromAnEarlierEvent) {
 TEST(RequestObserverTest, CountsQueueWaitAndRejections) {
   metrics::Registry registry;
   InferenceMetrics m(registry);
-  RequestObserver admitted(&m, "chat_completions", "tiny");
+  RequestObserver admitted(&m, Api::kOpenAi, "chat_completions", "tiny");
   admitted.OnAdmitted("high", 0.5);
-  RequestObserver rejected(&m, "chat_completions", "tiny");
+  RequestObserver rejected(&m, Api::kOpenAi, "chat_completions", "tiny");
   rejected.OnRejected("queue_full");
   rejected.Finish(429);
   EXPECT_EQ(m.queue_wait.With({"tiny", "high"}).Read().count, 1u);
@@ -94,9 +94,9 @@ TEST(RequestObserverTest, CountsQueueWaitAndRejections) {
 TEST(RequestObserverTest, UnknownModelCountsOnlyTheRequest) {
   metrics::Registry registry;
   InferenceMetrics m(registry);
-  RequestObserver o(&m, "chat_completions", "");
+  RequestObserver o(&m, Api::kOpenAi, "chat_completions", "");
   o.Finish(404);
-  EXPECT_EQ(m.requests.With({"chat_completions", "", "404"}).value(), 1);
+  EXPECT_EQ(m.requests.With({"openai", "chat_completions", "", "404"}).value(), 1);
   EXPECT_EQ(registry.Render().find("zest_request_duration_seconds_count"), std::string::npos);
 }
 

@@ -77,6 +77,17 @@ int List(bool all, bool as_json) {
     return 0;
   }
   PrintTable({"NAME", "ARCH", "PARAMS", "QUANT", "SIZE", "CONTEXT", "LOADED", "FIT", "PATH"}, rows);
+  // [aliases] from config.toml: other names (or patterns) clients may use.
+  std::vector<std::vector<std::string>> aliases;
+  for (const json& m : (*models)["data"]) {
+    for (const json& alias : m.value("aliases", json::array())) {
+      aliases.push_back({alias.get<std::string>(), Str(m, "id")});
+    }
+  }
+  if (!aliases.empty()) {
+    std::printf("\n");
+    PrintTable({"ALIAS", "MODEL"}, aliases);
+  }
   return 0;
 }
 

@@ -117,8 +117,18 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
     if (!ValidName(name)) continue;
     by_name[name] = Describe(name, p, "models_dir");
   }
-  for (const auto& [name, path] : LoadUserModels()) {
-    by_name[name] = Describe(name, path, "user");
+  const UserModels user = LoadUserModels();
+  for (const auto& [name, path] : user.files) by_name[name] = Describe(name, path, "user");
+  // A preset shows its base's file and details under its own name; one
+  // whose base is gone is left out (Find says why).
+  for (const auto& [name, preset] : user.presets) {
+    auto base = by_name.find(preset.from);
+    if (base == by_name.end() || base->second.preset) continue;
+    ModelEntry entry = base->second;
+    entry.name = name;
+    entry.source = "preset";
+    entry.preset = preset;
+    by_name[name] = std::move(entry);
   }
   std::vector<ModelEntry> out;
   for (auto& [name, entry] : by_name) out.push_back(std::move(entry));
@@ -187,8 +197,25 @@ Status ModelRegistry::Add(const std::string& name, const fs::path& path) {
   }
   Result<GgufFile> gguf = ReadGguf(absolute);
   if (!gguf.ok()) return InvalidArgument(path.string() + ": " + gguf.status().message());
-  std::map<std::string, fs::path> models = LoadUserModels();
-  models[name] = absolute;
+  UserModels models = LoadUserModels();
+  models.presets.erase(name);
+  models.files[name] = absolute;
+  return SaveUserModels(models);
+}
+
+Status ModelRegistry::AddPreset(const std::string& name, const ModelPreset& preset) {
+  if (!ValidName(name)) return InvalidArgument("invalid model name '" + name + "'");
+  if (name == preset.from) return InvalidArgument("a model cannot be made from itself");
+  Result<ModelEntry> base = Find(preset.from);
+  if (!base.ok()) return base.status();
+  if (base->preset) return InvalidArgument("'" + preset.from + "' is itself made from a model");
+  {
+    MutexLock lock(snapshot_mu_);
+    snapshot_time_ = {};  // the next Find rescans
+  }
+  UserModels models = LoadUserModels();
+  models.files.erase(name);
+  models.presets[name] = preset;
   return SaveUserModels(models);
 }
 
@@ -273,9 +300,9 @@ Status ModelRegistry::Remove(const ModelEntry& model) {
     MutexLock lock(snapshot_mu_);
     snapshot_time_ = {};  // the next Find rescans
   }
-  if (model.source == "user") {
-    std::map<std::string, fs::path> models = LoadUserModels();
-    if (models.erase(model.name) == 0)
+  if (model.source == "user" || model.source == "preset") {
+    UserModels models = LoadUserModels();
+    if (models.files.erase(model.name) + models.presets.erase(model.name) == 0)
       return NotFound("model '" + model.name + "' is not registered");
     return SaveUserModels(models);
   }
@@ -344,8 +371,9 @@ ModelEntry ModelRegistry::Describe(const std::string& name, const fs::path& path
   return entry;
 }
 
-std::map<std::string, fs::path> ModelRegistry::LoadUserModels() {
-  std::map<std::string, fs::path> models;
+// A registration is a path (`zest add`) or an object (a preset).
+ModelRegistry::UserModels ModelRegistry::LoadUserModels() {
+  UserModels models;
   std::ifstream in(user_models_file_);
   if (!in) return models;
   nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
@@ -353,15 +381,32 @@ std::map<std::string, fs::path> ModelRegistry::LoadUserModels() {
     spdlog::warn("ignoring malformed {}", user_models_file_.string());
     return models;
   }
-  for (const auto& [name, path] : doc.items()) {
-    if (path.is_string() && ValidName(name)) models[name] = path.get<std::string>();
+  for (const auto& [name, value] : doc.items()) {
+    if (!ValidName(name)) continue;
+    if (value.is_string()) models.files[name] = value.get<std::string>();
+    const nlohmann::json from = value.is_object() ? value.value("from", nlohmann::json()) : nullptr;
+    if (!from.is_string()) continue;
+    ModelPreset& preset = models.presets[name];
+    preset.from = from.get<std::string>();
+    const nlohmann::json system = value.value("system", nlohmann::json());
+    if (system.is_string()) preset.system = system.get<std::string>();
+    preset.parameters = value.value("parameters", nlohmann::json::object());
+    preset.defaults = value.value("defaults", nlohmann::json::object());
+    preset.messages = value.value("messages", nlohmann::json::array());
   }
   return models;
 }
 
-Status ModelRegistry::SaveUserModels(const std::map<std::string, fs::path>& models) {
+Status ModelRegistry::SaveUserModels(const UserModels& models) {
   nlohmann::json doc = nlohmann::json::object();
-  for (const auto& [name, path] : models) doc[name] = path.string();
+  for (const auto& [name, path] : models.files) doc[name] = path.string();
+  for (const auto& [name, preset] : models.presets) {
+    doc[name] = {{"from", preset.from},
+                 {"system", preset.system},
+                 {"parameters", preset.parameters},
+                 {"defaults", preset.defaults},
+                 {"messages", preset.messages}};
+  }
   ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(user_models_file_.parent_path()));
   return config::WriteFileAtomically(user_models_file_, doc.dump(2) + "\n", 0600);
 }

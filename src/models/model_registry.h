@@ -5,7 +5,10 @@
 //   store      GGUF files in the Hugging Face cache (models/hf_store.h),
 //              named "org/repo:QUANT" or "org/repo/<path>" (models/store_naming.h);
 //   models_dir every *.gguf in the models directory, named by its file stem;
-//   user       registrations made with `zest add NAME PATH` (a JSON file).
+//   user       registrations made with `zest add NAME PATH` (a JSON file);
+//   preset     models made from another with Ollama's /api/create (the same
+//              file): the other model's file and details, with request
+//              defaults (ModelPreset), kept in the same JSON file.
 // A catalog model that is not downloaded is not servable; Find says how to
 // pull it.
 //
@@ -18,6 +21,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,10 +37,23 @@ namespace zest::models {
 
 struct StoreModel;  // models/store_naming.h
 
+// A model made from another (its `from`) with a system prompt, default
+// request options or leading messages: what Ollama's /api/create makes of
+// a Modelfile's FROM, SYSTEM, PARAMETER and MESSAGE. Requests for it run on
+// the `from` model's engine (api/model_preset.h applies the defaults).
+// NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
+struct ModelPreset {
+  std::string from;           // the base model's name
+  std::string system;         // for requests without a system message
+  nlohmann::json parameters;  // Ollama's options as given (for show)
+  nlohmann::json defaults;    // the same as OpenAI request fields
+  nlohmann::json messages;    // OpenAI messages put before the request's
+};
+
 struct ModelEntry {
   std::string name;
   std::filesystem::path path;
-  std::string source;   // "models_dir", "user", "hf_store" or "catalog"
+  std::string source;   // "models_dir", "user", "hf_store", "catalog" or "preset"
   int64_t created = 0;  // file mtime, seconds since the epoch
   ModelInfo info;       // valid when `error` is empty (file_size: all shards)
   std::string error;    // why the header could not be read, if so
@@ -45,6 +62,8 @@ struct ModelEntry {
   std::vector<std::string> store_paths;  // its files in the repo, first shard first
   std::filesystem::path mmproj;          // vision projector of its repo, if any
   std::string catalog;                   // the catalog entry naming this file, if any
+  // A preset (source "preset"): what it adds to its base's file and details.
+  std::optional<ModelPreset> preset;
 };
 
 // A catalog entry and whether its file is in the store.
@@ -89,6 +108,10 @@ class ModelRegistry {
   // Registers `path` (must be a readable GGUF) under `name` and persists the
   // list atomically. Replaces an earlier registration of the same name.
   Status Add(const std::string& name, const std::filesystem::path& path);
+  // Registers `preset` under `name` (its `from` must be a model here that is
+  // not itself a preset) and persists the list. Replaces an earlier
+  // registration of the same name.
+  Status AddPreset(const std::string& name, const ModelPreset& preset);
 
   // Names are 1-128 chars of [A-Za-z0-9._:/-], not starting with '.' or '/'.
   static bool ValidName(const std::string& name);
@@ -108,8 +131,13 @@ class ModelRegistry {
   ModelEntry DescribeStoreModel(const StoreModel& model, const std::string& name,
                                 const std::string& source);
   Status RemoveStoreModel(const ModelEntry& model);
-  std::map<std::string, std::filesystem::path> LoadUserModels();
-  Status SaveUserModels(const std::map<std::string, std::filesystem::path>& models);
+  // The user file: `zest add` registrations (name → path) and presets.
+  struct UserModels {
+    std::map<std::string, std::filesystem::path> files;
+    std::map<std::string, ModelPreset> presets;
+  };
+  UserModels LoadUserModels();
+  Status SaveUserModels(const UserModels& models);
 
   const std::filesystem::path models_dir_;
   const std::filesystem::path user_models_file_;

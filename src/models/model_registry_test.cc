@@ -79,5 +79,45 @@ TEST_F(ModelRegistryTest, AddRejectsBadNamesAndFiles) {
   EXPECT_FALSE(fs::exists(root_ / "user_models.json"));
 }
 
+ModelPreset PresetFrom(const std::string& from) {
+  ModelPreset preset;
+  preset.from = from;
+  return preset;
+}
+
+TEST_F(ModelRegistryTest, PresetsPersistListUnderTheirNameAndRemoveOnlyThemselves) {
+  fs::path file = WriteModel(root_ / "models/alpha.gguf");
+  ModelPreset preset{.from = "alpha",
+                     .system = "be brief",
+                     .parameters = {{"temperature", 0.2}},
+                     .defaults = {{"temperature", 0.2}},
+                     .messages = nlohmann::json::array()};
+  ASSERT_TRUE(Registry().AddPreset("brief", preset).ok());
+  ModelRegistry fresh = Registry();  // reads the file again
+  auto brief = fresh.Find("brief");
+  ASSERT_TRUE(brief.ok()) << brief.status().message();
+  EXPECT_EQ(brief->source, "preset");
+  EXPECT_EQ(brief->path, file);  // the base's file and details
+  EXPECT_EQ(brief->info.architecture, "llama");
+  ASSERT_TRUE(brief->preset.has_value());
+  EXPECT_EQ(brief->preset->from, "alpha");
+  EXPECT_EQ(brief->preset->system, "be brief");
+  EXPECT_EQ(brief->preset->defaults["temperature"], 0.2);
+  EXPECT_EQ(fresh.List().size(), 2u);
+  // Not from a missing model, from itself, or from a preset.
+  EXPECT_EQ(fresh.AddPreset("x", PresetFrom("nope")).code(), ErrorCode::kNotFound);
+  EXPECT_FALSE(fresh.AddPreset("alpha", PresetFrom("alpha")).ok());
+  EXPECT_FALSE(fresh.AddPreset("x", PresetFrom("brief")).ok());
+  // Removing the preset removes its registration, never the base's file.
+  ASSERT_TRUE(fresh.Remove(*brief).ok());
+  EXPECT_TRUE(fs::exists(file));
+  EXPECT_FALSE(fresh.Find("brief").ok());
+  EXPECT_TRUE(fresh.Find("alpha").ok());
+  // A preset whose base is gone is not listed.
+  ASSERT_TRUE(fresh.AddPreset("brief", preset).ok());
+  fs::remove(file);
+  EXPECT_FALSE(Registry().Find("brief").ok());
+}
+
 }  // namespace
 }  // namespace zest::models

@@ -1,8 +1,8 @@
 // Model aliases ([aliases] in config.toml, globs allowed): an agent that
 // insists on its own model names reaches a local model through every API,
-// gets its own name back, and sees the aliases in /v1/models.
+// gets its own name back, and sees the aliases in /v1/models and `zest list`.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -43,6 +43,11 @@ describe('model aliases', () => {
     const models = (await zest.json('/v1/models')).data.data;
     const tiny = models.find((m) => m.id === 'tiny');
     assert.deepEqual([...tiny.aliases].sort(), ['claude-*', 'gpt-4o']);
+    // `zest list` shows them too, under the models.
+    const listed = execFileSync(zestBin, ['list'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
+    assert.match(listed, /^ALIAS\s+MODEL$/m);
+    assert.match(listed, /^claude-\*\s+tiny$/m);
+    assert.match(listed, /^gpt-4o\s+tiny$/m);
     const missing = await zest.json('/v1/chat/completions', { model: 'claude-opus-4-1', max_tokens: 2, messages: [{ role: 'user', content: 'x' }] });
     assert.equal(missing.status, 404);
     assert.match(missing.data.error.message, /alias of 'ghost-model', which is not here/);

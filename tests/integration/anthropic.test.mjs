@@ -86,10 +86,18 @@ describe('Anthropic Messages API (official @anthropic-ai/sdk client)', () => {
     }
   });
 
-  test('thinking is accepted (enabled or disabled)', async () => {
-    for (const thinking of [{ type: 'enabled', budget_tokens: 1024 }, { type: 'disabled' }]) {
-      const message = await client.messages.create({ model: 'tiny', max_tokens: 4, thinking, messages: [{ role: 'user', content: 'think' }] });
+  test('thinking is accepted (enabled with a budget, or disabled); a budget Anthropic refuses is 400', async () => {
+    for (const [thinking, maxTokens] of [[{ type: 'enabled', budget_tokens: 1024 }, 1025], [{ type: 'disabled' }, 4]]) {
+      const message = await client.messages.create({ model: 'tiny', max_tokens: maxTokens, thinking, messages: [{ role: 'user', content: 'think' }] });
       assert.equal(message.type, 'message');
+    }
+    for (const [thinking, pattern] of [[{ type: 'enabled', budget_tokens: 512 }, /1024/], [{ type: 'enabled', budget_tokens: 4096 }, /greater than thinking.budget_tokens/]]) {
+      await assert.rejects(client.messages.create({ model: 'tiny', max_tokens: 2048, thinking, messages: [{ role: 'user', content: 'think' }] }), (e) => {
+        assert.equal(e.status, 400);
+        assert.equal(e.error.error.type, 'invalid_request_error');
+        assert.match(e.error.error.message, pattern);
+        return true;
+      });
     }
   });
 
@@ -110,7 +118,7 @@ describe('Anthropic Messages API (official @anthropic-ai/sdk client)', () => {
     await rejects(client.messages.create({ model: 'embed-tiny', max_tokens: 4, messages: user }), 400, 'invalid_request_error', /embedding model/);
     await rejects(client.messages.countTokens({ model: 'nope', messages: user }), 404, 'not_found_error', /nope/);
     const metrics = await (await zest.fetch('/metrics')).text();
-    assert.match(metrics, /^zest_requests_total\{endpoint="anthropic_messages",model="tiny",status="200"\} \d+$/m);
+    assert.match(metrics, /^zest_requests_total\{api="anthropic",endpoint="anthropic_messages",model="tiny",status="200"\} \d+$/m);
     assert.match(metrics, /^zest_completion_tokens_total\{model="tiny"\} \d+$/m);
   });
 });

@@ -141,7 +141,7 @@ describe('image generation (STAND-IN sd-server)', () => {
     const images = Number(/^zest_images_generated_total\{model="pics"\} (\S+)$/m.exec(text)?.[1]);
     assert.ok(images >= 4, `images ${images}`);
     assert.match(text, /^zest_image_seconds_count\{model="pics"\} [1-9]\d*$/m);
-    assert.match(text, /^zest_requests_total\{endpoint="images",model="pics",status="200"\} [1-9]/m);
+    assert.match(text, /^zest_requests_total\{api="openai",endpoint="images",model="pics",status="200"\} [1-9]/m);
   });
 
   test('zest system says sd-server is installed and the sdcpp recipe usable', async () => {

@@ -55,16 +55,16 @@ describe('metrics', () => {
     await waitFor(async () => {
       res = await zest.fetch('/metrics');
       m = parseMetrics(await res.text());
-      return m.get('zest_requests_total{endpoint="chat_completions",model="",status="404"}') === 1;
+      return m.get('zest_requests_total{api="openai",endpoint="chat_completions",model="",status="404"}') === 1;
     }, { what: 'the last request to be recorded' });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
-    assert.equal(m.get('zest_requests_total{endpoint="chat_completions",model="tiny",status="200"}'), 5);
-    assert.equal(m.get('zest_requests_total{endpoint="chat_completions",model="",status="404"}'), 1);
+    assert.equal(m.get('zest_requests_total{api="openai",endpoint="chat_completions",model="tiny",status="200"}'), 5);
+    assert.equal(m.get('zest_requests_total{api="openai",endpoint="chat_completions",model="",status="404"}'), 1);
     // Streamed or not: zest streams from the engine for the non-streamed ones too.
     assert.ok(timed >= 4, `${timed} of 5 answers with text`);
     assert.equal(m.get('zest_time_to_first_token_seconds_count{model="tiny"}'), timed);
-    assert.equal(m.get('zest_request_duration_seconds_count{endpoint="chat_completions",model="tiny"}'), 5);
+    assert.equal(m.get('zest_request_duration_seconds_count{api="openai",endpoint="chat_completions",model="tiny"}'), 5);
     assert.equal(m.get('zest_completion_tokens_total{model="tiny"}'), completion);
     assert.equal(m.get('zest_prompt_tokens_total{model="tiny"}'), prompt);
     const itl = m.get('zest_inter_token_latency_seconds_count{model="tiny"}');
@@ -98,7 +98,7 @@ describe('metrics', () => {
     }
     const prom = await startPrometheus(new URL(zest.url).host);
     try {
-      const expr = 'sum(zest_requests_total{endpoint="completions",status="200"})';
+      const expr = 'sum(zest_requests_total{api="openai",endpoint="completions",status="200"})';
       let value;
       await waitFor(async () => {
         const result = await prom.query(expr);
@@ -140,7 +140,7 @@ describe('metrics of rejections and engine crashes', () => {
     }, { timeout: 60000, interval: 200, what: 'a request served by a new engine' });
     const m = parseMetrics(await (await zest.fetch('/metrics')).text());
     assert.equal(m.get('zest_rejections_total{model="tiny",reason="queue_full"}'), rejected);
-    assert.equal(m.get('zest_requests_total{endpoint="chat_completions",model="tiny",status="429"}'), rejected);
+    assert.equal(m.get('zest_requests_total{api="openai",endpoint="chat_completions",model="tiny",status="429"}'), rejected);
     assert.equal(m.get('zest_engine_crashes_total{model="tiny"}'), 1);
     assert.equal(m.get('zest_engine_restarts_total{model="tiny"}'), 1);
     assert.equal(m.get('zest_engine_starts_total{model="tiny",result="ready"}'), 2);

@@ -1,5 +1,5 @@
 // Ollama's native API through the official `ollama` npm client (list,
-// show, ps, version, the root probe, embed, copy/delete, chat and generate)
+// show, ps, version, the root probe, embed, copy/delete, create, chat and generate)
 // against the real zest and the real llama-server on synthetic models.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -74,7 +74,7 @@ describe('Ollama API (official ollama client)', () => {
       (e) => e.status_code === 400 && /does not support embeddings/.test(e.error));
     await assert.rejects(ollama.embed({ model: 'nope', input: 'x' }), (e) => e.status_code === 404);
     const metrics = await (await zest.fetch('/metrics')).text();
-    assert.match(metrics, /^zest_requests_total\{endpoint="ollama_embed",model="embed-tiny",status="200"\} 2$/m);
+    assert.match(metrics, /^zest_requests_total\{api="ollama",endpoint="ollama_embed",model="embed-tiny",status="200"\} 2$/m);
   });
 
   test('a bad X-Queue-Timeout is a 400 in Ollama\'s shape', async () => {
@@ -110,6 +110,61 @@ describe('Ollama API (official ollama client)', () => {
     assert.ok(last.total_duration >= last.prompt_eval_duration + last.eval_duration, JSON.stringify(last));
     assert.ok(!Number.isNaN(Date.parse(last.created_at)));
   }
+
+  test('create: a model made from another (system, parameters) runs on its engine; a GGUF path; 501 for what does not map', async () => {
+    const statuses = [];
+    for await (const part of await ollama.create({ model: 'mario', from: 'tiny:latest', system: 'You are Mario from Super Mario Bros.', parameters: { temperature: 0.2, num_predict: 3, stop: ['zz', 'yy'] }, stream: true })) statuses.push(part.status);
+    assert.equal(statuses.at(-1), 'success', JSON.stringify(statuses));
+    assert.ok((await ollama.list()).models.some((m) => m.name === 'mario:latest'));
+    const show = await ollama.show({ model: 'mario' });
+    assert.equal(show.system, 'You are Mario from Super Mario Bros.');
+    assert.match(show.parameters, /^temperature 0\.2$/m);
+    assert.match(show.parameters, /^stop zz$/m);
+    assert.match(show.modelfile, /^FROM tiny$/m);
+    assert.match(show.modelfile, /^SYSTEM """You are Mario/m);
+    // Its requests get the system prompt and num_predict 3, through Ollama's
+    // API and OpenAI's alike, on tiny's engine: no second engine.
+    const user = [{ role: 'user', content: 'hi' }];
+    const plain = await ollama.chat({ model: 'tiny', messages: user, stream: false, options: { num_predict: 3 } });
+    const mario = await ollama.chat({ model: 'mario', messages: user, stream: false });
+    assert.equal(mario.model, 'mario');
+    assert.ok(mario.eval_count <= 3, JSON.stringify(mario));
+    assert.ok(mario.prompt_eval_count > plain.prompt_eval_count + 5, `${mario.prompt_eval_count} vs ${plain.prompt_eval_count}: the system prompt`);
+    const openai = await zest.json('/v1/chat/completions', { model: 'mario', messages: user });
+    assert.equal(openai.status, 200);
+    assert.ok(openai.data.usage.completion_tokens <= 3);
+    assert.equal(openai.data.usage.prompt_tokens, mario.prompt_eval_count);
+    // The request's own system message and options win.
+    const own = await ollama.chat({ model: 'mario', messages: [{ role: 'system', content: 'x' }, ...user], stream: false, options: { num_predict: 5 } });
+    assert.ok(own.prompt_eval_count < mario.prompt_eval_count);
+    assert.deepEqual((await zest.instances()).map((i) => i.model).filter((m) => m !== 'embed-tiny'), ['tiny']);
+    // One made from it layers on it; deleting a made model keeps its base and engine.
+    await ollama.create({ model: 'luigi', from: 'mario', parameters: { num_predict: 2 }, stream: false });
+    const luigi = await ollama.show({ model: 'luigi' });
+    assert.equal(luigi.system, 'You are Mario from Super Mario Bros.');
+    assert.match(luigi.parameters, /^num_predict 2$/m);
+    assert.ok((await ollama.chat({ model: 'luigi', messages: user, stream: false })).eval_count <= 2);
+    for (const model of ['luigi', 'mario']) await ollama.delete({ model });
+    const names = (await ollama.list()).models.map((m) => m.name);
+    assert.ok(!names.includes('mario:latest') && names.includes('tiny:latest'), JSON.stringify(names));
+    assert.deepEqual((await zest.instances()).map((i) => i.model).filter((m) => m !== 'embed-tiny'), ['tiny']);
+    // A GGUF file on this machine, as `zest add` registers one (raw: the
+    // ollama-js client refuses local paths itself).
+    const file = path.join(zest.home, 'models', 'tiny.gguf');
+    const created = await zest.json('/api/create', { model: 'from-file', from: file, stream: false });
+    assert.deepEqual([created.status, created.data], [200, { status: 'success' }]);
+    assert.ok((await ollama.list()).models.some((m) => m.name === 'from-file:latest'));
+    await ollama.delete({ model: 'from-file' });
+    assert.ok(fs.existsSync(file), 'the file stays');
+    // What zest cannot create: 501 with what to do instead; a missing base: 404.
+    for (const [extra, pattern] of [[{ files: { 'm.gguf': 'sha256:' + '0'.repeat(64) } }, /zest add/], [{ template: '{{ .Prompt }}' }, /Go templates/], [{ quantize: 'q4_K_M' }, /quantize/]]) {
+      const r = await zest.json('/api/create', { model: 'x', from: 'tiny', ...extra });
+      assert.equal(r.status, 501, JSON.stringify(r.data));
+      assert.match(r.data.error, pattern);
+    }
+    await assert.rejects(ollama.create({ model: 'x', from: 'nope', stream: false }), (e) => e.status_code === 404);
+    await assert.rejects(ollama.create({ model: 'x', stream: false }), (e) => e.status_code === 400);
+  });
 
   test('chat: a whole answer, then a stream of NDJSON lines ending in real counts', async () => {
     const whole = await ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_predict: 8 } });
@@ -200,8 +255,8 @@ describe('Ollama API (official ollama client)', () => {
     await assert.rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'what is it', images: [png] }], stream: false }),
       (e) => e.status_code >= 400 && typeof e.error === 'string' && e.error.length > 0);
     const metrics = await (await zest.fetch('/metrics')).text();
-    assert.match(metrics, /^zest_requests_total\{endpoint="ollama_chat",model="tiny",status="200"\} \d+$/m);
-    assert.match(metrics, /^zest_requests_total\{endpoint="ollama_generate",model="tiny",status="200"\} \d+$/m);
+    assert.match(metrics, /^zest_requests_total\{api="ollama",endpoint="ollama_chat",model="tiny",status="200"\} \d+$/m);
+    assert.match(metrics, /^zest_requests_total\{api="ollama",endpoint="ollama_generate",model="tiny",status="200"\} \d+$/m);
   });
 
   test('ps: nothing, then the loaded model with its memory, context and expiry', async () => {

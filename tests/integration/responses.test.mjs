@@ -128,6 +128,6 @@ describe('OpenAI Responses API (official openai client)', () => {
     await rejects(client.responses.create({ model: 'tiny', input: 'x', tools: [{ type: 'web_search' }] }), 400, /built-in tool/);
     await rejects(client.responses.create({ model: 'tiny', input: [{ type: 'item_reference', id: 'x' }] }), 400, /item_reference/);
     const metrics = await (await zest.fetch('/metrics')).text();
-    assert.match(metrics, /^zest_requests_total\{endpoint="responses",model="tiny",status="200"\} \d+$/m);
+    assert.match(metrics, /^zest_requests_total\{api="openai",endpoint="responses",model="tiny",status="200"\} \d+$/m);
   });
 });

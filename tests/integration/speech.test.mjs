@@ -146,7 +146,7 @@ describe('speech to text (whisper-server, synthetic model)', () => {
     const seconds = Number(/^zest_audio_seconds_total\{model="ears"\} (\S+)$/m.exec(text)?.[1]);
     assert.ok(seconds >= 5 * SAMPLE_SECONDS, `audio seconds ${seconds}`);
     assert.match(text, /^zest_audio_realtime_factor_count\{model="ears"\} [1-9]\d*$/m);
-    assert.match(text, /^zest_requests_total\{endpoint="transcriptions",model="ears",status="200"\} [1-9]/m);
+    assert.match(text, /^zest_requests_total\{api="openai",endpoint="transcriptions",model="ears",status="200"\} [1-9]/m);
   });
 
   test('whisper-server runs sandboxed, behind the bridge: its port is in its own network namespace', async () => {

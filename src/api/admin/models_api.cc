@@ -58,6 +58,12 @@ std::string QueryParam(std::string_view query, std::string_view key) {
 awaitable<Result<models::ModelEntry>> ModelsApi::Delete(std::string name) {
   auto model = registry_.Find(name);
   if (!model.ok()) co_return model.status();
+  // A preset is a registration: its base's engine and file stay.
+  if (model->preset) {
+    Status removed = registry_.Remove(*model);
+    if (!removed.ok()) co_return removed;
+    co_return model;
+  }
   // An engine may serve the file under another name (a catalog name and the
   // store name); each is stopped before the file goes.
   for (const std::string& alias : registry_.NamesFor(*model)) {

@@ -36,6 +36,7 @@ json LastRequestJson(const std::optional<RequestStats>& last) {
             {"output_tokens", nullptr}};
   }
   return {{"model", last->model},
+          {"api", last->api},
           {"endpoint", last->endpoint},
           {"stream", last->stream},
           {"time_to_first_token", Optional(last->time_to_first_token_s)},

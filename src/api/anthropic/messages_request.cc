@@ -188,6 +188,26 @@ Status ApplyToolChoice(const json& choice, json& body) {
   return Status::Ok();
 }
 
+// thinking {"type": "enabled", "budget_tokens"}, checked as Anthropic does
+// (at least 1024, below max_tokens), becomes llama-server's per-request
+// reasoning budget: past it the engine closes the reasoning and answers.
+// `max_tokens` is null when counting tokens.
+Status ApplyThinkingBudget(const json& thinking, const json& max_tokens, json& body) {
+  const json budget = thinking.value("budget_tokens", json());
+  if (!budget.is_number_integer()) {
+    return InvalidArgument("thinking.enabled.budget_tokens: Field required (an integer)");
+  }
+  if (budget.get<int64_t>() < 1024) {
+    return InvalidArgument(
+        "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
+  }
+  if (max_tokens.is_number_integer() && budget.get<int64_t>() >= max_tokens.get<int64_t>()) {
+    return InvalidArgument("max_tokens must be greater than thinking.budget_tokens");
+  }
+  body["reasoning_budget_tokens"] = budget;
+  return Status::Ok();
+}
+
 // Sampling: max_tokens, stop_sequences, temperature, top_p, top_k, thinking.
 Status ApplySampling(const json& request, bool count_only, json& body) {
   const json max_tokens = request.value("max_tokens", json());
@@ -216,6 +236,7 @@ Status ApplySampling(const json& request, bool count_only, json& body) {
       return InvalidArgument("thinking.type: Input should be 'enabled', 'disabled' or 'adaptive'");
     }
     body["chat_template_kwargs"] = {{"enable_thinking", type != "disabled"}};
+    if (type == "enabled") ZEST_RETURN_IF_ERROR(ApplyThinkingBudget(*thinking, max_tokens, body));
   }
   return Status::Ok();
 }

@@ -10,7 +10,7 @@ using nlohmann::json;
 
 TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
   Result<MessagesJob> job = ParseMessagesRequest(json::parse(R"({
-    "model": "claude-x", "max_tokens": 100, "stream": true,
+    "model": "claude-x", "max_tokens": 4096, "stream": true,
     "system": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
     "messages": [
       {"role": "user", "content": [
@@ -32,7 +32,7 @@ TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
   ASSERT_TRUE(job.ok()) << job.status().message();
   EXPECT_TRUE(job->stream);
   const json& b = job->body;
-  EXPECT_EQ(b["max_tokens"], 100);
+  EXPECT_EQ(b["max_tokens"], 4096);
   EXPECT_EQ(b["stream_options"]["include_usage"], true);
   const json& m = b["messages"];
   ASSERT_EQ(m.size(), 5u) << m.dump();
@@ -49,6 +49,7 @@ TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
   EXPECT_EQ(b["parallel_tool_calls"], false);
   EXPECT_EQ(b["stop"], json::array({"END"}));
   EXPECT_EQ(b["chat_template_kwargs"]["enable_thinking"], true);
+  EXPECT_EQ(b["reasoning_budget_tokens"], 2000);
 }
 
 TEST(MessagesRequestTest, RefusesWhatAnthropicRefusesNamingTheField) {
@@ -76,6 +77,20 @@ TEST(MessagesRequestTest, RefusesWhatAnthropicRefusesNamingTheField) {
                       "content": [{"type": "tool_use", "id": "x", "name": "f"}]}]})")
                 .find("'tool_use' blocks are not supported in user messages"),
             std::string::npos);
+  // A thinking budget as Anthropic checks it: at least 1024, below max_tokens.
+  auto thinking = [&](int max_tokens, const char* thinking) {
+    return error(("{\"model\": \"m\", \"max_tokens\": " + std::to_string(max_tokens) + ", " + user +
+                  ", \"thinking\": " + thinking + "}")
+                     .c_str());
+  };
+  EXPECT_EQ(thinking(4096, R"({"type": "enabled", "budget_tokens": 1024})"), "ok");
+  EXPECT_NE(thinking(4096, R"({"type": "enabled", "budget_tokens": 1023})").find("1024"),
+            std::string::npos);
+  EXPECT_NE(thinking(2000, R"({"type": "enabled", "budget_tokens": 2000})")
+                .find("max_tokens must be greater than thinking.budget_tokens"),
+            std::string::npos);
+  EXPECT_NE(thinking(4096, R"({"type": "enabled"})").find("budget_tokens"), std::string::npos);
+  EXPECT_EQ(thinking(100, R"({"type": "adaptive"})"), "ok");
 }
 
 // The events of an SSE text, as (event name, data) pairs.

@@ -8,6 +8,7 @@
 #include "api/key_scope.h"
 #include "api/model_file_json.h"
 #include "api/ollama/ollama_chat.h"
+#include "api/ollama/ollama_create.h"
 #include "api/ollama/ollama_embed.h"
 #include "api/ollama/ollama_models.h"
 #include "api/openai/errors.h"
@@ -102,7 +103,8 @@ awaitable<void> OllamaApi::Show(http::Request& r, http::ResponseWriter& w) {
 }
 
 awaitable<void> OllamaApi::Embed(bool legacy, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, legacy ? "ollama_embeddings" : "ollama_embed", "");
+  RequestObserver observer(metrics_, Api::kOllama, legacy ? "ollama_embeddings" : "ollama_embed",
+                           "");
   co_await EmbedRoute(legacy, r, w, observer);
   observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
 }
@@ -167,7 +169,8 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
 
 awaitable<void> OllamaApi::Chat(bool generate, http::Request& r, http::ResponseWriter& w) {
   const auto start = std::chrono::steady_clock::now();
-  RequestObserver observer(metrics_, generate ? "ollama_generate" : "ollama_chat", "");
+  RequestObserver observer(metrics_, Api::kOllama, generate ? "ollama_generate" : "ollama_chat",
+                           "");
   Result<json> body = ParseJsonObject(r.body);
   Result<ChatJob> job = !body.ok() ? Result<ChatJob>(body.status())
                         : generate ? ParseGenerateRequest(*body)
@@ -218,10 +221,44 @@ awaitable<void> OllamaApi::Copy(http::Request& r, http::ResponseWriter& w) {
     const Status missing = NotFound("model '" + *source + "' not found");
     co_return co_await SendError(w, missing);
   }
-  // Only GGUF models can be registered under another name (`zest add`).
-  Status added = registry_.Add(ZestName(*destination), model->path);
+  // Only GGUF models can be registered under another name (`zest add`); a
+  // preset is copied as a preset.
+  Status added = model->preset ? registry_.AddPreset(ZestName(*destination), *model->preset)
+                               : registry_.Add(ZestName(*destination), model->path);
   if (!added.ok()) co_return co_await SendError(w, added);
   co_await w.Send(200, "application/json", "{}");
+}
+
+awaitable<void> OllamaApi::Create(http::Request& r, http::ResponseWriter& w) {
+  Result<json> body = ParseJsonObject(r.body);
+  if (!body.ok()) co_return co_await SendError(w, body.status());
+  Result<CreateRequest> create = ParseCreateRequest(*body);
+  if (!create.ok() && create.status().code() == ErrorCode::kUnsupported) {
+    const std::string unsupported = json{{"error", create.status().message()}}.dump();
+    co_await w.Send(501, "application/json", unsupported);
+    co_return;
+  }
+  if (!create.ok()) co_return co_await SendError(w, create.status());
+  Status made;
+  if (create->file) {
+    made = registry_.Add(create->name, *create->file);
+  } else {
+    Result<models::ModelEntry> base = registry_.Find(create->preset.from);
+    if (!base.ok()) co_return co_await SendError(w, base.status());
+    made = registry_.AddPreset(
+        create->name, base->preset ? Layered(*base->preset, create->preset) : create->preset);
+  }
+  if (!made.ok()) co_return co_await SendError(w, made);
+  const std::string success = json{{"status", "success"}}.dump();
+  if (!create->stream) {
+    co_await w.Send(200, "application/json", success);
+    co_return;
+  }
+  // Streamed, as Ollama streams it: status lines, the last one "success".
+  const std::string lines =
+      json{{"status", create->file ? "parsing GGUF" : "using existing layer"}}.dump() + "\n" +
+      json{{"status", "writing manifest"}}.dump() + "\n" + success + "\n";
+  co_await w.Send(200, "application/x-ndjson", lines);
 }
 
 void OllamaApi::Register(http::Router& router) {
@@ -242,6 +279,8 @@ void OllamaApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) { return Delete(r, w); });
   router.Add("POST", "/api/copy",
              [this](http::Request& r, http::ResponseWriter& w) { return Copy(r, w); });
+  router.Add("POST", "/api/create",
+             [this](http::Request& r, http::ResponseWriter& w) { return Create(r, w); });
   for (bool generate : {false, true}) {
     router.Add("POST", generate ? "/api/generate" : "/api/chat",
                [this, generate](http::Request& r, http::ResponseWriter& w) {

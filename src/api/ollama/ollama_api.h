@@ -2,7 +2,8 @@
 // editors' plugins, the `ollama` libraries): GET / ("Ollama is running"),
 // GET /api/version, GET /api/tags (the models), GET /api/ps (the loaded
 // ones), POST /api/show, DELETE /api/delete, POST /api/copy (a new name for
-// a GGUF model, as `zest add` registers one), and embeddings (POST
+// a GGUF model, as `zest add` registers one), POST /api/create (a preset of
+// a model, or a GGUF path: ollama_create.h), and embeddings (POST
 // /api/embed and the older
 // /api/embeddings, run on the engine's OpenAI route through the same
 // admission, keep-alive, relay and metrics as every API: ollama_embed.h).
@@ -63,6 +64,8 @@ class OllamaApi {
   // (admin keys, as zest's own delete and add).
   boost::asio::awaitable<void> Delete(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> Copy(http::Request& request, http::ResponseWriter& writer);
+  // POST /api/create where it maps (ollama_create.h); 501 where it does not.
+  boost::asio::awaitable<void> Create(http::Request& request, http::ResponseWriter& writer);
 
   models::ModelRegistry& registry_;
   admin::ModelsApi& models_;

@@ -258,6 +258,13 @@ json Arguments(const std::string& text) {
 
 }  // namespace
 
+Status OptionsAsRequestFields(const json& options, json& body) {
+  bool max_tokens_given = false;
+  return ApplyOptions(options, body, max_tokens_given);
+}
+
+Result<json> MessagesAsOpenAi(const json& messages) { return Messages(messages); }
+
 Result<ChatJob> ParseChatRequest(const json& body) {
   ZEST_ASSIGN_OR_RETURN(ChatJob job, CommonFields(body));
   job.engine_path = "/v1/chat/completions";

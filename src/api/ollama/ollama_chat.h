@@ -63,6 +63,11 @@ struct ChatJob {
 
 // kInvalidArgument naming the bad field.
 Result<ChatJob> ParseChatRequest(const nlohmann::json& body);
+
+// Ollama's `options` as OpenAI request fields into `body`, and Ollama's
+// messages as OpenAI's, as chat maps them (for presets: ollama_create.h).
+Status OptionsAsRequestFields(const nlohmann::json& options, nlohmann::json& body);
+Result<nlohmann::json> MessagesAsOpenAi(const nlohmann::json& messages);
 Result<ChatJob> ParseGenerateRequest(const nlohmann::json& body);
 
 // The engine's OpenAI answer in Ollama's shape, for one request.

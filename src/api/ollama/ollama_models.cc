@@ -130,13 +130,32 @@ json ShowJson(const models::ModelEntry& model, const json& metadata) {
     }
     model_info[key] = value;
   }
-  return {{"modelfile", "# zest serves " + model.path.string() + "\nFROM " + model.path.string()},
-          {"parameters", ""},
-          {"template", chat_template},
-          {"details", Details(model)},
-          {"model_info", model_info},
-          {"capabilities", Capabilities(model, chat_template)},
-          {"modified_at", Rfc3339(model.created)}};
+  json show = {
+      {"modelfile", "# zest serves " + model.path.string() + "\nFROM " + model.path.string()},
+      {"parameters", ""},
+      {"template", chat_template},
+      {"details", Details(model)},
+      {"model_info", model_info},
+      {"capabilities", Capabilities(model, chat_template)},
+      {"modified_at", Rfc3339(model.created)}};
+  if (model.preset) {  // made with /api/create: its Modelfile as Ollama writes one
+    const models::ModelPreset& preset = *model.preset;
+    std::string modelfile = "FROM " + preset.from + "\n";
+    if (!preset.system.empty()) modelfile += "SYSTEM \"\"\"" + preset.system + "\"\"\"\n";
+    std::string parameters;  // "name value" lines, as Ollama shows them
+    for (const auto& [key, value] : preset.parameters.items()) {
+      for (const json& one : value.is_array() ? value : json::array({value})) {
+        const std::string line =
+            key + " " + (one.is_string() ? one.get<std::string>() : one.dump());
+        parameters += line + "\n";
+        modelfile += "PARAMETER " + line + "\n";
+      }
+    }
+    show["modelfile"] = modelfile;
+    show["parameters"] = parameters;
+    show["system"] = preset.system;
+  }
+  return show;
 }
 
 }  // namespace zest::api::ollama

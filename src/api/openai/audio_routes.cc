@@ -101,7 +101,8 @@ Result<AudioForm> ParseAudioForm(const http::Request& r, bool translate, std::st
 }  // namespace
 
 awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, translate ? "translations" : "transcriptions", "");
+  RequestObserver observer(metrics_, Api::kOpenAi, translate ? "translations" : "transcriptions",
+                           "");
   co_await TranscribeRoute(translate, r, w, observer);
   observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
 }

@@ -31,7 +31,7 @@ std::string ImagesJson(const engines::GeneratedImages& images, const engines::Im
 }  // namespace
 
 awaitable<void> OpenAiApi::GenerateImages(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, "images", "");
+  RequestObserver observer(metrics_, Api::kOpenAi, "images", "");
   co_await GenerateImagesRoute(r, w, observer);
   observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
 }

@@ -6,7 +6,10 @@
 #include "api/admit_request.h"
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
+#include "api/json_body.h"
+#include "api/json_text.h"
 #include "api/key_scope.h"
+#include "api/model_preset.h"
 #include "api/openai/errors.h"
 #include "api/openai/model_json.h"
 #include "api/openai/request_parse.h"
@@ -70,7 +73,7 @@ std::string EndpointLabel(Endpoint endpoint) {
 }  // namespace
 
 awaitable<void> OpenAiApi::Inference(Endpoint endpoint, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, EndpointLabel(endpoint), "");
+  RequestObserver observer(metrics_, Api::kOpenAi, EndpointLabel(endpoint), "");
   co_await Route(endpoint, r, w, observer);
   observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
 }
@@ -92,6 +95,12 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
   const std::optional<Duration> keep_alive =
       AllowedKeepAlive(r, parsed->keep_alive, options_.max_keep_alive);
+  if (model->preset) {  // the body gets its defaults; the base model's engine runs it
+    Result<nlohmann::json> doc = ParseJsonObject(r.body);
+    if (!doc.ok()) co_return co_await SendError(w, doc.status(), "");
+    ApplyPreset(*model, *doc);
+    r.body = JsonText(*doc);
+  }
   if (parsed->names_a_tool) {
     Result<std::string> forced = WithNamedToolForced(r.body);
     if (!forced.ok()) co_return co_await SendError(w, forced.status(), "tool_choice");
