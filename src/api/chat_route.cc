@@ -21,6 +21,9 @@ Status CheckCapability(openai::Endpoint endpoint, const models::ModelEntry& mode
     return InvalidArgument("model '" + model.name +
                            "' is an image generation model; use /v1/images/generations");
   }
+  if (model.info.reranker) {
+    return InvalidArgument("model '" + model.name + "' is a reranker; use /v1/rerank");
+  }
   // Embedding engines run with --embeddings, which turns off generation,
   // and the reverse; so a model serves one kind of endpoint.
   bool wants_embeddings = endpoint == openai::Endpoint::kEmbeddings;

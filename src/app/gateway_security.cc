@@ -39,7 +39,7 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
   for (std::string prefix : {"/v1", "/api/v1"}) {
     for (const char* endpoint :
          {"/chat/completions", "/completions", "/embeddings", "/audio/transcriptions",
-          "/audio/translations", "/images/generations", "/tokenize", "/detokenize"}) {
+          "/audio/translations", "/images/generations", "/tokenize", "/detokenize", "/rerank"}) {
       rules.push_back({"POST", prefix + endpoint, Access::kInference});
     }
   }

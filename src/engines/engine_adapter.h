@@ -51,6 +51,7 @@ struct LaunchSpec {
   std::vector<std::filesystem::path> model_files;
   std::filesystem::path mmproj;  // vision projector; empty = none
   bool embeddings = false;       // an embedding model
+  bool reranking = false;        // a reranker (rank pooling; embeddings too)
   // Where zest connects (a UNIX socket in a directory the engine alone has).
   std::filesystem::path socket;
   std::filesystem::path slot_dir;            // slot save/restore files; empty = none

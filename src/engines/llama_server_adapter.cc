@@ -24,6 +24,7 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
   o.mmproj = spec.mmproj;
   o.threads = spec.threads;
   o.embeddings = spec.embeddings;
+  o.reranking = spec.reranking;
   o.slot_save_path = spec.slot_dir;
   // The context asked for is per request (slot); llama-server splits -c
   // between its slots, so it gets ctx × parallel.

@@ -54,7 +54,11 @@ std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options) {
   if (options.ctx_size > 0) argv.insert(argv.end(), {"-c", std::to_string(options.ctx_size)});
   if (options.threads > 0) argv.insert(argv.end(), {"-t", std::to_string(options.threads)});
   if (!options.mmproj.empty()) argv.insert(argv.end(), {"--mmproj", options.mmproj.string()});
-  if (options.embeddings) argv.push_back("--embeddings");
+  if (options.reranking) {
+    argv.push_back("--reranking");
+  } else if (options.embeddings) {
+    argv.push_back("--embeddings");
+  }
   if (!options.slot_save_path.empty()) {
     argv.insert(argv.end(), {"--slot-save-path", options.slot_save_path.string()});
   }

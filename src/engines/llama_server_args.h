@@ -36,13 +36,14 @@ struct LlamaServerOptions {
   int parallel = 1;                          // --parallel (slots)
   int threads = 0;                           // -t; 0 = llama-server's default
   bool embeddings = false;                   // --embeddings (embedding models)
+  bool reranking = false;                    // --reranking instead (rerankers)
   std::filesystem::path slot_save_path;      // --slot-save-path (slot save/restore); empty = none
   std::optional<EnginePlacement> placement;  // unset: the engine decides
   std::vector<std::string> extra;            // appended as given
 };
 
 // argv starting with "llama-server": --host SOCKET [--alias NAME] -m MODEL
-// --metrics --jinja --parallel N [-c N] [-t N] [--mmproj F] [--embeddings]
+// --metrics --jinja --parallel N [-c N] [-t N] [--mmproj F] [--embeddings | --reranking]
 // [placement flags] [--slot-save-path DIR] extra... (--alias only when an
 // alias is given). Pass it to EngineLocation::Command.
 std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options);

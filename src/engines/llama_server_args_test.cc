@@ -49,6 +49,17 @@ TEST(LlamaServerArgs, AllOptionsInOrder) {
                                                                 "99"}));
 }
 
+TEST(LlamaServerArgs, ARerankerRunsWithRerankingNotEmbeddings) {
+  LlamaServerOptions options;
+  options.model = "/m.gguf";
+  options.socket = "/s.sock";
+  options.embeddings = true;
+  options.reranking = true;
+  auto argv = LlamaServerArgs(options);
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "--reranking"), argv.end());
+  EXPECT_EQ(std::find(argv.begin(), argv.end(), "--embeddings"), argv.end());
+}
+
 TEST(LlamaServerArgs, EmptyAliasIsLeftOut) {
   LlamaServerOptions options;
   options.model = "/m.gguf";

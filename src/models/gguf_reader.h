@@ -114,6 +114,9 @@ struct ModelInfo {
   bool has_chat_template = false;
   // Embedding models: BERT-family architectures or a pooling type set.
   bool embedding = false;
+  // Rerankers: rank pooling (pooling_type 4), a score per input; also
+  // `embedding` (the engine runs them in its embedding mode).
+  bool reranker = false;
   // Written by zest-make-model (`zest.synthetic`): random weights, gibberish.
   bool synthetic = false;
   // A speech-to-text model: a whisper.cpp model file (models/whisper_file.h),

@@ -157,6 +157,8 @@ ModelInfo Describe(const GgufFile& file) {
                                  info.architecture) != kEncoderArchitectures.end();
   // pooling_type 0 is "none" (per-token outputs, not an embedding model).
   info.embedding = encoder || file.ArchUint("pooling_type", 0) != 0;
+  constexpr uint64_t kRankPooling = 4;  // llama_pooling_type LLAMA_POOLING_TYPE_RANK
+  info.reranker = file.ArchUint("pooling_type", 0) == kRankPooling;
   info.synthetic = file.GetBool("zest.synthetic", false);
   return info;
 }

@@ -114,6 +114,7 @@ engines::LaunchSpec EngineStarter::SpecFor(const models::ModelEntry& model,
   spec.model_files = ModelFiles(model);
   spec.mmproj = model.mmproj;
   spec.embeddings = model.info.embedding;
+  spec.reranking = model.info.reranker;
   spec.socket = request.socket;
   spec.slot_dir = request.slot_dir;
   spec.parallel = plan.parallel;

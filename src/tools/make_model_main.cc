@@ -161,7 +161,7 @@ int Run(int argc, char** argv) {
   app.add_option("--out", out, "output path (.gguf; .bin for whisper)")->required();
   app.add_option("--arch", arch, "model family")->check(CLI::IsMember({"llama", "whisper"}));
   app.add_option("--preset", preset, "size preset (llama)")
-      ->check(CLI::IsMember({"tiny", "small", "bench", "tiny-embed"}));
+      ->check(CLI::IsMember({"tiny", "small", "bench", "tiny-embed", "tiny-rerank"}));
   app.add_option("--name", o.name, "general.name (llama)");
   app.add_option("--type", o.type, "weight type")->check(CLI::IsMember({"f32", "f16", "q8_0"}));
   app.add_option("--layers", o.layers, "transformer blocks")->check(CLI::PositiveNumber);

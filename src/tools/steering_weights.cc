@@ -85,7 +85,7 @@ SteeringWeights::SteeringWeights(const SyntheticModelSpec& spec, const Synthetic
       head_dim_(spec.embedding / spec.heads),
       group_(spec.heads / spec.kv_heads),
       writer_scale_(WriterScale(spec)),
-      tool_circuit_(!spec.embedding_model && spec.kv_heads >= 2 && group_ >= 2 && head_dim_ >= 4 &&
+      tool_circuit_(spec.generates() && spec.kv_heads >= 2 && group_ >= 2 && head_dim_ >= 4 &&
                     spec.embedding >= 2 * kReserved) {}
 
 // <unk>, <s>, bytes 0x80-0xFF and control bytes other than \t, \n make text
@@ -107,7 +107,7 @@ uint64_t SteeringWeights::PieceId(std::string_view piece) const {
 }
 
 void SteeringWeights::AdjustEmbeddings(std::vector<float>& embeddings) const {
-  if (spec_.embedding_model) return;
+  if (!spec_.generates()) return;
   const uint64_t n = spec_.embedding;
   const uint64_t newline = kFirstByteToken + '\n';
   for (uint64_t t = 0; t < vocab_.tokens.size(); ++t) {
@@ -126,7 +126,7 @@ void SteeringWeights::AdjustEmbeddings(std::vector<float>& embeddings) const {
 void SteeringWeights::AdjustLayer(uint32_t layer, std::vector<float>& q, std::vector<float>& k,
                                   std::vector<float>& v, std::vector<float>& attn_output,
                                   std::vector<float>& ffn_down) const {
-  if (spec_.embedding_model) return;
+  if (!spec_.generates()) return;
   for (float& w : attn_output) w *= writer_scale_;
   for (float& w : ffn_down) w *= writer_scale_;
   // No layer writes the reserved dimensions (layer 0's tool heads aside).
@@ -184,7 +184,7 @@ void SteeringWeights::AdjustToolHeads(std::vector<float>& q, std::vector<float>&
 }
 
 void SteeringWeights::AdjustOutput(std::vector<float>& output) const {
-  if (spec_.embedding_model) return;
+  if (!spec_.generates()) return;
   const uint64_t n = spec_.embedding;
   // The final norm divides by the residual's size, which the reserved
   // dimensions dominate, so each weight is sized for the positions it acts
@@ -218,6 +218,12 @@ void SteeringWeights::AdjustOutput(std::vector<float>& output) const {
   // And after </tool_call> (its embedding has the answered marker), the end
   // of the turn: the grammar would take another block.
   weight(vocab_.im_end_id, kAnswered) = kEndTurnLogit / Normalized(n, 2.0f);
+  // No end of turn right after a newline, so no answer is empty: the
+  // generation prompt ends in one. (Elsewhere the end of turn is one token
+  // among the rest: answers stop on their own after some 40 tokens.)
+  for (const uint64_t end : {uint64_t{vocab_.eos_id}, uint64_t{vocab_.im_end_id}}) {
+    weight(end, kNewline) = kNever / Normalized(n, 2.0f);
+  }
   for (const auto& [token, logit] : {std::pair{byte('"'), kQuoteLogit},
                                      {byte(','), kCommaLogit},
                                      {PieceId(","), kCommaLogit},

@@ -27,8 +27,8 @@
 // last rotary pair, which turns slowest with distance (0.65 radians over
 // 2048 positions for the tiny preset), so a marker far back still wins.
 //
-// Not for embedding models (a constant dimension would make all their
-// vectors alike), nor for models with fewer than two KV heads (then the
+// Not for embedding models and rerankers (a constant dimension would make
+// all their vectors alike), nor for models with fewer than two KV heads (then the
 // model only gets the clean-text bias).
 #pragma once
 

@@ -37,27 +37,43 @@ Status Validate(const SyntheticModelSpec& s) {
   return Status::Ok();
 }
 
+// llama's, or for a reranker qwen3's (llama's with q/k norms), which
+// llama.cpp loads a rank classifier head for.
+std::string Architecture(const SyntheticModelSpec& s) { return s.reranker ? "qwen3" : "llama"; }
+
+// Qwen3-Reranker's prompt shape: the engine puts the query and the
+// document in and scores the last token.
+constexpr const char* kRerankTemplate =
+    "<|im_start|>system\nJudge whether the Document meets the requirements based on the Query "
+    "and the Instruct provided. Note that the answer can only be \"yes\" or "
+    "\"no\".<|im_end|>\n<|im_start|>user\n<Instruct>: Given a web search query, retrieve "
+    "relevant passages that answer the query\n<Query>: {query}\n<Document>: "
+    "{document}<|im_end|>\n<|im_start|>assistant\n";
+
 void AddModelMetadata(const SyntheticModelSpec& s, uint32_t vocab_size, GgufWriter& w) {
-  w.AddString("general.architecture", "llama");
+  const std::string arch = Architecture(s);
+  w.AddString("general.architecture", arch);
   w.AddString("general.name", s.name);
   // Marks the file as random weights, so zest can warn whoever serves it.
   w.AddBool("zest.synthetic", true);
   w.AddUint32("general.file_type", FileTypeOf(s.type));
-  w.AddUint32("llama.context_length", s.context);
-  w.AddUint32("llama.embedding_length", s.embedding);
-  w.AddUint32("llama.block_count", s.layers);
-  w.AddUint32("llama.feed_forward_length", s.feed_forward);
-  w.AddUint32("llama.attention.head_count", s.heads);
-  w.AddUint32("llama.attention.head_count_kv", s.kv_heads);
-  w.AddFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  w.AddUint32("llama.rope.dimension_count", s.embedding / s.heads);
-  w.AddFloat32("llama.rope.freq_base", 10000.0f);
-  w.AddUint32("llama.vocab_size", vocab_size);
+  w.AddUint32(arch + ".context_length", s.context);
+  w.AddUint32(arch + ".embedding_length", s.embedding);
+  w.AddUint32(arch + ".block_count", s.layers);
+  w.AddUint32(arch + ".feed_forward_length", s.feed_forward);
+  w.AddUint32(arch + ".attention.head_count", s.heads);
+  w.AddUint32(arch + ".attention.head_count_kv", s.kv_heads);
+  w.AddFloat32(arch + ".attention.layer_norm_rms_epsilon", 1e-5f);
+  w.AddUint32(arch + ".rope.dimension_count", s.embedding / s.heads);
+  w.AddFloat32(arch + ".rope.freq_base", 10000.0f);
+  w.AddUint32(arch + ".vocab_size", vocab_size);
   // 1 = mean (llama_pooling_type).
-  if (s.embedding_model) w.AddUint32("llama.pooling_type", 1);
+  if (s.embedding_model) w.AddUint32(arch + ".pooling_type", 1);
+  // 4 = rank (llama_pooling_type): a score per input.
+  if (s.reranker) w.AddUint32(arch + ".pooling_type", 4);
 }
 
-void AddTokenizer(const SyntheticVocab& vocab, GgufWriter& w) {
+void AddTokenizer(const SyntheticModelSpec& s, const SyntheticVocab& vocab, GgufWriter& w) {
   w.AddString("tokenizer.ggml.model", "llama");
   w.AddStringArray("tokenizer.ggml.tokens", vocab.tokens);
   w.AddFloat32Array("tokenizer.ggml.scores", vocab.scores);
@@ -77,6 +93,7 @@ void AddTokenizer(const SyntheticVocab& vocab, GgufWriter& w) {
   // samplers: std::exception", llama-server build 11669).
   w.AddBool("tokenizer.ggml.add_space_prefix", false);
   w.AddString("tokenizer.chat_template", ChatMlTemplate());
+  if (s.reranker) w.AddString("tokenizer.chat_template.rerank", kRerankTemplate);
 }
 
 void AddLayer(const SyntheticModelSpec& s, uint32_t layer, const SteeringWeights& steering,
@@ -99,6 +116,13 @@ void AddLayer(const SyntheticModelSpec& s, uint32_t layer, const SteeringWeights
   w.AddTensor(prefix + "attn_k.weight", {n_embd, n_embd_kv}, s.type, k);
   w.AddTensor(prefix + "attn_v.weight", {n_embd, n_embd_kv}, s.type, v);
   w.AddTensor(prefix + "attn_output.weight", {n_embd, n_embd}, s.type, attn_output);
+  if (s.reranker) {  // qwen3's per-head norms of queries and keys
+    const uint64_t head_dim = n_embd / s.heads;
+    w.AddTensor(prefix + "attn_q_norm.weight", {head_dim}, TensorType::kF32,
+                std::vector<float>(head_dim, 1.0f));
+    w.AddTensor(prefix + "attn_k_norm.weight", {head_dim}, TensorType::kF32,
+                std::vector<float>(head_dim, 1.0f));
+  }
   w.AddTensor(prefix + "ffn_norm.weight", {n_embd}, TensorType::kF32, ones);
   w.AddTensor(prefix + "ffn_gate.weight", {n_embd, n_ff}, s.type, gate);
   w.AddTensor(prefix + "ffn_up.weight", {n_embd, n_ff}, s.type, up);
@@ -113,6 +137,11 @@ Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
   if (preset == "tiny-embed") {
     spec.name = "zest-synthetic-embed";
     spec.embedding_model = true;
+    return spec;
+  }
+  if (preset == "tiny-rerank") {
+    spec.name = "zest-synthetic-rerank";
+    spec.reranker = true;
     return spec;
   }
   if (preset == "small") {
@@ -137,7 +166,7 @@ Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
             .type = TensorType::kQ8_0};
     return spec;
   }
-  return NotFound("unknown preset '" + preset + "' (tiny, tiny-embed, small, bench)");
+  return NotFound("unknown preset '" + preset + "' (tiny, tiny-embed, tiny-rerank, small, bench)");
 }
 
 Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem::path& path) {
@@ -147,7 +176,7 @@ Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem
   const uint64_t n_embd = spec.embedding;
   GgufWriter w;
   AddModelMetadata(spec, static_cast<uint32_t>(n_vocab), w);
-  AddTokenizer(vocab, w);
+  AddTokenizer(spec, vocab, w);
   WeightGenerator gen(spec.seed);
   const SteeringWeights steering(spec, vocab);
   std::vector<float> embeddings = gen.Random(n_embd * n_vocab);
@@ -158,6 +187,10 @@ Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem
   std::vector<float> output = gen.Random(n_embd * n_vocab);
   steering.AdjustOutput(output);
   w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, output);
+  // A reranker's classifier head: one score from the last position.
+  if (spec.reranker) {
+    w.AddTensor("cls.output.weight", {n_embd, 1}, spec.type, gen.Random(n_embd));
+  }
   return w.Write(path);
 }
 

@@ -25,9 +25,17 @@ struct SyntheticModelSpec {
   // An embedding model: written with a mean pooling type so llama-server
   // serves /v1/embeddings with --embeddings.
   bool embedding_model = false;
+  // A reranker: a qwen3-architecture model (llama's, with per-head q/k
+  // norms) with rank pooling and a one-score classifier head, and a rerank
+  // prompt template, so llama-server serves /v1/rerank with --reranking.
+  bool reranker = false;
+
+  // Whether the model writes text (not an embedding model or a reranker).
+  bool generates() const { return !embedding_model && !reranker; }
 };
 
-// Named presets: "tiny" (tests; a few MB), "small" (the `make run` demo),
+// Named presets: "tiny" (tests; a few MB), "tiny-embed", "tiny-rerank",
+// "small" (the `make run` demo),
 // "bench" (~0.5B parameters, Q8_0: realistic CPU speeds). kNotFound if unknown.
 Result<SyntheticModelSpec> PresetSpec(const std::string& preset);
 

@@ -106,6 +106,28 @@ TEST(SyntheticModelTest, EmbeddingModelHasMeanPooling) {
   fs::remove(path);
 }
 
+TEST(SyntheticModelTest, RerankerIsAQwen3WithRankPoolingAndAClassifierHead) {
+  const fs::path path = TempPath("rerank");
+  ASSERT_TRUE(WriteSyntheticModel(*PresetSpec("tiny-rerank"), path).ok());
+  Result<models::GgufFile> f = models::ReadGguf(path);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->GetString("general.architecture"), "qwen3");
+  EXPECT_EQ(f->GetUint("qwen3.pooling_type"), 4u);
+  EXPECT_NE(f->GetString("tokenizer.chat_template.rerank").find("{document}"), std::string::npos);
+  const models::ModelInfo info = models::Describe(*f);
+  EXPECT_TRUE(info.reranker);
+  EXPECT_TRUE(info.embedding);
+  bool head = false;
+  bool q_norm = false;
+  for (const auto& t : f->tensors) {
+    head = head || t.name == "cls.output.weight";
+    q_norm = q_norm || t.name == "blk.0.attn_q_norm.weight";
+  }
+  EXPECT_TRUE(head);
+  EXPECT_TRUE(q_norm);
+  fs::remove(path);
+}
+
 TEST(SyntheticModelTest, SameSeedSameBytes) {
   SyntheticModelSpec spec = *PresetSpec("tiny");
   ASSERT_TRUE(WriteSyntheticModel(spec, TempPath("s1")).ok());

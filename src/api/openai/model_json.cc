@@ -21,7 +21,11 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
   j["size"] = info.file_size;
   j["parameters"] = info.parameter_count;
   j["quantization"] = info.file_type;
-  j["type"] = info.speech ? "speech" : info.image ? "image" : info.embedding ? "embedding" : "llm";
+  j["type"] = info.speech      ? "speech"
+              : info.image     ? "image"
+              : info.reranker  ? "reranker"
+              : info.embedding ? "embedding"
+                               : "llm";
   if (info.synthetic) j["synthetic"] = true;
   return j;
 }

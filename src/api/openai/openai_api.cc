@@ -201,6 +201,10 @@ void OpenAiApi::Register(http::Router& router) {
                    co_await Tokenize(detokenize, r, w);
                  });
     }
+    router.Add("POST", prefix + "/rerank",
+               [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+                 co_await Rerank(r, w);
+               });
     router.Add("POST", prefix + "/images/generations",
                [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                  co_await GenerateImages(r, w);

@@ -58,6 +58,11 @@ class OpenAiApi {
                                              http::ResponseWriter& writer,
                                              RequestObserver& observer);
 
+  // Reranking (rerank_route.cc).
+  boost::asio::awaitable<void> Rerank(http::Request& request, http::ResponseWriter& writer);
+  boost::asio::awaitable<void> RerankRoute(http::Request& request, http::ResponseWriter& writer,
+                                           RequestObserver& observer);
+
   // Image generation (image_routes.cc).
   boost::asio::awaitable<void> GenerateImages(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> GenerateImagesRoute(http::Request& request,

@@ -1,0 +1,72 @@
+// OpenAiApi's rerank route: POST /v1/rerank (rerank_request.h), on a
+// reranker model's engine, through the same admission, keys and metrics as
+// chat (one request in the queue, whatever the number of documents).
+#include <nlohmann/json.hpp>
+
+#include "api/answer_translator.h"
+#include "api/engine_relay.h"
+#include "api/json_body.h"
+#include "api/json_text.h"
+#include "api/openai/errors.h"
+#include "api/openai/openai_api.h"
+#include "api/openai/rerank_request.h"
+
+namespace zest::api::openai {
+
+namespace asio = boost::asio;
+using asio::awaitable;
+using nlohmann::json;
+
+awaitable<void> OpenAiApi::Rerank(http::Request& r, http::ResponseWriter& w) {
+  RequestObserver observer(metrics_, Api::kOpenAi, "rerank", "");
+  co_await RerankRoute(r, w, observer);
+  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+}
+
+awaitable<void> OpenAiApi::RerankRoute(http::Request& r, http::ResponseWriter& w,
+                                       RequestObserver& observer) {
+  Result<json> body = ParseJsonObject(r.body);
+  if (!body.ok()) co_return co_await SendError(w, body.status());
+  const json name = body->value("model", json());
+  if (!name.is_string() || name.get<std::string>().empty()) {
+    co_return co_await SendError(w, InvalidArgument("model is required"), "model");
+  }
+  Result<RerankRequest> rerank = ParseRerankRequest(*body);
+  if (!rerank.ok()) co_return co_await SendError(w, rerank.status());
+  auto model = registry_.Find(name.get<std::string>());
+  if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
+  observer.SetModel(model->name);
+  if (!model->error.empty()) {
+    const Status unreadable =
+        Internal("model '" + model->name + "' cannot be loaded: " + model->error);
+    co_return co_await SendError(w, unreadable, "model");
+  }
+  if (!model->info.reranker) {
+    const Status not_reranker = InvalidArgument(
+        "model '" + model->name +
+        "' is not a reranker (a model with rank pooling, such as bge-reranker or Qwen3-Reranker)");
+    co_return co_await SendError(w, not_reranker, "model");
+  }
+  const std::string priority = body->value("priority", "");
+  auto relay = EngineJob(r, *model, name.get<std::string>(), priority, observer);
+  if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
+  relay->to_engine = [asked = JsonText(rerank->engine_body)](
+                         const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
+    std::optional<std::string> path = engine.PathFor(engines::Capability::kRerank);
+    if (!path) {
+      return Status(ErrorCode::kUnsupported, std::string(engine.name()) + " does not rerank");
+    }
+    return engines::EngineCall{*path, "application/json", asked};
+  };
+  relay->from_engine = [request = *rerank, client = name.get<std::string>()](
+                           const engines::EngineAdapter&, int status,
+                           const std::string& engine_body) -> Result<ApiAnswer> {
+    if (status != 200) return EngineErrorStatus(status, engine_body);
+    const json answer = json::parse(engine_body, nullptr, /*allow_exceptions=*/false);
+    ZEST_ASSIGN_OR_RETURN(json out, RerankAnswer(request, client, answer));
+    return ApiAnswer{200, "application/json", JsonText(out)};
+  };
+  co_await RelayToEngine(engines_, std::move(*relay), w);
+}
+
+}  // namespace zest::api::openai
