@@ -188,18 +188,7 @@ api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
   o.limits = {s.max_messages, s.max_tokens_cap};
   o.default_max_tokens = s.default_max_tokens;
-  // Validated when the settings were loaded; the cap as for OpenAI's routes.
-  o.max_keep_alive =
-      ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();
-  return o;
-}
-
-api::openai::OpenAiApi::Options OpenAiOptionsFor(const config::Settings& s) {
-  api::openai::OpenAiApi::Options o;
-  o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
-  o.limits = {s.max_messages, s.max_tokens_cap};
-  o.default_max_tokens = s.default_max_tokens;
-  // Both validated when the settings were loaded.
+  // Validated when the settings were loaded. The same for every API.
   o.max_keep_alive =
       ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();
   return o;
@@ -270,7 +259,7 @@ struct ServerApp::Parts {
         openai(registry,
                {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                 s.split_prefill_tokens},
-               OpenAiOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+               ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
         admin(loaded, registry, pool, engines, &residency),
         load_api(registry, pool, residency),
         system_api(inventory, sampler, admin),

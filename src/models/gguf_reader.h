@@ -117,6 +117,11 @@ struct ModelInfo {
   // Rerankers: rank pooling (pooling_type 4), a score per input; also
   // `embedding` (the engine runs them in its embedding mode).
   bool reranker = false;
+  // Fill-in-the-middle tokens (tokenizer.ggml.fim_{pre,suf,mid}_token_id),
+  // as text; empty when the model has none.
+  std::string fim_prefix;
+  std::string fim_suffix;
+  std::string fim_middle;
   // Written by zest-make-model (`zest.synthetic`): random weights, gibberish.
   bool synthetic = false;
   // A speech-to-text model: a whisper.cpp model file (models/whisper_file.h),

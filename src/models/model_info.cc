@@ -72,6 +72,26 @@ void DescribeAttention(const GgufFile& file, ModelInfo& info) {
   info.expert_used_count = file.ArchUint("expert_used_count");
 }
 
+// The text of the three fill-in-the-middle tokens, when the vocabulary has
+// all three.
+void DescribeFillInTheMiddle(const GgufFile& file, ModelInfo& info) {
+  const GgufValue* tokens = file.Find("tokenizer.ggml.tokens");
+  const auto* texts = tokens ? std::get_if<std::vector<std::string>>(&tokens->value) : nullptr;
+  if (texts == nullptr) return;
+  std::string found[3];
+  const char* keys[3] = {"tokenizer.ggml.fim_pre_token_id", "tokenizer.ggml.fim_suf_token_id",
+                         "tokenizer.ggml.fim_mid_token_id"};
+  for (int i = 0; i < 3; ++i) {
+    if (file.Find(keys[i]) == nullptr) return;
+    const uint64_t id = file.GetUint(keys[i]);
+    if (id >= texts->size()) return;
+    found[i] = (*texts)[id];
+  }
+  info.fim_prefix = found[0];
+  info.fim_suffix = found[1];
+  info.fim_middle = found[2];
+}
+
 }  // namespace
 
 bool ModelInfo::IsSlidingWindowLayer(uint64_t layer) const {
@@ -160,6 +180,7 @@ ModelInfo Describe(const GgufFile& file) {
   constexpr uint64_t kRankPooling = 4;  // llama_pooling_type LLAMA_POOLING_TYPE_RANK
   info.reranker = file.ArchUint("pooling_type", 0) == kRankPooling;
   info.synthetic = file.GetBool("zest.synthetic", false);
+  DescribeFillInTheMiddle(file, info);
   return info;
 }
 

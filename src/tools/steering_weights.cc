@@ -89,11 +89,12 @@ SteeringWeights::SteeringWeights(const SyntheticModelSpec& spec, const Synthetic
                     spec.embedding >= 2 * kReserved) {}
 
 // <unk>, <s>, bytes 0x80-0xFF and control bytes other than \t, \n make text
-// that is not clean UTF-8; the markers <tools> and <tool_response> belong in
-// prompts only.
+// that is not clean UTF-8; the markers <tools> and <tool_response> and the
+// fill-in-the-middle tokens belong in prompts only.
 bool SteeringWeights::AvoidToken(std::size_t id) const {
   if (id == vocab_.unknown_id || id == vocab_.bos_id || id == vocab_.tools_id ||
-      id == vocab_.tool_response_id) {
+      id == vocab_.tool_response_id || id == vocab_.fim_prefix_id || id == vocab_.fim_suffix_id ||
+      id == vocab_.fim_middle_id) {
     return true;
   }
   if (vocab_.types[id] != kTokenByte) return false;

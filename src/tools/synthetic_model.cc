@@ -83,6 +83,9 @@ void AddTokenizer(const SyntheticModelSpec& s, const SyntheticVocab& vocab, Gguf
   w.AddUint32("tokenizer.ggml.unknown_token_id", vocab.unknown_id);
   // Chat turns end with <|im_end|>; generation stops there too.
   w.AddUint32("tokenizer.ggml.eot_token_id", vocab.im_end_id);
+  w.AddUint32("tokenizer.ggml.fim_pre_token_id", vocab.fim_prefix_id);
+  w.AddUint32("tokenizer.ggml.fim_suf_token_id", vocab.fim_suffix_id);
+  w.AddUint32("tokenizer.ggml.fim_mid_token_id", vocab.fim_middle_id);
   w.AddBool("tokenizer.ggml.add_bos_token", true);
   w.AddBool("tokenizer.ggml.add_eos_token", false);
   // No "▁" before text that follows a special token: llama.cpp's grammars

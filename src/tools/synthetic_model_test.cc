@@ -47,7 +47,9 @@ TEST(SyntheticVocabTest, HasControlByteAndWordTokens) {
   EXPECT_EQ(v.tokens[v.tool_call_end_id], "</tool_call>");
   EXPECT_EQ(v.tokens[v.tools_id], "<tools>");
   EXPECT_EQ(v.tokens[v.tool_response_id], "<tool_response>");
-  EXPECT_EQ(v.tool_response_id, v.tokens.size() - 1);
+  EXPECT_EQ(v.tokens[v.fim_prefix_id], "<|fim_prefix|>");
+  EXPECT_EQ(v.types[v.fim_middle_id], kTokenControl);
+  EXPECT_EQ(v.fim_middle_id, v.tokens.size() - 1);
   for (uint32_t id : {v.tool_call_id, v.tool_call_end_id, v.tools_id, v.tool_response_id}) {
     EXPECT_EQ(v.types[id], kTokenUserDefined);
   }

@@ -85,6 +85,13 @@ SyntheticVocab BuildSyntheticVocab() {
   vocab.tool_call_end_id = add_marker("</tool_call>");
   vocab.tools_id = add_marker("<tools>");
   vocab.tool_response_id = add_marker("<tool_response>");
+  auto add_control = [&](const char* text) {
+    builder.Add(text, 0, kTokenControl);
+    return static_cast<uint32_t>(vocab.tokens.size() - 1);
+  };
+  vocab.fim_prefix_id = add_control("<|fim_prefix|>");
+  vocab.fim_suffix_id = add_control("<|fim_suffix|>");
+  vocab.fim_middle_id = add_control("<|fim_middle|>");
   return vocab;
 }
 

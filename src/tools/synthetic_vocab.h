@@ -38,11 +38,17 @@ struct SyntheticVocab {
   uint32_t tool_call_end_id = 0;  // </tool_call>
   uint32_t tools_id = 0;          // <tools>
   uint32_t tool_response_id = 0;  // <tool_response>
+  // Fill in the middle (control tokens, Qwen2.5-Coder's names), after the
+  // tool-call markers: <|fim_prefix|>, <|fim_suffix|>, <|fim_middle|>.
+  uint32_t fim_prefix_id = 0;
+  uint32_t fim_suffix_id = 0;
+  uint32_t fim_middle_id = 0;
 };
 
 // Always the same vocabulary (it does not depend on the seed): <unk>, <s>,
 // </s>, <|im_start|>, <|im_end|>, 256 byte tokens, then word pieces with
-// descending scores, then the tool-call markers.
+// descending scores, then the tool-call markers and the fill-in-the-middle
+// tokens.
 SyntheticVocab BuildSyntheticVocab();
 
 // A ChatML template with tool calls (the Hermes convention: the .cc says

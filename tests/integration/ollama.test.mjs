@@ -235,6 +235,22 @@ describe('Ollama API (official ollama client)', () => {
     assert.ok(parts.slice(0, -1).every((p) => p.done === false && typeof p.response === 'string'));
   });
 
+  test('generate with a suffix fills in the middle: the prompt framed by the model\'s FIM tokens', async () => {
+    const prompt = 'def add(a, b):\n';
+    const suffix = '\n    return c';
+    // What the engine must see: <|fim_prefix|>prompt<|fim_suffix|>suffix<|fim_middle|>
+    // (the synthetic model's FIM tokens, from its GGUF), tokenized by the model itself.
+    const framed = await zest.json('/v1/tokenize', { model: 'tiny', content: `<|fim_prefix|>${prompt}<|fim_suffix|>${suffix}<|fim_middle|>`, add_special: true });
+    assert.equal(framed.status, 200);
+    const whole = await ollama.generate({ model: 'tiny', prompt, suffix, stream: false, options: { num_predict: 6 } });
+    assertTotals(whole, 6);
+    assert.equal(whole.prompt_eval_count, framed.data.count, 'the framed prompt, no chat template');
+    const parts = [];
+    for await (const part of await ollama.generate({ model: 'tiny', prompt, suffix, stream: true, options: { num_predict: 4 } })) parts.push(part);
+    assertTotals(parts.at(-1), 4);
+    assert.equal(parts.at(-1).prompt_eval_count, framed.data.count);
+  });
+
   test('chat and generate errors are Ollama\'s: 400 naming the field, 404 for a model', async () => {
     const rejects = (promise, status, pattern) => assert.rejects(promise, (e) => {
       assert.equal(e.status_code, status, e.error);
@@ -246,7 +262,7 @@ describe('Ollama API (official ollama client)', () => {
     await rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'wizard', content: 'x' }] }), 400, /messages\[0\]\.role/);
     await rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'x' }], options: { temperature: 'hot' } }), 400, /options\.temperature/);
     await rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'x' }], format: 'yaml' }), 400, /format/);
-    await rejects(ollama.generate({ model: 'tiny', prompt: 'x', suffix: 'y' }), 400, /suffix/);
+    await rejects(ollama.generate({ model: 'tiny', prompt: 'x', suffix: 'y', images: ['aGk='] }), 400, /suffix/);
     await rejects(ollama.generate({ model: 'tiny', prompt: 'x', template: '{{ .Prompt }}' }), 400, /template/);
     await rejects(ollama.generate({ model: 'tiny', prompt: 'x', context: [1, 2, 3] }), 400, /context/);
     // The engine's own refusal (an image for a model without a projector)

@@ -178,6 +178,9 @@ awaitable<void> OllamaApi::Chat(bool generate, http::Request& r, http::ResponseW
   Result<models::ModelEntry> model =
       job.ok() ? registry_.Find(ZestName(job->model)) : Result<models::ModelEntry>(job.status());
   if (job.ok() && !model.ok()) model = NotFound("model '" + job->model + "' not found");
+  if (model.ok()) {
+    if (Status insert = InsertPrompt(job->model, model->info, *job); !insert.ok()) model = insert;
+  }
   if (!model.ok()) {
     co_await SendError(w, model.status());
   } else {

@@ -288,13 +288,20 @@ Result<ChatJob> ParseGenerateRequest(const json& body) {
         "template is not supported: zest applies the model's own chat template (send `raw` "
         "with a formatted prompt instead)");
   }
-  if (!suffix.empty()) return InvalidArgument("suffix (fill in the middle) is not supported yet");
   if (const json context = body.value("context", json());
       !context.is_null() && !(context.is_array() && context.empty())) {
     return InvalidArgument("context is not supported: send the conversation to /api/chat");
   }
   const json images = body.value("images", json());
   const bool raw = body.value("raw", json(false)) == true;
+  if (!suffix.empty()) {  // fill in the middle: no chat template, no system
+    if (images.is_array() && !images.empty()) {
+      return InvalidArgument("images cannot be sent with suffix");
+    }
+    job.engine_path = "/v1/completions";
+    job.insert = ChatJob::Insert{prompt, suffix};
+    return job;
+  }
   if (raw) {
     if (images.is_array() && !images.empty()) {
       return InvalidArgument("images cannot be sent with raw: they need the chat template");
@@ -310,6 +317,17 @@ Result<ChatJob> ParseGenerateRequest(const json& body) {
   messages.push_back({{"role", "user"}, {"content", std::move(content)}});
   job.body["messages"] = std::move(messages);
   return job;
+}
+
+Status InsertPrompt(const std::string& model_name, const models::ModelInfo& info, ChatJob& job) {
+  if (!job.insert) return Status::Ok();
+  if (info.fim_prefix.empty() || info.fim_suffix.empty() || info.fim_middle.empty()) {
+    return InvalidArgument("model '" + model_name +
+                           "' does not support insert (it has no fill-in-the-middle tokens)");
+  }
+  job.body["prompt"] =
+      info.fim_prefix + job.insert->prompt + info.fim_suffix + job.insert->suffix + info.fim_middle;
+  return Status::Ok();
 }
 
 OllamaAnswer::OllamaAnswer(const ChatJob& job, Clock::time_point start)

@@ -12,7 +12,9 @@
 //     (Ollama's default: true).
 //   - /api/generate: prompt with system and images as one user turn of the
 //     model's chat template; `raw` sends the prompt as it is, to the text
-//     completions route.
+//     completions route; `suffix` (fill in the middle, for code editors)
+//     frames prompt and suffix with the model's FIM tokens, as a raw
+//     completion (InsertPrompt).
 //   - options: num_predict → max_tokens (negative: zest's default limit),
 //     temperature, top_k, top_p, min_p, typical_p, seed, stop,
 //     repeat_penalty, repeat_last_n, presence_penalty, frequency_penalty,
@@ -22,8 +24,9 @@
 //     (`zest load`, config.toml), so it is accepted and not applied here,
 //     as Ollama ignores options it does not know.
 //   - Refused with a clear 400: `template` (zest applies the model's own
-//     chat template; `raw` takes a formatted prompt), `suffix` and a
-//     non-empty `context` (not supported yet).
+//     chat template; `raw` takes a formatted prompt), a non-empty `context`
+//     (deprecated in Ollama: send the conversation to /api/chat), `suffix`
+//     on a model without FIM tokens.
 //
 // The answer: each line {model, created_at, message|response, done:false};
 // tool calls whole in one line once their arguments are complete (as Ollama
@@ -43,6 +46,7 @@
 #include "api/answer_translator.h"
 #include "core/duration.h"
 #include "core/result.h"
+#include "models/gguf_reader.h"
 
 namespace zest::api::ollama {
 
@@ -59,6 +63,14 @@ struct ChatJob {
   std::optional<bool> think;
   std::optional<Duration> keep_alive;
   std::string priority;  // the body's `priority` (zest's), or ""
+  // /api/generate with a `suffix`: fill in the middle, between `prompt`
+  // and `suffix` (the prompt is written by InsertPrompt, from the model's
+  // tokens).
+  struct Insert {
+    std::string prompt;
+    std::string suffix;
+  };
+  std::optional<Insert> insert;
 };
 
 // kInvalidArgument naming the bad field.
@@ -69,6 +81,12 @@ Result<ChatJob> ParseChatRequest(const nlohmann::json& body);
 Status OptionsAsRequestFields(const nlohmann::json& options, nlohmann::json& body);
 Result<nlohmann::json> MessagesAsOpenAi(const nlohmann::json& messages);
 Result<ChatJob> ParseGenerateRequest(const nlohmann::json& body);
+
+// For a job with `insert`: the raw completion prompt in the model's
+// fill-in-the-middle format (prefix token, prompt, suffix token, suffix,
+// middle token), into `job.body`. kInvalidArgument when the model has no
+// such tokens ("does not support insert", as Ollama says).
+Status InsertPrompt(const std::string& model_name, const models::ModelInfo& info, ChatJob& job);
 
 // The engine's OpenAI answer in Ollama's shape, for one request.
 class OllamaAnswer : public AnswerTranslator {

@@ -101,7 +101,8 @@ TEST(OllamaChatTest, RefusesMalformedRequestsNamingTheField) {
             std::string::npos);
   EXPECT_NE(error(R"({"model": "m", "messages": [], "think": "max"})").find("think"),
             std::string::npos);
-  EXPECT_NE(error(R"({"model": "m", "prompt": "p", "suffix": "s"})", true).find("suffix"),
+  EXPECT_NE(error(R"({"model": "m", "prompt": "p", "suffix": "s", "images": ["x"]})", true)
+                .find("suffix"),
             std::string::npos);
   EXPECT_NE(error(R"({"model": "m", "prompt": "p", "context": [1]})", true).find("context"),
             std::string::npos);
@@ -109,6 +110,26 @@ TEST(OllamaChatTest, RefusesMalformedRequestsNamingTheField) {
   EXPECT_NE(
       error(R"({"model": "m", "prompt": "p", "raw": true, "images": ["x"]})", true).find("raw"),
       std::string::npos);
+}
+
+TEST(OllamaChatTest, ASuffixIsFillInTheMiddleWithTheModelsTokens) {
+  Result<ChatJob> job = ParseGenerateRequest(json::parse(
+      R"({"model": "m", "prompt": "def f(", "suffix": "    return x", "system": "ignored"})"));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->engine_path, "/v1/completions");
+  models::ModelInfo info;
+  EXPECT_NE(InsertPrompt("m", info, *job).message().find("does not support insert"),
+            std::string::npos);
+  info.fim_prefix = "<P>";
+  info.fim_suffix = "<S>";
+  info.fim_middle = "<M>";
+  ASSERT_TRUE(InsertPrompt("m", info, *job).ok());
+  EXPECT_EQ(job->body["prompt"], "<P>def f(<S>    return x<M>");
+  EXPECT_FALSE(job->body.contains("messages"));
+  // Without a suffix nothing changes.
+  Result<ChatJob> plain = ParseGenerateRequest(json::parse(R"({"model": "m", "prompt": "p"})"));
+  ASSERT_TRUE(InsertPrompt("m", models::ModelInfo{}, *plain).ok());
+  EXPECT_FALSE(plain->body.contains("prompt"));
 }
 
 TEST(OllamaChatTest, GenerateIsOneUserTurnOrARawPrompt) {

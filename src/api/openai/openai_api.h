@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/chat_route.h"
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
 #include "api/openai/request_parse.h"
@@ -17,15 +18,9 @@ namespace zest::api::openai {
 
 class OpenAiApi {
  public:
-  struct Options {
-    std::chrono::seconds queue_timeout{300};  // default wait for a slot
-    RequestLimits limits;                     // what a request body may hold
-    // The longest keep_alive an inference key may ask for (key_scope.h);
-    // nullopt = no cap.
-    Duration max_keep_alive;
-    // max_tokens given to a chat or text completion that names none.
-    int default_max_tokens = 16384;
-  };
+  // What every API's handlers share (chat_route.h): queue wait, request
+  // limits, the keep_alive cap, the default answer limit.
+  using Options = ChatRouteOptions;
 
   // All must outlive the router the routes are added to; `metrics` may be
   // null (no metrics).
