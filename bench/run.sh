@@ -27,3 +27,5 @@ node bench/supervision.mjs
 node bench/transcription.mjs
 # API translation: the same model through the OpenAI, Ollama and Anthropic routes.
 node bench/api_translation.mjs
+# The Responses store: stored (a file per response) vs not, one and 8 at once.
+node bench/response_store.mjs

@@ -209,13 +209,17 @@ Status ModelRegistry::AddPreset(const std::string& name, const ModelPreset& pres
   Result<ModelEntry> base = Find(preset.from);
   if (!base.ok()) return base.status();
   if (base->preset) return InvalidArgument("'" + preset.from + "' is itself made from a model");
+  if (name == base->name) return InvalidArgument("a model cannot be made from itself");
   {
     MutexLock lock(snapshot_mu_);
     snapshot_time_ = {};  // the next Find rescans
   }
   UserModels models = LoadUserModels();
   models.files.erase(name);
-  models.presets[name] = preset;
+  // Under the base's own name: `from` may be an alias or another case.
+  ModelPreset& kept = models.presets[name];
+  kept = preset;
+  kept.from = base->name;
   return SaveUserModels(models);
 }
 

@@ -104,6 +104,14 @@ TEST_F(ModelRegistryTest, PresetsPersistListUnderTheirNameAndRemoveOnlyThemselve
   EXPECT_EQ(brief->preset->system, "be brief");
   EXPECT_EQ(brief->preset->defaults["temperature"], 0.2);
   EXPECT_EQ(fresh.List().size(), 2u);
+  // Made from the base as another case spells it: kept under the base's name.
+  ModelPreset upper = preset;
+  upper.from = "ALPHA";
+  ASSERT_TRUE(fresh.AddPreset("loud", upper).ok());
+  auto loud = Registry().Find("loud");
+  ASSERT_TRUE(loud.ok()) << loud.status().message();
+  EXPECT_EQ(loud->preset->from, "alpha");
+  ASSERT_TRUE(fresh.Remove(*loud).ok());
   // Not from a missing model, from itself, or from a preset.
   EXPECT_EQ(fresh.AddPreset("x", PresetFrom("nope")).code(), ErrorCode::kNotFound);
   EXPECT_FALSE(fresh.AddPreset("alpha", PresetFrom("alpha")).ok());

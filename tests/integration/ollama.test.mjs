@@ -138,6 +138,9 @@ describe('Ollama API (official ollama client)', () => {
     const own = await ollama.chat({ model: 'mario', messages: [{ role: 'system', content: 'x' }, ...user], stream: false, options: { num_predict: 5 } });
     assert.ok(own.prompt_eval_count < mario.prompt_eval_count);
     assert.deepEqual((await zest.instances()).map((i) => i.model).filter((m) => m !== 'embed-tiny'), ['tiny']);
+    // ... and tiny's queue: no queue of its own.
+    const queues = (await zest.json('/api/v1/stats')).data.queues.map((q) => q.model);
+    assert.ok(queues.includes('tiny') && !queues.includes('mario'), JSON.stringify(queues));
     // One made from it layers on it; deleting a made model keeps its base and engine.
     await ollama.create({ model: 'luigi', from: 'mario', parameters: { num_predict: 2 }, stream: false });
     const luigi = await ollama.show({ model: 'luigi' });

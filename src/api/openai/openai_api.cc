@@ -91,16 +91,20 @@ awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::Resp
   if (Status st = CheckCapability(endpoint, *model); !st.ok()) {
     co_return co_await SendError(w, st, "model");
   }
-  auto admit = Admission(r, *parsed, model->name);
-  if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
-  const std::optional<Duration> keep_alive =
-      AllowedKeepAlive(r, parsed->keep_alive, options_.max_keep_alive);
-  if (model->preset) {  // the body gets its defaults; the base model's engine runs it
+  // A preset: its defaults into the body, checked again (its token limit
+  // too), and from here on its base model, whose engine and queue run it.
+  if (model->preset) {
     Result<nlohmann::json> doc = ParseJsonObject(r.body);
     if (!doc.ok()) co_return co_await SendError(w, doc.status(), "");
     ApplyPreset(*model, *doc);
     r.body = JsonText(*doc);
+    parsed = ParseInferenceRequest(endpoint, r.body, &param, options_.limits);
+    if (!parsed.ok()) co_return co_await SendError(w, parsed.status(), param);
   }
+  auto admit = Admission(r, *parsed, model->name);
+  if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
+  const std::optional<Duration> keep_alive =
+      AllowedKeepAlive(r, parsed->keep_alive, options_.max_keep_alive);
   if (parsed->names_a_tool) {
     Result<std::string> forced = WithNamedToolForced(r.body);
     if (!forced.ok()) co_return co_await SendError(w, forced.status(), "tool_choice");
