@@ -1,5 +1,7 @@
-// The Responses API's store: each stored response is a 0600 file written
-// (with fsync) by zest's I/O thread. Does that cost the requests? The same
+// The Responses API's store: each stored response is a 0600 file, written
+// (with fsync) behind the request by the store's own thread (it was the
+// I/O thread's, which cost a third of a one-token request here). Does
+// storing cost the requests? The same
 // one-token /v1/responses request with store:true and store:false,
 // interleaved, one at a time and 8 at once (so a write on the I/O thread
 // would delay the others), on the tiny synthetic model, where the engine is
@@ -55,7 +57,7 @@ async function main() {
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — Responses store cost: ${machine()} — commit ${commit}`,
     '',
     `Model: synthetic tiny preset; one zest; one-token /v1/responses requests, store:true and store:false interleaved: ${ROUNDS} of each one at a time, ` +
-      `then ${ROUNDS / 10} rounds of ${CONCURRENT} at once per setting. ${files} responses were stored (one file each, written and fsynced on zest's I/O thread).`,
+      `then ${ROUNDS / 10} rounds of ${CONCURRENT} at once per setting. ${files} responses were stored (one file each, written and fsynced behind the request by the store's thread).`,
     '',
     '| requests | p50 store (ms) | p50 no store (ms) | ratio | p99 store (ms) | p99 no store (ms) | ratio | target |',
     '|---|---:|---:|---:|---:|---:|---:|---|',

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { makeHome, startZest } from '../lib/zest.mjs';
+import { makeHome, startZest, waitFor } from '../lib/zest.mjs';
 
 describe('OpenAI Responses API (official openai client)', () => {
   let zest;
@@ -48,6 +48,9 @@ describe('OpenAI Responses API (official openai client)', () => {
     const items = await client.responses.inputItems.list(response.id);
     assert.equal(items.data.length, 1);
     assert.equal(items.data[0].content[0].text, 'hi');
+    // On disk a moment later: the store writes behind (response_store.h).
+    const file = path.join(zest.home, 'responses', `${response.id}.json`);
+    await waitFor(() => fs.existsSync(file), { what: 'the stored response file' });
     const files = fs.readdirSync(path.join(zest.home, 'responses'));
     assert.deepEqual(files, [`${response.id}.json`]);
     assert.equal(fs.statSync(path.join(zest.home, 'responses', files[0])).mode & 0o777, 0o600);
@@ -83,7 +86,9 @@ describe('OpenAI Responses API (official openai client)', () => {
     // What the next turn continues from: each turn once, the instructions
     // of neither (the file is zest's own record of the conversation).
     const third = await client.responses.create({ model: 'tiny', input: 'and again?', instructions: 'be brief', previous_response_id: second.id, max_output_tokens: 4 });
-    const stored = JSON.parse(fs.readFileSync(path.join(zest.home, 'responses', `${third.id}.json`), 'utf8'));
+    const thirdFile = path.join(zest.home, 'responses', `${third.id}.json`);
+    await waitFor(() => fs.existsSync(thirdFile), { what: 'the stored response file' });
+    const stored = JSON.parse(fs.readFileSync(thirdFile, 'utf8'));
     assert.deepEqual(stored.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
     assert.deepEqual(stored.messages.filter((m) => m.role === 'user').map((m) => m.content), ['my name is Ada', 'what is my name?', 'and again?']);
     // The engine saw both turns and the first answer: more input tokens

@@ -3,7 +3,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <boost/asio/post.hpp>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <vector>
 
@@ -33,21 +35,53 @@ Result<fs::path> ResponseStore::PathFor(const std::string& id) const {
   return dir_ / (id + ".json");
 }
 
+ResponseStore::~ResponseStore() { writer_.join(); }
+
 Status ResponseStore::Put(const std::string& id, const StoredResponse& record) {
-  ZEST_ASSIGN_OR_RETURN(fs::path path, PathFor(id));
-  const json doc = {{"owner", record.owner},
-                    {"response", record.response},
-                    {"input_items", record.input_items},
-                    {"messages", record.messages}};
-  MutexLock lock(mu_);
+  ZEST_RETURN_IF_ERROR(PathFor(id).status());
+  uint64_t put = 0;
+  {
+    MutexLock lock(mu_);
+    put = ++puts_;
+    pending_[id] = Pending{record, put};
+  }
+  boost::asio::post(writer_, [this, id, put] { Write(id, put); });
+  return Status::Ok();
+}
+
+void ResponseStore::Write(const std::string& id, uint64_t put) {
+  const fs::path path = *PathFor(id);  // Put checked the id
+  std::string text;
+  {
+    MutexLock lock(mu_);
+    auto it = pending_.find(id);
+    if (it == pending_.end() || it->second.put != put) return;  // deleted, or put again
+    const StoredResponse& r = it->second.record;
+    text = JsonText(json{{"owner", r.owner},
+                         {"response", r.response},
+                         {"input_items", r.input_items},
+                         {"messages", r.messages}});
+  }
   std::error_code ec;
   fs::create_directories(dir_, ec);
-  if (ec) return Internal("cannot create " + dir_.string() + ": " + ec.message());
   fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::replace, ec);
-  ZEST_RETURN_IF_ERROR(config::WriteFileAtomically(path, JsonText(doc), 0600));
+  const Status written = config::WriteFileAtomically(path, text, 0600);
+  if (!written.ok()) spdlog::warn("responses: could not store {}: {}", id, written.message());
+  MutexLock lock(mu_);
+  auto it = pending_.find(id);
+  if (it == pending_.end()) {
+    fs::remove(path, ec);  // deleted while it was being written
+  } else if (it->second.put == put) {
+    pending_.erase(it);  // on disk now (or lost, and said so)
+  }
   // Pruning lists the directory: every few puts (at once for small limits).
-  if (++puts_ % kPruneEvery == 1 || limits_.max_count <= kPruneEvery) Prune();
-  return Status::Ok();
+  if (put % kPruneEvery == 1 || limits_.max_count <= kPruneEvery) Prune();
+}
+
+void ResponseStore::Flush() {
+  std::promise<void> done;
+  boost::asio::post(writer_, [&done] { done.set_value(); });
+  done.get_future().wait();
 }
 
 Result<StoredResponse> ResponseStore::Get(const std::string& id, const std::string& owner) const {
@@ -56,6 +90,10 @@ Result<StoredResponse> ResponseStore::Get(const std::string& id, const std::stri
   std::string text;
   {
     MutexLock lock(mu_);
+    if (auto it = pending_.find(id); it != pending_.end()) {
+      if (it->second.record.owner != owner) return missing;
+      return it->second.record;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) return missing;
     std::ostringstream bytes;
@@ -76,6 +114,7 @@ Status ResponseStore::Delete(const std::string& id, const std::string& owner) {
   ZEST_RETURN_IF_ERROR(Get(id, owner).status());
   ZEST_ASSIGN_OR_RETURN(fs::path path, PathFor(id));
   MutexLock lock(mu_);
+  pending_.erase(id);  // a write in flight removes its own file (Write)
   std::error_code ec;
   fs::remove(path, ec);
   if (ec) return Internal("cannot delete " + path.string() + ": " + ec.message());

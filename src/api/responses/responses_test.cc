@@ -165,7 +165,8 @@ TEST_F(ResponseStoreTest, OnlyTheOwnerSeesItAndLimitsDropTheOldest) {
   ResponseStore store(dir_ / "responses", {.max_count = 2});
   StoredResponse record{"alice", json{{"id", "resp_a"}}, json::array(), json::array()};
   ASSERT_TRUE(store.Put("resp_a", record).ok());
-  EXPECT_TRUE(store.Get("resp_a", "alice").ok());
+  EXPECT_TRUE(store.Get("resp_a", "alice").ok());  // at once, before it is on disk
+  store.Flush();
   EXPECT_EQ(store.Get("resp_a", "bob").status().code(), ErrorCode::kNotFound);
   EXPECT_EQ(store.Delete("resp_a", "bob").code(), ErrorCode::kNotFound);
   EXPECT_EQ(store.Get("../keys", "alice").status().code(), ErrorCode::kNotFound);
@@ -174,15 +175,36 @@ TEST_F(ResponseStoreTest, OnlyTheOwnerSeesItAndLimitsDropTheOldest) {
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   record.response = json{{"id", "resp_b"}};
   ASSERT_TRUE(store.Put("resp_b", record).ok());
+  store.Flush();
   // A moment apart, so the newest is the newest by its file's time.
   std::filesystem::last_write_time(
       dir_ / "responses" / "resp_a.json",
       std::filesystem::file_time_type::clock::now() - std::chrono::seconds(10));
   ASSERT_TRUE(store.Put("resp_c", record).ok());
+  store.Flush();
   EXPECT_FALSE(store.Get("resp_a", "alice").ok()) << "the oldest went";
   EXPECT_TRUE(store.Get("resp_c", "alice").ok());
   EXPECT_TRUE(store.Delete("resp_c", "alice").ok());
   EXPECT_FALSE(store.Get("resp_c", "alice").ok());
+}
+
+TEST_F(ResponseStoreTest, WritesBehindAndADeleteBeforeTheWriteLeavesNoFile) {
+  const std::filesystem::path file = dir_ / "responses" / "resp_x.json";
+  {
+    ResponseStore store(dir_ / "responses", {});
+    StoredResponse record{"alice", json{{"id", "resp_x"}}, json::array(), json::array()};
+    for (int i = 0; i < 20; ++i) {
+      ASSERT_TRUE(store.Put("resp_" + std::to_string(i), record).ok());
+      EXPECT_TRUE(store.Get("resp_" + std::to_string(i), "alice").ok());  // seen at once
+    }
+    ASSERT_TRUE(store.Put("resp_x", record).ok());
+    ASSERT_TRUE(store.Delete("resp_x", "alice").ok());
+    EXPECT_FALSE(store.Get("resp_x", "alice").ok());
+  }  // the destructor waits for the writes
+  EXPECT_FALSE(std::filesystem::exists(file));
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "responses" / "resp_19.json"));
+  ResponseStore again(dir_ / "responses", {});
+  EXPECT_EQ(again.Get("resp_7", "alice")->response["id"], "resp_x");
 }
 
 }  // namespace
