@@ -13,7 +13,7 @@ import path from 'node:path';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine, pct } from './gateway_overhead.mjs';
 
-const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 100);
+const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 300);
 const CONCURRENT = 8;
 
 async function respond(url, store) {
