@@ -1,13 +1,15 @@
 // Hand-set weights that steer a synthetic model's random ones, so that what
 // it writes, though gibberish, is what llama-server and zest's tests need:
 //  - clean text: tokens that make invalid UTF-8 or control characters are
-//    never picked (a per-token bias);
+//    never picked (a per-token bias), and no answer ends before its first
+//    token;
 //  - tool calls like a tool-using model's: when the prompt offers tools
 //    (the template's <tools> token) and no call has been made or answered
 //    since (no </tool_call> or <tool_response> token), the model starts its
-//    answer with <tool_call> and a newline, and inside the call's JSON it
-//    closes strings and objects soon; otherwise it almost never writes
-//    <tool_call>.
+//    answer with <tool_call> and a newline; inside the call's JSON it ends
+//    strings soon, writes few commas and little whitespace, closes the call
+//    with the one token </tool_call> and then ends its turn; otherwise it
+//    almost never writes <tool_call>.
 // llama-server's grammar then makes the call valid JSON for the tool's
 // schema, so forced calls (tool_choice "required", a named tool) and plain
 // "auto" calls both work on random weights.
@@ -16,20 +18,23 @@
 // said below). Dimension 0 is a constant 1.0 in every embedding: after the
 // final norm, an output row's weight there is that token's bias. Two
 // dimensions mark the tokens <tools> ("offered") and </tool_call>,
-// <tool_response> ("answered"). In layer 0, one attention head per marker
-// has a query built from the constant dimension and a key built from its
-// marker dimension: every position attends (almost) only to that marker's
-// occurrences when there are any, and evenly to all positions when there
-// are none; its value is the marker dimension. The output projection writes
-// offered minus answered into a "carrier" dimension, and the output rows of
-// <tool_call>, '"' and '}' read it. One more dimension marks <tool_call>
-// itself, for the newline after it. The keys and queries sit in the head's
-// last rotary pair, which turns slowest with distance (0.65 radians over
-// 2048 positions for the tiny preset), so a marker far back still wins.
+// <tool_response> ("answered"). In layer 0, attention heads have a query
+// built from the constant dimension (or from the newline's) and a key built
+// from a marker dimension: every position attends (almost) only to that
+// marker's occurrences when there are any, and evenly to all positions when
+// there are none; the value is the marker dimension. The output projection
+// writes offered minus answered into two "carrier" dimensions (in a call;
+// at a newline, where a call starts), which output rows read. Further
+// dimensions mark the current token (a newline, <tool_call>, '}'), for what
+// follows it. The keys and queries sit in the head's last rotary pair, which
+// turns slowest with distance (0.65 radians over 2048 positions for the
+// tiny preset), so a marker far back still wins. The logits are sized
+// against llama-server's default sampling: top-k 40 and min-p 0.05, which
+// drops any token 3 logits below the best.
 //
 // Not for embedding models and rerankers (a constant dimension would make
-// all their vectors alike), nor for models with fewer than two KV heads (then the
-// model only gets the clean-text bias).
+// all their vectors alike), nor for models with fewer than two KV heads
+// (then the model only gets the clean-text bias).
 #pragma once
 
 #include <cstdint>
