@@ -77,21 +77,19 @@ SyntheticVocab BuildSyntheticVocab() {
   for (std::string_view word : kWords)
     builder.AddWithPrefixes(word_start + std::string(word), word_start.size() + 1);
   for (std::string_view suffix : kSuffixes) builder.AddWithPrefixes(std::string(suffix), 1);
-  auto add_marker = [&](const char* text) {
-    builder.Add(text, 0, kTokenUserDefined);
+  // One token each, after the word pieces: what the chat template and the
+  // steering weights use.
+  auto add_special = [&](const char* text, SpmTokenType type) {
+    builder.Add(text, 0, type);
     return static_cast<uint32_t>(vocab.tokens.size() - 1);
   };
-  vocab.tool_call_id = add_marker("<tool_call>");
-  vocab.tool_call_end_id = add_marker("</tool_call>");
-  vocab.tools_id = add_marker("<tools>");
-  vocab.tool_response_id = add_marker("<tool_response>");
-  auto add_control = [&](const char* text) {
-    builder.Add(text, 0, kTokenControl);
-    return static_cast<uint32_t>(vocab.tokens.size() - 1);
-  };
-  vocab.fim_prefix_id = add_control("<|fim_prefix|>");
-  vocab.fim_suffix_id = add_control("<|fim_suffix|>");
-  vocab.fim_middle_id = add_control("<|fim_middle|>");
+  vocab.tool_call_id = add_special("<tool_call>", kTokenUserDefined);
+  vocab.tool_call_end_id = add_special("</tool_call>", kTokenUserDefined);
+  vocab.tools_id = add_special("<tools>", kTokenUserDefined);
+  vocab.tool_response_id = add_special("<tool_response>", kTokenUserDefined);
+  vocab.fim_prefix_id = add_special("<|fim_prefix|>", kTokenControl);
+  vocab.fim_suffix_id = add_special("<|fim_suffix|>", kTokenControl);
+  vocab.fim_middle_id = add_special("<|fim_middle|>", kTokenControl);
   return vocab;
 }
 

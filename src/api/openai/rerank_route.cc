@@ -27,13 +27,11 @@ awaitable<void> OpenAiApi::RerankRoute(http::Request& r, http::ResponseWriter& w
                                        RequestObserver& observer) {
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
-  const json name = body->value("model", json());
-  if (!name.is_string() || name.get<std::string>().empty()) {
-    co_return co_await SendError(w, InvalidArgument("model is required"), "model");
-  }
+  Result<std::string> name = StringMember(*body, "model", "", /*required=*/true);
+  if (!name.ok()) co_return co_await SendError(w, name.status(), "model");
   Result<RerankRequest> rerank = ParseRerankRequest(*body);
   if (!rerank.ok()) co_return co_await SendError(w, rerank.status());
-  auto model = registry_.Find(name.get<std::string>());
+  auto model = registry_.Find(*name);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
   observer.SetModel(model->name);
   if (!model->error.empty()) {
@@ -48,7 +46,7 @@ awaitable<void> OpenAiApi::RerankRoute(http::Request& r, http::ResponseWriter& w
     co_return co_await SendError(w, not_reranker, "model");
   }
   const std::string priority = body->value("priority", "");
-  auto relay = EngineJob(r, *model, name.get<std::string>(), priority, observer);
+  auto relay = EngineJob(r, *model, *name, priority, observer);
   if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
   relay->to_engine = [asked = JsonText(rerank->engine_body)](
                          const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
@@ -58,7 +56,7 @@ awaitable<void> OpenAiApi::RerankRoute(http::Request& r, http::ResponseWriter& w
     }
     return engines::EngineCall{*path, "application/json", asked};
   };
-  relay->from_engine = [request = *rerank, client = name.get<std::string>()](
+  relay->from_engine = [request = *rerank, client = *name](
                            const engines::EngineAdapter&, int status,
                            const std::string& engine_body) -> Result<ApiAnswer> {
     if (status != 200) return EngineErrorStatus(status, engine_body);

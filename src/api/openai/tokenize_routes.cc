@@ -56,13 +56,11 @@ awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http
                                          RequestObserver& observer) {
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
-  const json name = body->value("model", json());
-  if (!name.is_string() || name.get<std::string>().empty()) {
-    co_return co_await SendError(w, InvalidArgument("model is required"), "model");
-  }
+  Result<std::string> name = StringMember(*body, "model", "", /*required=*/true);
+  if (!name.ok()) co_return co_await SendError(w, name.status(), "model");
   Result<json> engine_body = TokenizerBody(detokenize, *body);
   if (!engine_body.ok()) co_return co_await SendError(w, engine_body.status());
-  auto model = registry_.Find(name.get<std::string>());
+  auto model = registry_.Find(*name);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
   observer.SetModel(model->name);
   // Any model with a tokenizer zest serves text with: generating or embedding.
@@ -72,7 +70,7 @@ awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http
     co_return co_await SendError(w, capable, "model");
   }
   const std::string priority = body->value("priority", "");
-  auto relay = EngineJob(r, *model, name.get<std::string>(), priority, observer);
+  auto relay = EngineJob(r, *model, *name, priority, observer);
   if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
   const engines::Capability capability =
       detokenize ? engines::Capability::kDetokenize : engines::Capability::kTokenize;
@@ -85,7 +83,7 @@ awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http
     }
     return engines::EngineCall{*path, "application/json", asked};
   };
-  relay->from_engine = [detokenize, client = name.get<std::string>()](
+  relay->from_engine = [detokenize, client = *name](
                            const engines::EngineAdapter&, int status,
                            const std::string& engine_body) -> Result<ApiAnswer> {
     if (status != 200) return EngineErrorStatus(status, engine_body);
