@@ -176,6 +176,10 @@ void RequestObserver::OnRejected(std::string_view reason) {
   if (metrics_ != nullptr) metrics_->rejections.With({model_, std::string(reason)}).Inc();
 }
 
+void RequestObserver::Finish(const http::ResponseWriter& writer) {
+  Finish(writer.client_gone() && !writer.started() ? 499 : writer.status());
+}
+
 void RequestObserver::Finish(int status) {
   if (metrics_ == nullptr) return;
   metrics_->requests.With({ApiLabel(api_), endpoint_, model_, std::to_string(status)}).Inc();

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/mutex.h"
+#include "http/response_writer.h"
 #include "metrics/registry.h"
 
 namespace zest::api {
@@ -105,6 +106,9 @@ class RequestObserver {
   void OnImages(int count) { images_ = count; }
   // Records the request: status, duration and tokens. Call once.
   void Finish(int status);
+  // Finish with the status the client got: `writer`'s, or 499 when the
+  // client left before any byte of the answer.
+  void Finish(const http::ResponseWriter& writer);
 
  private:
   RequestStats Stats(std::chrono::steady_clock::time_point end) const;

@@ -1,5 +1,7 @@
 #include "api/model_preset.h"
 
+#include "api/ollama/ollama_chat.h"
+
 namespace zest::api {
 
 using nlohmann::json;
@@ -9,10 +11,12 @@ void ApplyPreset(models::ModelEntry& model, json& body) {
   const models::ModelPreset preset = std::move(*model.preset);
   model.preset.reset();
   model.name = preset.from;
-  if (preset.defaults.is_object()) {
-    for (const auto& [key, value] : preset.defaults.items()) {
-      if (!body.contains(key)) body[key] = value;
-    }
+  // Its options as request fields, as Ollama's chat maps them (checked
+  // when the preset was made), where the request sets none.
+  json defaults = json::object();
+  if (!ollama::OptionsAsRequestFields(preset.parameters, defaults).ok()) defaults.clear();
+  for (const auto& [key, value] : defaults.items()) {
+    if (!body.contains(key)) body[key] = value;
   }
   auto messages = body.find("messages");
   if (messages == body.end() || !messages->is_array()) return;  // a completion: no turns

@@ -14,8 +14,7 @@ models::ModelEntry PresetEntry() {
   entry.preset = models::ModelPreset{
       .from = "tiny",
       .system = "You are Mario.",
-      .parameters = {{"num_predict", 3}},
-      .defaults = {{"max_tokens", 3}, {"temperature", 0.2}},
+      .parameters = {{"num_predict", 3}, {"temperature", 0.2}, {"num_ctx", 4096}},
       .messages = json::array({{{"role", "user"}, {"content", "who?"}},
                                {{"role", "assistant"}, {"content", "Mario!"}}})};
   return entry;

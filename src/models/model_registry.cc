@@ -395,7 +395,6 @@ ModelRegistry::UserModels ModelRegistry::LoadUserModels() {
     const nlohmann::json system = value.value("system", nlohmann::json());
     if (system.is_string()) preset.system = system.get<std::string>();
     preset.parameters = value.value("parameters", nlohmann::json::object());
-    preset.defaults = value.value("defaults", nlohmann::json::object());
     preset.messages = value.value("messages", nlohmann::json::array());
   }
   return models;
@@ -408,7 +407,6 @@ Status ModelRegistry::SaveUserModels(const UserModels& models) {
     doc[name] = {{"from", preset.from},
                  {"system", preset.system},
                  {"parameters", preset.parameters},
-                 {"defaults", preset.defaults},
                  {"messages", preset.messages}};
   }
   ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(user_models_file_.parent_path()));

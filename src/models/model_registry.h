@@ -45,8 +45,7 @@ struct StoreModel;  // models/store_naming.h
 struct ModelPreset {
   std::string from;           // the base model's name
   std::string system;         // for requests without a system message
-  nlohmann::json parameters;  // Ollama's options as given (for show)
-  nlohmann::json defaults;    // the same as OpenAI request fields
+  nlohmann::json parameters;  // Ollama's options (api/model_preset.h maps them)
   nlohmann::json messages;    // OpenAI messages put before the request's
 };
 

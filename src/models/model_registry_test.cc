@@ -90,7 +90,6 @@ TEST_F(ModelRegistryTest, PresetsPersistListUnderTheirNameAndRemoveOnlyThemselve
   ModelPreset preset{.from = "alpha",
                      .system = "be brief",
                      .parameters = {{"temperature", 0.2}},
-                     .defaults = {{"temperature", 0.2}},
                      .messages = nlohmann::json::array()};
   ASSERT_TRUE(Registry().AddPreset("brief", preset).ok());
   ModelRegistry fresh = Registry();  // reads the file again
@@ -102,7 +101,7 @@ TEST_F(ModelRegistryTest, PresetsPersistListUnderTheirNameAndRemoveOnlyThemselve
   ASSERT_TRUE(brief->preset.has_value());
   EXPECT_EQ(brief->preset->from, "alpha");
   EXPECT_EQ(brief->preset->system, "be brief");
-  EXPECT_EQ(brief->preset->defaults["temperature"], 0.2);
+  EXPECT_EQ(brief->preset->parameters["temperature"], 0.2);
   EXPECT_EQ(fresh.List().size(), 2u);
   // Made from the base as another case spells it: kept under the base's name.
   ModelPreset upper = preset;

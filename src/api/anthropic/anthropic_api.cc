@@ -61,7 +61,7 @@ awaitable<void> AnthropicApi::Messages(http::Request& r, http::ResponseWriter& w
     spec.body = std::move(job->body);
     co_await RunChatJob(engines_, options_, r, w, observer, std::move(spec));
   }
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 // The engine counts: it applies the model's chat template to the request

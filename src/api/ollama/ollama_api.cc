@@ -106,7 +106,7 @@ awaitable<void> OllamaApi::Embed(bool legacy, http::Request& r, http::ResponseWr
   RequestObserver observer(metrics_, Api::kOllama, legacy ? "ollama_embeddings" : "ollama_embed",
                            "");
   co_await EmbedRoute(legacy, r, w, observer);
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::ResponseWriter& w,
@@ -197,7 +197,7 @@ awaitable<void> OllamaApi::Chat(bool generate, http::Request& r, http::ResponseW
     spec.body = std::move(job->body);
     co_await RunChatJob(engines_, options_, r, w, observer, std::move(spec));
   }
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 awaitable<void> OllamaApi::Delete(http::Request& r, http::ResponseWriter& w) {

@@ -68,8 +68,8 @@ Result<CreateRequest> ParseCreateRequest(const json& body) {
   preset.parameters = body.value("parameters", json::object());
   if (preset.parameters.is_null()) preset.parameters = json::object();
   if (!preset.parameters.is_object()) return InvalidArgument("parameters must be an object");
-  preset.defaults = json::object();
-  ZEST_RETURN_IF_ERROR(OptionsAsRequestFields(preset.parameters, preset.defaults));
+  json checked = json::object();  // mapped when used (api/model_preset.h); checked now
+  ZEST_RETURN_IF_ERROR(OptionsAsRequestFields(preset.parameters, checked));
   const json messages = body.value("messages", json::array());
   ZEST_ASSIGN_OR_RETURN(preset.messages,
                         MessagesAsOpenAi(messages.is_null() ? json::array() : messages));
@@ -82,9 +82,6 @@ models::ModelPreset Layered(const models::ModelPreset& base, models::ModelPreset
   json parameters = base.parameters.is_object() ? base.parameters : json::object();
   parameters.update(top.parameters.is_object() ? top.parameters : json::object());
   top.parameters = std::move(parameters);
-  json defaults = base.defaults.is_object() ? base.defaults : json::object();
-  defaults.update(top.defaults.is_object() ? top.defaults : json::object());
-  top.defaults = std::move(defaults);
   json messages = base.messages.is_array() ? base.messages : json::array();
   for (const json& m : top.messages.is_array() ? top.messages : json::array())
     messages.push_back(m);

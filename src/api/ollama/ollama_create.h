@@ -34,7 +34,7 @@ struct CreateRequest {
 Result<CreateRequest> ParseCreateRequest(const nlohmann::json& body);
 
 // `top` made from `base` (itself a preset): from base's model, top's system
-// prompt if it has one, both's options (top's win), base's messages first.
+// prompt if it has one, both's parameters (top's win), base's messages first.
 models::ModelPreset Layered(const models::ModelPreset& base, models::ModelPreset top);
 
 }  // namespace zest::api::ollama

@@ -2,10 +2,22 @@
 
 #include <gtest/gtest.h>
 
+#include "api/model_preset.h"
+
 namespace zest::api::ollama {
 namespace {
 
 using nlohmann::json;
+
+// The request fields a preset's parameters give a request that sets none
+// (api/model_preset.h).
+json Defaults(const models::ModelPreset& preset) {
+  models::ModelEntry model;
+  model.preset = preset;
+  json body = json::object();
+  ApplyPreset(model, body);
+  return body;
+}
 
 TEST(OllamaCreateTest, AModelfileFromAModelIsAPreset) {
   Result<CreateRequest> r = ParseCreateRequest(json::parse(R"({
@@ -20,7 +32,7 @@ TEST(OllamaCreateTest, AModelfileFromAModelIsAPreset) {
   EXPECT_EQ(r->preset.from, "tiny");
   EXPECT_EQ(r->preset.system, "You are Mario.");
   EXPECT_EQ(r->preset.parameters["num_ctx"], 4096);  // kept for show; a load option
-  EXPECT_EQ(r->preset.defaults,
+  EXPECT_EQ(Defaults(r->preset),
             (json{{"temperature", 0.2}, {"max_tokens", 3}, {"stop", json::array({"a", "b"})}}));
   ASSERT_EQ(r->preset.messages.size(), 2u);
   EXPECT_EQ(r->preset.messages[1], (json{{"role", "assistant"}, {"content", "Mario!"}}));
@@ -53,18 +65,16 @@ TEST(OllamaCreateTest, LayeredOnAPresetKeepsItsBaseAndDefaults) {
   models::ModelPreset base{.from = "tiny",
                            .system = "s",
                            .parameters = {{"top_k", 5}, {"num_predict", 3}},
-                           .defaults = {{"top_k", 5}, {"max_tokens", 3}},
                            .messages = json::array({{{"role", "user"}, {"content", "a"}}})};
   models::ModelPreset top{.from = "mario",
                           .system = "",
                           .parameters = {{"num_predict", 2}},
-                          .defaults = {{"max_tokens", 2}},
                           .messages = json::array({{{"role", "user"}, {"content", "b"}}})};
   models::ModelPreset layered = Layered(base, top);
   EXPECT_EQ(layered.from, "tiny");
   EXPECT_EQ(layered.system, "s");
   EXPECT_EQ(layered.parameters, (json{{"top_k", 5}, {"num_predict", 2}}));
-  EXPECT_EQ(layered.defaults, (json{{"top_k", 5}, {"max_tokens", 2}}));
+  EXPECT_EQ(Defaults(layered), (json{{"top_k", 5}, {"max_tokens", 2}}));
   ASSERT_EQ(layered.messages.size(), 2u);
   EXPECT_EQ(layered.messages[0]["content"], "a");
 }

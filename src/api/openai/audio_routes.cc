@@ -104,7 +104,7 @@ awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::Re
   RequestObserver observer(metrics_, Api::kOpenAi, translate ? "translations" : "transcriptions",
                            "");
   co_await TranscribeRoute(translate, r, w, observer);
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 // Audio the speech engines do not decode themselves, converted to WAV by

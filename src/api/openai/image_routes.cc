@@ -33,7 +33,7 @@ std::string ImagesJson(const engines::GeneratedImages& images, const engines::Im
 awaitable<void> OpenAiApi::GenerateImages(http::Request& r, http::ResponseWriter& w) {
   RequestObserver observer(metrics_, Api::kOpenAi, "images", "");
   co_await GenerateImagesRoute(r, w, observer);
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 awaitable<void> OpenAiApi::GenerateImagesRoute(http::Request& r, http::ResponseWriter& w,

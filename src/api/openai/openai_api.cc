@@ -75,7 +75,7 @@ std::string EndpointLabel(Endpoint endpoint) {
 awaitable<void> OpenAiApi::Inference(Endpoint endpoint, http::Request& r, http::ResponseWriter& w) {
   RequestObserver observer(metrics_, Api::kOpenAi, EndpointLabel(endpoint), "");
   co_await Route(endpoint, r, w, observer);
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 // Parse, validate, resolve the model, relay: the whole of an inference request.

@@ -20,7 +20,7 @@ using nlohmann::json;
 awaitable<void> OpenAiApi::Rerank(http::Request& r, http::ResponseWriter& w) {
   RequestObserver observer(metrics_, Api::kOpenAi, "rerank", "");
   co_await RerankRoute(r, w, observer);
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 awaitable<void> OpenAiApi::RerankRoute(http::Request& r, http::ResponseWriter& w,

@@ -49,7 +49,7 @@ Result<json> TokenizerBody(bool detokenize, const json& body) {
 awaitable<void> OpenAiApi::Tokenize(bool detokenize, http::Request& r, http::ResponseWriter& w) {
   RequestObserver observer(metrics_, Api::kOpenAi, detokenize ? "detokenize" : "tokenize", "");
   co_await TokenizeRoute(detokenize, r, w, observer);
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http::ResponseWriter& w,

@@ -120,7 +120,7 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
   spec.send_error = SendOpenAiError;
   spec.body = std::move(job->body);
   co_await RunChatJob(engines_, options_, r, w, observer, std::move(spec));
-  observer.Finish(w.client_gone() && !w.started() ? 499 : w.status());
+  observer.Finish(w);
 }
 
 awaitable<void> ResponsesApi::Get(http::Request& r, http::ResponseWriter& w) {
