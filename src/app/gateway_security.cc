@@ -34,7 +34,13 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       // OpenAI's Responses; stored ones are the creating key's own.
       {"POST", "/v1/responses", Access::kInference},
       {"DELETE", "/v1/responses/{id}", Access::kInference},
-      {"GET", "/", Access::kPublic},  // Ollama's "Ollama is running"
+      {"GET", "/", Access::kPublic},  // Ollama's "Ollama is running"; browsers go to /ui/
+      // The web UI's page and files (it asks for a key itself), and what a
+      // presented key may do.
+      {"GET", "/ui", Access::kPublic},
+      {"GET", "/ui/", Access::kPublic},
+      {"GET", "/ui/{path...}", Access::kPublic},
+      {"GET", "/api/v1/session", Access::kPublic},
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {
     for (const char* endpoint :

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "api/admin/admin_api.h"
+#include "api/admin/events_api.h"
 #include "api/admin/load_api.h"
 #include "api/admin/models_api.h"
 #include "api/admin/observability_api.h"
@@ -25,6 +26,7 @@
 #include "api/ollama/ollama_api.h"
 #include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "api/recent_errors.h"
 #include "api/responses/responses_api.h"
 #include "app/engine_search.h"
 #include "app/gateway_security.h"
@@ -50,6 +52,7 @@
 #include "scheduler/engine_watchdog.h"
 #include "scheduler/instance_pool.h"
 #include "scheduler/keep_alive_reaper.h"
+#include "webui/web_ui.h"
 
 namespace zest::app {
 namespace {
@@ -270,6 +273,8 @@ struct ServerApp::Parts {
         pull_api(pull_service),
         observability(s.metrics_enabled ? &inference_metrics : nullptr, admission, pool, registry,
                       log_ring),
+        events(observability, admin, system_api, s.metrics_enabled ? &inference_metrics : nullptr,
+               recent_errors),
         ollama(registry, models_api,
                {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                 s.split_prefill_tokens},
@@ -310,6 +315,8 @@ struct ServerApp::Parts {
     system_api.Register(router);
     models_api.Register(router);
     observability.Register(router);
+    events.Register(router);
+    web_ui.Register(router);
     ollama.Register(router);
     anthropic.Register(router);
     responses.Register(router);
@@ -346,6 +353,9 @@ struct ServerApp::Parts {
   models::PullService pull_service;
   api::admin::PullApi pull_api;
   api::admin::ObservabilityApi observability;
+  api::RecentErrors recent_errors;
+  api::admin::EventsApi events;
+  webui::WebUi web_ui;
   api::ollama::OllamaApi ollama;
   api::responses::ResponseStore response_store;
   api::responses::ResponsesApi responses;
@@ -394,6 +404,9 @@ Status ServerApp::Start() {
   ZEST_RETURN_IF_ERROR(ApplyAccessRules(p.router, s.metrics_public));
   ZEST_RETURN_IF_ERROR(CheckBindSafety(s, *p.auth));
   http::ServerOptions gateway = GatewayOptions(s, p.auth);
+  gateway.on_failed = [&errors = p.recent_errors](const http::FailedRequest& failed) {
+    errors.Add(failed);
+  };
   if (s.metrics_enabled) {
     // Turned away at the gateway, before any model is known.
     gateway.on_rejected = [&metrics = p.inference_metrics](std::string_view reason) {
@@ -423,6 +436,9 @@ Status ServerApp::Start() {
   // Optional second listener on Ollama's address, same routes and keys.
   if (!s.ollama_listen.empty()) {
     ZEST_ASSIGN_OR_RETURN(http::ServerOptions ollama, OllamaListenerOptions(s, p.auth));
+    ollama.on_failed = [&errors = p.recent_errors](const http::FailedRequest& failed) {
+      errors.Add(failed);
+    };
     p.ollama_server = std::make_unique<http::Server>(p.io, std::move(ollama), p.router,
                                                      api::ollama::RenderOllamaHttpError);
     if (Status st = p.ollama_server->Listen(); !st.ok()) {

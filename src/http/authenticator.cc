@@ -156,12 +156,26 @@ const Authenticator::Entry* Authenticator::MatchLocked(std::string_view key) con
   return found;
 }
 
+AuthDecision Authenticator::IdentifyLocked(std::string_view key) const {
+  AuthDecision d;
+  d.keys_required = true;
+  d.scope = Access::kPublic;  // no key, or a wrong one: what anyone may do
+  const Entry* entry = key.empty() ? nullptr : MatchLocked(key);
+  if (entry != nullptr) {
+    d.principal = entry->name;
+    d.priority = entry->priority;
+    d.scope = entry->scope;
+  }
+  return d;
+}
+
 AuthDecision Authenticator::Check(const Headers& headers, Access required,
                                   std::string_view address) {
   Clock::time_point now = Clock::now();
   MutexLock lock(mutex_);
   MaybeReloadLocked(now);
-  if (required == Access::kPublic || !required_) return {};
+  if (!required_) return {};
+  if (required == Access::kPublic) return IdentifyLocked(PresentedKey(headers));
   if (entries_.empty()) {
     return Deny(401,
                 "this server has no API key any more, so it refuses every request: add one "
@@ -192,6 +206,7 @@ AuthDecision Authenticator::Check(const Headers& headers, Access required,
     }
   }
   AuthDecision ok;
+  ok.keys_required = true;
   ok.principal = entry->name;
   ok.priority = entry->priority;
   ok.scope = entry->scope;

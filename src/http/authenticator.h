@@ -45,6 +45,9 @@ struct AuthDecision {
   std::string principal;          // the key's name ("" without auth)
   std::string priority;           // the key's priority ("" = none)
   Access scope = Access::kAdmin;  // the key's scope; kAdmin where no keys are needed
+  // Requests must present keys (a key exists, or existed). On a public
+  // route a valid key is still named (principal, scope), never required.
+  bool keys_required = false;
   // How long to hold a refusal back before answering (wrong keys from an
   // address past its allowance).
   std::chrono::milliseconds delay{0};
@@ -62,7 +65,10 @@ class Authenticator {
   // this process started.
   bool enabled() const;
   // Checks the key in `headers` (Authorization: Bearer, else x-api-key)
-  // against `required`, and takes a token from the key's rate limit.
+  // against `required`, and takes a token from the key's rate limit. A
+  // public route is always allowed; a valid key sent to one is named in the
+  // decision (so a page can ask what its key may do), a wrong one is not
+  // counted against the address.
   // `address` is the client's, for slowing down wrong keys.
   AuthDecision Check(const Headers& headers, Access required, std::string_view address = {});
   // Re-reads the keys file now; on error the previous keys stay in force.
@@ -81,6 +87,8 @@ class Authenticator {
   Status LoadLocked() REQUIRES(mutex_);
   void MaybeReloadLocked(Clock::time_point now) REQUIRES(mutex_);
   const Entry* MatchLocked(std::string_view key) const REQUIRES(mutex_);
+  // The decision for a public route: allowed, naming `key`'s owner if valid.
+  AuthDecision IdentifyLocked(std::string_view key) const REQUIRES(mutex_);
   // Counts a wrong key from `address`; the delay its refusal gets.
   std::chrono::milliseconds NoteFailureLocked(std::string_view address, Clock::time_point now)
       REQUIRES(mutex_);

@@ -284,6 +284,10 @@ net::awaitable<bool> Connection::ServeOne() {
 // top` polling) only at debug level, so they do not drown the requests that
 // matter.
 void Connection::LogAccess(const Request& request, std::chrono::steady_clock::time_point started) {
+  if (writer_.status() >= 400 && context_->options.on_failed) {
+    context_->options.on_failed(
+        {request.id, request.method, request.path, writer_.status(), writer_.error_body()});
+  }
   bool routine = request.method == "GET" && writer_.status() > 0 && writer_.status() < 400;
   spdlog::log(routine ? spdlog::level::debug : spdlog::level::info, "{}{} {} {} {:.1f} ms",
               RequestTag(request.id), request.method, request.path, writer_.status(),
@@ -379,6 +383,8 @@ net::awaitable<const Handler*> Connection::Admit(Request& request) {
   request.principal = std::move(decision.principal);
   request.default_priority = std::move(decision.priority);
   request.inference_key = decision.scope == Access::kInference;
+  request.keys_required = decision.keys_required;
+  request.access = decision.scope;
   request.params = std::move(match.params);
   json_body_ = match.body == BodyKind::kJson;
   co_return match.handler;

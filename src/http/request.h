@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "http/api_keys.h"
+
 namespace zest::http {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
@@ -28,6 +30,10 @@ struct Request {
   // An inference-scoped key sent it: its priority is a ceiling and its
   // keep_alive is capped (admin keys, and servers without keys, are not).
   bool inference_key = false;
+  // The server asks for keys; `access` is what this request's key may do:
+  // kAdmin without keys, kPublic on a public route without a valid key.
+  bool keys_required = false;
+  Access access = Access::kAdmin;
   std::string id;  // X-Request-Id (the client's, validated, or generated)
 
   std::string_view Header(std::string_view name) const { return FindHeader(headers, name); }

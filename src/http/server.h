@@ -22,6 +22,15 @@ namespace zest::http {
 
 class Authenticator;
 
+// A request that got an error answer.
+struct FailedRequest {
+  std::string id;  // X-Request-Id
+  std::string method;
+  std::string path;
+  int status = 0;
+  std::string body;  // the error body as sent (its first 4 KiB); empty when streamed
+};
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 9378;  // 0 picks a free port
@@ -55,6 +64,10 @@ struct ServerOptions {
   // with a bounded reason: "auth", "rate_limit", "cors", "too_large",
   // "timeout", "malformed" (for metrics). May be empty; must be thread-safe.
   std::function<void(std::string_view reason)> on_rejected;
+  // Told of each request answered with a status of 400 or more (refused by
+  // the gateway or by its handler), for the list of recent errors. May be
+  // empty; must be thread-safe.
+  std::function<void(const FailedRequest&)> on_failed;
 };
 
 class Server {

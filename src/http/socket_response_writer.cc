@@ -45,6 +45,7 @@ void SocketResponseWriter::Reset(bool keep_alive) {
   on_client_gone_ = nullptr;
   common_headers_.clear();
   request_id_.clear();
+  error_body_.clear();
   // client_gone_ stays: a gone client does not come back.
 }
 
@@ -64,6 +65,7 @@ net::awaitable<bool> SocketResponseWriter::Send(int status, std::string_view con
   }
   started_ = true;
   status_ = status;
+  if (status >= 400) error_body_ = body.substr(0, kErrorBodyKept);
   beast_http::response<beast_http::string_body> res;
   FillHeader(res, status, content_type, extra, keep_alive_, common_headers_, request_id_);
   res.body() = std::move(body);

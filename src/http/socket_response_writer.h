@@ -38,6 +38,10 @@ class SocketResponseWriter final : public ResponseWriter {
   bool started() const override { return started_; }
   int status() const override { return status_; }
   bool client_gone() const override { return client_gone_; }
+  // The body of an error response (status 400 or more) sent whole, its
+  // first kErrorBodyKept bytes; empty otherwise.
+  const std::string& error_body() const { return error_body_; }
+  static constexpr std::size_t kErrorBodyKept = 4096;
   void OnClientGone(std::function<void()> callback) override;
 
   // The connection saw the peer close (or the server is stopping): marks the
@@ -67,6 +71,7 @@ class SocketResponseWriter final : public ResponseWriter {
   bool client_gone_ = false;
   std::function<void()> on_client_gone_;
   std::string request_id_;
+  std::string error_body_;
 };
 
 }  // namespace zest::http

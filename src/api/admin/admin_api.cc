@@ -145,6 +145,10 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking(
   co_return engine->ProbeDevices();
 }
 
+json AdminApi::PsJson() const {
+  return {{"instances", InstancesJson(pool_.List(), residency_, true)}};
+}
+
 void AdminApi::Register(http::Router& router) {
   // Liveness, for anyone (load balancers, probes): nothing about what runs.
   router.Add("GET", "/health", [](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
@@ -165,7 +169,7 @@ void AdminApi::Register(http::Router& router) {
 
   router.Add("GET", "/api/v1/ps",
              [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-               json reply = {{"instances", InstancesJson(pool_.List(), residency_, true)}};
+               json reply = PsJson();
                co_await SendJson(w, reply);
              });
 

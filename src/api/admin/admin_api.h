@@ -5,6 +5,7 @@
 
 #include <boost/asio/thread_pool.hpp>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "config/settings.h"
@@ -30,6 +31,8 @@ class AdminApi {
   ~AdminApi();
 
   void Register(http::Router& router);
+  // The body of GET /api/v1/ps.
+  nlohmann::json PsJson() const;
 
   // The devices the set's device-probing engine sees (ProbeDevices), run
   // once off the I/O threads and cached (SystemApi shares it). An error when

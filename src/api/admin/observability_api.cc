@@ -73,7 +73,7 @@ std::string LineEvent(const std::string& line) {
 
 }  // namespace
 
-awaitable<void> ObservabilityApi::Stats(http::Request&, http::ResponseWriter& w) {
+json ObservabilityApi::StatsJson() const {
   json out = LastRequestJson(metrics_ ? metrics_->Last() : std::nullopt);
   json queues = json::array();
   for (const auto& q : admission_.Stats()) {
@@ -91,7 +91,7 @@ awaitable<void> ObservabilityApi::Stats(http::Request&, http::ResponseWriter& w)
                      {"completion_tokens", Sum(metrics_->completion_tokens)},
                      {"cached_tokens", Sum(metrics_->cached_tokens)}};
   }
-  co_await w.Send(200, "application/json", out.dump());
+  return out;
 }
 
 awaitable<void> ObservabilityApi::Logs(http::Request& r, http::ResponseWriter& w) {
@@ -145,8 +145,9 @@ awaitable<void> ObservabilityApi::Follow(std::shared_ptr<const LineRing> ring, s
 
 void ObservabilityApi::Register(http::Router& router) {
   router.Add("GET", "/api/v1/stats",
-             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-               co_await Stats(r, w);
+             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+               std::string body = StatsJson().dump();
+               co_await w.Send(200, "application/json", std::move(body));
              });
   router.Add("GET", "/api/v1/logs",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {

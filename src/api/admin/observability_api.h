@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "api/inference_metrics.h"
 #include "core/ring_buffer.h"
@@ -33,9 +34,10 @@ class ObservabilityApi {
         log_ring_(std::move(log_ring)) {}
 
   void Register(http::Router& router);
+  // The body of GET /api/v1/stats.
+  nlohmann::json StatsJson() const;
 
  private:
-  boost::asio::awaitable<void> Stats(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> Logs(http::Request& request, http::ResponseWriter& writer);
   boost::asio::awaitable<void> Follow(std::shared_ptr<const LineRing> ring, std::size_t n,
                                       std::shared_ptr<void> keep_alive,

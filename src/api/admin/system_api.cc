@@ -8,12 +8,16 @@ SystemApi::SystemApi(const hardware::Inventory& inventory,
                      const hardware::UtilisationSampler& sampler, AdminApi& admin)
     : inventory_(inventory), sampler_(sampler), admin_(admin) {}
 
-boost::asio::awaitable<void> SystemApi::HandleSystemInfo(http::ResponseWriter& writer) {
+boost::asio::awaitable<nlohmann::json> SystemApi::InfoJson() {
   // The probe runs once (off the I/O threads) and is cached by AdminApi.
   Result<engines::EngineInfo> probed = co_await admin_.DeviceProbe();
-  std::string body =
-      SystemInfoJson(inventory_, admin_.engines(), &probed, sampler_.Snapshot(), "server").dump();
-  co_await writer.Send(200, "application/json", body);
+  co_return SystemInfoJson(inventory_, admin_.engines(), &probed, sampler_.Snapshot(), "server");
+}
+
+boost::asio::awaitable<void> SystemApi::HandleSystemInfo(http::ResponseWriter& writer) {
+  nlohmann::json info = co_await InfoJson();
+  std::string body = info.dump();
+  co_await writer.Send(200, "application/json", std::move(body));
 }
 
 void SystemApi::Register(http::Router& router) {

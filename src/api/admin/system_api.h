@@ -1,8 +1,9 @@
 // SystemApi: GET /api/v1/system-info: the hardware inventory (discovered once
 // at startup), the engines and the devices they see (from AdminApi's cached
-// probe), the
-// recipe verdicts, and the sampler's latest utilisation.
+// probe), the recipe verdicts, and the sampler's latest utilisation.
 #pragma once
+
+#include <nlohmann/json.hpp>
 
 #include "api/admin/admin_api.h"
 #include "hardware/inventory.h"
@@ -18,6 +19,8 @@ class SystemApi {
             AdminApi& admin);
 
   void Register(http::Router& router);
+  // The body of GET /api/v1/system-info.
+  boost::asio::awaitable<nlohmann::json> InfoJson();
 
  private:
   boost::asio::awaitable<void> HandleSystemInfo(http::ResponseWriter& writer);

@@ -265,9 +265,8 @@ awaitable<void> OllamaApi::Create(http::Request& r, http::ResponseWriter& w) {
 }
 
 void OllamaApi::Register(http::Router& router) {
-  router.Add("GET", "/", [](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-    co_await w.Send(200, "text/plain; charset=utf-8", "Ollama is running");
-  });
+  // "GET /" ("Ollama is running", which Ollama clients probe) is the web
+  // UI's (webui/web_ui.h): browsers asking for it are sent to the UI.
   router.Add("GET", "/api/version", [](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
     const json body = {{"version", kOllamaApiVersion}};
     co_await SendJson(w, body);

@@ -1,5 +1,6 @@
 // OllamaApi: Ollama's native API, for the apps that speak it (Open WebUI,
-// editors' plugins, the `ollama` libraries): GET / ("Ollama is running"),
+// editors' plugins, the `ollama` libraries): GET / ("Ollama is running",
+// served by webui/web_ui.h),
 // GET /api/version, GET /api/tags (the models), GET /api/ps (the loaded
 // ones), POST /api/show, DELETE /api/delete, POST /api/copy (a new name for
 // a GGUF model, as `zest add` registers one), POST /api/create (a preset of
