@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build engines run test unit integration compat bench clean fuzz asan lint tidy
+.PHONY: all deps build engines run test unit integration browser compat bench clean fuzz asan lint tidy
 
 all: build
 
@@ -14,7 +14,13 @@ deps:
 $(BUILD_DIR)/build.ninja:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(CMAKE_BUILD_TYPE)
 
-build: deps $(BUILD_DIR)/build.ninja
+# The web UI, rebuilt when any of its sources change; zest embeds ui/dist.
+UI_SOURCES := $(shell find ui -path ui/node_modules -prune -o -path ui/dist -prune -o -type f -print 2>/dev/null)
+
+ui/dist/index.html: $(UI_SOURCES)
+	@scripts/build-ui.sh
+
+build: deps ui/dist/index.html $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 engines: deps
@@ -26,11 +32,12 @@ run: build engines
 test: build engines
 	@scripts/deps.sh --test
 	@ZEST_ENGINE_VULKAN=1 scripts/provision-engines.sh  # for tests/integration/placement_vulkan
-	$(MAKE) --no-print-directory lint unit integration compat fuzz
+	$(MAKE) --no-print-directory lint unit integration browser compat fuzz
 
-# GoogleTest suites that need only the build...
+# GoogleTest suites that need only the build, and the web UI's own (Vitest)...
 unit:
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -LE integration
+	cd ui && npm test --silent
 
 tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.json
 	cd tests && npm ci --no-audit --no-fund --loglevel=error
@@ -40,6 +47,11 @@ tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.jso
 integration: tests/node_modules/.package-lock.json
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L integration
 	node --test --test-concurrency=1 --test-timeout=300000 tests/integration/*.test.mjs
+
+# The web UI in Debian's Chromium (playwright-core, axe-core) against a real
+# zest; screenshots land in tests/ui/output/.
+browser: tests/node_modules/.package-lock.json
+	node --test --test-concurrency=1 --test-timeout=300000 tests/ui/*.test.mjs
 
 compat: tests/node_modules/.package-lock.json
 	node --test --test-concurrency=1 --test-timeout=300000 tests/compat/*.test.mjs

@@ -9,10 +9,13 @@ build=(g++ cmake ninja-build ccache pkg-config make
        libvulkan-dev)
 engines=(debootstrap bubblewrap)
 wanted=("${build[@]}" "${engines[@]}")
-# Tests drive zest with node's test runner and the official SDKs from npm.
-if [[ ${1:-} == --test ]] && ! command -v npm >/dev/null 2>&1; then
+# The web UI (ui/) is built with its npm toolchain (scripts/build-ui.sh);
+# the tests drive zest with node's test runner and the official SDKs.
+if ! command -v npm >/dev/null 2>&1; then
   wanted+=(nodejs npm)
 fi
+# The browser tests (tests/ui/) drive Debian's Chromium with playwright-core.
+[[ ${1:-} == --test ]] && wanted+=(chromium)
 # The metrics tests check zest's /metrics with promtool and scrape it with a
 # real Prometheus server (both in Debian's prometheus package).
 if [[ ${1:-} == --test ]]; then

@@ -159,7 +159,8 @@ class FakeHub {
   }
 
   stream(req, res, file, start, end, failure) {
-    const chunk = 1 << 20;
+    // Throttled, in pieces of 1/20 s, so progress shows even for small files.
+    const chunk = this.throttle ? Math.max(4096, Math.min(1 << 20, Math.floor(this.throttle / 20))) : 1 << 20;
     let pos = start;
     let sent = 0;
     const fd = Buffer.isBuffer(file.source) ? null : fs.openSync(file.source, 'r');

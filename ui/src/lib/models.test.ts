@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ModelEntry, canSeeImages, isChatModel, loadedStates, pickerLabel } from './models';
+
+const m = (fields: Partial<ModelEntry>): ModelEntry => ({ id: 'x', source: 'models_dir', ...fields });
+
+describe('models', () => {
+  it('offers only downloaded language models for chat', () => {
+    expect(isChatModel(m({ type: 'llm' }))).toBe(true);
+    for (const type of ['embedding', 'reranker', 'speech', 'image']) expect(isChatModel(m({ type }))).toBe(false);
+    expect(isChatModel(m({ source: 'catalog', labels: ['chat'], downloaded: true }))).toBe(false);
+    expect(isChatModel(m({ type: 'llm', error: 'not a GGUF' }))).toBe(false);
+  });
+
+  it('sees images with a projector or the vision label', () => {
+    expect(canSeeImages(m({ mmproj: '/p/mmproj.gguf' }))).toBe(true);
+    expect(canSeeImages(m({ labels: ['chat', 'vision'] }))).toBe(true);
+    expect(canSeeImages(m({ labels: ['chat'] }))).toBe(false);
+    expect(canSeeImages(undefined)).toBe(false);
+  });
+
+  it('prefers a ready instance when a model has several', () => {
+    const s = loadedStates([
+      { model: 'a', pid: 1, state: 'loading' },
+      { model: 'a', pid: 2, state: 'ready' },
+      { model: 'a', pid: 3, state: 'draining' },
+      { model: 'b', pid: 4, state: 'loading' },
+    ]);
+    expect([...s]).toEqual([['a', 'ready'], ['b', 'loading']]);
+  });
+
+  it('labels picker options with load state and fit', () => {
+    const fit = { verdict: 'partial' as const, needed_bytes: 1, available_bytes: 1, reason: '' };
+    expect(pickerLabel(m({ id: 'tiny', fit }), 'ready')).toBe('tiny (loaded, fit: partial)');
+    expect(pickerLabel(m({ id: 'tiny' }), undefined)).toBe('tiny (not loaded)');
+  });
+});

@@ -1,0 +1,72 @@
+// What the app needs to know about the entries of GET /api/v1/models?all=true
+// and GET /api/v1/ps: their shapes, and which models can chat or see images.
+
+export interface Fit {
+  verdict: 'yes' | 'partial' | 'cpu' | 'no';
+  needed_bytes: number;
+  available_bytes: number;
+  reason: string;
+}
+
+export interface ModelEntry {
+  id: string;
+  source: string;
+  downloaded?: boolean;
+  loaded?: boolean;
+  size?: number;
+  quantization?: string;
+  context_length?: number;
+  suggested_ctx?: number;
+  /** llm, embedding, reranker, speech or image; absent for catalog entries. */
+  type?: string;
+  labels?: string[];
+  recipe?: string;
+  mmproj?: string;
+  description?: string;
+  error?: string;
+  fit?: Fit;
+}
+
+export interface Instance {
+  model: string;
+  pid: number;
+  state: string;
+  device?: string;
+  slots?: number;
+  in_flight?: number;
+  expires_in_s?: number | null;
+  placement?: { devices?: string[]; predicted_total_bytes?: number; explanation?: string; ctx_size?: number };
+}
+
+/** A model that can be asked for chat completions now (downloaded, a language model). */
+export function isChatModel(m: ModelEntry): boolean {
+  if (m.error || m.source === 'catalog') return false;  // catalog entries are served under their store name too
+  return m.type === undefined || m.type === 'llm';
+}
+
+/** A model with a vision projector: chat messages may carry images. */
+export function canSeeImages(m: ModelEntry | undefined): boolean {
+  return !!m && (!!m.mmproj || (m.labels ?? []).includes('vision'));
+}
+
+/** Whether the model's files are here (catalog entries say; others are files). */
+export function isDownloaded(m: ModelEntry): boolean {
+  return m.downloaded !== false && !m.error;
+}
+
+/** Model names with a ready (or loading) engine, from /api/v1/ps. */
+export function loadedStates(instances: Instance[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const i of instances) {
+    // One model may have several instances; "ready" wins over anything else.
+    if (out.get(i.model) !== 'ready') out.set(i.model, i.state);
+  }
+  return out;
+}
+
+/** The text of an option in the chat model picker. */
+export function pickerLabel(m: ModelEntry, state: string | undefined): string {
+  const parts = [state === 'ready' || (!state && m.loaded) ? 'loaded' : state ?? 'not loaded'];
+  if (m.fit) parts.push(`fit: ${m.fit.verdict}`);
+  return `${m.id} (${parts.join(', ')})`;
+}

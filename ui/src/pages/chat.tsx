@@ -1,0 +1,255 @@
+// The Chat page: conversations on the side, the current one in the middle,
+// its model and settings above it and the message box below.
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { byRecency, exportJson, parseImport } from '../lib/conversations';
+import { canSeeImages, isChatModel, pickerLabel } from '../lib/models';
+import { models, modelsError, refreshModels } from '../stores';
+import { AssistantMessage, UserMessage } from './chat_message';
+import {
+  conversations, current, currentId, deleteChat, editAndResend, importConversations, loadConversations, loaded,
+  newChat, params, regenerate, send, setFields, setParam, stop, storageNote, streaming,
+} from './chat_state';
+
+function download(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function Sidebar({ defaultModel }: { defaultModel: string }) {
+  const [importError, setImportError] = useState('');
+  const [imported, setImported] = useState('');
+  const list = byRecency(conversations.value);
+  const wide = typeof matchMedia === 'function' && matchMedia('(min-width: 760px)').matches;
+
+  async function onImport(e: Event) {
+    const input = e.currentTarget as HTMLInputElement;
+    const file = input.files?.[0];
+    input.value = '';
+    if (!file) return;
+    const r = parseImport(await file.text());
+    if (!r.ok) {
+      setImported('');
+      setImportError(r.error);
+      return;
+    }
+    importConversations(r.conversations);
+    setImportError('');
+    setImported(`Imported ${r.conversations.length} conversation${r.conversations.length === 1 ? '' : 's'}.`);
+  }
+
+  return (
+    <aside class="sidebar" aria-label="Conversations">
+      <details open={wide} class="sidebar-fold">
+        <summary>Conversations ({list.length})</summary>
+        <button type="button" class="button primary wide" onClick={() => newChat(defaultModel)}>New chat</button>
+        <ul class="conv-list">
+          {list.map((c) => (
+            <li key={c.id} class={c.id === currentId.value ? 'selected' : ''}>
+              <button type="button" class="conv-title" aria-current={c.id === currentId.value ? 'true' : undefined}
+                onClick={() => (currentId.value = c.id)}>
+                {c.title}
+              </button>
+              <button type="button" class="icon-button small" aria-label={`Delete conversation ${c.title}`} onClick={() => deleteChat(c.id)}>
+                ×
+              </button>
+            </li>
+          ))}
+        </ul>
+        <div class="stack tight">
+          <button type="button" class="button" disabled={list.length === 0}
+            onClick={() => download('zest-conversations.json', exportJson(conversations.value))}>
+            Export
+          </button>
+          <label class="button file-button">
+            Import conversations
+            <input type="file" accept="application/json,.json" class="visually-hidden" onChange={onImport} />
+          </label>
+          {importError && <p role="alert" class="error small">{importError}</p>}
+          {imported && <p role="status" class="muted small">{imported}</p>}
+          {storageNote.value && <p class="muted small">{storageNote.value}</p>}
+        </div>
+      </details>
+    </aside>
+  );
+}
+
+function Settings({ id }: { id: string | null }) {
+  const c = id ? conversations.value[id] : null;
+  const p = params.value;
+  return (
+    <details class="settings">
+      <summary>System prompt and sampling</summary>
+      <div class="settings-grid">
+        <label class="field span-all">
+          <span>System prompt</span>
+          <textarea rows={3} value={c?.system ?? ''} disabled={!c}
+            onInput={(e) => id && setFields(id, { system: e.currentTarget.value })} />
+        </label>
+        <label class="field">
+          <span>Temperature</span>
+          <input type="number" min="0" max="2" step="0.05" placeholder="default" value={p.temperature}
+            onInput={(e) => setParam('temperature', e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>Top P</span>
+          <input type="number" min="0" max="1" step="0.01" placeholder="default" value={p.top_p}
+            onInput={(e) => setParam('top_p', e.currentTarget.value)} />
+        </label>
+        <label class="field">
+          <span>Max tokens</span>
+          <input type="number" min="1" step="1" placeholder="default" value={p.max_tokens}
+            onInput={(e) => setParam('max_tokens', e.currentTarget.value)} />
+        </label>
+      </div>
+    </details>
+  );
+}
+
+function readImage(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(String(r.result));
+    r.onerror = () => reject(r.error);
+    r.readAsDataURL(file);
+  });
+}
+
+function Composer({ id, model, vision }: { id: string | null; model: string; vision: boolean }) {
+  const [text, setText] = useState('');
+  const [images, setImages] = useState<string[]>([]);
+  const busy = streaming.value !== null;
+
+  function submit() {
+    if (busy || !text.trim() || !model) return;
+    const target = id ?? newChat(model);
+    if (conversations.value[target]?.model !== model) setFields(target, { model });
+    void send(target, text, vision ? images : []).then(refreshModels);
+    setText('');
+    setImages([]);
+  }
+
+  async function attach(e: Event) {
+    const input = e.currentTarget as HTMLInputElement;
+    const files = [...(input.files ?? [])];
+    input.value = '';
+    const urls = await Promise.all(files.filter((f) => f.type.startsWith('image/')).map(readImage));
+    setImages((old) => [...old, ...urls]);
+  }
+
+  return (
+    <form class="composer" onSubmit={(e) => { e.preventDefault(); submit(); }}>
+      {vision && images.length > 0 && (
+        <ul class="thumbs">
+          {images.map((src, i) => (
+            <li key={i}>
+              <img src={src} alt={`Image ${i + 1} to send`} />
+              <button type="button" class="icon-button small" aria-label={`Remove image ${i + 1}`}
+                onClick={() => setImages(images.filter((_, j) => j !== i))}>×</button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <label class="visually-hidden" for="message">Message</label>
+      <textarea id="message" rows={3} placeholder="Message (Enter sends, Shift+Enter for a new line)" value={text}
+        onInput={(e) => setText(e.currentTarget.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+            e.preventDefault();
+            submit();
+          }
+        }} />
+      <div class="row">
+        {vision && (
+          <label class="button file-button">
+            Attach image
+            <input type="file" accept="image/*" multiple class="visually-hidden" onChange={attach} />
+          </label>
+        )}
+        <span class="grow" />
+        {busy ? (
+          <button type="button" class="button danger" onClick={stop}>Stop</button>
+        ) : (
+          <button type="submit" class="button primary" disabled={!text.trim() || !model}>Send</button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+function Messages({ id }: { id: string }) {
+  const c = conversations.value[id];
+  const ref = useRef<HTMLDivElement>(null);
+  const pinned = useRef(true);
+  const live = streaming.value?.id === id;
+  useEffect(() => {
+    const el = ref.current;
+    if (el && pinned.current) el.scrollTop = el.scrollHeight;
+  });
+  if (!c) return null;
+  const lastAssistant = c.messages.map((m) => m.role).lastIndexOf('assistant');
+  return (
+    <div class="messages" ref={ref}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
+      }}>
+      {c.messages.length === 0 && <p class="muted empty">Ask something to start.</p>}
+      {c.messages.map((m, i) =>
+        m.role === 'user' ? (
+          <UserMessage key={`${i}-${m.content}`} message={m} busy={streaming.value !== null} onEdit={(t) => void editAndResend(id, i, t)} />
+        ) : (
+          <AssistantMessage key={i} message={m} streaming={live && i === c.messages.length - 1}
+            canRegenerate={i === lastAssistant && i === c.messages.length - 1 && streaming.value === null}
+            onRegenerate={() => void regenerate(id)} />
+        ),
+      )}
+    </div>
+  );
+}
+
+export function ChatPage() {
+  const pickerId = useId();
+  // The model chosen before a conversation exists.
+  const [pick, setPick] = useState('');
+  useEffect(() => {
+    void loadConversations();
+    void refreshModels();
+  }, []);
+  const chatModels = (models.value ?? []).filter(isChatModel);
+  const c = current();
+  const id = c?.id ?? null;
+  const known = (name: string | undefined) => !!name && chatModels.some((m) => m.id === name);
+  const model = known(c?.model) ? c!.model : known(pick) ? pick : chatModels[0]?.id ?? '';
+  const entry = chatModels.find((m) => m.id === model);
+
+  return (
+    <div class="chat">
+      <Sidebar defaultModel={model} />
+      <section class="chat-main" aria-labelledby="chat-title">
+        <h1 id="chat-title" class="visually-hidden">Chat</h1>
+        <div class="chat-toolbar">
+          <label class="field inline" for={pickerId}>Model</label>
+          <select id={pickerId} value={model} disabled={chatModels.length === 0}
+            onChange={(e) => {
+              const name = e.currentTarget.value;
+              setPick(name);
+              if (id) setFields(id, { model: name });
+            }}>
+            {chatModels.map((m) => <option key={m.id} value={m.id}>{pickerLabel(m, m.loaded ? 'ready' : undefined)}</option>)}
+          </select>
+          <Settings id={id} />
+        </div>
+        {modelsError.value && <p role="alert" class="error">{modelsError.value}</p>}
+        {models.value && chatModels.length === 0 && (
+          <p class="muted">No chat model is downloaded yet: pull one on the <a href="#/models">Models</a> page.</p>
+        )}
+        {loaded.value && id ? <Messages id={id} /> : <div class="messages"><p class="muted empty">Ask something to start.</p></div>}
+        <Composer id={id} model={model} vision={canSeeImages(entry)} />
+      </section>
+    </div>
+  );
+}
