@@ -11,7 +11,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { accessibilityViolations, launchBrowser, screenshot, watchedPage } from '../lib/browser.mjs';
 import { startFakeHub } from '../lib/fake_hub.mjs';
-import { chatBody, makeHome, startZest, syntheticModel, waitFor } from '../lib/zest.mjs';
+import { chatBody, makeHome, sampleSpeech, startZest, syntheticModel, syntheticWhisper, waitFor } from '../lib/zest.mjs';
 
 const uiBuilt = fs.existsSync(new URL('../../ui/dist/index.html', import.meta.url));
 const PULLED = 'test-org/Pulled-GGUF';
@@ -28,7 +28,7 @@ before(async () => {
     throttle: 200_000,  // ~3 s for the file: the bar has time to move
   });
   cache = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-ui-hf-'));
-  zest = await startZest({ home: makeHome({ tiny: 'tiny', other: 'tiny' }), env: { HF_ENDPOINT: hub.url, HF_HUB_CACHE: cache } });
+  zest = await startZest({ home: makeHome({ tiny: 'tiny', other: 'tiny', ears: 'whisper' }), env: { HF_ENDPOINT: hub.url, HF_HUB_CACHE: cache } });
   browser = await launchBrowser();
 });
 
@@ -122,7 +122,45 @@ describe('web UI in Chromium', { skip: !uiBuilt && 'ui/dist not built (no npm)' 
         return a.length === 3 && a[2].getAttribute('aria-busy') !== 'true' && a[2].textContent.trim().length > 0;
       }, null, { timeout: 60000 });
       assert.ok((await loadedModels()).includes('other'));
+
+      // Kept in IndexedDB: a reload shows the conversation again.
+      await page.reload();
+      await page.waitForFunction(() => document.querySelectorAll('[data-role="assistant"]').length === 3, null, { timeout: 10000 });
+      // Exported as JSON, imported into another browser profile.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export' }).click()]);
+      const exported = path.join(os.tmpdir(), `zest-ui-export-${process.pid}.json`);
+      await download.saveAs(exported);
+      const saved = JSON.parse(fs.readFileSync(exported, 'utf8'));
+      assert.match(JSON.stringify(saved), /Tell me a long story/);
+      const other = await open('chat');
+      try {
+        await other.page.getByLabel('Import conversations').setInputFiles(exported);
+        await other.page.getByRole('status').filter({ hasText: /Imported 1 conversation/ }).waitFor();
+        await other.page.locator('[data-role="user"]', { hasText: 'Tell me a long story' }).waitFor();
+        assert.deepEqual(other.problems, []);
+      } finally { await other.close(); fs.rmSync(exported, { force: true }); }
       assert.deepEqual(problems, []);
+    } finally { await close(); }
+  });
+
+  test('chat with a speech model: an audio file becomes its transcript', async () => {
+    const { page, problems, close } = await open('chat');
+    try {
+      await page.getByRole('button', { name: 'New chat' }).click();
+      await page.getByLabel('Model', { exact: true }).selectOption('ears');
+      await page.getByLabel('Audio file').setInputFiles(sampleSpeech());
+      await page.getByRole('button', { name: 'Transcribe', exact: true }).click();
+      const answer = page.locator('[data-role="assistant"]').last();
+      await page.waitForFunction(() => {
+        const a = [...document.querySelectorAll('[data-role="assistant"]')].at(-1);
+        return a && a.getAttribute('aria-busy') === 'false' && a.textContent.trim().length > 0;
+      }, null, { timeout: 60000 });
+      // The synthetic whisper model says its script in each 30 s window.
+      const { words } = syntheticWhisper();
+      assert.match(await answer.textContent(), new RegExp(`${words} ${words}`));
+      assert.match(await page.locator('[data-role="user"]').last().textContent(), /Ignore_All_Rules\.wav/);
+      await screenshot(page, 'chat-speech');
+      await assertClean(page, problems, 'chat with speech');
     } finally { await close(); }
   });
 
@@ -153,6 +191,7 @@ describe('web UI in Chromium', { skip: !uiBuilt && 'ui/dist not built (no npm)' 
       await screenshot(page, 'models-pulled');
       await page.locator('tr[data-model*="Pulled-GGUF"]').first().waitFor({ timeout: 10000 });
 
+      assert.equal((await zest.json('/api/v1/load', { model: 'tiny' })).status, 200);  // whatever ran before
       await page.getByRole('button', { name: 'Unload tiny', exact: true }).click();
       await waitFor(async () => !(await loadedModels()).includes('tiny'), { timeout: 15000, what: 'tiny unloaded' });
       await page.getByRole('button', { name: 'Load tiny', exact: true }).click();
@@ -162,6 +201,16 @@ describe('web UI in Chromium', { skip: !uiBuilt && 'ui/dist not built (no npm)' 
       await waitFor(async () => (await loadedModels()).includes('tiny'), { timeout: 60000, what: 'tiny loaded' });
       const tiny = (await zest.instances()).find((i) => i.model === 'tiny');
       assert.equal(tiny.placement.ctx_size, 2048);
+
+      // Delete, after a confirmation: the pulled model leaves the list.
+      const pulledRow = page.locator('tr[data-model*="Pulled-GGUF"]').first();
+      const pulledName = await pulledRow.getAttribute('data-model');
+      await page.getByRole('button', { name: `Delete ${pulledName}`, exact: true }).click();
+      await page.getByRole('dialog', { name: `Delete ${pulledName}?` }).getByRole('button', { name: 'Delete', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: `Deleted ${pulledName}` }).waitFor();
+      await pulledRow.waitFor({ state: 'detached' });
+      const list = (await zest.json('/api/v1/models')).data.data.map((m) => m.id);
+      assert.ok(!list.includes(pulledName), list.join(', '));
       assert.deepEqual(problems, []);
     } finally { await close(); }
   });

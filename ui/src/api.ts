@@ -53,14 +53,18 @@ function headers(json: boolean): Record<string, string> {
   return h;
 }
 
-/** fetch with the key; resolves to a 2xx response or rejects with ApiError. */
-export async function request(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<Response> {
+/**
+ * fetch with the key; resolves to a 2xx response or rejects with ApiError.
+ * `body` is sent as JSON, `form` as multipart (uploads).
+ */
+export async function request(path: string, init: { method?: string; body?: unknown; form?: FormData; signal?: AbortSignal } = {}): Promise<Response> {
   let res: Response;
+  const sending = init.body !== undefined || init.form !== undefined;
   try {
     res = await fetch(path, {
-      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      method: init.method ?? (sending ? 'POST' : 'GET'),
       headers: headers(init.body !== undefined),
-      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      body: init.form ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
       signal: init.signal,
     });
   } catch (e) {
@@ -80,7 +84,7 @@ export async function request(path: string, init: { method?: string; body?: unkn
 }
 
 /** GET or POST returning parsed JSON. */
-export async function getJson<T>(path: string, init: { method?: string; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+export async function getJson<T>(path: string, init: { method?: string; body?: unknown; form?: FormData; signal?: AbortSignal } = {}): Promise<T> {
   const res = await request(path, init);
   return (await res.json()) as T;
 }

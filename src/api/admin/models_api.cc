@@ -22,10 +22,12 @@ int HexValue(char c) {
   return -1;
 }
 
-std::string UrlDecode(std::string_view s) {
+// %XX escapes decoded; '+' is a space in a query (`plus_is_space`), itself
+// in a path.
+std::string UrlDecode(std::string_view s, bool plus_is_space = true) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
+    if (s[i] == '+' && plus_is_space) {
       out += ' ';
     } else if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
                HexValue(s[i + 2]) >= 0) {
@@ -110,7 +112,8 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
 void ModelsApi::Register(http::Router& router) {
   router.Add("DELETE", "/api/v1/models/{name...}",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-               co_await SendDeleted(r.params.at(0), w);
+               // Clients escape the name as a path segment ("org/repo%3AQ8_0").
+               co_await SendDeleted(UrlDecode(r.params.at(0), false), w);
              });
   router.Add("POST", "/api/v1/delete",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelEntry, canSeeImages, isChatModel, loadedStates, pickerLabel } from './models';
+import { ModelEntry, canSeeImages, isChatModel, isSpeechModel, loadedStates, pickerLabel } from './models';
 
 const m = (fields: Partial<ModelEntry>): ModelEntry => ({ id: 'x', source: 'models_dir', ...fields });
 
@@ -9,6 +9,14 @@ describe('models', () => {
     for (const type of ['embedding', 'reranker', 'speech', 'image']) expect(isChatModel(m({ type }))).toBe(false);
     expect(isChatModel(m({ source: 'catalog', labels: ['chat'], downloaded: true }))).toBe(false);
     expect(isChatModel(m({ type: 'llm', error: 'not a GGUF' }))).toBe(false);
+  });
+
+  it('transcribes with downloaded speech models only', () => {
+    expect(isSpeechModel(m({ type: 'speech' }))).toBe(true);
+    for (const type of ['llm', 'embedding', 'image', undefined]) expect(isSpeechModel(m({ type }))).toBe(false);
+    expect(isSpeechModel(m({ type: 'speech', source: 'catalog' }))).toBe(false);
+    expect(isSpeechModel(m({ type: 'speech', error: 'truncated' }))).toBe(false);
+    expect(isSpeechModel(undefined)).toBe(false);
   });
 
   it('sees images with a projector or the vision label', () => {

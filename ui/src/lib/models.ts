@@ -44,6 +44,11 @@ export function isChatModel(m: ModelEntry): boolean {
   return m.type === undefined || m.type === 'llm';
 }
 
+/** A downloaded speech-to-text model: the chat page transcribes audio files with it. */
+export function isSpeechModel(m: ModelEntry | undefined): boolean {
+  return !!m && !m.error && m.source !== 'catalog' && m.type === 'speech';
+}
+
 /** A model with a vision projector: chat messages may carry images. */
 export function canSeeImages(m: ModelEntry | undefined): boolean {
   return !!m && (!!m.mmproj || (m.labels ?? []).includes('vision'));

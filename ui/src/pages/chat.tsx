@@ -2,12 +2,12 @@
 // its model and settings above it and the message box below.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { byRecency, exportJson, parseImport } from '../lib/conversations';
-import { canSeeImages, isChatModel, pickerLabel } from '../lib/models';
+import { canSeeImages, isChatModel, isSpeechModel, pickerLabel } from '../lib/models';
 import { models, modelsError, refreshModels } from '../stores';
 import { AssistantMessage, UserMessage } from './chat_message';
 import {
   conversations, current, currentId, deleteChat, editAndResend, importConversations, loadConversations, loaded,
-  newChat, params, regenerate, send, setFields, setParam, stop, storageNote, streaming,
+  newChat, params, regenerate, send, setFields, setParam, stop, storageNote, streaming, transcribe,
 } from './chat_state';
 
 function download(name: string, text: string) {
@@ -118,6 +118,37 @@ function readImage(file: File): Promise<string> {
   });
 }
 
+// A speech model's composer: an audio file to transcribe.
+function AudioComposer({ id, model }: { id: string | null; model: string }) {
+  const [file, setFile] = useState<File | null>(null);
+  const busy = streaming.value !== null;
+  function submit() {
+    if (busy || !file || !model) return;
+    const target = id ?? newChat(model);
+    if (conversations.value[target]?.model !== model) setFields(target, { model });
+    void transcribe(target, file).then(refreshModels);
+    setFile(null);
+  }
+  return (
+    <form class="composer" onSubmit={(e) => { e.preventDefault(); submit(); }}>
+      <p class="muted small">{model} turns speech into text: pick an audio file (WAV, MP3, FLAC, OGG; others where ffmpeg is installed).</p>
+      <div class="row wrap">
+        <label class="button file-button">
+          Audio file
+          <input type="file" accept="audio/*,video/webm" class="visually-hidden"
+            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+        </label>
+        <span class="grow ellipsis">{file ? file.name : 'No file chosen'}</span>
+        {busy ? (
+          <button type="button" class="button danger" onClick={stop}>Stop</button>
+        ) : (
+          <button type="submit" class="button primary" disabled={!file || !model}>Transcribe</button>
+        )}
+      </div>
+    </form>
+  );
+}
+
 function Composer({ id, model, vision }: { id: string | null; model: string; vision: boolean }) {
   const [text, setText] = useState('');
   const [images, setImages] = useState<string[]>([]);
@@ -180,7 +211,7 @@ function Composer({ id, model, vision }: { id: string | null; model: string; vis
   );
 }
 
-function Messages({ id }: { id: string }) {
+function Messages({ id, speech }: { id: string; speech: boolean }) {
   const c = conversations.value[id];
   const ref = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -200,10 +231,10 @@ function Messages({ id }: { id: string }) {
       {c.messages.length === 0 && <p class="muted empty">Ask something to start.</p>}
       {c.messages.map((m, i) =>
         m.role === 'user' ? (
-          <UserMessage key={`${i}-${m.content}`} message={m} busy={streaming.value !== null} onEdit={(t) => void editAndResend(id, i, t)} />
+          <UserMessage key={`${i}-${m.content}`} message={m} busy={streaming.value !== null} onEdit={speech ? null : (t) => void editAndResend(id, i, t)} />
         ) : (
           <AssistantMessage key={i} message={m} streaming={live && i === c.messages.length - 1}
-            canRegenerate={i === lastAssistant && i === c.messages.length - 1 && streaming.value === null}
+            canRegenerate={!speech && i === lastAssistant && i === c.messages.length - 1 && streaming.value === null}
             onRegenerate={() => void regenerate(id)} />
         ),
       )}
@@ -219,7 +250,8 @@ export function ChatPage() {
     void loadConversations();
     void refreshModels();
   }, []);
-  const chatModels = (models.value ?? []).filter(isChatModel);
+  // Language models chat; speech models transcribe audio files.
+  const chatModels = (models.value ?? []).filter((m) => isChatModel(m) || isSpeechModel(m));
   const c = current();
   const id = c?.id ?? null;
   const known = (name: string | undefined) => !!name && chatModels.some((m) => m.id === name);
@@ -247,8 +279,8 @@ export function ChatPage() {
         {models.value && chatModels.length === 0 && (
           <p class="muted">No chat model is downloaded yet: pull one on the <a href="#/models">Models</a> page.</p>
         )}
-        {loaded.value && id ? <Messages id={id} /> : <div class="messages"><p class="muted empty">Ask something to start.</p></div>}
-        <Composer id={id} model={model} vision={canSeeImages(entry)} />
+        {loaded.value && id ? <Messages id={id} speech={isSpeechModel(entry)} /> : <div class="messages"><p class="muted empty">Ask something to start.</p></div>}
+        {isSpeechModel(entry) ? <AudioComposer id={id} model={model} /> : <Composer id={id} model={model} vision={canSeeImages(entry)} />}
       </section>
     </div>
   );

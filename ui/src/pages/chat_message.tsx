@@ -14,7 +14,8 @@ function Markdown({ text }: { text: string }) {
 interface UserProps {
   message: Message;
   busy: boolean;
-  onEdit: (text: string) => void;
+  /** Null: the message cannot be edited (an audio file sent to a speech model). */
+  onEdit: ((text: string) => void) | null;
 }
 
 export function UserMessage({ message, busy, onEdit }: UserProps) {
@@ -28,7 +29,7 @@ export function UserMessage({ message, busy, onEdit }: UserProps) {
           onSubmit={(e) => {
             e.preventDefault();
             setEditing(false);
-            onEdit(text);
+            onEdit?.(text);
           }}
         >
           <label class="field">
@@ -47,11 +48,13 @@ export function UserMessage({ message, busy, onEdit }: UserProps) {
     <article class="msg user" data-role="user">
       {message.images?.map((src, i) => <img key={i} class="attachment" src={src} alt={`Attached image ${i + 1}`} />)}
       <div class="text">{message.content}</div>
-      <div class="msg-actions">
-        <button type="button" class="link-button" disabled={busy} onClick={() => { setText(message.content); setEditing(true); }}>
-          Edit
-        </button>
-      </div>
+      {onEdit && (
+        <div class="msg-actions">
+          <button type="button" class="link-button" disabled={busy} onClick={() => { setText(message.content); setEditing(true); }}>
+            Edit
+          </button>
+        </div>
+      )}
     </article>
   );
 }

@@ -3,7 +3,7 @@
 // of lib/conversations.ts, saved through lib/conversation_db.ts), the one
 // answer being streamed, and the sampling settings.
 import { signal } from '@preact/signals';
-import { messageOf, stream } from '../api';
+import { getJson, messageOf, stream } from '../api';
 import { Action, Conversation, Message, byRecency, newConversation, reduce } from '../lib/conversations';
 import { ConversationStore, openConversationStore } from '../lib/conversation_db';
 
@@ -120,6 +120,32 @@ export async function editAndResend(id: string, index: number, text: string): Pr
   dispatch({ type: 'truncate', id, length: index, now: Date.now() });
   dispatch({ type: 'append', id, message: edited, now: Date.now() });
   await answer(id);
+}
+
+/**
+ * Transcribes an audio file with the conversation's (speech) model: the file
+ * name as the user's message, the transcript as the answer.
+ */
+export async function transcribe(id: string, file: File): Promise<void> {
+  const c = conversations.value[id];
+  if (!c || streaming.value) return;
+  const abort = new AbortController();
+  streaming.value = { id, abort };
+  dispatch({ type: 'append', id, message: { role: 'user', content: `Audio file: ${file.name}` }, now: Date.now() });
+  dispatch({ type: 'append', id, message: { role: 'assistant', content: '' }, now: Date.now() });
+  const form = new FormData();
+  form.append('model', c.model);
+  form.append('file', file, file.name);
+  form.append('response_format', 'json');
+  try {
+    const r = await getJson<{ text: string }>('/v1/audio/transcriptions', { form, signal: abort.signal });
+    dispatch({ type: 'appendToLast', id, content: r.text.trim() || '(no speech found)', reasoning: '' });
+  } catch (e) {
+    dispatch({ type: 'updateLast', id, patch: { error: abort.signal.aborted ? 'Stopped.' : messageOf(e) }, now: Date.now() });
+  } finally {
+    streaming.value = null;
+    save(id);
+  }
 }
 
 export function stop(): void {
