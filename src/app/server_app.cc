@@ -404,9 +404,11 @@ Status ServerApp::Start() {
   ZEST_RETURN_IF_ERROR(ApplyAccessRules(p.router, s.metrics_public));
   ZEST_RETURN_IF_ERROR(CheckBindSafety(s, *p.auth));
   http::ServerOptions gateway = GatewayOptions(s, p.auth);
-  gateway.on_failed = [&errors = p.recent_errors](const http::FailedRequest& failed) {
+  // Every listener's error answers go to the dashboard's recent errors.
+  const auto record_failure = [&errors = p.recent_errors](const http::FailedRequest& failed) {
     errors.Add(failed);
   };
+  gateway.on_failed = record_failure;
   if (s.metrics_enabled) {
     // Turned away at the gateway, before any model is known.
     gateway.on_rejected = [&metrics = p.inference_metrics](std::string_view reason) {
@@ -436,9 +438,7 @@ Status ServerApp::Start() {
   // Optional second listener on Ollama's address, same routes and keys.
   if (!s.ollama_listen.empty()) {
     ZEST_ASSIGN_OR_RETURN(http::ServerOptions ollama, OllamaListenerOptions(s, p.auth));
-    ollama.on_failed = [&errors = p.recent_errors](const http::FailedRequest& failed) {
-      errors.Add(failed);
-    };
+    ollama.on_failed = record_failure;
     p.ollama_server = std::make_unique<http::Server>(p.io, std::move(ollama), p.router,
                                                      api::ollama::RenderOllamaHttpError);
     if (Status st = p.ollama_server->Listen(); !st.ok()) {

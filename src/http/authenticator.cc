@@ -156,16 +156,21 @@ const Authenticator::Entry* Authenticator::MatchLocked(std::string_view key) con
   return found;
 }
 
-AuthDecision Authenticator::IdentifyLocked(std::string_view key) const {
+AuthDecision Authenticator::IdentifyLocked(std::string_view key, std::string_view address,
+                                           Clock::time_point now) {
   AuthDecision d;
   d.keys_required = true;
   d.scope = Access::kPublic;  // no key, or a wrong one: what anyone may do
-  const Entry* entry = key.empty() ? nullptr : MatchLocked(key);
-  if (entry != nullptr) {
-    d.principal = entry->name;
-    d.priority = entry->priority;
-    d.scope = entry->scope;
+  if (key.empty()) return d;
+  const Entry* entry = MatchLocked(key);
+  if (entry == nullptr) {
+    // Allowed, but no cheaper a way to guess keys than any other route.
+    d.delay = NoteFailureLocked(address, now);
+    return d;
   }
+  d.principal = entry->name;
+  d.priority = entry->priority;
+  d.scope = entry->scope;
   return d;
 }
 
@@ -175,7 +180,7 @@ AuthDecision Authenticator::Check(const Headers& headers, Access required,
   MutexLock lock(mutex_);
   MaybeReloadLocked(now);
   if (!required_) return {};
-  if (required == Access::kPublic) return IdentifyLocked(PresentedKey(headers));
+  if (required == Access::kPublic) return IdentifyLocked(PresentedKey(headers), address, now);
   if (entries_.empty()) {
     return Deny(401,
                 "this server has no API key any more, so it refuses every request: add one "

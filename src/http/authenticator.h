@@ -48,8 +48,8 @@ struct AuthDecision {
   // Requests must present keys (a key exists, or existed). On a public
   // route a valid key is still named (principal, scope), never required.
   bool keys_required = false;
-  // How long to hold a refusal back before answering (wrong keys from an
-  // address past its allowance).
+  // How long to hold the answer back (wrong keys from an address past its
+  // allowance; on a public route the request is still served, late).
   std::chrono::milliseconds delay{0};
   bool allowed() const { return status == 0; }
 };
@@ -67,8 +67,8 @@ class Authenticator {
   // Checks the key in `headers` (Authorization: Bearer, else x-api-key)
   // against `required`, and takes a token from the key's rate limit. A
   // public route is always allowed; a valid key sent to one is named in the
-  // decision (so a page can ask what its key may do), a wrong one is not
-  // counted against the address.
+  // decision (so a page can ask what its key may do); a wrong one is
+  // counted against the address and slowed down like on any route.
   // `address` is the client's, for slowing down wrong keys.
   AuthDecision Check(const Headers& headers, Access required, std::string_view address = {});
   // Re-reads the keys file now; on error the previous keys stay in force.
@@ -87,8 +87,10 @@ class Authenticator {
   Status LoadLocked() REQUIRES(mutex_);
   void MaybeReloadLocked(Clock::time_point now) REQUIRES(mutex_);
   const Entry* MatchLocked(std::string_view key) const REQUIRES(mutex_);
-  // The decision for a public route: allowed, naming `key`'s owner if valid.
-  AuthDecision IdentifyLocked(std::string_view key) const REQUIRES(mutex_);
+  // The decision for a public route: allowed, naming `key`'s owner if
+  // valid; a wrong key counts against `address` as anywhere else.
+  AuthDecision IdentifyLocked(std::string_view key, std::string_view address, Clock::time_point now)
+      REQUIRES(mutex_);
   // Counts a wrong key from `address`; the delay its refusal gets.
   std::chrono::milliseconds NoteFailureLocked(std::string_view address, Clock::time_point now)
       REQUIRES(mutex_);

@@ -365,12 +365,12 @@ net::awaitable<const Handler*> Connection::Admit(Request& request) {
   if (context_->options.auth) {
     decision = context_->options.auth->Check(request.headers, match.access, remote_address_);
   }
+  if (decision.delay.count() > 0) {  // a wrong key past its address's allowance
+    net::steady_timer slow(socket_.get_executor());
+    slow.expires_after(decision.delay);
+    co_await slow.async_wait(kTuple);
+  }
   if (!decision.allowed()) {
-    if (decision.delay.count() > 0) {  // a wrong key past its address's allowance
-      net::steady_timer slow(socket_.get_executor());
-      slow.expires_after(decision.delay);
-      co_await slow.async_wait(kTuple);
-    }
     Headers extra;
     if (decision.status == 401) extra.emplace_back("WWW-Authenticate", "Bearer");
     if (decision.retry_after_s > 0) {

@@ -128,6 +128,33 @@ TEST(AuthenticatorTest, DistinguishesMissingInvalidScopeAndRate) {
   EXPECT_GE(limited.retry_after_s, 1);
 }
 
+TEST(AuthenticatorTest, PublicRoutesNameAValidKeyAndSlowWrongOnes) {
+  TempDir dir;
+  fs::path file = dir.path / "keys.json";
+  std::string boss = *AddApiKey(file, {"boss", "admin", "normal", 0});
+  auto auth = Authenticator::Create({"", file});
+  ASSERT_TRUE(auth.ok());
+  Authenticator& a = **auth;
+  AuthDecision anyone = a.Check({}, Access::kPublic, "10.0.0.1");
+  EXPECT_TRUE(anyone.allowed());
+  EXPECT_TRUE(anyone.keys_required);
+  EXPECT_EQ(anyone.scope, Access::kPublic);
+  AuthDecision named = a.Check({{"Authorization", "Bearer " + boss}}, Access::kPublic, "10.0.0.1");
+  EXPECT_TRUE(named.allowed());
+  EXPECT_EQ(named.principal, "boss");
+  EXPECT_EQ(named.scope, Access::kAdmin);
+  // Wrong keys on a public route count like anywhere: past the address's
+  // allowance each answer is held back, though still served.
+  AuthDecision last;
+  for (int i = 0; i < 40; ++i) {
+    last = a.Check({{"Authorization", "Bearer guess"}}, Access::kPublic, "10.0.0.2");
+    EXPECT_TRUE(last.allowed());
+    EXPECT_EQ(last.scope, Access::kPublic);
+  }
+  EXPECT_GT(last.delay.count(), 0);
+  EXPECT_EQ(a.Check({}, Access::kPublic, "10.0.0.3").delay.count(), 0);
+}
+
 TEST(AuthenticatorTest, NoKeysMeansOpenAndABrokenReloadKeepsTheOldKeys) {
   TempDir dir;
   fs::path file = dir.path / "keys.json";
