@@ -225,7 +225,11 @@ describe('web UI in Chromium', { skip: !uiBuilt && 'ui/dist not built (no npm)' 
       assert.equal(reply.status, 200);
       await waitFor(async () => Number((await total.textContent()).replace(/\D/g, '')) > before,
         { timeout: 10000, what: 'total requests to go up' });
-      await page.getByText('tiny').first().waitFor();
+      // The model's own throughput, from the generated-token counters.
+      const rate = page.getByTestId('tokens-per-second-tiny').first();
+      await waitFor(async () => /[1-9]/.test((await rate.textContent().catch(() => '')).replace(/tok\/s/, '')),
+        { timeout: 10000, what: 'tiny\'s tokens/s' });
+      assert.match(await page.getByTestId('predicted-memory').textContent(), /CPU \d/);
       await screenshot(page, 'dashboard');
       await assertClean(page, problems, 'dashboard');
     } finally { await close(); }

@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { stream } from './api';
 import { Histogram, intervalPercentiles, trimWindow } from './lib/histogram';
+import { CounterSample, ratesPerModel, trimSamples } from './lib/rates';
 import type { Instance } from './lib/models';
 
 export interface QueueStats {
@@ -64,6 +65,8 @@ export interface Snapshot {
   system: SystemInfo;
   latency?: { time_to_first_token: Histogram; inter_token_latency: Histogram; queue_wait: Histogram };
   errors?: RequestError[];
+  /** Tokens each model generated since zest started. */
+  generated_tokens?: Record<string, number>;
 }
 
 /** One point of the charts: per-interval percentiles (seconds) and queue depth. */
@@ -77,6 +80,8 @@ export interface Point {
 }
 
 export const windowSeconds = 300;
+/** Tokens/s per model: over the last few snapshots, so a burst shows for a while. */
+export const rateWindowSeconds = 10;
 
 export function pointOf(prev: Snapshot | null, s: Snapshot): Point {
   const ttft = s.latency ? intervalPercentiles(prev?.latency?.time_to_first_token, s.latency.time_to_first_token) : null;
@@ -106,13 +111,17 @@ export function useLive() {
   const [history, setHistory] = useState<Point[]>([]);
   const [connected, setConnected] = useState(false);
   const [error, setError] = useState('');
+  const [tokenRates, setTokenRates] = useState<Record<string, number>>({});
 
   useEffect(() => {
     const abort = new AbortController();
     let prev: Snapshot | null = null;
+    let counters: CounterSample[] = [];
     const accept = (s: Snapshot) => {
       const point = pointOf(prev, s);
       prev = s;
+      counters = trimSamples([...counters, { time: s.time, counts: s.generated_tokens ?? {} }], rateWindowSeconds);
+      setTokenRates(ratesPerModel(counters));
       setSnapshot(s);
       setConnected(true);
       setError('');
@@ -133,5 +142,5 @@ export function useLive() {
     return () => abort.abort();
   }, []);
 
-  return { snapshot, history, connected, error };
+  return { snapshot, history, connected, error, tokenRates };
 }

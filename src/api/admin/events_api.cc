@@ -45,6 +45,16 @@ json SummedHistogram(const metrics::Family<metrics::Histogram>& family) {
   return {{"buckets", buckets}, {"count", count}, {"sum", sum}};
 }
 
+// A counter family's value per model (its one label), for rates the page
+// works out between snapshots.
+json PerModel(const metrics::Family<metrics::Counter>& family) {
+  json out = json::object();
+  family.ForEach([&](const metrics::LabelValues& labels, const metrics::Counter& c) {
+    if (!labels.empty()) out[labels.front()] = c.value();
+  });
+  return out;
+}
+
 double UnixSeconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -64,7 +74,9 @@ awaitable<json> EventsApi::Snapshot(bool with_errors) {
               {"stats", observability_.StatsJson()},
               {"ps", admin_.PsJson()},
               {"system", std::move(system)},
-              {"latency", LatencyJson()}};
+              {"latency", LatencyJson()},
+              {"generated_tokens",
+               metrics_ != nullptr ? PerModel(metrics_->completion_tokens) : json::object()}};
   if (with_errors) out["errors"] = errors_.Json();
   co_return out;
 }

@@ -6,6 +6,7 @@
 //    "latency": {"time_to_first_token" | "inter_token_latency" | "queue_wait":
 //                {"buckets": [[upper bound s | "+Inf", cumulative count]...],
 //                 "count", "sum"}}  (summed over models),
+//    "generated_tokens": {model: tokens generated since start},
 //    "errors": RecentErrors (admin keys only: other tenants' requests)}
 // The page works out percentiles over time from successive histograms, so
 // the server keeps no history per client.

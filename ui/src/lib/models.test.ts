@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelEntry, canSeeImages, isChatModel, isSpeechModel, loadedStates, pickerLabel } from './models';
+import { Instance, ModelEntry, canSeeImages, isChatModel, isSpeechModel, loadedStates, pickerLabel, predictedByDevice } from './models';
 
 const m = (fields: Partial<ModelEntry>): ModelEntry => ({ id: 'x', source: 'models_dir', ...fields });
 
@@ -9,6 +9,16 @@ describe('models', () => {
     for (const type of ['embedding', 'reranker', 'speech', 'image']) expect(isChatModel(m({ type }))).toBe(false);
     expect(isChatModel(m({ source: 'catalog', labels: ['chat'], downloaded: true }))).toBe(false);
     expect(isChatModel(m({ type: 'llm', error: 'not a GGUF' }))).toBe(false);
+  });
+
+  it('sums the predicted memory per device over instances', () => {
+    const at = (model: string, bytes: Record<string, number>): Instance => ({
+      model, pid: 1, state: 'ready',
+      placement: { predicted_bytes: Object.fromEntries(Object.entries(bytes).map(([d, total]) => [d, { total }])) },
+    });
+    expect(predictedByDevice([at('a', { CPU: 100 }), at('b', { CPU: 50, Vulkan0: 400 }), { model: 'c', pid: 2, state: 'loading' }]))
+      .toEqual([['Vulkan0', 400], ['CPU', 150]]);
+    expect(predictedByDevice([])).toEqual([]);
   });
 
   it('transcribes with downloaded speech models only', () => {

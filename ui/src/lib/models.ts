@@ -35,7 +35,13 @@ export interface Instance {
   slots?: number;
   in_flight?: number;
   expires_in_s?: number | null;
-  placement?: { devices?: string[]; predicted_total_bytes?: number; explanation?: string; ctx_size?: number };
+  placement?: {
+    devices?: string[];
+    predicted_bytes?: Record<string, { total: number }>;
+    predicted_total_bytes?: number;
+    explanation?: string;
+    ctx_size?: number;
+  };
 }
 
 /** A model that can be asked for chat completions now (downloaded, a language model). */
@@ -74,4 +80,15 @@ export function pickerLabel(m: ModelEntry, state: string | undefined): string {
   const parts = [state === 'ready' || (!state && m.loaded) ? 'loaded' : state ?? 'not loaded'];
   if (m.fit) parts.push(`fit: ${m.fit.verdict}`);
   return `${m.id} (${parts.join(', ')})`;
+}
+
+/** The memory placement predicted for `instances`, summed per device, largest first. */
+export function predictedByDevice(instances: Instance[]): [string, number][] {
+  const sums = new Map<string, number>();
+  for (const i of instances) {
+    for (const [device, use] of Object.entries(i.placement?.predicted_bytes ?? {})) {
+      sums.set(device, (sums.get(device) ?? 0) + (use.total ?? 0));
+    }
+  }
+  return [...sums].sort((a, b) => b[1] - a[1]);
 }

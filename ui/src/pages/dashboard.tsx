@@ -2,6 +2,7 @@
 // and recent errors, from the live feed (live.ts) while the page is shown.
 import { LineChart } from '../components/line_chart';
 import { formatBytes, formatClock, formatCount, formatDuration, formatRate } from '../lib/format';
+import { predictedByDevice, type Instance } from '../lib/models';
 import { Snapshot, SystemInfo, useLive } from '../live';
 
 function Meter({ label, used, total, detail }: { label: string; used: number; total: number; detail: string }) {
@@ -16,7 +17,18 @@ function Meter({ label, used, total, detail }: { label: string; used: number; to
   );
 }
 
-function Devices({ system }: { system: SystemInfo }) {
+// What zest's memory ledger reserved for the loaded models, per device.
+function Predicted({ instances }: { instances: Instance[] }) {
+  const byDevice = predictedByDevice(instances);
+  if (byDevice.length === 0) return null;
+  return (
+    <p class="small" data-testid="predicted-memory">
+      Predicted for the loaded models: {byDevice.map(([device, bytes]) => `${device} ${formatBytes(bytes)}`).join(', ')}
+    </p>
+  );
+}
+
+function Devices({ system, instances }: { system: SystemInfo; instances: Instance[] }) {
   const u = system.utilisation;
   const ramTotal = u?.ram_total_bytes || system.memory.total_bytes;
   const ramUsed = u?.ram_used_bytes ?? system.memory.total_bytes - system.memory.available_bytes;
@@ -50,6 +62,7 @@ function Devices({ system }: { system: SystemInfo }) {
           );
         })}
         {system.gpus.length === 0 && system.npus.length === 0 && <p class="muted small">No GPU or NPU found: models run on the CPU.</p>}
+        <Predicted instances={instances} />
       </div>
     </section>
   );
@@ -77,7 +90,7 @@ function Totals({ s }: { s: Snapshot }) {
   );
 }
 
-function Instances({ s }: { s: Snapshot }) {
+function Instances({ s, rates }: { s: Snapshot; rates: Record<string, number> }) {
   const list = s.ps.instances;
   return (
     <section class="card span-2" aria-labelledby="instances-title">
@@ -86,7 +99,7 @@ function Instances({ s }: { s: Snapshot }) {
         <table class="table compact">
           <thead>
             <tr><th scope="col">Model</th><th scope="col">Device</th><th scope="col">State</th><th scope="col">Slots busy</th>
-              <th scope="col">In flight</th><th scope="col">Memory</th><th scope="col">Placement</th></tr>
+              <th scope="col">In flight</th><th scope="col">Tokens/s (10 s)</th><th scope="col">Memory</th><th scope="col">Placement</th></tr>
           </thead>
           <tbody>
             {list.map((i) => {
@@ -98,6 +111,7 @@ function Instances({ s }: { s: Snapshot }) {
                   <td data-label="State"><span class={`badge state-${i.state}`}>{i.state}</span></td>
                   <td data-label="Slots busy" class="num">{q ? `${q.busy} / ${q.slots}` : `— / ${i.slots ?? '—'}`}</td>
                   <td data-label="In flight" class="num">{i.in_flight ?? 0}</td>
+                  <td data-label="Tokens/s" class="num" data-testid={`tokens-per-second-${i.model}`}>{formatRate(rates[i.model] ?? 0)}</td>
                   <td data-label="Memory" class="num">{formatBytes(i.placement?.predicted_total_bytes)}</td>
                   <td data-label="Placement" class="small explain">{i.placement?.explanation ?? ''}</td>
                 </tr>
@@ -167,7 +181,7 @@ function Errors({ s }: { s: Snapshot }) {
 const seconds = (v: number) => formatDuration(v);
 
 export function DashboardPage() {
-  const { snapshot: s, history, connected, error } = useLive();
+  const { snapshot: s, history, connected, error, tokenRates } = useLive();
   const times = history.map((p) => p.time);
   return (
     <div class="stack">
@@ -180,8 +194,8 @@ export function DashboardPage() {
         <>
           <Totals s={s} />
           <div class="grid">
-            <Devices system={s.system} />
-            <Instances s={s} />
+            <Devices system={s.system} instances={s.ps.instances} />
+            <Instances s={s} rates={tokenRates} />
             <Queues s={s} />
             <section class="card span-2 charts" aria-labelledby="charts-title">
               <h2 id="charts-title">Last 5 minutes</h2>
