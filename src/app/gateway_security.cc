@@ -19,6 +19,8 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
   std::vector<Rule> rules = {
       // Liveness only: {"status":"ok"}. The details (/api/v1/health) need a key.
       {"GET", "/health", Access::kPublic},
+      // Readiness for load balancers: "ready", "starting" or "draining", no details.
+      {"GET", "/ready", Access::kPublic},
       {"GET", "/metrics", metrics_public ? Access::kPublic : Access::kInference},
       {"GET", "/api/v1/config", Access::kAdmin},
       // Every request's lines and the engines' output: other tenants' business.

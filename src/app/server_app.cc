@@ -31,6 +31,7 @@
 #include "app/engine_search.h"
 #include "app/gateway_security.h"
 #include "app/placement_wiring.h"
+#include "app/readiness.h"
 #include "app/run_dir.h"
 #include "app/scrape_gauges.h"
 #include "core/duration.h"
@@ -317,6 +318,7 @@ struct ServerApp::Parts {
     observability.Register(router);
     events.Register(router);
     web_ui.Register(router);
+    readiness.Register(router);
     ollama.Register(router);
     anthropic.Register(router);
     responses.Register(router);
@@ -356,6 +358,7 @@ struct ServerApp::Parts {
   api::RecentErrors recent_errors;
   api::admin::EventsApi events;
   webui::WebUi web_ui;
+  Readiness readiness;
   api::ollama::OllamaApi ollama;
   api::responses::ResponseStore response_store;
   api::responses::ResponsesApi responses;
@@ -458,6 +461,7 @@ Status ServerApp::Start() {
   p.autoscaler.Start();
   p.server->Start();
   p.started = true;
+  p.readiness.Set(Readiness::State::kReady);
   spdlog::info("zest {} listening on {}://{}:{} (models in {})", ZEST_VERSION,
                p.server->tls() ? "https" : "http", s.host, p.server->port(), s.models_dir.string());
   return Status::Ok();
@@ -468,6 +472,12 @@ int ServerApp::Serve() {
   p.work.emplace(asio::make_work_guard(p.io));
   for (int i = 0; i < p.s.io_threads; ++i) p.threads.emplace_back([&io = p.io] { io.run(); });
   int sig = p.signalled.get_future().get();
+  p.readiness.Set(Readiness::State::kDraining);
+  if (p.s.shutdown_delay_s > 0) {
+    spdlog::info("received signal {}: /ready says draining; serving {} s more before closing", sig,
+                 p.s.shutdown_delay_s);
+    std::this_thread::sleep_for(std::chrono::seconds(p.s.shutdown_delay_s));
+  }
   spdlog::info("received signal {}, shutting down", sig);
   return sig;
 }
@@ -476,6 +486,7 @@ void ServerApp::Drain() {
   Parts& p = *parts_;
   if (p.drained) return;
   p.drained = true;
+  p.readiness.Set(Readiness::State::kDraining);
   if (p.started) {
     p.server->StopAccepting();
     if (p.ollama_server) p.ollama_server->StopAccepting();

@@ -145,6 +145,8 @@ std::vector<Field> ServerAndModelFields() {
                          1024, 1ull << 34),
       IntField("server.io_threads", "ZEST_IO_THREADS", &Settings::io_threads, 1, 256),
       IntField("server.drain_timeout_s", "ZEST_DRAIN_TIMEOUT", &Settings::drain_timeout_s, 0, 3600),
+      IntField("server.shutdown_delay_s", "ZEST_SHUTDOWN_DELAY", &Settings::shutdown_delay_s, 0,
+               600),
       PathField("models.dir", "ZEST_MODELS_DIR", &Settings::models_dir),
       PathField("models.hf_hub_cache", "HF_HUB_CACHE", &Settings::hf_hub_cache),
       StringField("hub.endpoint", "HF_ENDPOINT", &Settings::hf_endpoint),

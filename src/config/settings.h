@@ -28,6 +28,9 @@ struct Settings {
   uint64_t max_body_bytes = 32ull * 1024 * 1024;
   int io_threads = 2;
   int drain_timeout_s = 30;  // on SIGTERM: how long running requests may finish
+  // On SIGTERM: how long to go on serving with /ready at 503 before closing
+  // the listener, so a load balancer's checks see the node leave first.
+  int shutdown_delay_s = 0;
   // [models]
   std::filesystem::path home;  // $ZEST_HOME, default $XDG_DATA_HOME/zest or ~/.local/share/zest
   std::filesystem::path models_dir;  // default <home>/models

@@ -287,6 +287,26 @@ describe('zest shutdown', () => {
     zest.cleanup();
   });
 
+  test('readiness: /ready is 200 while serving; SIGTERM turns it to 503 first and serves on for shutdown_delay_s', async () => {
+    const zest = await startZest({ home: makeHome({ a: 'tiny' }), env: { ZEST_SHUTDOWN_DELAY: '10' } });
+    let r = await zest.json('/ready');
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.data, { status: 'ready' });
+    assert.equal((await zest.json('/v1/chat/completions', chatBody('a', { max_tokens: 4 }))).status, 200);
+    const exited = new Promise((resolve) => zest.proc.once('exit', (code) => resolve(code)));
+    zest.proc.kill('SIGTERM');
+    await waitFor(async () => (await zest.json('/ready')).status === 503, { timeout: 5000, what: '/ready to say draining' });
+    r = await zest.json('/ready');
+    assert.equal(r.data.status, 'draining');
+    assert.match(r.data.reason, /shutting down/);
+    assert.equal((await zest.json('/health')).status, 200, 'still alive');
+    // Still serving: a balancer that has not checked yet loses nothing.
+    const late = await zest.json('/v1/chat/completions', chatBody('a', { max_tokens: 4 }));
+    assert.equal(late.status, 200);
+    assert.equal(await exited, 0);
+    zest.cleanup();
+  });
+
   test('SIGTERM stops accepting, lets a running stream finish, then exits', async () => {
     const zest = await startZest({
       home: makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } }),

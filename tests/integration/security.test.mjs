@@ -103,10 +103,13 @@ describe('API keys', () => {
     assert.ok(!list.includes(admin));
   });
 
-  test('/health is open and says only ok; the details need a key', async () => {
+  test('/health and /ready are open and say only ok or ready; the details need a key', async () => {
     const open = await zest.json('/health');
     assert.equal(open.status, 200);
     assert.deepEqual(open.data, { status: 'ok' });
+    const ready = await zest.json('/ready');
+    assert.equal(ready.status, 200);
+    assert.deepEqual(ready.data, { status: 'ready' });
     // Ollama's liveness probe is open too; its model list is not.
     assert.equal(await (await zest.fetch('/')).text(), 'Ollama is running');
     assert.equal((await zest.json('/api/tags')).status, 401);
