@@ -5,6 +5,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <limits>
 
+#include "core/host_port.h"
 #include "http/cors.h"
 
 namespace zest::app {
@@ -62,23 +63,6 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
 
 namespace {
 
-// "HOST:PORT" ("[::1]:11434" for IPv6).
-Result<std::pair<std::string, uint16_t>> HostPort(const std::string& text) {
-  const std::size_t colon = text.rfind(':');
-  std::string host = colon == std::string::npos ? "" : text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  const std::string port = colon == std::string::npos ? "" : text.substr(colon + 1);
-  const bool digits = !port.empty() && port.size() <= 5 &&
-                      port.find_first_not_of("0123456789") == std::string::npos;
-  if (host.empty() || !digits || std::stoul(port) > 65535) {
-    return InvalidArgument("server.ollama_listen: \"" + text +
-                           "\" is not HOST:PORT (e.g. \"127.0.0.1:11434\")");
-  }
-  return std::make_pair(host, static_cast<uint16_t>(std::stoul(port)));
-}
-
 Status CheckHostSafety(const std::string& host, const config::Settings& s,
                        const http::Authenticator& auth) {
   boost::system::error_code ec;
@@ -97,16 +81,16 @@ Status CheckHostSafety(const std::string& host, const config::Settings& s,
 Status CheckBindSafety(const config::Settings& s, const http::Authenticator& auth) {
   ZEST_RETURN_IF_ERROR(CheckHostSafety(s.host, s, auth));
   if (s.ollama_listen.empty()) return Status::Ok();
-  ZEST_ASSIGN_OR_RETURN(auto ollama, HostPort(s.ollama_listen));
-  return CheckHostSafety(ollama.first, s, auth);
+  ZEST_ASSIGN_OR_RETURN(HostPort ollama, ParseHostPort(s.ollama_listen, "server.ollama_listen"));
+  return CheckHostSafety(ollama.host, s, auth);
 }
 
 Result<http::ServerOptions> OllamaListenerOptions(const config::Settings& s,
                                                   std::shared_ptr<http::Authenticator> auth) {
-  ZEST_ASSIGN_OR_RETURN(auto address, HostPort(s.ollama_listen));
+  ZEST_ASSIGN_OR_RETURN(HostPort address, ParseHostPort(s.ollama_listen, "server.ollama_listen"));
   http::ServerOptions o = GatewayOptions(s, std::move(auth));
-  o.host = address.first;
-  o.port = address.second;
+  o.host = address.host;
+  o.port = address.port;
   return o;
 }
 

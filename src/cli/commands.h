@@ -13,13 +13,14 @@ using Action = std::function<int()>;
 void AddServeCommand(CLI::App& app, Action* action);
 void AddRunCommand(CLI::App& app, Action* action);
 void AddPullCommand(CLI::App& app, Action* action);
-void AddClientCommands(CLI::App& app, Action* action);       // list, ps, stop, engines, config, add
-void AddLoadCommands(CLI::App& app, Action* action);         // load, unload
-void AddSystemCommand(CLI::App& app, Action* action);        // system [--json] [--watch]
-void AddKeysCommand(CLI::App& app, Action* action);          // keys add|list|rm
-void AddCertCommand(CLI::App& app, Action* action);          // cert (local CA + server certificate)
-void AddLogsCommand(CLI::App& app, Action* action);          // logs [MODEL] [-f] [-n N]
-void AddTopCommand(CLI::App& app, Action* action);           // top
-void AddEngineBridgeCommand(CLI::App& app, Action* action);  // engine-bridge (zest's own use)
+void AddClientCommands(CLI::App& app, Action* action);  // list, ps, stop, engines, config, add
+void AddLoadCommands(CLI::App& app, Action* action);    // load, unload
+void AddSystemCommand(CLI::App& app, Action* action);   // system [--json] [--watch]
+void AddKeysCommand(CLI::App& app, Action* action);     // keys add|list|rm
+void AddCertCommand(CLI::App& app, Action* action);     // cert (local CA + server certificate)
+void AddLogsCommand(CLI::App& app, Action* action);     // logs [MODEL] [-f] [-n N]
+void AddTopCommand(CLI::App& app, Action* action);      // top
+void AddHaproxyConfigCommand(CLI::App& app, Action* action);  // haproxy-config (scale-out)
+void AddEngineBridgeCommand(CLI::App& app, Action* action);   // engine-bridge (zest's own use)
 
 }  // namespace zest::cli

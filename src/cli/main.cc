@@ -7,7 +7,9 @@
 
 #include "cli/commands.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Run(int argc, char** argv) {
   CLI::App app{"zest: OpenAI-compatible local AI server running llama.cpp engines", "zest"};
   app.set_version_flag("-v,--version", std::string("zest ") + ZEST_VERSION);
   app.require_subcommand(1);
@@ -24,18 +26,25 @@ int main(int argc, char** argv) {
   zest::cli::AddCertCommand(app, &action);
   zest::cli::AddLogsCommand(app, &action);
   zest::cli::AddTopCommand(app, &action);
+  zest::cli::AddHaproxyConfigCommand(app, &action);
   zest::cli::AddEngineBridgeCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
 
   // No curl_global_init: libcurl is loaded when first used
   // (models/curl_library.h), and curl_easy_init initialises it then
   // (thread-safe since libcurl 7.84).
-  int rc = 0;
+  return action ? action() : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   try {
-    rc = action ? action() : 0;
+    return Run(argc, argv);
   } catch (const std::exception& e) {  // last resort: a bug, reported rather than aborting
     std::fprintf(stderr, "zest: internal error: %s\n", e.what());
-    rc = 1;
+  } catch (...) {
+    std::fprintf(stderr, "zest: internal error\n");
   }
-  return rc;
+  return 1;
 }

@@ -1,0 +1,87 @@
+#include "cli/haproxy_config.h"
+
+#include <fmt/format.h>
+
+#include "core/host_port.h"
+
+namespace zest::cli {
+namespace {
+
+// HAProxy reads "::1:9378" as address ::1, port 9378: no brackets.
+std::string Address(const HostPort& a) { return a.host + ":" + std::to_string(a.port); }
+
+Result<HostPort> NonZeroPort(const std::string& text, std::string_view what) {
+  ZEST_ASSIGN_OR_RETURN(HostPort a, ParseHostPort(text, what));
+  if (a.port == 0) return InvalidArgument(std::string(what) + ": port 0 is no address to reach");
+  return a;
+}
+
+}  // namespace
+
+Result<std::string> HaproxyConfig(const HaproxyOptions& o) {
+  ZEST_ASSIGN_OR_RETURN(HostPort listen, NonZeroPort(o.listen, "--listen"));
+  if (o.nodes.empty()) return InvalidArgument("--node: name at least one zest node (ADDR:PORT)");
+  if (o.maxconn_per_node <= 0) return InvalidArgument("--maxconn: must be at least 1");
+  std::string servers;
+  for (std::size_t i = 0; i < o.nodes.size(); ++i) {
+    ZEST_ASSIGN_OR_RETURN(HostPort node, NonZeroPort(o.nodes[i], "--node"));
+    servers += fmt::format("    server node{} {} check\n", i + 1, Address(node));
+  }
+  const std::string bind =
+      o.tls_pem.empty() ? Address(listen) : Address(listen) + " ssl crt " + o.tls_pem;
+  return fmt::format(
+      R"(# haproxy.cfg for {nodes} zest node(s), made by `zest haproxy-config` (zest {version}).
+# Check it with `haproxy -c -f haproxy.cfg`; see docs/scale-out.md.
+
+global
+    log /dev/log local0
+    maxconn 4096
+
+defaults
+    mode http
+    log global
+    option httplog
+    # A cold load can take minutes before the first byte, and an answer can
+    # stream for as long again: the server and client timeouts are long,
+    # the connect timeout short (a node that does not answer is skipped).
+    timeout connect 5s
+    timeout client 15m
+    timeout server 15m
+    timeout http-request 30s
+    timeout http-keep-alive 60s
+    # Waiting in HAProxy's own queue for a node's connection slot.
+    timeout queue 2m
+    # Retry only requests that never reached a node (it refused or did not
+    # answer the connection), and on another node: a request a node began
+    # may have run, and generation is not free to repeat.
+    retries 3
+    retry-on conn-failure
+    option redispatch 1
+
+frontend zest
+    bind {bind}
+    # The body is read before a node is picked: the backend hashes its
+    # "model" field.
+    option http-buffer-request
+    default_backend zest_nodes
+
+backend zest_nodes
+    # Model affinity: one node per model while it is up, so each model is
+    # loaded once in the cluster. Consistent hashing moves only the models of
+    # a node that goes away. Requests without a JSON "model" (GET /v1/models,
+    # uploads) hash the empty string: one node answers them.
+    balance hash req.body,json_query('$.model')
+    hash-type consistent
+    # Readiness, not liveness: a draining node (SIGTERM) answers 503 here
+    # while it finishes what it runs, and gets no new work.
+    option httpchk GET /ready
+    http-check expect status 200
+    # At most {maxconn} requests at once per node; zest queues by priority
+    # behind its engines' slots, HAProxy queues anything past this.
+    default-server inter 1s fall 2 rise 2 maxconn {maxconn}
+{servers})",
+      fmt::arg("nodes", o.nodes.size()), fmt::arg("version", o.version), fmt::arg("bind", bind),
+      fmt::arg("maxconn", o.maxconn_per_node), fmt::arg("servers", servers));
+}
+
+}  // namespace zest::cli

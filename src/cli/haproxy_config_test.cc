@@ -1,0 +1,56 @@
+#include "cli/haproxy_config.h"
+
+#include <gtest/gtest.h>
+
+namespace zest::cli {
+namespace {
+
+HaproxyOptions TwoNodes() {
+  HaproxyOptions o;
+  o.listen = "0.0.0.0:8080";
+  o.nodes = {"10.0.0.1:9378", "[fd00::2]:9378"};
+  o.version = "test";
+  return o;
+}
+
+TEST(HaproxyConfigTest, ChecksReadinessHashesTheModelAndListsEachNode) {
+  auto config = HaproxyConfig(TwoNodes());
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  for (const char* line :
+       {"bind 0.0.0.0:8080\n", "option http-buffer-request\n",
+        "balance hash req.body,json_query('$.model')\n", "hash-type consistent\n",
+        "option httpchk GET /ready\n", "retry-on conn-failure\n", "maxconn 64\n",
+        "server node1 10.0.0.1:9378 check\n", "server node2 fd00::2:9378 check\n"}) {
+    EXPECT_NE(config->find(line), std::string::npos) << line << " in\n" << *config;
+  }
+  EXPECT_EQ(config->find("ssl"), std::string::npos);
+}
+
+TEST(HaproxyConfigTest, TlsAndConnectionLimit) {
+  HaproxyOptions o = TwoNodes();
+  o.tls_pem = "/etc/haproxy/zest.pem";
+  o.maxconn_per_node = 8;
+  auto config = HaproxyConfig(o);
+  ASSERT_TRUE(config.ok());
+  EXPECT_NE(config->find("bind 0.0.0.0:8080 ssl crt /etc/haproxy/zest.pem\n"), std::string::npos);
+  EXPECT_NE(config->find("maxconn 8\n"), std::string::npos);
+}
+
+TEST(HaproxyConfigTest, RefusesBadAddressesNoNodesAndNoConnections) {
+  HaproxyOptions o = TwoNodes();
+  o.nodes.push_back("nodeC");
+  EXPECT_NE(HaproxyConfig(o).status().message().find("--node: \"nodeC\" is not HOST:PORT"),
+            std::string::npos);
+  o = TwoNodes();
+  o.listen = "127.0.0.1:0";
+  EXPECT_FALSE(HaproxyConfig(o).ok());
+  o = TwoNodes();
+  o.nodes.clear();
+  EXPECT_FALSE(HaproxyConfig(o).ok());
+  o = TwoNodes();
+  o.maxconn_per_node = 0;
+  EXPECT_FALSE(HaproxyConfig(o).ok());
+}
+
+}  // namespace
+}  // namespace zest::cli
