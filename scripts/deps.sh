@@ -16,6 +16,8 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 # The browser tests (tests/ui/) drive Debian's Chromium with playwright-core.
 [[ ${1:-} == --test ]] && wanted+=(chromium)
+# The scale-out tests put zest nodes behind Debian's HAProxy.
+[[ ${1:-} == --test ]] && wanted+=(haproxy)
 # The metrics tests check zest's /metrics with promtool and scrape it with a
 # real Prometheus server (both in Debian's prometheus package).
 if [[ ${1:-} == --test ]]; then

@@ -143,9 +143,9 @@ export async function* sseData(res) {
   }
 }
 
-// Starts `zest serve` on a free port; resolves once it is listening.
-export async function startZest({ home = makeHome(), args = [], env = {} } = {}) {
-  const proc = spawn(zestBin, ['serve', '--port', '0', ...args], {
+// Starts `zest serve` on `port` (default: a free one); resolves once it is listening.
+export async function startZest({ home = makeHome(), args = [], env = {}, port = 0 } = {}) {
+  const proc = spawn(zestBin, ['serve', '--port', String(port), ...args], {
     // A short drain: a test that leaves a stream open must not wait 30 s to stop.
     env: { ...process.env, ZEST_HOME: home, ZEST_LOG_LEVEL: 'debug', ZEST_DRAIN_TIMEOUT: '5', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

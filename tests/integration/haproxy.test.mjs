@@ -1,0 +1,164 @@
+// Two zest nodes behind Debian's HAProxy with the config `zest
+// haproxy-config` prints: every request answered, each model loaded on one
+// node only (model affinity), a SIGTERMed node loses no request (it turns
+// /ready to 503, serves on, then drains), a SIGKILLed node fails at most
+// what ran on it while new requests go to the other node, and it gets its
+// models back when it returns. Real HAProxy, real zest, real llama-server,
+// on loopback addresses of this machine.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { freePort } from '../lib/prometheus.mjs';
+import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
+
+const haproxyBin = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => fs.existsSync(p));
+const MODELS = ['alpha', 'beta', 'gamma'];
+// Draining nodes keep serving this long: HAProxy's checks (every 1 s, down
+// after 2 failures) see /ready at 503 well before the listener closes.
+const NODE_ENV = { ZEST_SHUTDOWN_DELAY: '4', ZEST_DRAIN_TIMEOUT: '60' };
+
+let dir;
+let haproxy;
+let url;
+const nodes = [];  // { port, home, zest }
+// The node each model hashes to, as the first test found it.
+const owners = new Map();
+
+function startHaproxy(config) {
+  const file = path.join(dir, 'haproxy.cfg');
+  // Foreground, no syslog here: log lines go nowhere.
+  fs.writeFileSync(file, config.replace('log /dev/log local0', 'log stdout format raw local0 notice'));
+  execFileSync(haproxyBin, ['-c', '-q', '-f', file]);
+  const proc = spawn(haproxyBin, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.output = '';
+  proc.stdout.on('data', (d) => { proc.output += d; });
+  proc.stderr.on('data', (d) => { proc.output += d; });
+  return proc;
+}
+
+async function chat(model) {
+  try {
+    const res = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatBody(model, { max_tokens: 8 })),
+    });
+    await res.text();
+    return res.status;
+  } catch (e) {
+    return `error: ${e.cause?.code ?? e.message}`;
+  }
+}
+
+// `count` requests over the models, `concurrency` at a time; their statuses.
+async function load(count, concurrency, during = async () => {}) {
+  const statuses = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      statuses.push(await chat(MODELS[i % MODELS.length]));
+    }
+  };
+  await Promise.all([...Array(concurrency)].map(worker).concat([during()]));
+  return statuses;
+}
+
+const loadedOn = async (node) => (node.zest.proc.exitCode === null && node.zest.proc.signalCode === null
+  ? (await node.zest.instances()).map((i) => i.model) : []);
+
+// The node that owns the most models, and its models.
+function busiestNode() {
+  const mineOf = (node) => MODELS.filter((m) => owners.get(m) === node);
+  const victim = mineOf(nodes[0]).length >= mineOf(nodes[1]).length ? nodes[0] : nodes[1];
+  return { victim, mine: mineOf(victim) };
+}
+
+async function startNode(node) {
+  node.zest = await startZest({ home: node.home, port: node.port, env: NODE_ENV });
+}
+
+before(async () => {
+  if (!haproxyBin) return;
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-haproxy-'));
+  for (let i = 0; i < 2; i++) {
+    const node = { port: await freePort(), home: makeHome(Object.fromEntries(MODELS.map((m) => [m, 'tiny']))) };
+    await startNode(node);
+    nodes.push(node);
+  }
+  const listen = await freePort();
+  url = `http://127.0.0.1:${listen}`;
+  const config = execFileSync(zestBin, ['haproxy-config', '--listen', `127.0.0.1:${listen}`,
+    ...nodes.flatMap((n) => ['--node', `127.0.0.1:${n.port}`])], { encoding: 'utf8' });
+  haproxy = startHaproxy(config);
+  await waitFor(async () => (await fetch(`${url}/ready`).then((r) => r.status).catch(() => 0)) === 200,
+    { timeout: 10000, what: 'HAProxy to answer' });
+});
+
+after(async () => {
+  haproxy?.kill('SIGKILL');
+  for (const node of nodes) { await node.zest?.stop(); node.zest?.cleanup(); }
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('zest nodes behind HAProxy', { skip: !haproxyBin && 'haproxy is not installed (make deps --test)' }, () => {
+  test('200 requests over three models all succeed, each model loaded on one node only', async () => {
+    const statuses = await load(200, 8);
+    assert.deepEqual(statuses.filter((s) => s !== 200), [], haproxy.output);
+    const perNode = await Promise.all(nodes.map(loadedOn));
+    for (const model of MODELS) {
+      const where = perNode.filter((list) => list.includes(model)).length;
+      assert.equal(where, 1, `${model} is loaded on ${where} nodes: ${JSON.stringify(perNode)}`);
+      owners.set(model, nodes[perNode.findIndex((list) => list.includes(model))]);
+    }
+  });
+
+  test('SIGTERM to a node under load loses no request; it comes back and gets its models again', async () => {
+    const { victim, mine } = busiestNode();
+    const served = async () => (await victim.zest.json('/api/v1/stats')).data.totals.requests;
+    const before = await served();
+    let exited;
+    const statuses = await load(120, 6, async () => {
+      // Under load: once this burst has reached the node.
+      await waitFor(async () => (await served()) >= before + 3, { timeout: 20000, what: 'requests on the node' });
+      exited = new Promise((r) => victim.zest.proc.once('exit', r));
+      victim.zest.proc.kill('SIGTERM');
+    });
+    assert.deepEqual(statuses.filter((s) => s !== 200), [], haproxy.output);
+    assert.equal(await exited, 0);
+    // Its models moved: the other node serves them now.
+    assert.deepEqual((await load(MODELS.length * 3, 3)).filter((x) => x !== 200), []);
+    const other = nodes.find((n) => n !== victim);
+    for (const model of mine) assert.ok((await loadedOn(other)).includes(model), `${model} on the other node`);
+    await startNode(victim);  // same home, same port
+    // Once its checks pass, its models hash back to it.
+    await waitFor(async () => {
+      await load(MODELS.length, 1);
+      const now = await loadedOn(victim);
+      return mine.every((m) => now.includes(m));
+    }, { timeout: 20000, interval: 200, what: `the node to get ${mine} back` });
+  });
+
+  test('SIGKILL fails at most what ran on the node; new requests go to the other node', async () => {
+    const { victim, mine } = busiestNode();
+    const served = async () => (await victim.zest.json('/api/v1/stats')).data.totals.requests;
+    const before = await served();
+    const statuses = await load(90, 6, async () => {
+      await waitFor(async () => (await served()) >= before + 3, { timeout: 20000, what: 'requests on the node' });
+      victim.zest.proc.kill('SIGKILL');
+    });
+    const failed = statuses.filter((s) => s !== 200);
+    assert.ok(failed.length <= 6, `at most the 6 in flight failed: ${failed}`);
+    const after = await load(30, 3);
+    assert.deepEqual(after.filter((s) => s !== 200), [], 'after the kill every request succeeds');
+    await new Promise((r) => victim.zest.proc.exitCode !== null || victim.zest.proc.signalCode !== null ? r() : victim.zest.proc.once('exit', r));
+    await startNode(victim);
+    await waitFor(async () => {
+      await load(MODELS.length, 1);
+      const now = await loadedOn(victim);
+      return mine.every((m) => now.includes(m));
+    }, { timeout: 20000, interval: 200, what: `the restarted node to get ${mine} back` });
+  });
+});
