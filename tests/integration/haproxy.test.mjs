@@ -3,8 +3,11 @@
 // node only (model affinity), a SIGTERMed node loses no request (it turns
 // /ready to 503, serves on, then drains), a SIGKILLed node fails at most
 // what ran on it while new requests go to the other node, and it gets its
-// models back when it returns. Real HAProxy, real zest, real llama-server,
-// on loopback addresses of this machine.
+// models back when it returns. Real HAProxy, real zest, real llama-server.
+// As root each node runs in a network namespace of its own, reached over a
+// veth pair (10.231.N.0/24), so the traffic crosses real interfaces and the
+// nodes listen beyond loopback with an API key, as in production; without
+// root, on loopback.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +23,10 @@ const MODELS = ['alpha', 'beta', 'gamma'];
 // after 2 failures) see /ready at 503 well before the listener closes.
 const NODE_ENV = { ZEST_SHUTDOWN_DELAY: '4', ZEST_DRAIN_TIMEOUT: '60' };
 
+const KEY = 'haproxy-test-key';
+const auth = { authorization: `Bearer ${KEY}` };
+const tag = `${process.pid % 100000}`;
+const asRoot = process.getuid?.() === 0 && fs.existsSync('/usr/sbin/ip');
 let dir;
 let haproxy;
 let url;
@@ -42,7 +49,7 @@ function startHaproxy(config) {
 async function chat(model) {
   try {
     const res = await fetch(`${url}/v1/chat/completions`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST', headers: { 'content-type': 'application/json', ...auth },
       body: JSON.stringify(chatBody(model, { max_tokens: 8 })),
     });
     await res.text();
@@ -66,8 +73,33 @@ async function load(count, concurrency, during = async () => {}) {
   return statuses;
 }
 
+// A node's own routes, with the key.
+const nodeJson = async (node, p) => (await node.zest.json(p, undefined, { headers: auth })).data;
 const loadedOn = async (node) => (node.zest.proc.exitCode === null && node.zest.proc.signalCode === null
-  ? (await node.zest.instances()).map((i) => i.model) : []);
+  ? (await nodeJson(node, '/api/v1/ps')).instances.map((i) => i.model) : []);
+
+const ip = (...args) => execFileSync('/usr/sbin/ip', args, { stdio: 'pipe' });
+
+// Node i's namespace and veth pair: the host side 10.231.i.1, the node 10.231.i.2.
+function makeNamespace(i) {
+  const ns = `zest-t${tag}-${i}`;
+  const host = `zh${tag}${i}`;
+  const peer = `zn${tag}${i}`;
+  ip('netns', 'add', ns);
+  ip('link', 'add', host, 'type', 'veth', 'peer', 'name', peer);
+  ip('link', 'set', peer, 'netns', ns);
+  ip('addr', 'add', `10.231.${i}.1/24`, 'dev', host);
+  ip('link', 'set', host, 'up');
+  ip('netns', 'exec', ns, 'ip', 'addr', 'add', `10.231.${i}.2/24`, 'dev', peer);
+  ip('netns', 'exec', ns, 'ip', 'link', 'set', peer, 'up');
+  ip('netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
+  return { ns, host, address: `10.231.${i}.2` };
+}
+
+function removeNamespace({ ns, host }) {
+  try { ip('link', 'del', host); } catch { /* gone with the namespace */ }
+  try { ip('netns', 'del', ns); } catch { /* never made */ }
+}
 
 // The node that owns the most models, and its models.
 function busiestNode() {
@@ -77,7 +109,10 @@ function busiestNode() {
 }
 
 async function startNode(node) {
-  node.zest = await startZest({ home: node.home, port: node.port, env: NODE_ENV });
+  node.zest = await startZest({
+    home: node.home, port: node.port, env: { ...NODE_ENV, ZEST_API_KEY: KEY },
+    args: ['--host', node.address], prefix: node.netns ? ['/usr/sbin/ip', 'netns', 'exec', node.netns.ns] : [],
+  });
 }
 
 before(async () => {
@@ -85,13 +120,15 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-haproxy-'));
   for (let i = 0; i < 2; i++) {
     const node = { port: await freePort(), home: makeHome(Object.fromEntries(MODELS.map((m) => [m, 'tiny']))) };
-    await startNode(node);
+    node.netns = asRoot ? makeNamespace(i + 1) : null;
+    node.address = node.netns?.address ?? '127.0.0.1';
     nodes.push(node);
+    await startNode(node);
   }
   const listen = await freePort();
   url = `http://127.0.0.1:${listen}`;
   const config = execFileSync(zestBin, ['haproxy-config', '--listen', `127.0.0.1:${listen}`,
-    ...nodes.flatMap((n) => ['--node', `127.0.0.1:${n.port}`])], { encoding: 'utf8' });
+    ...nodes.flatMap((n) => ['--node', `${n.address}:${n.port}`])], { encoding: 'utf8' });
   haproxy = startHaproxy(config);
   await waitFor(async () => (await fetch(`${url}/ready`).then((r) => r.status).catch(() => 0)) === 200,
     { timeout: 10000, what: 'HAProxy to answer' });
@@ -99,12 +136,17 @@ before(async () => {
 
 after(async () => {
   haproxy?.kill('SIGKILL');
-  for (const node of nodes) { await node.zest?.stop(); node.zest?.cleanup(); }
+  for (const node of nodes) {
+    await node.zest?.stop();
+    node.zest?.cleanup();
+    if (node.netns) removeNamespace(node.netns);
+  }
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('zest nodes behind HAProxy', { skip: !haproxyBin && 'haproxy is not installed (make deps --test)' }, () => {
   test('200 requests over three models all succeed, each model loaded on one node only', async () => {
+    if (asRoot) for (const node of nodes) assert.match(node.zest.url, /^http:\/\/10\.231\.\d\.2:/, 'in its namespace');
     const statuses = await load(200, 8);
     assert.deepEqual(statuses.filter((s) => s !== 200), [], haproxy.output);
     const perNode = await Promise.all(nodes.map(loadedOn));
@@ -117,7 +159,7 @@ describe('zest nodes behind HAProxy', { skip: !haproxyBin && 'haproxy is not ins
 
   test('SIGTERM to a node under load loses no request; it comes back and gets its models again', async () => {
     const { victim, mine } = busiestNode();
-    const served = async () => (await victim.zest.json('/api/v1/stats')).data.totals.requests;
+    const served = async () => (await nodeJson(victim, '/api/v1/stats')).totals.requests;
     const before = await served();
     let exited;
     const statuses = await load(120, 6, async () => {
@@ -143,7 +185,7 @@ describe('zest nodes behind HAProxy', { skip: !haproxyBin && 'haproxy is not ins
 
   test('SIGKILL fails at most what ran on the node; new requests go to the other node', async () => {
     const { victim, mine } = busiestNode();
-    const served = async () => (await victim.zest.json('/api/v1/stats')).data.totals.requests;
+    const served = async () => (await nodeJson(victim, '/api/v1/stats')).totals.requests;
     const before = await served();
     const statuses = await load(90, 6, async () => {
       await waitFor(async () => (await served()) >= before + 3, { timeout: 20000, what: 'requests on the node' });
