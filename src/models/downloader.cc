@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -251,10 +250,28 @@ void Downloader::RunDownload(const std::shared_ptr<InFlight>& entry, BlobRequest
   entry->cv.notify_all();
 }
 
+namespace {
+
+// A write lock on the whole file, owned by the open file description (fcntl
+// F_OFD_SETLK): released when `fd` closes, never by another thread's close,
+// and, unlike flock(), sent to the server as a byte-range lock on NFSv4, so
+// nodes sharing one cache over NFS download a file once. False while
+// another holder has it (errno EAGAIN or EACCES).
+bool TryLockWholeFile(int fd) {
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = 0;
+  lock.l_len = 0;  // to the end, however long the file grows
+  return ::fcntl(fd, F_OFD_SETLK, &lock) == 0;
+}
+
+}  // namespace
+
 Status Downloader::WaitForLock(int fd, const InFlight& entry) const {
   bool logged = false;
-  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) {
+  while (!TryLockWholeFile(fd)) {
+    if (errno != EAGAIN && errno != EACCES && errno != EINTR) {
       return IoError(std::string("cannot lock the download: ") + std::strerror(errno));
     }
     if (!logged) spdlog::info("another process is downloading the same file; waiting for it");

@@ -12,8 +12,9 @@
 //
 // Two Fetch calls for the same blob share one download: in this process
 // through a table of downloads in flight (a caller that cancels leaves; the
-// download stops only when no caller is left), across processes through an
-// flock on the .incomplete file. Thread-safe; every method blocks, so call
+// download stops only when no caller is left), across processes (and nodes
+// sharing the cache over NFSv4) through a whole-file fcntl lock on the
+// .incomplete file. Thread-safe; every method blocks, so call
 // it from a blocking pool, never from Asio I/O threads.
 #pragma once
 

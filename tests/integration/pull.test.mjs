@@ -280,6 +280,30 @@ test('two concurrent pulls of one model download it once', async () => {
   }
 });
 
+test('two nodes sharing one cache pull the same model at once: fetched once, both serve it', async () => {
+  hub.resetCounters();
+  hub.throttle = 16 * MiB;  // both are mid-download together
+  const cache = tmpCache();
+  const env = { HF_ENDPOINT: hub.url, HF_HUB_CACHE: cache, ZEST_PULL_CONNECTIONS: '1' };
+  const nodes = await Promise.all([0, 1].map(() => startZest({ home: makeHome({}), env })));
+  try {
+    const pulls = await Promise.all(nodes.map((z) => z.json('/api/v1/pull', { model: BIG, stream: false })));
+    for (const r of pulls) assert.equal(r.status, 200, JSON.stringify(r.data));
+    assert.equal(hub.bytesServed, 64 * MiB, 'the file crossed the network once');
+    assert.equal(blobs(cache, BIG).length, 1);
+    assert.ok(nodes.some((z) => /another process is downloading the same file/.test(z.logs())), 'one waited on the lock');
+    // A model one node pulls is served by the other without a restart.
+    const other = await nodes[1].json('/api/v1/pull', { model: TINY, stream: false });
+    assert.equal(other.status, 200, JSON.stringify(other.data));
+    const reply = await nodes[0].json('/v1/chat/completions', chatBody(other.data.model, { max_tokens: 4 }));
+    assert.equal(reply.status, 200, JSON.stringify(reply.data));
+  } finally {
+    hub.throttle = 0;
+    for (const z of nodes) { await z.stop(); z.cleanup(); }
+    fs.rmSync(cache, { recursive: true, force: true });
+  }
+});
+
 function runCli(args, env) {
   return new Promise((resolve) => {
     execFile(zestBin, args, { env: { ...process.env, ...env } }, (error, stdout, stderr) =>
