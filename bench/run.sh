@@ -29,3 +29,5 @@ node bench/transcription.mjs
 node bench/api_translation.mjs
 # The Responses store: stored (a file per response) vs not, one and 8 at once.
 node bench/response_store.mjs
+# Scale-out: one node direct vs through HAProxy, one and two nodes.
+node bench/haproxy.mjs

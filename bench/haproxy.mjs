@@ -1,0 +1,121 @@
+// Scale-out through HAProxy: throughput and latency of chat requests sent
+// straight to one zest node, through HAProxy (the `zest haproxy-config`
+// config) to that one node, and through HAProxy to two nodes with model
+// affinity. Four models on the tiny synthetic preset, short answers, 8
+// requests at a time. Both nodes share this machine's cores, so two nodes
+// cannot be faster here: the table says what HAProxy and the hashing cost,
+// not what a second machine would add. Appends a table to bench/RESULTS.md.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../tests/lib/prometheus.mjs';
+import { makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
+import { machine, pct } from './gateway_overhead.mjs';
+
+const MODELS = ['alpha', 'beta', 'gamma', 'delta'];
+const REQUESTS = Number(process.env.BENCH_HAPROXY_REQUESTS ?? 600);  // per setup
+const ROUNDS = 6;
+const CONCURRENCY = 8;
+const MAX_TOKENS = 16;
+const haproxyBin = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => fs.existsSync(p));
+
+async function chat(url, model) {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello there' }], max_tokens: MAX_TOKENS }),
+  });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`${res.status}: ${JSON.stringify(body)}`);
+  return { ms: performance.now() - t0, tokens: body.usage?.completion_tokens ?? 0 };
+}
+
+// One setup's rounds together: rates over the summed time, percentiles
+// over every request.
+function combine(runs) {
+  const seconds = runs.reduce((t, r) => t + r.seconds, 0);
+  const ms = runs.flatMap((r) => r.ms);
+  return {
+    rps: ms.length / seconds, tps: runs.reduce((n, r) => n + r.tokens, 0) / seconds,
+    p50: pct(ms, 0.5), p99: pct(ms, 0.99),
+  };
+}
+
+async function run(url, count) {
+  const results = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < count) {
+      const i = next++;
+      results.push(await chat(url, MODELS[i % MODELS.length]));
+    }
+  }));
+  const seconds = (performance.now() - t0) / 1000;
+  return { seconds, ms: results.map((r) => r.ms), tokens: results.reduce((n, r) => n + r.tokens, 0) };
+}
+
+async function startHaproxy(dir, nodes) {
+  const listen = await freePort();
+  const config = execFileSync(zestBin, ['haproxy-config', '--listen', `127.0.0.1:${listen}`,
+    ...nodes.flatMap((n) => ['--node', new URL(n.url).host])], { encoding: 'utf8' })
+    .replace('log /dev/log local0', 'log stdout format raw local0 notice');
+  const file = path.join(dir, `haproxy-${nodes.length}.cfg`);
+  fs.writeFileSync(file, config);
+  const proc = spawn(haproxyBin, ['-db', '-f', file], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${listen}`;
+  await waitFor(async () => (await fetch(`${url}/ready`).then((r) => r.status).catch(() => 0)) === 200,
+    { timeout: 10000, what: 'HAProxy' });
+  return { proc, url };
+}
+
+async function main() {
+  if (!haproxyBin) throw new Error('haproxy is not installed (apt-get install haproxy)');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-bench-haproxy-'));
+  const home = () => makeHome(Object.fromEntries(MODELS.map((m) => [m, 'tiny'])));
+  const env = { ZEST_LOG_LEVEL: 'info' };
+  const nodes = [await startZest({ home: home(), env }), await startZest({ home: home(), env })];
+  const setups = [];
+  const haproxies = [];
+  try {
+    setups.push({ label: 'one node, direct', url: nodes[0].url });
+    haproxies.push(await startHaproxy(dir, nodes.slice(0, 1)));
+    setups.push({ label: 'HAProxy, one node', url: haproxies[0].url });
+    haproxies.push(await startHaproxy(dir, nodes));
+    setups.push({ label: 'HAProxy, two nodes (model affinity)', url: haproxies[1].url });
+    // Warm: every model loaded where it will run.
+    for (const setup of setups) await run(setup.url, MODELS.length * 4);
+    // Rounds in rotated order, so neither drift nor warm-up favours one setup.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < setups.length; k++) {
+        const setup = setups[(round + k) % setups.length];
+        (setup.runs ??= []).push(await run(setup.url, REQUESTS / ROUNDS));
+      }
+    }
+  } finally {
+    for (const h of haproxies) h.proc.kill();
+    for (const z of nodes) { await z.stop(); z.cleanup(); }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const rows = setups.map((setup) => [setup.label, combine(setup.runs)]);
+  const base = rows[0][1];
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
+  const lines = [
+    `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — Scale-out through HAProxy: ${machine()} — commit ${commit}`,
+    '',
+    `Model: synthetic tiny preset as ${MODELS.length} models; ${REQUESTS} chat requests per setup of up to ${MAX_TOKENS} tokens, ${CONCURRENCY} at a time, ` +
+      `models in turn, in ${ROUNDS} rounds of rotated order; HAProxy ${execFileSync(haproxyBin, ['-v'], { encoding: 'utf8' }).split(' ')[2]} with the \`zest haproxy-config\` config. ` +
+      'Both nodes run on this machine\'s 2 cores, so a second node adds no compute here.',
+    '',
+    '| setup | requests/s | tokens/s | p50 (ms) | p99 (ms) | requests/s vs direct | p99 vs direct |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(([label, r]) => `| ${label} | ${r.rps.toFixed(1)} | ${r.tps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ` +
+      `${(r.rps / base.rps).toFixed(3)} | ${(r.p99 / base.p99).toFixed(3)} |`),
+    '',
+  ];
+  fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), `\n${lines.join('\n')}`);
+  console.log(lines.join('\n'));
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
