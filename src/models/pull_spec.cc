@@ -60,6 +60,11 @@ Result<PullSpec> ParseRepoSegments(const std::vector<std::string>& seg) {
   if (seg.size() < 2) return InvalidArgument("expected org/repo");
   std::string name = seg[1];
   if (seg.size() == 2) {
+    // "repo@REVISION" or "repo:QUANT@REVISION": a pinned commit, branch or tag.
+    if (std::size_t at = name.find('@'); at != std::string::npos) {
+      spec.revision = name.substr(at + 1);
+      name.resize(at);
+    }
     if (std::size_t colon = name.find(':'); colon != std::string::npos) {
       spec.quant = NormalizeQuant(name.substr(colon + 1));
       name.resize(colon);

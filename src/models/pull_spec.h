@@ -4,6 +4,7 @@
 //
 //   "Qwen3-0.6B-GGUF"                  a catalog name
 //   "org/repo", "org/repo:Q5_K_M"      a hub repo, optionally a quantization
+//   "org/repo:Q5_K_M@REVISION"         ... at a commit, branch or tag
 //   "hf.co/org/repo/dir/file.gguf"     one file (also "huggingface.co/...",
 //   "https://huggingface.co/org/repo/resolve/main/file.gguf")
 //

@@ -30,6 +30,8 @@ TEST(ParsePullSpec, AcceptsEverySpelling) {
       {"https://huggingface.co/org/repo/blob/v1.0/a/b.gguf?download=true", "org/repo", "v1.0", "",
        "a/b.gguf"},
       {"  org/repo  ", "org/repo", "main", "", ""},
+      {"org/repo@0123abcd", "org/repo", "0123abcd", "", ""},
+      {"org/repo:Q8_0@v1.0", "org/repo", "v1.0", "Q8_0", ""},
   };
   for (const SpecCase& c : cases) {
     auto spec = ParsePullSpec(c.input, nullptr);
@@ -44,8 +46,9 @@ TEST(ParsePullSpec, AcceptsEverySpelling) {
 TEST(ParsePullSpec, RejectsUnsafeOrMalformed) {
   for (const char* input :
        {"", "org/", "/repo", "org/../x", "../repo/x", "org/repo/../../etc/passwd",
-        "org/repo/resolve/main", "https://evil.example/org/repo", "org/re po", "org/repo:",
-        "hf.co/org/repo/a//b.gguf", "org/repo/resolve/../f.gguf", "org/repo/dir\\f.gguf"}) {
+        "org/repo/resolve/main", "https://evil.example/org/repo", "org/re po",
+        "org/repo:", "hf.co/org/repo/a//b.gguf", "org/repo/resolve/../f.gguf",
+        "org/repo/dir\\f.gguf", "org/repo@", "org/repo:Q8_0@..", "org/repo@a/b"}) {
     auto spec = ParsePullSpec(input, nullptr);
     EXPECT_FALSE(spec.ok()) << input;
   }
