@@ -28,6 +28,7 @@
 #include "api/openai/openai_api.h"
 #include "api/recent_errors.h"
 #include "api/responses/responses_api.h"
+#include "app/cluster_sync.h"
 #include "app/engine_search.h"
 #include "app/gateway_security.h"
 #include "app/placement_wiring.h"
@@ -234,6 +235,12 @@ void DrainRequests(scheduler::Admission& admission, std::chrono::seconds deadlin
     spdlog::warn("{} request(s) still running at the drain deadline; cutting them off", left);
 }
 
+// `cluster.manifest`, relative to $ZEST_HOME; empty when there is none.
+std::filesystem::path ManifestPathFor(const config::Settings& s) {
+  if (s.cluster_manifest.empty() || s.cluster_manifest.is_absolute()) return s.cluster_manifest;
+  return s.home / s.cluster_manifest;
+}
+
 }  // namespace
 
 // The services, in the order they are built (and, reversed, destroyed).
@@ -276,6 +283,7 @@ struct ServerApp::Parts {
                       log_ring),
         events(observability, admin, system_api, s.metrics_enabled ? &inference_metrics : nullptr,
                recent_errors),
+        cluster(ManifestPathFor(s), &models::Catalog::Builtin(), pull_service, readiness),
         ollama(registry, models_api,
                {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                 s.split_prefill_tokens},
@@ -304,6 +312,7 @@ struct ServerApp::Parts {
     AddPoolGauges(metrics, pool);
     api::AddDeviceGauges(metrics, inventory, sampler);
     AddQueueGauges(metrics, admission);
+    cluster.AddGauges(metrics);
     RegisterRoutes();
   }
 
@@ -319,6 +328,7 @@ struct ServerApp::Parts {
     events.Register(router);
     web_ui.Register(router);
     readiness.Register(router);
+    cluster.Register(router);
     ollama.Register(router);
     anthropic.Register(router);
     responses.Register(router);
@@ -359,6 +369,7 @@ struct ServerApp::Parts {
   api::admin::EventsApi events;
   webui::WebUi web_ui;
   Readiness readiness;
+  ClusterSync cluster;
   api::ollama::OllamaApi ollama;
   api::responses::ResponseStore response_store;
   api::responses::ResponsesApi responses;
@@ -461,7 +472,7 @@ Status ServerApp::Start() {
   p.autoscaler.Start();
   p.server->Start();
   p.started = true;
-  p.readiness.Set(Readiness::State::kReady);
+  p.cluster.Start();  // ready now, or once the manifest's models are here
   spdlog::info("zest {} listening on {}://{}:{} (models in {})", ZEST_VERSION,
                p.server->tls() ? "https" : "http", s.host, p.server->port(), s.models_dir.string());
   return Status::Ok();
@@ -487,6 +498,7 @@ void ServerApp::Drain() {
   if (p.drained) return;
   p.drained = true;
   p.readiness.Set(Readiness::State::kDraining);
+  p.cluster.Stop();
   if (p.started) {
     p.server->StopAccepting();
     if (p.ollama_server) p.ollama_server->StopAccepting();

@@ -21,6 +21,7 @@ void AddCertCommand(CLI::App& app, Action* action);     // cert (local CA + serv
 void AddLogsCommand(CLI::App& app, Action* action);     // logs [MODEL] [-f] [-n N]
 void AddTopCommand(CLI::App& app, Action* action);      // top
 void AddHaproxyConfigCommand(CLI::App& app, Action* action);  // haproxy-config (scale-out)
+void AddSyncCommand(CLI::App& app, Action* action);           // sync (the cluster manifest)
 void AddEngineBridgeCommand(CLI::App& app, Action* action);   // engine-bridge (zest's own use)
 
 }  // namespace zest::cli

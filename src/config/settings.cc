@@ -148,6 +148,7 @@ std::vector<Field> ServerAndModelFields() {
       IntField("server.shutdown_delay_s", "ZEST_SHUTDOWN_DELAY", &Settings::shutdown_delay_s, 0,
                600),
       PathField("models.dir", "ZEST_MODELS_DIR", &Settings::models_dir),
+      PathField("cluster.manifest", "ZEST_CLUSTER_MANIFEST", &Settings::cluster_manifest),
       PathField("models.hf_hub_cache", "HF_HUB_CACHE", &Settings::hf_hub_cache),
       StringField("hub.endpoint", "HF_ENDPOINT", &Settings::hf_endpoint),
       StringField("hub.token", "HF_TOKEN", &Settings::hf_token),

@@ -31,6 +31,9 @@ struct Settings {
   // On SIGTERM: how long to go on serving with /ready at 503 before closing
   // the listener, so a load balancer's checks see the node leave first.
   int shutdown_delay_s = 0;
+  // [cluster] manifest: the models every node must hold (TOML; relative to
+  // $ZEST_HOME); "" = none.
+  std::filesystem::path cluster_manifest;
   // [models]
   std::filesystem::path home;  // $ZEST_HOME, default $XDG_DATA_HOME/zest or ~/.local/share/zest
   std::filesystem::path models_dir;  // default <home>/models
