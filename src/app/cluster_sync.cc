@@ -6,6 +6,8 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
+#include <cstring>
 #include <map>
 
 #include "models/blob_transfer.h"
@@ -23,7 +25,10 @@ Result<std::string> HashFile(const std::filesystem::path& file, const std::atomi
   models::Sha256 sha;
   std::vector<char> buffer(1 << 20);
   ssize_t n = 0;
-  while (!cancel.load() && (n = ::read(fd, buffer.data(), buffer.size())) > 0) {
+  while (!cancel.load()) {
+    n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
     sha.Update(buffer.data(), static_cast<std::size_t>(n));
   }
   ::close(fd);
