@@ -35,6 +35,21 @@ async function events(zest, count, headers = {}) {
   return out;
 }
 
+// The first event of GET /api/v1/events that satisfies `predicate`, or the
+// last of `max` (one a second) for the assertions to explain.
+async function eventWhere(zest, predicate, max = 5) {
+  const controller = new AbortController();
+  const res = await zest.fetch('/api/v1/events', { signal: controller.signal });
+  let last;
+  let seen = 0;
+  for await (const data of sseData(res)) {
+    last = JSON.parse(data);
+    if (predicate(last) || ++seen === max) break;
+  }
+  controller.abort();
+  return last;
+}
+
 describe('web UI over HTTP, no keys', () => {
   let zest;
   before(async () => { zest = await startZest(); });
@@ -122,7 +137,10 @@ describe('web UI over HTTP, no keys', () => {
     assert.equal(reply.status, 200);
     const missing = await zest.json('/v1/chat/completions', chatBody('no-such-model'), { headers: { 'x-request-id': 'ui-test-404' } });
     assert.equal(missing.status, 404);
-    const [snapshot] = await events(zest, 1);
+    // A request is counted once its handler has finished, which may be just
+    // after the client read the answer: wait for the snapshot that shows it.
+    const snapshot = await eventWhere(zest, (e) => e.latency.time_to_first_token.count === 1 &&
+      e.errors.some((x) => x.request_id === 'ui-test-404'));
     assert.equal(snapshot.ps.instances.length, 1);
     assert.equal(snapshot.ps.instances[0].model, 'tiny');
     assert.equal(snapshot.stats.model, 'tiny');
