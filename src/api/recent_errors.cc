@@ -1,6 +1,6 @@
 #include "api/recent_errors.h"
 
-#include <chrono>
+#include "core/duration.h"
 
 namespace zest::api {
 namespace {
@@ -10,10 +10,6 @@ constexpr std::size_t kMessageChars = 500;
 std::string Clip(std::string text) {
   if (text.size() > kMessageChars) text = text.substr(0, kMessageChars) + "…";
   return text;
-}
-
-double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace

@@ -21,4 +21,10 @@ Result<Duration> ParseDuration(std::string_view text, std::string_view what = "d
 // "10m0s"-style text ("forever" for nullopt); ParseDuration reads it back.
 std::string FormatDuration(const Duration& duration);
 
+// Now, as seconds since the Unix epoch with a fraction (the "time" fields
+// of zest's own JSON).
+inline double UnixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 }  // namespace zest

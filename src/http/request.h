@@ -16,6 +16,10 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 // Case-insensitive lookup; empty when absent.
 std::string_view FindHeader(const Headers& headers, std::string_view name);
 
+// %XX escapes decoded (malformed ones kept as they are); '+' is a space in a
+// query string (`plus_is_space`), itself in a path.
+std::string PercentDecode(std::string_view text, bool plus_is_space);
+
 struct Request {
   std::string method;  // "GET", "POST", ...
   std::string target;  // as sent: "/v1/models?x=1"

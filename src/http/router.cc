@@ -29,7 +29,9 @@ bool IsRestCapture(std::string_view segment) {
   return IsCapture(segment) && segment.size() > 5 && segment.substr(segment.size() - 4) == "...}";
 }
 
-// Matches `path` against a pattern's segments, filling `params` on success.
+// Matches `path` against a pattern's segments, filling `params` on success
+// with the captured segments percent-decoded: clients escape a model name
+// as a path segment ("org/repo%3AQ8_0").
 bool MatchSegments(const std::vector<std::string>& pattern, const std::vector<std::string>& path,
                    std::vector<std::string>& params) {
   params.clear();
@@ -37,8 +39,8 @@ bool MatchSegments(const std::vector<std::string>& pattern, const std::vector<st
     const std::string& want = pattern[i];
     if (IsRestCapture(want)) {
       if (i >= path.size()) return false;
-      std::string rest = path[i];
-      for (std::size_t j = i + 1; j < path.size(); ++j) rest += "/" + path[j];
+      std::string rest = PercentDecode(path[i], false);
+      for (std::size_t j = i + 1; j < path.size(); ++j) rest += "/" + PercentDecode(path[j], false);
       if (rest.empty()) return false;
       params.push_back(std::move(rest));
       return true;
@@ -46,7 +48,7 @@ bool MatchSegments(const std::vector<std::string>& pattern, const std::vector<st
     if (i >= path.size()) return false;
     if (IsCapture(want)) {
       if (path[i].empty()) return false;
-      params.push_back(path[i]);
+      params.push_back(PercentDecode(path[i], false));
     } else if (want != path[i]) {
       return false;
     }

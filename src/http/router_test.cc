@@ -37,6 +37,13 @@ TEST(RouterTest, RestCaptureTakesSlashes) {
   ASSERT_EQ(match.kind, Router::MatchKind::kFound);
   EXPECT_EQ(match.params, std::vector<std::string>{"single"});
 
+  // Escaped names arrive decoded ('+' is itself in a path).
+  match = router.Find("DELETE", "/api/models/org/repo%3AQ8_0");
+  ASSERT_EQ(match.kind, Router::MatchKind::kFound);
+  EXPECT_EQ(match.params, std::vector<std::string>{"org/repo:Q8_0"});
+  match = router.Find("DELETE", "/api/models/a+b%2");
+  EXPECT_EQ(match.params, std::vector<std::string>{"a+b%2"});
+
   // The rest must not be empty.
   EXPECT_EQ(router.Find("DELETE", "/api/models/").kind, Router::MatchKind::kNoRoute);
   EXPECT_EQ(router.Find("DELETE", "/api/models").kind, Router::MatchKind::kNoRoute);

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "api/json_text.h"
+#include "core/duration.h"
 #include "http/sse.h"
 
 namespace zest::api::admin {
@@ -53,10 +54,6 @@ json PerModel(const metrics::Family<metrics::Counter>& family) {
     if (!labels.empty()) out[labels.front()] = c.value();
   });
   return out;
-}
-
-double UnixSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace

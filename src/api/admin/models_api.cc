@@ -15,31 +15,6 @@ namespace asio = boost::asio;
 using asio::awaitable;
 using nlohmann::json;
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// %XX escapes decoded; '+' is a space in a query (`plus_is_space`), itself
-// in a path.
-std::string UrlDecode(std::string_view s, bool plus_is_space = true) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+' && plus_is_space) {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && HexValue(s[i + 1]) >= 0 &&
-               HexValue(s[i + 2]) >= 0) {
-      out += static_cast<char>(HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string QueryParam(std::string_view query, std::string_view key) {
@@ -49,8 +24,9 @@ std::string QueryParam(std::string_view query, std::string_view key) {
     if (end == std::string_view::npos) end = query.size();
     std::string_view pair = query.substr(start, end - start);
     size_t eq = pair.find('=');
-    if (UrlDecode(pair.substr(0, eq)) == key) {
-      return eq == std::string_view::npos ? std::string() : UrlDecode(pair.substr(eq + 1));
+    if (http::PercentDecode(pair.substr(0, eq), true) == key) {
+      return eq == std::string_view::npos ? std::string()
+                                          : http::PercentDecode(pair.substr(eq + 1), true);
     }
     start = end + 1;
   }
@@ -112,8 +88,7 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
 void ModelsApi::Register(http::Router& router) {
   router.Add("DELETE", "/api/v1/models/{name...}",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-               // Clients escape the name as a path segment ("org/repo%3AQ8_0").
-               co_await SendDeleted(UrlDecode(r.params.at(0), false), w);
+               co_await SendDeleted(r.params.at(0), w);
              });
   router.Add("POST", "/api/v1/delete",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
