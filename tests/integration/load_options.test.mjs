@@ -18,6 +18,8 @@ const CONFIG = `[models."m"]
 kv_type = "q8_0"
 [models."two"]
 parallel = 2
+# Its stream must outlast the test's wait, not end when the context is full.
+extra_args = ["--context-shift"]
 `;
 
 const engineArgv = (zest, model) => {
@@ -177,7 +179,7 @@ describe('per-load engine options and per-model slots', () => {
     assert.equal(flag(argv, '-fa'), 'off');
     assert.equal(flag(argv, '--load-mode'), 'none');
     const ps = execFileSync(zestBin, ['ps', '-v'], { env, encoding: 'utf8' });
-    assert.match(ps, /options: ctx_size=768 device=cpu flash_attention=false n_gpu_layers=0 no_mmap=true parallel=2/);
+    assert.match(ps, /options: ctx_size=768 device=cpu extra_args=\["--context-shift"\] flash_attention=false n_gpu_layers=0 no_mmap=true parallel=2/);
     // The cache types and the split as flags; the split reaches placement,
     // which refuses it for a model on the CPU.
     const refused = (() => {

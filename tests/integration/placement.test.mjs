@@ -17,6 +17,12 @@ import {
 // A tiny model is predicted at ~28 MiB (24 MiB of it the engine itself);
 // 45 MiB holds one, not two. 'big' asks for a 32768-token context × 4
 // slots: 32 MiB of KV cache more, which never fits.
+//
+// A test holds a model busy with a stream that must last until the test
+// aborts it. llama-server ends a generation when the context is full (a
+// tiny model's 2048 tokens take about a second), so the model that streams,
+// 'b', shifts its context instead. Only 'b': with a quantized K cache (a's
+// q8_0) llama-server b11669 crashes when it shifts.
 const LIMIT = '45M';
 const CONFIG = `[placement]
 memory_limit = "${LIMIT}"
@@ -25,6 +31,7 @@ kv_type = "q8_0"
 flash_attention = true
 [models."b"]
 no_mmap = true
+extra_args = ["--context-shift"]
 [models."big"]
 ctx_size = 32768
 `;
@@ -142,22 +149,23 @@ describe('placement and memory admission', () => {
   });
 
   test('a high-priority load drains the busy model: its new requests wait, then it swaps back', async () => {
-    const s = await openStream(zest, chatBody('a', { max_tokens: 100000, ignore_eos: true }));
+    const s = await openStream(zest, chatBody('b', { max_tokens: 100000, ignore_eos: true }));  // evicts idle 'a'
     assert.equal(s.status, 200);
+    assert.deepEqual(await loaded(zest), ['b']);
     // Only an urgent (high-priority) load drains; a normal one just waits (test above).
-    const b = zest.json('/v1/chat/completions', chatBody('b'), { headers: { 'X-Priority': 'high' } });
-    await waitFor(() => /draining 'a' to make room for 'b'/.test(zest.logs()), { what: 'the drain' });
+    const a = zest.json('/v1/chat/completions', chatBody('a'), { headers: { 'X-Priority': 'high' } });
+    await waitFor(() => /draining 'b' to make room for 'a'/.test(zest.logs()), { what: 'the drain' });
     assert.equal((await zest.instances())[0].state, 'draining');
-    // A new request for 'a' is not given the draining engine.
+    // A new request for 'b' is not given the draining engine.
     let settled = null;
-    const again = zest.json('/v1/chat/completions', chatBody('a')).then((r) => { settled = r; return r; });
+    const again = zest.json('/v1/chat/completions', chatBody('b')).then((r) => { settled = r; return r; });
     await new Promise((r) => setTimeout(r, 500));
-    assert.equal(settled, null, "'a' waits while it drains");
-    s.abort();  // 'a' goes idle: evicted for 'b'; then 'a' comes back for the waiting request
-    const [rb, ra] = [await b, await again];
-    assert.equal(rb.status, 200, JSON.stringify(rb.data));
+    assert.equal(settled, null, "'b' waits while it drains");
+    s.abort();  // 'b' goes idle: evicted for 'a'; then 'b' comes back for the waiting request
+    const [ra, rb] = [await a, await again];
     assert.equal(ra.status, 200, JSON.stringify(ra.data));
-    assert.deepEqual(await loaded(zest), ['a']);
+    assert.equal(rb.status, 200, JSON.stringify(rb.data));
+    assert.deepEqual(await loaded(zest), ['b']);
   });
 
   test('a model that can never fit gets 507 with needed and available memory; nothing is evicted for it', async () => {
@@ -165,7 +173,7 @@ describe('placement and memory admission', () => {
     assert.equal(r.status, 507, JSON.stringify(r.data));
     assert.match(r.data.error.message,
       /model 'big' does not fit in the memory left: it needs [\d.]+ MiB \(weights .*, KV cache 32 MiB, compute .*\) for a context of 32768 tokens × 4 slots; available: CPU 45 MiB free of 45 MiB/);
-    assert.deepEqual(await loaded(zest), ['a']);
+    assert.deepEqual(await loaded(zest), ['b']);
   });
 });
 
@@ -205,12 +213,14 @@ describe('CPU thread budget', () => {
 // Memory for two tiny models, three of them. A high-priority load for the
 // third drains one busy model; when the other goes idle first, the load
 // takes its room, and the drained one must serve again (it used to stay
-// draining, its new requests waiting forever).
+// draining, its new requests waiting forever). Streams last until aborted
+// (context shift, as above).
 describe('a drained model whose room was not needed', () => {
   let zest;
   before(async () => {
     const home = makeHome({ p: 'tiny', q: 'tiny', r: 'tiny' });
-    fs.writeFileSync(path.join(home, 'config.toml'), '[placement]\nmemory_limit = "70M"\n');
+    const endless = ['p', 'q', 'r'].map((m) => `[models."${m}"]\nextra_args = ["--context-shift"]\n`).join('');
+    fs.writeFileSync(path.join(home, 'config.toml'), `[placement]\nmemory_limit = "70M"\n${endless}`);
     zest = await startZest({ home, args: ['--parallel', '2'] });
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
