@@ -63,8 +63,10 @@ default_root() {
 }
 root=${ZEST_ENGINE_ROOTFS:-$(default_root)}
 # whisper.cpp-tools brings /usr/bin/whisper-server; it shares sid's libggml0
-# with llama.cpp-tools, so one rootfs serves both engines.
-packages=(llama.cpp-tools whisper.cpp-tools)
+# with llama.cpp-tools, so one rootfs serves both engines. llama.cpp-tools-extra
+# has ggml-rpc-server (`zest worker`) and libggml0-backend-rpc the RPC
+# backend that lets llama-server use workers (--rpc).
+packages=(llama.cpp-tools whisper.cpp-tools llama.cpp-tools-extra libggml0-backend-rpc)
 if [[ ${ZEST_ENGINE_VULKAN:-0} == 1 ]]; then
   packages+=(libggml0-backend-vulkan mesa-vulkan-drivers)
 fi

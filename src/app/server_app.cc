@@ -33,6 +33,7 @@
 #include "app/gateway_security.h"
 #include "app/placement_wiring.h"
 #include "app/readiness.h"
+#include "app/rpc_workers.h"
 #include "app/run_dir.h"
 #include "app/scrape_gauges.h"
 #include "core/duration.h"
@@ -41,6 +42,7 @@
 #include "engines/engine_discovery.h"
 #include "engines/pid_file.h"
 #include "engines/recipe_verdicts.h"
+#include "engines/rpc_backend.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 #include "http/server.h"
@@ -119,9 +121,20 @@ hardware::Inventory DiscoverHardware(const hardware::SystemRoots& roots) {
   return inventory;
 }
 
+// `rpc.workers`, each as engines name it ("HOST:PORT", host lower-cased).
+std::vector<std::string> RpcEndpointsFor(const config::Settings& s) {
+  std::vector<std::string> endpoints;
+  for (const std::string& w : s.rpc_workers) {
+    Result<std::string> endpoint = engines::NormaliseRpcEndpoint(w);  // validated at load
+    endpoints.push_back(endpoint.ok() ? *endpoint : w);
+  }
+  return endpoints;
+}
+
 scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path& run_dir,
                                       const hardware::Inventory& inventory,
-                                      std::shared_ptr<const engines::EngineSet> engine_set) {
+                                      std::shared_ptr<const engines::EngineSet> engine_set,
+                                      RpcWorkers& rpc_workers) {
   scheduler::PoolOptions o;
   o.run_dir = run_dir;
   o.log_dir = s.LogDir();
@@ -136,6 +149,9 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path&
   o.restart_backoff = std::chrono::milliseconds(s.restart_backoff_ms);
   o.restart_backoff_max = std::chrono::seconds(s.restart_backoff_max_s);
   o.discover_devices = DeviceDiscovery(inventory, engine_set, s);
+  if (!rpc_workers.empty()) {
+    o.remote_devices = [&rpc_workers] { return rpc_workers.Check(); };
+  }
   // The NPU's verdict does not depend on the devices engines see: not probed.
   o.npu = placement::NpuFromInventory(
       inventory, engines::RecipeVerdicts(inventory, engines::FactsOf(*engine_set, nullptr)));
@@ -256,11 +272,12 @@ struct ServerApp::Parts {
         roots{s.sysfs_root, s.procfs_root, s.devfs_root},
         inventory(DiscoverHardware(roots)),
         sampler(roots, inventory),
+        rpc_workers(RpcEndpointsFor(s), engines),
         signals(io, SIGINT, SIGTERM),
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),
         engine_metrics(metrics),
-        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engines)),
+        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers)),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.
         residency(ParseDuration(s.keep_alive).value()),
@@ -343,6 +360,7 @@ struct ServerApp::Parts {
   hardware::SystemRoots roots;
   hardware::Inventory inventory;
   hardware::UtilisationSampler sampler;
+  RpcWorkers rpc_workers;
   asio::io_context io;
   asio::signal_set signals;
   std::promise<int> signalled;
@@ -404,7 +422,10 @@ Result<std::unique_ptr<ServerApp>> ServerApp::Create(const config::LoadedSetting
       loaded, std::move(log_ring), std::move(run_dir), std::move(shared_auth))));
 }
 
-ServerApp::ServerApp(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+ServerApp::ServerApp(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {
+  RpcWorkers& workers = parts_->rpc_workers;
+  if (!workers.empty()) parts_->admin.SetRpcWorkers([&workers] { return workers.Json(); });
+}
 
 ServerApp::~ServerApp() {
   Drain();

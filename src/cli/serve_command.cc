@@ -58,6 +58,15 @@ void AddServeCommand(CLI::App& app, Action* action) {
     serve->add_option_function<std::string>(
         f.flag, [values, key = f.key](const std::string& v) { (*values)[key] = v; }, f.help);
   }
+  serve->add_option_function<std::vector<std::string>>(
+      "--rpc-worker",
+      [values](const std::vector<std::string>& workers) {
+        std::string joined;
+        for (const std::string& w : workers) joined += (joined.empty() ? "" : ",") + w;
+        (*values)["rpc.workers"] = joined;
+      },
+      "HOST:PORT of a `zest worker` a model too large for this machine may be spread over "
+      "(repeat for more)");
   serve->add_flag_callback(
       "--insecure-no-auth", [values] { (*values)["server.insecure_no_auth"] = "true"; },
       "Allow a non-loopback --host without API keys");

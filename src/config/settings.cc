@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "config/model_tables.h"
 #include "config/secure_file.h"
 #include "core/duration.h"
+#include "core/host_port.h"
 
 namespace zest::config {
 namespace {
@@ -120,6 +122,28 @@ Status SetLogLevel(Settings& s, const std::string& t) {
   return InvalidArgument("'" + t + "' is not one of trace, debug, info, warn, error");
 }
 
+// "10.0.0.2:50052,10.0.0.3:50052" (TOML lists arrive joined by commas):
+// every worker a host and a port, none twice.
+Status SetRpcWorkers(Settings& s, const std::string& t) {
+  std::vector<std::string> workers;
+  std::size_t start = 0;
+  while (start <= t.size() && !t.empty()) {
+    const std::size_t comma = std::min(t.find(',', start), t.size());
+    std::string item = t.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    ZEST_ASSIGN_OR_RETURN(HostPort hp, ParseHostPort(item, "RPC worker"));
+    if (hp.port == 0) return InvalidArgument("RPC worker '" + item + "' needs a port");
+    if (std::find(workers.begin(), workers.end(), item) != workers.end()) {
+      return InvalidArgument("RPC worker '" + item + "' is listed twice");
+    }
+    workers.push_back(item);
+    start = comma + 1;
+  }
+  s.rpc_workers = std::move(workers);
+  return Status::Ok();
+}
+
 Status SetLogFormat(Settings& s, const std::string& t) {
   if (t != "text" && t != "json") return InvalidArgument("'" + t + "' is not text or json");
   s.log_format = t;
@@ -168,6 +192,7 @@ std::vector<Field> EngineFields() {
       PathField("engine.sd_server", "ZEST_SD_SERVER", &Settings::sd_server),
       PathField("engine.rootfs", "ZEST_ENGINE_ROOTFS", &Settings::engine_rootfs),
       PathField("engine.flm", "ZEST_FLM", &Settings::flm),
+      PathField("engine.rpc_server", "ZEST_RPC_SERVER", &Settings::rpc_server),
       IntField("engine.ctx_size", "ZEST_CTX_SIZE", &Settings::ctx_size, 0, 1 << 24),
       IntField("engine.parallel", "ZEST_PARALLEL", &Settings::parallel, 1, 256),
       IntField("engine.threads", "ZEST_THREADS", &Settings::threads, 0, 1024),
@@ -213,6 +238,12 @@ std::vector<Field> HostFields() {
       Field{"placement.memory_limit", "ZEST_MEMORY_LIMIT", SetMemoryLimit,
             [](const Settings& s) { return std::to_string(s.memory_limit); }},
       IntField("placement.memory_wait_s", "ZEST_MEMORY_WAIT", &Settings::memory_wait_s, 0, 86400),
+      Field{"rpc.workers", "ZEST_RPC_WORKERS", SetRpcWorkers,
+            [](const Settings& s) {
+              std::string joined;
+              for (const std::string& w : s.rpc_workers) joined += (joined.empty() ? "" : ",") + w;
+              return joined;
+            }},
       PathField("hardware.sysfs_root", "ZEST_SYSFS_ROOT", &Settings::sysfs_root),
       PathField("hardware.procfs_root", "ZEST_PROCFS_ROOT", &Settings::procfs_root),
       PathField("hardware.devfs_root", "ZEST_DEVFS_ROOT", &Settings::devfs_root),

@@ -57,6 +57,8 @@ struct Settings {
   // $XDG_CACHE_HOME (or ~/.cache)/zest/engines/debian-sid.
   std::filesystem::path engine_rootfs;
   std::filesystem::path flm;  // FastFlowLM's `flm` (NPU engine); empty = search PATH
+  // ggml's RPC server for `zest worker`; empty = PATH, then the rootfs.
+  std::filesystem::path rpc_server;
   int ctx_size = 4096;        // per request (slot); 0 = the model's own
   int parallel = 4;           // slots per instance
   int threads = 0;            // engine threads; 0 = engine default
@@ -91,6 +93,9 @@ struct Settings {
   // available at startup); "8G", "512M" accepted.
   uint64_t memory_limit = 0;
   int memory_wait_s = 300;  // a load waits this long for busy instances to go idle (then 507)
+  // [rpc] workers: machines running `zest worker` (ggml's RPC server) that
+  // a model too large for this one may be spread over, "HOST:PORT" each.
+  std::vector<std::string> rpc_workers;
   // [models."name"] tables: per-model engine options (model_settings.h).
   std::map<std::string, ModelSettings> model_settings;
   // [aliases]: other names (or glob patterns) for models, "pattern" = "model"

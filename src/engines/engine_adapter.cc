@@ -37,6 +37,10 @@ Result<EngineInfo> EngineAdapter::ProbeDevices() const {
   return Status(ErrorCode::kUnsupported, std::string(name()) + " is not probed for devices");
 }
 
+Result<EngineDevice> EngineAdapter::ProbeRpcWorker(const std::string&) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " cannot use RPC workers");
+}
+
 EngineDescription EngineAdapter::Describe(const Result<EngineInfo>* probed) const {
   EngineDescription d;
   d.name = name();

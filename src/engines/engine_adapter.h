@@ -170,6 +170,9 @@ class EngineAdapter {
   // Blocking (runs the engine, a second or so): never on an I/O thread.
   // Default: kUnsupported.
   virtual Result<EngineInfo> ProbeDevices() const;
+  // The device a ggml RPC worker at `endpoint` serves, as this engine would
+  // use it (rpc_backend.h). Blocking, like ProbeDevices. Default: kUnsupported.
+  virtual Result<EngineDevice> ProbeRpcWorker(const std::string& endpoint) const;
 
   // For `zest system`: found or not, what it serves, and with `probed`
   // (ProbeDevices' answer, null when not asked) what it runs on. The

@@ -15,8 +15,9 @@ namespace {
 
 Result<EngineLocation> Locate(const EngineSearch& search, const std::filesystem::path& configured,
                               const char* binary_name) {
-  LocateOptions options{configured, search.path_env, search.rootfs,
-                        EngineEnvironment(search.getenv, {}), binary_name};
+  LocateOptions options{configured,    search.path_env,
+                        search.rootfs, EngineEnvironment(search.getenv, {}),
+                        binary_name,   {}};
   return LocateEngine(options);
 }
 

@@ -28,8 +28,10 @@ std::optional<std::filesystem::path> FindBwrap(const std::string& path_env) {
 }
 
 Result<EngineLocation> LocateInRootfs(const std::filesystem::path& rootfs,
-                                      const std::string& path_env, const std::string& name) {
-  if (!IsExecutableFile(rootfs / "usr/bin" / name)) {
+                                      const std::string& path_env, const std::string& name,
+                                      std::filesystem::path inside) {
+  if (inside.empty()) inside = "/usr/bin/" + name;
+  if (!IsExecutableFile(rootfs / inside.relative_path())) {
     return NotFound("no " + name +
                     " found (not configured, not on PATH, not in the engine rootfs at " +
                     rootfs.string() + "): run `make engines` (scripts/provision-engines.sh)");
@@ -41,7 +43,7 @@ Result<EngineLocation> LocateInRootfs(const std::filesystem::path& rootfs,
   }
   EngineLocation location;
   location.source = EngineSource::kRootfs;
-  location.binary = "/usr/bin/" + name;
+  location.binary = inside;
   location.rootfs = rootfs;
   location.bwrap = *bwrap;
   return location;
@@ -125,7 +127,8 @@ Result<EngineLocation> LocateBinary(const LocateOptions& options) {
                     " found (not configured, not on PATH, no engine rootfs): run "
                     "`make engines` (scripts/provision-engines.sh)");
   }
-  return LocateInRootfs(options.rootfs, options.path_env, options.binary_name);
+  return LocateInRootfs(options.rootfs, options.path_env, options.binary_name,
+                        options.rootfs_binary);
 }
 
 Result<std::filesystem::path> LocateFlm(const std::filesystem::path& configured,

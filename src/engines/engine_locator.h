@@ -25,6 +25,8 @@ struct LocateOptions {
   // it inherits nothing from zest.
   std::vector<std::string> environment;
   std::string binary_name = "llama-server";  // on PATH, and in the rootfs's /usr/bin
+  // Where the rootfs has it when not in /usr/bin (ggml-rpc-server's libexec).
+  std::filesystem::path rootfs_binary;
 };
 
 struct EngineLocation {

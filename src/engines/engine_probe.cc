@@ -27,12 +27,22 @@ std::string Join(const std::vector<std::string>& lines, std::size_t from, const 
   return out;
 }
 
+// ggml_abort prints a backtrace, one "/usr/lib/...so(+0x150c5) [0x7fc8...]"
+// line per frame, after the message that says what went wrong.
+bool IsBacktraceLine(std::string_view line) {
+  line = Trim(line);
+  return !line.empty() && line.back() == ']' && line.find(" [0x") != std::string_view::npos;
+}
+
 // Runs the engine with one flag and returns everything it printed, or why it
 // failed. Waiting polls ExitStatus (a probe is rare and short).
 Result<std::string> RunEngine(const EngineLocation& location, const std::string& flag,
                               const ProbeOptions& options) {
+  std::vector<std::string> args = {"llama-server"};
+  args.insert(args.end(), options.args.begin(), options.args.end());
+  args.push_back(flag);
   SpawnOptions spawn;
-  spawn.argv = location.Command({"llama-server", flag}, {});
+  spawn.argv = location.Command(args, {}, /*own_network=*/!options.network);
   spawn.env = location.Environment(options.env);
   spawn.clear_env = true;
   spawn.ring_lines = kOutputLines;
@@ -40,8 +50,12 @@ Result<std::string> RunEngine(const EngineLocation& location, const std::string&
   const bool timed_out = !process->WaitForExit(options.timeout);
   process->Terminate(std::chrono::milliseconds(500));  // also waits for the last output
   std::vector<std::string> lines = process->output().Tail(kOutputLines);
+  std::vector<std::string> said;  // what it said, without an abort's backtrace
+  for (const std::string& line : lines) {
+    if (!IsBacktraceLine(line) && !Trim(line).empty()) said.push_back(line);
+  }
   std::string tail =
-      Join(lines, lines.size() > kErrorTailLines ? lines.size() - kErrorTailLines : 0, " | ");
+      Join(said, said.size() > kErrorTailLines ? said.size() - kErrorTailLines : 0, " | ");
   if (timed_out) {
     return Status(ErrorCode::kTimeout, "llama-server " + flag + " did not finish within " +
                                            std::to_string(options.timeout.count()) +
@@ -93,6 +107,26 @@ std::vector<EngineDevice> ParseDeviceList(const std::string& output) {
 }
 
 Result<EngineInfo> ProbeEngine(const EngineLocation& location) { return ProbeEngine(location, {}); }
+
+Result<EngineDevice> ProbeRpcWorker(const EngineLocation& location, const std::string& endpoint,
+                                    std::chrono::milliseconds timeout) {
+  ProbeOptions options;
+  options.args = {"--rpc", endpoint};
+  options.network = true;
+  options.timeout = timeout;
+  Result<std::string> output = RunEngine(location, "--list-devices", options);
+  if (!output.ok()) {
+    const std::string& why = output.status().message();
+    const bool refused = why.find("Failed to connect") != std::string::npos;
+    return Unavailable("RPC worker " + endpoint + " is unreachable (" +
+                       (refused ? std::string("cannot connect") : why) + ")");
+  }
+  for (EngineDevice& device : ParseDeviceList(*output)) {
+    if (device.name.rfind("RPC", 0) == 0) return std::move(device);
+  }
+  return Unavailable("RPC worker " + endpoint + ": llama-server lists no RPC device (" + *output +
+                     "); does its build have the RPC backend (libggml0-backend-rpc)?");
+}
 
 Result<EngineInfo> ProbeEngine(const EngineLocation& location, const ProbeOptions& options) {
   ZEST_ASSIGN_OR_RETURN(std::string version_output, RunEngine(location, "--version", options));

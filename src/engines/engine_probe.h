@@ -24,7 +24,9 @@ struct EngineInfo {
 };
 
 struct ProbeOptions {
-  std::vector<std::string> env;  // "K=V" for the engine, e.g. GGML_VK_VISIBLE_DEVICES=0
+  std::vector<std::string> env;   // "K=V" for the engine, e.g. GGML_VK_VISIBLE_DEVICES=0
+  std::vector<std::string> args;  // before the probing flag, e.g. {"--rpc", "10.0.0.2:50052"}
+  bool network = false;           // share zest's network (to reach RPC workers)
   std::chrono::milliseconds timeout = std::chrono::seconds(20);  // per run; then killed
 };
 
@@ -33,6 +35,15 @@ struct ProbeOptions {
 // message carries its last output lines); kTimeout when a run hangs.
 Result<EngineInfo> ProbeEngine(const EngineLocation& location);
 Result<EngineInfo> ProbeEngine(const EngineLocation& location, const ProbeOptions& options);
+
+// The device a ggml RPC worker (rpc_backend.h) serves, as llama-server sees
+// it: `--rpc ENDPOINT --list-devices`, run with the network. The device's
+// name is RPC0; its description "ENDPOINT (N MiB, M MiB free)". kUnavailable
+// with the engine's reason ("Failed to connect to ...") when it cannot be
+// reached: llama-server aborts at start-up then, so an engine must never be
+// given a worker that did not answer.
+Result<EngineDevice> ProbeRpcWorker(const EngineLocation& location, const std::string& endpoint,
+                                    std::chrono::milliseconds timeout);
 
 // Parsers for the two outputs, exposed for tests. Both skip ggml's log lines.
 // ParseVersion: the text after "version: ", or "" when there is none.

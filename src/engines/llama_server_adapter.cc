@@ -4,6 +4,7 @@
 
 #include "engines/engine_flags.h"
 #include "engines/llama_server_flags.h"
+#include "engines/rpc_backend.h"
 
 namespace zest::engines {
 
@@ -32,9 +33,16 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
   o.ctx_size = static_cast<int>(spec.ctx_per_slot) * spec.parallel;
   o.placement = spec.placement;
   o.extra = FlagArgv(extra);
+  // Workers are reached over the network: such an engine shares zest's
+  // network namespace (docs/scale-out.md says what that opens).
+  const bool uses_workers = o.placement && !o.placement->rpc_servers.empty();
+  if (uses_workers) {
+    ZEST_ASSIGN_OR_RETURN(o.placement->devices,
+                          EngineDeviceNames(o.placement->devices, o.placement->rpc_servers));
+  }
 
   LaunchCommand command;
-  command.argv = located_->Command(LlamaServerArgs(o), mounts);
+  command.argv = located_->Command(LlamaServerArgs(o), mounts, /*own_network=*/!uses_workers);
   std::vector<std::string> env;
   // llvmpipe runs the "GPU" layers on threads of its own: as many as the
   // engine's share of the cores, not one per core.
@@ -112,6 +120,14 @@ std::optional<EngineMetrics> LlamaServerAdapter::metrics() const {
 Result<EngineInfo> LlamaServerAdapter::ProbeDevices() const {
   if (!located_.ok()) return located_.status();
   return ProbeEngine(*located_);
+}
+
+Result<EngineDevice> LlamaServerAdapter::ProbeRpcWorker(const std::string& endpoint) const {
+  if (!located_.ok()) return located_.status();
+  // A worker that does not answer within this is as good as gone (a dropped
+  // packet would otherwise hold the probe for the kernel's connect timeout).
+  constexpr auto kWorkerProbeTimeout = std::chrono::seconds(5);
+  return engines::ProbeRpcWorker(*located_, endpoint, kWorkerProbeTimeout);
 }
 
 EngineDescription LlamaServerAdapter::Describe(const Result<EngineInfo>* probed) const {

@@ -36,6 +36,7 @@ class LlamaServerAdapter : public EngineAdapter {
   std::optional<EngineMetrics> metrics() const override;
   bool probes_devices() const override { return true; }
   Result<EngineInfo> ProbeDevices() const override;  // --version, --list-devices
+  Result<EngineDevice> ProbeRpcWorker(const std::string& endpoint) const override;
   EngineDescription Describe(const Result<EngineInfo>* probed) const override;
 
   const Result<EngineLocation>& location() const { return located_; }

@@ -27,6 +27,7 @@ const char* LoadMode(const EnginePlacement& p) {
 void AppendPlacement(const EnginePlacement& p, std::vector<std::string>& argv) {
   // zest has placed the model; the engine's own fitting would undo that.
   argv.insert(argv.end(), {"--fit", "off"});
+  if (!p.rpc_servers.empty()) argv.insert(argv.end(), {"--rpc", Join(p.rpc_servers)});
   argv.insert(argv.end(), {"--device", p.devices.empty() ? "none" : Join(p.devices)});
   argv.insert(argv.end(), {"-ngl", std::to_string(p.devices.empty() ? 0 : p.gpu_layers)});
   if (p.devices.size() > 1 && p.tensor_split.size() == p.devices.size()) {

@@ -14,7 +14,10 @@ namespace zest::engines {
 // llama-server (build 11669): it has --load-mode instead of --no-mmap/--mlock,
 // and fits models to memory by itself unless told `--fit off`.
 struct EnginePlacement {
-  std::vector<std::string> devices;     // --device a,b; empty = --device none (CPU only)
+  std::vector<std::string> devices;  // --device a,b; empty = --device none (CPU only)
+  // --rpc A,B: ggml RPC workers (rpc_backend.h), in the order that names
+  // their devices RPC0, RPC1... in `devices`.
+  std::vector<std::string> rpc_servers;
   int gpu_layers = 0;                   // -ngl
   std::vector<double> tensor_split;     // --tensor-split, when more than one device
   int n_cpu_moe = 0;                    // --n-cpu-moe, when > 0

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <regex>
 
+#include "engines/rpc_backend.h"
+
 namespace zest::placement {
 namespace {
 
@@ -84,6 +86,26 @@ std::vector<PlacementDevice> DevicesFromInventory(
     devices.push_back(std::move(d));
   }
   return devices;
+}
+
+PlacementDevice WorkerDevice(const std::string& endpoint, const engines::EngineDevice& probed) {
+  PlacementDevice d;
+  d.name = engines::RpcDeviceName(endpoint);
+  d.description = "RPC worker " + probed.description;
+  d.gpu = true;  // an offload target, like a GPU: -ngl layers go there
+  d.rpc_endpoint = endpoint;
+  ParseEngineMemory(probed.description, d.total_bytes, d.free_bytes);
+  return d;
+}
+
+PlacementDevice UnreachableWorker(const std::string& endpoint, const std::string& reason) {
+  PlacementDevice d;
+  d.name = engines::RpcDeviceName(endpoint);
+  d.description = reason;
+  d.gpu = true;
+  d.rpc_endpoint = endpoint;
+  d.reachable = false;
+  return d;
 }
 
 std::string FormatBytes(uint64_t bytes) {

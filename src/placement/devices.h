@@ -29,6 +29,14 @@ struct PlacementDevice {
   uint64_t free_bytes = 0;
   // CPU only: llama.cpp's CPU backend repacks weights for AMX (see LoadShape).
   bool repacks_weights = false;
+  // A ggml RPC worker's device (engines/rpc_backend.h): another machine's,
+  // reached over the network; empty for this machine's devices. Placement
+  // uses workers only for what does not fit here, or when named.
+  std::string rpc_endpoint;
+  // A worker that did not answer its last check: no memory, and
+  // `description` says why.
+  bool reachable = true;
+  bool remote() const { return !rpc_endpoint.empty(); }
 };
 
 // The CPU first, then each GPU device the engine reports, matched in order
@@ -38,6 +46,13 @@ struct PlacementDevice {
 std::vector<PlacementDevice> DevicesFromInventory(
     const hardware::Inventory& inventory, const std::vector<engines::EngineDevice>& engine_devices,
     uint64_t memory_limit);
+
+// A worker's device from what llama-server saw of it (engines::ProbeRpcWorker:
+// "10.0.0.2:50052 (24105 MiB, 24105 MiB free)"), named
+// engines::RpcDeviceName(endpoint); or an unreachable one, described by
+// the reason ("RPC worker 10.0.0.2:50052 is unreachable (cannot connect)").
+PlacementDevice WorkerDevice(const std::string& endpoint, const engines::EngineDevice& probed);
+PlacementDevice UnreachableWorker(const std::string& endpoint, const std::string& reason);
 
 // "1.5 GiB": sizes in explanations and errors.
 std::string FormatBytes(uint64_t bytes);

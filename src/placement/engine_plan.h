@@ -29,6 +29,9 @@ struct EnginePlan {
   std::string recipe = kLlamaCppRecipe;
   std::string engine_checkpoint;         // the engine's own name for the model (FastFlowLM's tag)
   std::vector<std::string> gpu_devices;  // --device; empty = CPU only
+  // The ggml RPC workers among gpu_devices ("rpc:HOST:PORT" there), their
+  // endpoints in the same order: the engine's --rpc.
+  std::vector<std::string> rpc_workers;
   // A GPU of the plan is a software renderer (llvmpipe): its "GPU" layers
   // run on CPU threads too (LP_NUM_THREADS), so it shares the CPU budget.
   bool software_gpu = false;

@@ -7,8 +7,9 @@
 namespace zest::placement {
 namespace {
 
-// GPUs zest places on by itself (policy.h: software renderers only by name).
-bool Chosen(const PlacementDevice& d) { return d.gpu && d.speed_rank > 0; }
+// This machine's GPUs zest places on by itself (policy.h: software
+// renderers only by name; RPC workers for what does not fit here).
+bool Chosen(const PlacementDevice& d) { return d.gpu && d.speed_rank > 0 && !d.remote(); }
 
 bool HasGpu(const std::vector<PlacementDevice>& devices) {
   return std::any_of(devices.begin(), devices.end(), Chosen);
@@ -25,7 +26,8 @@ uint64_t SizeEstimate(uint64_t file_bytes) {
 uint64_t AvailableBytes(const std::vector<PlacementDevice>& devices) {
   uint64_t total = devices.empty() ? 0 : devices[0].free_bytes;
   for (std::size_t i = 1; i < devices.size(); ++i) {
-    if (Chosen(devices[i]) && !devices[i].unified) total += devices[i].free_bytes;
+    const bool worker = devices[i].remote() && devices[i].reachable;
+    if ((Chosen(devices[i]) && !devices[i].unified) || worker) total += devices[i].free_bytes;
   }
   return total;
 }

@@ -66,6 +66,16 @@ bool Fits(const Problem& p, const Candidate& c, uint64_t ctx) {
   return ram <= p.devices[0].free_bytes;
 }
 
+// The system RAM side of Fits alone.
+bool CpuFits(const Problem& p, const Candidate& c, uint64_t ctx) {
+  std::vector<DeviceMemory> use = Predict(p, c, ctx);
+  uint64_t ram = use[0].Total();
+  for (std::size_t i = 0; i < c.gpus.size(); ++i) {
+    if (p.devices[c.gpus[i]].unified) ram += use[i + 1].Total();
+  }
+  return ram <= p.devices[0].free_bytes;
+}
+
 // The largest context in [low, high] at which `fits` holds, if any (fit is
 // monotonic in the context).
 std::optional<uint64_t> LargestContext(uint64_t low, uint64_t high,
@@ -151,6 +161,7 @@ std::optional<int> SmallestFitting(int low, int high, const std::function<bool(i
 using Strategy = std::function<std::optional<Candidate>(uint64_t ctx)>;
 
 std::vector<Strategy> Strategies(const Problem& p, const std::vector<std::size_t>& gpus,
+                                 const std::vector<std::size_t>& workers,
                                  const config::ModelSettings& o) {
   std::vector<Strategy> out;
   const int all = static_cast<int>(p.model.block_count) + 1;
@@ -194,11 +205,22 @@ std::vector<Strategy> Strategies(const Problem& p, const std::vector<std::size_t
     });
   }
   out.push_back([=](uint64_t ctx) { return fitting(CpuOnly(), ctx); });
+  if (!workers.empty()) {
+    out.push_back([=, &p](uint64_t ctx) -> std::optional<Candidate> {
+      // Fewest layers on the workers that leave the CPU within its memory
+      // (fewer layers on the workers only ever add to the CPU); then the
+      // workers must hold theirs.
+      auto on_workers =
+          SmallestFitting(1, all, [&](int n) { return CpuFits(p, OnGpus(p, workers, n, 0), ctx); });
+      if (!on_workers) return std::nullopt;
+      return fitting(OnGpus(p, workers, *on_workers, 0), ctx);
+    });
+  }
   return out;
 }
 
-// The GPUs to consider, fastest first: the one named, or every GPU that is
-// not a software renderer.
+// The GPUs to consider, fastest first: the one named, or every GPU of this
+// machine that is not a software renderer.
 Result<std::vector<std::size_t>> ChooseGpus(const std::vector<PlacementDevice>& devices,
                                             const std::string& wanted) {
   std::vector<std::size_t> gpus;
@@ -206,7 +228,10 @@ Result<std::vector<std::size_t>> ChooseGpus(const std::vector<PlacementDevice>& 
   std::string known = "cpu";
   for (std::size_t i = 1; i < devices.size(); ++i) {
     known += ", " + devices[i].name;
-    if (wanted.empty() ? devices[i].speed_rank > 0 : devices[i].name == wanted) gpus.push_back(i);
+    const bool chosen = wanted.empty() ? devices[i].speed_rank > 0 && !devices[i].remote()
+                                       : devices[i].name == wanted;
+    if (chosen && !devices[i].reachable) return Unavailable(devices[i].description);
+    if (chosen) gpus.push_back(i);
   }
   if (!wanted.empty() && gpus.empty()) {
     return InvalidArgument("device '" + wanted + "' is not one the engine sees (" + known + ")");
@@ -322,6 +347,13 @@ Status DoesNotFit(const Problem& p, const std::string& name, uint64_t ctx, int p
                " free of " + FormatBytes(d.total_bytes) +
                (d.unified ? ", shared with the CPU" : "");
   }
+  for (const PlacementDevice& d : p.devices) {
+    if (!d.remote() || std::find(gpus.begin(), gpus.end(), &d - p.devices.data()) != gpus.end())
+      continue;
+    message += d.reachable ? ", " + d.name + " (RPC worker) " + FormatBytes(d.free_bytes) +
+                                 " free of " + FormatBytes(d.total_bytes)
+                           : "; " + d.description;
+  }
   return InsufficientMemory(message);
 }
 
@@ -343,6 +375,7 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   for (std::size_t g : c.gpus) {
     plan.gpu_devices.push_back(p.devices[g].name);
     plan.software_gpu = plan.software_gpu || p.devices[g].speed_rank == 0;
+    if (p.devices[g].remote()) plan.rpc_workers.push_back(p.devices[g].rpc_endpoint);
   }
   plan.n_gpu_layers = c.gpus.empty() ? 0 : c.layout.gpu_layers;
   plan.tensor_split = c.layout.split;
@@ -424,7 +457,18 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   ZEST_RETURN_IF_ERROR(CheckTensorSplit(o, gpus, devices, request.model_name));
   Problem p{model, devices, ShapeFor(o, request, kv), request.learned};
   p.shape.cpu_repack = devices[0].repacks_weights;
-  p.shape.gpu_backend = devices.size() > 1;
+  p.shape.gpu_backend = std::any_of(devices.begin() + 1, devices.end(),
+                                    [](const PlacementDevice& d) { return !d.remote(); });
+  // Workers, the roomiest first, when no device is named and no layout fixed.
+  std::vector<std::size_t> workers;
+  const bool fixed_layout = o.n_gpu_layers || o.n_cpu_moe || !o.tensor_split.empty();
+  for (std::size_t i = 1; i < devices.size() && o.device.empty() && !fixed_layout; ++i) {
+    if (devices[i].remote() && devices[i].reachable && devices[i].free_bytes > 0)
+      workers.push_back(i);
+  }
+  std::stable_sort(workers.begin(), workers.end(), [&](std::size_t a, std::size_t b) {
+    return devices[a].free_bytes > devices[b].free_bytes;
+  });
 
   // A fixed context: asked for, or the server default (capped at trained).
   std::optional<uint64_t> fixed = o.ctx_size;
@@ -436,7 +480,7 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
         std::string(fixed < request.default_ctx_per_slot ? ", capped at the trained length" : "");
   }
   const uint64_t low = std::min(kMinAutoContext, trained);
-  for (const Strategy& strategy : Strategies(p, gpus, o)) {
+  for (const Strategy& strategy : Strategies(p, gpus, workers, o)) {
     std::optional<uint64_t> ctx = fixed;
     if (!fixed) {
       ctx = LargestContext(low, trained, [&](uint64_t c) { return strategy(c).has_value(); });

@@ -10,7 +10,11 @@
 //   3. MoE: every layer on the fastest GPU with the experts of the first N
 //      blocks on the CPU (smallest N that fits);
 //   4. the most layers that fit on the fastest GPU, the rest on the CPU;
-//   5. the CPU alone.
+//   5. the CPU alone;
+//   6. with ggml RPC workers (other machines, devices.h): the most layers
+//      that fit on the CPU, the rest on the workers, split in proportion to
+//      their free memory. A worker is used otherwise only when named
+//      (device = "rpc:HOST:PORT").
 // Context: the requested one; else the largest that fits, up to the
 // model's trained length. Never less than asked for: when the requested
 // context does not fit anywhere, the answer is an error (kInsufficientMemory)

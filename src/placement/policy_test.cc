@@ -593,5 +593,75 @@ TEST(PolicyTest, RequestedContextThatDoesNotFitIsAnError) {
       << plan.status().message();
 }
 
+// ggml RPC workers extend the CPU: a model that fits here stays here; one
+// that does not keeps the most layers here and puts the rest on the
+// workers, split by their free memory; a worker that is gone is named in
+// the error.
+std::vector<PlacementDevice> WithWorkers(uint64_t cpu_limit,
+                                         const std::vector<uint64_t>& worker_mib) {
+  auto devices = Machine("", {}, cpu_limit);
+  for (std::size_t i = 0; i < worker_mib.size(); ++i) {
+    const std::string mib = std::to_string(worker_mib[i]);
+    devices.push_back(
+        WorkerDevice("10.0.0." + std::to_string(i + 2) + ":50052",
+                     {"RPC0", "10.0.0.2:50052 (" + mib + " MiB, " + mib + " MiB free)"}));
+  }
+  return devices;
+}
+
+TEST(PolicyTest, WorkersOnlyForWhatDoesNotFitHere) {
+  auto roomy =
+      PlanPlacement(Model("llama3-8b"), WithWorkers(60 * kGiB, {32768}), {"llama", {}, 4096, 4, 0});
+  ASSERT_TRUE(roomy.ok()) << roomy.status().message();
+  EXPECT_TRUE(roomy->gpu_devices.empty());
+  EXPECT_TRUE(roomy->rpc_workers.empty());
+
+  auto devices = WithWorkers(6 * kGiB, {32768});
+  auto plan = PlanPlacement(Model("llama3-8b"), devices, {"llama", {}, 4096, 4, 0});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->gpu_devices, std::vector<std::string>{"rpc:10.0.0.2:50052"});
+  EXPECT_EQ(plan->rpc_workers, std::vector<std::string>{"10.0.0.2:50052"});
+  EXPECT_GT(plan->n_gpu_layers, 0);
+  EXPECT_LT(plan->n_gpu_layers, 33);
+  EXPECT_LE(plan->BytesOn("CPU"), 6 * kGiB);
+  // The fewest layers on the worker: one fewer would not fit the CPU.
+  LoadShape shape;
+  shape.parallel = 4;
+  shape.ctx_per_slot = 4096;
+  auto fewer = PredictMemory(Model("llama3-8b"), shape, {1, plan->n_gpu_layers - 1, {}, 0});
+  EXPECT_GT(fewer[0].Total(), 6 * kGiB);
+  EXPECT_NE(plan->explanation.find("layers of 33 on rpc:10.0.0.2:50052, the rest on the CPU"),
+            std::string::npos)
+      << plan->explanation;
+}
+
+TEST(PolicyTest, TwoWorkersSplitByFreeMemory) {
+  auto plan = PlanPlacement(Model("llama3-8b"), WithWorkers(2 * kGiB, {4096, 8192}),
+                            {"llama", {}, 4096, 4, 0});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  // The roomiest first, weights in MiB of free memory.
+  EXPECT_EQ(plan->rpc_workers, (std::vector<std::string>{"10.0.0.3:50052", "10.0.0.2:50052"}));
+  EXPECT_EQ(plan->tensor_split, (std::vector<double>{8192, 4096}));
+}
+
+TEST(PolicyTest, AGoneWorkerIsNamedWhenTheModelDoesNotFit) {
+  auto devices = WithWorkers(2 * kGiB, {});
+  devices.push_back(UnreachableWorker("10.0.0.9:50052",
+                                      "RPC worker 10.0.0.9:50052 is unreachable (cannot connect)"));
+  auto plan = PlanPlacement(Model("llama3-8b"), devices, {"llama", {}, 4096, 4, 0});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), ErrorCode::kInsufficientMemory);
+  EXPECT_NE(
+      plan.status().message().find("RPC worker 10.0.0.9:50052 is unreachable (cannot connect)"),
+      std::string::npos)
+      << plan.status().message();
+  // Named as the device, it is an error of its own.
+  config::ModelSettings o;
+  o.device = "rpc:10.0.0.9:50052";
+  auto named = PlanPlacement(Model("llama3-8b"), devices, {"llama", o, 4096, 4, 0});
+  ASSERT_FALSE(named.ok());
+  EXPECT_EQ(named.status().code(), ErrorCode::kUnavailable);
+}
+
 }  // namespace
 }  // namespace zest::placement

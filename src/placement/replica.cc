@@ -13,10 +13,13 @@ std::string PrimaryDevice(const EnginePlan& plan) {
 
 namespace {
 
-// GPUs by speed (fastest first, stable), then the CPU.
+// This machine's GPUs by speed (fastest first, stable), then the CPU. Not
+// RPC workers: they extend one instance's memory; a replica is for speed.
 std::vector<std::string> CandidateOrder(const std::vector<PlacementDevice>& devices) {
   std::vector<const PlacementDevice*> gpus;
-  for (std::size_t i = 1; i < devices.size(); ++i) gpus.push_back(&devices[i]);
+  for (std::size_t i = 1; i < devices.size(); ++i) {
+    if (!devices[i].remote()) gpus.push_back(&devices[i]);
+  }
   std::stable_sort(gpus.begin(), gpus.end(),
                    [](const PlacementDevice* a, const PlacementDevice* b) {
                      return a->speed_rank > b->speed_rank;

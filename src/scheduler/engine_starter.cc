@@ -67,6 +67,7 @@ std::vector<fs::path> ModelFiles(const models::ModelEntry& model) {
 engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
   engines::EnginePlacement p;
   p.devices = plan.gpu_devices;
+  p.rpc_servers = plan.rpc_workers;
   p.gpu_layers = plan.n_gpu_layers;
   p.tensor_split = plan.tensor_split;
   p.n_cpu_moe = plan.n_cpu_moe;

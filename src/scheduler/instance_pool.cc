@@ -371,6 +371,7 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   if (instance->Alive()) co_return;
   bool forgotten = false;
   double load_s = 0;
+  bool used_workers = false;
   {
     MutexLock lock(list_mu_);
     for (const auto& entry : EntriesOf(instance->model())) {
@@ -378,6 +379,7 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
       Erase(entry);
       forgotten = true;
       load_s = entry->load_s;
+      used_workers = !entry->plan.rpc_workers.empty();
       break;
     }
   }
@@ -387,10 +389,18 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   const int exit = instance->process().ExitStatus().value_or(0);
   // An engine that crashes at once on every load is doomed; one killed from
   // outside (the OOM killer, an operator), or that served a while before it
-  // crashed, is restarted at once.
+  // crashed, is restarted at once. So is one that used RPC workers: llama-server
+  // aborts when a worker goes away, and the next load checks them again
+  // (planning without a worker that is gone).
   const auto ready_for = std::chrono::steady_clock::now() - instance->started_at() -
                          std::chrono::duration<double>(load_s);
-  if (forgotten && !engines::Process::KilledFromOutside(exit) && ready_for < kCrashedAtOnce) {
+  if (used_workers) {
+    spdlog::warn(
+        "engine for '{}' used RPC workers; if one went away, the next load plans without it",
+        instance->model());
+  }
+  if (forgotten && !used_workers && !engines::Process::KilledFromOutside(exit) &&
+      ready_for < kCrashedAtOnce) {
     NoteOwnFailure(
         instance->model(),
         "crashed " +

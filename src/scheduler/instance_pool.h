@@ -78,6 +78,10 @@ struct PoolOptions {
   // (off the I/O threads: it may probe the engine) at the first load. Unset:
   // one CPU with no memory limit.
   std::function<std::vector<placement::PlacementDevice>()> discover_devices;
+  // The ggml RPC workers' devices (placement/devices.h), asked again before
+  // every load (blocking, off the I/O threads): a worker that went away is
+  // planned without, one that came back with. Unset: no workers.
+  std::function<std::vector<placement::PlacementDevice>()> remote_devices;
   // The engines and which serves a model (engines/engine_set.h). Unset:
   // every load fails (no engine).
   std::shared_ptr<const engines::EngineSet> engines;
@@ -300,6 +304,9 @@ class InstancePool : public EngineSlots {
   // Discovers the devices once; started by the constructor so the first
   // load rarely waits for the engine probe.
   boost::asio::awaitable<void> EnsureDevices();
+  // Replaces the workers' devices with what options_.remote_devices says now.
+  boost::asio::awaitable<void> RefreshRemoteDevices();
+  boost::asio::awaitable<std::vector<placement::PlacementDevice>> RemoteDevicesBlocking();
   boost::asio::awaitable<std::vector<placement::PlacementDevice>> DiscoverDevicesBlocking();
   // Logs the CPU prediction against the engine's measured RSS and learns
   // from it (the model's memory correction). Strand only.

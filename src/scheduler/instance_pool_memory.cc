@@ -76,7 +76,25 @@ awaitable<void> InstancePool::EnsureDevices() {
 }
 
 awaitable<std::vector<placement::PlacementDevice>> InstancePool::DiscoverDevicesBlocking() {
-  co_return options_.discover_devices();
+  std::vector<placement::PlacementDevice> devices = options_.discover_devices();
+  if (options_.remote_devices) {
+    std::vector<placement::PlacementDevice> remote = options_.remote_devices();
+    devices.insert(devices.end(), remote.begin(), remote.end());
+  }
+  co_return devices;
+}
+
+awaitable<void> InstancePool::RefreshRemoteDevices() {
+  if (!options_.remote_devices) co_return;
+  std::vector<placement::PlacementDevice> remote =
+      co_await asio::co_spawn(blocking_, RemoteDevicesBlocking(), use_awaitable);
+  MutexLock lock(list_mu_);
+  std::erase_if(*devices_, [](const placement::PlacementDevice& d) { return d.remote(); });
+  devices_->insert(devices_->end(), remote.begin(), remote.end());
+}
+
+awaitable<std::vector<placement::PlacementDevice>> InstancePool::RemoteDevicesBlocking() {
+  co_return options_.remote_devices();
 }
 
 Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry& model,
@@ -161,6 +179,7 @@ InstancePool::EntryList InstancePool::IdleInEvictionOrder(const std::string& mod
 awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models::ModelEntry& model,
                                                                    Entry& entry) {
   co_await EnsureDevices();
+  co_await RefreshRemoteDevices();
   const auto wait_until = std::chrono::steady_clock::now() + options_.memory_wait;
   bool told = false;
   std::shared_ptr<Entry> drained;  // the busy instance this load is emptying, if any

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { canMakeNamespaces, makeNamespace, removeNamespace } from '../lib/netns.mjs';
 import { freePort } from '../lib/prometheus.mjs';
 import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
 
@@ -26,7 +27,7 @@ const NODE_ENV = { ZEST_SHUTDOWN_DELAY: '4', ZEST_DRAIN_TIMEOUT: '60' };
 const KEY = 'haproxy-test-key';
 const auth = { authorization: `Bearer ${KEY}` };
 const tag = `${process.pid % 100000}`;
-const asRoot = process.getuid?.() === 0 && fs.existsSync('/usr/sbin/ip');
+const asRoot = canMakeNamespaces;
 let dir;
 let haproxy;
 let url;
@@ -78,28 +79,8 @@ const nodeJson = async (node, p) => (await node.zest.json(p, undefined, { header
 const loadedOn = async (node) => (node.zest.proc.exitCode === null && node.zest.proc.signalCode === null
   ? (await nodeJson(node, '/api/v1/ps')).instances.map((i) => i.model) : []);
 
-const ip = (...args) => execFileSync('/usr/sbin/ip', args, { stdio: 'pipe' });
-
 // Node i's namespace and veth pair: the host side 10.231.i.1, the node 10.231.i.2.
-function makeNamespace(i) {
-  const ns = `zest-t${tag}-${i}`;
-  const host = `zh${tag}${i}`;
-  const peer = `zn${tag}${i}`;
-  ip('netns', 'add', ns);
-  ip('link', 'add', host, 'type', 'veth', 'peer', 'name', peer);
-  ip('link', 'set', peer, 'netns', ns);
-  ip('addr', 'add', `10.231.${i}.1/24`, 'dev', host);
-  ip('link', 'set', host, 'up');
-  ip('netns', 'exec', ns, 'ip', 'addr', 'add', `10.231.${i}.2/24`, 'dev', peer);
-  ip('netns', 'exec', ns, 'ip', 'link', 'set', peer, 'up');
-  ip('netns', 'exec', ns, 'ip', 'link', 'set', 'lo', 'up');
-  return { ns, host, address: `10.231.${i}.2` };
-}
-
-function removeNamespace({ ns, host }) {
-  try { ip('link', 'del', host); } catch { /* gone with the namespace */ }
-  try { ip('netns', 'del', ns); } catch { /* never made */ }
-}
+const makeNodeNamespace = (i) => makeNamespace(`zest-t${tag}-${i}`, `zh${tag}${i}`, `zn${tag}${i}`, `10.231.${i}`);
 
 // The node that owns the most models, and its models.
 function busiestNode() {
@@ -111,7 +92,7 @@ function busiestNode() {
 async function startNode(node) {
   node.zest = await startZest({
     home: node.home, port: node.port, env: { ...NODE_ENV, ZEST_API_KEY: KEY },
-    args: ['--host', node.address], prefix: node.netns ? ['/usr/sbin/ip', 'netns', 'exec', node.netns.ns] : [],
+    args: ['--host', node.address], prefix: node.netns ? node.netns.prefix : [],
   });
 }
 
@@ -120,7 +101,7 @@ before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-haproxy-'));
   for (let i = 0; i < 2; i++) {
     const node = { port: await freePort(), home: makeHome(Object.fromEntries(MODELS.map((m) => [m, 'tiny']))) };
-    node.netns = asRoot ? makeNamespace(i + 1) : null;
+    node.netns = asRoot ? makeNodeNamespace(i + 1) : null;
     node.address = node.netns?.address ?? '127.0.0.1';
     nodes.push(node);
     await startNode(node);

@@ -145,6 +145,8 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking(
   co_return engine->ProbeDevices();
 }
 
+json AdminApi::RpcWorkersJson() const { return rpc_workers_ ? rpc_workers_() : json::array(); }
+
 json AdminApi::PsJson() const {
   return {{"instances", InstancesJson(pool_.List(), residency_, true)}};
 }
@@ -163,7 +165,8 @@ void AdminApi::Register(http::Router& router) {
                json reply = {{"status", "ok"},
                              {"version", ZEST_VERSION},
                              {"models_loaded", models.size()},
-                             {"instances", InstancesJson(list, residency_, false)}};
+                             {"instances", InstancesJson(list, residency_, false)},
+                             {"rpc_workers", RpcWorkersJson()}};
                co_await SendJson(w, reply);
              });
 

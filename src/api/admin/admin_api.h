@@ -4,6 +4,7 @@
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
+#include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -40,6 +41,13 @@ class AdminApi {
   boost::asio::awaitable<Result<engines::EngineInfo>> DeviceProbe();
   const engines::EngineSet& engines() const { return *engines_; }
 
+  // What /api/v1/health and /api/v1/system-info say of the RPC workers
+  // (app/rpc_workers.h); unset: no workers. Set before serving.
+  void SetRpcWorkers(std::function<nlohmann::json()> rpc_workers) {
+    rpc_workers_ = std::move(rpc_workers);
+  }
+  nlohmann::json RpcWorkersJson() const;
+
  private:
   boost::asio::awaitable<Result<engines::EngineInfo>> ProbeBlocking(
       const engines::EngineAdapter* engine);
@@ -50,6 +58,7 @@ class AdminApi {
   scheduler::InstancePool& pool_;
   const std::shared_ptr<const engines::EngineSet> engines_;
   scheduler::Residency* const residency_;
+  std::function<nlohmann::json()> rpc_workers_;
   boost::asio::thread_pool blocking_{1};
   Mutex mu_;
   std::optional<Result<engines::EngineInfo>> engine_info_ GUARDED_BY(mu_);

@@ -11,7 +11,10 @@ SystemApi::SystemApi(const hardware::Inventory& inventory,
 boost::asio::awaitable<nlohmann::json> SystemApi::InfoJson() {
   // The probe runs once (off the I/O threads) and is cached by AdminApi.
   Result<engines::EngineInfo> probed = co_await admin_.DeviceProbe();
-  co_return SystemInfoJson(inventory_, admin_.engines(), &probed, sampler_.Snapshot(), "server");
+  nlohmann::json info =
+      SystemInfoJson(inventory_, admin_.engines(), &probed, sampler_.Snapshot(), "server");
+  info["rpc_workers"] = admin_.RpcWorkersJson();
+  co_return info;
 }
 
 boost::asio::awaitable<void> SystemApi::HandleSystemInfo(http::ResponseWriter& writer) {
