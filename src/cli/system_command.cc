@@ -105,6 +105,19 @@ void PrintDevices(const json& info) {
                 HumanBytes(UintField(v, "device_local_bytes")).c_str());
   }
   if (info["vulkan"].empty()) std::printf("Vulkan   no devices on the host loader\n");
+  // The head's RPC workers (the server only: [rpc] workers).
+  for (const json& w : info.value("rpc_workers", json::array())) {
+    const json reachable = w.value("reachable", json());
+    if (reachable.is_null()) {
+      std::printf("Worker   %s: not checked yet\n", TextField(w, "endpoint").c_str());
+    } else if (reachable.get<bool>()) {
+      std::printf("Worker   %s (%s): %s free of %s\n", TextField(w, "endpoint").c_str(),
+                  TextField(w, "device").c_str(), HumanBytes(UintField(w, "free_bytes")).c_str(),
+                  HumanBytes(UintField(w, "total_bytes")).c_str());
+    } else {
+      std::printf("Worker   %s\n", TextField(w, "description").c_str());
+    }
+  }
 }
 
 void PrintEngines(const json& info) {

@@ -298,7 +298,7 @@ constexpr OwnedFlag kOwned[] = {
     {"-ot", "zest places the model itself"},
     {"--n-cpu-ffn", "zest places the model itself"},
     {"-ncffn", "zest places the model itself"},
-    {"--rpc", "zest places the model itself"},
+    {"--rpc", "use [rpc] workers"},
     {"--models-dir", "zest is the router"},
     {"--models-max", "zest is the router"},
     {"--sleep-idle-seconds", "use keep_alive"},

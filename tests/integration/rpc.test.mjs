@@ -7,7 +7,7 @@
 // ggml-rpc-server, real llama-server, real TCP. Namespaces need root; the
 // address checks of `zest worker` run anywhere.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -95,6 +95,8 @@ describe('one model across a head and an RPC worker', { skip: !canMakeNamespaces
     assert.equal(h.rpc_workers[0].endpoint, endpoint);
     assert.equal(h.rpc_workers[0].reachable, true);
     assert.ok(h.rpc_workers[0].total_bytes > 0);
+    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
+    assert.match(system, new RegExp(`^Worker\\s+${endpoint} \\(rpc:${endpoint}\\): [\\d.]+ \\w+ free of`, 'm'));
     // The engine was told so: the worker by address, its device by the engine's name.
     const engine = descendants(zest.pid).find((p) => p.comm === 'llama-server');
     const argv = fs.readFileSync(`/proc/${engine.pid}/cmdline`, 'utf8').split('\0');
@@ -114,6 +116,8 @@ describe('one model across a head and an RPC worker', { skip: !canMakeNamespaces
     assert.match(r.data.error.message, /does not fit in the memory left/);
     const [w] = (await health()).rpc_workers;
     assert.equal(w.reachable, false);
+    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
+    assert.match(system, /^Worker\s+RPC worker \S+ is unreachable \(cannot connect\)$/m);
     assert.equal((await health()).instances.length, 0, 'no engine left running on a lost worker');
   });
 
