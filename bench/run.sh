@@ -31,3 +31,5 @@ node bench/api_translation.mjs
 node bench/response_store.mjs
 # Scale-out: one node direct vs through HAProxy, one and two nodes.
 node bench/haproxy.mjs
+# One model across machines: all on the head vs split with a `zest worker`.
+node bench/rpc.mjs

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "engines/engine_adapter.h"
@@ -13,10 +14,19 @@ RpcWorkers::RpcWorkers(std::vector<std::string> endpoints,
                        std::shared_ptr<const engines::EngineSet> engines)
     : endpoints_(std::move(endpoints)), engines_(std::move(engines)) {}
 
-std::vector<placement::PlacementDevice> RpcWorkers::Check() {
+std::vector<placement::PlacementDevice> RpcWorkers::Check(const std::vector<std::string>& in_use) {
   std::vector<placement::PlacementDevice> devices;
   const engines::EngineAdapter* engine = engines_ ? engines_->language() : nullptr;
   for (const std::string& endpoint : endpoints_) {
+    if (std::find(in_use.begin(), in_use.end(), endpoint) != in_use.end()) {
+      MutexLock lock(mu_);
+      auto seen = last_.find(endpoint);
+      if (seen != last_.end() && seen->second.device.reachable) {
+        seen->second.at = std::chrono::steady_clock::now();
+        devices.push_back(seen->second.device);
+        continue;
+      }
+    }
     Result<engines::EngineDevice> probed =
         engine != nullptr ? engine->ProbeRpcWorker(endpoint) : Unavailable("no llama-server");
     placement::PlacementDevice device =

@@ -33,7 +33,10 @@ class RpcWorkers {
   // each, up to 5 s for one that does not answer) and returns their devices.
   // A reachable worker keeps the free memory it reported when first seen:
   // what zest's own engines took there since is in the memory ledger.
-  std::vector<placement::PlacementDevice> Check();
+  // Workers in `in_use` (by a running engine) are not asked: ggml-rpc-server
+  // serves one client at a time, so the probe would wait; the engine's
+  // connection says they are there.
+  std::vector<placement::PlacementDevice> Check(const std::vector<std::string>& in_use = {});
 
   // What the last Check found, for /api/v1/health and `zest system`:
   // [{endpoint, device, reachable, total_bytes, free_bytes, error,

@@ -150,7 +150,9 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path&
   o.restart_backoff_max = std::chrono::seconds(s.restart_backoff_max_s);
   o.discover_devices = DeviceDiscovery(inventory, engine_set, s);
   if (!rpc_workers.empty()) {
-    o.remote_devices = [&rpc_workers] { return rpc_workers.Check(); };
+    o.remote_devices = [&rpc_workers](const std::vector<std::string>& in_use) {
+      return rpc_workers.Check(in_use);
+    };
   }
   // The NPU's verdict does not depend on the devices engines see: not probed.
   o.npu = placement::NpuFromInventory(

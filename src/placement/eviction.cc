@@ -27,6 +27,7 @@ std::vector<PlacementDevice> FreeAfter(std::vector<PlacementDevice> devices,
         if (d.name != use.device) continue;
         Take(d, use.memory.Total());
         if (d.unified && d.name != devices[0].name) Take(devices[0], use.memory.Total());
+        if (d.remote()) d.free_bytes = 0;
       }
     }
   }

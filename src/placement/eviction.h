@@ -13,7 +13,8 @@ namespace zest::placement {
 
 // `devices` with the predicted use of every plan in `loaded` taken off their
 // free memory (a unified GPU's use also off the CPU's, since it is system
-// RAM). Never below zero.
+// RAM). Never below zero. An RPC worker that a loaded plan uses has none
+// left: ggml-rpc-server serves one engine at a time.
 std::vector<PlacementDevice> FreeAfter(std::vector<PlacementDevice> devices,
                                        const std::vector<const EnginePlan*>& loaded);
 

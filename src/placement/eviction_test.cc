@@ -44,6 +44,18 @@ struct OrderCase {
   std::vector<std::string> expected;
 };
 
+// ggml-rpc-server serves one engine at a time: a worker in use has no room
+// for another, however much memory it has.
+TEST(EvictionTest, AWorkerInUseHasNoRoomLeft) {
+  PlacementDevice worker = Device("rpc:10.0.0.2:50052", 32 * kGiB);
+  worker.rpc_endpoint = "10.0.0.2:50052";
+  std::vector<PlacementDevice> devices = {Device("CPU", 8 * kGiB), worker};
+  EnginePlan a = PlanUsing({{"CPU", 2 * kGiB}, {"rpc:10.0.0.2:50052", 1 * kGiB}});
+  auto free = FreeAfter(devices, {&a});
+  EXPECT_EQ(free[1].free_bytes, 0u);
+  EXPECT_EQ(FreeAfter(devices, {})[1].free_bytes, 32 * kGiB);
+}
+
 TEST(EvictionTest, LeastRecentlyUsedWeightedByReloadCost) {
   std::vector<OrderCase> cases = {
       // Same reload cost: plain LRU.

@@ -350,9 +350,14 @@ Status DoesNotFit(const Problem& p, const std::string& name, uint64_t ctx, int p
   for (const PlacementDevice& d : p.devices) {
     if (!d.remote() || std::find(gpus.begin(), gpus.end(), &d - p.devices.data()) != gpus.end())
       continue;
-    message += d.reachable ? ", " + d.name + " (RPC worker) " + FormatBytes(d.free_bytes) +
-                                 " free of " + FormatBytes(d.total_bytes)
-                           : "; " + d.description;
+    if (!d.reachable) {
+      message += "; " + d.description;
+    } else if (d.free_bytes == 0) {  // eviction.h: one engine at a time
+      message += ", " + d.name + " (RPC worker) in use by another model";
+    } else {
+      message += ", " + d.name + " (RPC worker) " + FormatBytes(d.free_bytes) + " free of " +
+                 FormatBytes(d.total_bytes);
+    }
   }
   return InsufficientMemory(message);
 }

@@ -80,8 +80,11 @@ struct PoolOptions {
   std::function<std::vector<placement::PlacementDevice>()> discover_devices;
   // The ggml RPC workers' devices (placement/devices.h), asked again before
   // every load (blocking, off the I/O threads): a worker that went away is
-  // planned without, one that came back with. Unset: no workers.
-  std::function<std::vector<placement::PlacementDevice>()> remote_devices;
+  // planned without, one that came back with. It is given the endpoints
+  // running engines use, which it must not probe: ggml-rpc-server serves
+  // one client at a time. Unset: no workers.
+  std::function<std::vector<placement::PlacementDevice>(const std::vector<std::string>& in_use)>
+      remote_devices;
   // The engines and which serves a model (engines/engine_set.h). Unset:
   // every load fails (no engine).
   std::shared_ptr<const engines::EngineSet> engines;
@@ -306,7 +309,8 @@ class InstancePool : public EngineSlots {
   boost::asio::awaitable<void> EnsureDevices();
   // Replaces the workers' devices with what options_.remote_devices says now.
   boost::asio::awaitable<void> RefreshRemoteDevices();
-  boost::asio::awaitable<std::vector<placement::PlacementDevice>> RemoteDevicesBlocking();
+  boost::asio::awaitable<std::vector<placement::PlacementDevice>> RemoteDevicesBlocking(
+      std::vector<std::string> in_use);
   boost::asio::awaitable<std::vector<placement::PlacementDevice>> DiscoverDevicesBlocking();
   // Logs the CPU prediction against the engine's measured RSS and learns
   // from it (the model's memory correction). Strand only.

@@ -78,7 +78,7 @@ awaitable<void> InstancePool::EnsureDevices() {
 awaitable<std::vector<placement::PlacementDevice>> InstancePool::DiscoverDevicesBlocking() {
   std::vector<placement::PlacementDevice> devices = options_.discover_devices();
   if (options_.remote_devices) {
-    std::vector<placement::PlacementDevice> remote = options_.remote_devices();
+    std::vector<placement::PlacementDevice> remote = options_.remote_devices({});
     devices.insert(devices.end(), remote.begin(), remote.end());
   }
   co_return devices;
@@ -86,15 +86,23 @@ awaitable<std::vector<placement::PlacementDevice>> InstancePool::DiscoverDevices
 
 awaitable<void> InstancePool::RefreshRemoteDevices() {
   if (!options_.remote_devices) co_return;
+  std::vector<std::string> in_use;
+  {
+    MutexLock lock(list_mu_);
+    for (const auto& [name, entry] : entries_) {
+      in_use.insert(in_use.end(), entry->plan.rpc_workers.begin(), entry->plan.rpc_workers.end());
+    }
+  }
   std::vector<placement::PlacementDevice> remote =
-      co_await asio::co_spawn(blocking_, RemoteDevicesBlocking(), use_awaitable);
+      co_await asio::co_spawn(blocking_, RemoteDevicesBlocking(std::move(in_use)), use_awaitable);
   MutexLock lock(list_mu_);
   std::erase_if(*devices_, [](const placement::PlacementDevice& d) { return d.remote(); });
   devices_->insert(devices_->end(), remote.begin(), remote.end());
 }
 
-awaitable<std::vector<placement::PlacementDevice>> InstancePool::RemoteDevicesBlocking() {
-  co_return options_.remote_devices();
+awaitable<std::vector<placement::PlacementDevice>> InstancePool::RemoteDevicesBlocking(
+    std::vector<std::string> in_use) {
+  co_return options_.remote_devices(in_use);
 }
 
 Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry& model,
