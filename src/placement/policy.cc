@@ -206,14 +206,16 @@ std::vector<Strategy> Strategies(const Problem& p, const std::vector<std::size_t
   }
   out.push_back([=](uint64_t ctx) { return fitting(CpuOnly(), ctx); });
   if (!workers.empty()) {
+    // This machine's GPUs and the workers together, each by its free memory.
+    std::vector<std::size_t> offload = gpus;
+    offload.insert(offload.end(), workers.begin(), workers.end());
     out.push_back([=, &p](uint64_t ctx) -> std::optional<Candidate> {
-      // Fewest layers on the workers that leave the CPU within its memory
-      // (fewer layers on the workers only ever add to the CPU); then the
-      // workers must hold theirs.
-      auto on_workers =
-          SmallestFitting(1, all, [&](int n) { return CpuFits(p, OnGpus(p, workers, n, 0), ctx); });
-      if (!on_workers) return std::nullopt;
-      return fitting(OnGpus(p, workers, *on_workers, 0), ctx);
+      // Fewest layers offloaded that leave the CPU within its memory (fewer
+      // only ever add to the CPU); then the devices must hold theirs.
+      auto offloaded =
+          SmallestFitting(1, all, [&](int n) { return CpuFits(p, OnGpus(p, offload, n, 0), ctx); });
+      if (!offloaded) return std::nullopt;
+      return fitting(OnGpus(p, offload, *offloaded, 0), ctx);
     });
   }
   return out;

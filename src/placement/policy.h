@@ -12,9 +12,9 @@
 //   4. the most layers that fit on the fastest GPU, the rest on the CPU;
 //   5. the CPU alone;
 //   6. with ggml RPC workers (other machines, devices.h): the most layers
-//      that fit on the CPU, the rest on the workers, split in proportion to
-//      their free memory. A worker is used otherwise only when named
-//      (device = "rpc:HOST:PORT").
+//      that fit on the CPU, the rest on this machine's GPUs and the workers,
+//      split in proportion to their free memory. A worker is used otherwise
+//      only when named (device = "rpc:HOST:PORT").
 // Context: the requested one; else the largest that fits, up to the
 // model's trained length. Never less than asked for: when the requested
 // context does not fit anywhere, the answer is an error (kInsufficientMemory)

@@ -644,6 +644,20 @@ TEST(PolicyTest, TwoWorkersSplitByFreeMemory) {
   EXPECT_EQ(plan->tensor_split, (std::vector<double>{8192, 4096}));
 }
 
+// A model too large for the GPU and the CPU together spreads over both and
+// the worker.
+TEST(PolicyTest, WorkersBesideALocalGpu) {
+  auto devices = Machine("", kSmallGpu, 2 * kGiB);
+  devices.push_back(
+      WorkerDevice("10.0.0.2:50052", {"RPC0", "10.0.0.2:50052 (16384 MiB, 16384 MiB free)"}));
+  auto plan = PlanPlacement(Model("llama3-8b"), devices, {"llama", {}, 4096, 4, 0});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->gpu_devices, (std::vector<std::string>{"CUDA0", "rpc:10.0.0.2:50052"}));
+  EXPECT_EQ(plan->rpc_workers, std::vector<std::string>{"10.0.0.2:50052"});
+  EXPECT_EQ(plan->tensor_split, (std::vector<double>{4096, 16384}));
+  EXPECT_LT(plan->n_gpu_layers, 33);
+}
+
 TEST(PolicyTest, AGoneWorkerIsNamedWhenTheModelDoesNotFit) {
   auto devices = WithWorkers(2 * kGiB, {});
   devices.push_back(UnreachableWorker("10.0.0.9:50052",

@@ -156,6 +156,8 @@ json SystemInfoJson(const hardware::Inventory& inv, const engines::EngineSet& en
           {"engines", engines},
           {"recipes", recipes},
           {"utilisation", UtilisationJson(utilisation)},
+          // The server's RPC workers (SystemApi fills them in); none here.
+          {"rpc_workers", json::array()},
           {"notes", inv.notes}};
 }
 
