@@ -339,7 +339,8 @@ class InstancePool : public EngineSlots {
   Mutex list_mu_;
   uint64_t next_socket_id_ = 0;  // on strand_ only
   CrashLoopBreaker breaker_;     // on strand_ only
-  // Set once on strand_, under list_mu_ (read there by Fit from other threads).
+  // Set on strand_, under list_mu_ (read there by Fit from other threads):
+  // once, and the RPC workers' part again before each load.
   std::optional<std::vector<placement::PlacementDevice>> devices_;
   bool discovering_ = false;                 // on strand_ only
   boost::asio::steady_timer devices_found_;  // cancelled once devices_ is set
