@@ -191,12 +191,11 @@ void ClusterSync::AddGauges(metrics::Registry& metrics) {
   metrics.AddGaugeCallback(
       "zest_cluster_models", "Models of the cluster manifest, by state on this node.", {"status"},
       [this] {
-        std::map<std::string, double> counts = {
-            {"present", 0}, {"pulling", 0}, {"missing", 0}, {"drift", 0}, {"failed", 0}};
+        std::map<std::string, double> counts = {{"present", 0}, {"pulling", 0}, {"checking", 0},
+                                                {"missing", 0}, {"drift", 0},   {"failed", 0}};
         {
           MutexLock lock(mu_);
-          for (const ModelState& s : states_)
-            counts[s.status == "checking" ? "pulling" : s.status]++;
+          for (const ModelState& s : states_) counts[s.status]++;
         }
         std::vector<std::pair<metrics::LabelValues, double>> out;
         for (const auto& [status, n] : counts) out.push_back({{status}, n});

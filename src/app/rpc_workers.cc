@@ -48,6 +48,29 @@ std::vector<placement::PlacementDevice> RpcWorkers::Check(const std::vector<std:
   return devices;
 }
 
+void RpcWorkers::AddGauges(metrics::Registry& metrics) {
+  using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
+  metrics.AddGaugeCallback("zest_rpc_worker_up",
+                           "RPC workers: 1 when the worker answered its last check, else 0.",
+                           {"endpoint"}, [this] {
+                             Samples out;
+                             MutexLock lock(mu_);
+                             for (const auto& [endpoint, seen] : last_)
+                               out.push_back({{endpoint}, seen.device.reachable ? 1.0 : 0.0});
+                             return out;
+                           });
+  metrics.AddGaugeCallback("zest_rpc_worker_memory_bytes",
+                           "RPC workers: the memory each reported (total).", {"endpoint"}, [this] {
+                             Samples out;
+                             MutexLock lock(mu_);
+                             for (const auto& [endpoint, seen] : last_) {
+                               if (seen.device.reachable)
+                                 out.push_back({{endpoint}, double(seen.device.total_bytes)});
+                             }
+                             return out;
+                           });
+}
+
 nlohmann::json RpcWorkers::Json() const {
   nlohmann::json out = nlohmann::json::array();
   const auto now = std::chrono::steady_clock::now();

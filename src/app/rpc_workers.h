@@ -18,6 +18,7 @@
 
 #include "core/mutex.h"
 #include "engines/engine_set.h"
+#include "metrics/registry.h"
 #include "placement/devices.h"
 
 namespace zest::app {
@@ -42,6 +43,11 @@ class RpcWorkers {
   // [{endpoint, device, reachable, total_bytes, free_bytes, error,
   // checked_s_ago}].
   nlohmann::json Json() const;
+
+  // zest_rpc_worker_up{endpoint} (1 when it answered its last check, 0 when
+  // not, nothing before the first) and zest_rpc_worker_memory_bytes{endpoint}
+  // (what it reported, total).
+  void AddGauges(metrics::Registry& metrics);
 
  private:
   struct Seen {

@@ -332,6 +332,7 @@ struct ServerApp::Parts {
     api::AddDeviceGauges(metrics, inventory, sampler);
     AddQueueGauges(metrics, admission);
     cluster.AddGauges(metrics);
+    if (!rpc_workers.empty()) rpc_workers.AddGauges(metrics);
     RegisterRoutes();
   }
 

@@ -95,6 +95,9 @@ describe('one model across a head and an RPC worker', { skip: !canMakeNamespaces
     assert.equal(h.rpc_workers[0].endpoint, endpoint);
     assert.equal(h.rpc_workers[0].reachable, true);
     assert.ok(h.rpc_workers[0].total_bytes > 0);
+    const metrics = await (await zest.fetch('/metrics')).text();
+    assert.match(metrics, new RegExp(`^zest_rpc_worker_up\\{endpoint="${endpoint}"\\} 1$`, 'm'));
+    assert.match(metrics, new RegExp(`^zest_rpc_worker_memory_bytes\\{endpoint="${endpoint}"\\} [1-9]`, 'm'));
     const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
     assert.match(system, new RegExp(`^Worker\\s+${endpoint} \\(rpc:${endpoint}\\): [\\d.]+ \\w+ free of`, 'm'));
     // The engine was told so: the worker by address, its device by the engine's name.
@@ -116,6 +119,7 @@ describe('one model across a head and an RPC worker', { skip: !canMakeNamespaces
     assert.match(r.data.error.message, /does not fit in the memory left/);
     const [w] = (await health()).rpc_workers;
     assert.equal(w.reachable, false);
+    assert.match(await (await zest.fetch('/metrics')).text(), /^zest_rpc_worker_up\{endpoint="[^"]+"\} 0$/m);
     const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
     assert.match(system, /^Worker\s+RPC worker \S+ is unreachable \(cannot connect\)$/m);
     assert.equal((await health()).instances.length, 0, 'no engine left running on a lost worker');
