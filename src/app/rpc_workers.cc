@@ -21,8 +21,7 @@ std::vector<placement::PlacementDevice> RpcWorkers::Check(const std::vector<std:
     if (std::find(in_use.begin(), in_use.end(), endpoint) != in_use.end()) {
       MutexLock lock(mu_);
       auto seen = last_.find(endpoint);
-      if (seen != last_.end() && seen->second.device.reachable) {
-        seen->second.at = std::chrono::steady_clock::now();
+      if (seen != last_.end()) {  // as last checked: asking now would wait on the engine
         devices.push_back(seen->second.device);
         continue;
       }

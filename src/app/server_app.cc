@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -126,7 +127,10 @@ std::vector<std::string> RpcEndpointsFor(const config::Settings& s) {
   std::vector<std::string> endpoints;
   for (const std::string& w : s.rpc_workers) {
     Result<std::string> endpoint = engines::NormaliseRpcEndpoint(w);  // validated at load
-    endpoints.push_back(endpoint.ok() ? *endpoint : w);
+    const std::string normal = endpoint.ok() ? *endpoint : w;
+    // "Worker-1:1" and "worker-1:1" are one worker: twice, its memory would count twice.
+    if (std::find(endpoints.begin(), endpoints.end(), normal) == endpoints.end())
+      endpoints.push_back(normal);
   }
   return endpoints;
 }

@@ -134,6 +134,10 @@ Status SetRpcWorkers(Settings& s, const std::string& t) {
     while (!item.empty() && item.back() == ' ') item.pop_back();
     ZEST_ASSIGN_OR_RETURN(HostPort hp, ParseHostPort(item, "RPC worker"));
     if (hp.port == 0) return InvalidArgument("RPC worker '" + item + "' needs a port");
+    if (hp.host.find(':') != std::string::npos) {
+      return InvalidArgument("RPC worker '" + item +
+                             "': ggml's RPC backend connects over IPv4 only");
+    }
     if (std::find(workers.begin(), workers.end(), item) != workers.end()) {
       return InvalidArgument("RPC worker '" + item + "' is listed twice");
     }

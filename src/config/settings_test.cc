@@ -156,16 +156,16 @@ TEST_F(SettingsTest, AutoscaleKeys) {
 
 TEST_F(SettingsTest, RpcWorkersFromTheFileEnvAndFlags) {
   EXPECT_TRUE(Load()->settings.rpc_workers.empty());
-  WriteConfig("[rpc]\nworkers = [\"10.0.0.2:50052\", \"[fd00::3]:50052\"]\n");
+  WriteConfig("[rpc]\nworkers = [\"10.0.0.2:50052\", \"worker-3:50052\"]\n");
   auto loaded = Load();
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   EXPECT_EQ(loaded->settings.rpc_workers,
-            (std::vector<std::string>{"10.0.0.2:50052", "[fd00::3]:50052"}));
+            (std::vector<std::string>{"10.0.0.2:50052", "worker-3:50052"}));
   env_["ZEST_RPC_WORKERS"] = "10.0.0.4:1, 10.0.0.5:2";
   EXPECT_EQ(Load()->settings.rpc_workers, (std::vector<std::string>{"10.0.0.4:1", "10.0.0.5:2"}));
   flags_["rpc.workers"] = "10.0.0.6:3";  // --rpc-worker
   EXPECT_EQ(Load()->settings.rpc_workers, std::vector<std::string>{"10.0.0.6:3"});
-  for (const char* bad : {"10.0.0.6", "10.0.0.6:0", "10.0.0.6:1,10.0.0.6:1", ":5"}) {
+  for (const char* bad : {"10.0.0.6", "10.0.0.6:0", "10.0.0.6:1,10.0.0.6:1", ":5", "[fd00::3]:1"}) {
     flags_["rpc.workers"] = bad;
     EXPECT_FALSE(Load().ok()) << bad;
   }

@@ -117,9 +117,13 @@ Result<EngineDevice> ProbeRpcWorker(const EngineLocation& location, const std::s
   Result<std::string> output = RunEngine(location, "--list-devices", options);
   if (!output.ok()) {
     const std::string& why = output.status().message();
-    const bool refused = why.find("Failed to connect") != std::string::npos;
-    return Unavailable("RPC worker " + endpoint + " is unreachable (" +
-                       (refused ? std::string("cannot connect") : why) + ")");
+    std::string reason = why;
+    if (why.find("Failed to connect") != std::string::npos) reason = "cannot connect";
+    if (output.status().code() == ErrorCode::kTimeout) {
+      reason = "no answer within " + std::to_string(timeout.count() / 1000) +
+               " s: down, or busy with another head (a worker serves one engine at a time)";
+    }
+    return Unavailable("RPC worker " + endpoint + " is unreachable (" + reason + ")");
   }
   for (EngineDevice& device : ParseDeviceList(*output)) {
     if (device.name.rfind("RPC", 0) == 0) return std::move(device);

@@ -49,8 +49,11 @@ Result<std::string> NormaliseRpcEndpoint(std::string_view endpoint) {
   std::string host = hp.host;
   std::transform(host.begin(), host.end(), host.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  const bool v6 = host.find(':') != std::string::npos;
-  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(hp.port);
+  if (host.find(':') != std::string::npos) {
+    return InvalidArgument("RPC worker '" + std::string(endpoint) +
+                           "': ggml's RPC backend connects over IPv4 only");
+  }
+  return host + ":" + std::to_string(hp.port);
 }
 
 Result<std::vector<std::string>> EngineDeviceNames(const std::vector<std::string>& devices,
@@ -100,12 +103,18 @@ bool IsPrivateAddress(std::string_view host) {
 }
 
 Status CheckWorkerAddress(std::string_view host, bool insecure) {
+  boost::system::error_code ec;
+  boost::asio::ip::make_address_v4(std::string(host), ec);
+  if (ec) {
+    return InvalidArgument("cannot listen on '" + std::string(host) +
+                           "': ggml-rpc-server listens on an IPv4 address only (e.g. 10.0.0.2)");
+  }
   if (insecure || IsPrivateAddress(host)) return Status::Ok();
   return InvalidArgument(
       "refusing to listen on '" + std::string(host) +
       "': ggml's RPC protocol has no authentication, so anyone who reaches the port can run "
       "work on this machine and read what it holds. Give an address of a private network "
-      "(10.x, 172.16-31.x, 192.168.x, fd00::/8, a WireGuard or SSH tunnel's) or loopback; "
+      "(10.x, 172.16-31.x, 192.168.x, a WireGuard or SSH tunnel's) or loopback; "
       "--insecure listens anyway");
 }
 

@@ -33,8 +33,9 @@ std::string RpcDeviceName(std::string_view endpoint);
 std::optional<std::string> RpcEndpointOf(std::string_view device);
 
 // Checks a worker's endpoint as the head is given it ("10.0.0.2:50052",
-// "[fd00::2]:50052", "worker-1:50052") and returns it normalised
-// (host lower-cased). kInvalidArgument names what is wrong.
+// "worker-1:50052") and returns it normalised (host lower-cased).
+// kInvalidArgument names what is wrong; an IPv6 address is (ggml's RPC
+// client connects over IPv4 only).
 Result<std::string> NormaliseRpcEndpoint(std::string_view endpoint);
 
 // llama-server's flags for the workers of one engine: "--rpc A,B" and the
@@ -65,9 +66,10 @@ std::vector<std::string> RpcServerArgs(const RpcServerOptions& options);
 // wildcard, a public address, a name) may be reachable from anywhere.
 bool IsPrivateAddress(std::string_view host);
 
-// Where a worker may listen: an address of a private network or loopback,
-// or, with `insecure`, anything (a wildcard, a public address, a name).
-// kInvalidArgument saying why and what to do otherwise.
+// Where a worker may listen: an IPv4 address (ggml-rpc-server binds IPv4
+// only) of a private network or loopback, or, with `insecure`, any IPv4
+// address (the wildcard, a public one). kInvalidArgument saying why and
+// what to do otherwise.
 Status CheckWorkerAddress(std::string_view host, bool insecure);
 
 }  // namespace zest::engines

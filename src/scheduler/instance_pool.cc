@@ -268,6 +268,11 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     std::optional<int> exit = instance->process().ExitStatus();
     if (exit && engines::Process::KilledFromOutside(*exit)) {
       entry->killed_from_outside = true;  // not its fault: loaded again, not held off
+    } else if (!plan->rpc_workers.empty()) {
+      // A worker may have gone since it was checked: the next load checks
+      // again and plans without it, so this is not held off either.
+      spdlog::warn("'{}' used RPC workers; if one went away, the next load plans without it",
+                   model.name);
     } else {
       NoteOwnFailure(model.name, ready.message());
     }

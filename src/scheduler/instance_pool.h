@@ -78,9 +78,10 @@ struct PoolOptions {
   // (off the I/O threads: it may probe the engine) at the first load. Unset:
   // one CPU with no memory limit.
   std::function<std::vector<placement::PlacementDevice>()> discover_devices;
-  // The ggml RPC workers' devices (placement/devices.h), asked again before
-  // every load (blocking, off the I/O threads): a worker that went away is
-  // planned without, one that came back with. It is given the endpoints
+  // The ggml RPC workers' devices (placement/devices.h), asked again
+  // whenever a load needs them, i.e. this machine cannot hold the model
+  // (blocking, off the I/O threads): a worker that went away is planned
+  // without, one that came back with. It is given the endpoints
   // running engines use, which it must not probe: ggml-rpc-server serves
   // one client at a time. Unset: no workers.
   std::function<std::vector<placement::PlacementDevice>(const std::vector<std::string>& in_use)>
@@ -292,9 +293,13 @@ class InstancePool : public EngineSlots {
   void StopDraining(const std::shared_ptr<Entry>& entry);
   // The plan for `self` (an entry of `model`) in the memory left by every
   // other instance except those in `evicted`; a replica's on a device the
-  // model's other instances do not use.
+  // model's other instances do not use. RPC workers only `with_workers`.
   Result<placement::EnginePlan> PlanAgainst(const models::ModelEntry& model, const Entry& self,
-                                            const EntryList& evicted);
+                                            const EntryList& evicted, bool with_workers = false);
+  // The fewest idle instances, in eviction order, whose eviction makes
+  // `model` fit (with or without the workers): the plan and who goes.
+  Result<placement::EnginePlan> PlanEvicting(const models::ModelEntry& model, const Entry& self,
+                                             bool with_workers, EntryList& evict, EntryList& busy);
   // Sets the -t of `self`'s admitted `plan` (and of its entry's copy): the
   // user's engine.threads, else its share of the cores with the other CPU
   // engines (placement/cpu_threads.h).

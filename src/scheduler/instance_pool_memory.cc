@@ -106,8 +106,8 @@ awaitable<std::vector<placement::PlacementDevice>> InstancePool::RemoteDevicesBl
 }
 
 Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry& model,
-                                                        const Entry& self,
-                                                        const EntryList& evicted) {
+                                                        const Entry& self, const EntryList& evicted,
+                                                        bool with_workers) {
   std::vector<const placement::EnginePlan*> loaded;
   LoadContext context;
   context.replica = self.replica;
@@ -124,6 +124,9 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
     }
   }
   context.free = placement::FreeAfter(*devices_, loaded);
+  if (!with_workers) {
+    std::erase_if(context.free, [](const placement::PlacementDevice& d) { return d.remote(); });
+  }
   // The options this load was started with (an explicit load's may differ).
   return planner_.Plan(model, self.settings, context);
 }
@@ -184,27 +187,43 @@ InstancePool::EntryList InstancePool::IdleInEvictionOrder(const std::string& mod
   return order;
 }
 
+Result<placement::EnginePlan> InstancePool::PlanEvicting(const models::ModelEntry& model,
+                                                         const Entry& self, bool with_workers,
+                                                         EntryList& evict, EntryList& busy) {
+  evict.clear();
+  busy.clear();
+  Result<placement::EnginePlan> plan = PlanAgainst(model, self, evict, with_workers);
+  // The error, if it still does not fit, is the one with every idle
+  // instance gone: what is available at best.
+  for (const auto& candidate : IdleInEvictionOrder(model.name, busy)) {
+    if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
+    evict.push_back(candidate);
+    plan = PlanAgainst(model, self, evict, with_workers);
+  }
+  return plan;
+}
+
 awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models::ModelEntry& model,
                                                                    Entry& entry) {
   co_await EnsureDevices();
-  co_await RefreshRemoteDevices();
   const auto wait_until = std::chrono::steady_clock::now() + options_.memory_wait;
   bool told = false;
+  bool workers_checked = false;
   std::shared_ptr<Entry> drained;  // the busy instance this load is emptying, if any
   const EntryList none;
   Result<placement::EnginePlan> plan = PlanAgainst(model, entry, none);
   EntryList evict;
   while (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
-    // The fewest idle instances, in eviction order, that make it fit.
-    evict.clear();
+    // This machine first: the fewest idle instances, in eviction order,
+    // that make it fit. Then, only for what this machine cannot hold, the
+    // RPC workers (checked now, so one that went away is planned without).
     EntryList busy;
-    EntryList order = IdleInEvictionOrder(model.name, busy);
-    // The error, if it still does not fit, is the one with every idle
-    // instance gone: what is available at best.
-    for (const auto& candidate : order) {
-      evict.push_back(candidate);
-      plan = PlanAgainst(model, entry, evict);
-      if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
+    plan = PlanEvicting(model, entry, /*with_workers=*/false, evict, busy);
+    if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory &&
+        options_.remote_devices && !entry.replica) {
+      if (!workers_checked) co_await RefreshRemoteDevices();
+      workers_checked = true;
+      plan = PlanEvicting(model, entry, /*with_workers=*/true, evict, busy);
     }
     if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
     // Instances in use hold the memory: wait for one to go idle (then it
@@ -212,10 +231,10 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     // 507 only when even an empty machine could not hold it, or at the end
     // of placement.memory_wait_s. A replica never waits: it is only worth
     // having now.
-    EntryList everyone = order;
+    EntryList everyone = evict;  // every idle instance, since none was enough
     everyone.insert(everyone.end(), busy.begin(), busy.end());
-    bool fits_when_idle =
-        !entry.replica && !busy.empty() && PlanAgainst(model, entry, everyone).ok();
+    bool fits_when_idle = !entry.replica && !busy.empty() &&
+                          PlanAgainst(model, entry, everyone, workers_checked).ok();
     if (!fits_when_idle || std::chrono::steady_clock::now() >= wait_until) {
       std::string message = plan.status().message();
       if (!busy.empty()) message += "; in use and not evicted: " + JoinNames(busy);
