@@ -138,4 +138,26 @@ describe('one model across a head and an RPC worker', { skip: !canMakeNamespaces
     assert.deepEqual((await health()).instances[0].placement.devices, [`rpc:${endpoint}`]);
     assert.equal((await health()).rpc_workers[0].reachable, true);
   });
+
+  // This machine first: a model that fits here once an idle one is evicted
+  // is not sent to the worker (which would hold it without evicting).
+  test('a model that fits here after an eviction is not put on the worker', async () => {
+    const long = { preset: 'tiny', args: ['--context', '32768'] };
+    const home = makeHome({ one: long, two: long });
+    // With these contexts each takes ~34 MiB here: 62 MiB holds one, not
+    // two, but beside it the ~25 MiB of an engine with every layer (and its
+    // KV cache) on the worker.
+    fs.writeFileSync(path.join(home, 'config.toml'), `[placement]\nmemory_limit = "62M"\n[rpc]\nworkers = ["${endpoint}"]\n`);
+    await zest.stop();  // the worker serves one head at a time
+    zest.cleanup();
+    zest = await startZest({ home, args: ['--ctx-size', '16384', '--parallel', '1'] });
+    for (const m of ['one', 'two']) {
+      const r = await zest.json('/v1/chat/completions', chatBody(m));
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+    }
+    const [instance] = (await health()).instances;
+    assert.equal(instance.model, 'two');
+    assert.deepEqual(instance.placement.devices, ['CPU'], instance.placement.explanation);
+    assert.match(zest.logs(), /evicting idle 'one' \(pid \d+\) to make room for 'two'/);
+  });
 });
