@@ -25,7 +25,7 @@ namespace zest::app {
 
 class RpcWorkers {
  public:
-  // `endpoints` normalised (engines::NormaliseRpcEndpoint).
+  // `endpoints` as the settings hold them (config::Settings::rpc_workers).
   RpcWorkers(std::vector<std::string> endpoints, std::shared_ptr<const engines::EngineSet> engines);
 
   bool empty() const { return endpoints_.empty(); }

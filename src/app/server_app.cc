@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -43,7 +42,6 @@
 #include "engines/engine_discovery.h"
 #include "engines/pid_file.h"
 #include "engines/recipe_verdicts.h"
-#include "engines/rpc_backend.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 #include "http/server.h"
@@ -120,19 +118,6 @@ hardware::Inventory DiscoverHardware(const hardware::SystemRoots& roots) {
                inventory.cpu.model_name, inventory.cpu.threads, inventory.gpus.size(),
                inventory.npus.size(), inventory.vulkan.size());
   return inventory;
-}
-
-// `rpc.workers`, each as engines name it ("HOST:PORT", host lower-cased).
-std::vector<std::string> RpcEndpointsFor(const config::Settings& s) {
-  std::vector<std::string> endpoints;
-  for (const std::string& w : s.rpc_workers) {
-    Result<std::string> endpoint = engines::NormaliseRpcEndpoint(w);  // validated at load
-    const std::string normal = endpoint.ok() ? *endpoint : w;
-    // "Worker-1:1" and "worker-1:1" are one worker: twice, its memory would count twice.
-    if (std::find(endpoints.begin(), endpoints.end(), normal) == endpoints.end())
-      endpoints.push_back(normal);
-  }
-  return endpoints;
 }
 
 scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path& run_dir,
@@ -278,7 +263,7 @@ struct ServerApp::Parts {
         roots{s.sysfs_root, s.procfs_root, s.devfs_root},
         inventory(DiscoverHardware(roots)),
         sampler(roots, inventory),
-        rpc_workers(RpcEndpointsFor(s), engines),
+        rpc_workers(s.rpc_workers, engines),
         signals(io, SIGINT, SIGTERM),
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),

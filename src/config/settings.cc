@@ -13,6 +13,7 @@
 #include "config/secure_file.h"
 #include "core/duration.h"
 #include "core/host_port.h"
+#include "core/strings.h"
 
 namespace zest::config {
 namespace {
@@ -123,7 +124,7 @@ Status SetLogLevel(Settings& s, const std::string& t) {
 }
 
 // "10.0.0.2:50052,10.0.0.3:50052" (TOML lists arrive joined by commas):
-// every worker a host and a port, none twice.
+// every worker a host (IPv4 or a name, lower-cased) and a port, none twice.
 Status SetRpcWorkers(Settings& s, const std::string& t) {
   std::vector<std::string> workers;
   std::size_t start = 0;
@@ -138,10 +139,12 @@ Status SetRpcWorkers(Settings& s, const std::string& t) {
       return InvalidArgument("RPC worker '" + item +
                              "': ggml's RPC backend connects over IPv4 only");
     }
-    if (std::find(workers.begin(), workers.end(), item) != workers.end()) {
+    // "Worker-1:1" and "worker-1:1" are one worker: twice, its memory would count twice.
+    std::string endpoint = AsciiLower(hp.host) + ":" + std::to_string(hp.port);
+    if (std::find(workers.begin(), workers.end(), endpoint) != workers.end()) {
       return InvalidArgument("RPC worker '" + item + "' is listed twice");
     }
-    workers.push_back(item);
+    workers.push_back(std::move(endpoint));
     start = comma + 1;
   }
   s.rpc_workers = std::move(workers);

@@ -94,7 +94,8 @@ struct Settings {
   uint64_t memory_limit = 0;
   int memory_wait_s = 300;  // a load waits this long for busy instances to go idle (then 507)
   // [rpc] workers: machines running `zest worker` (ggml's RPC server) that
-  // a model too large for this one may be spread over, "HOST:PORT" each.
+  // a model too large for this one may be spread over, "HOST:PORT" each
+  // (host lower-cased: as engines and placement name them).
   std::vector<std::string> rpc_workers;
   // [models."name"] tables: per-model engine options (model_settings.h).
   std::map<std::string, ModelSettings> model_settings;

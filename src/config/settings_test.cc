@@ -165,7 +165,11 @@ TEST_F(SettingsTest, RpcWorkersFromTheFileEnvAndFlags) {
   EXPECT_EQ(Load()->settings.rpc_workers, (std::vector<std::string>{"10.0.0.4:1", "10.0.0.5:2"}));
   flags_["rpc.workers"] = "10.0.0.6:3";  // --rpc-worker
   EXPECT_EQ(Load()->settings.rpc_workers, std::vector<std::string>{"10.0.0.6:3"});
-  for (const char* bad : {"10.0.0.6", "10.0.0.6:0", "10.0.0.6:1,10.0.0.6:1", ":5", "[fd00::3]:1"}) {
+  // Held as engines and placement name them: the host lower-cased.
+  flags_["rpc.workers"] = "Worker-1:50052";
+  EXPECT_EQ(Load()->settings.rpc_workers, std::vector<std::string>{"worker-1:50052"});
+  for (const char* bad : {"10.0.0.6", "10.0.0.6:0", "10.0.0.6:1,10.0.0.6:1", ":5", ":50052",
+                          "[fd00::3]:1", "[FD00::2]:7", "Worker-1:1,worker-1:1"}) {
     flags_["rpc.workers"] = bad;
     EXPECT_FALSE(Load().ok()) << bad;
   }

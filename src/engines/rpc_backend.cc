@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <boost/asio/ip/address.hpp>
-#include <cctype>
-
-#include "core/host_port.h"
 
 namespace zest::engines {
 namespace {
@@ -40,20 +37,6 @@ std::string RpcDeviceName(std::string_view endpoint) {
 std::optional<std::string> RpcEndpointOf(std::string_view device) {
   if (device.substr(0, kDevicePrefix.size()) != kDevicePrefix) return std::nullopt;
   return std::string(device.substr(kDevicePrefix.size()));
-}
-
-Result<std::string> NormaliseRpcEndpoint(std::string_view endpoint) {
-  ZEST_ASSIGN_OR_RETURN(HostPort hp, ParseHostPort(endpoint, "RPC worker"));
-  if (hp.port == 0)
-    return InvalidArgument("RPC worker '" + std::string(endpoint) + "' needs a port");
-  std::string host = hp.host;
-  std::transform(host.begin(), host.end(), host.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (host.find(':') != std::string::npos) {
-    return InvalidArgument("RPC worker '" + std::string(endpoint) +
-                           "': ggml's RPC backend connects over IPv4 only");
-  }
-  return host + ":" + std::to_string(hp.port);
 }
 
 Result<std::vector<std::string>> EngineDeviceNames(const std::vector<std::string>& devices,

@@ -32,12 +32,6 @@ std::string RpcDeviceName(std::string_view endpoint);
 // The endpoint of an RpcDeviceName; nullopt for any other device.
 std::optional<std::string> RpcEndpointOf(std::string_view device);
 
-// Checks a worker's endpoint as the head is given it ("10.0.0.2:50052",
-// "worker-1:50052") and returns it normalised (host lower-cased).
-// kInvalidArgument names what is wrong; an IPv6 address is (ggml's RPC
-// client connects over IPv4 only).
-Result<std::string> NormaliseRpcEndpoint(std::string_view endpoint);
-
 // llama-server's flags for the workers of one engine: "--rpc A,B" and the
 // engine's device name for each of zest's: `devices` may mix local devices
 // ("Vulkan0", passed as they are) and RpcDeviceNames, which become "RPCk" by

@@ -12,14 +12,6 @@ TEST(RpcBackendTest, DeviceNamesRoundTrip) {
   EXPECT_EQ(RpcEndpointOf("CPU"), std::nullopt);
 }
 
-TEST(RpcBackendTest, EndpointsAreNormalised) {
-  EXPECT_EQ(*NormaliseRpcEndpoint("Worker-1:50052"), "worker-1:50052");
-  EXPECT_EQ(NormaliseRpcEndpoint("[fd00::2]:7").status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_FALSE(NormaliseRpcEndpoint("10.0.0.2").ok());
-  EXPECT_FALSE(NormaliseRpcEndpoint("10.0.0.2:0").ok());
-  EXPECT_FALSE(NormaliseRpcEndpoint(":50052").ok());
-}
-
 // The engine numbers RPC devices by the order of its --rpc list.
 TEST(RpcBackendTest, EngineDeviceNamesFollowTheRpcList) {
   auto names = EngineDeviceNames({"Vulkan0", "rpc:10.0.0.3:1", "rpc:10.0.0.2:1"},

@@ -88,24 +88,29 @@ std::vector<PlacementDevice> DevicesFromInventory(
   return devices;
 }
 
-PlacementDevice WorkerDevice(const std::string& endpoint, const engines::EngineDevice& probed) {
+namespace {
+
+// A worker's device: an offload target, like a GPU (-ngl layers go there).
+PlacementDevice Worker(const std::string& endpoint, std::string description, bool reachable) {
   PlacementDevice d;
   d.name = engines::RpcDeviceName(endpoint);
-  d.description = "RPC worker " + probed.description;
-  d.gpu = true;  // an offload target, like a GPU: -ngl layers go there
+  d.description = std::move(description);
+  d.gpu = true;
   d.rpc_endpoint = endpoint;
+  d.reachable = reachable;
+  return d;
+}
+
+}  // namespace
+
+PlacementDevice WorkerDevice(const std::string& endpoint, const engines::EngineDevice& probed) {
+  PlacementDevice d = Worker(endpoint, "RPC worker " + probed.description, true);
   ParseEngineMemory(probed.description, d.total_bytes, d.free_bytes);
   return d;
 }
 
 PlacementDevice UnreachableWorker(const std::string& endpoint, const std::string& reason) {
-  PlacementDevice d;
-  d.name = engines::RpcDeviceName(endpoint);
-  d.description = reason;
-  d.gpu = true;
-  d.rpc_endpoint = endpoint;
-  d.reachable = false;
-  return d;
+  return Worker(endpoint, reason, false);
 }
 
 std::string FormatBytes(uint64_t bytes) {

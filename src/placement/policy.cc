@@ -52,28 +52,29 @@ std::vector<DeviceMemory> Predict(const Problem& p, const Candidate& c, uint64_t
   return use;
 }
 
-// Each used device within its free memory, and the system RAM also covering
-// what unified-memory GPUs take from it.
-bool Fits(const Problem& p, const Candidate& c, uint64_t ctx) {
-  std::vector<DeviceMemory> use = Predict(p, c, ctx);
-  uint64_t ram = use[0].Total();
-  for (std::size_t i = 0; i < c.gpus.size(); ++i) {
-    const PlacementDevice& d = p.devices[c.gpus[i]];
-    const uint64_t bytes = use[i + 1].Total();
-    if (bytes > d.free_bytes) return false;
-    if (d.unified) ram += bytes;
-  }
-  return ram <= p.devices[0].free_bytes;
-}
-
-// The system RAM side of Fits alone.
-bool CpuFits(const Problem& p, const Candidate& c, uint64_t ctx) {
-  std::vector<DeviceMemory> use = Predict(p, c, ctx);
+// The system RAM candidate `c` takes (predicted as `use`): the CPU's share
+// and what unified-memory GPUs take from it.
+uint64_t RamUse(const Problem& p, const Candidate& c, const std::vector<DeviceMemory>& use) {
   uint64_t ram = use[0].Total();
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
     if (p.devices[c.gpus[i]].unified) ram += use[i + 1].Total();
   }
-  return ram <= p.devices[0].free_bytes;
+  return ram;
+}
+
+// The system RAM side of Fits alone.
+bool CpuFits(const Problem& p, const Candidate& c, uint64_t ctx) {
+  return RamUse(p, c, Predict(p, c, ctx)) <= p.devices[0].free_bytes;
+}
+
+// Each used device within its free memory, and the system RAM also covering
+// what unified-memory GPUs take from it.
+bool Fits(const Problem& p, const Candidate& c, uint64_t ctx) {
+  std::vector<DeviceMemory> use = Predict(p, c, ctx);
+  for (std::size_t i = 0; i < c.gpus.size(); ++i) {
+    if (use[i + 1].Total() > p.devices[c.gpus[i]].free_bytes) return false;
+  }
+  return RamUse(p, c, use) <= p.devices[0].free_bytes;
 }
 
 // The largest context in [low, high] at which `fits` holds, if any (fit is
@@ -466,10 +467,10 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   p.shape.cpu_repack = devices[0].repacks_weights;
   p.shape.gpu_backend = std::any_of(devices.begin() + 1, devices.end(),
                                     [](const PlacementDevice& d) { return !d.remote(); });
-  // Workers, the roomiest first, when no device is named and no layout fixed.
+  // Workers, the roomiest first, when no device is named (a layout the user
+  // fixed is one strategy alone: Strategies leaves them out).
   std::vector<std::size_t> workers;
-  const bool fixed_layout = o.n_gpu_layers || o.n_cpu_moe || !o.tensor_split.empty();
-  for (std::size_t i = 1; i < devices.size() && o.device.empty() && !fixed_layout; ++i) {
+  for (std::size_t i = 1; i < devices.size() && o.device.empty(); ++i) {
     if (devices[i].remote() && devices[i].reachable && devices[i].free_bytes > 0)
       workers.push_back(i);
   }

@@ -36,6 +36,13 @@ constexpr int kLoadAttempts = 3;
 // counts for the crash-loop breaker as one that cannot start.
 constexpr std::chrono::seconds kCrashedAtOnce{10};
 
+// llama-server aborts when an RPC worker goes away (at start-up or
+// mid-request). Not the model's fault: it is not held off, and the next
+// load checks the workers again, planning without one that is gone.
+void NoteWorkersMayBeGone(const std::string& model) {
+  spdlog::warn("'{}' used RPC workers; if one went away, the next load plans without it", model);
+}
+
 // The engine's socket and the directory it alone has (EngineStarter).
 void RemoveEngineDir(const fs::path& socket) {
   std::error_code ec;
@@ -269,10 +276,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     if (exit && engines::Process::KilledFromOutside(*exit)) {
       entry->killed_from_outside = true;  // not its fault: loaded again, not held off
     } else if (!plan->rpc_workers.empty()) {
-      // A worker may have gone since it was checked: the next load checks
-      // again and plans without it, so this is not held off either.
-      spdlog::warn("'{}' used RPC workers; if one went away, the next load plans without it",
-                   model.name);
+      NoteWorkersMayBeGone(model.name);  // gone since it was checked?
     } else {
       NoteOwnFailure(model.name, ready.message());
     }
@@ -394,16 +398,10 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   const int exit = instance->process().ExitStatus().value_or(0);
   // An engine that crashes at once on every load is doomed; one killed from
   // outside (the OOM killer, an operator), or that served a while before it
-  // crashed, is restarted at once. So is one that used RPC workers: llama-server
-  // aborts when a worker goes away, and the next load checks them again
-  // (planning without a worker that is gone).
+  // crashed, is restarted at once. So is one that used RPC workers.
   const auto ready_for = std::chrono::steady_clock::now() - instance->started_at() -
                          std::chrono::duration<double>(load_s);
-  if (used_workers) {
-    spdlog::warn(
-        "engine for '{}' used RPC workers; if one went away, the next load plans without it",
-        instance->model());
-  }
+  if (used_workers) NoteWorkersMayBeGone(instance->model());
   if (forgotten && !used_workers && !engines::Process::KilledFromOutside(exit) &&
       ready_for < kCrashedAtOnce) {
     NoteOwnFailure(
