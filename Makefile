@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build engines run test unit integration browser compat bench clean fuzz asan lint tidy
+.PHONY: all deps build engines run test unit integration browser compat bench clean fuzz asan lint tidy soak
 
 all: build
 
@@ -29,10 +29,9 @@ engines: deps
 run: build engines
 	@scripts/run.sh
 
-test: build engines
-	@scripts/deps.sh --test
-	@ZEST_ENGINE_VULKAN=1 scripts/provision-engines.sh  # for tests/integration/placement_vulkan
-	$(MAKE) --no-print-directory lint unit integration browser compat fuzz
+# Every stage in order, timed (scripts/test.sh prints the time of each).
+test:
+	@scripts/test.sh
 
 # GoogleTest suites that need only the build, and the web UI's own (Vitest)...
 unit:
@@ -46,15 +45,21 @@ tests/node_modules/.package-lock.json: tests/package.json tests/package-lock.jso
 # (real zest + real llama-server).
 integration: tests/node_modules/.package-lock.json
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L integration
-	node --test --test-concurrency=1 --test-timeout=300000 tests/integration/*.test.mjs
+	@scripts/node-tests.mjs --label integration --out $(BUILD_DIR)/test-results tests/integration/*.test.mjs
 
 # The web UI in Debian's Chromium (playwright-core, axe-core) against a real
 # zest; screenshots land in tests/ui/output/.
 browser: tests/node_modules/.package-lock.json
-	node --test --test-concurrency=1 --test-timeout=300000 tests/ui/*.test.mjs
+	@scripts/node-tests.mjs --label browser --out $(BUILD_DIR)/test-results tests/ui/*.test.mjs
 
 compat: tests/node_modules/.package-lock.json
-	node --test --test-concurrency=1 --test-timeout=300000 tests/compat/*.test.mjs
+	@scripts/node-tests.mjs --label compat --out $(BUILD_DIR)/test-results tests/compat/*.test.mjs
+
+# The timing-sensitive tests SOAK_N times (default 10) under `stress -c 2`,
+# with the failure count per test (scripts/soak.sh). Not part of make test.
+soak: build engines tests/node_modules/.package-lock.json
+	@scripts/deps.sh --test
+	@scripts/soak.sh
 
 bench: build engines tests/node_modules/.package-lock.json
 	@bench/run.sh

@@ -16,8 +16,9 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 # The browser tests (tests/ui/) drive Debian's Chromium with playwright-core.
 [[ ${1:-} == --test ]] && wanted+=(chromium)
-# The scale-out tests put zest nodes behind Debian's HAProxy.
-[[ ${1:-} == --test ]] && wanted+=(haproxy)
+# The scale-out tests put zest nodes behind Debian's HAProxy, each node in a
+# network namespace of its own (`ip netns`, iproute2; minimal images lack it).
+[[ ${1:-} == --test ]] && wanted+=(haproxy iproute2)
 # The metrics tests check zest's /metrics with promtool and scrape it with a
 # real Prometheus server (both in Debian's prometheus package).
 if [[ ${1:-} == --test ]]; then
@@ -27,6 +28,9 @@ fi
 # The speech tests convert WebM/Opus and M4A uploads with ffmpeg (zest uses
 # it where it is installed; engines/audio_converter.h).
 [[ ${1:-} == --test ]] && wanted+=(ffmpeg)
+
+# make soak loads both cores with stress while it repeats the timing tests.
+[[ ${1:-} == --test ]] && wanted+=(stress)
 
 # The fuzz targets (make fuzz, part of make test) need clang's libFuzzer;
 # make lint needs clang-format and clang-tidy.

@@ -13,6 +13,11 @@ targets=("$@")
 ((${#targets[@]})) || targets=(http_request json_request admin_json gguf)
 
 if ! command -v clang++ >/dev/null 2>&1; then
+  # make test installs clang (scripts/deps.sh --test): missing there, fail.
+  if [[ ${ZEST_TEST_STRICT:-0} == 1 || ${CI:-} =~ ^(1|true)$ ]]; then
+    echo "fuzz: FAILED: clang++ is not installed (scripts/deps.sh --test installs it); the fuzz targets need libFuzzer" >&2
+    exit 1
+  fi
   echo "fuzz: SKIPPED: clang++ is not installed (apt install clang); the fuzz targets need libFuzzer" >&2
   exit 0
 fi

@@ -72,7 +72,7 @@ ConnectionRegistry::AddResult ConnectionRegistry::Add(const std::string& address
       *id = ++next_id_;
       ++counted_;
       ++per_address_[address];
-      live_.emplace(*id, Live{address, std::move(abort), false, false, Clock::now()});
+      live_.emplace(*id, Live{address, std::move(abort), false, false, now_()});
     }
   }
   for (const auto& close : aborts) close();
@@ -84,7 +84,7 @@ void ConnectionRegistry::SetBusy(std::uint64_t id, bool busy) {
   auto it = live_.find(id);
   if (it == live_.end()) return;
   it->second.busy = busy;
-  if (!busy) it->second.idle_since = Clock::now();
+  if (!busy) it->second.idle_since = now_();
 }
 
 void ConnectionRegistry::Remove(std::uint64_t id) {

@@ -16,6 +16,8 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/mutex.h"
 
@@ -30,7 +32,10 @@ class ConnectionRegistry {
   };
   enum class AddResult { kAdded, kStopping, kTooMany };
 
-  explicit ConnectionRegistry(Limits limits) : limits_(limits) {}
+  // `now` tells the time that idle spans are measured with (tests pass a
+  // clock of their own).
+  explicit ConnectionRegistry(Limits limits, std::function<Clock::time_point()> now = Clock::now)
+      : limits_(limits), now_(std::move(now)) {}
 
   // Registers a connection from `address` (idle until SetBusy) and sets
   // `*id`; `abort` closes it, from any thread, and must not call back into
@@ -62,6 +67,7 @@ class ConnectionRegistry {
   void EvictLocked(std::uint64_t id, std::vector<std::function<void()>>& aborts) REQUIRES(mutex_);
 
   const Limits limits_;
+  const std::function<Clock::time_point()> now_;
   mutable Mutex mutex_;
   bool closed_ GUARDED_BY(mutex_) = false;
   std::uint64_t next_id_ GUARDED_BY(mutex_) = 0;

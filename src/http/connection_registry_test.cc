@@ -2,78 +2,92 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
-#include <thread>
 
 namespace zest::http {
 namespace {
 
-// Registers a connection whose abort records its id in `aborted`.
+// The registry's clock in these tests: each connection added is one
+// millisecond younger than the one before, so "longest idle" is exact.
+struct ManualClock {
+  ConnectionRegistry::Clock::time_point now{};
+  std::function<ConnectionRegistry::Clock::time_point()> Fn() {
+    return [this] { return now; };
+  }
+};
+
+// Registers a connection whose abort records its id in `aborted`; then the
+// clock moves on.
 std::uint64_t AddOne(
-    ConnectionRegistry& registry, const std::string& address, std::set<int>& aborted, int tag,
+    ConnectionRegistry& registry, ManualClock& clock, const std::string& address,
+    std::set<int>& aborted, int tag,
     ConnectionRegistry::AddResult expected = ConnectionRegistry::AddResult::kAdded) {
   std::uint64_t id = 0;
   EXPECT_EQ(registry.Add(
                 address, [&aborted, tag] { aborted.insert(tag); }, &id),
             expected)
       << tag;
-  // Idle times must differ for "longest idle" to mean something.
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  clock.now += std::chrono::milliseconds(1);
   return id;
 }
 
 TEST(ConnectionRegistry, OverTheAddressLimitTheLongestIdleGivesWay) {
-  ConnectionRegistry registry({3, 100});
+  ManualClock clock;
+  ConnectionRegistry registry({3, 100}, clock.Fn());
   std::set<int> aborted;
-  std::uint64_t first = AddOne(registry, "10.0.0.1", aborted, 1);
-  AddOne(registry, "10.0.0.1", aborted, 2);
-  AddOne(registry, "10.0.0.1", aborted, 3);
-  AddOne(registry, "10.0.0.1", aborted, 4);  // closes 1, the longest idle
+  std::uint64_t first = AddOne(registry, clock, "10.0.0.1", aborted, 1);
+  AddOne(registry, clock, "10.0.0.1", aborted, 2);
+  AddOne(registry, clock, "10.0.0.1", aborted, 3);
+  AddOne(registry, clock, "10.0.0.1", aborted, 4);  // closes 1, the longest idle
   EXPECT_EQ(aborted, std::set<int>{1});
   EXPECT_EQ(registry.CountFrom("10.0.0.1"), 3);
   registry.Remove(first);  // its coroutine ends later: counted once only
   EXPECT_EQ(registry.CountFrom("10.0.0.1"), 3);
   // Another address is not touched.
-  AddOne(registry, "10.0.0.2", aborted, 5);
+  AddOne(registry, clock, "10.0.0.2", aborted, 5);
   EXPECT_EQ(aborted, std::set<int>{1});
 }
 
 TEST(ConnectionRegistry, BusyConnectionsAreNeverClosedForRoom) {
-  ConnectionRegistry registry({2, 100});
+  ManualClock clock;
+  ConnectionRegistry registry({2, 100}, clock.Fn());
   std::set<int> aborted;
-  std::uint64_t a = AddOne(registry, "10.0.0.1", aborted, 1);
-  std::uint64_t b = AddOne(registry, "10.0.0.1", aborted, 2);
+  std::uint64_t a = AddOne(registry, clock, "10.0.0.1", aborted, 1);
+  std::uint64_t b = AddOne(registry, clock, "10.0.0.1", aborted, 2);
   registry.SetBusy(a, true);
   registry.SetBusy(b, true);
-  AddOne(registry, "10.0.0.1", aborted, 3, ConnectionRegistry::AddResult::kTooMany);
+  AddOne(registry, clock, "10.0.0.1", aborted, 3, ConnectionRegistry::AddResult::kTooMany);
   EXPECT_TRUE(aborted.empty());
   registry.SetBusy(b, false);  // its handler finished: idle again
-  AddOne(registry, "10.0.0.1", aborted, 4);
+  AddOne(registry, clock, "10.0.0.1", aborted, 4);
   EXPECT_EQ(aborted, std::set<int>{2});
 }
 
 TEST(ConnectionRegistry, OverTheTotalTheMostCrowdedAddressGivesWay) {
-  ConnectionRegistry registry({0, 8});  // one address may hold 6 of 8
+  ManualClock clock;
+  ConnectionRegistry registry({0, 8}, clock.Fn());  // one address may hold 6 of 8
   std::set<int> aborted;
-  for (int i = 1; i <= 6; ++i) AddOne(registry, "10.0.0.1", aborted, i);
-  AddOne(registry, "10.0.0.1", aborted, 7);  // its share is 6: closes 1
+  for (int i = 1; i <= 6; ++i) AddOne(registry, clock, "10.0.0.1", aborted, i);
+  AddOne(registry, clock, "10.0.0.1", aborted, 7);  // its share is 6: closes 1
   EXPECT_EQ(aborted, std::set<int>{1});
-  AddOne(registry, "10.0.0.2", aborted, 8);
-  AddOne(registry, "10.0.0.3", aborted, 9);  // 8 in all: room from the crowded one
-  AddOne(registry, "10.0.0.4", aborted, 10);
+  AddOne(registry, clock, "10.0.0.2", aborted, 8);
+  AddOne(registry, clock, "10.0.0.3", aborted, 9);  // 8 in all: room from the crowded one
+  AddOne(registry, clock, "10.0.0.4", aborted, 10);
   EXPECT_EQ(aborted, (std::set<int>{1, 2}));
   EXPECT_EQ(registry.CountFrom("10.0.0.4"), 1);
   EXPECT_EQ(registry.CountFrom("10.0.0.1"), 5);
 }
 
 TEST(ConnectionRegistry, AbortAllClosesEverythingAndRefusesNewOnes) {
-  ConnectionRegistry registry({256, 1024});
+  ManualClock clock;
+  ConnectionRegistry registry({256, 1024}, clock.Fn());
   std::set<int> aborted;
-  AddOne(registry, "a", aborted, 1);
-  AddOne(registry, "b", aborted, 2);
+  AddOne(registry, clock, "a", aborted, 1);
+  AddOne(registry, clock, "b", aborted, 2);
   registry.AbortAll();
   EXPECT_EQ(aborted, (std::set<int>{1, 2}));
-  AddOne(registry, "c", aborted, 3, ConnectionRegistry::AddResult::kStopping);
+  AddOne(registry, clock, "c", aborted, 3, ConnectionRegistry::AddResult::kStopping);
 }
 
 }  // namespace

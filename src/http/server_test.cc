@@ -300,6 +300,7 @@ TEST_F(ServerTest, StreamedChunksReachTheClientOneByOne) {
 struct WaitingHandler {
   bool stream_first = true;
   std::promise<Clock::time_point> gone_at;
+  std::promise<void> waiting;  // set once the handler has started to wait
   std::promise<bool> finished;
 
   Handler Make() {
@@ -316,6 +317,7 @@ struct WaitingHandler {
       // The client may have read "hello", closed, and the callback run (its
       // cancel finding no wait to end) before this coroutine resumed: seen
       // on a loaded machine, the wait then ran its whole 10 s.
+      waiting.set_value();
       if (!writer.client_gone()) co_await timer.async_wait(kTuple);
       finished.set_value(writer.client_gone());
     };
@@ -347,7 +349,8 @@ TEST_F(ServerTest, ClientGoneFiresBeforeAnyResponse) {
   StartServer();
   TestClient client(port());
   client.Send("POST /slow HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n{}");
-  std::this_thread::sleep_for(100ms);  // let the handler start waiting
+  // The handler runs (its request was read) before the client goes.
+  ASSERT_EQ(handler.waiting.get_future().wait_for(3s), std::future_status::ready);
   auto closed_at = Clock::now();
   client.Close();
   auto gone = handler.gone_at.get_future();

@@ -9,6 +9,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <cstdio>
 #include <thread>
+#include <utility>
 
 #include "core/private_dirs.h"
 #include "http/upstream_client.h"
@@ -129,6 +130,7 @@ int InstancePool::EngineParallel(const std::string& model) {
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent) {
   int killed_loads = 0;
+  bool said_draining = false;
   while (true) {
     EntryList entries;
     {
@@ -166,6 +168,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     }
     if (draining) {
       // Its memory is promised to another model: wait until it is gone.
+      if (!std::exchange(said_draining, true)) {
+        spdlog::debug("a request for '{}' waits: its engine is draining", model.name);
+      }
       asio::steady_timer pause(strand_, std::chrono::milliseconds(50));
       co_await pause.async_wait(asio::as_tuple(use_awaitable));
       continue;

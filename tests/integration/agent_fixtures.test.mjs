@@ -1,6 +1,8 @@
-// Recorded request shapes of real agents (tests/fixtures/agents/*.json:
-// written from the clients' public docs and issue threads, each citing its
-// sources), replayed byte for byte against the real zest and llama-server,
+// Request shapes of real agents as their public docs and issue threads
+// describe them (tests/fixtures/agents/*.json: written by hand from those
+// sources, each citing them; not captured from the clients themselves, so
+// they show what the sources say, not what today's client sends), sent
+// byte for byte to the real zest and llama-server,
 // with the agents' own model names reaching a local model through
 // [aliases]. What an agent needs back: 200, its event stream in its API's
 // order, the model name it asked for, real usage.
@@ -22,7 +24,7 @@ function events(text) {
   });
 }
 
-describe('agent request fixtures', () => {
+describe('agent request shapes written from public sources', () => {
   let zest;
   before(async () => {
     const home = makeHome({ tiny: 'tiny' });

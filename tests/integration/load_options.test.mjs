@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import {
-  chatBody, descendants, makeHome, openStream, startZest, waitFor, zestBin,
+  chatBody, descendants, makeHome, openStream, startZest, waitFor, waitForQueued, zestBin,
 } from '../lib/zest.mjs';
 
 const CONFIG = `[models."m"]
@@ -99,8 +99,9 @@ describe('per-load engine options and per-model slots', () => {
     const s = await openStream(zest, chatBody('two', { max_tokens: 100000 }));
     let settled = null;
     const second = zest.json('/v1/chat/completions', chatBody('two')).then((r) => { settled = r; return r; });
-    await new Promise((r) => setTimeout(r, 500));
-    assert.equal(settled, null, 'the second request queues behind the one shared slot');
+    await waitForQueued(zest, 'two');  // the second request queues behind the one shared slot
+    assert.equal(settled, null);
+    assert.equal((await instance(zest, 'two')).in_flight, 1);
     s.abort();
     assert.equal((await second).status, 200);
   });

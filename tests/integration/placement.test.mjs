@@ -135,8 +135,8 @@ describe('placement and memory admission', () => {
     assert.equal(s.status, 200);
     let settled = null;
     const pending = zest.json('/v1/chat/completions', chatBody('a')).then((r) => { settled = r; return r; });
+    // zest's own word that the load waits (it does until 'b' goes idle).
     await waitFor(() => /'a' waits for memory held by 'b' \(in use\)/.test(zest.logs()), { what: 'the wait' });
-    await new Promise((r) => setTimeout(r, 500));
     assert.equal(settled, null, 'a waits while b streams');
     assert.doesNotMatch(zest.logs(), /draining 'b'/, 'a normal-priority load does not force a swap');
     assert.deepEqual(await loaded(zest), ['b']);
@@ -159,8 +159,9 @@ describe('placement and memory admission', () => {
     // A new request for 'b' is not given the draining engine.
     let settled = null;
     const again = zest.json('/v1/chat/completions', chatBody('b')).then((r) => { settled = r; return r; });
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(() => /a request for 'b' waits: its engine is draining/.test(zest.logs()), { what: "'b' waiting" });
     assert.equal(settled, null, "'b' waits while it drains");
+    assert.equal((await zest.instances())[0].in_flight, 1, 'the draining engine took no new request');
     s.abort();  // 'b' goes idle: evicted for 'a'; then 'b' comes back for the waiting request
     const [ra, rb] = [await a, await again];
     assert.equal(ra.status, 200, JSON.stringify(ra.data));

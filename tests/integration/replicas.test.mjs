@@ -4,13 +4,14 @@
 // second instance on the device the first does not use, dispatch spreads
 // requests over both, and once the flood stops the extra instance goes after
 // the idle window. Short windows through the environment keep it quick.
-// Needs the Vulkan rootfs (see placement_vulkan.test.mjs); skipped without.
+// Needs the Vulkan rootfs (see placement_vulkan.test.mjs).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { needs } from '../lib/requirements.mjs';
 import { chatBody, engineGet, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 
 // One streamed chat request on a connection of its own, read to the end;
@@ -45,8 +46,10 @@ const defaultRoot = process.getuid() === 0
   : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest/engines/debian-sid-vulkan');
 const rootfs = process.env.ZEST_TEST_VULKAN_ROOTFS ?? defaultRoot;
 const hasVulkan = fs.existsSync(path.join(rootfs, 'usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-vulkan.so'));
+// `make test` provisions it (ZEST_ENGINE_VULKAN=1): missing there, this fails.
+const skip = needs(hasVulkan, `the Vulkan engine rootfs (${rootfs})`);
 
-describe('replicas on a second device under load', { skip: hasVulkan ? false : `no Vulkan engine rootfs at ${rootfs}` }, () => {
+describe('replicas on a second device under load', { skip }, () => {
   let zest;
   const metric = async (series) => {
     return seriesValue(await (await zest.fetch('/metrics')).text(), series);
@@ -158,7 +161,7 @@ const startSplitting = (models) => startZest({
 // Experimental prefill/decode split: with two instances on two devices, a
 // long prompt is processed by one, its KV cache saved, moved and restored
 // into the other, which then decodes with the prompt already in its cache.
-describe('prefill on one device, decode on the other (experimental)', { skip: hasVulkan ? false : `no Vulkan engine rootfs at ${rootfs}` }, () => {
+describe('prefill on one device, decode on the other (experimental)', { skip }, () => {
   let zest;
   before(async () => { zest = await startSplitting({ hot: 'tiny' }); });
   after(async () => { await zest.stop(); zest.cleanup(); });
@@ -204,7 +207,7 @@ describe('prefill on one device, decode on the other (experimental)', { skip: ha
 // llama-server (build 11669) does not look at a closed connection while it
 // processes a prompt (llama.cpp issue 24496), so the prefill engine still
 // finishes the prompt; zest must then neither move its cache nor decode.
-describe('a split prefill whose client leaves', { skip: hasVulkan ? false : `no Vulkan engine rootfs at ${rootfs}` }, () => {
+describe('a split prefill whose client leaves', { skip }, () => {
   let zest;
   before(async () => { zest = await startSplitting({ long: 'tiny' }); });
   after(async () => { await zest.stop(); zest.cleanup(); });

@@ -13,7 +13,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { canMakeNamespaces, makeNamespace, removeNamespace } from '../lib/netns.mjs';
+import { hasIp, isRoot, makeNamespace, removeNamespace } from '../lib/netns.mjs';
+import { needs } from '../lib/requirements.mjs';
 import { chatBody, descendants, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
 
 const tag = `${process.pid % 100000}`;
@@ -56,7 +57,11 @@ async function startWorker(netns, home) {
   return proc;
 }
 
-describe('one model across a head and an RPC worker', { skip: !canMakeNamespaces && 'needs root (network namespaces)' }, () => {
+// Root is a privilege, not a tool: without it this skips. As root, a
+// missing `ip` is a broken set-up (tests/lib/requirements.mjs).
+const skip = !isRoot ? 'needs root (network namespaces)' : needs(hasIp, 'iproute2 (/usr/sbin/ip)');
+
+describe('one model across a head and an RPC worker', { skip }, () => {
   let netns;
   let worker;
   let zest;

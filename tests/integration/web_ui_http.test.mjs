@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { needs } from '../lib/requirements.mjs';
 import { exchange } from '../lib/raw_http.mjs';
 import { chatBody, makeHome, sseData, startZest, zestBin } from '../lib/zest.mjs';
 
@@ -87,7 +88,7 @@ describe('web UI over HTTP, no keys', () => {
     if (!uiBuilt) assert.match(html, /built without its web UI/);
   });
 
-  test('hashed assets are immutable, with their content types; unknown files are 404', { skip: !uiBuilt && 'ui/dist not built' }, async () => {
+  test('hashed assets are immutable, with their content types; unknown files are 404', { skip: needs(uiBuilt, 'the built web UI (ui/dist: make)') }, async () => {
     const html = await (await zest.fetch('/ui/')).text();
     const assets = [...html.matchAll(/(?:src|href)="\/ui\/(assets\/[^"]+)"/g)].map((m) => m[1]);
     assert.ok(assets.some((a) => a.endsWith('.js')), html);

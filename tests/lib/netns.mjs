@@ -4,7 +4,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-export const canMakeNamespaces = process.getuid?.() === 0 && fs.existsSync('/usr/sbin/ip');
+export const isRoot = process.getuid?.() === 0;
+// iproute2's `ip` (make test installs it; scripts/deps.sh --test).
+export const hasIp = fs.existsSync('/usr/sbin/ip');
+export const canMakeNamespaces = isRoot && hasIp;
 
 export const ip = (...args) => execFileSync('/usr/sbin/ip', args, { stdio: 'pipe' });
 

@@ -234,6 +234,17 @@ export async function waitFor(predicate, { timeout = 5000, interval = 20, what =
   throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
 }
 
+// Waits until zest's admission queue for `model` holds at least `count`
+// requests waiting at `priority` (GET /api/v1/stats): the server's own word
+// that a request is queued, not a guess from elapsed time.
+export async function waitForQueued(zest, model, { count = 1, priority = 'normal', timeout = 10000 } = {}) {
+  await waitFor(async () => {
+    const { data } = await zest.json('/api/v1/stats');
+    const queue = data.queues?.find((q) => q.model === model);
+    return (queue?.waiting?.[priority] ?? 0) >= count;
+  }, { timeout, what: `${count} ${priority}-priority request(s) queued for '${model}'` });
+}
+
 // GET on an engine's own UNIX socket (tests only: to observe the engine).
 export function engineGet(socketPath, p) {
   return new Promise((resolve, reject) => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { needs } from '../lib/requirements.mjs';
 import { accessibilityViolations, launchBrowser, screenshot, watchedPage } from '../lib/browser.mjs';
 import { makeHome, startZest, zestBin } from '../lib/zest.mjs';
 
@@ -14,6 +15,15 @@ function addKey(home, name, scope) {
   return execFileSync(zestBin, ['keys', 'add', name, '--scope', scope], {
     env: { ...process.env, ZEST_HOME: home }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
   }).trim();
+}
+
+// Clicks `button` and returns once the page it reloads has loaded (the key
+// dialog reloads the page after a good key; reading the page before that
+// races the navigation).
+async function clickAndWaitForReload(page, button) {
+  const loaded = page.waitForEvent('load');
+  await button.click();
+  await loaded;
 }
 
 let zest;
@@ -36,7 +46,7 @@ after(async () => {
   zest?.cleanup();
 });
 
-describe('web UI with API keys', { skip: !uiBuilt && 'ui/dist not built (no npm)' }, () => {
+describe('web UI with API keys', { skip: needs(uiBuilt, 'the built web UI (ui/dist: make)') }, () => {
   test('the page asks for a key, refuses a wrong one, and an inference key sees no admin pages', async () => {
     const { context, page, problems } = await watchedPage(browser);
     try {
@@ -49,7 +59,9 @@ describe('web UI with API keys', { skip: !uiBuilt && 'ui/dist not built (no npm)
       await page.getByRole('button', { name: 'Use key' }).click();
       await page.getByRole('alert').waitFor();
       await field.fill(inference);
-      await page.getByRole('button', { name: 'Use key' }).click();
+      // A good key reloads the page (every page fetches again with its
+      // rights): wait for the new document before reading from it.
+      await clickAndWaitForReload(page, page.getByRole('button', { name: 'Use key' }));
       await page.getByRole('link', { name: 'Chat', exact: true }).waitFor();
       await page.getByRole('link', { name: 'Dashboard', exact: true }).waitFor();
       assert.equal(await page.getByRole('link', { name: 'Logs', exact: true }).count(), 0);
@@ -67,7 +79,7 @@ describe('web UI with API keys', { skip: !uiBuilt && 'ui/dist not built (no npm)
     try {
       await page.goto(`${zest.url}/ui/`);
       await page.getByRole('dialog').getByLabel('API key', { exact: true }).fill(admin);
-      await page.getByRole('button', { name: 'Use key' }).click();
+      await clickAndWaitForReload(page, page.getByRole('button', { name: 'Use key' }));
       await page.getByRole('link', { name: 'Logs', exact: true }).click();
       await page.getByLabel('Request id').waitFor();
       assert.deepEqual(problems, []);

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# make soak: the tests that depend on timing, run SOAK_N times (default 10)
+# with both cores loaded by `stress -c 2`, then the failure count of every
+# test that failed at least once. Not part of `make test`. A test that
+# fails once here is flaky: fix it before landing it.
+#
+#   make soak                      # the browser suite and the files below
+#   SOAK_N=3 SOAK_FILES="tests/integration/queue.test.mjs" make soak
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+rounds=${SOAK_N:-10}
+export ZEST_TEST_STRICT=1
+
+# Files whose tests wait for work in flight, queued or pending, or for a
+# stream to be stopped, killed or resumed.
+default_files=(
+  tests/ui/*.test.mjs
+  tests/integration/gateway_guards.test.mjs
+  tests/integration/lifecycle.test.mjs
+  tests/integration/load_options.test.mjs
+  tests/integration/observability.test.mjs
+  tests/integration/placement.test.mjs
+  tests/integration/queue.test.mjs
+  tests/integration/replicas.test.mjs
+  tests/integration/residency.test.mjs
+  tests/integration/security.test.mjs
+  tests/integration/speech.test.mjs
+  tests/integration/web_ui_http.test.mjs
+)
+read -r -a files <<<"${SOAK_FILES:-${default_files[*]}}"
+
+out="$BUILD_DIR/soak"
+rm -rf "$out"
+mkdir -p "$out"
+stress -c 2 >/dev/null 2>&1 &
+stress_pid=$!
+trap 'kill "$stress_pid" 2>/dev/null; wait "$stress_pid" 2>/dev/null' EXIT
+
+started=$SECONDS
+for ((i = 1; i <= rounds; i++)); do
+  echo "=== soak: round $i of $rounds (stress -c 2)"
+  scripts/node-tests.mjs --label "soak round $i" --out "$out/round-$i" "${files[@]}" >"$out/round-$i.log" 2>&1
+  echo "    exit $?; $(grep -c '"status":"fail"' "$out/round-$i/results.jsonl" 2>/dev/null || echo 0) failed test(s); log: $out/round-$i.log"
+done
+
+node - "$out" "$rounds" "$((SECONDS - started))" <<'JS'
+const fs = require('node:fs');
+const path = require('node:path');
+const [dir, rounds, seconds] = process.argv.slice(2);
+const tests = new Map();  // "file › name" → {runs, fails, error}
+for (let i = 1; i <= Number(rounds); i++) {
+  const file = path.join(dir, `round-${i}`, 'results.jsonl');
+  if (!fs.existsSync(file)) continue;
+  for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+    const t = JSON.parse(line);
+    if (t.status === 'skip') continue;
+    const key = `${path.relative(process.cwd(), t.file ?? '')} › ${t.name}`;
+    const row = tests.get(key) ?? { runs: 0, fails: 0, error: '' };
+    row.runs++;
+    if (t.status === 'fail') { row.fails++; row.error = t.error ?? ''; }
+    tests.set(key, row);
+  }
+}
+const failing = [...tests].filter(([, r]) => r.fails > 0).sort((a, b) => b[1].fails - a[1].fails);
+const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
+console.log(`\nsoak: ${rounds} rounds under stress -c 2, ${tests.size} tests, ${Math.round(seconds / 60)} min (${date} UTC)`);
+console.log('| test | runs | failures |\n|---|---:|---:|');
+if (!failing.length) console.log(`| every test (${tests.size}) | ${rounds} each | 0 |`);
+for (const [key, r] of failing) console.log(`| ${key} | ${r.runs} | ${r.fails} (last: ${r.error.replace(/\|/g, '/').slice(0, 120)}) |`);
+process.exit(failing.length ? 1 : 0);
+JS
