@@ -69,10 +69,12 @@ test('keys, a server, a pull and a first chat from an empty HOME', async () => {
     assert.equal(res.status, 200, await res.text());
     const { stdout: list } = await run(zestBin, ['list'], { env: cli });
     assert.match(list, /test-org\/Fresh-GGUF:Q8_0/);
-    for (const dir of ['models', 'logs', 'run', 'cache']) {
-      const p = path.join(zestHome, dir);
-      if (fs.existsSync(p)) assert.equal(fs.statSync(p).mode & 0o777, 0o700, dir);
-    }
+    // Every directory zest made under its home is private, and there are
+    // the ones a server that has served a model must have made.
+    const dirs = fs.readdirSync(zestHome, { recursive: true })
+      .filter((p) => fs.lstatSync(path.join(zestHome, p)).isDirectory());
+    for (const dir of ['logs', 'run']) assert.ok(dirs.includes(dir), `${dir}/ in ${dirs.join(', ')}`);
+    for (const dir of dirs) assert.equal(fs.lstatSync(path.join(zestHome, dir)).mode & 0o777, 0o700, dir);
   } finally {
     const exited = new Promise((r) => proc.once('exit', r));
     proc.kill('SIGTERM');
