@@ -145,9 +145,9 @@ async function chaos() {
       `Chaos: ${CHAOS_REQUESTS} chat requests (half streamed, 4-24 tokens) at ${CHAOS_CONCURRENCY} concurrent over two ` +
         'tiny models (--parallel 4, default supervision) while a random llama-server is SIGKILLed every 2-4 s.',
       '',
-      '| requests | ok | errors by kind | malformed or lost | kills | recoveries | time to recover p50 / max (ms) | duration s | zest crashed |',
+      '| requests | ok | errors by kind | malformed, incomplete or lost | kills | recoveries | time to recover p50 / max (ms) | duration s | zest crashed |',
       '|---:|---:|---|---:|---:|---:|---|---:|---|',
-      `| ${run.results.length} | ${kinds.ok ?? 0} | ${errors} | ${(kinds.malformed ?? 0) + (kinds.transport ?? 0) + (kinds.timeout ?? 0)} | ` +
+      `| ${run.results.length} | ${kinds.ok ?? 0} | ${errors} | ${(kinds.malformed ?? 0) + (kinds.incomplete ?? 0) + (kinds.transport ?? 0) + (kinds.timeout ?? 0)} | ` +
         `${run.kills.length} | ${recover.length} | ${recover.length ? `${pct(recover, 0.5).toFixed(0)} / ${Math.max(...recover).toFixed(0)}` : '-'} | ` +
         `${run.seconds.toFixed(1)} | ${crashed ? 'yes' : 'no'} |`,
       '',

@@ -146,10 +146,12 @@ describe('request ids and logs', () => {
     assert.equal(stdout.trimEnd().split('\n').length, 3);
     await assert.rejects(run(zestBin, ['logs', 'nope'], { env }), /not found|nope/);
 
-    const child = spawn(zestBin, ['logs', '-f', '-n', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // One line of history: once it is printed the stream is open, and every
+    // later line will follow.
+    const child = spawn(zestBin, ['logs', '-f', '-n', '1'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => { out += d; });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => out.includes('\n'), { what: 'the follower to print its line of history' });
     await zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 2 }), { headers: { 'X-Request-Id': 'cli-follow-1' } });
     await waitFor(() => out.includes('[req:cli-follow-1]'), { what: 'the followed line' });
     const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));

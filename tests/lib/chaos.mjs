@@ -14,12 +14,26 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // A zest error body: OpenAI's {"error": {"message", "type"}}.
 const isErrorBody = (data) => typeof data?.error?.message === 'string' && typeof data.error.type === 'string';
 
-// Sorts a finished response into ok / a well-formed error / malformed.
-function classify(status, contentType, text, stream) {
+// Whether an answer is whole: every request ignores end-of-generation, so
+// a complete answer stops at its token budget ('length') and its usage
+// counts exactly that many tokens, also when zest resumed it on another
+// engine (a gap or a repeat at the seam would show in the count).
+function whole(finishReason, usage, maxTokens) {
+  if (finishReason !== 'length') return { kind: 'incomplete', detail: `finish_reason ${finishReason}` };
+  if (usage?.completion_tokens !== maxTokens) {
+    return { kind: 'incomplete', detail: `${usage?.completion_tokens} of ${maxTokens} tokens` };
+  }
+  return { kind: 'ok' };
+}
+
+// Sorts a finished response into ok / incomplete / a well-formed error / malformed.
+function classify(status, contentType, text, stream, maxTokens) {
   if (!stream || !contentType.includes('text/event-stream')) {
     let data;
     try { data = JSON.parse(text); } catch { return { kind: 'malformed', detail: `${status}: ${text.slice(0, 200)}` }; }
-    if (status === 200 && Array.isArray(data.choices) && data.choices.length) return { kind: 'ok' };
+    if (status === 200 && Array.isArray(data.choices) && data.choices.length) {
+      return whole(data.choices[0].finish_reason, data.usage, maxTokens);
+    }
     if (status >= 400 && isErrorBody(data)) return { kind: `http_${status}`, detail: data.error.message };
     return { kind: 'malformed', detail: `${status}: ${text.slice(0, 200)}` };
   }
@@ -48,7 +62,8 @@ function classify(status, contentType, text, stream) {
     if (ids.size !== 1 || roles !== 1 || finishes !== 1) {
       return { kind: 'malformed', detail: `a seam: ${ids.size} ids, ${roles} roles, ${finishes} finishes` };
     }
-    return { kind: 'ok' };
+    const finish = chunks.find((c) => c.choices?.[0]?.finish_reason).choices[0].finish_reason;
+    return whole(finish, chunks.findLast((c) => c.usage)?.usage, maxTokens);
   }
   return { kind: 'malformed', detail: `stream ended without [DONE] or an error (${payloads.length} events)` };
 }
@@ -64,6 +79,7 @@ export function chatRequest(baseUrl, agent, { model, stream, maxTokens, timeoutM
   const url = new URL('/v1/chat/completions', baseUrl);
   const body = JSON.stringify({
     model, stream, max_tokens: maxTokens, ignore_eos: true,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
     messages: [{ role: 'user', content: 'Tell me something.' }],
   });
   const start = performance.now();
@@ -76,7 +92,7 @@ export function chatRequest(baseUrl, agent, { model, stream, maxTokens, timeoutM
       const chunks = [];
       res.on('data', (d) => chunks.push(d));
       res.on('end', () => done(classify(res.statusCode, res.headers['content-type'] ?? '',
-        Buffer.concat(chunks).toString('utf8'), stream)));
+        Buffer.concat(chunks).toString('utf8'), stream, maxTokens)));
       res.on('error', (err) => done({ kind: 'transport', detail: err.message }));
     });
     req.on('socket', (socket) => { socketIds.set(socket, socketIds.get(socket) ?? ++lastSocketId); sock = socketIds.get(socket); });
