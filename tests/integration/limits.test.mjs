@@ -80,10 +80,16 @@ describe('request limits', () => {
     assert.equal(r.data.error.param, 'max_completion_tokens');
   });
 
-  test('malformed HTTP is 400 and the server keeps serving', async () => {
+  test('malformed HTTP is 400 in OpenAI\'s shape, the connection closed, and the server keeps serving', async () => {
+    // A request line of junk, an unknown HTTP version, a header without a
+    // colon, and a TLS ClientHello's first bytes on the plain-HTTP port.
     for (const junk of ['GARBAGE\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /health HTTP/1.1\r\nBad Header\r\n\r\n', '\x16\x03\x01\x02\x00\x01']) {
       const r = await exchange(zest.url, [junk], { timeout: 3000 });
-      assert.ok(r.status === 400 || r.status === 0, `${JSON.stringify(junk)} → ${r.received.slice(0, 100)}`);
+      const what = `${JSON.stringify(junk)} → ${r.received.slice(0, 200)}`;
+      assert.equal(r.status, 400, what);
+      assert.match(JSON.parse(r.body).error.message, /malformed/, what);
+      assert.match(r.received, /\r\nConnection: close\r\n/i, what);
+      assert.equal(r.timedOut, false, `${what}: the server closes the connection`);
     }
     assert.equal((await zest.fetch('/health')).status, 200);
   });

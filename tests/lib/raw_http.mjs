@@ -17,8 +17,9 @@ export function connect(url) {
 }
 
 // Writes `chunks` (strings or Buffers) and collects what the server sends
-// until it closes the connection (or `timeout` ms pass). Write errors (the
-// server closed while we were still sending) are recorded, not thrown.
+// until it closes the connection (or `timeout` ms pass: `timedOut`). Write
+// errors (the server closed while we were still sending) are recorded, not
+// thrown.
 export async function exchange(url, chunks, { timeout = 10000 } = {}) {
   const socket = await connect(url);
   let received = '';
@@ -30,10 +31,12 @@ export async function exchange(url, chunks, { timeout = 10000 } = {}) {
     if (socket.destroyed) break;
     if (!socket.write(chunk)) await new Promise((r) => { socket.once('drain', r); socket.once('close', r); });
   }
-  const timer = setTimeout(() => socket.destroy(), timeout);
+  let timedOut = false;  // we closed it: the server kept it open
+  const timer = setTimeout(() => { timedOut = true; socket.destroy(); }, timeout);
   await closed;
   clearTimeout(timer);
-  return { received, status: Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0), writeError };
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0);
+  return { received, status, body: received.slice(received.indexOf('\r\n\r\n') + 4), writeError, timedOut };
 }
 
 // GET /health latency in ms over a fresh connection.
