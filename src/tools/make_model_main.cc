@@ -1,7 +1,8 @@
 // zest-make-model: writes a synthetic model with random weights (tests, the
 // demo, benchmarks): a llama GGUF that loads in llama-server, or (--arch
 // whisper) a whisper.cpp ggml .bin that loads in whisper-server. Both produce
-// gibberish.
+// gibberish. The tiny-quote-brace preset is a llama GGUF with designed
+// weights instead: a few chosen tokens, for tests of JSON grammars.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -21,6 +22,9 @@ using zest::tools::WhisperModelSpec;
 constexpr const char* kRandomWarning =
     "warning: this model has RANDOM weights; it loads and runs but its output is "
     "gibberish. Use it for tests, demos and benchmarks only.\n";
+constexpr const char* kQuoteBraceWarning =
+    "warning: this is not a real model: its weights are DESIGNED to write '\"}' and end\n"
+    "  the turn (under a JSON object grammar '{\"}\":\"}\"}'). For tests only.\n";
 
 struct Overrides {
   std::string name;
@@ -61,7 +65,7 @@ WhisperModelSpec WhisperSpecFrom(const Overrides& o) {
   return spec;
 }
 
-void PrintSummary(const std::string& path) {
+void PrintSummary(const std::string& path, const SyntheticModelSpec& spec) {
   auto file = zest::models::ReadGguf(path);
   if (!file.ok()) {
     std::fprintf(stderr, "warning: cannot read back %s: %s\n", path.c_str(),
@@ -81,7 +85,7 @@ void PrintSummary(const std::string& path) {
       info.embedding ? ", embedding model (mean pooling)" : "",
       static_cast<double>(info.parameter_count) / 1e6,
       static_cast<double>(info.file_size) / (1 << 20));
-  std::printf("%s", kRandomWarning);
+  std::printf("%s", spec.quote_brace ? kQuoteBraceWarning : kRandomWarning);
 }
 
 void PrintWhisperSummary(const std::string& path, const WhisperModelSpec& spec) {
@@ -128,7 +132,7 @@ int WriteLlama(const std::string& preset, const Overrides& o, const std::string&
     std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
     return 1;
   }
-  PrintSummary(out);
+  PrintSummary(out, *spec);
   return 0;
 }
 
@@ -144,7 +148,9 @@ int WriteWhisper(const Overrides& o, const std::string& out) {
 }
 
 int Run(int argc, char** argv) {
-  CLI::App app{"Writes a synthetic model with random weights (output is gibberish)."};
+  CLI::App app{
+      "Writes a synthetic model with random weights (output is gibberish), or with designed\n"
+      "ones (tiny-quote-brace)."};
   app.footer(
       "--arch whisper writes a whisper.cpp model in its legacy ggml format (.bin, what\n"
       "whisper-server -m loads): multilingual (n_vocab 51865; --english-only: 51864),\n"
@@ -153,7 +159,13 @@ int Run(int argc, char** argv) {
       "to the same five made-up words (chosen by --seed; printed when written), fast.\n"
       "Of the options above it takes --type, --layers (encoder and decoder each; avoid\n"
       "2: whisper.cpp takes a 2-layer decoder for distil-whisper), --embedding, --heads\n"
-      "and --seed.");
+      "and --seed.\n\n"
+      "--preset tiny-quote-brace is not random: a synthetic model with a designed token\n"
+      "preference (tiny's shape; layers that add nothing, embeddings and output rows\n"
+      "set by hand). After '\"' it writes '}' (else ':'), after '}' it ends its turn\n"
+      "(else '\"'), after anything else '\"' (else '{'). Alone it answers '\"}', never\n"
+      "JSON; under a JSON object grammar '{\"}\":\"}\"}', on any seed (--seed changes\n"
+      "nothing). For tests of such grammars.");
   std::string out;
   std::string arch = "llama";
   std::string preset = "tiny";
@@ -161,7 +173,8 @@ int Run(int argc, char** argv) {
   app.add_option("--out", out, "output path (.gguf; .bin for whisper)")->required();
   app.add_option("--arch", arch, "model family")->check(CLI::IsMember({"llama", "whisper"}));
   app.add_option("--preset", preset, "size preset (llama)")
-      ->check(CLI::IsMember({"tiny", "small", "bench", "tiny-embed", "tiny-rerank"}));
+      ->check(CLI::IsMember(
+          {"tiny", "small", "bench", "tiny-embed", "tiny-rerank", "tiny-quote-brace"}));
   app.add_option("--name", o.name, "general.name (llama)");
   app.add_option("--type", o.type, "weight type")->check(CLI::IsMember({"f32", "f16", "q8_0"}));
   app.add_option("--layers", o.layers, "transformer blocks")->check(CLI::PositiveNumber);

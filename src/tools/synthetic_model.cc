@@ -1,9 +1,11 @@
 // Writes the synthetic llama model: metadata as llama.cpp's llama loader
-// expects it, the byte-fallback vocabulary, and random weights.
+// expects it, the byte-fallback vocabulary, and random (steered) weights or
+// the designed ones of the quote-brace model.
 #include "tools/synthetic_model.h"
 
 #include <string>
 
+#include "tools/quote_brace_weights.h"
 #include "tools/random_weights.h"
 #include "tools/steering_weights.h"
 #include "tools/synthetic_vocab.h"
@@ -34,6 +36,12 @@ Status Validate(const SyntheticModelSpec& s) {
   if (s.type == TensorType::kQ8_0 && (s.embedding % 32 != 0 || s.feed_forward % 32 != 0)) {
     return InvalidArgument("Q8_0 needs embedding and ff to be multiples of 32");
   }
+  if (s.quote_brace && !s.generates()) {
+    return InvalidArgument("the quote-brace model writes text: not an embedding model or reranker");
+  }
+  if (s.quote_brace && s.embedding < 3) {
+    return InvalidArgument("the quote-brace model needs an embedding of at least 3");
+  }
   return Status::Ok();
 }
 
@@ -54,7 +62,8 @@ void AddModelMetadata(const SyntheticModelSpec& s, uint32_t vocab_size, GgufWrit
   const std::string arch = Architecture(s);
   w.AddString("general.architecture", arch);
   w.AddString("general.name", s.name);
-  // Marks the file as random weights, so zest can warn whoever serves it.
+  // Marks the file as synthetic (random or designed weights), so zest can
+  // warn whoever serves it.
   w.AddBool("zest.synthetic", true);
   w.AddUint32("general.file_type", FileTypeOf(s.type));
   w.AddUint32(arch + ".context_length", s.context);
@@ -63,7 +72,7 @@ void AddModelMetadata(const SyntheticModelSpec& s, uint32_t vocab_size, GgufWrit
   w.AddUint32(arch + ".feed_forward_length", s.feed_forward);
   w.AddUint32(arch + ".attention.head_count", s.heads);
   w.AddUint32(arch + ".attention.head_count_kv", s.kv_heads);
-  w.AddFloat32(arch + ".attention.layer_norm_rms_epsilon", 1e-5f);
+  w.AddFloat32(arch + ".attention.layer_norm_rms_epsilon", kRmsNormEpsilon);
   w.AddUint32(arch + ".rope.dimension_count", s.embedding / s.heads);
   w.AddFloat32(arch + ".rope.freq_base", 10000.0f);
   w.AddUint32(arch + ".vocab_size", vocab_size);
@@ -99,26 +108,53 @@ void AddTokenizer(const SyntheticModelSpec& s, const SyntheticVocab& vocab, Gguf
   if (s.reranker) w.AddString("tokenizer.chat_template.rerank", kRerankTemplate);
 }
 
-void AddLayer(const SyntheticModelSpec& s, uint32_t layer, const SteeringWeights& steering,
-              WeightGenerator& gen, GgufWriter& w) {
+// One block's matrices, GGUF layout (row r, the output feature, holds one
+// weight per input feature).
+struct LayerWeights {
+  std::vector<float> q, k, v, attn_output, gate, up, down;
+};
+
+LayerWeights RandomLayer(const SyntheticModelSpec& s, uint32_t layer,
+                         const SteeringWeights& steering, WeightGenerator& gen) {
+  const uint64_t n_embd = s.embedding;
+  const uint64_t n_embd_kv = n_embd / s.heads * s.kv_heads;
+  const uint64_t n_ff = s.feed_forward;
+  LayerWeights m{.q = gen.Random(n_embd * n_embd),
+                 .k = gen.Random(n_embd * n_embd_kv),
+                 .v = gen.Random(n_embd * n_embd_kv),
+                 .attn_output = gen.Random(n_embd * n_embd),
+                 .gate = gen.Random(n_embd * n_ff),
+                 .up = gen.Random(n_embd * n_ff),
+                 .down = gen.Random(n_ff * n_embd)};
+  steering.AdjustLayer(layer, m.q, m.k, m.v, m.attn_output, m.down);
+  return m;
+}
+
+// A block that adds nothing to the residual stream: the quote-brace model's.
+LayerWeights ZeroLayer(const SyntheticModelSpec& s) {
+  const uint64_t n_embd = s.embedding;
+  const uint64_t n_embd_kv = n_embd / s.heads * s.kv_heads;
+  const uint64_t n_ff = s.feed_forward;
+  return {.q = std::vector<float>(n_embd * n_embd),
+          .k = std::vector<float>(n_embd * n_embd_kv),
+          .v = std::vector<float>(n_embd * n_embd_kv),
+          .attn_output = std::vector<float>(n_embd * n_embd),
+          .gate = std::vector<float>(n_embd * n_ff),
+          .up = std::vector<float>(n_embd * n_ff),
+          .down = std::vector<float>(n_ff * n_embd)};
+}
+
+void AddLayer(const SyntheticModelSpec& s, uint32_t layer, const LayerWeights& m, GgufWriter& w) {
   const uint64_t n_embd = s.embedding;
   const uint64_t n_embd_kv = n_embd / s.heads * s.kv_heads;
   const uint64_t n_ff = s.feed_forward;
   const std::string prefix = "blk." + std::to_string(layer) + ".";
-  std::vector<float> q = gen.Random(n_embd * n_embd);
-  std::vector<float> k = gen.Random(n_embd * n_embd_kv);
-  std::vector<float> v = gen.Random(n_embd * n_embd_kv);
-  std::vector<float> attn_output = gen.Random(n_embd * n_embd);
-  std::vector<float> gate = gen.Random(n_embd * n_ff);
-  std::vector<float> up = gen.Random(n_embd * n_ff);
-  std::vector<float> down = gen.Random(n_ff * n_embd);
-  steering.AdjustLayer(layer, q, k, v, attn_output, down);
   const std::vector<float> ones(n_embd, 1.0f);
   w.AddTensor(prefix + "attn_norm.weight", {n_embd}, TensorType::kF32, ones);
-  w.AddTensor(prefix + "attn_q.weight", {n_embd, n_embd}, s.type, q);
-  w.AddTensor(prefix + "attn_k.weight", {n_embd, n_embd_kv}, s.type, k);
-  w.AddTensor(prefix + "attn_v.weight", {n_embd, n_embd_kv}, s.type, v);
-  w.AddTensor(prefix + "attn_output.weight", {n_embd, n_embd}, s.type, attn_output);
+  w.AddTensor(prefix + "attn_q.weight", {n_embd, n_embd}, s.type, m.q);
+  w.AddTensor(prefix + "attn_k.weight", {n_embd, n_embd_kv}, s.type, m.k);
+  w.AddTensor(prefix + "attn_v.weight", {n_embd, n_embd_kv}, s.type, m.v);
+  w.AddTensor(prefix + "attn_output.weight", {n_embd, n_embd}, s.type, m.attn_output);
   if (s.reranker) {  // qwen3's per-head norms of queries and keys
     const uint64_t head_dim = n_embd / s.heads;
     w.AddTensor(prefix + "attn_q_norm.weight", {head_dim}, TensorType::kF32,
@@ -127,9 +163,43 @@ void AddLayer(const SyntheticModelSpec& s, uint32_t layer, const SteeringWeights
                 std::vector<float>(head_dim, 1.0f));
   }
   w.AddTensor(prefix + "ffn_norm.weight", {n_embd}, TensorType::kF32, ones);
-  w.AddTensor(prefix + "ffn_gate.weight", {n_embd, n_ff}, s.type, gate);
-  w.AddTensor(prefix + "ffn_up.weight", {n_embd, n_ff}, s.type, up);
-  w.AddTensor(prefix + "ffn_down.weight", {n_ff, n_embd}, s.type, down);
+  w.AddTensor(prefix + "ffn_gate.weight", {n_embd, n_ff}, s.type, m.gate);
+  w.AddTensor(prefix + "ffn_up.weight", {n_embd, n_ff}, s.type, m.up);
+  w.AddTensor(prefix + "ffn_down.weight", {n_ff, n_embd}, s.type, m.down);
+}
+
+// Random weights, steered (tools/steering_weights.h).
+void AddRandomWeights(const SyntheticModelSpec& spec, const SyntheticVocab& vocab, GgufWriter& w) {
+  const uint64_t n_vocab = vocab.tokens.size();
+  const uint64_t n_embd = spec.embedding;
+  WeightGenerator gen(spec.seed);
+  const SteeringWeights steering(spec, vocab);
+  std::vector<float> embeddings = gen.Random(n_embd * n_vocab);
+  steering.AdjustEmbeddings(embeddings);
+  w.AddTensor("token_embd.weight", {n_embd, n_vocab}, spec.type, embeddings);
+  for (uint32_t layer = 0; layer < spec.layers; ++layer) {
+    AddLayer(spec, layer, RandomLayer(spec, layer, steering, gen), w);
+  }
+  w.AddTensor("output_norm.weight", {n_embd}, TensorType::kF32, std::vector<float>(n_embd, 1.0f));
+  std::vector<float> output = gen.Random(n_embd * n_vocab);
+  steering.AdjustOutput(output);
+  w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, output);
+  // A reranker's classifier head: one score from the last position.
+  if (spec.reranker) {
+    w.AddTensor("cls.output.weight", {n_embd, 1}, spec.type, gen.Random(n_embd));
+  }
+}
+
+// The quote-brace model's designed weights (tools/quote_brace_weights.h).
+void AddQuoteBraceWeights(const SyntheticModelSpec& spec, const SyntheticVocab& vocab,
+                          GgufWriter& w) {
+  const uint64_t n_vocab = vocab.tokens.size();
+  const uint64_t n_embd = spec.embedding;
+  w.AddTensor("token_embd.weight", {n_embd, n_vocab}, spec.type, QuoteBraceEmbeddings(spec, vocab));
+  const LayerWeights zero = ZeroLayer(spec);
+  for (uint32_t layer = 0; layer < spec.layers; ++layer) AddLayer(spec, layer, zero, w);
+  w.AddTensor("output_norm.weight", {n_embd}, TensorType::kF32, std::vector<float>(n_embd, 1.0f));
+  w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, QuoteBraceOutput(spec, vocab));
 }
 
 }  // namespace
@@ -145,6 +215,11 @@ Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
   if (preset == "tiny-rerank") {
     spec.name = "zest-synthetic-rerank";
     spec.reranker = true;
+    return spec;
+  }
+  if (preset == "tiny-quote-brace") {
+    spec.name = "zest-synthetic-quote-brace";
+    spec.quote_brace = true;
     return spec;
   }
   if (preset == "small") {
@@ -169,30 +244,20 @@ Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
             .type = TensorType::kQ8_0};
     return spec;
   }
-  return NotFound("unknown preset '" + preset + "' (tiny, tiny-embed, tiny-rerank, small, bench)");
+  return NotFound("unknown preset '" + preset +
+                  "' (tiny, tiny-embed, tiny-rerank, tiny-quote-brace, small, bench)");
 }
 
 Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem::path& path) {
   ZEST_RETURN_IF_ERROR(Validate(spec));
   const SyntheticVocab vocab = BuildSyntheticVocab();
-  const uint64_t n_vocab = vocab.tokens.size();
-  const uint64_t n_embd = spec.embedding;
   GgufWriter w;
-  AddModelMetadata(spec, static_cast<uint32_t>(n_vocab), w);
+  AddModelMetadata(spec, static_cast<uint32_t>(vocab.tokens.size()), w);
   AddTokenizer(spec, vocab, w);
-  WeightGenerator gen(spec.seed);
-  const SteeringWeights steering(spec, vocab);
-  std::vector<float> embeddings = gen.Random(n_embd * n_vocab);
-  steering.AdjustEmbeddings(embeddings);
-  w.AddTensor("token_embd.weight", {n_embd, n_vocab}, spec.type, embeddings);
-  for (uint32_t layer = 0; layer < spec.layers; ++layer) AddLayer(spec, layer, steering, gen, w);
-  w.AddTensor("output_norm.weight", {n_embd}, TensorType::kF32, std::vector<float>(n_embd, 1.0f));
-  std::vector<float> output = gen.Random(n_embd * n_vocab);
-  steering.AdjustOutput(output);
-  w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, output);
-  // A reranker's classifier head: one score from the last position.
-  if (spec.reranker) {
-    w.AddTensor("cls.output.weight", {n_embd, 1}, spec.type, gen.Random(n_embd));
+  if (spec.quote_brace) {
+    AddQuoteBraceWeights(spec, vocab, w);
+  } else {
+    AddRandomWeights(spec, vocab, w);
   }
   return w.Write(path);
 }

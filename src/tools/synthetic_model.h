@@ -1,6 +1,7 @@
 // A synthetic llama-architecture model with random weights: loads and runs in
-// a real llama-server, and produces gibberish. For tests, the demo and
-// benchmarks only; real models come from `zest pull`.
+// a real llama-server, and produces gibberish; or, with `quote_brace`, with
+// designed weights that write only a few chosen tokens. For tests, the demo
+// and benchmarks only; real models come from `zest pull`.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,9 @@
 #include "tools/gguf_writer.h"
 
 namespace zest::tools {
+
+// llama's attention.layer_norm_rms_epsilon, written into every synthetic model.
+inline constexpr float kRmsNormEpsilon = 1e-5f;
 
 struct SyntheticModelSpec {
   std::string name = "zest-synthetic";
@@ -29,13 +33,17 @@ struct SyntheticModelSpec {
   // norms) with rank pooling and a one-score classifier head, and a rerank
   // prompt template, so llama-server serves /v1/rerank with --reranking.
   bool reranker = false;
+  // A synthetic model with a designed token preference instead of random
+  // weights (tools/quote_brace_weights.h): it writes `"}`, or under a JSON
+  // object grammar `{"}":"}"}`. Needs an embedding of at least 3.
+  bool quote_brace = false;
 
   // Whether the model writes text (not an embedding model or a reranker).
   bool generates() const { return !embedding_model && !reranker; }
 };
 
 // Named presets: "tiny" (tests; a few MB), "tiny-embed", "tiny-rerank",
-// "small" (the `make run` demo),
+// "tiny-quote-brace" (tiny's shape, designed weights), "small" (the `make run` demo),
 // "bench" (~0.5B parameters, Q8_0: realistic CPU speeds). kNotFound if unknown.
 Result<SyntheticModelSpec> PresetSpec(const std::string& preset);
 

@@ -63,6 +63,8 @@ TEST(SyntheticVocabTest, HasControlByteAndWordTokens) {
 TEST(SyntheticModelTest, PresetsAreKnown) {
   EXPECT_TRUE(PresetSpec("tiny").ok());
   EXPECT_TRUE(PresetSpec("tiny-embed")->embedding_model);
+  EXPECT_TRUE(PresetSpec("tiny-quote-brace")->quote_brace);
+  EXPECT_FALSE(PresetSpec("tiny")->quote_brace);
   EXPECT_EQ(PresetSpec("small")->type, TensorType::kF16);
   EXPECT_EQ(PresetSpec("bench")->type, TensorType::kQ8_0);
   EXPECT_EQ(PresetSpec("huge").status().code(), ErrorCode::kNotFound);

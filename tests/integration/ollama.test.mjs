@@ -6,14 +6,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Ollama } from 'ollama';
-import { chatBody, makeHome, startZest, waitFor } from '../lib/zest.mjs';
+import { chatBody, jsonObjectOf, makeHome, quoteBracePreset, startZest, waitFor } from '../lib/zest.mjs';
 import { freePort } from '../lib/prometheus.mjs';
 
 describe('Ollama API (official ollama client)', () => {
   let zest;
   let ollama;
   before(async () => {
-    zest = await startZest({ home: makeHome({ tiny: 'tiny', 'embed-tiny': 'tiny-embed' }) });
+    zest = await startZest({ home: makeHome({ tiny: 'tiny', 'embed-tiny': 'tiny-embed', 'quote-brace': quoteBracePreset }) });
     ollama = new Ollama({ host: zest.url });
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
@@ -219,9 +219,40 @@ describe('Ollama API (official ollama client)', () => {
       const value = JSON.parse(content);
       assert.ok(Number.isInteger(value.n) && typeof value.ok === 'boolean', content);
     }
-    // (`format: "json"` maps to json_object, unit-tested: its free strings
-    // are random bytes on these weights, which llama-server's answer parser
-    // refuses now and then.)
+  });
+
+  // On the quote-brace model (tests/lib/zest.mjs): its answer is a JSON
+  // object only when llama-server's grammar holds it. Generate runs on the
+  // chat route when templated, on the text completion route when raw or
+  // with a suffix.
+  test('format "json": a JSON object from chat and every kind of generate, whole and streamed', async () => {
+    const model = 'quote-brace';
+    const messages = [{ role: 'user', content: 'json please' }];
+    const generates = [{ prompt: 'json please' }, { prompt: 'json please', raw: true }, { prompt: 'const answer = ', suffix: ';\n' }];
+    const answer = async (request, stream) => {
+      const chat = 'messages' in request;
+      if (!stream) {
+        const whole = await (chat ? ollama.chat({ ...request, stream }) : ollama.generate({ ...request, stream }));
+        assert.equal(whole.done_reason, 'stop', JSON.stringify(whole));
+        return chat ? whole.message.content : whole.response;
+      }
+      let text = '';
+      for await (const part of await (chat ? ollama.chat({ ...request, stream }) : ollama.generate({ ...request, stream }))) {
+        text += chat ? part.message.content : part.response;
+        if (part.done) assert.equal(part.done_reason, 'stop', JSON.stringify(part));
+      }
+      return text;
+    };
+    for (const request of [{ messages }, ...generates]) {
+      const alone = await answer({ model, ...request, options: { num_predict: 40, seed: 1 } }, false);
+      assert.ok(alone.length > 0 && jsonObjectOf(alone) === null, `${JSON.stringify(request)} without format: ${alone}`);
+      for (let seed = 0; seed < 5; seed++) {
+        for (const stream of [false, true]) {
+          const text = await answer({ model, ...request, format: 'json', options: { num_predict: 40, seed } }, stream);
+          assert.ok(jsonObjectOf(text), `${JSON.stringify(request)}, seed ${seed}, stream ${stream}: ${text}`);
+        }
+      }
+    }
   });
 
   test('generate: templated and raw, whole and streamed', async () => {
@@ -279,7 +310,7 @@ describe('Ollama API (official ollama client)', () => {
   });
 
   test('ps: nothing, then the loaded model with its memory, context and expiry', async () => {
-    for (const model of ['embed-tiny', 'tiny']) await zest.json('/api/v1/unload', { model });  // loaded by the tests above
+    for (const model of ['embed-tiny', 'tiny', 'quote-brace']) await zest.json('/api/v1/unload', { model });  // loaded by the tests above
     assert.deepEqual((await ollama.ps()).models, []);
     assert.equal((await zest.json('/v1/chat/completions', chatBody('tiny'))).status, 200);
     // The keep-alive clock starts once the request has let go of the model,

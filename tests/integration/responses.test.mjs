@@ -9,13 +9,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
-import { makeHome, startZest, waitFor } from '../lib/zest.mjs';
+import { jsonObjectOf, makeHome, quoteBracePreset, startZest, waitFor } from '../lib/zest.mjs';
 
 describe('OpenAI Responses API (official openai client)', () => {
   let zest;
   let client;
   before(async () => {
-    zest = await startZest({ home: makeHome({ tiny: 'tiny' }) });
+    zest = await startZest({ home: makeHome({ tiny: 'tiny', 'quote-brace': quoteBracePreset }) });
     client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'unused', maxRetries: 0 });
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
@@ -116,6 +116,30 @@ describe('OpenAI Responses API (official openai client)', () => {
     assert.deepEqual(deleted, { id: first.id, object: 'response.deleted', deleted: true });
     await assert.rejects(client.responses.retrieve(first.id), (e) => e.status === 404);
     await assert.rejects(client.responses.create({ model: 'tiny', input: 'x', previous_response_id: first.id }), (e) => e.status === 404);
+  });
+
+  // On the quote-brace model (tests/lib/zest.mjs): its answer is a JSON
+  // object only when llama-server's grammar holds it. This API takes no
+  // seed; the model's preference holds on any.
+  test('text.format json_object: a JSON object, whole and streamed', async () => {
+    const request = { model: 'quote-brace', input: 'json', max_output_tokens: 40, store: false };
+    const alone = await client.responses.create(request);
+    assert.ok(alone.output_text.length > 0 && jsonObjectOf(alone.output_text) === null, `without text.format: ${alone.output_text}`);
+    const json = { ...request, text: { format: { type: 'json_object' } } };
+    for (let i = 0; i < 5; i++) {
+      const whole = await client.responses.create(json);
+      assert.equal(whole.status, 'completed', JSON.stringify(whole.incomplete_details));
+      assert.ok(jsonObjectOf(whole.output_text), `run ${i}: ${whole.output_text}`);
+      let text = '';
+      let final;
+      for await (const event of await client.responses.create({ ...json, stream: true })) {
+        if (event.type === 'response.output_text.delta') text += event.delta;
+        if (event.type === 'response.completed' || event.type === 'response.incomplete') final = event.response;
+      }
+      assert.ok(jsonObjectOf(text), `run ${i}, streamed: ${text}`);
+      assert.equal(final.status, 'completed');
+      assert.equal(final.output[0].content[0].text, text);
+    }
   });
 
   test('a JSON schema in text.format holds; errors are OpenAI\'s', async () => {

@@ -295,6 +295,23 @@ export async function openStream(zest, body, events = 3) {
   return { status: res.status, text, reader, abort: () => controller.abort() };
 }
 
+// The value when `text` is a JSON object (not an array, a string or a
+// number), else null: what a JSON mode (response_format json_object,
+// Ollama's format "json") promises.
+export function jsonObjectOf(text) {
+  let value;
+  try { value = JSON.parse(text); } catch { return null; }
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : null;
+}
+
+// zest-make-model's tiny-quote-brace: not a real model, a synthetic one with
+// a designed token preference (src/tools/quote_brace_weights.h). Alone it
+// answers `"}`, which is not JSON; only a grammar for a JSON object makes
+// its answer one (`{"}":"}"}`), on any seed. So a test of JSON mode on it
+// fails when the mode is not applied, where random weights could run one
+// string to the end of the context.
+export const quoteBracePreset = 'tiny-quote-brace';
+
 // Synthetic models pick tokens at random, end-of-generation included, so
 // tests that count tokens or chunks ask the engine to ignore it.
 export const chatBody = (model, extra = {}) => ({

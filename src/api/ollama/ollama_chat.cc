@@ -173,6 +173,18 @@ Status ApplyFormat(const json& format, json& body) {
   return Status::Ok();
 }
 
+// llama-server's text completions ignore response_format (an OpenAI chat
+// field): there the same constraint goes in its own `json_schema` field,
+// which {"type": "object"} makes "any JSON object", as json_object is.
+void FormatForTextCompletion(json& body) {
+  const auto format = body.find("response_format");
+  if (format == body.end()) return;
+  json schema = (*format)["type"] == "json_object" ? json{{"type", "object"}}
+                                                   : (*format)["json_schema"]["schema"];
+  body.erase(format);
+  body["json_schema"] = std::move(schema);
+}
+
 // `think`: true/false, or an effort ("low", "medium", "high").
 Status ApplyThink(const json& think, json& body, std::optional<bool>& out) {
   if (think.is_null()) return Status::Ok();
@@ -299,6 +311,7 @@ Result<ChatJob> ParseGenerateRequest(const json& body) {
       return InvalidArgument("images cannot be sent with suffix");
     }
     job.engine_path = "/v1/completions";
+    FormatForTextCompletion(job.body);
     job.insert = ChatJob::Insert{prompt, suffix};
     return job;
   }
@@ -307,6 +320,7 @@ Result<ChatJob> ParseGenerateRequest(const json& body) {
       return InvalidArgument("images cannot be sent with raw: they need the chat template");
     }
     job.engine_path = "/v1/completions";
+    FormatForTextCompletion(job.body);
     job.body["prompt"] = system.empty() ? prompt : system + "\n\n" + prompt;
     return job;
   }

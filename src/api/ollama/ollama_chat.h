@@ -14,7 +14,8 @@
 //     model's chat template; `raw` sends the prompt as it is, to the text
 //     completions route; `suffix` (fill in the middle, for code editors)
 //     frames prompt and suffix with the model's FIM tokens, as a raw
-//     completion (InsertPrompt).
+//     completion (InsertPrompt). On those two routes `format` goes in
+//     llama-server's `json_schema` field (they ignore response_format).
 //   - options: num_predict → max_tokens (negative: zest's default limit),
 //     temperature, top_k, top_p, min_p, typical_p, seed, stop,
 //     repeat_penalty, repeat_last_n, presence_penalty, frequency_penalty,

@@ -149,6 +149,32 @@ TEST(OllamaChatTest, GenerateIsOneUserTurnOrARawPrompt) {
   EXPECT_EQ(raw->body["prompt"], "<s>[INST]");
 }
 
+// llama-server's /v1/completions ignores response_format; its json_schema
+// field is what holds there (tests/integration/ollama.test.mjs).
+TEST(OllamaChatTest, FormatOnTheTextCompletionRoutesIsTheEnginesJsonSchema) {
+  const json schema = {{"type", "object"}, {"required", {"n"}}};
+  for (const char* extra : {R"("raw": true)", R"("suffix": "s")"}) {
+    Result<ChatJob> json_mode = ParseGenerateRequest(json::parse(
+        std::string(R"({"model": "m", "prompt": "p", "format": "json", )") + extra + "}"));
+    ASSERT_TRUE(json_mode.ok()) << json_mode.status().message();
+    EXPECT_EQ(json_mode->engine_path, "/v1/completions");
+    EXPECT_FALSE(json_mode->body.contains("response_format")) << extra;
+    EXPECT_EQ(json_mode->body["json_schema"], (json{{"type", "object"}})) << extra;
+    json body = json::parse(std::string(R"({"model": "m", "prompt": "p", )") + extra + "}");
+    body["format"] = schema;
+    Result<ChatJob> with_schema = ParseGenerateRequest(body);
+    ASSERT_TRUE(with_schema.ok());
+    EXPECT_EQ(with_schema->body["json_schema"], schema) << extra;
+    EXPECT_FALSE(with_schema->body.contains("response_format")) << extra;
+  }
+  // Templated generate runs on the chat route: response_format as in chat.
+  Result<ChatJob> chat =
+      ParseGenerateRequest(json::parse(R"({"model": "m", "prompt": "p", "format": "json"})"));
+  ASSERT_TRUE(chat.ok());
+  EXPECT_EQ(chat->body["response_format"], (json{{"type", "json_object"}}));
+  EXPECT_FALSE(chat->body.contains("json_schema"));
+}
+
 TEST(OllamaChatTest, StreamsLinesWithWholeToolCallsAndRealTotals) {
   Result<ChatJob> job = ParseChatRequest(json::parse(R"({"model": "m:latest", "messages": []})"));
   ASSERT_TRUE(job.ok());
