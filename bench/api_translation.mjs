@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct } from './gateway_overhead.mjs';
+import { everyRun } from './lib/runs.mjs';
 
 const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 6);
 const TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 128);
@@ -78,6 +79,9 @@ async function main() {
     '|---|---:|---:|---:|---:|---:|---|',
     row('1 stream, pieces/s after the first, median', Object.fromEntries(names.map((n) => [n, median(tps[n])])), '≥ 0.98'),
     row('1-token stream latency p50 (ms)', Object.fromEntries(names.map((n) => [n, median(latency[n])])), '≤ 1.05'),
+    '',
+    `Every round's pieces/s after the first, in order (rounds that ended before 16 pieces left out): ` +
+      names.map((n) => `${n} ${everyRun(tps[n])}`).join('; ') + '.',
     '',
   ];
   fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { argvOnTcp, engineArgv, makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct } from './gateway_overhead.mjs';
+import { everyRun } from './lib/runs.mjs';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 8);
 
@@ -102,6 +103,9 @@ async function main() {
       `| cold first token p50 (ms) | ${f(pct(d, 0.5))} | ${f(pct(z, 0.5))} | ${f(pct(diffs, 0.5))} | ≤ 50 |`,
       `| cold first token max (ms) | ${f(Math.max(...d))} | ${f(Math.max(...z))} | ${f(Math.max(...diffs))} | |`,
       `| zest RSS at start / idle after serving (MiB) | | ${f(startRss)} / ${f(idleRss)} | | ≤ 15 idle |`,
+      '',
+      `Every round in order, cold first token (ms): direct ${everyRun(d)}; through zest ${everyRun(z)}; ` +
+        `zest − direct ${everyRun(diffs)}.`,
       '',
     ];
     fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');

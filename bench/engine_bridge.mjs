@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { argvOnTcp, engineArgv, makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct, STREAM_TOKENS } from './gateway_overhead.mjs';
+import { everyRun } from './lib/runs.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const CONCURRENCY = 8;
@@ -109,6 +110,11 @@ async function main() {
       '| metric | TCP direct | through the bridge | ratio bridge/direct |',
       '|---|---:|---:|---:|',
       ...rows.map(([name, d, b, r]) => `| ${name} | ${d.toFixed(1)} | ${b.toFixed(1)} | ${r.toFixed(3)} |`),
+      '',
+      '| every run, in order | TCP direct | through the bridge |',
+      '|---|---|---|',
+      `| 1 stream, tokens/s | ${everyRun(single.d.map((r) => r.chunks / (r.ms / 1000)))} | ${everyRun(single.b.map((r) => r.chunks / (r.ms / 1000)))} |`,
+      `| ${CONCURRENCY} streams, tokens/s (sum) | ${everyRun(conc.d)} | ${everyRun(conc.b)} |`,
       '',
     ];
     console.log(lines.join('\n'));

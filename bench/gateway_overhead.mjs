@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { engineArgvOnTcp, makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+import { everyRun } from './lib/runs.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 export const STREAM_TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 64);
@@ -157,6 +158,12 @@ async function main() {
       '| metric | llama-server direct | through zest | ratio zest/direct | target |',
       '|---|---:|---:|---:|---|',
       ...rows.map(([name, d, z, r, t]) => `| ${name} | ${d.toFixed(1)} | ${z.toFixed(1)} | ${r.toFixed(3)} | ${t} |`),
+      '',
+      '| every run, in order | llama-server direct | through zest |',
+      '|---|---|---|',
+      `| 1 stream, tokens/s | ${everyRun(single.d.map((r) => r.tokens / r.seconds))} | ${everyRun(single.z.map((r) => r.tokens / r.seconds))} |`,
+      `| 8 streams, tokens/s (sum) | ${everyRun(conc8.d)} | ${everyRun(conc8.z)} |`,
+      `| ${CONCURRENCY} streams, tokens/s (sum) | ${everyRun(conc.d)} | ${everyRun(conc.z)} |`,
       '',
       '| zest itself | |',
       '|---|---:|',

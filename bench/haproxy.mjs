@@ -12,6 +12,7 @@ import path from 'node:path';
 import { freePort } from '../tests/lib/prometheus.mjs';
 import { makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
 import { machine, pct } from './gateway_overhead.mjs';
+import { everyRun } from './lib/runs.mjs';
 
 const MODELS = ['alpha', 'beta', 'gamma', 'delta'];
 const REQUESTS = Number(process.env.BENCH_HAPROXY_REQUESTS ?? 600);  // per setup
@@ -112,6 +113,9 @@ async function main() {
     '|---|---:|---:|---:|---:|---:|---:|',
     ...rows.map(([label, r]) => `| ${label} | ${r.rps.toFixed(1)} | ${r.tps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ` +
       `${(r.rps / base.rps).toFixed(3)} | ${(r.p99 / base.p99).toFixed(3)} |`),
+    '',
+    'Every round\'s requests/s, in order:', '',
+    ...setups.map((s) => `- ${s.label}: ${everyRun(s.runs.map((r) => r.ms.length / r.seconds))}`),
     '',
   ];
   fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), `\n${lines.join('\n')}`);

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine } from './gateway_overhead.mjs';
+import { everyRun } from './lib/runs.mjs';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -73,6 +74,9 @@ const lines = [
   '|---|---:|---:|---:|---:|---|',
   `| off | ${median(off.rows.map((r) => r.ttft)).toFixed(0)} | ${median(off.rows.map((r) => r.total)).toFixed(0)} | | | |`,
   `| on | ${median(on.rows.map((r) => r.ttft)).toFixed(0)} | ${median(on.rows.map((r) => r.total)).toFixed(0)} | ${h.length ? median(h.map((x) => Number(x[4]))) : '-'} | ${h.length ? median(h.map((x) => Number(x[5]))) : '-'} | ${h.length} of ${REQUESTS}, ${h[0]?.[1] ?? '?'} tokens, ${[...new Set(h.map((x) => `${x[2]} → ${x[3]}`))].join(', ')} |`,
+  '',
+  `Every request's TTFT in order (ms): split off ${everyRun(off.rows.map((r) => r.ttft), 0)}; on ${everyRun(on.rows.map((r) => r.ttft), 0)}` +
+    (h.length ? `; every handed request's prefill ${h.map((x) => x[4]).join(', ')} ms, KV cache moved in ${h.map((x) => x[5]).join(', ')} ms.` : '.'),
   '',
 ];
 fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { canMakeNamespaces, makeNamespace, removeNamespace } from '../tests/lib/netns.mjs';
 import { makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
 import { machine } from './gateway_overhead.mjs';
+import { everyRun } from './lib/runs.mjs';
 
 const ROUNDS = Number(process.env.BENCH_RPC_ROUNDS ?? 4);  // answers per setup and pass
 const PASSES = 3;  // the setups in turn, so drift spreads over all of them
@@ -109,6 +110,9 @@ async function main() {
       const engine = mean(s.runs.map((r) => r.engine));
       return `| ${s.label} | ${where(s.plan)} | ${engine.toFixed(1)} | ${mean(s.runs.map((r) => r.wall)).toFixed(1)} | ${(engine / base).toFixed(3)} |`;
     }),
+    '',
+    'Every answer\'s decode tokens/s (engine), in order:', '',
+    ...setups.map((s) => `- ${s.label}: ${everyRun(s.runs.map((r) => r.engine))}`),
     '',
   ];
   fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), `\n${lines.join('\n')}`);

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { descendants, engineArgv, makeHome, repo, sampleSpeech, startZest, waitFor } from '../tests/lib/zest.mjs';
 import { cpuSeconds, machine, pct } from './gateway_overhead.mjs';
+import { everyRun } from './lib/runs.mjs';
 
 const ROUNDS = Number(process.env.BENCH_SPEECH_ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.BENCH_SPEECH_PER_ROUND ?? 4);
@@ -207,6 +208,9 @@ async function main() {
       '| audio | upload (MiB) | zest\'s logged request time, median (ms) | client time − logged, median (ms) | zest CPU per request, gateway / bridge (ms) | upload read and parsed, then refused, median (ms) |',
       '|---|---:|---:|---:|---:|---:|',
       ...extra,
+      '',
+      'Every pair in order, ratio zest/direct (direct ms / zest ms):', '',
+      ...results.map((r) => `- ${label(r.audio.seconds)}: ${everyRun(r.pairRatios, 3)}`),
       '',
     ];
     fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');

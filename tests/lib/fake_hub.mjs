@@ -11,10 +11,16 @@
 // `pageSize` (the tree is listed that many entries a page, with the hub's
 // `Link: <...&cursor=N>; rel="next"`; `nextPageOrigin` makes those links
 // point at another server, as a hostile hub might),
-// throttling (bytes/s), and per-file injected failures consumed one per
+// throttling, and per-file injected failures consumed one per
 // download request: {drop: N} (close the connection after N bytes),
 // {status: 500}, {status: 429, retryAfter: 1}, {corrupt: true} (same length,
 // wrong bytes). Counts bytes served, per file and in total.
+// Throttling, in bytes/s (0 = none), settable on the hub later:
+//   `throttle` paces each connection on its own, so N connections get N
+//     times the rate (a server that caps each connection);
+//   `link` paces all connections together through one queue, as a network
+//     link does: N connections share its rate.
+// Both together are what a CDN in front of a home link looks like.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -31,8 +37,9 @@ export function sha256File(file) {
 }
 
 // repos: { 'org/name': { files: { 'path/in/repo.gguf': '/abs/file' | Buffer } } }
-export async function startFakeHub({ repos = {}, token = null, throttle = 0, noRevisionApi = false } = {}) {
+export async function startFakeHub({ repos = {}, token = null, throttle = 0, link = 0, noRevisionApi = false } = {}) {
   const hub = new FakeHub(token, throttle);
+  hub.link = link;
   hub.noRevisionApi = noRevisionApi;
   for (const [repo, spec] of Object.entries(repos)) hub.addRepo(repo, spec.files, spec.commit);
   await new Promise((resolve) => hub.server.listen(0, '127.0.0.1', resolve));
@@ -43,7 +50,9 @@ export async function startFakeHub({ repos = {}, token = null, throttle = 0, noR
 class FakeHub {
   constructor(token, throttle) {
     this.token = token;
-    this.throttle = throttle;       // bytes per second, 0 = unlimited
+    this.throttle = throttle;       // bytes per second per connection, 0 = unlimited
+    this.link = 0;                  // bytes per second over all connections, 0 = unlimited
+    this.linkFreeAt = 0;            // performance.now() when the link's queue empties
     this.repos = new Map();
     this.failures = new Map();      // path → [failure, ...]
     this.treeOverride = new Map();  // repo → raw tree JSON (hostile hubs)
@@ -158,11 +167,29 @@ class FakeHub {
     this.stream(req, res, file, start, end, failure);
   }
 
+  // With a link, the milliseconds until a chunk of `n` bytes may leave:
+  // it books time on its connection (at `throttle`, if set; `own` holds when
+  // that connection's bookings end) and on the link, behind what the other
+  // connections booked there, and leaves when both bookings end. So N
+  // connections share the link's rate, and timer slack does not add up.
+  // Like a token bucket, time left unbooked in the last `burstMs` (a
+  // sender busy writing its last chunk out) may still be booked: a link
+  // carries what its senders queued, while they catch up.
+  linkWait(n, own, burstMs = 50) {
+    const now = performance.now();
+    const book = (freeAt, rate) => Math.max(now - burstMs, freeAt) + (rate ? (n / rate) * 1000 : 0);
+    this.linkFreeAt = book(this.linkFreeAt, this.link);
+    own.freeAt = book(own.freeAt, this.throttle);
+    return Math.max(0, this.linkFreeAt - now, own.freeAt - now);
+  }
+
   stream(req, res, file, start, end, failure) {
     // Throttled, in pieces of 1/20 s, so progress shows even for small files.
-    const chunk = this.throttle ? Math.max(4096, Math.min(1 << 20, Math.floor(this.throttle / 20))) : 1 << 20;
+    const rate = Math.min(this.throttle || Infinity, this.link || Infinity);
+    const chunk = rate < Infinity ? Math.max(4096, Math.min(1 << 20, Math.floor(rate / 20))) : 1 << 20;
     let pos = start;
     let sent = 0;
+    const own = { freeAt: 0 };
     const fd = Buffer.isBuffer(file.source) ? null : fs.openSync(file.source, 'r');
     let closed = fd === null;
     const done = () => { if (!closed) { closed = true; fs.closeSync(fd); } };
@@ -172,6 +199,11 @@ class FakeHub {
       let n = Math.min(chunk, end - pos + 1);
       if (failure?.drop !== undefined) n = Math.min(n, failure.drop - sent);
       if (n <= 0) { done(); return res.socket.destroy(); }  // injected connection drop
+      if (this.link) setTimeout(() => send(n), this.linkWait(n, own));
+      else send(n);
+    };
+    const send = (n) => {
+      if (res.destroyed) return done();
       let buf;
       if (fd === null) buf = file.source.subarray(pos, pos + n);
       else { buf = Buffer.allocUnsafe(n); fs.readSync(fd, buf, 0, n, pos); }
@@ -181,7 +213,8 @@ class FakeHub {
       this.bytesServed += n;
       this.servedByPath.set(file.path, this.served(file.path) + n);
       const more = res.write(buf);
-      const delay = this.throttle ? (n / this.throttle) * 1000 : 0;
+      // Without a link, each connection sleeps its own pace after a chunk.
+      const delay = !this.link && this.throttle ? (n / this.throttle) * 1000 : 0;
       const next = () => (delay ? setTimeout(step, delay) : setImmediate(step));
       if (more) next();
       else res.once('drain', next);
