@@ -12,18 +12,23 @@ BUILD_DIR=${BUILD_DIR:-build}
 rounds=${SOAK_N:-10}
 export ZEST_TEST_STRICT=1
 
-# Files whose tests wait for work in flight, queued or pending, or for a
-# stream to be stopped, killed or resumed.
+# Files whose tests wait for work in flight, queued or pending, for a
+# stream to be stopped, killed or resumed, or for a timer (keep-alive,
+# autoscaling, timeouts) to act.
 default_files=(
   tests/ui/*.test.mjs
+  tests/integration/chaos.test.mjs
   tests/integration/gateway_guards.test.mjs
+  tests/integration/haproxy.test.mjs
   tests/integration/lifecycle.test.mjs
+  tests/integration/limits.test.mjs
   tests/integration/load_options.test.mjs
   tests/integration/observability.test.mjs
   tests/integration/placement.test.mjs
   tests/integration/queue.test.mjs
   tests/integration/replicas.test.mjs
   tests/integration/residency.test.mjs
+  tests/integration/rpc.test.mjs
   tests/integration/security.test.mjs
   tests/integration/speech.test.mjs
   tests/integration/web_ui_http.test.mjs
