@@ -79,6 +79,12 @@ describe('web UI in Chromium', { skip: needs(uiBuilt, 'the built web UI (ui/dist
   test('chat: a streamed answer appears; stop keeps the partial answer; switching models', async () => {
     const { page, problems, close } = await open('chat');
     try {
+      // Short answers, so that the history every next request carries fits
+      // the models' context, however long a random model would go on.
+      const sampling = page.getByText('System prompt and sampling');
+      await sampling.click();
+      await page.getByLabel('Max tokens').fill('16');
+      await sampling.click();  // closed again for the screenshot
       await page.getByLabel('Model', { exact: true }).selectOption('tiny');
       await page.getByLabel('Message', { exact: true }).fill('Say hello');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -94,13 +100,25 @@ describe('web UI in Chromium', { skip: needs(uiBuilt, 'the built web UI (ui/dist
       await screenshot(page, 'chat');
       await assertClean(page, problems, 'chat');
 
+      // Another model: its engine starts and answers.
+      await page.getByLabel('Model', { exact: true }).selectOption('other');
+      await page.getByLabel('Message', { exact: true }).fill('And you?');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.waitForFunction(() => {
+        const a = [...document.querySelectorAll('[data-role="assistant"]')];
+        return a.length === 2 && a[1].getAttribute('aria-busy') !== 'true' && a[1].textContent.trim().length > 0;
+      }, null, { timeout: 60000 });
+      assert.ok((await loadedModels()).includes('other'));
+
       // A long answer, stopped while it streams. 'endless' ignores its
       // end-of-generation token and shifts its context when it is full, so
       // it streams its whole budget of 100,000 tokens (half a minute at the
       // 3,000 tokens/s of this machine) unless stopped: the stop is caught
-      // by construction, not by luck.
+      // by construction, not by luck. It comes last: how long the partial
+      // answer grows before the stop lands depends on the machine, and as
+      // history it could overflow the next request's context.
       await page.getByLabel('Model', { exact: true }).selectOption('endless');
-      await page.getByText('System prompt and sampling').click();
+      await sampling.click();
       await page.getByLabel('Max tokens').fill('100000');
       await page.getByLabel('Message', { exact: true }).fill('Tell me a long story');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
@@ -116,17 +134,6 @@ describe('web UI in Chromium', { skip: needs(uiBuilt, 'the built web UI (ui/dist
       // The engine's slot is free again: nothing runs on it.
       await waitFor(async () => (await zest.json('/api/v1/stats')).data.queues.every((q) => q.busy === 0),
         { timeout: 10000, what: 'the stopped request to end' });
-
-      // Another model: its engine starts and answers.
-      await page.getByLabel('Max tokens').fill('16');
-      await page.getByLabel('Model', { exact: true }).selectOption('other');
-      await page.getByLabel('Message', { exact: true }).fill('And you?');
-      await page.getByRole('button', { name: 'Send', exact: true }).click();
-      await page.waitForFunction(() => {
-        const a = [...document.querySelectorAll('[data-role="assistant"]')];
-        return a.length === 3 && a[2].getAttribute('aria-busy') !== 'true' && a[2].textContent.trim().length > 0;
-      }, null, { timeout: 60000 });
-      assert.ok((await loadedModels()).includes('other'));
 
       // Kept in IndexedDB: a reload shows the conversation again.
       await page.reload();
