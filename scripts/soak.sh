@@ -46,7 +46,9 @@ started=$SECONDS
 for ((i = 1; i <= rounds; i++)); do
   echo "=== soak: round $i of $rounds (stress -c 2)"
   scripts/node-tests.mjs --label "soak round $i" --out "$out/round-$i" "${files[@]}" >"$out/round-$i.log" 2>&1
-  echo "    exit $?; $(grep -c '"status":"fail"' "$out/round-$i/results.jsonl" 2>/dev/null || echo 0) failed test(s); log: $out/round-$i.log"
+  rc=$?
+  failed=$(cat "$out/round-$i/results.jsonl" 2>/dev/null | grep -c '"status":"fail"' || true)
+  echo "    exit $rc; $failed failed test(s); log: $out/round-$i.log"
 done
 
 node - "$out" "$rounds" "$((SECONDS - started))" <<'JS'
@@ -72,6 +74,6 @@ const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
 console.log(`\nsoak: ${rounds} rounds under stress -c 2, ${tests.size} tests, ${Math.round(seconds / 60)} min (${date} UTC)`);
 console.log('| test | runs | failures |\n|---|---:|---:|');
 if (!failing.length) console.log(`| every test (${tests.size}) | ${rounds} each | 0 |`);
-for (const [key, r] of failing) console.log(`| ${key} | ${r.runs} | ${r.fails} (last: ${r.error.replace(/\|/g, '/').slice(0, 120)}) |`);
+for (const [key, r] of failing) console.log(`| ${key} | ${r.runs} | ${r.fails} (last: ${r.error.replace(/\|/g, '/').replace(/\s+/g, ' ').slice(0, 160)}) |`);
 process.exit(failing.length ? 1 : 0);
 JS
