@@ -10,6 +10,7 @@
 
 #include "engines/engine_adapter.h"
 #include "engines/engine_locator.h"
+#include "engines/recipe_verdicts.h"
 
 namespace zest::engines {
 
@@ -27,6 +28,7 @@ class SdServerAdapter : public EngineAdapter {
   explicit SdServerAdapter(SdServerSetup setup) : setup_(std::move(setup)) {}
 
   const char* name() const override { return "sd-server"; }
+  const char* recipe() const override { return kSdRecipe; }
   Status Available() const override;
   Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
   // It has no /health; its model list answers once the model is loaded.
