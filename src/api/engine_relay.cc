@@ -216,9 +216,15 @@ awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::Instance
     if (sent) co_await writer.EndStream();
     co_return std::nullopt;
   }
-  if (request.from_engine && instance.engine != nullptr) {  // in the engine's own shape
-    Result<ApiAnswer> answer =
-        request.from_engine(*instance.engine, upstream.status(), std::move(*body));
+  const bool own_shape = request.from_engine || request.from_engine_async;
+  if (own_shape && instance.engine != nullptr) {  // in the engine's own shape
+    Result<ApiAnswer> answer;
+    if (request.from_engine_async) {
+      answer =
+          co_await request.from_engine_async(*instance.engine, upstream.status(), std::move(*body));
+    } else {
+      answer = request.from_engine(*instance.engine, upstream.status(), std::move(*body));
+    }
     if (!answer.ok()) {
       co_await SendFailure(writer, request, answer.status());
     } else {

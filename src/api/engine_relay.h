@@ -62,6 +62,14 @@ struct RelayRequest {
   std::function<Result<engines::EngineCall>(const engines::EngineAdapter&)> to_engine;
   std::function<Result<ApiAnswer>(const engines::EngineAdapter&, int status, std::string body)>
       from_engine;
+  // The same for an answer that takes work off the I/O threads to make
+  // (images converted by ffmpeg), run after the engine's slot is given
+  // back; used instead of `from_engine` when set. It must return an
+  // awaitable of a member or free coroutine, never be a lambda coroutine
+  // itself (GCC 12 miscompiles those).
+  std::function<boost::asio::awaitable<Result<ApiAnswer>>(const engines::EngineAdapter&, int status,
+                                                          std::string body)>
+      from_engine_async;
   // Errors before the answer starts, in the client's API's shape; null:
   // OpenAI's.
   ErrorSender send_error = nullptr;

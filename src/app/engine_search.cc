@@ -14,6 +14,7 @@ engines::EngineSearch EngineSearchFor(const config::Settings& s) {
   search.flm = s.flm;
   search.path_env = config::ProcessEnv("PATH").value_or("");
   search.rootfs = s.engine_rootfs;
+  if (auto tmp = config::ProcessEnv("TMPDIR"); tmp && !tmp->empty()) search.tmp_dir = *tmp;
   search.getenv = config::ProcessEnv;
   std::error_code ec;
   // TCP-only engines run behind `zest engine-bridge`: this binary.

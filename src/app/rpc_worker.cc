@@ -39,7 +39,7 @@ std::string DefaultDevice(const config::Settings& settings) {
   Result<engines::EngineInfo> info = llama->ProbeDevices();
   if (!info.ok()) return "CPU";
   for (const engines::EngineDevice& d : info->devices) {
-    if (d.description.find("llvmpipe") == std::string::npos) return d.name;
+    if (!d.software) return d.name;
   }
   return "CPU";
 }

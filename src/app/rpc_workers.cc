@@ -30,7 +30,8 @@ std::vector<placement::PlacementDevice> RpcWorkers::Check(const std::vector<std:
         engine != nullptr ? engine->ProbeRpcWorker(endpoint) : Unavailable("no llama-server");
     placement::PlacementDevice device =
         probed.ok() ? placement::WorkerDevice(endpoint, *probed)
-                    : placement::UnreachableWorker(endpoint, probed.status().message());
+                    : placement::UnreachableWorker(engines::RpcDeviceName(endpoint), endpoint,
+                                                   probed.status().message());
     MutexLock lock(mu_);
     auto before = last_.find(endpoint);
     const bool was_up = before != last_.end() && before->second.device.reachable;

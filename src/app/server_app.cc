@@ -41,6 +41,7 @@
 #include "core/private_dirs.h"
 #include "engines/engine_discovery.h"
 #include "engines/pid_file.h"
+#include "engines/placement_needs.h"
 #include "engines/recipe_verdicts.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
@@ -49,7 +50,6 @@
 #include "models/hub_client.h"
 #include "models/model_registry.h"
 #include "models/pull_service.h"
-#include "placement/npu.h"
 #include "scheduler/admission.h"
 #include "scheduler/autoscale_loop.h"
 #include "scheduler/engine_watchdog.h"
@@ -144,7 +144,7 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path&
     };
   }
   // The NPU's verdict does not depend on the devices engines see: not probed.
-  o.npu = placement::NpuFromInventory(
+  o.npu = engines::NpuRequestFor(
       inventory, engines::RecipeVerdicts(inventory, engines::FactsOf(*engine_set, nullptr)));
   o.engines = std::move(engine_set);
   o.model_settings = s.model_settings;

@@ -1,6 +1,6 @@
 // The audio converter with the real ffmpeg (`make test` installs it) in the
 // real sandbox: audio in, 16 kHz mono WAV out; what is not audio is refused;
-// nothing is left behind.
+// a WAV over the limit is refused; nothing is left behind.
 #include "engines/audio_converter.h"
 
 #include <gtest/gtest.h>
@@ -35,14 +35,15 @@ std::string ToneWav(double seconds) {
          u32(data.size()) + data;
 }
 
-AudioConverterSetup Installed(const std::filesystem::path& work_root) {
+// ffmpeg as discovery finds it: on PATH, sandboxed.
+std::shared_ptr<const Ffmpeg> Installed(const std::filesystem::path& work_root) {
   LocateOptions options;
   options.binary_name = "ffmpeg";
   options.path_env = config::ProcessEnv("PATH").value_or("");
-  AudioConverterSetup setup;
+  FfmpegSetup setup;
   setup.ffmpeg = LocateEngine(options);
   setup.work_root = work_root;
-  return setup;
+  return std::make_shared<const Ffmpeg>(std::move(setup));
 }
 
 TEST(AudioConverterTest, MakesSixteenKilohertzMonoWav) {
@@ -75,8 +76,18 @@ TEST(AudioConverterTest, WhatIsNotAudioIsRefusedAndNothingIsLeft) {
   EXPECT_TRUE(std::filesystem::is_empty(work.path()));
 }
 
+TEST(AudioConverterTest, AWavOverTheLimitIsRefused) {
+  TempDir work;
+  // 1.5 s is 48 kB at 16 kHz mono: over a 16 kB limit.
+  AudioConverter converter(Installed(work.path()), 16 << 10);
+  Result<std::string> wav = converter.ConvertBlocking(ToneWav(1.5));
+  EXPECT_EQ(wav.status().code(), ErrorCode::kTooLarge) << wav.status().message();
+  EXPECT_NE(wav.status().message().find("the audio is too long"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
 TEST(AudioConverterTest, WithoutFfmpegItSaysHowToGetIt) {
-  AudioConverter converter(AudioConverterSetup{});
+  AudioConverter converter(std::make_shared<const Ffmpeg>(FfmpegSetup{}));
   EXPECT_EQ(converter.Available().code(), ErrorCode::kNotFound);
   EXPECT_NE(converter.Describe().find("apt install ffmpeg"), std::string::npos);
   EXPECT_EQ(converter.ConvertBlocking(ToneWav(0.1)).status().code(), ErrorCode::kNotFound);

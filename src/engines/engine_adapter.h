@@ -116,6 +116,9 @@ class EngineAdapter {
 
   // "llama-server": for logs, `zest system` and metrics labels.
   virtual const char* name() const = 0;
+  // Its recipe (recipe_verdicts.h: "llamacpp", "flm"...): what `zest ps -v`
+  // and /api/v1/health say an instance runs with.
+  virtual const char* recipe() const = 0;
   // Ok when the engine is installed; else why not (every load says so).
   virtual Status Available() const = 0;
 

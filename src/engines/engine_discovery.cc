@@ -60,11 +60,15 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
     spdlog::info("engine: flm (FastFlowLM, for the NPU) {}", flm.flm->string());
   }
 
-  // ffmpeg converts the uploads whisper-server does not decode.
-  AudioConverterSetup audio;
-  audio.ffmpeg = Locate(search, "", "ffmpeg");
-  auto converter = std::make_unique<AudioConverter>(std::move(audio));
-  if (search.log) spdlog::info("audio conversion: {}", converter->Describe());
+  // ffmpeg converts the uploads whisper-server does not decode, and the
+  // image engine's PNGs into the formats clients ask for.
+  FfmpegSetup ffmpeg_setup;
+  ffmpeg_setup.ffmpeg = Locate(search, "", "ffmpeg");
+  ffmpeg_setup.work_root = search.tmp_dir;
+  auto ffmpeg = std::make_shared<const Ffmpeg>(std::move(ffmpeg_setup));
+  auto converter = std::make_unique<AudioConverter>(ffmpeg);
+  auto pictures = std::make_unique<ImageConverter>(ffmpeg);
+  if (search.log) spdlog::info("audio and image conversion: {}", ffmpeg->Describe());
 
   WhisperSetup speech;
   speech.located = std::move(whisper);
@@ -73,11 +77,12 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
   SdServerSetup images;
   images.located = std::move(sd);
   images.self_exe = search.self_exe;
+  images.converts_images = pictures->Available().ok();
   return std::make_shared<const EngineSet>(std::make_unique<LlamaServerAdapter>(std::move(llama)),
                                            std::make_unique<FlmAdapter>(std::move(flm)),
                                            std::make_unique<WhisperAdapter>(std::move(speech)),
                                            std::make_unique<SdServerAdapter>(std::move(images)),
-                                           std::move(converter));
+                                           std::move(converter), std::move(pictures));
 }
 
 Status CheckLanguageEngineFlags(const std::vector<std::string>& args) {

@@ -21,11 +21,12 @@ struct EngineSearch {
   std::filesystem::path whisper_server;
   std::filesystem::path sd_server;
   std::filesystem::path flm;
-  std::string path_env;            // $PATH
-  std::filesystem::path rootfs;    // engine.rootfs
-  GetEnv getenv;                   // zest's environment, for the engines' allow-listed part
-  std::filesystem::path self_exe;  // this binary, run as `zest engine-bridge`
-  bool log = true;                 // say what was found (the server; not `zest system`)
+  std::string path_env;                    // $PATH
+  std::filesystem::path rootfs;            // engine.rootfs
+  std::filesystem::path tmp_dir = "/tmp";  // $TMPDIR: ffmpeg's conversions' files go below it
+  GetEnv getenv;                           // zest's environment, for the engines' allow-listed part
+  std::filesystem::path self_exe;          // this binary, run as `zest engine-bridge`
+  bool log = true;                         // say what was found (the server; not `zest system`)
 };
 
 std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search);

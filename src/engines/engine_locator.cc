@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <optional>
 #include <string_view>
 
@@ -13,17 +12,12 @@ namespace {
 
 constexpr const char* kFallbackPath = "/usr/local/bin:/usr/bin:/bin";
 
-std::string EnvOr(const char* name, std::string fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && *value != '\0' ? std::string(value) : std::move(fallback);
-}
-
-// bwrap from the PATH being searched, else the process's own PATH, else the
-// usual system directories: a test that narrows the PATH for llama-server
-// still needs the real bwrap.
+// bwrap from the PATH being searched (zest's own, as the settings' side
+// reads it: app/engine_search.cc), else the usual system directories: a
+// PATH narrowed for the engines (tests do) still finds the real bwrap.
+// Nothing here reads the environment itself (config is its one reader).
 std::optional<std::filesystem::path> FindBwrap(const std::string& path_env) {
   if (auto found = FindOnPath(path_env, "bwrap")) return found;
-  if (auto found = FindOnPath(EnvOr("PATH", ""), "bwrap")) return found;
   return FindOnPath(kFallbackPath, "bwrap");
 }
 

@@ -1,9 +1,11 @@
 #include "engines/engine_probe.h"
 
+#include <regex>
 #include <sstream>
 #include <string_view>
 
 #include "engines/process.h"
+#include "engines/rpc_backend.h"
 
 namespace zest::engines {
 namespace {
@@ -82,6 +84,31 @@ std::string ParseVersion(const std::string& output) {
   return "";
 }
 
+namespace {
+
+// ggml's backends that compute on the CPU itself ("CPU", "BLAS").
+bool IsCpuBackend(std::string_view name) {
+  return name.starts_with("CPU") || name.starts_with("BLAS");
+}
+
+}  // namespace
+
+EngineDevice DescribedDevice(std::string name, std::string description) {
+  constexpr uint64_t kMiB = 1ull << 20;
+  EngineDevice device;
+  device.name = std::move(name);
+  device.description = std::move(description);
+  // "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)"
+  static const std::regex kMemory(R"(\((\d+) MiB, (\d+) MiB free\))");
+  std::smatch m;
+  if (std::regex_search(device.description, m, kMemory)) {
+    device.total_bytes = std::stoull(m[1].str()) * kMiB;
+    device.free_bytes = std::stoull(m[2].str()) * kMiB;
+  }
+  device.software = device.description.find("llvmpipe") != std::string::npos;
+  return device;
+}
+
 std::vector<EngineDevice> ParseDeviceList(const std::string& output) {
   std::vector<EngineDevice> devices;
   std::istringstream in(output);
@@ -100,8 +127,9 @@ std::vector<EngineDevice> ParseDeviceList(const std::string& output) {
         text.substr(0, colon).find(' ') != std::string_view::npos) {
       continue;  // "(none)" or something we do not understand
     }
-    devices.push_back(
-        {std::string(text.substr(0, colon)), std::string(Trim(text.substr(colon + 2)))});
+    if (IsCpuBackend(text.substr(0, colon))) continue;
+    devices.push_back(DescribedDevice(std::string(text.substr(0, colon)),
+                                      std::string(Trim(text.substr(colon + 2)))));
   }
   return devices;
 }
@@ -126,7 +154,9 @@ Result<EngineDevice> ProbeRpcWorker(const EngineLocation& location, const std::s
     return Unavailable("RPC worker " + endpoint + " is unreachable (" + reason + ")");
   }
   for (EngineDevice& device : ParseDeviceList(*output)) {
-    if (device.name.rfind("RPC", 0) == 0) return std::move(device);
+    if (device.name.rfind("RPC", 0) != 0) continue;
+    device.name = RpcDeviceName(endpoint);
+    return std::move(device);
   }
   return Unavailable("RPC worker " + endpoint + ": llama-server lists no RPC device (" + *output +
                      "); does its build have the RPC backend (libggml0-backend-rpc)?");

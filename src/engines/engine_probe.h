@@ -9,13 +9,13 @@
 
 #include "core/result.h"
 #include "engines/engine_locator.h"
+#include "hardware/engine_device.h"
 
 namespace zest::engines {
 
-struct EngineDevice {
-  std::string name;         // "Vulkan0"
-  std::string description;  // "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)"
-};
+// A device an engine reports (hardware/engine_device.h): the probe fills
+// its memory and `software` from llama-server's own words.
+using hardware::EngineDevice;
 
 struct EngineInfo {
   EngineLocation location;
@@ -37,8 +37,10 @@ Result<EngineInfo> ProbeEngine(const EngineLocation& location);
 Result<EngineInfo> ProbeEngine(const EngineLocation& location, const ProbeOptions& options);
 
 // The device a ggml RPC worker (rpc_backend.h) serves, as llama-server sees
-// it: `--rpc ENDPOINT --list-devices`, run with the network. The device's
-// name is RPC0; its description "ENDPOINT (N MiB, M MiB free)". kUnavailable
+// it: `--rpc ENDPOINT --list-devices`, run with the network. The device is
+// named as zest names a worker's (RpcDeviceName: "rpc:HOST:PORT"; the
+// engine says RPC0); its description is "ENDPOINT (N MiB, M MiB free)",
+// and its memory that. kUnavailable
 // with the engine's reason ("Failed to connect to ...") when it cannot be
 // reached: llama-server aborts at start-up then, so an engine must never be
 // given a worker that did not answer.
@@ -49,7 +51,11 @@ Result<EngineDevice> ProbeRpcWorker(const EngineLocation& location, const std::s
 // ParseVersion: the text after "version: ", or "" when there is none.
 std::string ParseVersion(const std::string& output);
 // ParseDeviceList: the indented "NAME: DESCRIPTION" lines after
-// "Available devices:"; "(none)" gives an empty list.
+// "Available devices:"; "(none)" gives an empty list. ggml's CPU backends
+// (CPU, BLAS) are left out: the CPU is placement's own device. Memory is
+// read from the description's "(N MiB, M MiB free)"; llvmpipe is software.
 std::vector<EngineDevice> ParseDeviceList(const std::string& output);
+// One device from its name and description, read as ParseDeviceList does.
+EngineDevice DescribedDevice(std::string name, std::string description);
 
 }  // namespace zest::engines

@@ -36,6 +36,24 @@ TEST(ParseDeviceList, ReadsVulkanDevices) {
   EXPECT_EQ(devices[0].name, "Vulkan0");
   EXPECT_EQ(devices[0].description, "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)");
   EXPECT_EQ(devices[1].name, "Vulkan1");
+  // What placement reads: the memory the engine states, llvmpipe as software.
+  EXPECT_EQ(devices[0].total_bytes, 24105ull << 20);
+  EXPECT_TRUE(devices[0].software);
+  EXPECT_EQ(devices[1].total_bytes, 32768ull << 20);
+  EXPECT_EQ(devices[1].free_bytes, 30000ull << 20);
+  EXPECT_FALSE(devices[1].software);
+}
+
+TEST(ParseDeviceList, LeavesOutTheCpuBackendsAndMemoryItDoesNotState) {
+  auto devices = ParseDeviceList(
+      "Available devices:\n"
+      "  CPU: AMD Ryzen 9 (65536 MiB, 60000 MiB free)\n"
+      "  BLAS: OpenBLAS\n"
+      "  Vulkan0: AMD Radeon RX 7900 XTX (RADV NAVI31)\n");
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].name, "Vulkan0");
+  EXPECT_FALSE(devices[0].total_bytes.has_value());
+  EXPECT_FALSE(devices[0].free_bytes.has_value());
 }
 
 TEST(ParseDeviceList, NoneIsEmpty) {

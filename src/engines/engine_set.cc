@@ -4,12 +4,14 @@ namespace zest::engines {
 
 EngineSet::EngineSet(std::unique_ptr<EngineAdapter> language, std::unique_ptr<EngineAdapter> npu,
                      std::unique_ptr<EngineAdapter> speech, std::unique_ptr<EngineAdapter> images,
-                     std::unique_ptr<AudioConverter> audio)
+                     std::unique_ptr<AudioConverter> audio,
+                     std::unique_ptr<ImageConverter> pictures)
     : language_(std::move(language)),
       npu_(std::move(npu)),
       speech_(std::move(speech)),
       images_(std::move(images)),
-      audio_(std::move(audio)) {}
+      audio_(std::move(audio)),
+      pictures_(std::move(pictures)) {}
 
 Result<const EngineAdapter*> EngineSet::For(const EngineChoice& choice) const {
   const EngineAdapter* adapter = choice.speech   ? speech_.get()

@@ -8,6 +8,7 @@
 
 #include "engines/audio_converter.h"
 #include "engines/engine_adapter.h"
+#include "engines/image_converter.h"
 
 namespace zest::engines {
 
@@ -24,10 +25,12 @@ class EngineSet {
   // `npu`: language models placed on the NPU; `speech`: speech-to-text;
   // `images`: image generation. Any may be null (that kind of model cannot
   // be served).
-  // `audio`: converts uploads the speech engine does not decode (null: none).
+  // `audio`: converts uploads the speech engine does not decode; `pictures`:
+  // converts the image engine's PNGs into other formats (null: none).
   EngineSet(std::unique_ptr<EngineAdapter> language, std::unique_ptr<EngineAdapter> npu,
             std::unique_ptr<EngineAdapter> speech, std::unique_ptr<EngineAdapter> images = nullptr,
-            std::unique_ptr<AudioConverter> audio = nullptr);
+            std::unique_ptr<AudioConverter> audio = nullptr,
+            std::unique_ptr<ImageConverter> pictures = nullptr);
 
   // The adapter for a model; kUnavailable naming the missing kind when this
   // set has none for it.
@@ -41,6 +44,7 @@ class EngineSet {
   const EngineAdapter* speech() const { return speech_.get(); }
   const EngineAdapter* images() const { return images_.get(); }
   const AudioConverter* audio_converter() const { return audio_.get(); }
+  const ImageConverter* image_converter() const { return pictures_.get(); }
 
  private:
   const std::unique_ptr<EngineAdapter> language_;
@@ -48,6 +52,7 @@ class EngineSet {
   const std::unique_ptr<EngineAdapter> speech_;
   const std::unique_ptr<EngineAdapter> images_;
   const std::unique_ptr<AudioConverter> audio_;
+  const std::unique_ptr<ImageConverter> pictures_;
 };
 
 }  // namespace zest::engines

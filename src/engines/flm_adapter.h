@@ -7,6 +7,7 @@
 #pragma once
 
 #include "engines/engine_adapter.h"
+#include "engines/recipe_verdicts.h"
 
 namespace zest::engines {
 
@@ -23,6 +24,7 @@ class FlmAdapter : public EngineAdapter {
   explicit FlmAdapter(FlmSetup setup) : setup_(std::move(setup)) {}
 
   const char* name() const override { return "flm"; }
+  const char* recipe() const override { return kFlmRecipe; }
   Status Available() const override { return setup_.flm.status(); }
   Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
   const char* ready_path() const override;

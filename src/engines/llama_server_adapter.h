@@ -7,6 +7,7 @@
 
 #include "engines/engine_adapter.h"
 #include "engines/engine_locator.h"
+#include "engines/recipe_verdicts.h"
 
 namespace zest::engines {
 
@@ -17,6 +18,7 @@ class LlamaServerAdapter : public EngineAdapter {
   explicit LlamaServerAdapter(Result<EngineLocation> located) : located_(std::move(located)) {}
 
   const char* name() const override { return "llama-server"; }
+  const char* recipe() const override { return kLlamaCppRecipe; }
   Status Available() const override { return located_.status(); }
   Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
   std::optional<std::string> PathFor(Capability capability) const override;

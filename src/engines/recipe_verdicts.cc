@@ -29,7 +29,7 @@ bool HasGpu(const Inventory& inv, GpuVendor vendor) {
 }
 
 RecipeVerdict CpuVerdict(const Inventory& inv, const EngineFacts& engines) {
-  RecipeVerdict v{"llamacpp", "cpu", Verdict::kUsable, ""};
+  RecipeVerdict v{kLlamaCppRecipe, "cpu", Verdict::kUsable, ""};
   std::string cpu = std::to_string(inv.cpu.threads) + " threads";
   bool avx2 = false;
   for (const auto& f : inv.cpu.features) avx2 = avx2 || f == "avx2" || f == "neon";
@@ -51,7 +51,7 @@ std::string EngineVulkanDevice(const EngineFacts& engines) {
 }
 
 RecipeVerdict VulkanVerdict(const Inventory& inv, const EngineFacts& engines) {
-  RecipeVerdict v{"llamacpp", "vulkan", Verdict::kUnsupported, ""};
+  RecipeVerdict v{kLlamaCppRecipe, "vulkan", Verdict::kUnsupported, ""};
   std::string device = EngineVulkanDevice(engines);
   if (!device.empty()) {
     v.verdict = Verdict::kUsable;
@@ -75,7 +75,7 @@ RecipeVerdict VulkanVerdict(const Inventory& inv, const EngineFacts& engines) {
 }
 
 RecipeVerdict RocmVerdict(const Inventory& inv) {
-  RecipeVerdict v{"llamacpp", "rocm", Verdict::kUnsupported, ""};
+  RecipeVerdict v{kLlamaCppRecipe, "rocm", Verdict::kUnsupported, ""};
   if (!HasGpu(inv, GpuVendor::kAmd)) {
     v.reason = "no AMD GPU";
     return v;
@@ -86,7 +86,7 @@ RecipeVerdict RocmVerdict(const Inventory& inv) {
 }
 
 RecipeVerdict CudaVerdict(const Inventory& inv) {
-  RecipeVerdict v{"llamacpp", "cuda", Verdict::kUnsupported, ""};
+  RecipeVerdict v{kLlamaCppRecipe, "cuda", Verdict::kUnsupported, ""};
   if (!HasGpu(inv, GpuVendor::kNvidia)) {
     v.reason = "no NVIDIA GPU";
     return v;
@@ -166,7 +166,7 @@ RecipeVerdict CpuEngineVerdict(const Inventory& inv, const char* recipe, const s
 }
 
 RecipeVerdict WhisperVerdict(const Inventory& inv, const EngineFacts& engines) {
-  return CpuEngineVerdict(inv, "whispercpp", "whisper-server", engines.whisper_server_found,
+  return CpuEngineVerdict(inv, kWhisperRecipe, "whisper-server", engines.whisper_server_found,
                           engines.whisper_server_source, "`make engines` provisions it");
 }
 
@@ -174,7 +174,7 @@ RecipeVerdict WhisperVerdict(const Inventory& inv, const EngineFacts& engines) {
 // is missing the verdict says how to get it.
 RecipeVerdict SdVerdict(const Inventory& inv, const EngineFacts& engines) {
   return CpuEngineVerdict(
-      inv, "sdcpp", "sd-server", engines.sd_server_found, engines.sd_server_source,
+      inv, kSdRecipe, "sd-server", engines.sd_server_found, engines.sd_server_source,
       "build stable-diffusion.cpp's examples/server and set engine.sd_server to it");
 }
 
@@ -208,7 +208,7 @@ std::vector<RecipeVerdict> RecipeVerdicts(const Inventory& inv, const EngineFact
           VulkanVerdict(inv, engines),
           RocmVerdict(inv),
           CudaVerdict(inv),
-          NpuVerdict(inv, "flm", "FastFlowLM", engines.flm_path),
+          NpuVerdict(inv, kFlmRecipe, "FastFlowLM", engines.flm_path),
           RyzenAiVerdict(inv),
           WhisperVerdict(inv, engines),
           SdVerdict(inv, engines)};

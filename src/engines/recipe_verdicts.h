@@ -15,6 +15,13 @@ namespace zest::engines {
 
 class EngineSet;
 
+// The recipes zest runs (EngineAdapter::recipe()), and the NPU one it knows
+// of but does not run yet ("ryzenai").
+inline constexpr const char* kLlamaCppRecipe = "llamacpp";   // llama-server: CPU, GPUs
+inline constexpr const char* kFlmRecipe = "flm";             // FastFlowLM: the NPU
+inline constexpr const char* kWhisperRecipe = "whispercpp";  // whisper-server: speech
+inline constexpr const char* kSdRecipe = "sdcpp";            // sd-server: images
+
 // What zest knows about its engines (FactsOf below).
 struct EngineFacts {
   bool llama_server_found = false;

@@ -39,19 +39,20 @@ EngineDescription SdServerAdapter::Describe(const Result<EngineInfo>* probed) co
   d.available = Available();
   DescribeLocation(setup_.located, d);
   if (setup_.located.ok()) d.sandbox += "; behind zest's engine bridge";
-  d.notes = {"loads diffusion models in safetensors (SD 1.x/2.x, SDXL, SD3, Flux)"};
+  d.notes = {"loads diffusion models in safetensors (SD 1.x/2.x, SDXL, SD3, Flux)",
+             setup_.converts_images
+                 ? "makes PNG; zest converts to jpeg and webp with ffmpeg"
+                 : "makes PNG; jpeg and webp are refused (install ffmpeg and zest converts them)"};
   return d;
 }
 
 // sd-server's OpenAI route takes OpenAI's fields as they are; `size` is
-// "WxH" and left out for the model's default.
+// "WxH" and left out for the model's default. Always PNG (ImageJob).
 Result<EngineCall> SdServerAdapter::ImageCall(const ImageJob& job) const {
-  nlohmann::json body = {
-      {"prompt", job.prompt}, {"n", job.n}, {"output_format", job.output_format}};
+  nlohmann::json body = {{"prompt", job.prompt}, {"n", job.n}, {"output_format", "png"}};
   if (job.width > 0 && job.height > 0) {
     body["size"] = std::to_string(job.width) + "x" + std::to_string(job.height);
   }
-  if (job.output_compression) body["output_compression"] = *job.output_compression;
   return EngineCall{"/v1/images/generations", "application/json", body.dump()};
 }
 

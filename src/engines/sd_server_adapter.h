@@ -4,10 +4,13 @@
 // engine bridge like whisper-server (bridged_command.h). It loads one model
 // at start (-m), serves OpenAI's /v1/images/generations (b64_json), one
 // image job at a time (one slot), and answers GET /v1/models once loaded.
+// zest asks it for PNG only, and makes other formats itself
+// (image_converter.h).
 #pragma once
 
 #include "engines/engine_adapter.h"
 #include "engines/engine_locator.h"
+#include "engines/recipe_verdicts.h"
 
 namespace zest::engines {
 
@@ -17,6 +20,7 @@ inline constexpr uint16_t kSdServerPort = 8179;
 struct SdServerSetup {
   Result<EngineLocation> located = NotFound("sd-server is not installed");
   std::filesystem::path self_exe;  // this binary, run as `zest engine-bridge`
+  bool converts_images = false;    // zest makes jpeg and webp itself (image_converter.h)
 };
 
 class SdServerAdapter : public EngineAdapter {
@@ -24,6 +28,7 @@ class SdServerAdapter : public EngineAdapter {
   explicit SdServerAdapter(SdServerSetup setup) : setup_(std::move(setup)) {}
 
   const char* name() const override { return "sd-server"; }
+  const char* recipe() const override { return kSdRecipe; }
   Status Available() const override;
   Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
   // It has no /health; its model list answers once the model is loaded.

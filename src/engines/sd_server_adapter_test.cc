@@ -63,23 +63,21 @@ TEST(SdServerAdapter, RunsBehindTheBridgeOnItsOwnNetwork) {
   EXPECT_EQ(argv[Find(argv, "-t", engine) + 1], "2");
 }
 
-TEST(SdServerAdapter, AsksForImagesInItsOpenAiShape) {
+// Always PNG: zest makes jpeg and webp itself (image_converter.h).
+TEST(SdServerAdapter, AsksForPngImagesInItsOpenAiShape) {
   SdServerAdapter adapter({});
   ImageJob job;
   job.prompt = "a lighthouse";
   job.n = 2;
   job.width = 512;
   job.height = 768;
-  job.output_format = "jpeg";
-  job.output_compression = 80;
   Result<EngineCall> call = adapter.ImageCall(job);
   ASSERT_TRUE(call.ok());
   EXPECT_EQ(call->path, "/v1/images/generations");
-  EXPECT_EQ(nlohmann::json::parse(call->body), (nlohmann::json{{"prompt", "a lighthouse"},
-                                                               {"n", 2},
-                                                               {"size", "512x768"},
-                                                               {"output_format", "jpeg"},
-                                                               {"output_compression", 80}}));
+  EXPECT_EQ(
+      nlohmann::json::parse(call->body),
+      (nlohmann::json{
+          {"prompt", "a lighthouse"}, {"n", 2}, {"size", "512x768"}, {"output_format", "png"}}));
   job.width = job.height = 0;  // the model's default size
   EXPECT_FALSE(nlohmann::json::parse(adapter.ImageCall(job)->body).contains("size"));
 }

@@ -10,6 +10,7 @@
 
 #include "engines/engine_adapter.h"
 #include "engines/engine_locator.h"
+#include "engines/recipe_verdicts.h"
 
 namespace zest::engines {
 
@@ -27,6 +28,7 @@ class WhisperAdapter : public EngineAdapter {
   explicit WhisperAdapter(WhisperSetup setup) : setup_(std::move(setup)) {}
 
   const char* name() const override { return "whisper-server"; }
+  const char* recipe() const override { return kWhisperRecipe; }
   Status Available() const override { return setup_.located.status(); }
   Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
   std::optional<std::string> PathFor(Capability capability) const override;

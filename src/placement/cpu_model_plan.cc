@@ -1,63 +1,46 @@
 #include "placement/cpu_model_plan.h"
 
+#include <cctype>
+
 namespace zest::placement {
 namespace {
-
-// `memory` on the CPU for one request at a time, explained as `what`.
-Result<EnginePlan> PlanOnCpu(const char* recipe, const std::string& what, DeviceMemory memory,
-                             const std::vector<PlacementDevice>& devices) {
-  const PlacementDevice* cpu = nullptr;
-  for (const PlacementDevice& d : devices) {
-    if (d.name == kCpuDevice) cpu = &d;
-  }
-  if (cpu == nullptr) return InsufficientMemory("no CPU device to place a " + what + " on");
-  if (memory.Total() > cpu->free_bytes) {
-    return InsufficientMemory(what + " needs " + FormatBytes(memory.Total()) + " on the CPU; " +
-                              FormatBytes(cpu->free_bytes) + " free");
-  }
-  EnginePlan plan;
-  plan.recipe = recipe;
-  plan.parallel = 1;  // the engine runs one request at a time
-  plan.memory = {{kCpuDevice, memory}};
-  return plan;
-}
 
 uint64_t WeightBytes(const models::ModelInfo& model) {
   return model.tensor_bytes > 0 ? model.tensor_bytes : model.file_size;
 }
 
-}  // namespace
-
-Result<EnginePlan> PlanSpeech(const models::ModelInfo& model,
-                              const std::vector<PlacementDevice>& devices) {
-  DeviceMemory memory;
-  memory.weights = WeightBytes(model);
-  // The decoder's logits over its text context, F32: the largest buffer.
-  memory.compute = model.vocab_size * model.context_length * 4;
-  memory.overhead = kSpeechEngineBytes;
-  ZEST_ASSIGN_OR_RETURN(EnginePlan plan,
-                        PlanOnCpu(kWhisperRecipe, "speech model", memory, devices));
-  plan.ctx_per_slot = model.context_length;
-  plan.explanation = "Speech model on the CPU (whisper.cpp): weights " +
-                     FormatBytes(memory.weights) + ", decoder buffers " +
-                     FormatBytes(memory.compute) + ", engine " + FormatBytes(memory.overhead) +
-                     "; one request at a time.";
-  return plan;
+std::string Capitalised(std::string text) {
+  if (!text.empty()) text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+  return text;
 }
 
-Result<EnginePlan> PlanImages(const models::ModelInfo& model,
-                              const std::vector<PlacementDevice>& devices) {
+}  // namespace
+
+Result<EnginePlan> PlanWholeOnCpu(const models::ModelInfo& model,
+                                  const std::vector<PlacementDevice>& devices,
+                                  const CpuEngineNeeds& needs) {
   DeviceMemory memory;
   memory.weights = WeightBytes(model);
-  memory.compute = kImageComputeBytes;
-  memory.overhead = kImageEngineBytes;
-  ZEST_ASSIGN_OR_RETURN(EnginePlan plan,
-                        PlanOnCpu(kStableDiffusionRecipe, "image model", memory, devices));
-  plan.explanation = "Image model (" + model.architecture +
-                     ") on the CPU (stable-diffusion.cpp): weights " + FormatBytes(memory.weights) +
-                     ", working buffers " + FormatBytes(memory.compute) +
-                     " (estimated at 512x512), engine " + FormatBytes(memory.overhead) +
-                     "; one request at a time.";
+  memory.compute = needs.buffers;
+  memory.overhead = needs.engine_bytes;
+  const PlacementDevice* cpu = nullptr;
+  for (const PlacementDevice& d : devices) {
+    if (d.name == kCpuDevice) cpu = &d;
+  }
+  if (cpu == nullptr) return InsufficientMemory("no CPU device to place a " + needs.what + " on");
+  if (memory.Total() > cpu->free_bytes) {
+    return InsufficientMemory(needs.what + " needs " + FormatBytes(memory.Total()) +
+                              " on the CPU; " + FormatBytes(cpu->free_bytes) + " free");
+  }
+  EnginePlan plan;
+  plan.parallel = 1;  // the engine runs one request at a time
+  plan.ctx_per_slot = needs.ctx_per_slot;
+  plan.memory = {{kCpuDevice, memory}};
+  const std::string arch = model.architecture.empty() ? "" : " (" + model.architecture + ")";
+  plan.explanation = Capitalised(needs.what) + arch + " on the CPU (" + needs.engine +
+                     "): weights " + FormatBytes(memory.weights) + ", " + needs.buffers_label +
+                     " " + FormatBytes(memory.compute) + ", engine " +
+                     FormatBytes(memory.overhead) + "; one request at a time.";
   return plan;
 }
 

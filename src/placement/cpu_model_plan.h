@@ -1,10 +1,11 @@
-// Placement of the models that run whole on the CPU, one request at a time:
-// speech-to-text models (whisper.cpp model files, engines/whisper_adapter.h)
-// and image generation models (diffusion models, engines/sd_server_adapter.h).
-// Their memory is predicted from the model's header: the weights, the
-// engine's working buffers and the engine process. Pure.
+// Placement of the models that run whole on the CPU, one request at a time
+// (speech-to-text and image generation models): the engine that runs them
+// says what it needs beside the weights (CpuEngineNeeds, filled by
+// engines/engine_needs.h), and the plan is that on the CPU, or a clear
+// refusal when the CPU's free memory cannot hold it. Pure.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/result.h"
@@ -14,25 +15,18 @@
 
 namespace zest::placement {
 
-inline constexpr const char* kWhisperRecipe = "whispercpp";
-inline constexpr const char* kStableDiffusionRecipe = "sdcpp";
-
-// The speech engine process beside the model: its libraries (ggml, ffmpeg's
-// codecs) and HTTP threads (measured with whisper-server 1.9.5: 55 MB
-// resident with a 7.7 MB model, before the first request).
-inline constexpr uint64_t kSpeechEngineBytes = 48ull << 20;
-
-// The image engine's working buffers: the UNet's activations and the VAE
-// decoder's at 512x512, which stable-diffusion.cpp allocates per image. An
-// estimate (no sd-server runs here to measure): SD 1.x needs about 1 GB on
-// the CPU; larger sizes and SDXL need more, which the engine's RSS then shows.
-inline constexpr uint64_t kImageComputeBytes = 1ull << 30;
-inline constexpr uint64_t kImageEngineBytes = 64ull << 20;
+struct CpuEngineNeeds {
+  std::string what;           // for messages: "speech model", "image model"
+  std::string engine;         // for the explanation: the engine's name
+  uint64_t buffers = 0;       // its working buffers for one request
+  std::string buffers_label;  // what they are: "decoder buffers"
+  uint64_t engine_bytes = 0;  // the engine process beside the model
+  uint64_t ctx_per_slot = 0;  // the context it runs the model at; 0 = none to speak of
+};
 
 // kInsufficientMemory when the CPU's free memory cannot hold it.
-Result<EnginePlan> PlanSpeech(const models::ModelInfo& model,
-                              const std::vector<PlacementDevice>& devices);
-Result<EnginePlan> PlanImages(const models::ModelInfo& model,
-                              const std::vector<PlacementDevice>& devices);
+Result<EnginePlan> PlanWholeOnCpu(const models::ModelInfo& model,
+                                  const std::vector<PlacementDevice>& devices,
+                                  const CpuEngineNeeds& needs);
 
 }  // namespace zest::placement

@@ -1,5 +1,6 @@
 // Plans of the models that run whole on the CPU: speech and image models get
-// one slot on the CPU and their memory from the header, or a clear refusal.
+// one slot on the CPU, their weights from the header and what their engine
+// says it needs beside them, or a clear refusal.
 #include "placement/cpu_model_plan.h"
 
 #include <gtest/gtest.h>
@@ -40,38 +41,51 @@ models::ModelInfo StableDiffusion() {
   return m;
 }
 
+// What a FAKE engine says it needs beside the weights.
+CpuEngineNeeds Needs(const std::string& what, uint64_t buffers, uint64_t ctx = 0) {
+  return {what, "FAKE engine", buffers, "working buffers", 48 * kMiB, ctx};
+}
+
 TEST(CpuModelPlanTest, ASpeechModelGetsOneSlotOnTheCpu) {
-  Result<EnginePlan> plan = PlanSpeech(Whisper(), CpuAndGpu(8 * kGiB));
+  Result<EnginePlan> plan =
+      PlanWholeOnCpu(Whisper(), CpuAndGpu(8 * kGiB), Needs("speech model", 90 * kMiB, 448));
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_EQ(plan->recipe, kWhisperRecipe);
+  EXPECT_FALSE(plan->on_npu);
+  EXPECT_TRUE(plan->gpu_devices.empty());
   EXPECT_EQ(plan->parallel, 1);
   EXPECT_EQ(plan->ctx_per_slot, 448u);
   ASSERT_EQ(plan->memory.size(), 1u);
   EXPECT_EQ(plan->memory[0].device, kCpuDevice);
   const DeviceMemory& memory = plan->memory[0].memory;
-  EXPECT_EQ(memory.weights, 140 * kMiB);
-  EXPECT_EQ(memory.compute, 51865u * 448 * 4);  // the decoder's F32 logits
-  EXPECT_EQ(memory.overhead, kSpeechEngineBytes);
+  EXPECT_EQ(memory.weights, 140 * kMiB);  // the tensors, not the whole file
+  EXPECT_EQ(memory.compute, 90 * kMiB);
+  EXPECT_EQ(memory.overhead, 48 * kMiB);
+  EXPECT_EQ(plan->explanation,
+            "Speech model (whisper) on the CPU (FAKE engine): weights 140 MiB, working buffers "
+            "90 MiB, engine 48 MiB; one request at a time.");
 }
 
 TEST(CpuModelPlanTest, AnImageModelGetsOneSlotOnTheCpuWithItsBuffers) {
-  Result<EnginePlan> plan = PlanImages(StableDiffusion(), CpuAndGpu(8 * kGiB));
+  Result<EnginePlan> plan =
+      PlanWholeOnCpu(StableDiffusion(), CpuAndGpu(8 * kGiB), Needs("image model", kGiB));
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_EQ(plan->recipe, kStableDiffusionRecipe);
   EXPECT_EQ(plan->parallel, 1);
   ASSERT_EQ(plan->memory.size(), 1u);
   const DeviceMemory& memory = plan->memory[0].memory;
   EXPECT_EQ(memory.weights, 2 * kGiB - kMiB);
-  EXPECT_EQ(memory.Total(), 2 * kGiB - kMiB + kImageComputeBytes + kImageEngineBytes);
-  EXPECT_NE(plan->explanation.find("stable-diffusion"), std::string::npos);
+  EXPECT_EQ(memory.Total(), 2 * kGiB - kMiB + kGiB + 48 * kMiB);
+  EXPECT_NE(plan->explanation.find("Image model (stable-diffusion)"), std::string::npos);
 }
 
 TEST(CpuModelPlanTest, RefusesWhatTheCpuCannotHoldAndSaysHowMuch) {
-  Result<EnginePlan> plan = PlanImages(StableDiffusion(), CpuAndGpu(2 * kGiB));
+  Result<EnginePlan> plan =
+      PlanWholeOnCpu(StableDiffusion(), CpuAndGpu(2 * kGiB), Needs("image model", kGiB));
   EXPECT_EQ(plan.status().code(), ErrorCode::kInsufficientMemory);
-  EXPECT_NE(plan.status().message().find("image model needs 3.1 GiB on the CPU"), std::string::npos)
+  EXPECT_NE(plan.status().message().find("image model needs 3.0 GiB on the CPU; 2.0 GiB free"),
+            std::string::npos)
       << plan.status().message();
-  EXPECT_EQ(PlanSpeech(Whisper(), {}).status().code(), ErrorCode::kInsufficientMemory);
+  EXPECT_EQ(PlanWholeOnCpu(Whisper(), {}, Needs("speech model", 0)).status().code(),
+            ErrorCode::kInsufficientMemory);
 }
 
 }  // namespace

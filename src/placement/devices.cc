@@ -2,24 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <regex>
-
-#include "engines/rpc_backend.h"
 
 namespace zest::placement {
 namespace {
 
 constexpr uint64_t kMiB = 1ull << 20;
-
-// llama-server --list-devices: "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)".
-bool ParseEngineMemory(const std::string& description, uint64_t& total, uint64_t& free) {
-  static const std::regex kMemory(R"(\((\d+) MiB, (\d+) MiB free\))");
-  std::smatch m;
-  if (!std::regex_search(description, m, kMemory)) return false;
-  total = std::stoull(m[1].str()) * kMiB;
-  free = std::stoull(m[2].str()) * kMiB;
-  return true;
-}
 
 PlacementDevice CpuDevice(const hardware::Inventory& inventory, uint64_t memory_limit) {
   PlacementDevice cpu;
@@ -36,13 +23,12 @@ PlacementDevice CpuDevice(const hardware::Inventory& inventory, uint64_t memory_
   return cpu;
 }
 
-PlacementDevice GpuDevice(const engines::EngineDevice& engine, const hardware::GpuInfo* gpu) {
+PlacementDevice GpuDevice(const hardware::EngineDevice& engine, const hardware::GpuInfo* gpu) {
   PlacementDevice d;
   d.name = engine.name;
   d.description = engine.description;
   d.gpu = true;
-  const bool software = engine.description.find("llvmpipe") != std::string::npos;
-  if (software) {
+  if (engine.software) {
     d.unified = true;
     d.speed_rank = 0;
   } else if (gpu != nullptr) {
@@ -54,30 +40,24 @@ PlacementDevice GpuDevice(const engines::EngineDevice& engine, const hardware::G
     const uint64_t used = gpu->vram_used_bytes + (gpu->unified_memory ? gpu->gtt_used_bytes : 0);
     d.free_bytes = d.total_bytes - std::min(used, d.total_bytes);
   }
-  uint64_t total = 0, free = 0;
-  if (ParseEngineMemory(engine.description, total, free)) {
-    d.total_bytes = total;
-    d.free_bytes = free;
+  if (engine.total_bytes && engine.free_bytes) {
+    d.total_bytes = *engine.total_bytes;
+    d.free_bytes = *engine.free_bytes;
   }
   return d;
-}
-
-bool IsCpuBackend(const std::string& name) {
-  return name.rfind("CPU", 0) == 0 || name.rfind("BLAS", 0) == 0;
 }
 
 }  // namespace
 
 std::vector<PlacementDevice> DevicesFromInventory(
-    const hardware::Inventory& inventory, const std::vector<engines::EngineDevice>& engine_devices,
+    const hardware::Inventory& inventory, const std::vector<hardware::EngineDevice>& engine_devices,
     uint64_t memory_limit) {
   std::vector<PlacementDevice> devices = {CpuDevice(inventory, memory_limit)};
   std::size_t next_gpu = 0;
   for (const auto& engine : engine_devices) {
-    if (IsCpuBackend(engine.name)) continue;
-    const bool software = engine.description.find("llvmpipe") != std::string::npos;
-    const hardware::GpuInfo* gpu =
-        !software && next_gpu < inventory.gpus.size() ? &inventory.gpus[next_gpu++] : nullptr;
+    const hardware::GpuInfo* gpu = !engine.software && next_gpu < inventory.gpus.size()
+                                       ? &inventory.gpus[next_gpu++]
+                                       : nullptr;
     PlacementDevice d = GpuDevice(engine, gpu);
     if (d.unified && memory_limit > 0) {
       d.total_bytes = std::min(d.total_bytes, memory_limit);
@@ -90,10 +70,11 @@ std::vector<PlacementDevice> DevicesFromInventory(
 
 namespace {
 
-// A worker's device: an offload target, like a GPU (-ngl layers go there).
-PlacementDevice Worker(const std::string& endpoint, std::string description, bool reachable) {
+// A worker's device: an offload target, like a GPU (layers go there).
+PlacementDevice Worker(const std::string& name, const std::string& endpoint,
+                       std::string description, bool reachable) {
   PlacementDevice d;
-  d.name = engines::RpcDeviceName(endpoint);
+  d.name = name;
   d.description = std::move(description);
   d.gpu = true;
   d.rpc_endpoint = endpoint;
@@ -103,14 +84,16 @@ PlacementDevice Worker(const std::string& endpoint, std::string description, boo
 
 }  // namespace
 
-PlacementDevice WorkerDevice(const std::string& endpoint, const engines::EngineDevice& probed) {
-  PlacementDevice d = Worker(endpoint, "RPC worker " + probed.description, true);
-  ParseEngineMemory(probed.description, d.total_bytes, d.free_bytes);
+PlacementDevice WorkerDevice(const std::string& endpoint, const hardware::EngineDevice& probed) {
+  PlacementDevice d = Worker(probed.name, endpoint, "RPC worker " + probed.description, true);
+  d.total_bytes = probed.total_bytes.value_or(0);
+  d.free_bytes = probed.free_bytes.value_or(0);
   return d;
 }
 
-PlacementDevice UnreachableWorker(const std::string& endpoint, const std::string& reason) {
-  return Worker(endpoint, reason, false);
+PlacementDevice UnreachableWorker(const std::string& name, const std::string& endpoint,
+                                  const std::string& reason) {
+  return Worker(name, endpoint, reason, false);
 }
 
 std::string FormatBytes(uint64_t bytes) {

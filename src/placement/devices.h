@@ -1,14 +1,15 @@
-// PlacementDevice: a device llama-server can put layers on, with the memory
+// PlacementDevice: a device the engine can put layers on, with the memory
 // zest may still use there. Built from the hardware inventory and the
-// engine's own device list (`llama-server --list-devices`); the pool lowers
-// free_bytes by what running instances hold (memory_book.h). Plain values.
+// devices the engine itself reports (hardware/engine_device.h, filled by
+// engines/); the pool lowers free_bytes by what running instances hold
+// (eviction.h: FreeAfter). Plain values.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "engines/recipe_verdicts.h"
+#include "hardware/engine_device.h"
 #include "hardware/inventory.h"
 
 namespace zest::placement {
@@ -29,8 +30,8 @@ struct PlacementDevice {
   uint64_t free_bytes = 0;
   // CPU only: llama.cpp's CPU backend repacks weights for AMX (see LoadShape).
   bool repacks_weights = false;
-  // A ggml RPC worker's device (engines/rpc_backend.h): another machine's,
-  // reached over the network; empty for this machine's devices. Placement
+  // An RPC worker's device: another machine's, reached over the network
+  // (its endpoint "HOST:PORT"); empty for this machine's devices. Placement
   // uses workers only for what does not fit here, or when named.
   std::string rpc_endpoint;
   // A worker that did not answer its last check: no memory, and
@@ -39,20 +40,21 @@ struct PlacementDevice {
   bool remote() const { return !rpc_endpoint.empty(); }
 };
 
-// The CPU first, then each GPU device the engine reports, matched in order
-// to the inventory's GPUs for their memory when the engine's description
-// does not carry "(N MiB, M MiB free)". `memory_limit` > 0 caps what zest
-// may use of system RAM (and of unified GPU memory).
+// The CPU first, then each device the engine reports, matched in order to
+// the inventory's GPUs for their memory when the engine does not state it
+// (software renderers are matched to none). `memory_limit` > 0 caps what
+// zest may use of system RAM (and of unified GPU memory).
 std::vector<PlacementDevice> DevicesFromInventory(
-    const hardware::Inventory& inventory, const std::vector<engines::EngineDevice>& engine_devices,
+    const hardware::Inventory& inventory, const std::vector<hardware::EngineDevice>& engine_devices,
     uint64_t memory_limit);
 
-// A worker's device from what llama-server saw of it (engines::ProbeRpcWorker:
-// "10.0.0.2:50052 (24105 MiB, 24105 MiB free)"), named
-// engines::RpcDeviceName(endpoint); or an unreachable one, described by
-// the reason ("RPC worker 10.0.0.2:50052 is unreachable (cannot connect)").
-PlacementDevice WorkerDevice(const std::string& endpoint, const engines::EngineDevice& probed);
-PlacementDevice UnreachableWorker(const std::string& endpoint, const std::string& reason);
+// A worker's device from what the engine saw of it (engines::ProbeRpcWorker
+// names it and says its memory: "10.0.0.2:50052 (24105 MiB, 24105 MiB
+// free)"); or an unreachable one, named `name` and described by the reason
+// ("RPC worker 10.0.0.2:50052 is unreachable (cannot connect)").
+PlacementDevice WorkerDevice(const std::string& endpoint, const hardware::EngineDevice& probed);
+PlacementDevice UnreachableWorker(const std::string& name, const std::string& endpoint,
+                                  const std::string& reason);
 
 // "1.5 GiB": sizes in explanations and errors.
 std::string FormatBytes(uint64_t bytes);

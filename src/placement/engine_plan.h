@@ -1,8 +1,10 @@
 // EnginePlan: how one model instance is to be started (devices, layer split,
 // context, KV cache, loading mode) and what it is predicted to take on each
-// device, with the reasons in words. Produced by PlanPlacement (policy.h),
-// turned into llama-server flags by the scheduler, shown by
-// `GET /api/v1/health` and `zest ps -v`. Plain values.
+// device, with the reasons in words. Produced by PlanPlacement (policy.h)
+// and the CPU and NPU planners, engine-neutral: which engine runs it, and
+// with what command line, is the engine adapters' (engines/), which the
+// scheduler hands the plan's facts. Shown by `GET /api/v1/health` and
+// `zest ps -v`. Plain values.
 #pragma once
 
 #include <cstdint>
@@ -20,14 +22,11 @@ struct DeviceUse {
   DeviceMemory memory;
 };
 
-// The engines a plan can start: llama.cpp's llama-server (GGUF, CPU and
-// GPUs) or FastFlowLM's flm (its own builds, on the NPU: npu.h).
-inline constexpr const char* kLlamaCppRecipe = "llamacpp";
-inline constexpr const char* kFlmRecipe = "flm";
-
 struct EnginePlan {
-  std::string recipe = kLlamaCppRecipe;
-  std::string engine_checkpoint;         // the engine's own name for the model (FastFlowLM's tag)
+  // On the NPU, running the model's NPU build (npu.h), named by
+  // engine_checkpoint; otherwise the model file on the CPU and gpu_devices.
+  bool on_npu = false;
+  std::string engine_checkpoint;         // the engine's own name for the model (an NPU build's tag)
   std::vector<std::string> gpu_devices;  // --device; empty = CPU only
   // The ggml RPC workers among gpu_devices ("rpc:HOST:PORT" there), their
   // endpoints in the same order: the engine's --rpc.
@@ -61,7 +60,6 @@ struct EnginePlan {
   // yet), whose Factor() is in the CPU's `learned` bytes of `memory`.
   CorrectionScope correction_scope = CorrectionScope::kCpuOnly;
   std::optional<MemoryCorrection> memory_correction;
-  bool OnNpu() const { return recipe == kFlmRecipe; }
 
   uint64_t TotalBytes() const;
   // Bytes on `device`, 0 when the plan does not use it.

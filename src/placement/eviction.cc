@@ -21,7 +21,7 @@ std::vector<PlacementDevice> FreeAfter(std::vector<PlacementDevice> devices,
                                        const std::vector<const EnginePlan*>& loaded) {
   for (const EnginePlan* plan : loaded) {
     for (const DeviceUse& use : plan->memory) {
-      // The NPU is no placement device: what FastFlowLM holds is system RAM.
+      // The NPU is no placement device: what its engine holds is system RAM.
       if (use.device == kNpuDevice) Take(devices[0], use.memory.Total());
       for (PlacementDevice& d : devices) {
         if (d.name != use.device) continue;

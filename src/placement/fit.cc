@@ -44,7 +44,7 @@ ModelFit FitOfPlan(const Result<EnginePlan>& plan, const models::ModelInfo& mode
   }
   fit.needed_bytes = plan->TotalBytes();
   fit.reason = plan->explanation;
-  if (plan->OnNpu()) {
+  if (plan->on_npu) {
     fit.verdict = "npu";
   } else if (plan->gpu_devices.empty()) {
     fit.verdict = HasGpu(devices) ? "cpu" : "yes";

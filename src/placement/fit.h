@@ -21,7 +21,7 @@
 namespace zest::placement {
 
 struct ModelFit {
-  std::string verdict;           // "yes", "partial", "cpu", "npu" (FastFlowLM), "no"
+  std::string verdict;           // "yes", "partial", "cpu", "npu" (its NPU build), "no"
   uint64_t needed_bytes = 0;     // predicted for the model in all (the smallest way, for "no")
   uint64_t available_bytes = 0;  // RAM plus the memory of GPUs zest would use
   std::string reason;            // the plan's explanation or the refusal's message

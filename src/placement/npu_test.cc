@@ -1,7 +1,9 @@
-// NPU placement (npu.h) through PlanPlacement, on the FAKE Ryzen AI 300
-// laptop (XDNA2 NPU + Radeon 890M) and the FAKE RX 7900 XTX desktop (no
-// NPU) in tests/fixtures/hardware. FastFlowLM is "installed" by giving the
-// verdicts a path; nothing here runs it.
+// NPU placement (npu.h) through PlanPlacement, engine-neutral: a FAKE NPU
+// engine described as engines/ would describe one (what it needs and
+// allows), on the FAKE Ryzen AI 300 laptop (XDNA2 NPU + Radeon 890M) and
+// the FAKE RX 7900 XTX desktop (no NPU) in tests/fixtures/hardware.
+// engines/npu_engine_test.cc runs the same plans with FastFlowLM's real
+// description and recipe verdicts.
 #include "placement/npu.h"
 
 #include <gtest/gtest.h>
@@ -16,30 +18,31 @@ namespace zest::placement {
 namespace {
 
 constexpr uint64_t kGiB = 1ull << 30;
+constexpr uint64_t kRuntimeBytes = 300ull << 20;
+constexpr uint64_t kMinContext = 1024;
 
 struct Machine {
   std::vector<PlacementDevice> devices;
   NpuRequest npu;
 };
 
-// `flm`: where FastFlowLM is installed ("" = not installed).
-Machine Fixture(const std::string& fixture, const std::string& flm, uint64_t memory_limit = 0) {
+// `installed`: whether the FAKE NPU engine is (the verdict usable).
+Machine Fixture(const std::string& fixture, bool installed, uint64_t memory_limit = 0) {
   hardware::Inventory inventory = hardware::Discover(hardware::FixtureRoots(fixture), {false});
-  engines::EngineFacts engines;
-  engines.llama_server_found = true;
-  engines.llama_server_source = "rootfs";
-  engines.probed = true;
-  engines.devices = {{"Vulkan0", "AMD Radeon 890M Graphics (RADV GFX1150)"}};
-  engines.flm_path = flm;
   Machine m;
-  m.devices = DevicesFromInventory(inventory, engines.devices, memory_limit);
-  m.npu = NpuFromInventory(inventory, engines::RecipeVerdicts(inventory, engines));
+  m.devices = DevicesFromInventory(
+      inventory, {{"Vulkan0", "AMD Radeon 890M Graphics (RADV GFX1150)"}}, memory_limit);
+  m.npu.present = !inventory.npus.empty();
+  m.npu.description = m.npu.present ? inventory.npus.front().name : "";
+  m.npu.usable = m.npu.present && installed;
+  m.npu.reason = installed ? "FAKE-NPU-ENGINE is installed" : "install FAKE-NPU-ENGINE to use it";
+  m.npu.engine = {"FAKE-NPU-ENGINE", "(set its `fake` option)", kRuntimeBytes, kMinContext, true};
   return m;
 }
 
 Result<EnginePlan> Plan(const Machine& machine, const std::string& checkpoint,
                         config::ModelSettings options = {}, const std::string& held_by = "",
-                        uint64_t default_ctx = 4096) {
+                        uint64_t default_ctx = 4096, const std::string& refused = "") {
   PlacementRequest request;
   request.model_name = "llama";
   request.options = std::move(options);
@@ -47,6 +50,7 @@ Result<EnginePlan> Plan(const Machine& machine, const std::string& checkpoint,
   request.npu = machine.npu;
   request.npu.checkpoint = checkpoint;
   request.npu.held_by = held_by;
+  request.npu.refused_options = refused;
   return PlanPlacement(testing::SparseLlama3_8B(), machine.devices, request);
 }
 
@@ -57,10 +61,9 @@ config::ModelSettings Device(const std::string& device) {
 }
 
 TEST(NpuPlacementTest, AModelWithAnNpuBuildRunsOnTheUsableNpu) {
-  auto plan = Plan(Fixture("ryzen-ai-300-laptop", "/usr/bin/flm"), "llama3.1:8b");
+  auto plan = Plan(Fixture("ryzen-ai-300-laptop", true), "llama3.1:8b");
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(plan->OnNpu());
-  EXPECT_EQ(plan->recipe, "flm");
+  EXPECT_TRUE(plan->on_npu);
   EXPECT_EQ(plan->engine_checkpoint, "llama3.1:8b");
   EXPECT_TRUE(plan->gpu_devices.empty());
   EXPECT_EQ(plan->parallel, 1);
@@ -71,65 +74,72 @@ TEST(NpuPlacementTest, AModelWithAnNpuBuildRunsOnTheUsableNpu) {
   // 8 heads × (128 + 128) × 2 bytes = 512 MiB), and the runtime.
   EXPECT_EQ(plan->memory[0].memory.weights, testing::SparseLlama3_8B().file_size);
   EXPECT_EQ(plan->memory[0].memory.kv_cache, 512ull << 20);
-  EXPECT_EQ(plan->memory[0].memory.overhead, kNpuRuntimeBytes);
-  EXPECT_NE(plan->explanation.find("on the NPU (AMD XDNA2 NPU (Strix/Krackan)) with FastFlowLM as "
-                                   "'llama3.1:8b': FastFlowLM (/usr/bin/flm) on the XDNA2 NPU"),
-            std::string::npos)
+  EXPECT_EQ(plan->memory[0].memory.overhead, kRuntimeBytes);
+  EXPECT_NE(
+      plan->explanation.find("on the NPU (AMD XDNA2 NPU (Strix/Krackan)) with FAKE-NPU-ENGINE "
+                             "as 'llama3.1:8b': FAKE-NPU-ENGINE is installed"),
+      std::string::npos)
       << plan->explanation;
   // `zest list` says where it would run.
-  EXPECT_EQ(FitOfPlan(plan, testing::SparseLlama3_8B(),
-                      Fixture("ryzen-ai-300-laptop", "/usr/bin/flm").devices, 0)
-                .verdict,
-            "npu");
+  EXPECT_EQ(
+      FitOfPlan(plan, testing::SparseLlama3_8B(), Fixture("ryzen-ai-300-laptop", true).devices, 0)
+          .verdict,
+      "npu");
 }
 
 TEST(NpuPlacementTest, FallsBackToTheGpuAndSaysWhyNotTheNpu) {
   struct Case {
     std::string name;
-    std::string flm;      // installed where
+    bool installed;
     std::string held_by;  // the NPU's current model
     config::ModelSettings options;
-    std::string why;  // in the explanation
+    std::string refused;  // what the engine says of the options
+    std::string why;      // in the explanation
   };
-  config::ModelSettings layers;
-  layers.n_gpu_layers = 33;
-  config::ModelSettings extra;
-  extra.extra_args = {"--temp", "0.5"};
+  config::ModelSettings on_gpu;
+  on_gpu.device = "Vulkan0";
   const std::vector<Case> cases = {
-      {"not installed",
-       "",
-       "",
-       {},
-       "Not on the NPU: the XDNA2 NPU qualifies (firmware 1.1.2.64); install FastFlowLM to use "
-       "it."},
+      {"not installed", false, "", {}, "", "Not on the NPU: install FAKE-NPU-ENGINE to use it."},
       {"held by another model",
-       "/usr/bin/flm",
+       true,
        "qwen",
        {},
-       "Not on the NPU: it runs 'qwen' (FastFlowLM holds one model at a time)."},
-      {"llama-server layout pinned", "/usr/bin/flm", "", layers,
-       "Not on the NPU: its options set n_gpu_layers, which only llama-server takes."},
-      {"llama-server arguments", "/usr/bin/flm", "", extra,
-       "Not on the NPU: its options set extra_args, which only llama-server takes."},
+       "",
+       "Not on the NPU: it runs 'qwen' (FAKE-NPU-ENGINE holds one model at a time)."},
+      {"options the engine refuses",
+       true,
+       "",
+       {},
+       "n_gpu_layers, which FAKE-NPU-ENGINE ignores",
+       "Not on the NPU: its options set n_gpu_layers, which FAKE-NPU-ENGINE ignores."},
+      {"another device named", true, "", on_gpu, "",
+       "Not on the NPU: its device option names Vulkan0."},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    auto plan = Plan(Fixture("ryzen-ai-300-laptop", c.flm), "llama3.1:8b", c.options, c.held_by);
+    auto plan = Plan(Fixture("ryzen-ai-300-laptop", c.installed), "llama3.1:8b", c.options,
+                     c.held_by, 4096, c.refused);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
-    EXPECT_FALSE(plan->OnNpu());
+    EXPECT_FALSE(plan->on_npu);
     EXPECT_EQ(plan->gpu_devices, std::vector<std::string>{"Vulkan0"});
     EXPECT_NE(plan->explanation.find(c.why), std::string::npos) << plan->explanation;
   }
+  // An engine that runs several models at once is not held by one.
+  Machine shared = Fixture("ryzen-ai-300-laptop", true);
+  shared.npu.engine.one_model_at_a_time = false;
+  auto beside = Plan(shared, "llama3.1:8b", {}, "qwen");
+  ASSERT_TRUE(beside.ok());
+  EXPECT_TRUE(beside->on_npu);
 }
 
 TEST(NpuPlacementTest, NoWordAboutTheNpuForAModelWithoutAnNpuBuildOrAMachineWithoutOne) {
-  auto laptop = Plan(Fixture("ryzen-ai-300-laptop", "/usr/bin/flm"), "");
+  auto laptop = Plan(Fixture("ryzen-ai-300-laptop", true), "");
   ASSERT_TRUE(laptop.ok());
-  EXPECT_FALSE(laptop->OnNpu());
+  EXPECT_FALSE(laptop->on_npu);
   EXPECT_EQ(laptop->explanation.find("NPU"), std::string::npos) << laptop->explanation;
-  auto desktop = Plan(Fixture("radeon-7900xtx-desktop", "/usr/bin/flm"), "llama3.1:8b");
+  auto desktop = Plan(Fixture("radeon-7900xtx-desktop", true), "llama3.1:8b");
   ASSERT_TRUE(desktop.ok());
-  EXPECT_FALSE(desktop->OnNpu());
+  EXPECT_FALSE(desktop->on_npu);
   EXPECT_EQ(desktop->explanation.find("NPU"), std::string::npos) << desktop->explanation;
 }
 
@@ -137,32 +147,31 @@ TEST(NpuPlacementTest, AskingForTheNpuTurnsEachReasonIntoAnError) {
   struct Case {
     std::string name;
     std::string fixture;
-    std::string flm;
+    bool installed;
     std::string checkpoint;
     std::string held_by;
-    config::ModelSettings options;
+    std::string refused;
     ErrorCode code;
     std::string message;
   };
-  config::ModelSettings pinned = Device("npu");
-  pinned.ubatch = 256;
   const std::string laptop = "ryzen-ai-300-laptop";
   const std::vector<Case> cases = {
-      {"no NPU", "radeon-7900xtx-desktop", "/usr/bin/flm", "llama3.1:8b", "", Device("npu"),
-       ErrorCode::kInvalidArgument, "'llama' cannot run on the NPU: this machine has no NPU"},
-      {"no NPU build", laptop, "/usr/bin/flm", "", "", Device("NPU"), ErrorCode::kInvalidArgument,
-       "'llama' cannot run on the NPU: it has no FastFlowLM build"},
-      {"not installed", laptop, "", "llama3.1:8b", "", Device("npu"), ErrorCode::kUnavailable,
-       "install FastFlowLM to use it"},
+      {"no NPU", "radeon-7900xtx-desktop", true, "llama3.1:8b", "", "", ErrorCode::kInvalidArgument,
+       "'llama' cannot run on the NPU: this machine has no NPU"},
+      {"no NPU build", laptop, true, "", "", "", ErrorCode::kInvalidArgument,
+       "'llama' cannot run on the NPU: it has no FAKE-NPU-ENGINE build (set its `fake` option)"},
+      {"not installed", laptop, false, "llama3.1:8b", "", "", ErrorCode::kUnavailable,
+       "install FAKE-NPU-ENGINE to use it"},
       // Held: a memory error, so the pool evicts the holder when it is idle.
-      {"held", laptop, "/usr/bin/flm", "llama3.1:8b", "qwen", Device("npu"),
-       ErrorCode::kInsufficientMemory, "it runs 'qwen' (FastFlowLM holds one model at a time)"},
-      {"llama-server option", laptop, "/usr/bin/flm", "llama3.1:8b", "", pinned,
-       ErrorCode::kInvalidArgument, "its options set batch, which only llama-server takes"},
+      {"held", laptop, true, "llama3.1:8b", "qwen", "", ErrorCode::kInsufficientMemory,
+       "it runs 'qwen' (FAKE-NPU-ENGINE holds one model at a time)"},
+      {"refused option", laptop, true, "llama3.1:8b", "", "batch, which FAKE-NPU-ENGINE ignores",
+       ErrorCode::kInvalidArgument, "its options set batch, which FAKE-NPU-ENGINE ignores"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    auto plan = Plan(Fixture(c.fixture, c.flm), c.checkpoint, c.options, c.held_by);
+    auto plan = Plan(Fixture(c.fixture, c.installed), c.checkpoint,
+                     Device(c.name == "no NPU build" ? "NPU" : "npu"), c.held_by, 4096, c.refused);
     ASSERT_FALSE(plan.ok());
     EXPECT_EQ(plan.status().code(), c.code);
     EXPECT_NE(plan.status().message().find(c.message), std::string::npos)
@@ -174,11 +183,11 @@ TEST(NpuPlacementTest, MemoryComesFromSystemRam) {
   // 9 GiB for zest: the 8B model's 8.5 GB of weights, its KV cache and the
   // runtime do not fit at the trained 8192 tokens; an automatic context
   // shrinks (by halves) until they do.
-  const Machine small = Fixture("ryzen-ai-300-laptop", "/usr/bin/flm", 9 * kGiB);
+  const Machine small = Fixture("ryzen-ai-300-laptop", true, 9 * kGiB);
   auto fitted = Plan(small, "llama3.1:8b", Device("npu"), "", /*default_ctx=*/0);
   ASSERT_TRUE(fitted.ok()) << fitted.status().message();
   EXPECT_LT(fitted->ctx_per_slot, 8192u);
-  EXPECT_GE(fitted->ctx_per_slot, kFlmMinContext);
+  EXPECT_GE(fitted->ctx_per_slot, kMinContext);
   EXPECT_LE(fitted->TotalBytes(), 9 * kGiB);
   // An explicit context is never shrunk: asked for, it is an error (507).
   config::ModelSettings wide = Device("npu");
@@ -191,9 +200,9 @@ TEST(NpuPlacementTest, MemoryComesFromSystemRam) {
             std::string::npos)
       << refused.status().message();
   // What the NPU holds comes out of the CPU's free memory for the next plan.
-  auto on_npu = Plan(Fixture("ryzen-ai-300-laptop", "/usr/bin/flm"), "llama3.1:8b");
+  auto on_npu = Plan(Fixture("ryzen-ai-300-laptop", true), "llama3.1:8b");
   ASSERT_TRUE(on_npu.ok());
-  const Machine laptop = Fixture("ryzen-ai-300-laptop", "/usr/bin/flm");
+  const Machine laptop = Fixture("ryzen-ai-300-laptop", true);
   auto after = FreeAfter(laptop.devices, {&*on_npu});
   EXPECT_EQ(after[0].free_bytes, laptop.devices[0].free_bytes - on_npu->TotalBytes());
   EXPECT_EQ(after[1].free_bytes, laptop.devices[1].free_bytes);  // the GPU's own memory

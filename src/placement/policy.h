@@ -3,7 +3,7 @@
 // Pure function; table-driven tests in policy_test.cc.
 //
 // Order of preference (the first that fits wins):
-//   0. the NPU, for a model with a FastFlowLM build (npu.h);
+//   0. the NPU, for a model with an NPU build (npu.h);
 //   1. every layer on the fastest GPU that holds it (discrete before
 //      integrated; a software renderer such as llvmpipe only when named);
 //   2. every layer split across all GPUs, in proportion to their free memory;

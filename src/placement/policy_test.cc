@@ -16,8 +16,11 @@
 namespace zest::placement {
 namespace {
 
-using Devices = std::vector<engines::EngineDevice>;
+// Devices as an engine's probe reports them (engines/ reads the memory and
+// llvmpipe out of the engine's own words; here they are given).
+using Devices = std::vector<hardware::EngineDevice>;
 constexpr uint64_t kGiB = 1ull << 30;
+constexpr uint64_t kMiB = 1ull << 20;
 
 const models::ModelInfo& Model(const std::string& name) {
   static std::map<std::string, models::ModelInfo> cache;
@@ -48,12 +51,16 @@ const Devices kStrixHalo = {{"Vulkan0", "Radeon 8060S Graphics (RADV GFX1151)"}}
 const Devices kLaptop = {{"Vulkan0", "AMD Radeon 890M Graphics (RADV GFX1150)"}};
 const Devices kXtx = {{"Vulkan0", "AMD Radeon RX 7900 XTX (RADV NAVI31)"},
                       {"Vulkan1", "AMD Radeon Graphics (RADV RAPHAEL_MENDOCINO)"}};
-const Devices kRtx4090 = {{"CUDA0", "NVIDIA GeForce RTX 4090 (24563 MiB, 23000 MiB free)"}};
-const Devices kLlvmpipe = {
-    {"Vulkan0", "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)"}};
-const Devices kSmallGpu = {{"CUDA0", "FAKE 4 GiB card (4096 MiB, 4096 MiB free)"}};
-const Devices kTwoSmallGpus = {{"CUDA0", "FAKE 6 GiB card (6144 MiB, 6144 MiB free)"},
-                               {"CUDA1", "FAKE 6 GiB card (6144 MiB, 6144 MiB free)"}};
+const Devices kRtx4090 = {
+    {"CUDA0", "NVIDIA GeForce RTX 4090 (24563 MiB, 23000 MiB free)", 24563 * kMiB, 23000 * kMiB}};
+const Devices kLlvmpipe = {{"Vulkan0",
+                            "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)",
+                            24105 * kMiB, 24105 * kMiB, /*software=*/true}};
+const Devices kSmallGpu = {
+    {"CUDA0", "FAKE 4 GiB card (4096 MiB, 4096 MiB free)", 4096 * kMiB, 4096 * kMiB}};
+const Devices kTwoSmallGpus = {
+    {"CUDA0", "FAKE 6 GiB card (6144 MiB, 6144 MiB free)", 6144 * kMiB, 6144 * kMiB},
+    {"CUDA1", "FAKE 6 GiB card (6144 MiB, 6144 MiB free)", 6144 * kMiB, 6144 * kMiB}};
 
 struct Case {
   std::string name;
@@ -601,10 +608,11 @@ std::vector<PlacementDevice> WithWorkers(uint64_t cpu_limit,
                                          const std::vector<uint64_t>& worker_mib) {
   auto devices = Machine("", {}, cpu_limit);
   for (std::size_t i = 0; i < worker_mib.size(); ++i) {
+    const std::string endpoint = "10.0.0." + std::to_string(i + 2) + ":50052";
     const std::string mib = std::to_string(worker_mib[i]);
-    devices.push_back(
-        WorkerDevice("10.0.0." + std::to_string(i + 2) + ":50052",
-                     {"RPC0", "10.0.0.2:50052 (" + mib + " MiB, " + mib + " MiB free)"}));
+    devices.push_back(WorkerDevice(
+        endpoint, {"rpc:" + endpoint, endpoint + " (" + mib + " MiB, " + mib + " MiB free)",
+                   worker_mib[i] * kMiB, worker_mib[i] * kMiB}));
   }
   return devices;
 }
@@ -648,8 +656,9 @@ TEST(PolicyTest, TwoWorkersSplitByFreeMemory) {
 // the worker.
 TEST(PolicyTest, WorkersBesideALocalGpu) {
   auto devices = Machine("", kSmallGpu, 2 * kGiB);
-  devices.push_back(
-      WorkerDevice("10.0.0.2:50052", {"RPC0", "10.0.0.2:50052 (16384 MiB, 16384 MiB free)"}));
+  devices.push_back(WorkerDevice(
+      "10.0.0.2:50052", {"rpc:10.0.0.2:50052", "10.0.0.2:50052 (16384 MiB, 16384 MiB free)",
+                         16384 * kMiB, 16384 * kMiB}));
   auto plan = PlanPlacement(Model("llama3-8b"), devices, {"llama", {}, 4096, 4, 0});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->gpu_devices, (std::vector<std::string>{"CUDA0", "rpc:10.0.0.2:50052"}));
@@ -660,7 +669,7 @@ TEST(PolicyTest, WorkersBesideALocalGpu) {
 
 TEST(PolicyTest, AGoneWorkerIsNamedWhenTheModelDoesNotFit) {
   auto devices = WithWorkers(2 * kGiB, {});
-  devices.push_back(UnreachableWorker("10.0.0.9:50052",
+  devices.push_back(UnreachableWorker("rpc:10.0.0.9:50052", "10.0.0.9:50052",
                                       "RPC worker 10.0.0.9:50052 is unreachable (cannot connect)"));
   auto plan = PlanPlacement(Model("llama3-8b"), devices, {"llama", {}, 4096, 4, 0});
   ASSERT_FALSE(plan.ok());

@@ -7,7 +7,7 @@
 namespace zest::placement {
 
 std::string PrimaryDevice(const EnginePlan& plan) {
-  if (plan.OnNpu()) return kNpuDevice;
+  if (plan.on_npu) return kNpuDevice;
   return plan.gpu_devices.empty() ? std::string(kCpuDevice) : plan.gpu_devices.front();
 }
 
@@ -46,8 +46,8 @@ Result<EnginePlan> PlanReplica(const models::ModelInfo& model,
     // A replica is one whole device: the user's split is for the first
     // instance's GPUs and would not match the one named here.
     on_device.options.tensor_split.clear();
-    // Replicas run on llama-server's devices; the NPU (FastFlowLM, one
-    // model at a time) is only ever a model's first instance.
+    // Replicas run on the CPU and GPUs; the NPU (an engine of its own for
+    // the model's NPU build) is only ever a model's first instance.
     on_device.npu = NpuRequest{};
     Result<EnginePlan> plan = PlanPlacement(model, devices, on_device);
     if (plan.ok() && PrimaryDevice(*plan) == device) return plan;

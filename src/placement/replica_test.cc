@@ -15,9 +15,11 @@ std::vector<PlacementDevice> CpuAndLlvmpipe(uint64_t memory_limit = 0) {
   hardware::Inventory inventory;
   inventory.memory.total_bytes = 64 * kGiB;
   inventory.memory.available_bytes = 60 * kGiB;
-  return DevicesFromInventory(
-      inventory, {{"Vulkan0", "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)"}},
-      memory_limit);
+  // As the engine reports it: its memory stated, a software renderer.
+  const hardware::EngineDevice llvmpipe{
+      "Vulkan0", "llvmpipe (LLVM 19.1.7, 256 bits) (24105 MiB, 24105 MiB free)", 24105ull << 20,
+      24105ull << 20, /*software=*/true};
+  return DevicesFromInventory(inventory, {llvmpipe}, memory_limit);
 }
 
 PlacementRequest Request() {

@@ -93,7 +93,7 @@ Result<std::shared_ptr<Instance>> EngineStarter::Start(const models::ModelEntry&
   ZEST_ASSIGN_OR_RETURN(
       const engines::EngineAdapter* engine,
       options_.engines->For(
-          {.speech = model.info.speech, .on_npu = plan.OnNpu(), .images = model.info.image}));
+          {.speech = model.info.speech, .on_npu = plan.on_npu, .images = model.info.image}));
   engines::LaunchSpec spec = SpecFor(model, plan, request);
   if (!engine->saves_slots()) spec.slot_dir.clear();
   ZEST_ASSIGN_OR_RETURN(std::unique_ptr<engines::EngineProcess> process,

@@ -109,6 +109,7 @@ class FakeAdapter : public engines::EngineAdapter {
  public:
   explicit FakeAdapter(const char* name = "fake-engine") : name_(name) {}
   const char* name() const override { return name_; }
+  const char* recipe() const override { return "fake"; }
   Status Available() const override { return Status::Ok(); }
   Result<engines::LaunchCommand> Command(const engines::LaunchSpec& spec) const override {
     return engines::LaunchCommand{{name_, spec.socket.string()}, {"FAKE=1"}};

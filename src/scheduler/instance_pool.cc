@@ -495,6 +495,7 @@ std::vector<InstanceStatus> InstancePool::List() {
     s.socket = in.socket().string();
     s.health_path = in.ready_path();
     s.engine = in.engine ? in.engine->name() : "";
+    s.recipe = in.engine ? in.engine->recipe() : "";
     s.state = entry->state != Entry::State::kReady ? "loading"
               : entry->draining                    ? "draining"
                                                    : "ready";

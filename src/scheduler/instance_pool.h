@@ -111,6 +111,7 @@ struct InstanceStatus {
   std::string socket;
   std::string health_path;  // what answers 200 once the engine is up ("/health")
   std::string engine;       // which engine runs it ("llama-server")
+  std::string recipe;       // that engine's recipe ("llamacpp")
   std::string state;        // "loading", "ready", "draining"
   double uptime_s = 0;
   int in_flight = 0;

@@ -117,7 +117,7 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
       continue;
     }
     loaded.push_back(&entry->plan);
-    if (entry->plan.OnNpu()) context.npu_held_by = name;
+    if (entry->plan.on_npu) context.npu_held_by = name;
     // A loading entry without a plan yet holds nothing and uses no device.
     if (name == model.name && !entry->plan.memory.empty()) {
       context.used.push_back(placement::PrimaryDevice(entry->plan));

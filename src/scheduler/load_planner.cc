@@ -1,10 +1,9 @@
 #include "scheduler/load_planner.h"
 
 #include <algorithm>
-#include <bit>
 #include <thread>
 
-#include "models/catalog.h"
+#include "engines/placement_needs.h"
 #include "placement/cpu_model_plan.h"
 #include "placement/cpu_threads.h"
 #include "placement/memory_ledger.h"
@@ -34,25 +33,16 @@ placement::PlacementRequest LoadPlanner::RequestFor(const models::ModelEntry& mo
   request.options = std::move(settings);
   request.model_name = model.name;
   request.default_ctx_per_slot = static_cast<uint64_t>(std::max(options_.ctx_size, 0));
-  request.default_parallel = options_.parallel;
-  // A pooling embedding engine (llama.cpp build 11669) asserts at load unless
-  // its sequence count divides the micro-batch (512): a power of two is safe.
-  if (model.info.embedding) {
-    request.default_parallel =
-        static_cast<int>(std::bit_floor(static_cast<unsigned>(std::max(options_.parallel, 1))));
-  }
+  request.default_parallel = engines::DefaultParallel(model.info, options_.parallel);
   const std::string file = FileIdentity(model);
   request.learned.cpu_only =
       corrections_.Get(model.name, file, placement::CorrectionScope::kCpuOnly);
   request.learned.with_gpus =
       corrections_.Get(model.name, file, placement::CorrectionScope::kWithGpus);
+  // The NPU engine's rules for this model (engines/placement_needs.h).
   request.npu = options_.npu;
-  request.npu.checkpoint = request.options.flm;
-  if (request.npu.checkpoint.empty() && !model.catalog.empty()) {
-    if (const models::CatalogEntry* entry = models::Catalog::Builtin().Find(model.catalog)) {
-      request.npu.checkpoint = entry->flm;
-    }
-  }
+  request.npu.checkpoint = engines::NpuCheckpoint(request.options, model.catalog);
+  request.npu.refused_options = engines::NpuRefusedOptions(request.options);
   std::error_code ec;
   if (!model.mmproj.empty()) request.mmproj_bytes = std::filesystem::file_size(model.mmproj, ec);
   if (ec) request.mmproj_bytes = 0;
@@ -62,10 +52,13 @@ placement::PlacementRequest LoadPlanner::RequestFor(const models::ModelEntry& mo
 Result<placement::EnginePlan> LoadPlanner::Plan(const models::ModelEntry& model,
                                                 const config::ModelSettings& settings,
                                                 const LoadContext& context) const {
-  if (model.info.speech) return placement::PlanSpeech(model.info, context.free);
-  if (model.info.image) return placement::PlanImages(model.info, context.free);
+  if (model.info.speech || model.info.image) {
+    const engines::EngineChoice choice{.speech = model.info.speech, .images = model.info.image};
+    return placement::PlanWholeOnCpu(model.info, context.free,
+                                     engines::CpuEngineNeedsFor(choice, model.info));
+  }
   placement::PlacementRequest request = RequestFor(model, settings);
-  request.npu.held_by = context.npu_held_by;  // FastFlowLM: one model at a time
+  request.npu.held_by = context.npu_held_by;  // for an engine that runs one model at a time
   if (context.replica) {
     return placement::PlanReplica(model.info, context.free, request, context.used);
   }

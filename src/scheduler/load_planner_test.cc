@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "engines/placement_needs.h"
 #include "placement/cpu_model_plan.h"
 #include "placement/cpu_threads.h"
 #include "tools/synthetic_model.h"
@@ -46,11 +47,14 @@ TEST_F(LoadPlannerTest, SpeechAndImageModelsRunWholeOnTheCpu) {
   ears.info.speech = true;
   models::ModelEntry pics = model_;
   pics.info.image = true;
-  EXPECT_EQ(planner.Plan(ears, {}, context)->recipe, placement::kWhisperRecipe);
-  EXPECT_EQ(planner.Plan(pics, {}, context)->recipe, placement::kStableDiffusionRecipe);
+  // The engine's own needs beside the weights (engines/placement_needs.h).
+  EXPECT_EQ(planner.Plan(ears, {}, context)->memory[0].memory.overhead,
+            engines::kSpeechEngineBytes);
+  EXPECT_EQ(planner.Plan(pics, {}, context)->memory[0].memory.compute, engines::kImageComputeBytes);
   Result<placement::EnginePlan> chat = planner.Plan(model_, {}, context);
   ASSERT_TRUE(chat.ok()) << chat.status().message();
-  EXPECT_EQ(chat->recipe, placement::kLlamaCppRecipe);
+  EXPECT_FALSE(chat->on_npu);
+  EXPECT_NE(chat->explanation.find("CPU"), std::string::npos) << chat->explanation;
   context.free = Cpu(1 << 20);  // 1 MiB: nothing fits
   EXPECT_EQ(planner.Plan(model_, {}, context).status().code(), ErrorCode::kInsufficientMemory);
   EXPECT_EQ(planner.Fit(pics, Cpu(1 << 20)).verdict, "no");

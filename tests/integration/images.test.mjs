@@ -6,6 +6,7 @@
 // own network namespace behind the engine bridge, admission, the relay,
 // supervision, metrics and errors in OpenAI's shape.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,6 +24,33 @@ function sdServer(zestPid) {
   });
 }
 
+const jpegMagic = (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff;
+const webpMagic = (b) => b.subarray(0, 4).toString() === 'RIFF' && b.subarray(8, 12).toString() === 'WEBP';
+
+// An image decoded by ffmpeg (every frame, to the end: it must be whole),
+// and its codec and size as ffprobe reads them.
+function decode(bytes) {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zest-decode-')), 'image');
+  try {
+    fs.writeFileSync(file, bytes);
+    execFileSync('ffmpeg', ['-nostdin', '-v', 'error', '-xerror', '-i', file, '-f', 'null', '-']);
+    const [codec, width, height] = execFileSync('ffprobe',
+      ['-v', 'error', '-show_entries', 'stream=codec_name,width,height', '-of', 'csv=p=0', file]).toString().trim().split(',');
+    return { codec, width: Number(width), height: Number(height) };
+  } finally {
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+}
+
+// The sum of a JPEG's first quantization table (its first DQT segment:
+// FF DB, a 2-byte length, the table's precision/id byte, 64 8-bit values):
+// the larger, the coarser the quality.
+function jpegQuantSum(bytes) {
+  const at = bytes.indexOf(Buffer.from([0xff, 0xdb]));
+  assert.ok(at > 0 && bytes[at + 4] >> 4 === 0, 'an 8-bit DQT segment');
+  return [...bytes.subarray(at + 5, at + 69)].reduce((a, b) => a + b, 0);
+}
+
 // Width and height from a PNG's IHDR chunk.
 function pngSize(b64) {
   const png = Buffer.from(b64, 'base64');
@@ -32,6 +60,8 @@ function pngSize(b64) {
 
 describe('image generation (STAND-IN sd-server)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-fake-sd-'));
+  // zest's own $TMPDIR, where ffmpeg's private directories go.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-tmp-'));
   let zest;
   let client;
 
@@ -46,13 +76,14 @@ describe('image generation (STAND-IN sd-server)', () => {
     writeSafetensors(path.join(home, 'models', 'llm.safetensors'), {
       'model.embed_tokens.weight': { dtype: 'BF16', shape: [64, 8] },
     });
-    zest = await startZest({ home, env: { ZEST_SD_SERVER: script } });
+    zest = await startZest({ home, env: { ZEST_SD_SERVER: script, TMPDIR: tmp } });
     client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'none', maxRetries: 0 });
   });
   after(async () => {
     await zest?.stop();
     zest?.cleanup();
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   test('/v1/models lists the diffusion model as an image model, and says why another safetensors file is not one', async () => {
@@ -109,9 +140,35 @@ describe('image generation (STAND-IN sd-server)', () => {
     assert.equal(chat.status, 400);
     assert.match(chat.data.error.message, /image generation model; use \/v1\/images\/generations/);
     // What the engine itself refuses comes back as a 400 too.
-    const engine = await zest.json('/v1/images/generations', { model: 'pics', prompt: 'x', output_format: 'jpeg' });
+    const engine = await zest.json('/v1/images/generations', { model: 'pics', prompt: 'STAND-IN: refuse' });
     assert.equal(engine.status, 400);
-    assert.match(engine.data.error.message, /sd-server refused the request: the STAND-IN encodes png only/);
+    assert.match(engine.data.error.message, /sd-server refused the request: the STAND-IN refuses this prompt/);
+  });
+
+  // The stand-in encodes PNG only and refuses jpeg and webp: these images
+  // were made by zest, from its PNGs, with the real ffmpeg.
+  test('jpeg and webp: made by zest from the engine\'s PNG, real images of the asked size', async () => {
+    for (const [format, magic] of [['jpeg', jpegMagic], ['webp', webpMagic]]) {
+      const r = await client.images.generate({
+        model: 'pics', prompt: `a ${format} lighthouse`, n: 2, size: '64x96', output_format: format, output_compression: 60,
+      });
+      assert.equal(r.output_format, format);
+      assert.equal(r.size, '64x96');
+      assert.equal(r.data.length, 2);
+      for (const image of r.data) {
+        const bytes = Buffer.from(image.b64_json, 'base64');
+        assert.ok(magic(bytes), `${format} magic bytes: ${bytes.subarray(0, 12).toString('hex')}`);
+        assert.deepEqual(decode(bytes), { codec: format === 'jpeg' ? 'mjpeg' : 'webp', width: 64, height: 96 });
+      }
+    }
+    // output_compression reaches the encoder: the default (100) is the
+    // finest JPEG quantization, 0 the coarsest.
+    const quant = async (extra) => jpegQuantSum(Buffer.from((await client.images.generate({
+      model: 'pics', prompt: 'quality', size: '64x64', output_format: 'jpeg', ...extra })).data[0].b64_json, 'base64'));
+    const [best, worst] = [await quant({}), await quant({ output_compression: 0 })];
+    assert.ok(best * 4 < worst, `quantization ${best} at the default, ${worst} at 0`);
+    // Nothing of the conversions is left in zest's temporary directory.
+    assert.deepEqual(fs.readdirSync(tmp), []);
   });
 
   test('an image job and a chat run side by side', async () => {
@@ -149,6 +206,46 @@ describe('image generation (STAND-IN sd-server)', () => {
     const engine = info.engines.find((e) => e.name === 'sd-server');
     assert.equal(engine.found, true, JSON.stringify(engine));
     assert.equal(engine.source, 'configured');
+    assert.match(engine.notes.join(' '), /makes PNG; zest converts to jpeg and webp with ffmpeg/);
     assert.equal(info.recipes.find((r) => r.recipe === 'sdcpp').verdict, 'usable');
+  });
+});
+
+// Without ffmpeg (none on its PATH, none in the engine rootfs), zest makes
+// no jpeg or webp: a 400 naming output_format before anything is queued;
+// png is as ever.
+describe('image generation without ffmpeg (STAND-IN sd-server)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-fake-sd-'));
+  const emptyPath = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-no-ffmpeg-'));
+  let zest;
+
+  before(async () => {
+    const script = writeFakeSdServer(dir);
+    const home = makeHome({});
+    writeSafetensors(path.join(home, 'models', 'pics.safetensors'), {
+      'model.diffusion_model.input_blocks.0.0.weight': { dtype: 'F16', shape: [320, 4, 3, 3] },
+    });
+    zest = await startZest({ home, env: { ZEST_SD_SERVER: script, PATH: emptyPath } });
+  });
+  after(async () => {
+    await zest?.stop();
+    zest?.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(emptyPath, { recursive: true, force: true });
+  });
+
+  test('jpeg and webp are 400s naming output_format and ffmpeg; png works', async () => {
+    assert.match(zest.logs(), /audio and image conversion: ffmpeg is not installed/);
+    for (const format of ['jpeg', 'webp']) {
+      const r = await zest.json('/v1/images/generations', { model: 'pics', prompt: 'x', output_format: format });
+      assert.equal(r.status, 400);
+      assert.equal(r.data.error.type, 'invalid_request_error');
+      assert.equal(r.data.error.param, 'output_format');
+      assert.match(r.data.error.message, new RegExp(`output_format ${format} is not available here: ffmpeg is not installed \\(apt install ffmpeg\\)`));
+    }
+    assert.deepEqual(await zest.instances(), [], 'refused before an engine was started');
+    const png = await zest.json('/v1/images/generations', { model: 'pics', prompt: 'x', size: '64x64' });
+    assert.equal(png.status, 200);
+    assert.deepEqual(pngSize(png.data.data[0].b64_json), [64, 64]);
   });
 });

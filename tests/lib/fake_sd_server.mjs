@@ -15,7 +15,10 @@
 // server would fail to load anything else). Each image is a real PNG of the
 // asked size, one colour made from the prompt; making it takes 1 ms per
 // 1,000 pixels, so a large image keeps the engine busy for a while. It
-// encodes PNG only.
+// encodes PNG only and refuses any other output_format with a 400, as an
+// sd-server build without other encoders would: so a jpeg or webp image
+// that comes back through zest was made by zest. A prompt starting
+// "STAND-IN: refuse" is refused too (400), for tests of an engine's refusal.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -86,6 +89,7 @@ http.createServer((req, res) => {
     let j;
     try { j = JSON.parse(body); } catch { return send(res, 400, { error: 'invalid json' }); }
     if (!j.prompt) return send(res, 400, { error: 'prompt required' });
+    if (j.prompt.startsWith('STAND-IN: refuse')) return send(res, 400, { error: 'the STAND-IN refuses this prompt' });
     const format = j.output_format ?? 'png';
     if (format !== 'png') return send(res, 400, { error: 'the STAND-IN encodes png only' });
     const n = Math.max(1, j.n ?? 1);

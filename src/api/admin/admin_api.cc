@@ -27,14 +27,14 @@ awaitable<void> SendJson(http::ResponseWriter& w, const json& j, int status = 20
 // inside co_await, which GCC 12 miscompiles.
 
 // Where an instance runs and the memory predicted for it, per device.
-json PlacementJson(const placement::EnginePlan& plan) {
+json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe) {
   json predicted = json::object();
   for (const auto& use : plan.memory) {
     predicted[use.device] = {{"weights", use.memory.weights}, {"kv_cache", use.memory.kv_cache},
                              {"compute", use.memory.compute}, {"overhead", use.memory.overhead},
                              {"learned", use.memory.learned}, {"total", use.memory.Total()}};
   }
-  json j = {{"recipe", plan.recipe},
+  json j = {{"recipe", recipe},
             {"devices", plan.gpu_devices.empty() ? json::array({placement::PrimaryDevice(plan)})
                                                  : json(plan.gpu_devices)},
             {"n_gpu_layers", plan.n_gpu_layers},
@@ -52,7 +52,7 @@ json PlacementJson(const placement::EnginePlan& plan) {
     j["kv_type"] = placement::KvTypeName(plan.cache_type_k);
   }
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
-  if (plan.OnNpu()) j["flm"] = plan.engine_checkpoint;
+  if (plan.on_npu) j["flm"] = plan.engine_checkpoint;
   return j;
 }
 
@@ -96,7 +96,7 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
               {"replica", s.replica},
               {"idle_s", s.idle_s},
               {"per_token_ms", s.per_token_ms ? json(*s.per_token_ms) : json(nullptr)},
-              {"placement", PlacementJson(s.plan)},
+              {"placement", PlacementJson(s.plan, s.recipe)},
               {"options", ModelOptionsJson(s.settings)},
               {"memory_correction", MemoryCorrectionJson(s.plan)}};
     if (measure) i["measured_rss_bytes"] = engines::ProcessTreeRssBytes(s.pid);

@@ -75,9 +75,8 @@ Status ParseFields(const json& j, ImageRequest& out, std::string* param) {
         "response_format must be b64_json: zest returns images inline and hosts no URLs");
   }
   *param = "output_format";
-  ZEST_ASSIGN_OR_RETURN(out.job.output_format, StringField(j, "output_format", "png"));
-  if (out.job.output_format != "png" && out.job.output_format != "jpeg" &&
-      out.job.output_format != "webp") {
+  ZEST_ASSIGN_OR_RETURN(out.output_format, StringField(j, "output_format", "png"));
+  if (out.output_format != "png" && out.output_format != "jpeg" && out.output_format != "webp") {
     return InvalidArgument("output_format must be png, jpeg or webp");
   }
   *param = "output_compression";
@@ -85,7 +84,7 @@ Status ParseFields(const json& j, ImageRequest& out, std::string* param) {
     if (!c->is_number_integer() || *c < 0 || *c > 100) {
       return InvalidArgument("output_compression must be an integer from 0 to 100");
     }
-    out.job.output_compression = c->get<int>();
+    out.output_compression = c->get<int>();
   }
   *param = "background";
   ZEST_ASSIGN_OR_RETURN(std::string background, StringField(j, "background", "auto"));

@@ -5,6 +5,7 @@
 // need zest to host the files).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,8 +24,12 @@ inline constexpr int kMaxImageSide = 2048;
 
 struct ImageRequest {
   std::string model;
-  std::string priority;  // the body's `priority` ("high"/"normal"/"low"), or ""
-  engines::ImageJob job;
+  std::string priority;   // the body's `priority` ("high"/"normal"/"low"), or ""
+  engines::ImageJob job;  // what the engine is asked for (PNG)
+  // What the client gets: png as the engine makes it, or jpeg/webp made
+  // from it by zest (engines/image_converter.h) at output_compression.
+  std::string output_format = "png";
+  std::optional<int> output_compression;  // 0-100
 };
 
 // kInvalidArgument for malformed JSON, a missing `model` or `prompt`, an `n`

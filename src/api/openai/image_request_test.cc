@@ -19,8 +19,8 @@ TEST(ImageRequestTest, TakesOpenAisFields) {
   EXPECT_EQ(r->job.n, 3);
   EXPECT_EQ(r->job.width, 512);
   EXPECT_EQ(r->job.height, 768);
-  EXPECT_EQ(r->job.output_format, "webp");
-  EXPECT_EQ(r->job.output_compression, 70);
+  EXPECT_EQ(r->output_format, "webp");
+  EXPECT_EQ(r->output_compression, 70);
 }
 
 TEST(ImageRequestTest, DefaultsAreOneImageOfTheModelsSizeAsPng) {
@@ -30,8 +30,8 @@ TEST(ImageRequestTest, DefaultsAreOneImageOfTheModelsSizeAsPng) {
   EXPECT_EQ(r->job.n, 1);
   EXPECT_EQ(r->job.width, 0);
   EXPECT_EQ(r->job.height, 0);
-  EXPECT_EQ(r->job.output_format, "png");
-  EXPECT_FALSE(r->job.output_compression.has_value());
+  EXPECT_EQ(r->output_format, "png");
+  EXPECT_FALSE(r->output_compression.has_value());
   EXPECT_TRUE(ParseImageRequest(R"({"model":"sd","prompt":"x","size":"auto"})", &param).ok());
 }
 

@@ -2,7 +2,9 @@
 // shape, images returned inline as `b64_json`). The body is checked here
 // (image_request.h); the engine is asked in its own shape by its adapter
 // (engines/engine_adapter.h), through the same admission, keep-alive,
-// retries and metrics as chat.
+// retries and metrics as chat. Engines make PNG; jpeg and webp are made
+// from it here by the image converter (engines/image_converter.h), on its
+// own threads, after the engine's slot is given back.
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -10,6 +12,7 @@
 #include "api/openai/errors.h"
 #include "api/openai/image_request.h"
 #include "api/openai/openai_api.h"
+#include "core/base64.h"
 
 namespace zest::api::openai {
 namespace {
@@ -28,6 +31,9 @@ std::string ImagesJson(const engines::GeneratedImages& images, const engines::Im
   return out.dump();
 }
 
+// OpenAI's default output_compression: the best quality.
+constexpr int kDefaultImageQuality = 100;
+
 }  // namespace
 
 awaitable<void> OpenAiApi::GenerateImages(http::Request& r, http::ResponseWriter& w) {
@@ -36,11 +42,27 @@ awaitable<void> OpenAiApi::GenerateImages(http::Request& r, http::ResponseWriter
   observer.Finish(w);
 }
 
+// jpeg and webp need the converter: refused before the request queues when
+// zest has none, naming what to install; png never needs it.
+Status OpenAiApi::CheckImageFormat(const ImageRequest& request) const {
+  if (request.output_format == "png") return Status::Ok();
+  const engines::EngineSet* set = engines_.pool.engine_set();
+  const engines::ImageConverter* converter = set ? set->image_converter() : nullptr;
+  Status available =
+      converter != nullptr ? converter->Available() : Unavailable("zest has no image converter");
+  if (available.ok()) return available;
+  return InvalidArgument("output_format " + request.output_format + " is not available here: " +
+                         available.message() + "; png needs nothing more");
+}
+
 awaitable<void> OpenAiApi::GenerateImagesRoute(http::Request& r, http::ResponseWriter& w,
                                                RequestObserver& observer) {
   std::string param;
   auto request = ParseImageRequest(r.body, &param);
   if (!request.ok()) co_return co_await SendError(w, request.status(), param);
+  if (Status format = CheckImageFormat(*request); !format.ok()) {
+    co_return co_await SendError(w, format, "output_format");
+  }
   auto model = registry_.Find(request->model);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
   observer.SetModel(model->name);
@@ -60,14 +82,41 @@ awaitable<void> OpenAiApi::GenerateImagesRoute(http::Request& r, http::ResponseW
   relay->to_engine = [job = request->job](const engines::EngineAdapter& engine) {
     return engine.ImageCall(job);
   };
-  relay->from_engine = [job = request->job, &observer](
-                           const engines::EngineAdapter& engine, int status,
-                           const std::string& body) -> Result<ApiAnswer> {
-    ZEST_ASSIGN_OR_RETURN(engines::GeneratedImages images, engine.ReadImages(status, body));
-    observer.OnImages(static_cast<int>(images.b64.size()));
-    return ApiAnswer{200, "application/json", ImagesJson(images, job)};
+  relay->from_engine_async = [this, asked = *request, &observer](
+                                 const engines::EngineAdapter& engine, int status,
+                                 std::string body) {
+    return ImagesAnswer(&engine, status, std::move(body), asked, &observer);
   };
   co_await RelayToEngine(engines_, std::move(*relay), w);
+}
+
+awaitable<Result<ApiAnswer>> OpenAiApi::ImagesAnswer(const engines::EngineAdapter* engine,
+                                                     int status, std::string body,
+                                                     ImageRequest request,
+                                                     RequestObserver* observer) {
+  Result<engines::GeneratedImages> images = engine->ReadImages(status, body);
+  if (!images.ok()) co_return images.status();
+  observer->OnImages(static_cast<int>(images->b64.size()));
+  if (request.output_format != images->output_format) {
+    const engines::EngineSet* set = engines_.pool.engine_set();
+    const engines::ImageConverter* converter = set ? set->image_converter() : nullptr;
+    if (converter == nullptr) {
+      co_return EngineFailed("the image engine made " + images->output_format + ", not " +
+                             request.output_format + ", and zest has no converter");
+    }
+    const int quality = request.output_compression.value_or(kDefaultImageQuality);
+    for (std::string& b64 : images->b64) {
+      std::optional<std::string> png = Base64Decode(b64);
+      if (!png) co_return EngineFailed("the image engine's answer is not base64");
+      std::string format = request.output_format;  // named: no temporaries in co_await
+      Result<std::string> converted = co_await converter->Convert(std::move(*png), format, quality);
+      if (!converted.ok()) co_return converted.status();
+      b64 = Base64Encode(*converted);
+    }
+    images->output_format = request.output_format;
+  }
+  ApiAnswer answer{200, "application/json", ImagesJson(*images, request.job)};
+  co_return answer;
 }
 
 }  // namespace zest::api::openai

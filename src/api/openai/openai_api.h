@@ -9,6 +9,7 @@
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
+#include "api/openai/image_request.h"
 #include "api/openai/request_parse.h"
 #include "http/router.h"
 #include "models/model_registry.h"
@@ -63,6 +64,14 @@ class OpenAiApi {
   boost::asio::awaitable<void> GenerateImagesRoute(http::Request& request,
                                                    http::ResponseWriter& writer,
                                                    RequestObserver& observer);
+  // A 400 for a jpeg or webp request when zest cannot convert images.
+  Status CheckImageFormat(const ImageRequest& request) const;
+  // The engine's answer in OpenAI's shape, its images converted to the
+  // format asked for.
+  boost::asio::awaitable<Result<ApiAnswer>> ImagesAnswer(const engines::EngineAdapter* engine,
+                                                         int status, std::string body,
+                                                         ImageRequest request,
+                                                         RequestObserver* observer);
 
   // A job the engine takes in its own shape, one at a time (speech,
   // images): admitted as one request (the queue counts requests, not

@@ -1,0 +1,75 @@
+#include "engines/placement_needs.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "models/catalog.h"
+
+namespace zest::engines {
+
+placement::NpuRequest NpuRequestFor(const hardware::Inventory& inventory,
+                                    const std::vector<RecipeVerdict>& verdicts) {
+  placement::NpuRequest npu;
+  npu.engine = {"FastFlowLM", "(set its `flm` option to a FastFlowLM model tag)", kFlmRuntimeBytes,
+                kFlmMinContext, /*one_model_at_a_time=*/true};
+  if (inventory.npus.empty()) return npu;
+  npu.present = true;
+  npu.description = inventory.npus.front().name;
+  for (const RecipeVerdict& v : verdicts) {
+    if (v.recipe != kFlmRecipe) continue;
+    npu.usable = v.verdict == Verdict::kUsable;
+    npu.reason = v.reason;
+  }
+  return npu;
+}
+
+std::string NpuCheckpoint(const config::ModelSettings& options, const std::string& catalog_name) {
+  if (!options.flm.empty() || catalog_name.empty()) return options.flm;
+  const models::CatalogEntry* entry = models::Catalog::Builtin().Find(catalog_name);
+  return entry != nullptr ? entry->flm : "";
+}
+
+std::string NpuRefusedOptions(const config::ModelSettings& o) {
+  std::string out;
+  auto add = [&](bool set, const char* name) {
+    if (set) out += (out.empty() ? "" : ", ") + std::string(name);
+  };
+  add(o.n_gpu_layers.has_value(), "n_gpu_layers");
+  add(o.n_cpu_moe.has_value(), "n_cpu_moe");
+  add(!o.tensor_split.empty(), "tensor_split");
+  add(o.parallel.has_value(), "parallel");
+  add(!o.kv_type.empty() || !o.cache_type_k.empty() || !o.cache_type_v.empty(), "KV cache type");
+  add(o.flash_attention.has_value(), "flash_attention");
+  add(o.batch.has_value() || o.ubatch.has_value(), "batch");
+  add(o.no_mmap || o.mlock, "no_mmap/mlock");
+  add(!o.extra_args.empty(), "extra_args");
+  return out.empty() ? out : out + ", which only llama-server takes";
+}
+
+int DefaultParallel(const models::ModelInfo& model, int parallel) {
+  if (!model.embedding) return parallel;
+  return static_cast<int>(std::bit_floor(static_cast<unsigned>(std::max(parallel, 1))));
+}
+
+placement::CpuEngineNeeds CpuEngineNeedsFor(const EngineChoice& choice,
+                                            const models::ModelInfo& model) {
+  placement::CpuEngineNeeds needs;
+  if (choice.speech) {
+    needs.what = "speech model";
+    needs.engine = "whisper.cpp";
+    // The decoder's logits over its text context, F32: the largest buffer.
+    needs.buffers = model.vocab_size * model.context_length * 4;
+    needs.buffers_label = "decoder buffers";
+    needs.engine_bytes = kSpeechEngineBytes;
+    needs.ctx_per_slot = model.context_length;
+    return needs;
+  }
+  needs.what = "image model";
+  needs.engine = "stable-diffusion.cpp";
+  needs.buffers = kImageComputeBytes;
+  needs.buffers_label = "working buffers (estimated at 512x512)";
+  needs.engine_bytes = kImageEngineBytes;
+  return needs;
+}
+
+}  // namespace zest::engines
