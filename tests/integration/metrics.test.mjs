@@ -1,7 +1,7 @@
 // GET /metrics reflects exactly the workload the test ran.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, descendants, makeHome, openStream, startZest, waitFor } from '../lib/zest.mjs';
+import { chatBody, descendants, makeHome, openStream, startZest, streamsUntilStopped, waitFor } from '../lib/zest.mjs';
 import { promtool, startPrometheus } from '../lib/prometheus.mjs';
 
 // Parses the Prometheus text format into {name{labels}: value}.
@@ -116,7 +116,9 @@ describe('metrics', () => {
 describe('metrics of rejections and engine crashes', () => {
   let zest;
   before(async () => {
-    zest = await startZest({ home: makeHome({ tiny: 'tiny' }), args: ['--parallel', '1', '--max-queue', '0'] });
+    // The holder's stream must outlast the rejections: it shifts its context.
+    zest = await startZest({ home: makeHome({ tiny: 'tiny' }, { config: streamsUntilStopped('tiny') }),
+                             args: ['--parallel', '1', '--max-queue', '0'] });
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
 

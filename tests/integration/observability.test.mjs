@@ -5,7 +5,7 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import {
-  chatBody, descendants, makeHome, openStream, sseData, startZest, waitFor, zestBin,
+  chatBody, descendants, makeHome, openStream, sseData, startZest, streamsUntilStopped, waitFor, zestBin,
 } from '../lib/zest.mjs';
 
 const run = promisify(execFile);
@@ -19,7 +19,8 @@ describe('request ids and logs', () => {
   let zest;
   let env;
   before(async () => {
-    zest = await startZest({ home: makeHome({ tiny: 'tiny' }) });
+    // The stream an engine dies under must not end first: it shifts its context.
+    zest = await startZest({ home: makeHome({ tiny: 'tiny' }, { config: streamsUntilStopped('tiny') }) });
     env = { ...process.env, ZEST_HOST: zest.url, ZEST_HOME: zest.home };
   });
   after(async () => { await zest.stop(); zest.cleanup(); });

@@ -55,10 +55,12 @@ export function sampleSpeech() {
 
 // A temporary ZEST_HOME whose models/ holds the given models, by name: a
 // preset ('tiny'), a path ending in .gguf, or {preset, args} for
-// zest-make-model, or 'whisper' (a synthetic speech model).
-export function makeHome(models = { tiny: 'tiny' }) {
+// zest-make-model, or 'whisper' (a synthetic speech model); `config`, the
+// text of its config.toml.
+export function makeHome(models = { tiny: 'tiny' }, { config } = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-test-home-'));
   fs.mkdirSync(path.join(home, 'models'));
+  if (config) fs.writeFileSync(path.join(home, 'config.toml'), config);
   for (const [name, spec] of Object.entries(models)) {
     if (spec === 'whisper') {  // a speech model: name.bin
       fs.copyFileSync(syntheticWhisper().file, path.join(home, 'models', `${name}.bin`));
@@ -311,6 +313,12 @@ export function jsonObjectOf(text) {
 // fails when the mode is not applied, where random weights could run one
 // string to the end of the context.
 export const quoteBracePreset = 'tiny-quote-brace';
+
+// config.toml for models whose streams must last until a test ends them:
+// they shift their context when it is full instead of ending the answer
+// (with ignore_eos, as chatBody asks, an answer then runs its whole budget).
+export const streamsUntilStopped = (...models) =>
+  models.map((m) => `[models."${m}"]\nextra_args = ["--context-shift"]\n`).join('');
 
 // Synthetic models pick tokens at random, end-of-generation included, so
 // tests that count tokens or chunks ask the engine to ignore it.
