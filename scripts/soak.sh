@@ -23,6 +23,7 @@ default_files=(
   tests/integration/lifecycle.test.mjs
   tests/integration/limits.test.mjs
   tests/integration/load_options.test.mjs
+  tests/integration/metrics.test.mjs
   tests/integration/observability.test.mjs
   tests/integration/placement.test.mjs
   tests/integration/queue.test.mjs
