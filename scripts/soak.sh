@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make soak: the tests that depend on timing, run SOAK_N times (default 10)
-# with both cores loaded by `stress -c 2`, then the failure count of every
-# test that failed at least once. Not part of `make test`. A test that
+# make soak: the tests that depend on timing, and every unit test, run
+# SOAK_N times (default 10) with both cores loaded by `stress -c 2`, then the
+# failure count of every test that failed at least once. Not part of `make test`. A test that
 # fails once here is flaky: fix it before landing it.
 #
 #   make soak                      # the browser suite and the files below
@@ -50,6 +50,13 @@ for ((i = 1; i <= rounds; i++)); do
   rc=$?
   failed=$(cat "$out/round-$i/results.jsonl" 2>/dev/null | grep -c '"status":"fail"' || true)
   echo "    exit $rc; $failed failed test(s); log: $out/round-$i.log"
+  if [[ -z "${SOAK_FILES:-}" ]]; then
+    # The unit tests too: threads, signals and child processes race as well.
+    ctest --test-dir "$BUILD_DIR" -j 2 --output-junit "$PWD/$out/round-$i/unit.xml" >"$out/round-$i.unit.log" 2>&1
+    rc=$?
+    failed=$(grep -c 'status="fail"' "$out/round-$i/unit.xml" 2>/dev/null || true)
+    echo "    unit: exit $rc; $failed failed test(s); log: $out/round-$i.unit.log"
+  fi
 done
 
 node - "$out" "$rounds" "$((SECONDS - started))" <<'JS'
@@ -57,11 +64,18 @@ const fs = require('node:fs');
 const path = require('node:path');
 const [dir, rounds, seconds] = process.argv.slice(2);
 const tests = new Map();  // "file › name" → {runs, fails, error}
+// ctest's JUnit file: one <testcase name=".." status="run|fail|..."> a test.
+const unitResults = (file) => [...fs.readFileSync(file, 'utf8').matchAll(
+  /<testcase name="([^"]*)"[^>]*status="(\w+)"/g)].map(([, name, status]) => ({
+  file: 'unit (ctest)', name: name.split('  #')[0],
+  status: status === 'run' ? 'pass' : status === 'fail' ? 'fail' : 'skip', error: 'see the round\'s unit log',
+}));
 for (let i = 1; i <= Number(rounds); i++) {
   const file = path.join(dir, `round-${i}`, 'results.jsonl');
-  if (!fs.existsSync(file)) continue;
-  for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
-    const t = JSON.parse(line);
+  const unit = path.join(dir, `round-${i}`, 'unit.xml');
+  const results = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  if (fs.existsSync(unit)) results.push(...unitResults(unit));
+  for (const t of results) {
     if (t.status === 'skip') continue;
     const key = `${path.relative(process.cwd(), t.file ?? '')} › ${t.name}`;
     const row = tests.get(key) ?? { runs: 0, fails: 0, error: '' };
