@@ -275,10 +275,12 @@ struct ServerApp::Parts {
         reaper(io, residency, pool),
         watchdog(io, pool, std::chrono::seconds(s.watchdog_s)),
         autoscaler(io, AutoscaleParamsFor(s), admission, pool, registry),
-        openai(registry,
-               {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
-                s.split_prefill_tokens},
-               ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        // What the four chat APIs share.
+        chat_engines{pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
+                     s.split_prefill_tokens},
+        chat_options(ChatRouteOptionsFor(s)),
+        request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
+        openai(registry, chat_engines, chat_options, request_metrics),
         admin(loaded, registry, pool, engines, &residency),
         load_api(registry, pool, residency),
         system_api(inventory, sampler, admin),
@@ -287,25 +289,13 @@ struct ServerApp::Parts {
         pull_service(pull_store, models::HubConfig{s.hf_endpoint, s.hf_token},
                      PullOptionsFor(s, metrics), &models::Catalog::Builtin()),
         pull_api(pull_service),
-        observability(s.metrics_enabled ? &inference_metrics : nullptr, admission, pool, registry,
-                      log_ring),
-        events(observability, admin, system_api, s.metrics_enabled ? &inference_metrics : nullptr,
-               recent_errors),
+        observability(request_metrics, admission, pool, registry, log_ring),
+        events(observability, admin, system_api, request_metrics, recent_errors),
         cluster(ManifestPathFor(s), &models::Catalog::Builtin(), pull_service, readiness),
-        ollama(registry, models_api,
-               {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
-                s.split_prefill_tokens},
-               ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        ollama(registry, models_api, chat_engines, chat_options, request_metrics),
         response_store(s.home / "responses", {}),
-        responses(registry,
-                  {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
-                   s.split_prefill_tokens},
-                  ChatRouteOptionsFor(s), response_store,
-                  s.metrics_enabled ? &inference_metrics : nullptr),
-        anthropic(registry,
-                  {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
-                   s.split_prefill_tokens},
-                  ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        responses(registry, chat_engines, chat_options, response_store, request_metrics),
+        anthropic(registry, chat_engines, chat_options, request_metrics),
         hangup(io, SIGHUP) {
     // Registered before anything starts, so an early SIGTERM still shuts
     // down cleanly instead of killing zest with its engines running.
@@ -366,6 +356,9 @@ struct ServerApp::Parts {
   scheduler::KeepAliveReaper reaper;
   scheduler::EngineWatchdog watchdog;
   scheduler::AutoscaleLoop autoscaler;
+  api::EngineServices chat_engines;
+  api::ChatRouteOptions chat_options;
+  api::InferenceMetrics* request_metrics;  // null when metrics are off
   api::openai::OpenAiApi openai;
   api::admin::AdminApi admin;
   api::admin::LoadApi load_api;
