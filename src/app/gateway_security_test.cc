@@ -10,7 +10,7 @@
 namespace zest::app {
 namespace {
 
-std::shared_ptr<http::Authenticator> Auth(std::string key = "") {
+std::shared_ptr<http::Authenticator> Auth(const char* key = "") {
   auto auth = http::Authenticator::Create({key, ""});
   EXPECT_TRUE(auth.ok()) << auth.status().ToString();
   return auth.ok() ? std::shared_ptr<http::Authenticator>(std::move(*auth)) : nullptr;
