@@ -80,7 +80,9 @@ bool CopySome(int from, int to) {
 class Link {
  public:
   Link(int client, int engine)
-      : client_(client), engine_(engine), thread_([this](std::stop_token stop) { Run(stop); }) {}
+      : client_(client),
+        engine_(engine),
+        thread_([this](const std::stop_token& stop) { Run(stop); }) {}
   ~Link() {
     Shutdown();
     thread_.request_stop();
@@ -95,7 +97,7 @@ class Link {
     ::shutdown(client_, SHUT_RDWR);
     ::shutdown(engine_, SHUT_RDWR);
   }
-  void Run(std::stop_token stop) {
+  void Run(const std::stop_token& stop) {
     pollfd fds[2] = {{client_, POLLIN, 0}, {engine_, POLLIN, 0}};
     bool open = true;
     while (open && !stop.stop_requested()) {
@@ -134,10 +136,25 @@ class Relays {
 };
 
 pid_t StartChild(const std::vector<std::string>& command, const sigset_t& old_mask) {
+  // Until its exec the child has the bridge's handler for SIGTERM and
+  // SIGINT: one passed on to it then would only set a flag in its copy of
+  // the bridge, and the engine would start deaf to it. So both stay blocked
+  // across the fork until the child has their default action back; one that
+  // came meanwhile is delivered then, and stops it.
+  sigset_t stop_signals, bridge_mask;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  ::sigprocmask(SIG_BLOCK, &stop_signals, &bridge_mask);
   pid_t pid = ::fork();
-  if (pid != 0) return pid;
+  if (pid != 0) {
+    ::sigprocmask(SIG_SETMASK, &bridge_mask, nullptr);
+    return pid;
+  }
   // The child: dies with the bridge, and gets the signal mask zest gave us.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGINT, SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   std::vector<char*> argv;
   for (const std::string& a : command) argv.push_back(const_cast<char*>(a.c_str()));
