@@ -13,7 +13,6 @@
 #include "engines/engine_locator.h"
 #include "engines/process.h"
 #include "engines/rpc_backend.h"
-#include "engines/sandbox.h"
 #include "hardware/cpu.h"
 
 namespace zest::app {
@@ -58,6 +57,24 @@ bool Signalled(const sigset_t& signals, std::chrono::milliseconds timeout) {
 
 }  // namespace
 
+engines::SpawnOptions RpcWorkerSpawn(const config::Settings& settings,
+                                     const engines::EngineLocation& location,
+                                     const engines::RpcServerOptions& server,
+                                     const std::filesystem::path& cache_dir) {
+  engines::SandboxMounts mounts;
+  mounts.hidden = {settings.home};
+  std::vector<std::string> env;
+  if (!cache_dir.empty()) {
+    mounts.writable = {cache_dir};
+    env.push_back("LLAMA_CACHE=" + cache_dir.string());
+  }
+  engines::SpawnOptions spawn;
+  spawn.argv = location.Command(engines::RpcServerArgs(server), mounts, /*own_network=*/false);
+  spawn.env = location.Environment(env);
+  spawn.clear_env = true;
+  return spawn;
+}
+
 int RunRpcWorker(const config::Settings& settings, const WorkerOptions& options) {
   if (Status address = engines::CheckWorkerAddress(options.host, options.insecure); !address.ok()) {
     std::fprintf(stderr, "zest worker: %s\n", address.message().c_str());
@@ -82,22 +99,15 @@ int RunRpcWorker(const config::Settings& settings, const WorkerOptions& options)
   server.threads = options.threads > 0 ? options.threads : PhysicalCores();
   server.device = options.device.empty() ? DefaultDevice(settings) : options.device;
   server.cache = options.cache;
-  engines::SandboxMounts mounts;
-  mounts.hidden = {settings.home};
-  std::vector<std::string> env;
+  std::filesystem::path cache;
   if (options.cache) {
-    const std::filesystem::path cache = settings.home / "cache" / "rpc";
+    cache = settings.home / "cache" / "rpc";
     if (Status made = CreatePrivateDirectories(cache); !made.ok()) {
       std::fprintf(stderr, "zest worker: %s\n", made.message().c_str());
       return 2;
     }
-    mounts.writable = {cache};
-    env.push_back("LLAMA_CACHE=" + cache.string());
   }
-  engines::SpawnOptions spawn;
-  spawn.argv = location->Command(engines::RpcServerArgs(server), mounts, /*own_network=*/false);
-  spawn.env = location->Environment(env);
-  spawn.clear_env = true;
+  engines::SpawnOptions spawn = RpcWorkerSpawn(settings, *location, server, cache);
   if (CreatePrivateDirectories(settings.LogDir()).ok()) {
     spawn.log_file = settings.LogDir() / "rpc-worker.log";
   }

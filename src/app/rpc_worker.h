@@ -5,9 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "config/settings.h"
+#include "engines/engine_locator.h"
+#include "engines/process.h"
+#include "engines/rpc_backend.h"
 
 namespace zest::app {
 
@@ -19,6 +23,16 @@ struct WorkerOptions {
   bool cache = false;     // keep received tensors on disk ($ZEST_HOME/cache/rpc)
   bool insecure = false;  // allow a wildcard or public address
 };
+
+// What `zest worker` spawns: ggml-rpc-server for `server`, at `location`,
+// in the engine sandbox when there is one but sharing zest's network (the
+// head reaches it on TCP), with zest's home hidden and only the engines'
+// allow-listed environment. With `cache_dir` (which must exist) that
+// directory is writable there and named in LLAMA_CACHE. Pure.
+engines::SpawnOptions RpcWorkerSpawn(const config::Settings& settings,
+                                     const engines::EngineLocation& location,
+                                     const engines::RpcServerOptions& server,
+                                     const std::filesystem::path& cache_dir);
 
 // Blocks until SIGINT or SIGTERM; returns the process's exit code (2 for a
 // refused address or a missing ggml-rpc-server, with the reason on stderr).

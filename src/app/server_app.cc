@@ -31,18 +31,17 @@
 #include "app/cluster_sync.h"
 #include "app/engine_search.h"
 #include "app/gateway_security.h"
-#include "app/placement_wiring.h"
 #include "app/readiness.h"
 #include "app/rpc_workers.h"
 #include "app/run_dir.h"
 #include "app/scrape_gauges.h"
+#include "app/service_options.h"
+#include "app/settings_checks.h"
 #include "core/duration.h"
 #include "core/logging.h"
 #include "core/private_dirs.h"
 #include "engines/engine_discovery.h"
 #include "engines/pid_file.h"
-#include "engines/placement_needs.h"
-#include "engines/recipe_verdicts.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
 #include "http/server.h"
@@ -98,18 +97,6 @@ void ReapStaleEngines(const fs::path& pid_dir) {
   }
 }
 
-// Per-model engine arguments are checked once more at each engine start
-// (with the files they name), but a flag the allow-list refuses in the
-// config is the user's mistake: say so at start.
-Status CheckExtraArgs(const config::Settings& s) {
-  for (const auto& [name, model] : s.model_settings) {
-    if (Status flags = engines::CheckLanguageEngineFlags(model.extra_args); !flags.ok()) {
-      return InvalidArgument("models.\"" + name + "\".extra_args: " + flags.message());
-    }
-  }
-  return Status::Ok();
-}
-
 // Discovery reads sysfs/procfs (hardware.*_root may point at a fixture
 // tree) once; the sampler refreshes live numbers at 1 Hz.
 hardware::Inventory DiscoverHardware(const hardware::SystemRoots& roots) {
@@ -118,105 +105,6 @@ hardware::Inventory DiscoverHardware(const hardware::SystemRoots& roots) {
                inventory.cpu.model_name, inventory.cpu.threads, inventory.gpus.size(),
                inventory.npus.size(), inventory.vulkan.size());
   return inventory;
-}
-
-scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path& run_dir,
-                                      const hardware::Inventory& inventory,
-                                      std::shared_ptr<const engines::EngineSet> engine_set,
-                                      RpcWorkers& rpc_workers) {
-  scheduler::PoolOptions o;
-  o.run_dir = run_dir;
-  o.log_dir = s.LogDir();
-  o.pid_dir = s.EnginePidDir();
-  o.ctx_size = s.ctx_size;
-  // The engine also runs the slots reserved for high priority.
-  o.parallel = s.parallel + s.reserved_slots;
-  o.threads = s.threads;
-  o.cpu_cores = inventory.cpu.physical_cores;
-  o.ready_timeout = std::chrono::seconds(s.ready_timeout_s);
-  o.memory_wait = std::chrono::seconds(s.memory_wait_s);
-  o.restart_backoff = std::chrono::milliseconds(s.restart_backoff_ms);
-  o.restart_backoff_max = std::chrono::seconds(s.restart_backoff_max_s);
-  o.discover_devices = DeviceDiscovery(inventory, engine_set, s);
-  if (!rpc_workers.empty()) {
-    o.remote_devices = [&rpc_workers](const std::vector<std::string>& in_use) {
-      return rpc_workers.Check(in_use);
-    };
-  }
-  // The NPU's verdict does not depend on the devices engines see: not probed.
-  o.npu = engines::NpuRequestFor(
-      inventory, engines::RecipeVerdicts(inventory, engines::FactsOf(*engine_set, nullptr)));
-  o.engines = std::move(engine_set);
-  o.model_settings = s.model_settings;
-  o.model_roots = {s.models_dir, s.hf_hub_cache};
-  o.hidden_dirs = {s.home};
-  o.memory_corrections_file = s.home / "memory_corrections.json";
-  if (s.save_slots) o.slot_dir = s.SlotDir();
-  if (s.split_prefill_tokens > 0) {
-    // Handed-over slots go through the run directory, which engines already write.
-    o.handoff_dir = run_dir / "handoff";
-    if (Status st = CreatePrivateDirectories(o.handoff_dir); !st.ok()) {
-      spdlog::error("{}", st.message());
-    }
-    spdlog::info(
-        "experimental prefill/decode split: prompts of {}+ tokens prefill on another "
-        "instance",
-        s.split_prefill_tokens);
-  }
-  return o;
-}
-
-scheduler::AdmissionLimits AdmissionLimitsFor(const config::Settings& s) {
-  return {s.parallel, static_cast<std::size_t>(s.max_queue), s.max_queued_tokens,
-          std::chrono::seconds(s.aging_s), s.reserved_slots};
-}
-
-scheduler::AutoscaleParams AutoscaleParamsFor(const config::Settings& s) {
-  scheduler::AutoscaleParams p;
-  p.enabled = s.autoscale && s.autoscale_max_replicas > 1;
-  p.max_replicas = s.autoscale_max_replicas;
-  p.window = std::chrono::seconds(s.autoscale_window_s);
-  p.idle = std::chrono::seconds(s.autoscale_idle_s);
-  return p;
-}
-
-// What every API that runs on the engines' chat route shares (Ollama's,
-// Anthropic's).
-std::vector<models::ModelAlias> AliasesFor(const config::Settings& s) {
-  std::vector<models::ModelAlias> aliases;
-  for (const auto& [pattern, target] : s.aliases) aliases.push_back({pattern, target});
-  return aliases;
-}
-
-Status CheckAliases(const config::Settings& s) {
-  for (const models::ModelAlias& alias : AliasesFor(s)) {
-    ZEST_RETURN_IF_ERROR(models::CheckAlias(alias));
-  }
-  return Status::Ok();
-}
-
-api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
-  api::ChatRouteOptions o;
-  o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
-  o.limits = {s.max_messages, s.max_tokens_cap};
-  o.default_max_tokens = s.default_max_tokens;
-  // Validated when the settings were loaded. The same for every API.
-  o.max_keep_alive =
-      ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();
-  return o;
-}
-
-// `zest pull`: tuning from the settings, bytes counted for /metrics.
-models::DownloadOptions PullOptionsFor(const config::Settings& s, metrics::Registry& metrics) {
-  models::DownloadOptions o;
-  o.connections = s.pull_connections;
-  o.stall_timeout_s = s.pull_stall_timeout_s;
-  if (s.pull_test_free_bytes > 0) o.fake_free_bytes = s.pull_test_free_bytes;
-  auto* downloaded =
-      &metrics.AddCounter("zest_download_bytes_total", "Bytes received from model hubs by pulls.")
-           .With({});
-  o.on_received = [downloaded](uint64_t n) { downloaded->Inc(double(n)); };
-  return o;
 }
 
 // Inference requests holding a slot (connecting or running) or queued for one.
@@ -240,12 +128,6 @@ void DrainRequests(scheduler::Admission& admission, std::chrono::seconds deadlin
   }
   if (left > 0)
     spdlog::warn("{} request(s) still running at the drain deadline; cutting them off", left);
-}
-
-// `cluster.manifest`, relative to $ZEST_HOME; empty when there is none.
-std::filesystem::path ManifestPathFor(const config::Settings& s) {
-  if (s.cluster_manifest.empty() || s.cluster_manifest.is_absolute()) return s.cluster_manifest;
-  return s.home / s.cluster_manifest;
 }
 
 }  // namespace
@@ -275,10 +157,12 @@ struct ServerApp::Parts {
         reaper(io, residency, pool),
         watchdog(io, pool, std::chrono::seconds(s.watchdog_s)),
         autoscaler(io, AutoscaleParamsFor(s), admission, pool, registry),
-        openai(registry,
-               {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
-                s.split_prefill_tokens},
-               ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        // What the four chat APIs share.
+        chat_engines{pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
+                     s.split_prefill_tokens},
+        chat_options(ChatRouteOptionsFor(s)),
+        request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
+        openai(registry, chat_engines, chat_options, request_metrics),
         admin(loaded, registry, pool, engines, &residency),
         load_api(registry, pool, residency),
         system_api(inventory, sampler, admin),
@@ -287,25 +171,13 @@ struct ServerApp::Parts {
         pull_service(pull_store, models::HubConfig{s.hf_endpoint, s.hf_token},
                      PullOptionsFor(s, metrics), &models::Catalog::Builtin()),
         pull_api(pull_service),
-        observability(s.metrics_enabled ? &inference_metrics : nullptr, admission, pool, registry,
-                      log_ring),
-        events(observability, admin, system_api, s.metrics_enabled ? &inference_metrics : nullptr,
-               recent_errors),
+        observability(request_metrics, admission, pool, registry, log_ring),
+        events(observability, admin, system_api, request_metrics, recent_errors),
         cluster(ManifestPathFor(s), &models::Catalog::Builtin(), pull_service, readiness),
-        ollama(registry, models_api,
-               {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
-                s.split_prefill_tokens},
-               ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        ollama(registry, models_api, chat_engines, chat_options, request_metrics),
         response_store(s.home / "responses", {}),
-        responses(registry,
-                  {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
-                   s.split_prefill_tokens},
-                  ChatRouteOptionsFor(s), response_store,
-                  s.metrics_enabled ? &inference_metrics : nullptr),
-        anthropic(registry,
-                  {pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
-                   s.split_prefill_tokens},
-                  ChatRouteOptionsFor(s), s.metrics_enabled ? &inference_metrics : nullptr),
+        responses(registry, chat_engines, chat_options, response_store, request_metrics),
+        anthropic(registry, chat_engines, chat_options, request_metrics),
         hangup(io, SIGHUP) {
     // Registered before anything starts, so an early SIGTERM still shuts
     // down cleanly instead of killing zest with its engines running.
@@ -366,6 +238,9 @@ struct ServerApp::Parts {
   scheduler::KeepAliveReaper reaper;
   scheduler::EngineWatchdog watchdog;
   scheduler::AutoscaleLoop autoscaler;
+  api::EngineServices chat_engines;
+  api::ChatRouteOptions chat_options;
+  api::InferenceMetrics* request_metrics;  // null when metrics are off
   api::openai::OpenAiApi openai;
   api::admin::AdminApi admin;
   api::admin::LoadApi load_api;
@@ -402,7 +277,7 @@ Result<std::unique_ptr<ServerApp>> ServerApp::Create(const config::LoadedSetting
                                                      std::shared_ptr<LineRing> log_ring) {
   const config::Settings& s = loaded.settings;
   std::signal(SIGPIPE, SIG_IGN);
-  ZEST_RETURN_IF_ERROR(CheckExtraArgs(s));
+  ZEST_RETURN_IF_ERROR(CheckEngineFlags(s));
   ZEST_RETURN_IF_ERROR(CheckAliases(s));
   ZEST_RETURN_IF_ERROR(PrepareDirs(s));
   ReapStaleEngines(s.EnginePidDir());

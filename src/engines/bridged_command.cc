@@ -1,5 +1,8 @@
 #include "engines/bridged_command.h"
 
+#include "engines/sandbox.h"
+#include "engines/tcp_bridge.h"
+
 namespace zest::engines {
 
 Result<LaunchCommand> BridgedCommand(const EngineLocation& engine, const LaunchSpec& spec,
@@ -18,33 +21,23 @@ Result<LaunchCommand> BridgedCommand(const EngineLocation& engine, const LaunchS
   std::vector<std::string> inner = engine.Command(engine_args, mounts, /*own_network=*/false);
 
   // Outer: the host's files read-only (the bridge is this binary), zest's
-  // home hidden, its own network, pid and IPC namespaces; only the socket's
-  // directory writable.
+  // home hidden, a network namespace of its own; only the socket's
+  // directory writable, and the model files bound again in case they lie
+  // below the hidden home (the inner bwrap binds them from here).
+  SandboxSpec outer;
+  outer.bwrap = engine.bwrap;
+  outer.view = SandboxView::kHostReadOnly;
+  // Kept even as root: the inner bwrap needs them to build the engine's
+  // sandbox, which drops them.
+  outer.drop_capabilities = false;
+  outer.mounts.hidden = spec.hidden;
+  outer.mounts.writable = {spec.socket.parent_path()};
+  outer.mounts.readonly = spec.model_files;
+
   LaunchCommand command;
-  command.argv = {engine.bwrap.empty() ? std::string("bwrap") : engine.bwrap.string(),
-                  "--ro-bind",
-                  "/",
-                  "/",
-                  "--dev",
-                  "/dev",
-                  "--proc",
-                  "/proc",
-                  "--unshare-net",
-                  "--unshare-pid",
-                  "--unshare-ipc",
-                  "--new-session",
-                  "--die-with-parent"};
-  for (const auto& dir : spec.hidden)
-    command.argv.insert(command.argv.end(), {"--tmpfs", dir.string()});
-  const std::string socket_dir = spec.socket.parent_path().string();
-  command.argv.insert(command.argv.end(), {"--bind", socket_dir, socket_dir});
-  // The model files again, in case they lie below a hidden directory.
-  for (const auto& file : spec.model_files) {
-    command.argv.insert(command.argv.end(), {"--ro-bind", file.string(), file.string()});
-  }
-  const std::string port_text = std::to_string(port);
-  command.argv.insert(command.argv.end(), {"--", self_exe.string(), "engine-bridge", "--socket",
-                                           spec.socket.string(), "--port", port_text, "--"});
+  command.argv = SandboxCommand(outer);
+  const std::vector<std::string> bridge = BridgeCommand(self_exe, spec.socket, port);
+  command.argv.insert(command.argv.end(), bridge.begin(), bridge.end());
   command.argv.insert(command.argv.end(), inner.begin(), inner.end());
   command.env = engine.Environment();
   return command;

@@ -1,6 +1,6 @@
 // The command for an engine that listens on TCP only (whisper-server,
-// sd-server): an outer bubblewrap with the host's files read-only and a
-// network, pid and IPC namespace of its own runs `zest engine-bridge`
+// sd-server): an outer bubblewrap with the host's files read-only
+// (SandboxView::kHostReadOnly) and namespaces of its own runs `zest engine-bridge`
 // (tcp_bridge.h), which starts the engine in zest's usual engine sandbox
 // (sandbox.h, sharing the outer's network). The engine's port exists
 // nowhere else, and zest reaches it on the instance's UNIX socket. Pure.

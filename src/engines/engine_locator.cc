@@ -80,10 +80,13 @@ std::vector<std::string> EngineLocation::Command(const std::vector<std::string>&
                                                  bool own_network) const {
   std::vector<std::string> argv;
   if (sandboxed()) {
-    argv.push_back(bwrap.empty() ? std::string("bwrap") : bwrap.string());
-    SandboxBase base{rootfs, binary, geteuid() == 0, own_network};
-    std::vector<std::string> sandbox = SandboxArgs(base, mounts);
-    argv.insert(argv.end(), sandbox.begin(), sandbox.end());
+    argv = SandboxCommand({.bwrap = bwrap,
+                           .view = SandboxView::kSystemFiles,
+                           .rootfs = rootfs,
+                           .binary = binary,
+                           .own_network = own_network,
+                           .drop_capabilities = geteuid() == 0,
+                           .mounts = mounts});
   }
   argv.push_back(binary.string());
   if (!args.empty()) argv.insert(argv.end(), args.begin() + 1, args.end());

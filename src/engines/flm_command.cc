@@ -1,28 +1,26 @@
 #include "engines/flm_command.h"
 
+#include "engines/sandbox.h"
+#include "engines/tcp_bridge.h"
+
 namespace zest::engines {
 
 std::vector<std::string> FlmCommand(const FlmOptions& o) {
+  SandboxSpec sandbox;
+  sandbox.bwrap = o.bwrap;
+  sandbox.view = SandboxView::kHostWritable;
+  // Not dropped even as root: FastFlowLM has always run with root's
+  // capabilities there, and with no NPU here nothing can show that its
+  // runtime works without them.
+  sandbox.drop_capabilities = false;
+  sandbox.mounts.hidden = o.hidden;
+  std::vector<std::string> argv = SandboxCommand(sandbox);
+  const std::vector<std::string> bridge = BridgeCommand(o.zest, o.socket, kFlmPort);
+  argv.insert(argv.end(), bridge.begin(), bridge.end());
   const std::string port = std::to_string(kFlmPort);
-  std::vector<std::string> argv = {o.bwrap.empty() ? "bwrap" : o.bwrap.string(),
-                                   "--bind",
-                                   "/",
-                                   "/",
-                                   "--dev-bind",
-                                   "/dev",
-                                   "/dev",
-                                   "--proc",
-                                   "/proc",
-                                   "--unshare-net",
-                                   "--unshare-pid",
-                                   "--unshare-ipc",
-                                   "--new-session",
-                                   "--die-with-parent"};
-  for (const auto& dir : o.hidden) argv.insert(argv.end(), {"--tmpfs", dir.string()});
   argv.insert(argv.end(),
-              {"--", o.zest.string(), "engine-bridge", "--socket", o.socket.string(), "--port",
-               port, "--", o.flm.string(), "serve", o.checkpoint, "--ctx-len",
-               std::to_string(o.ctx_len), "--port", port, "--host", "127.0.0.1", "--quiet"});
+              {o.flm.string(), "serve", o.checkpoint, "--ctx-len", std::to_string(o.ctx_len),
+               "--port", port, "--host", "127.0.0.1", "--quiet"});
   return argv;
 }
 

@@ -27,10 +27,10 @@ struct FlmOptions {
   std::vector<std::filesystem::path> hidden;
 };
 
-// bwrap with the host's filesystem and devices (FastFlowLM needs
-// /dev/accel and its models under $HOME) but private network, pid and IPC
-// namespaces, a new session, `hidden` masked, --die-with-parent; inside it
-// the bridge, which runs
+// bwrap with the host's filesystem and devices (SandboxView::kHostWritable:
+// FastFlowLM needs /dev/accel and its models under $HOME) but the sandbox's
+// own namespaces, network included, and `hidden` masked; inside it the
+// bridge, which runs
 // `flm serve TAG --ctx-len N --port kFlmPort --host 127.0.0.1 --quiet`.
 std::vector<std::string> FlmCommand(const FlmOptions& options);
 

@@ -66,34 +66,57 @@ void AddDevices(std::vector<std::string>& argv) {
   }
 }
 
-}  // namespace
-
-std::vector<std::string> SandboxArgs(const SandboxBase& base, const SandboxMounts& mounts) {
+// Namespaces and session, the same whatever a sandbox sees of the files:
+// what keeps it from seeing or signalling zest's processes, its terminal,
+// its host name and cgroups, and from outliving zest.
+void AddIsolation(const SandboxSpec& spec, std::vector<std::string>& argv) {
   // One bwrap option (and its values) per line.
   // clang-format off
-  std::vector<std::string> argv = {
+  Add(argv, {
       "--die-with-parent",
       "--unshare-pid",
       "--unshare-ipc",
       "--unshare-uts",
       "--unshare-cgroup-try",
       "--new-session",
-  };
+  });
   // clang-format on
-  if (base.own_network) argv.push_back("--unshare-net");
-  // As root, the engine would keep root's capabilities inside (mounts,
-  // raw sockets, ptrace); as any other user bwrap already drops them.
-  if (base.as_root) Add(argv, {"--cap-drop", "ALL"});
-  if (base.rootfs.empty()) {
-    AddHostSystem(argv);
-  } else {
-    AddRootfs(base.rootfs, argv);
+  if (spec.own_network) argv.push_back("--unshare-net");
+  if (spec.drop_capabilities) Add(argv, {"--cap-drop", "ALL"});
+}
+
+void AddView(const SandboxSpec& spec, std::vector<std::string>& argv) {
+  switch (spec.view) {
+    case SandboxView::kSystemFiles:
+      if (spec.rootfs.empty()) {
+        AddHostSystem(argv);
+      } else {
+        AddRootfs(spec.rootfs, argv);
+      }
+      Add(argv,
+          {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind-try", "/sys", "/sys"});
+      AddDevices(argv);
+      return;
+    case SandboxView::kHostReadOnly:
+      Add(argv, {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"});
+      return;
+    case SandboxView::kHostWritable:
+      Add(argv, {"--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"});
+      return;
   }
-  Add(argv,
-      {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind-try", "/sys", "/sys"});
-  AddDevices(argv);
+}
+
+}  // namespace
+
+std::vector<std::string> SandboxCommand(const SandboxSpec& spec) {
+  std::vector<std::string> argv = {spec.bwrap.empty() ? std::string("bwrap") : spec.bwrap.string()};
+  AddIsolation(spec, argv);
+  AddView(spec, argv);
+  const SandboxMounts& mounts = spec.mounts;
   for (const fs::path& dir : mounts.hidden) Add(argv, {"--tmpfs", dir.string()});
-  if (base.rootfs.empty() && !base.binary.empty()) AddBinaryDir(base.binary, argv);
+  if (spec.view == SandboxView::kSystemFiles && spec.rootfs.empty() && !spec.binary.empty()) {
+    AddBinaryDir(spec.binary, argv);
+  }
   // After --tmpfs /tmp and the hidden directories, so that what lies below
   // them is bound over them.
   for (const fs::path& dir : mounts.writable) Add(argv, {"--bind", dir.string(), dir.string()});
@@ -102,7 +125,7 @@ std::vector<std::string> SandboxArgs(const SandboxBase& base, const SandboxMount
     fs::path source = fs::canonical(path, ec);
     Add(argv, {"--ro-bind", (ec ? path : source).string(), path.string()});
   }
-  // "--" so an engine argument can never be read as a bwrap option.
+  // "--" so an argument of the command can never be read as a bwrap option.
   argv.push_back("--");
   return argv;
 }

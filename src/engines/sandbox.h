@@ -6,7 +6,13 @@
 // door is its UNIX socket, in its own directory; in a network namespace of
 // its own it cannot reach zest's port or anything else on the network.
 // The environment is an allow-list too (EngineEnvironment), so the engine
-// never sees zest's secrets. Pure: builds argument lists, starts nothing.
+// never sees zest's secrets.
+//
+// SandboxCommand is the one place a bubblewrap command line is built. Two
+// other sandboxes use it with a wider view of the host: the outer one of a
+// TCP-only engine (bridged_command.h) and FastFlowLM's (flm_command.h);
+// what differs between the three is data (SandboxSpec), not code.
+// Pure: builds argument lists, starts nothing.
 #pragma once
 
 #include <filesystem>
@@ -29,16 +35,42 @@ struct SandboxMounts {
   std::vector<std::filesystem::path> hidden;
 };
 
-struct SandboxBase {
-  std::filesystem::path rootfs;  // empty: the host's /usr, /etc, /opt (read-only)
-  std::filesystem::path binary;  // the engine, bound read-only when outside those
-  bool as_root = false;          // bwrap runs as root: drop every capability
-  // False: no network namespace of its own (it is inside one already).
-  bool own_network = true;
+// How much of the host's filesystem a sandbox shows.
+enum class SandboxView {
+  // System files only (`rootfs`'s /usr and /etc, else the host's /usr,
+  // /etc, /opt), read-only; a private /tmp, /sys read-only, the GPU device
+  // nodes, and the engine binary's own directory when it lies outside
+  // those. Every engine's sandbox.
+  kSystemFiles,
+  // All of it read-only, with a minimal /dev: the outer sandbox of a
+  // TCP-only engine, whose bridge is zest itself and whose inner bwrap binds
+  // the engine's files from here.
+  kHostReadOnly,
+  // All of it read-write, with the host's /dev: FastFlowLM, which keeps its
+  // models and settings under $HOME and needs /dev/accel.
+  kHostWritable,
 };
 
-// bwrap's options, up to and including "--" (the engine's argv follows).
-std::vector<std::string> SandboxArgs(const SandboxBase& base, const SandboxMounts& mounts);
+struct SandboxSpec {
+  std::filesystem::path bwrap;  // empty: "bwrap", found on PATH
+  SandboxView view = SandboxView::kSystemFiles;
+  std::filesystem::path rootfs;  // kSystemFiles: empty = the host's system files
+  std::filesystem::path binary;  // kSystemFiles on the host: the engine's binary
+  // False: no network namespace of its own (it is inside one already).
+  bool own_network = true;
+  // As root, a sandboxed process keeps root's capabilities (mounts, raw
+  // sockets, ptrace) unless they are dropped; as any other user bwrap
+  // already drops them. Set when bwrap runs as root, except where what runs
+  // inside needs them (see its caller).
+  bool drop_capabilities = false;
+  SandboxMounts mounts;
+};
+
+// bwrap, its options, and "--" (the command to run inside follows): new
+// pid, IPC, UTS and cgroup namespaces, a new session and --die-with-parent
+// always; then the view, then `mounts` (hidden, then writable, then
+// read-only, so that each is bound over what came before).
+std::vector<std::string> SandboxCommand(const SandboxSpec& spec);
 
 using GetEnv = std::function<std::optional<std::string>(const std::string&)>;
 

@@ -1,7 +1,8 @@
-// The sandbox, run for real: bash stands in for the engine (the host's own,
-// through the host-system sandbox a system llama-server gets), and looks
-// around from inside. tests/integration/sandbox.test.mjs does the same from
-// inside a real llama-server that zest started.
+// The sandboxes, run for real: bash stands in for the engine (the host's
+// own, through the host-system sandbox a system llama-server gets, and in
+// the two wider views), and looks around from inside.
+// tests/integration/sandbox.test.mjs does the same from inside a real
+// llama-server that zest started.
 #include "engines/sandbox.h"
 
 #include <arpa/inet.h>
@@ -33,8 +34,8 @@ class Listener {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-    listen(fd_, 4);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    EXPECT_EQ(listen(fd_, 4), 0);
     socklen_t len = sizeof(addr);
     getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
     port_ = ntohs(addr.sin_port);
@@ -47,15 +48,12 @@ class Listener {
   int port_ = 0;
 };
 
-// Runs `script` in bash inside the sandbox; its output lines.
-std::vector<std::string> RunInside(const std::string& script, const SandboxMounts& mounts,
-                                   const std::vector<std::string>& env) {
-  EngineLocation location;
-  location.source = EngineSource::kConfigured;
-  location.binary = "/bin/bash";
-  location.bwrap = FindOnPath("/usr/bin:/bin", "bwrap").value_or(fs::path());
+// Runs `argv` (a sandbox's command and bash after it) with `env`; its
+// output lines.
+std::vector<std::string> Run(const std::vector<std::string>& argv,
+                             const std::vector<std::string>& env) {
   SpawnOptions spawn;
-  spawn.argv = location.Command({"bash", "-c", script}, mounts);
+  spawn.argv = argv;
   spawn.env = env;
   spawn.clear_env = true;
   auto process = Process::Spawn(spawn);
@@ -69,12 +67,36 @@ std::vector<std::string> RunInside(const std::string& script, const SandboxMount
   return (*process)->output().Tail(100);
 }
 
+std::optional<fs::path> Bwrap() { return FindOnPath("/usr/bin:/bin", "bwrap"); }
+
+// Runs `script` in bash inside the engine sandbox; its output lines.
+std::vector<std::string> RunInside(const std::string& script, const SandboxMounts& mounts,
+                                   const std::vector<std::string>& env) {
+  EngineLocation location;
+  location.source = EngineSource::kConfigured;
+  location.binary = "/bin/bash";
+  location.bwrap = Bwrap().value_or(fs::path());
+  return Run(location.Command({"bash", "-c", script}, mounts), env);
+}
+
+// Runs `script` in bash inside a sandbox with the host's view `view`.
+std::vector<std::string> RunInView(SandboxView view, const std::string& script,
+                                   const SandboxMounts& mounts) {
+  SandboxSpec spec;
+  spec.bwrap = Bwrap().value_or(fs::path());
+  spec.view = view;
+  spec.mounts = mounts;
+  std::vector<std::string> argv = SandboxCommand(spec);
+  argv.insert(argv.end(), {"/bin/bash", "-c", script});
+  return Run(argv, {"PATH=/usr/bin:/bin"});
+}
+
 bool Has(const std::vector<std::string>& lines, const std::string& line) {
   return std::find(lines.begin(), lines.end(), line) != lines.end();
 }
 
 TEST(Sandbox, AnEngineSeesOnlyItsOwnFilesNoNetworkAndNoSecrets) {
-  if (!FindOnPath("/usr/bin:/bin", "bwrap")) GTEST_SKIP() << "bubblewrap is not installed";
+  if (!Bwrap()) GTEST_SKIP() << "bubblewrap is not installed";
   TempDir home, run;
   WriteFile(home.path() / "keys.json", "secret", 0600);
   WriteFile(home.path() / "models/m.gguf", "weights", 0644);
@@ -138,6 +160,58 @@ TEST(Sandbox, AnEngineSeesOnlyItsOwnFilesNoNetworkAndNoSecrets) {
   while ((*process)->Running()) std::this_thread::sleep_for(10ms);
   (*process)->Terminate(500ms);
   EXPECT_TRUE(Has((*process)->output().Tail(10), "tcp=reached"));
+}
+
+// The outer sandbox of a TCP-only engine: the host's files, but none of
+// them writable except the socket's directory, zest's home hidden except
+// the model file bound back in, and no way out to the network.
+TEST(Sandbox, HostReadOnlyViewWritesNowhereButItsSocketDirectory) {
+  if (!Bwrap()) GTEST_SKIP() << "bubblewrap is not installed";
+  TempDir home, run, elsewhere;
+  WriteFile(home.path() / "keys.json", "secret", 0600);
+  WriteFile(home.path() / "models/m.bin", "weights", 0644);
+  fs::create_directories(run.path() / "engine-1");
+  Listener zest_port;
+  SandboxMounts mounts;
+  mounts.hidden = {home.path()};
+  mounts.writable = {run.path() / "engine-1"};
+  mounts.readonly = {home.path() / "models/m.bin"};
+  const std::string h = home.path().string();
+  const std::string script =
+      "test -e " + h + "/keys.json && echo keys=seen || echo keys=hidden; cat " + h +
+      "/models/m.bin; echo; touch " + (run.path() / "engine-1/s").string() +
+      " && echo run=writable; touch " + (elsewhere.path() / "x").string() +
+      " 2>/dev/null && echo host=writable || echo host=readonly; (echo > /dev/tcp/127.0.0.1/" +
+      std::to_string(zest_port.port()) + ") 2>/dev/null && echo tcp=reached || echo tcp=refused";
+  auto lines = RunInView(SandboxView::kHostReadOnly, script, mounts);
+  for (const char* line :
+       {"keys=hidden", "weights", "run=writable", "host=readonly", "tcp=refused"}) {
+    EXPECT_TRUE(Has(lines, line)) << line << " in " << ::testing::PrintToString(lines);
+  }
+  EXPECT_TRUE(fs::exists(run.path() / "engine-1/s"));
+  EXPECT_FALSE(fs::exists(elsewhere.path() / "x"));
+}
+
+// FastFlowLM's: the host's files writable (its models under $HOME), zest's
+// home still hidden, the network still its own.
+TEST(Sandbox, HostWritableViewStillHidesZestsHomeAndTheNetwork) {
+  if (!Bwrap()) GTEST_SKIP() << "bubblewrap is not installed";
+  TempDir home, elsewhere;
+  WriteFile(home.path() / "keys.json", "secret", 0600);
+  Listener zest_port;
+  SandboxMounts mounts;
+  mounts.hidden = {home.path()};
+  const std::string script = "test -e " + home.path().string() +
+                             "/keys.json && echo keys=seen || echo keys=hidden; " + "touch " +
+                             (elsewhere.path() / "x").string() + " && echo host=writable; " +
+                             "(echo > /dev/tcp/127.0.0.1/" + std::to_string(zest_port.port()) +
+                             ") 2>/dev/null && echo tcp=reached || echo tcp=refused";
+  auto lines = RunInView(SandboxView::kHostWritable, script, mounts);
+  for (const char* line : {"keys=hidden", "host=writable", "tcp=refused"}) {
+    EXPECT_TRUE(Has(lines, line)) << line << " in " << ::testing::PrintToString(lines);
+  }
+  EXPECT_TRUE(fs::exists(elsewhere.path() / "x"));
+  EXPECT_TRUE(fs::exists(home.path() / "keys.json"));  // hidden, not removed
 }
 
 TEST(Sandbox, EnvironmentIsAnAllowList) {

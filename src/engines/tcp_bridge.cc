@@ -172,6 +172,12 @@ int ExitCode(int status) {
 
 }  // namespace
 
+std::vector<std::string> BridgeCommand(const std::filesystem::path& zest,
+                                       const std::filesystem::path& socket, uint16_t port) {
+  return {zest.string(), "engine-bridge",      "--socket", socket.string(),
+          "--port",      std::to_string(port), "--"};
+}
+
 int RunBridge(const BridgeOptions& options) {
   if (options.command.empty() || options.port == 0) {
     std::fprintf(stderr, "zest engine-bridge: needs a port and a command\n");

@@ -20,6 +20,11 @@ struct BridgeOptions {
   std::vector<std::string> command;  // the engine, started as a child
 };
 
+// `zest engine-bridge --socket S --port P --` (the engine's argv follows):
+// how a sandbox runs this binary, `zest`, as the bridge.
+std::vector<std::string> BridgeCommand(const std::filesystem::path& zest,
+                                       const std::filesystem::path& socket, uint16_t port);
+
 // Starts the command, relays until it exits, and returns its exit status
 // (128 + the signal when killed; 127 when it could not be started, 1 when
 // the socket could not be made). SIGTERM and SIGINT are passed on to it.

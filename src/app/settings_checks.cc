@@ -1,0 +1,25 @@
+#include "app/settings_checks.h"
+
+#include "app/service_options.h"
+#include "engines/engine_discovery.h"
+#include "models/model_aliases.h"
+
+namespace zest::app {
+
+Status CheckEngineFlags(const config::Settings& s) {
+  for (const auto& [name, model] : s.model_settings) {
+    if (Status flags = engines::CheckLanguageEngineFlags(model.extra_args); !flags.ok()) {
+      return InvalidArgument("models.\"" + name + "\".extra_args: " + flags.message());
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckAliases(const config::Settings& s) {
+  for (const models::ModelAlias& alias : AliasesFor(s)) {
+    ZEST_RETURN_IF_ERROR(models::CheckAlias(alias));
+  }
+  return Status::Ok();
+}
+
+}  // namespace zest::app

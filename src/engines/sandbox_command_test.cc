@@ -1,0 +1,150 @@
+// SandboxCommand, the one builder of bubblewrap command lines, as argument
+// lists: the isolation every view shares, what each view shows, and the
+// order of the mounts (bwrap applies them in order, so a later one lies
+// over an earlier one). sandbox_test.cc runs them for real.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engines/sandbox.h"
+#include "engines/test_util.h"
+
+namespace zest::engines {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+using testing::WriteFile;
+using Argv = std::vector<std::string>;
+
+const Argv kIsolation = {"--die-with-parent", "--unshare-pid",        "--unshare-ipc",
+                         "--unshare-uts",     "--unshare-cgroup-try", "--new-session"};
+
+// Where `option` followed by `values` starts in `argv`; npos when it does not.
+std::size_t Find(const Argv& argv, const Argv& option_and_values) {
+  auto at =
+      std::search(argv.begin(), argv.end(), option_and_values.begin(), option_and_values.end());
+  return at == argv.end() ? std::string::npos : static_cast<std::size_t>(at - argv.begin());
+}
+
+std::size_t Count(const Argv& argv, const std::string& item) {
+  return static_cast<std::size_t>(std::count(argv.begin(), argv.end(), item));
+}
+
+TEST(SandboxCommand, EveryViewIsolatesAlikeAndEndsWithTheSeparator) {
+  for (SandboxView view :
+       {SandboxView::kSystemFiles, SandboxView::kHostReadOnly, SandboxView::kHostWritable}) {
+    SandboxSpec spec;
+    spec.view = view;
+    spec.rootfs = "/srv/rootfs";  // keeps kSystemFiles independent of this host
+    Argv argv = SandboxCommand(spec);
+    ASSERT_GT(argv.size(), kIsolation.size() + 2);
+    EXPECT_EQ(argv.front(), "bwrap");
+    EXPECT_EQ(Argv(argv.begin() + 1, argv.begin() + 1 + kIsolation.size()), kIsolation);
+    EXPECT_EQ(Count(argv, "--unshare-net"), 1u);
+    EXPECT_EQ(Count(argv, "--cap-drop"), 0u);
+    EXPECT_EQ(argv.back(), "--");
+    EXPECT_EQ(Count(argv, "--"), 1u);
+  }
+}
+
+TEST(SandboxCommand, NetworkAndCapabilitiesAreTheCallersChoice) {
+  SandboxSpec spec;
+  spec.bwrap = "/usr/bin/bwrap";
+  spec.view = SandboxView::kHostReadOnly;
+  spec.own_network = false;
+  spec.drop_capabilities = true;
+  Argv argv = SandboxCommand(spec);
+  EXPECT_EQ(argv.front(), "/usr/bin/bwrap");
+  EXPECT_EQ(Count(argv, "--unshare-net"), 0u);
+  EXPECT_NE(Find(argv, {"--cap-drop", "ALL"}), std::string::npos);
+}
+
+// The outer sandbox of a TCP-only engine, whole: nothing of the host is
+// writable but the socket's directory, zest's home is hidden, and a model
+// file below it is bound back in, its link resolved (a Hugging Face
+// snapshot link shows the blob, not the store).
+TEST(SandboxCommand, HostReadOnlyViewWhole) {
+  TempDir home;
+  WriteFile(home.path() / "blobs/abc", "weights", 0644);
+  fs::create_directories(home.path() / "snapshots");
+  fs::create_symlink("../blobs/abc", home.path() / "snapshots/m.gguf");
+  SandboxSpec spec;
+  spec.view = SandboxView::kHostReadOnly;
+  spec.mounts.hidden = {home.path()};
+  spec.mounts.writable = {"/run/zest-x/engine-1"};
+  spec.mounts.readonly = {home.path() / "snapshots/m.gguf"};
+  const std::string h = home.path().string();
+  Argv expected = {"bwrap"};
+  expected.insert(expected.end(), kIsolation.begin(), kIsolation.end());
+  expected.insert(
+      expected.end(),
+      {"--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", h,
+       "--bind", "/run/zest-x/engine-1", "/run/zest-x/engine-1", "--ro-bind",
+       fs::canonical(home.path() / "blobs/abc").string(), h + "/snapshots/m.gguf", "--"});
+  EXPECT_EQ(SandboxCommand(spec), expected);
+}
+
+TEST(SandboxCommand, HostWritableViewKeepsTheHostsFilesAndDevices) {
+  SandboxSpec spec;
+  spec.view = SandboxView::kHostWritable;
+  spec.mounts.hidden = {"/home/u/.local/share/zest"};
+  Argv argv = SandboxCommand(spec);
+  Argv tail(argv.begin() + 1 + kIsolation.size(), argv.end());
+  EXPECT_EQ(tail, (Argv{"--unshare-net", "--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc",
+                        "/proc", "--tmpfs", "/home/u/.local/share/zest", "--"}));
+}
+
+// The engine sandbox over a rootfs: its /usr and /etc, a private /tmp, and
+// the mounts after it, in order; nothing of the host's / as a whole.
+TEST(SandboxCommand, SystemFilesViewOverARootfs) {
+  SandboxSpec spec;
+  spec.rootfs = "/srv/rootfs";
+  spec.binary = "/usr/bin/llama-server";  // inside the rootfs: not bound again
+  spec.mounts.hidden = {"/home/u/zest"};
+  spec.mounts.writable = {"/home/u/zest/slots"};
+  spec.mounts.readonly = {"/nonexistent/m.gguf"};  // bound as given when it cannot be resolved
+  Argv argv = SandboxCommand(spec);
+  const std::size_t usr = Find(argv, {"--ro-bind", "/srv/rootfs/usr", "/usr"});
+  const std::size_t etc = Find(argv, {"--ro-bind", "/srv/rootfs/etc", "/etc"});
+  const std::size_t tmp = Find(argv, {"--tmpfs", "/tmp"});
+  const std::size_t gpu = Find(argv, {"--dev-bind-try", "/dev/dri", "/dev/dri"});
+  const std::size_t hidden = Find(argv, {"--tmpfs", "/home/u/zest"});
+  const std::size_t writable = Find(argv, {"--bind", "/home/u/zest/slots", "/home/u/zest/slots"});
+  const std::size_t readonly =
+      Find(argv, {"--ro-bind", "/nonexistent/m.gguf", "/nonexistent/m.gguf"});
+  for (std::size_t at : {usr, etc, tmp, gpu, hidden, writable, readonly}) {
+    ASSERT_NE(at, std::string::npos) << ::testing::PrintToString(argv);
+  }
+  EXPECT_LT(tmp, hidden);
+  EXPECT_LT(hidden, writable);
+  EXPECT_LT(writable, readonly);
+  EXPECT_EQ(Find(argv, {"--ro-bind", "/", "/"}), std::string::npos);
+  EXPECT_EQ(Count(argv, "/usr/bin/llama-server"), 0u);
+}
+
+// A host engine built outside the system directories gets its build tree
+// (the binary's directory and the one above) read-only, after the hidden
+// directories so that a tree below zest's home still shows.
+TEST(SandboxCommand, SystemFilesViewBindsAHostBinaryOutsideTheSystemDirectories) {
+  TempDir build;
+  WriteFile(build.path() / "bin/llama-server", "#!/bin/sh\n", 0755);
+  SandboxSpec spec;
+  spec.binary = build.path() / "bin/llama-server";
+  spec.mounts.hidden = {build.path()};
+  Argv argv = SandboxCommand(spec);
+  const std::string tree = fs::canonical(build.path()).string();
+  const std::size_t bound = Find(argv, {"--ro-bind", tree, tree});
+  ASSERT_NE(bound, std::string::npos) << ::testing::PrintToString(argv);
+  EXPECT_LT(Find(argv, {"--tmpfs", build.path().string()}), bound);
+
+  // A system binary: /usr is bound once, as system files, not again as
+  // the binary's tree.
+  spec.binary = "/usr/bin/env";
+  spec.mounts = {};
+  Argv system = SandboxCommand(spec);
+  EXPECT_EQ(Count(system, "/usr"), 2u) << ::testing::PrintToString(system);
+}
+
+}  // namespace
+}  // namespace zest::engines
