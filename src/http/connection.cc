@@ -216,6 +216,15 @@ net::awaitable<bool> Connection::ServeOne() {
   request.id = RequestIdFor(request.Header("X-Request-Id"));
   writer_.SetRequestId(request.id);
   body_pending_ = !parser.is_done();
+  if (HasUnsupportedTransferCoding(parser.get())) {
+    // Its body cannot be read as sent: answer and close.
+    NoteRejected("malformed");
+    body_pending_ = true;
+    co_await Refuse(501, "Transfer-Encoding: zest accepts the chunked coding only");
+    LogAccess(request, started);
+    co_await LingerClose();
+    co_return false;
+  }
   if (!context_->hosts.Allows(request.Header("Host"))) {
     // DNS rebinding: a page whose name resolves here must not reach zest.
     NoteRejected("host");
