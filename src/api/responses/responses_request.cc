@@ -188,9 +188,7 @@ Status ApplyTextFormat(const json& text, json& body) {
 
 }  // namespace
 
-std::string NewId(const char* prefix) {
-  return std::string(prefix) + "_" + RandomHex(16);
-}
+std::string NewId(const char* prefix) { return std::string(prefix) + "_" + RandomHex(16); }
 
 Result<ResponsesJob> ParseResponsesRequest(const json& request) {
   ResponsesJob job;
