@@ -282,9 +282,24 @@ net::awaitable<bool> Connection::ServeOne() {
     LogAccess(request, started);
     co_return writer_.keep_alive();
   }
+  // A long-lived stream counts against its address's streams, so that
+  // streams cannot take the room of the address's plain requests.
+  if (long_lived_ && !registry_->SetStreaming(id_, true)) {
+    NoteRejected("rate_limit");
+    Headers retry;
+    retry.emplace_back("Retry-After", "1");
+    co_await Refuse(429,
+                    "too many open streams from your address: at most " +
+                        std::to_string(context_->options.max_streams_per_client) +
+                        " (events, logs followed)",
+                    retry);
+    LogAccess(request, started);
+    co_return writer_.keep_alive();
+  }
   registry_->SetBusy(id_, true);  // not to be closed to make room while it runs
   co_await RunHandler(*handler, request);
   registry_->SetBusy(id_, false);
+  if (long_lived_) registry_->SetStreaming(id_, false);
   LogAccess(request, started);
   co_return writer_.keep_alive();
 }
@@ -396,6 +411,7 @@ net::awaitable<const Handler*> Connection::Admit(Request& request) {
   request.access = decision.scope;
   request.params = std::move(match.params);
   json_body_ = match.body == BodyKind::kJson;
+  long_lived_ = match.long_lived;
   co_return match.handler;
 }
 

@@ -97,6 +97,7 @@ void EventsApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                co_await Stream(r, w);
              });
+  router.SetLongLived("GET", "/api/v1/events");
 }
 
 }  // namespace zest::api::admin
