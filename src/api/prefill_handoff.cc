@@ -13,6 +13,7 @@
 #include "api/inference_metrics.h"
 #include "http/upstream_client.h"
 #include "scheduler/slot_cache.h"
+#include "scheduler/slot_files.h"
 
 namespace zest::api {
 namespace {
@@ -32,20 +33,6 @@ std::string PrefillBody(json request, int slot) {
   request["id_slot"] = slot;
   request["cache_prompt"] = true;
   return request.dump();
-}
-
-// Moves `name` from the prefill engine's slot directory to the decode
-// engine's (a rename when they are one directory or one file system).
-Status MoveSlotFile(const fs::path& from_dir, const fs::path& to_dir, const std::string& name) {
-  if (from_dir == to_dir) return Status::Ok();
-  std::error_code ec;
-  fs::rename(from_dir / name, to_dir / name, ec);
-  if (!ec) return Status::Ok();
-  fs::copy_file(from_dir / name, to_dir / name, fs::copy_options::overwrite_existing, ec);
-  std::error_code ignored;
-  fs::remove(from_dir / name, ignored);
-  if (ec) return IoError("cannot move the slot file to " + to_dir.string() + ": " + ec.message());
-  return Status::Ok();
 }
 
 double MsSince(std::chrono::steady_clock::time_point t) {
@@ -87,7 +74,8 @@ asio::awaitable<Result<std::string>> Split(scheduler::InstanceLease& prefill,
   const auto moved_at = std::chrono::steady_clock::now();
   Status saved = co_await scheduler::SaveSlot(prefill->socket(), *prefill_slot, name);
   if (!saved.ok()) co_return saved;
-  if (Status moved = MoveSlotFile(prefill->slot_dir, decode.slot_dir, name); !moved.ok()) {
+  if (Status moved = scheduler::MoveSlotFile(prefill->slot_dir, decode.slot_dir, name);
+      !moved.ok()) {
     co_return moved;
   }
   Status restored = co_await scheduler::RestoreSlot(decode.socket(), *decode_slot, name);

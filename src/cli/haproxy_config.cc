@@ -16,12 +16,25 @@ Result<HostPort> NonZeroPort(const std::string& text, std::string_view what) {
   return a;
 }
 
+// A path HAProxy reads as one word: letters, digits and . _ - + @ = , /
+// only. A space, quote or newline would split it or add a directive.
+Status CheckPemPath(const std::string& path) {
+  const bool ok = !path.empty() && path.front() != '-' &&
+                  path.find_first_not_of(
+                      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                      "0123456789._-+@=,/") == std::string::npos;
+  if (ok) return Status::Ok();
+  return InvalidArgument("--tls: \"" + path +
+                         "\" is not a plain path (letters, digits and . _ - + @ = , / only)");
+}
+
 }  // namespace
 
 Result<std::string> HaproxyConfig(const HaproxyOptions& o) {
   ZEST_ASSIGN_OR_RETURN(HostPort listen, NonZeroPort(o.listen, "--listen"));
   if (o.nodes.empty()) return InvalidArgument("--node: name at least one zest node (ADDR:PORT)");
   if (o.maxconn_per_node <= 0) return InvalidArgument("--maxconn: must be at least 1");
+  if (!o.tls_pem.empty()) ZEST_RETURN_IF_ERROR(CheckPemPath(o.tls_pem));
   std::string servers;
   for (std::size_t i = 0; i < o.nodes.size(); ++i) {
     ZEST_ASSIGN_OR_RETURN(HostPort node, NonZeroPort(o.nodes[i], "--node"));

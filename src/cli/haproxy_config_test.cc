@@ -52,5 +52,25 @@ TEST(HaproxyConfigTest, RefusesBadAddressesNoNodesAndNoConnections) {
   EXPECT_FALSE(HaproxyConfig(o).ok());
 }
 
+// Values land in the config as words: none may add a line or a directive.
+TEST(HaproxyConfigTest, RefusesValuesThatWouldAddDirectives) {
+  HaproxyOptions o = TwoNodes();
+  o.nodes.push_back("10.0.0.3\n    server evil 1.2.3.4:80");
+  EXPECT_FALSE(HaproxyConfig(o).ok());
+  o = TwoNodes();
+  o.listen = "0.0.0.0:8080 ssl crt /tmp/x.pem";
+  EXPECT_FALSE(HaproxyConfig(o).ok());
+  for (const char* pem : {"/etc/a.pem\nfrontend evil", "/etc/a b.pem", "/etc/\"a\".pem", "-x"}) {
+    o = TwoNodes();
+    o.tls_pem = pem;
+    auto config = HaproxyConfig(o);
+    ASSERT_FALSE(config.ok()) << pem;
+    EXPECT_NE(config.status().message().find("--tls:"), std::string::npos);
+  }
+  o = TwoNodes();
+  o.tls_pem = "certs/zest-node_1.pem";
+  EXPECT_TRUE(HaproxyConfig(o).ok());
+}
+
 }  // namespace
 }  // namespace zest::cli

@@ -16,8 +16,11 @@ struct HostPort {
 };
 
 // kInvalidArgument naming `what` (the flag or setting) unless `text` is a
-// non-empty host, a colon and a port from 0 to 65535 (0: any free port,
-// where the caller allows it).
+// host, a colon and a port from 0 to 65535 (0: any free port, where the
+// caller allows it). A host is a DNS name or IPv4 address (letters, digits,
+// inner hyphens and underscores, dot-separated labels) or an IPv6 address,
+// bracketed or not, with an optional %zone: nothing else, so a host can go
+// into a command line or a config file as it is.
 Result<HostPort> ParseHostPort(std::string_view text, std::string_view what);
 
 }  // namespace zest

@@ -23,8 +23,7 @@ FfmpegJob AudioConverter::Job() const {
 // ffmpeg's errors in words about audio.
 Result<std::string> AudioConverter::Checked(Result<std::string> wav) const {
   if (wav.status().code() == ErrorCode::kInvalidArgument) {
-    return InvalidArgument("the file is not audio zest can read: ffmpeg could not decode it (" +
-                           wav.status().message() + ")");
+    return InvalidArgument("the file is not audio zest can read: " + wav.status().message());
   }
   if (wav.status().code() == ErrorCode::kTooLarge) {
     return Status(ErrorCode::kTooLarge, "the audio is too long: over " +

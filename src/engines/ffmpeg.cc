@@ -1,5 +1,6 @@
 #include "engines/ffmpeg.h"
 
+#include <spdlog/spdlog.h>
 #include <stdlib.h>  // mkdtemp
 
 #include <boost/asio/co_spawn.hpp>
@@ -100,7 +101,11 @@ Result<std::string> Ffmpeg::RunBlocking(std::string_view input, const FfmpegJob&
     return Status(ErrorCode::kTimeout, "converting " + job.what + " took over " +
                                            std::to_string(setup_.timeout.count()) + " s");
   }
-  if (*process->ExitStatus() != 0) return InvalidArgument(LastLine(*process));
+  if (*process->ExitStatus() != 0) {
+    // ffmpeg's own words name the host's paths: for the log, not the client.
+    spdlog::warn("ffmpeg: converting {} failed: {}", job.what, LastLine(*process));
+    return InvalidArgument("ffmpeg could not decode it");
+  }
   std::error_code ec;
   const uint64_t size = fs::file_size(out, ec);
   if (ec) return InvalidArgument("ffmpeg wrote no output");

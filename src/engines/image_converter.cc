@@ -50,8 +50,7 @@ Status ImageConverter::Available() const {
 
 Result<std::string> ImageConverter::Checked(Result<std::string> image) const {
   if (image.status().code() == ErrorCode::kInvalidArgument) {
-    return EngineFailed("the image engine's answer is not a PNG ffmpeg can read (" +
-                        image.status().message() + ")");
+    return EngineFailed("the image engine's answer is not a PNG ffmpeg can read");
   }
   if (!image.ok() && image.status().code() == ErrorCode::kNotFound) return Available();
   return image;

@@ -216,6 +216,15 @@ net::awaitable<bool> Connection::ServeOne() {
   request.id = RequestIdFor(request.Header("X-Request-Id"));
   writer_.SetRequestId(request.id);
   body_pending_ = !parser.is_done();
+  if (HasUnsupportedTransferCoding(parser.get())) {
+    // Its body cannot be read as sent: answer and close.
+    NoteRejected("malformed");
+    body_pending_ = true;
+    co_await Refuse(501, "Transfer-Encoding: zest accepts the chunked coding only");
+    LogAccess(request, started);
+    co_await LingerClose();
+    co_return false;
+  }
   if (!context_->hosts.Allows(request.Header("Host"))) {
     // DNS rebinding: a page whose name resolves here must not reach zest.
     NoteRejected("host");
@@ -273,9 +282,24 @@ net::awaitable<bool> Connection::ServeOne() {
     LogAccess(request, started);
     co_return writer_.keep_alive();
   }
+  // A long-lived stream counts against its address's streams, so that
+  // streams cannot take the room of the address's plain requests.
+  if (long_lived_ && !registry_->SetStreaming(id_, true)) {
+    NoteRejected("rate_limit");
+    Headers retry;
+    retry.emplace_back("Retry-After", "1");
+    co_await Refuse(429,
+                    "too many open streams from your address: at most " +
+                        std::to_string(context_->options.max_streams_per_client) +
+                        " (events, logs followed)",
+                    retry);
+    LogAccess(request, started);
+    co_return writer_.keep_alive();
+  }
   registry_->SetBusy(id_, true);  // not to be closed to make room while it runs
   co_await RunHandler(*handler, request);
   registry_->SetBusy(id_, false);
+  if (long_lived_) registry_->SetStreaming(id_, false);
   LogAccess(request, started);
   co_return writer_.keep_alive();
 }
@@ -387,6 +411,7 @@ net::awaitable<const Handler*> Connection::Admit(Request& request) {
   request.access = decision.scope;
   request.params = std::move(match.params);
   json_body_ = match.body == BodyKind::kJson;
+  long_lived_ = match.long_lived;
   co_return match.handler;
 }
 

@@ -103,6 +103,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool first_request_ = true;  // its header timeout runs from the accept
   bool body_pending_ = false;  // the current request's body is unread
   bool json_body_ = true;      // the current request's route takes JSON
+  bool long_lived_ = false;    // the current request's route is a long-lived stream
   bool watching_ = false;
   // Bumped when a watch ends, so a completion already queued for an old
   // watch is ignored.

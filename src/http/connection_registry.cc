@@ -72,7 +72,7 @@ ConnectionRegistry::AddResult ConnectionRegistry::Add(const std::string& address
       *id = ++next_id_;
       ++counted_;
       ++per_address_[address];
-      live_.emplace(*id, Live{address, std::move(abort), false, false, now_()});
+      live_.emplace(*id, Live{address, std::move(abort), false, false, false, now_()});
     }
   }
   for (const auto& close : aborts) close();
@@ -87,14 +87,43 @@ void ConnectionRegistry::SetBusy(std::uint64_t id, bool busy) {
   if (!busy) it->second.idle_since = now_();
 }
 
+namespace {
+
+void Decrement(std::unordered_map<std::string, int>& counts, const std::string& address) {
+  auto count = counts.find(address);
+  if (count != counts.end() && --count->second <= 0) counts.erase(count);
+}
+
+}  // namespace
+
+bool ConnectionRegistry::SetStreaming(std::uint64_t id, bool streaming) {
+  MutexLock lock(mutex_);
+  auto it = live_.find(id);
+  if (it == live_.end() || it->second.evicted || it->second.streaming == streaming) return true;
+  Live& live = it->second;
+  if (streaming) {
+    auto streams = streams_.find(live.address);
+    if (limits_.streams_per_address > 0 && streams != streams_.end() &&
+        streams->second >= limits_.streams_per_address) {
+      return false;
+    }
+    Decrement(per_address_, live.address);
+    ++streams_[live.address];
+  } else {
+    Decrement(streams_, live.address);
+    ++per_address_[live.address];
+  }
+  live.streaming = streaming;
+  return true;
+}
+
 void ConnectionRegistry::Remove(std::uint64_t id) {
   MutexLock lock(mutex_);
   auto it = live_.find(id);
   if (it == live_.end()) return;
   if (!it->second.evicted) {
     --counted_;
-    auto count = per_address_.find(it->second.address);
-    if (count != per_address_.end() && --count->second <= 0) per_address_.erase(count);
+    Decrement(it->second.streaming ? streams_ : per_address_, it->second.address);
   }
   live_.erase(it);
 }
@@ -113,6 +142,12 @@ int ConnectionRegistry::CountFrom(const std::string& address) const {
   MutexLock lock(mutex_);
   auto it = per_address_.find(address);
   return it == per_address_.end() ? 0 : it->second;
+}
+
+int ConnectionRegistry::StreamsFrom(const std::string& address) const {
+  MutexLock lock(mutex_);
+  auto it = streams_.find(address);
+  return it == streams_.end() ? 0 : it->second;
 }
 
 }  // namespace zest::http

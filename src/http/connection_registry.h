@@ -7,7 +7,12 @@
 // address (on loopback every local process shares 127.0.0.1). A new
 // connection is refused only when everything that could give way is busy.
 // One address may hold at most three quarters of the total, so others
-// always find room. Thread-safe.
+// always find room. Long-lived streams (an event stream, a log followed)
+// are busy for as long as their client stays: they count against the
+// total and a limit of streams per address of their own, not against the
+// address's connections, so a client holding many streams cannot lock out
+// the plain requests of its address (on loopback: every local process).
+// Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -27,8 +32,9 @@ class ConnectionRegistry {
  public:
   using Clock = std::chrono::steady_clock;
   struct Limits {
-    int per_address = 256;  // 0 = no limit
-    int total = 1024;       // 0 = no limit
+    int per_address = 256;         // 0 = no limit
+    int total = 1024;              // 0 = no limit
+    int streams_per_address = 64;  // long-lived streams; 0 = no limit
   };
   enum class AddResult { kAdded, kStopping, kTooMany };
 
@@ -45,19 +51,26 @@ class ConnectionRegistry {
   // Whether a handler is running on the connection (it may not be closed
   // to make room).
   void SetBusy(std::uint64_t id, bool busy);
+  // Moves the connection to the long-lived streams of its address (true)
+  // or back. False, and nothing changes, when the address already has its
+  // limit of streams.
+  bool SetStreaming(std::uint64_t id, bool streaming);
   void Remove(std::uint64_t id);
   // Aborts every live connection and refuses new ones; returns at once.
   void AbortAll();
 
-  // Connections counted from `address` (those closed to make room are not).
+  // Connections counted from `address` (those closed to make room are not,
+  // nor its streams), and its long-lived streams.
   int CountFrom(const std::string& address) const;
+  int StreamsFrom(const std::string& address) const;
 
  private:
   struct Live {
     std::string address;
     std::function<void()> abort;
     bool busy = false;
-    bool evicted = false;  // closed to make room; no longer counted
+    bool evicted = false;    // closed to make room; no longer counted
+    bool streaming = false;  // counted in streams_, not per_address_
     Clock::time_point idle_since;
   };
   int PerAddressLimit() const;
@@ -74,6 +87,7 @@ class ConnectionRegistry {
   int counted_ GUARDED_BY(mutex_) = 0;
   std::unordered_map<std::uint64_t, Live> live_ GUARDED_BY(mutex_);
   std::unordered_map<std::string, int> per_address_ GUARDED_BY(mutex_);
+  std::unordered_map<std::string, int> streams_ GUARDED_BY(mutex_);
 };
 
 }  // namespace zest::http

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <set>
+#include <vector>
 
 namespace zest::http {
 namespace {
@@ -47,6 +48,43 @@ TEST(ConnectionRegistry, OverTheAddressLimitTheLongestIdleGivesWay) {
   // Another address is not touched.
   AddOne(registry, clock, "10.0.0.2", aborted, 5);
   EXPECT_EQ(aborted, std::set<int>{1});
+}
+
+// Finding 3 of issue 28: long-lived streams (events, logs followed) held
+// every connection an address may have, and its plain requests got 429.
+// Streams count against a limit of their own; the address's plain
+// connections keep their room.
+TEST(ConnectionRegistry, StreamsHaveTheirOwnLimitAndLeavePlainRequestsRoom) {
+  ManualClock clock;
+  ConnectionRegistry registry({.per_address = 2, .total = 100, .streams_per_address = 3},
+                              clock.Fn());
+  std::set<int> aborted;
+  std::vector<std::uint64_t> streams;
+  for (int tag = 1; tag <= 3; ++tag) {
+    std::uint64_t id = AddOne(registry, clock, "127.0.0.1", aborted, tag);
+    registry.SetBusy(id, true);
+    ASSERT_TRUE(registry.SetStreaming(id, true)) << tag;
+    streams.push_back(id);
+  }
+  EXPECT_EQ(registry.StreamsFrom("127.0.0.1"), 3);
+  EXPECT_EQ(registry.CountFrom("127.0.0.1"), 0);
+  // Plain requests from the same address still find room.
+  AddOne(registry, clock, "127.0.0.1", aborted, 4);
+  std::uint64_t fourth_stream = AddOne(registry, clock, "127.0.0.1", aborted, 5);
+  EXPECT_TRUE(aborted.empty());
+  // A fourth stream is over the stream limit: refused, still a plain connection.
+  registry.SetBusy(fourth_stream, true);
+  EXPECT_FALSE(registry.SetStreaming(fourth_stream, true));
+  EXPECT_EQ(registry.StreamsFrom("127.0.0.1"), 3);
+  EXPECT_EQ(registry.CountFrom("127.0.0.1"), 2);
+  // A stream that ends gives its place back at once.
+  registry.Remove(streams[0]);
+  EXPECT_EQ(registry.StreamsFrom("127.0.0.1"), 2);
+  EXPECT_TRUE(registry.SetStreaming(fourth_stream, true));
+  // A stream's connection kept alive after it is a plain connection again.
+  registry.SetStreaming(streams[1], false);
+  EXPECT_EQ(registry.StreamsFrom("127.0.0.1"), 2);
+  EXPECT_EQ(registry.CountFrom("127.0.0.1"), 2);
 }
 
 TEST(ConnectionRegistry, BusyConnectionsAreNeverClosedForRoom) {

@@ -1,7 +1,6 @@
 #include "http/request_id.h"
 
-#include <cstdint>
-#include <random>
+#include "core/random_hex.h"
 
 namespace zest::http {
 
@@ -17,16 +16,7 @@ bool IsValidRequestId(std::string_view id) {
 
 std::string RequestIdFor(std::string_view client_id) {
   if (IsValidRequestId(client_id)) return std::string(client_id);
-  // Per thread, seeded once: ids only need to be unique, not secret.
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  static constexpr char kHex[] = "0123456789abcdef";
-  uint64_t bits = rng();
-  std::string id(16, '0');
-  for (char& c : id) {
-    c = kHex[bits & 0xf];
-    bits >>= 4;
-  }
-  return id;
+  return RandomHex(8);
 }
 
 }  // namespace zest::http

@@ -14,7 +14,8 @@ inline constexpr std::size_t kMaxRequestIdLength = 64;
 // True for 1..64 characters of [A-Za-z0-9._:-].
 bool IsValidRequestId(std::string_view id);
 
-// `client_id` when valid, else a fresh random id (16 hex digits).
+// `client_id` when valid, else a fresh random id (16 hex digits from the
+// kernel's random source, core/random_hex.h).
 std::string RequestIdFor(std::string_view client_id);
 
 }  // namespace zest::http

@@ -1,6 +1,8 @@
 #include "http/request_parsing.h"
 
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
+#include <boost/beast/http/field.hpp>
 
 namespace zest::http {
 namespace beast = boost::beast;
@@ -9,6 +11,12 @@ namespace beast_http = boost::beast::http;
 namespace {
 
 std::string ToString(beast::string_view text) { return std::string(text.data(), text.size()); }
+
+bool IsChunked(beast::string_view token) {
+  while (!token.empty() && (token.front() == ' ' || token.front() == '\t')) token.remove_prefix(1);
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\t')) token.remove_suffix(1);
+  return beast::iequals(token, "chunked");
+}
 
 }  // namespace
 
@@ -29,6 +37,22 @@ Request RequestHead(const RequestMessage& message, const std::string& remote_add
   }
   request.remote_address = remote_address;
   return request;
+}
+
+bool HasUnsupportedTransferCoding(const RequestMessage& message) {
+  int codings = 0;
+  auto [field, end] = message.equal_range(beast_http::field::transfer_encoding);
+  for (; field != end; ++field) {
+    beast::string_view value = field->value();
+    while (true) {
+      const std::size_t comma = value.find(',');
+      if (!IsChunked(value.substr(0, comma))) return true;
+      ++codings;
+      if (comma == beast::string_view::npos) break;
+      value.remove_prefix(comma + 1);
+    }
+  }
+  return codings > 1;  // chunked twice is not allowed either (RFC 9112, 6.1)
 }
 
 int StatusForParseError(const boost::system::error_code& ec) {

@@ -23,6 +23,13 @@ void ConfigureParser(RequestParser& parser, const ServerOptions& options);
 // Method, target, path, query and headers of a parsed header (no body).
 Request RequestHead(const RequestMessage& message, const std::string& remote_address);
 
+// Whether the request names a transfer coding other than one chunked (e.g.
+// "Transfer-Encoding: gzip, chunked", or chunked twice): Beast undoes the chunking only, so
+// such a body would reach a handler still encoded. RFC 9112 answers an
+// unknown coding with 501. Tokens are compared case-insensitively, across
+// every Transfer-Encoding field.
+bool HasUnsupportedTransferCoding(const RequestMessage& message);
+
 // The answer to a failed read: 413 (body limit), 431 (header limit), 400
 // (malformed), or 0 when the connection just ended and needs no answer.
 int StatusForParseError(const boost::system::error_code& ec);

@@ -68,7 +68,7 @@ void Router::Add(std::string method, std::string pattern, Handler handler, BodyK
   }
   Access access = method == "GET" || method == "HEAD" ? Access::kInference : Access::kAdmin;
   routes_.push_back(Route{std::move(method), std::move(pattern), std::move(segments),
-                          std::move(handler), access, body});
+                          std::move(handler), access, body, false});
 }
 
 bool Router::SetAccess(std::string_view method, std::string_view pattern, Access access) {
@@ -76,6 +76,17 @@ bool Router::SetAccess(std::string_view method, std::string_view pattern, Access
   for (Route& route : routes_) {
     if (route.method == method && route.pattern == pattern) {
       route.access = access;
+      found = true;
+    }
+  }
+  return found;
+}
+
+bool Router::SetLongLived(std::string_view method, std::string_view pattern) {
+  bool found = false;
+  for (Route& route : routes_) {
+    if (route.method == method && route.pattern == pattern) {
+      route.long_lived = true;
       found = true;
     }
   }
@@ -94,6 +105,7 @@ Router::Match Router::Find(std::string_view method, std::string_view path) const
       match.handler = &route.handler;
       match.access = route.access;
       match.body = route.body;
+      match.long_lived = route.long_lived;
       match.params = std::move(params);
       match.allowed.clear();
       return match;

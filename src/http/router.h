@@ -37,6 +37,11 @@ class Router {
   // Sets the access level of the route added with exactly this method and
   // pattern; false when there is none.
   bool SetAccess(std::string_view method, std::string_view pattern, Access access);
+  // Marks the route as a long-lived stream (an event stream, a log
+  // followed): its connections count against an address's stream limit,
+  // not its connection limit (connection_registry.h); false when there is
+  // no such route.
+  bool SetLongLived(std::string_view method, std::string_view pattern);
 
   enum class MatchKind { kFound, kNoRoute, kWrongMethod };
   struct Match {
@@ -46,6 +51,7 @@ class Router {
     std::vector<std::string> allowed;  // methods for the path when kWrongMethod
     Access access = Access::kAdmin;    // set when kFound
     BodyKind body = BodyKind::kJson;   // set when kFound
+    bool long_lived = false;           // set when kFound
   };
   Match Find(std::string_view method, std::string_view path) const;
 
@@ -57,6 +63,7 @@ class Router {
     Handler handler;
     Access access = Access::kAdmin;
     BodyKind body = BodyKind::kJson;
+    bool long_lived = false;
   };
   std::vector<Route> routes_;
 };

@@ -112,8 +112,8 @@ Server::Server(net::io_context& io, ServerOptions options, const Router& router,
     : impl_(std::make_unique<Impl>()) {
   impl_->options = options;
   impl_->listener = std::make_shared<Listener>(io);
-  impl_->listener->registry = std::make_shared<ConnectionRegistry>(
-      ConnectionRegistry::Limits{options.max_connections_per_client, options.max_connections});
+  impl_->listener->registry = std::make_shared<ConnectionRegistry>(ConnectionRegistry::Limits{
+      options.max_connections_per_client, options.max_connections, options.max_streams_per_client});
   auto context = std::make_shared<ServeContext>();
   context->router = &router;
   context->render_error = std::move(render_error);

@@ -47,6 +47,10 @@ struct ServerOptions {
   // either, an idle one makes room (connection_registry.h), else 429.
   int max_connections_per_client = 256;
   int max_connections = 1024;
+  // Long-lived streams (Router::SetLongLived: events, logs followed) per
+  // client address, counted apart from its connections (0 = unlimited);
+  // over it, 429.
+  int max_streams_per_client = 64;
   int max_json_depth = 64;  // nesting of a JSON route's body (router.h BodyKind); then 400
   std::vector<std::string> cors_origins;  // exact origins, besides loopback
   // Host names served besides loopback, addresses and this machine's name

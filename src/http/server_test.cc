@@ -257,6 +257,35 @@ TEST_F(ServerTest, MalformedRequestGets400) {
   EXPECT_TRUE(client.WaitForEof());
 }
 
+// Only the chunked coding is undone: a body in any other coding would reach
+// the handler still encoded, so it is refused (501) and the connection
+// closed, whatever the case or spacing of the header.
+TEST_F(ServerTest, TransferCodingsOtherThanChunkedGet501) {
+  router_.Add("POST", "/echo",
+              [](Request& request, ResponseWriter& writer) -> net::awaitable<void> {
+                co_await writer.Send(200, "text/plain", "got " + request.body);
+              });
+  StartServer();
+  for (const char* coding : {"gzip, chunked", "chunked, chunked", "deflate,chunked"}) {
+    TestClient client(port());
+    client.Send(std::string("POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: ") +
+                coding + "\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+    auto response = client.ReadResponse();
+    ASSERT_TRUE(response) << coding;
+    EXPECT_EQ(response->result_int(), 501u) << coding;
+    EXPECT_NE(response->body().find("chunked coding only"), std::string::npos);
+    EXPECT_TRUE(client.WaitForEof()) << coding;
+  }
+  TestClient client(port());
+  client.Send(
+      "POST /echo HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding:  Chunked \r\n\r\n"
+      "3\r\nabc\r\n0\r\n\r\n");
+  auto response = client.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->result_int(), 200u);
+  EXPECT_EQ(response->body(), "got abc");
+}
+
 TEST_F(ServerTest, ExpectContinueGetsInterimResponse) {
   router_.Add("POST", "/echo",
               [](Request& request, ResponseWriter& writer) -> net::awaitable<void> {

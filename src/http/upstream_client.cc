@@ -1,5 +1,8 @@
 #include "http/upstream_client.h"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -92,6 +95,15 @@ net::awaitable<Status> Exchange::Connect(const std::string& path,
   }
   auto [ec] = std::get<0>(outcome);
   if (ec) co_return Unavailable("cannot connect to engine socket " + path + ": " + ec.message());
+  // The socket lies in the engine's directory: answer only a process of
+  // zest's own user, never one of another user's that took its place.
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  if (::getsockopt(socket_.native_handle(), SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0 ||
+      peer.uid != ::geteuid()) {
+    co_return Unavailable("engine socket " + path + " is served by another user (uid " +
+                          std::to_string(peer.uid) + "), not zest's");
+  }
   co_return Status::Ok();
 }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -172,6 +176,55 @@ TEST_F(UpstreamClientTest, MissingSocketIsUnavailable) {
     co_return response.status();
   }());
   EXPECT_EQ(status.code(), ErrorCode::kUnavailable) << status.ToString();
+}
+
+// A socket at the engine's path served by another user's process (one that
+// took the engine's place) gets no request. Needs root, to be that user.
+TEST_F(UpstreamClientTest, RefusesASocketServedByAnotherUser) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to serve as another user";
+  std::filesystem::permissions(dir_, std::filesystem::perms::all);
+  pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path_.c_str());
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        ::listen(fd, 1) != 0) {
+      ::_exit(3);
+    }
+    const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    while (true) {  // answers every connection, the test's probes included
+      int client = ::accept(fd, nullptr, nullptr);
+      if (client >= 0 && ::write(client, answer, sizeof answer - 1) < 0) ::_exit(4);
+      ::close(client);
+    }
+  }
+  ASSERT_GT(child, 0);
+  // Until the other user's socket accepts a connection.
+  auto listening = [&] {
+    int probe = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path_.c_str());
+    const bool ok = ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    ::close(probe);
+    return ok;
+  };
+  for (int i = 0; i < 500 && !listening(); ++i) ::usleep(10000);
+  Status status = Run([&]() -> net::awaitable<Status> {
+    UpstreamRequest request;
+    request.method = "GET";
+    request.target = "/health";
+    auto response = co_await SendUpstream(co_await net::this_coro::executor, socket_path_, request);
+    co_return response.status();
+  }());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_EQ(status.code(), ErrorCode::kUnavailable) << status.ToString();
+  EXPECT_NE(status.message().find("served by another user (uid 65534)"), std::string::npos)
+      << status.message();
 }
 
 TEST_F(UpstreamClientTest, PeerClosingMidBodyIsUnavailable) {

@@ -3,7 +3,7 @@
 // messages or tokens, slowloris and idle connections, connection floods.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, makeHome, startZest } from '../lib/zest.mjs';
+import { chatBody, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 import { connect, exchange, probeWhile } from '../lib/raw_http.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -138,6 +138,40 @@ describe('connections', () => {
     assert.equal(closedByServer, 50, 'every slow connection was closed by the server while it still sent');
     assert.ok(Math.min(...closedAt) >= 1900, `none before the 2 s header timeout (first at ${Math.min(...closedAt)} ms)`);
     assert.ok(Math.max(...latencies) < HEALTH_BOUND_MS, `/health took up to ${Math.max(...latencies).toFixed(1)} ms`);
+  });
+});
+
+// Event streams and followed logs stay open as long as their client does:
+// they have a limit of their own per address (64), so they cannot take the
+// room of the address's plain requests (on loopback, every local program).
+describe('long-lived streams', () => {
+  let zest;
+  before(async () => { zest = await startZest({ home: makeHome({}) }); });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('streams have a limit of their own; plain requests are served beside them; a closed one gives its place back', async () => {
+    const open = [];
+    const openStream = async () => {
+      const controller = new AbortController();
+      const res = await zest.fetch('/api/v1/events', { signal: controller.signal });
+      if (res.status !== 200) return res;
+      const reader = res.body.getReader();
+      await reader.read();  // its first event: the server holds it open now
+      open.push(controller);
+      return res;
+    };
+    try {
+      for (let i = 0; i < 64; i++) assert.equal((await openStream()).status, 200, `stream ${i + 1}`);
+      const over = await openStream();
+      assert.equal(over.status, 429);
+      assert.match((await over.json()).error.message, /too many open streams from your address: at most 64/);
+      assert.equal(over.headers.get('retry-after'), '1');
+      for (let i = 0; i < 20; i++) assert.equal((await zest.json('/v1/models')).status, 200, `plain request ${i + 1}`);
+      open.shift().abort();
+      await waitFor(async () => (await openStream()).status === 200, { what: 'a stream in the place of the closed one' });
+    } finally {
+      for (const controller of open) controller.abort();
+    }
   });
 });
 

@@ -49,11 +49,14 @@ describe('OpenAI Responses API (official openai client)', () => {
     assert.equal(items.data.length, 1);
     assert.equal(items.data[0].content[0].text, 'hi');
     // On disk a moment later: the store writes behind (response_store.h).
-    const file = path.join(zest.home, 'responses', `${response.id}.json`);
+    // Without keys every local client is one owner: responses/local/.
+    const dir = path.join(zest.home, 'responses', 'local');
+    const file = path.join(dir, `${response.id}.json`);
     await waitFor(() => fs.existsSync(file), { what: 'the stored response file' });
-    const files = fs.readdirSync(path.join(zest.home, 'responses'));
-    assert.deepEqual(files, [`${response.id}.json`]);
-    assert.equal(fs.statSync(path.join(zest.home, 'responses', files[0])).mode & 0o777, 0o600);
+    assert.deepEqual(fs.readdirSync(path.join(zest.home, 'responses')), ['local']);
+    assert.deepEqual(fs.readdirSync(dir), [`${response.id}.json`]);
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
   });
 
   test('stream: the documented events in order, the final response whole', async () => {

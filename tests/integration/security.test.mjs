@@ -5,7 +5,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
+import { chatBody, makeHome, sseData, startZest, waitFor, zestBin } from '../lib/zest.mjs';
 
 function zestCli(home, args, env = {}) {
   return execFileSync(zestBin, args, {
@@ -201,6 +201,31 @@ describe('API keys', () => {
       '/api/generate', '/v1/responses']) {
       const refused = await zest.json(p, {}, { headers: bearer(user) });
       assert.equal(refused.status, 400, `${p}: ${JSON.stringify(refused.data)}`);
+    }
+  });
+
+  test("engines' process ids and socket paths are for admin keys only: ps, health and events", async () => {
+    const chat = await zest.json('/v1/chat/completions', chatBody('tiny'), { headers: bearer(user) });
+    assert.equal(chat.status, 200, JSON.stringify(chat.data));
+    const firstEvent = async (key) => {
+      const controller = new AbortController();
+      const res = await zest.fetch('/api/v1/events', { headers: bearer(key), signal: controller.signal });
+      assert.equal(res.status, 200);
+      for await (const data of sseData(res)) { controller.abort(); return JSON.parse(data); }
+      throw new Error('no event');
+    };
+    const asUser = [(await zest.json('/api/v1/ps', undefined, { headers: bearer(user) })).data.instances,
+      (await zest.json('/api/v1/health', undefined, { headers: bearer(user) })).data.instances,
+      (await firstEvent(user)).ps.instances];
+    for (const instances of asUser) {
+      assert.ok(instances.some((i) => i.model === 'tiny' && i.state), JSON.stringify(instances));
+      for (const i of instances) assert.ok(!('pid' in i) && !('socket' in i), JSON.stringify(i));
+    }
+    const asAdmin = [(await zest.json('/api/v1/ps', undefined, { headers: bearer(admin) })).data.instances,
+      (await firstEvent(admin)).ps.instances];
+    for (const instances of asAdmin) {
+      const tiny = instances.find((i) => i.model === 'tiny');
+      assert.ok(tiny.pid > 0 && tiny.socket.length > 0, JSON.stringify(tiny));
     }
   });
 

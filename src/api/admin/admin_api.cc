@@ -72,9 +72,10 @@ json MemoryCorrectionJson(const placement::EnginePlan& plan) {
 
 // `expires_in_s`: seconds until an idle instance unloads (null while busy or
 // kept forever). `measure`: add each engine's resident memory (a /proc scan;
-// `ps` only).
+// `ps` only). `engine_details`: the engine's process id and socket path,
+// for admin keys only (an inference key has no business with either).
 json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
-                   const scheduler::Residency* residency, bool measure) {
+                   const scheduler::Residency* residency, bool measure, bool engine_details) {
   json out = json::array();
   auto now = scheduler::Residency::Clock::now();
   for (const auto& s : list) {
@@ -84,8 +85,6 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
       expires_in = std::max(0.0, std::chrono::duration<double>(*at - now).count());
     }
     json i = {{"model", s.model},
-              {"pid", s.pid},
-              {"socket", s.socket},
               {"engine", s.engine},
               {"state", s.state},
               {"uptime_s", s.uptime_s},
@@ -99,6 +98,10 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
               {"placement", PlacementJson(s.plan, s.recipe)},
               {"options", ModelOptionsJson(s.settings)},
               {"memory_correction", MemoryCorrectionJson(s.plan)}};
+    if (engine_details) {
+      i["pid"] = s.pid;
+      i["socket"] = s.socket;
+    }
     if (measure) i["measured_rss_bytes"] = engines::ProcessTreeRssBytes(s.pid);
     out.push_back(std::move(i));
   }
@@ -147,8 +150,9 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking(
 
 json AdminApi::RpcWorkersJson() const { return rpc_workers_ ? rpc_workers_() : json::array(); }
 
-json AdminApi::PsJson() const {
-  return {{"instances", InstancesJson(pool_.List(), residency_, true)}};
+json AdminApi::PsJson(http::Access access) const {
+  return {
+      {"instances", InstancesJson(pool_.List(), residency_, true, access == http::Access::kAdmin)}};
 }
 
 void AdminApi::Register(http::Router& router) {
@@ -158,21 +162,22 @@ void AdminApi::Register(http::Router& router) {
     co_await w.Send(200, "application/json", std::move(ok));
   });
   router.Add("GET", "/api/v1/health",
-             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                auto list = pool_.List();
                std::set<std::string> models;  // a model with replicas has several instances
                for (const auto& s : list) models.insert(s.model);
                json reply = {{"status", "ok"},
                              {"version", ZEST_VERSION},
                              {"models_loaded", models.size()},
-                             {"instances", InstancesJson(list, residency_, false)},
+                             {"instances", InstancesJson(list, residency_, false,
+                                                         r.access == http::Access::kAdmin)},
                              {"rpc_workers", RpcWorkersJson()}};
                co_await SendJson(w, reply);
              });
 
   router.Add("GET", "/api/v1/ps",
-             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-               json reply = PsJson();
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               json reply = PsJson(r.access);
                co_await SendJson(w, reply);
              });
 

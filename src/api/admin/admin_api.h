@@ -32,8 +32,9 @@ class AdminApi {
   ~AdminApi();
 
   void Register(http::Router& router);
-  // The body of GET /api/v1/ps.
-  nlohmann::json PsJson() const;
+  // The body of GET /api/v1/ps for a request with `access`: engines' process
+  // ids and socket paths for admin access only.
+  nlohmann::json PsJson(http::Access access) const;
 
   // The devices the set's device-probing engine sees (ProbeDevices), run
   // once off the I/O threads and cached (SystemApi shares it). An error when

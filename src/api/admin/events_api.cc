@@ -65,27 +65,26 @@ json EventsApi::LatencyJson() const {
           {"queue_wait", SummedHistogram(metrics_->queue_wait)}};
 }
 
-awaitable<json> EventsApi::Snapshot(bool with_errors) {
+awaitable<json> EventsApi::Snapshot(http::Access access) {
   json system = co_await system_.InfoJson();
   json out = {{"time", UnixSeconds()},
               {"stats", observability_.StatsJson()},
-              {"ps", admin_.PsJson()},
+              {"ps", admin_.PsJson(access)},
               {"system", std::move(system)},
               {"latency", LatencyJson()},
               {"generated_tokens",
                metrics_ != nullptr ? PerModel(metrics_->completion_tokens) : json::object()}};
-  if (with_errors) out["errors"] = errors_.Json();
+  // Allow-list: only a key that may read the logs sees other requests' errors.
+  if (access == http::Access::kAdmin) out["errors"] = errors_.Json();
   co_return out;
 }
 
 awaitable<void> EventsApi::Stream(http::Request& request, http::ResponseWriter& w) {
   const http::Headers headers = {{"Cache-Control", "no-cache"}};
   if (!co_await w.StartStream(200, "text/event-stream", headers)) co_return;
-  // Allow-list: only a key that may read the logs sees other requests' errors.
-  const bool with_errors = request.access == http::Access::kAdmin;
   asio::steady_timer timer(co_await asio::this_coro::executor);
   while (!w.client_gone()) {
-    json snapshot = co_await Snapshot(with_errors);
+    json snapshot = co_await Snapshot(request.access);
     std::string event = http::SseData(JsonText(snapshot));
     if (!co_await w.WriteChunk(event)) co_return;
     timer.expires_after(kInterval);
@@ -98,6 +97,7 @@ void EventsApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                co_await Stream(r, w);
              });
+  router.SetLongLived("GET", "/api/v1/events");
 }
 
 }  // namespace zest::api::admin

@@ -39,7 +39,9 @@ class EventsApi {
 
  private:
   boost::asio::awaitable<void> Stream(http::Request& request, http::ResponseWriter& writer);
-  boost::asio::awaitable<nlohmann::json> Snapshot(bool with_errors);
+  // One event for a request with `access`: other requests' errors and the
+  // engines' process ids and sockets for admin access only.
+  boost::asio::awaitable<nlohmann::json> Snapshot(http::Access access);
   nlohmann::json LatencyJson() const;
 
   ObservabilityApi& observability_;

@@ -153,6 +153,7 @@ void ObservabilityApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                co_await Logs(r, w);
              });
+  router.SetLongLived("GET", "/api/v1/logs");  // with ?follow
 }
 
 }  // namespace zest::api::admin

@@ -6,7 +6,9 @@
 #include <boost/asio/post.hpp>
 #include <fstream>
 #include <future>
+#include <optional>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "api/json_text.h"
@@ -26,19 +28,76 @@ bool IsId(const std::string& id) {
   });
 }
 
+// A key's directory: key-NAME (key names are [A-Za-z0-9._-]{1,64}; the
+// prefix keeps "." and ".." plain names), local/ without keys.
+std::optional<std::string> OwnerDirectory(const std::string& owner) {
+  if (owner.empty()) return "local";
+  const bool name =
+      owner.size() <= 64 && std::all_of(owner.begin(), owner.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+      });
+  if (!name) return std::nullopt;
+  return "key-" + owner;
+}
+
+struct File {
+  fs::path path;
+  fs::file_time_type written;
+  uint64_t size = 0;
+};
+
+// The .json files of `dir`, newest first.
+std::vector<File> FilesNewestFirst(const fs::path& dir) {
+  std::vector<File> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    std::error_code stat_ec;
+    const auto written = entry.last_write_time(stat_ec);
+    const auto size = entry.file_size(stat_ec);
+    if (!stat_ec) files.push_back({entry.path(), written, size});
+  }
+  std::sort(files.begin(), files.end(),
+            [](const File& a, const File& b) { return a.written > b.written; });
+  return files;
+}
+
+// Responses stored before each key had a directory (one flat directory)
+// move into their key's.
+void MoveFlatFiles(const fs::path& dir) {
+  for (const File& file : FilesNewestFirst(dir)) {
+    std::ifstream in(file.path, std::ios::binary);
+    const json doc = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    std::optional<std::string> owner = doc.is_object() && doc.value("owner", json()).is_string()
+                                           ? OwnerDirectory(doc["owner"].get<std::string>())
+                                           : std::nullopt;
+    std::error_code ec;
+    if (!owner) {
+      fs::remove(file.path, ec);
+      continue;
+    }
+    fs::create_directory(dir / *owner, ec);
+    fs::permissions(dir / *owner, fs::perms::owner_all, fs::perm_options::replace, ec);
+    fs::rename(file.path, dir / *owner / file.path.filename(), ec);
+  }
+}
+
 }  // namespace
 
-ResponseStore::ResponseStore(fs::path dir, Limits limits) : dir_(std::move(dir)), limits_(limits) {}
+ResponseStore::ResponseStore(fs::path dir, Limits limits) : dir_(std::move(dir)), limits_(limits) {
+  MoveFlatFiles(dir_);
+}
 
-Result<fs::path> ResponseStore::PathFor(const std::string& id) const {
-  if (!IsId(id)) return NotFound("response '" + id + "' not found");
-  return dir_ / (id + ".json");
+Result<fs::path> ResponseStore::PathFor(const std::string& id, const std::string& owner) const {
+  std::optional<std::string> directory = OwnerDirectory(owner);
+  if (!IsId(id) || !directory) return NotFound("response '" + id + "' not found");
+  return dir_ / *directory / (id + ".json");
 }
 
 ResponseStore::~ResponseStore() { writer_.join(); }
 
 Status ResponseStore::Put(const std::string& id, const StoredResponse& record) {
-  ZEST_RETURN_IF_ERROR(PathFor(id).status());
+  ZEST_RETURN_IF_ERROR(PathFor(id, record.owner).status());
   uint64_t put = 0;
   {
     MutexLock lock(mu_);
@@ -50,21 +109,24 @@ Status ResponseStore::Put(const std::string& id, const StoredResponse& record) {
 }
 
 void ResponseStore::Write(const std::string& id, uint64_t put) {
-  const fs::path path = *PathFor(id);  // Put checked the id
+  fs::path path;
   std::string text;
   {
     MutexLock lock(mu_);
     auto it = pending_.find(id);
     if (it == pending_.end() || it->second.put != put) return;  // deleted, or put again
     const StoredResponse& r = it->second.record;
+    path = *PathFor(id, r.owner);  // Put checked the id and the owner
     text = JsonText(json{{"owner", r.owner},
                          {"response", r.response},
                          {"input_items", r.input_items},
                          {"messages", r.messages}});
   }
   std::error_code ec;
-  fs::create_directories(dir_, ec);
-  fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::replace, ec);
+  for (const fs::path& dir : {dir_, path.parent_path()}) {
+    fs::create_directories(dir, ec);
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  }
   const Status written = config::WriteFileAtomically(path, text, 0600);
   if (!written.ok()) spdlog::warn("responses: could not store {}: {}", id, written.message());
   MutexLock lock(mu_);
@@ -74,8 +136,14 @@ void ResponseStore::Write(const std::string& id, uint64_t put) {
   } else if (it->second.put == put) {
     pending_.erase(it);  // on disk now (or lost, and said so)
   }
-  // Pruning lists the directory: every few puts (at once for small limits).
-  if (put % kPruneEvery == 1 || limits_.max_count <= kPruneEvery) Prune();
+  // Pruning lists the directories: every few puts, after a few large ones
+  // (a key's share is never much exceeded), at once for small limits.
+  bytes_since_prune_ += text.size();
+  if (put % kPruneEvery == 1 ||
+      bytes_since_prune_ > std::min(limits_.max_bytes, limits_.max_bytes_per_key) / 8 ||
+      limits_.max_count <= kPruneEvery || limits_.max_count_per_key <= kPruneEvery) {
+    Prune();
+  }
 }
 
 void ResponseStore::Flush() {
@@ -85,7 +153,7 @@ void ResponseStore::Flush() {
 }
 
 Result<StoredResponse> ResponseStore::Get(const std::string& id, const std::string& owner) const {
-  ZEST_ASSIGN_OR_RETURN(fs::path path, PathFor(id));
+  ZEST_ASSIGN_OR_RETURN(fs::path path, PathFor(id, owner));
   const Status missing = NotFound("response '" + id + "' not found");
   std::string text;
   {
@@ -112,7 +180,7 @@ Result<StoredResponse> ResponseStore::Get(const std::string& id, const std::stri
 
 Status ResponseStore::Delete(const std::string& id, const std::string& owner) {
   ZEST_RETURN_IF_ERROR(Get(id, owner).status());
-  ZEST_ASSIGN_OR_RETURN(fs::path path, PathFor(id));
+  ZEST_ASSIGN_OR_RETURN(fs::path path, PathFor(id, owner));
   MutexLock lock(mu_);
   pending_.erase(id);  // a write in flight removes its own file (Write)
   std::error_code ec;
@@ -122,29 +190,49 @@ Status ResponseStore::Delete(const std::string& id, const std::string& owner) {
 }
 
 void ResponseStore::Prune() {
-  struct File {
-    fs::path path;
-    fs::file_time_type written;
-    uint64_t size;
+  bytes_since_prune_ = 0;
+  struct Key {
+    std::vector<File> files;  // newest first
+    uint64_t bytes = 0;
   };
-  std::vector<File> files;
+  std::vector<Key> keys;
+  std::vector<fs::path> drop;
+  const auto oldest = fs::file_time_type::clock::now() - limits_.max_age;
+  std::size_t count = 0;
+  uint64_t bytes = 0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    if (entry.path().extension() != ".json") continue;
-    std::error_code stat_ec;
-    const auto written = entry.last_write_time(stat_ec);
-    const auto size = entry.file_size(stat_ec);
-    if (!stat_ec) files.push_back({entry.path(), written, size});
+    if (!entry.is_directory(ec)) continue;
+    Key key;
+    for (File& file : FilesNewestFirst(entry.path())) {
+      const bool keep = file.written >= oldest && key.files.size() < limits_.max_count_per_key &&
+                        key.bytes + file.size <= limits_.max_bytes_per_key;
+      if (!keep) {
+        drop.push_back(file.path);
+        continue;
+      }
+      key.bytes += file.size;
+      key.files.push_back(std::move(file));
+    }
+    count += key.files.size();
+    bytes += key.bytes;
+    keys.push_back(std::move(key));
   }
-  std::sort(files.begin(), files.end(),
-            [](const File& a, const File& b) { return a.written > b.written; });  // newest first
-  const auto oldest = fs::file_time_type::clock::now() - limits_.max_age;
-  uint64_t bytes = 0;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    bytes += files[i].size;
-    if (i < limits_.max_count && bytes <= limits_.max_bytes && files[i].written >= oldest) continue;
-    fs::remove(files[i].path, ec);
-    spdlog::debug("responses: dropped {} (store limits)", files[i].path.filename().string());
+  // Over the limits in all: the key holding the most gives up its oldest.
+  while (count > limits_.max_count || bytes > limits_.max_bytes) {
+    Key& most = *std::max_element(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+      return std::pair(a.bytes, a.files.size()) < std::pair(b.bytes, b.files.size());
+    });
+    File& last = most.files.back();
+    drop.push_back(last.path);
+    most.bytes -= last.size;
+    bytes -= last.size;
+    --count;
+    most.files.pop_back();
+  }
+  for (const fs::path& path : drop) {
+    fs::remove(path, ec);
+    spdlog::debug("responses: dropped {} (store limits)", path.filename().string());
   }
 }
 

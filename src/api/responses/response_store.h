@@ -1,11 +1,14 @@
 // ResponseStore: the responses a client asked zest to keep (`store`, true
 // by default as in OpenAI's API), for previous_response_id and
-// GET/DELETE /v1/responses/{id}. One file per response under
-// $ZEST_HOME/responses/ (mode 0600: they hold conversations), written
-// atomically; each names the API key that made it, and only that key sees
-// it (without keys, every local client is the same owner). Bounded: the
-// oldest go first beyond `max_count` files or `max_bytes`, and any older
-// than `max_age`. Thread-safe.
+// GET/DELETE /v1/responses/{id}. One file per response, written
+// atomically (mode 0600: they hold conversations), in a directory of the
+// API key that made it, $ZEST_HOME/responses/key-NAME/ (local/ without
+// keys, where every local client is the same owner); only that key sees it.
+// Bounded per key and in all: a key keeps at most `max_count_per_key` files
+// and `max_bytes_per_key`, its oldest going first; beyond `max_count` or
+// `max_bytes` in all, the oldest of the key holding the most bytes goes
+// first, so no key can push out another's; any older than `max_age` goes.
+// Thread-safe.
 //
 // Writes happen behind: Put keeps the response in memory and a thread of
 // the store's own writes the file (with fsync), so the request that stored
@@ -43,6 +46,8 @@ class ResponseStore {
   struct Limits {
     std::size_t max_count = 10000;
     uint64_t max_bytes = 512ull << 20;
+    std::size_t max_count_per_key = 2500;
+    uint64_t max_bytes_per_key = 128ull << 20;
     std::chrono::seconds max_age = std::chrono::hours(24 * 30);
   };
   ResponseStore(std::filesystem::path dir, Limits limits);
@@ -65,15 +70,16 @@ class ResponseStore {
   };
   // On the writer thread: `id`'s file from its pending record `put`.
   void Write(const std::string& id, uint64_t put);
-  // The file for `id`, or kNotFound for an id that is not one of ours
-  // (only [A-Za-z0-9_-]: no paths).
-  Result<std::filesystem::path> PathFor(const std::string& id) const;
+  // The file for `owner`'s `id`, or kNotFound for an id or owner that is
+  // not one of ours (ids [A-Za-z0-9_-], owners as key names: no paths).
+  Result<std::filesystem::path> PathFor(const std::string& id, const std::string& owner) const;
   void Prune() REQUIRES(mu_);
 
   const std::filesystem::path dir_;
   const Limits limits_;
   mutable Mutex mu_;
-  uint64_t puts_ GUARDED_BY(mu_) = 0;  // the directory is pruned every few puts
+  uint64_t puts_ GUARDED_BY(mu_) = 0;               // the directory is pruned every few puts...
+  uint64_t bytes_since_prune_ GUARDED_BY(mu_) = 0;  // ...or after a few large ones
   std::map<std::string, Pending> pending_ GUARDED_BY(mu_);  // accepted, not yet on disk
   boost::asio::thread_pool writer_{1};  // one thread: files are written in Put order
 };

@@ -1,7 +1,7 @@
 #include "api/responses/responses_request.h"
 
 #include "api/json_body.h"
-#include "http/request_id.h"
+#include "core/random_hex.h"
 
 namespace zest::api::responses {
 namespace {
@@ -188,9 +188,7 @@ Status ApplyTextFormat(const json& text, json& body) {
 
 }  // namespace
 
-std::string NewId(const char* prefix) {
-  return std::string(prefix) + "_" + http::RequestIdFor("") + http::RequestIdFor("");
-}
+std::string NewId(const char* prefix) { return std::string(prefix) + "_" + RandomHex(16); }
 
 Result<ResponsesJob> ParseResponsesRequest(const json& request) {
   ResponsesJob job;

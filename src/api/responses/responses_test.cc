@@ -1,9 +1,5 @@
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
-
-#include "api/responses/response_store.h"
 #include "api/responses/responses_answer.h"
 #include "api/responses/responses_request.h"
 
@@ -148,63 +144,6 @@ TEST(ResponsesAnswerTest, WholeResponse) {
   EXPECT_EQ(out["status"], "completed");
   EXPECT_EQ(out["output"][0]["content"][0]["text"], "done");
   EXPECT_EQ(out["usage"]["input_tokens_details"]["cached_tokens"], 1);
-}
-
-class ResponseStoreTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/zest-responses-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
-};
-
-TEST_F(ResponseStoreTest, OnlyTheOwnerSeesItAndLimitsDropTheOldest) {
-  ResponseStore store(dir_ / "responses", {.max_count = 2});
-  StoredResponse record{"alice", json{{"id", "resp_a"}}, json::array(), json::array()};
-  ASSERT_TRUE(store.Put("resp_a", record).ok());
-  EXPECT_TRUE(store.Get("resp_a", "alice").ok());  // at once, before it is on disk
-  store.Flush();
-  EXPECT_EQ(store.Get("resp_a", "bob").status().code(), ErrorCode::kNotFound);
-  EXPECT_EQ(store.Delete("resp_a", "bob").code(), ErrorCode::kNotFound);
-  EXPECT_EQ(store.Get("../keys", "alice").status().code(), ErrorCode::kNotFound);
-  EXPECT_EQ(std::filesystem::status(dir_ / "responses" / "resp_a.json").permissions() &
-                std::filesystem::perms::all,
-            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-  record.response = json{{"id", "resp_b"}};
-  ASSERT_TRUE(store.Put("resp_b", record).ok());
-  store.Flush();
-  // A moment apart, so the newest is the newest by its file's time.
-  std::filesystem::last_write_time(
-      dir_ / "responses" / "resp_a.json",
-      std::filesystem::file_time_type::clock::now() - std::chrono::seconds(10));
-  ASSERT_TRUE(store.Put("resp_c", record).ok());
-  store.Flush();
-  EXPECT_FALSE(store.Get("resp_a", "alice").ok()) << "the oldest went";
-  EXPECT_TRUE(store.Get("resp_c", "alice").ok());
-  EXPECT_TRUE(store.Delete("resp_c", "alice").ok());
-  EXPECT_FALSE(store.Get("resp_c", "alice").ok());
-}
-
-TEST_F(ResponseStoreTest, WritesBehindAndADeleteBeforeTheWriteLeavesNoFile) {
-  const std::filesystem::path file = dir_ / "responses" / "resp_x.json";
-  {
-    ResponseStore store(dir_ / "responses", {});
-    StoredResponse record{"alice", json{{"id", "resp_x"}}, json::array(), json::array()};
-    for (int i = 0; i < 20; ++i) {
-      ASSERT_TRUE(store.Put("resp_" + std::to_string(i), record).ok());
-      EXPECT_TRUE(store.Get("resp_" + std::to_string(i), "alice").ok());  // seen at once
-    }
-    ASSERT_TRUE(store.Put("resp_x", record).ok());
-    ASSERT_TRUE(store.Delete("resp_x", "alice").ok());
-    EXPECT_FALSE(store.Get("resp_x", "alice").ok());
-  }  // the destructor waits for the writes
-  EXPECT_FALSE(std::filesystem::exists(file));
-  EXPECT_TRUE(std::filesystem::exists(dir_ / "responses" / "resp_19.json"));
-  ResponseStore again(dir_ / "responses", {});
-  EXPECT_EQ(again.Get("resp_7", "alice")->response["id"], "resp_x");
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ export interface ModelEntry {
 
 export interface Instance {
   model: string;
-  pid: number;
+  replica?: number;
+  pid?: number;  // admin keys only, with socket
   state: string;
   device?: string;
   slots?: number;

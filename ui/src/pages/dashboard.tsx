@@ -105,7 +105,7 @@ function Instances({ s, rates }: { s: Snapshot; rates: Record<string, number> })
             {list.map((i) => {
               const q = s.stats.queues.find((x) => x.model === i.model);
               return (
-                <tr key={i.pid}>
+                <tr key={`${i.model}/${i.replica ?? 0}`}>
                   <th scope="row" data-label="Model">{i.model}</th>
                   <td data-label="Device">{(i.placement?.devices ?? [i.device ?? '—']).join(', ')}</td>
                   <td data-label="State"><span class={`badge state-${i.state}`}>{i.state}</span></td>
