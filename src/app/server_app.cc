@@ -200,7 +200,7 @@ struct ServerApp::Parts {
   void RegisterRoutes() {
     load_api.Register(router);
     openai.Register(router);
-    if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool);
+    if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool, engines.get());
     admin.Register(router);
     pull_api.Register(router);
     system_api.Register(router);
