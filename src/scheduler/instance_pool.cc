@@ -102,11 +102,16 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::Model
       strand_, AcquireOnStrand(std::move(model), std::move(configured), urgent), use_awaitable);
 }
 
-awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireWith(
-    models::ModelEntry model, config::ModelSettings settings) {
-  std::optional<config::ModelSettings> given(std::move(settings));
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::ExplicitLoad(
+    models::ModelEntry model, std::optional<config::ModelSettings> settings) {
   co_return co_await asio::co_spawn(
-      strand_, AcquireOnStrand(std::move(model), std::move(given), /*urgent=*/true), use_awaitable);
+      strand_, ExplicitLoadOnStrand(std::move(model), std::move(settings)), use_awaitable);
+}
+
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::ExplicitLoadOnStrand(
+    models::ModelEntry model, std::optional<config::ModelSettings> settings) {
+  breaker_.Forget(model.name);
+  co_return co_await AcquireOnStrand(std::move(model), std::move(settings), /*urgent=*/true);
 }
 
 config::ModelSettings InstancePool::ConfiguredSettings(const std::string& model) const {
@@ -329,15 +334,6 @@ awaitable<void> InstancePool::ForgetExited() {
     }
   }
   for (std::shared_ptr<Instance>& instance : exited) co_await ReportBroken(std::move(instance));
-}
-
-awaitable<void> InstancePool::ForgetFailures(std::string model) {
-  co_await asio::co_spawn(strand_, ForgetFailuresOnStrand(std::move(model)), use_awaitable);
-}
-
-awaitable<void> InstancePool::ForgetFailuresOnStrand(std::string model) {
-  breaker_.Forget(model);
-  co_return;
 }
 
 awaitable<void> InstancePool::KillHung(std::string model, pid_t pid) {

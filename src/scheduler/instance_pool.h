@@ -68,13 +68,15 @@ class InstancePool : public EngineSlots, public InstanceDirectory {
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Acquire(models::ModelEntry model,
                                                                     bool urgent = false);
 
-  // Acquire with the model's options given (an explicit load's per-model
-  // settings overlaid with its request's options) instead of its configured
-  // ones. Loaded with the same options: the running instance. Loaded with
-  // others: an idle instance is stopped and the model loaded anew;
-  // kConflict while it has requests in flight or is loading. Urgent.
-  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireWith(
-      models::ModelEntry model, config::ModelSettings settings);
+  // A load a user asked for (perhaps after fixing what made it fail): the
+  // crash-loop breaker's record of the model is cleared (crash_loop.h), so
+  // it is tried at once; then Acquire, urgent. With `settings` (an explicit
+  // load's per-model settings overlaid with its request's options) instead
+  // of the configured ones: loaded with the same options, the running
+  // instance; with others, an idle instance is stopped and the model loaded
+  // anew; kConflict while it has requests in flight or is loading.
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> ExplicitLoad(
+      models::ModelEntry model, std::optional<config::ModelSettings> settings);
 
   // The engines it starts (null: none set up).
   const engines::EngineSet* engine_set() const { return options_.engines.get(); }
@@ -133,10 +135,6 @@ class InstancePool : public EngineSlots, public InstanceDirectory {
 
   // Stops the model's instances (SIGTERM, then SIGKILL). kNotFound if none.
   boost::asio::awaitable<Status> Stop(std::string model, StopReason reason = kUnload);
-
-  // Clears the crash-loop breaker's record of `model` (crash_loop.h): the
-  // next load is tried at once. For a load a user asked for.
-  boost::asio::awaitable<void> ForgetFailures(std::string model);
 
   // Kills the model's engine if it is still the one with `pid` (the watchdog
   // found it unresponsive) and forgets it, so the next request starts anew.
@@ -252,7 +250,8 @@ class InstancePool : public EngineSlots, public InstanceDirectory {
   void NoteOwnFailure(const std::string& model, const std::string& reason);
   boost::asio::awaitable<Status> StopOnStrand(std::string model, StopReason reason);
   boost::asio::awaitable<void> KillHungOnStrand(std::string model, pid_t pid);
-  boost::asio::awaitable<void> ForgetFailuresOnStrand(std::string model);
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> ExplicitLoadOnStrand(
+      models::ModelEntry model, std::optional<config::ModelSettings> settings);
   // Saves an idle instance's slots before it stops (slot_cache.h).
   boost::asio::awaitable<void> SaveSlotsOf(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);

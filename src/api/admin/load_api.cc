@@ -68,12 +68,9 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
 
 asio::awaitable<Result<std::shared_ptr<scheduler::Instance>>> LoadApi::AcquireFor(
     models::ModelEntry model, std::optional<config::ModelSettings> settings) {
-  // Asked for explicitly (perhaps after fixing what made it fail): tried
-  // now, even while the crash-loop breaker holds it off.
-  std::string name = model.name;  // named: no temporaries in co_await (GCC 12)
-  co_await pool_.ForgetFailures(std::move(name));
-  if (settings) co_return co_await pool_.AcquireWith(std::move(model), std::move(*settings));
-  co_return co_await pool_.Acquire(std::move(model), /*urgent=*/true);
+  // Asked for explicitly: tried now, even while the crash-loop breaker
+  // holds it off.
+  co_return co_await pool_.ExplicitLoad(std::move(model), std::move(settings));
 }
 
 config::ModelSettings LoadApi::OptionsInEffect(const std::string& model) {

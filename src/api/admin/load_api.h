@@ -33,7 +33,7 @@ class LoadApi {
 
  private:
   boost::asio::awaitable<void> Load(http::Request& request, http::ResponseWriter& writer);
-  // The pool's Acquire, or AcquireWith when the request gave options.
+  // The pool's ExplicitLoad, with the request's options when it gave some.
   boost::asio::awaitable<Result<std::shared_ptr<scheduler::Instance>>> AcquireFor(
       models::ModelEntry model, std::optional<config::ModelSettings> settings);
   // The options the model's instance runs with (its configured ones if none).
