@@ -154,9 +154,9 @@ struct ServerApp::Parts {
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.
         residency(ParseDuration(s.keep_alive).value()),
-        reaper(io, residency, pool),
-        watchdog(io, pool, std::chrono::seconds(s.watchdog_s)),
-        autoscaler(io, AutoscaleParamsFor(s), admission, pool, registry),
+        reaper(io, residency, pool, pool),
+        watchdog(io, pool, pool, std::chrono::seconds(s.watchdog_s)),
+        autoscaler(io, AutoscaleParamsFor(s), admission, pool, pool, registry),
         // What the four chat APIs share.
         chat_engines{pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                      s.split_prefill_tokens},

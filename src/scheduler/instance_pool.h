@@ -44,13 +44,14 @@
 #include "scheduler/engine_starter.h"
 #include "scheduler/instance.h"
 #include "scheduler/instance_directory.h"
+#include "scheduler/instance_lifecycle.h"
 #include "scheduler/load_planner.h"
 #include "scheduler/pool_events.h"
 #include "scheduler/pool_options.h"
 
 namespace zest::scheduler {
 
-class InstancePool : public EngineSlots, public InstanceDirectory {
+class InstancePool : public EngineSlots, public InstanceDirectory, public InstanceLifecycle {
  public:
   InstancePool(boost::asio::io_context& io, PoolOptions options);
   ~InstancePool() override;
@@ -68,15 +69,17 @@ class InstancePool : public EngineSlots, public InstanceDirectory {
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Acquire(models::ModelEntry model,
                                                                     bool urgent = false);
 
-  // A load a user asked for (perhaps after fixing what made it fail): the
-  // crash-loop breaker's record of the model is cleared (crash_loop.h), so
-  // it is tried at once; then Acquire, urgent. With `settings` (an explicit
-  // load's per-model settings overlaid with its request's options) instead
-  // of the configured ones: loaded with the same options, the running
-  // instance; with others, an idle instance is stopped and the model loaded
-  // anew; kConflict while it has requests in flight or is loading.
+  // InstanceLifecycle (instance_lifecycle.h): loads a user asks for,
+  // replicas, stops, and the watchdog's kills.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> ExplicitLoad(
-      models::ModelEntry model, std::optional<config::ModelSettings> settings);
+      models::ModelEntry model, std::optional<config::ModelSettings> settings) override;
+  boost::asio::awaitable<Status> AddReplica(models::ModelEntry model, std::string reason,
+                                            bool by_autoscaler) override;
+  boost::asio::awaitable<bool> RemoveReplica(std::string model, pid_t pid,
+                                             std::string reason) override;
+  boost::asio::awaitable<Status> Stop(std::string model, StopReason reason) override;
+  boost::asio::awaitable<void> KillHung(std::string model, pid_t pid) override;
+  boost::asio::awaitable<void> ForgetExited() override;
 
   // The engines it starts (null: none set up).
   const engines::EngineSet* engine_set() const { return options_.engines.get(); }
@@ -106,44 +109,9 @@ class InstancePool : public EngineSlots, public InstanceDirectory {
   // with a slot directory; an empty lease when there is none. Any thread.
   InstanceLease TryReserveOther(const std::string& model, const Instance& decode);
 
-  // Starts another instance of `model` on a device its instances do not use
-  // (placement/replica.h), if the ledger admits it without evicting anything
-  // busy (idle instances of other models may go); logs `reason`. Errors:
-  // kNotFound when the model has no ready instance, kInsufficientMemory,
-  // kEngineFailed as for Acquire. `by_autoscaler`: the autoscaler's decision
-  // (logged as such and counted in PoolEvents::Autoscaled), else a user's.
-  boost::asio::awaitable<Status> AddReplica(models::ModelEntry model, std::string reason,
-                                            bool by_autoscaler);
-
-  // Stops the model's instance `pid` if it is idle and not the model's last
-  // ready one; logs `reason`. False when it was not (or is gone).
-  boost::asio::awaitable<bool> RemoveReplica(std::string model, pid_t pid, std::string reason);
-
   // Tells the pool a request could not reach `instance`; if its process is
   // gone, the pool forgets it so the next Acquire starts a fresh one.
   boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance);
-
-  // Why an instance is stopped: whether its conversations are kept, and the
-  // bounded word metrics label it with.
-  struct StopReason {
-    bool save_slots = false;  // save an idle instance's slots; they return on reload
-    const char* label = "unload";
-  };
-  static constexpr StopReason kUnload{true, "unload"};         // zest unload / stop
-  static constexpr StopReason kKeepAlive{true, "keep_alive"};  // idle past its keep-alive
-  static constexpr StopReason kDelete{false, "delete"};        // the model is being deleted
-
-  // Stops the model's instances (SIGTERM, then SIGKILL). kNotFound if none.
-  boost::asio::awaitable<Status> Stop(std::string model, StopReason reason = kUnload);
-
-  // Kills the model's engine if it is still the one with `pid` (the watchdog
-  // found it unresponsive) and forgets it, so the next request starts anew.
-  boost::asio::awaitable<void> KillHung(std::string model, pid_t pid);
-
-  // Forgets every ready instance whose engine has exited (killed, crashed)
-  // as ReportBroken does, so a death no request saw does not linger in the
-  // list until the next request for that model. The watchdog calls it.
-  boost::asio::awaitable<void> ForgetExited();
 
   // The --slot-save-path of an instance of `model`: the model's slot
   // directory, a replica's none; the handoff directory when that leaves none.

@@ -180,7 +180,7 @@ void AdminApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                auto model = StringField(r.body, "model");
                if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
-               Status st = co_await pool_.Stop(*model, scheduler::InstancePool::kUnload);
+               Status st = co_await pool_.Stop(*model, scheduler::kUnload);
                if (!st.ok()) co_return co_await openai::SendError(w, st, "model");
                if (residency_ != nullptr) residency_->Forget(*model);
                json reply = {{"status", "stopped"}, {"model", *model}};

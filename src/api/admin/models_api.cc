@@ -45,7 +45,7 @@ awaitable<Result<models::ModelEntry>> ModelsApi::Delete(std::string name) {
   // An engine may serve the file under another name (a catalog name and the
   // store name); each is stopped before the file goes.
   for (const std::string& alias : registry_.NamesFor(*model)) {
-    Status st = co_await pool_.Stop(alias, scheduler::InstancePool::kDelete);
+    Status st = co_await pool_.Stop(alias, scheduler::kDelete);
     if (!st.ok() && st.code() != ErrorCode::kNotFound) co_return st;
     // Its saved conversations go with it.
     std::error_code ec;
