@@ -150,7 +150,8 @@ struct ServerApp::Parts {
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),
         engine_metrics(metrics),
-        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers)),
+        pool_options(PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers)),
+        pool(io, pool_options),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.
         residency(ParseDuration(s.keep_alive).value()),
@@ -166,7 +167,8 @@ struct ServerApp::Parts {
         admin(loaded, registry, pool, engines, &residency),
         load_api(registry, pool, residency),
         system_api(inventory, sampler, admin),
-        models_api(registry, pool),
+        models_api(registry, pool, pool,
+                   scheduler::SlotDirs(pool_options.slot_dir, pool_options.handoff_dir)),
         pull_store(s.hf_hub_cache),
         pull_service(pull_store, models::HubConfig{s.hf_endpoint, s.hf_token},
                      PullOptionsFor(s, metrics), &models::Catalog::Builtin()),
@@ -232,6 +234,7 @@ struct ServerApp::Parts {
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics;
   api::EngineMetrics engine_metrics;
+  scheduler::PoolOptions pool_options;  // the pool has its own copy
   scheduler::InstancePool pool;
   scheduler::Admission admission;
   scheduler::Residency residency;

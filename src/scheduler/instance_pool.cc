@@ -57,6 +57,7 @@ void RemoveEngineDir(const fs::path& socket) {
 
 InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
     : options_(std::move(options)),
+      slot_dirs_(options_.slot_dir, options_.handoff_dir),
       starter_(StarterOptions{.engines = options_.engines,
                               .launcher = options_.launcher,
                               .log_dir = options_.log_dir,
@@ -257,7 +258,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   AssignCpuThreads(model, *entry, *plan);
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
   const StartRequest start_request{
-      .socket = socket, .slot_dir = EngineSlotDir(model.name, replica), .replica = replica};
+      .socket = socket, .slot_dir = slot_dirs_.ForEngine(model.name, replica), .replica = replica};
   Result<std::shared_ptr<Instance>> started = starter_.Start(model, *plan, start_request);
   if (!started.ok()) {
     // Nothing was started (no engine, an unsafe model file, a bad flag):
@@ -296,7 +297,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     co_return ready;
   }
   // Before any request reaches it: conversations saved when it last unloaded.
-  if (fs::path dir = SlotDir(model.name); !dir.empty() && !replica && !instance->slot_dir.empty()) {
+  if (fs::path dir = slot_dirs_.Saved(model.name);
+      !dir.empty() && !replica && !instance->slot_dir.empty()) {
     auto restored = co_await RestoreSlots(socket, dir);
     if (restored.ok() && *restored > 0)
       spdlog::info("restored {} slot(s) of '{}'", *restored, model.name);
@@ -421,17 +423,6 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
   co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model), reason), use_awaitable);
 }
 
-fs::path InstancePool::EngineSlotDir(const std::string& model, bool replica) const {
-  // A replica's slots are not kept: the first instance's conversations are.
-  fs::path dir = replica ? fs::path() : SlotDir(model);
-  // The prefill/decode split hands slots over through the handoff directory.
-  return dir.empty() ? options_.handoff_dir : dir;
-}
-
-fs::path InstancePool::SlotDir(const std::string& model) const {
-  return options_.slot_dir.empty() ? fs::path() : options_.slot_dir / SafeFileName(model);
-}
-
 awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reason) {
   EntryList stopping;
   {
@@ -457,7 +448,7 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reaso
 }
 
 awaitable<void> InstancePool::SaveSlotsOf(std::shared_ptr<Instance> instance) {
-  fs::path dir = SlotDir(instance->model());
+  fs::path dir = slot_dirs_.Saved(instance->model());
   if (dir.empty() || instance->slot_dir.empty() || instance->in_flight > 0 || !instance->Alive()) {
     co_return;  // no slots to save, or not now
   }

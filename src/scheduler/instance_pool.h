@@ -48,6 +48,7 @@
 #include "scheduler/load_planner.h"
 #include "scheduler/pool_events.h"
 #include "scheduler/pool_options.h"
+#include "scheduler/slot_dirs.h"
 
 namespace zest::scheduler {
 
@@ -112,12 +113,6 @@ class InstancePool : public EngineSlots, public InstanceDirectory, public Instan
   // Tells the pool a request could not reach `instance`; if its process is
   // gone, the pool forgets it so the next Acquire starts a fresh one.
   boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance);
-
-  // The --slot-save-path of an instance of `model`: the model's slot
-  // directory, a replica's none; the handoff directory when that leaves none.
-  std::filesystem::path EngineSlotDir(const std::string& model, bool replica) const;
-  // Where the model's slots are kept across unloads; empty when they are not.
-  std::filesystem::path SlotDir(const std::string& model) const;
 
   std::vector<InstanceStatus> List() override;
 
@@ -226,6 +221,7 @@ class InstancePool : public EngineSlots, public InstanceDirectory, public Instan
   boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
+  const SlotDirs slot_dirs_;  // from options_
   const EngineStarter starter_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   // Terminate() blocks for up to the grace period; it runs here, not on I/O threads.
