@@ -165,7 +165,8 @@ struct ServerApp::Parts {
         request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
         openai(registry, chat_engines, chat_options, request_metrics),
         admin(loaded, registry, pool, engines, &residency),
-        load_api(registry, pool, residency),
+        model_config(pool_options.model_settings, engines, pool_options.model_roots),
+        load_api(registry, pool, pool, model_config, residency),
         system_api(inventory, sampler, admin),
         models_api(registry, pool, pool,
                    scheduler::SlotDirs(pool_options.slot_dir, pool_options.handoff_dir)),
@@ -246,6 +247,7 @@ struct ServerApp::Parts {
   api::InferenceMetrics* request_metrics;  // null when metrics are off
   api::openai::OpenAiApi openai;
   api::admin::AdminApi admin;
+  scheduler::ModelConfig model_config;
   api::admin::LoadApi load_api;
   api::admin::SystemApi system_api;
   api::admin::ModelsApi models_api;

@@ -115,10 +115,6 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::ExplicitLoadOnStrand(
   co_return co_await AcquireOnStrand(std::move(model), std::move(settings), /*urgent=*/true);
 }
 
-config::ModelSettings InstancePool::ConfiguredSettings(const std::string& model) const {
-  return planner_.Configured(model);
-}
-
 int InstancePool::EngineParallel(const std::string& model) {
   std::optional<int> configured;
   {
@@ -127,7 +123,7 @@ int InstancePool::EngineParallel(const std::string& model) {
       if (it->second->state == Entry::State::kReady) return it->second->plan.parallel;
       configured = it->second->settings.parallel;
     } else {
-      configured = ConfiguredSettings(model).parallel;
+      configured = planner_.Configured(model).parallel;
     }
   }
   return configured.value_or(options_.parallel);
@@ -182,7 +178,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       continue;
     }
     if (!loading) {
-      config::ModelSettings chosen = settings ? *settings : ConfiguredSettings(model.name);
+      config::ModelSettings chosen = settings ? *settings : planner_.Configured(model.name);
       Result<std::shared_ptr<Entry>> added = AddEntry(model, std::move(chosen), urgent, false);
       if (!added.ok()) co_return added.status();
       loading = *added;
@@ -317,10 +313,6 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
 // The public coroutines below hop onto the strand (or the blocking pool) by
 // co_spawning a member coroutine, never a capturing lambda: GCC 12
 // miscompiles lambda coroutines whose captures outlive a suspension.
-Status InstancePool::CheckExtraArgs(const std::vector<std::string>& args) const {
-  return starter_.CheckExtraArgs(args);
-}
-
 awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
   co_await asio::co_spawn(strand_, ForgetIfDead(std::move(instance)), use_awaitable);
 }

@@ -85,15 +85,6 @@ class InstancePool : public EngineSlots, public InstanceDirectory, public Instan
   // The engines it starts (null: none set up).
   const engines::EngineSet* engine_set() const { return options_.engines.get(); }
 
-  // The model's options from the configuration (`[models."name"]`); empty
-  // (zest decides) when it has none. Any thread.
-  config::ModelSettings ConfiguredSettings(const std::string& model) const;
-
-  // Whether `args` may be passed to the engine of language models
-  // (engines/engine_adapter.h: flags by allow-list, every file they name
-  // one zest serves, `model_roots`). Checked again at each start. Any thread.
-  Status CheckExtraArgs(const std::vector<std::string>& args) const;
-
   // The engine's parallel sequences for `model`: its plan's once loaded,
   // else its options' `parallel`, else the server's. For sizing the model's
   // admission gate. Any thread.
