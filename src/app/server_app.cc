@@ -164,7 +164,7 @@ struct ServerApp::Parts {
         chat_options(ChatRouteOptionsFor(s)),
         request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
         openai(registry, chat_engines, chat_options, request_metrics),
-        admin(loaded, registry, pool, engines, &residency),
+        admin(loaded, registry, pool, pool, engines, &residency),
         model_config(pool_options.model_settings, engines, pool_options.model_roots),
         load_api(registry, pool, pool, model_config, residency),
         system_api(inventory, sampler, admin),

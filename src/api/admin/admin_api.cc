@@ -108,11 +108,13 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
 }  // namespace
 
 AdminApi::AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
-                   scheduler::InstancePool& pool, std::shared_ptr<const engines::EngineSet> engines,
+                   scheduler::InstanceDirectory& instances, scheduler::InstanceLifecycle& lifecycle,
+                   std::shared_ptr<const engines::EngineSet> engines,
                    scheduler::Residency* residency)
     : settings_(settings),
       registry_(registry),
-      pool_(pool),
+      instances_(instances),
+      lifecycle_(lifecycle),
       engines_(std::move(engines)),
       residency_(residency) {}
 
@@ -148,7 +150,7 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking(
 json AdminApi::RpcWorkersJson() const { return rpc_workers_ ? rpc_workers_() : json::array(); }
 
 json AdminApi::PsJson() const {
-  return {{"instances", InstancesJson(pool_.List(), residency_, true)}};
+  return {{"instances", InstancesJson(instances_.List(), residency_, true)}};
 }
 
 void AdminApi::Register(http::Router& router) {
@@ -159,7 +161,7 @@ void AdminApi::Register(http::Router& router) {
   });
   router.Add("GET", "/api/v1/health",
              [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-               auto list = pool_.List();
+               auto list = instances_.List();
                std::set<std::string> models;  // a model with replicas has several instances
                for (const auto& s : list) models.insert(s.model);
                json reply = {{"status", "ok"},
@@ -180,7 +182,7 @@ void AdminApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                auto model = StringField(r.body, "model");
                if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
-               Status st = co_await pool_.Stop(*model, scheduler::kUnload);
+               Status st = co_await lifecycle_.Stop(*model, scheduler::kUnload);
                if (!st.ok()) co_return co_await openai::SendError(w, st, "model");
                if (residency_ != nullptr) residency_->Forget(*model);
                json reply = {{"status", "stopped"}, {"model", *model}};
