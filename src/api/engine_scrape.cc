@@ -102,11 +102,11 @@ std::string ReexportEngineMetrics(const std::vector<EngineExposition>& engines) 
   return out;
 }
 
-awaitable<std::vector<EngineExposition>> ScrapeEngines(scheduler::InstancePool& pool) {
+awaitable<std::vector<EngineExposition>> ScrapeEngines(scheduler::InstanceDirectory& instances,
+                                                       const engines::EngineSet* engine_set) {
   auto executor = co_await asio::this_coro::executor;
   std::vector<EngineExposition> out;
-  const engines::EngineSet* engine_set = pool.engine_set();
-  for (const scheduler::InstanceStatus& s : pool.List()) {
+  for (const scheduler::InstanceStatus& s : instances.List()) {
     if (s.state != "ready" || engine_set == nullptr) continue;
     const engines::EngineAdapter* engine = engine_set->Named(s.engine);
     std::optional<engines::EngineMetrics> metrics =

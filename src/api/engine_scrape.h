@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "engines/engine_adapter.h"
-#include "scheduler/instance_pool.h"
+#include "engines/engine_set.h"
+#include "scheduler/instance_directory.h"
 
 namespace zest::api {
 
@@ -26,8 +27,10 @@ struct EngineExposition {
 // skipped. Pure.
 std::string ReexportEngineMetrics(const std::vector<EngineExposition>& engines);
 
-// GET /metrics from every ready instance, each bounded to a second; an
-// engine that does not answer is left out of this scrape.
-boost::asio::awaitable<std::vector<EngineExposition>> ScrapeEngines(scheduler::InstancePool& pool);
+// GET /metrics from every ready instance whose engine (in `engine_set`) has
+// metrics, each bounded to a second; an engine that does not answer is
+// left out of this scrape.
+boost::asio::awaitable<std::vector<EngineExposition>> ScrapeEngines(
+    scheduler::InstanceDirectory& instances, const engines::EngineSet* engine_set);
 
 }  // namespace zest::api

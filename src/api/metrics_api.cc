@@ -5,14 +5,17 @@
 namespace zest::api {
 
 void RegisterMetricsRoute(http::Router& router, metrics::Registry& registry,
-                          scheduler::InstancePool* pool) {
-  router.Add(
-      "GET", "/metrics",
-      [&registry, pool](http::Request&, http::ResponseWriter& w) -> boost::asio::awaitable<void> {
-        std::string text = registry.Render();
-        if (pool != nullptr) text += ReexportEngineMetrics(co_await ScrapeEngines(*pool));
-        co_await w.Send(200, "text/plain; version=0.0.4; charset=utf-8", std::move(text));
-      });
+                          scheduler::InstanceDirectory* instances,
+                          const engines::EngineSet* engine_set) {
+  router.Add("GET", "/metrics",
+             [&registry, instances, engine_set](
+                 http::Request&, http::ResponseWriter& w) -> boost::asio::awaitable<void> {
+               std::string text = registry.Render();
+               if (instances != nullptr) {
+                 text += ReexportEngineMetrics(co_await ScrapeEngines(*instances, engine_set));
+               }
+               co_await w.Send(200, "text/plain; version=0.0.4; charset=utf-8", std::move(text));
+             });
 }
 
 }  // namespace zest::api

@@ -2,15 +2,17 @@
 // followed by the selected metrics of each ready engine (engine_scrape).
 #pragma once
 
+#include "engines/engine_set.h"
 #include "http/router.h"
 #include "metrics/registry.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
 
 namespace zest::api {
 
-// `registry` and `pool` must outlive the router; `pool` may be null (no
-// engine metrics).
+// `registry`, `instances` and `engine_set` must outlive the router;
+// `instances` may be null (no engine metrics).
 void RegisterMetricsRoute(http::Router& router, metrics::Registry& registry,
-                          scheduler::InstancePool* pool = nullptr);
+                          scheduler::InstanceDirectory* instances = nullptr,
+                          const engines::EngineSet* engine_set = nullptr);
 
 }  // namespace zest::api

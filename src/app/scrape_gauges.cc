@@ -10,30 +10,30 @@ namespace zest::app {
 
 // Gauges read from the pool at scrape time.
 // A model with replicas has several instances: one sample per model.
-void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool) {
+void AddPoolGauges(metrics::Registry& metrics, scheduler::InstanceDirectory& instances) {
   using Samples = std::vector<std::pair<metrics::LabelValues, double>>;
   metrics.AddGaugeCallback("zest_models_loaded", "Models with a ready engine instance.", {},
-                           [&pool] {
+                           [&instances] {
                              std::set<std::string> ready;
-                             for (const auto& s : pool.List()) {
+                             for (const auto& s : instances.List()) {
                                if (s.state == "ready") ready.insert(s.model);
                              }
                              return Samples{{{}, double(ready.size())}};
                            });
   metrics.AddGaugeCallback("zest_model_instances",
                            "Ready engine instances per model (replicas included).", {"model"},
-                           [&pool] {
+                           [&instances] {
                              std::map<std::string, double> count;
-                             for (const auto& s : pool.List())
+                             for (const auto& s : instances.List())
                                count[s.model] += s.state == "ready" ? 1 : 0;
                              Samples out;
                              for (const auto& [model, n] : count) out.push_back({{model}, n});
                              return out;
                            });
   metrics.AddGaugeCallback("zest_requests_running", "Requests being relayed to an engine.",
-                           {"model"}, [&pool] {
+                           {"model"}, [&instances] {
                              std::map<std::string, double> running;
-                             for (const auto& s : pool.List()) running[s.model] += s.in_flight;
+                             for (const auto& s : instances.List()) running[s.model] += s.in_flight;
                              Samples out;
                              for (const auto& [model, n] : running) out.push_back({{model}, n});
                              return out;

@@ -5,11 +5,11 @@
 
 #include "metrics/registry.h"
 #include "scheduler/admission.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
 
 namespace zest::app {
 
-void AddPoolGauges(metrics::Registry& metrics, scheduler::InstancePool& pool);
+void AddPoolGauges(metrics::Registry& metrics, scheduler::InstanceDirectory& instances);
 void AddQueueGauges(metrics::Registry& metrics, scheduler::Admission& admission);
 
 }  // namespace zest::app

@@ -150,23 +150,26 @@ struct ServerApp::Parts {
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),
         engine_metrics(metrics),
-        pool(io, PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers)),
+        pool_options(PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers)),
+        pool(io, pool_options),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.
         residency(ParseDuration(s.keep_alive).value()),
-        reaper(io, residency, pool),
-        watchdog(io, pool, std::chrono::seconds(s.watchdog_s)),
-        autoscaler(io, AutoscaleParamsFor(s), admission, pool, registry),
+        reaper(io, residency, pool, pool),
+        watchdog(io, pool, pool, std::chrono::seconds(s.watchdog_s)),
+        autoscaler(io, AutoscaleParamsFor(s), admission, pool, pool, registry),
         // What the four chat APIs share.
         chat_engines{pool, admission, &residency, std::chrono::seconds(s.heartbeat_s),
                      s.split_prefill_tokens},
         chat_options(ChatRouteOptionsFor(s)),
         request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
         openai(registry, chat_engines, chat_options, request_metrics),
-        admin(loaded, registry, pool, engines, &residency),
-        load_api(registry, pool, residency),
+        admin(loaded, registry, pool, pool, engines, &residency),
+        model_config(pool_options.model_settings, engines, pool_options.model_roots),
+        load_api(registry, pool, pool, model_config, residency),
         system_api(inventory, sampler, admin),
-        models_api(registry, pool),
+        models_api(registry, pool, pool,
+                   scheduler::SlotDirs(pool_options.slot_dir, pool_options.handoff_dir)),
         pull_store(s.hf_hub_cache),
         pull_service(pull_store, models::HubConfig{s.hf_endpoint, s.hf_token},
                      PullOptionsFor(s, metrics), &models::Catalog::Builtin()),
@@ -200,7 +203,7 @@ struct ServerApp::Parts {
   void RegisterRoutes() {
     load_api.Register(router);
     openai.Register(router);
-    if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool);
+    if (s.metrics_enabled) api::RegisterMetricsRoute(router, metrics, &pool, engines.get());
     admin.Register(router);
     pull_api.Register(router);
     system_api.Register(router);
@@ -232,6 +235,7 @@ struct ServerApp::Parts {
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics;
   api::EngineMetrics engine_metrics;
+  scheduler::PoolOptions pool_options;  // the pool has its own copy
   scheduler::InstancePool pool;
   scheduler::Admission admission;
   scheduler::Residency residency;
@@ -243,6 +247,7 @@ struct ServerApp::Parts {
   api::InferenceMetrics* request_metrics;  // null when metrics are off
   api::openai::OpenAiApi openai;
   api::admin::AdminApi admin;
+  scheduler::ModelConfig model_config;
   api::admin::LoadApi load_api;
   api::admin::SystemApi system_api;
   api::admin::ModelsApi models_api;

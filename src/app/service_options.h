@@ -18,7 +18,7 @@
 #include "models/model_aliases.h"
 #include "scheduler/admission.h"
 #include "scheduler/autoscaler.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/pool_options.h"
 
 namespace zest::app {
 

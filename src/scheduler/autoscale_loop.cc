@@ -15,11 +15,13 @@ namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
 AutoscaleLoop::AutoscaleLoop(asio::io_context& io, AutoscaleParams params, Admission& admission,
-                             InstancePool& pool, models::ModelRegistry& registry)
+                             InstanceDirectory& instances, InstanceLifecycle& lifecycle,
+                             models::ModelRegistry& registry)
     : enabled_(params.enabled),
       autoscaler_(params),
       admission_(admission),
-      pool_(pool),
+      instances_(instances),
+      lifecycle_(lifecycle),
       registry_(registry),
       strand_(asio::make_strand(io)),
       task_(strand_, 500ms, [this] { return TickOnce(Autoscaler::Clock::now()); }),
@@ -33,7 +35,7 @@ void AutoscaleLoop::Stop() { task_.Stop(); }
 
 asio::awaitable<void> AutoscaleLoop::TickOnce(Autoscaler::Clock::time_point now) {
   std::map<std::string, ModelLoad> loads;
-  for (const InstanceStatus& s : pool_.List()) {
+  for (const InstanceStatus& s : instances_.List()) {
     ModelLoad& load = loads[s.model];
     load.model = s.model;
     if (s.state == "loading") ++load.loading;
@@ -58,7 +60,7 @@ asio::awaitable<void> AutoscaleLoop::TickOnce(Autoscaler::Clock::time_point now)
       adding_.insert(model);
       asio::co_spawn(strand_, AddReplica(model, d.reason, now), asio::detached);
     } else if (d.action == AutoscaleDecision::Action::kDown) {
-      co_await pool_.RemoveReplica(model, d.pid, d.reason);
+      co_await lifecycle_.RemoveReplica(model, d.pid, d.reason);
     }
   }
   autoscaler_.Retain(models);
@@ -70,7 +72,7 @@ asio::awaitable<void> AutoscaleLoop::AddReplica(std::string model, std::string r
   auto entry = registry_.Find(model);
   if (entry.ok()) {
     // The pool logs the decision and its outcome.
-    Status added = co_await pool_.AddReplica(*entry, reason, /*by_autoscaler=*/true);
+    Status added = co_await lifecycle_.AddReplica(*entry, reason, /*by_autoscaler=*/true);
     if (added.ok()) {
       retry_at_.erase(model);
     } else {

@@ -18,16 +18,18 @@
 #include "models/model_registry.h"
 #include "scheduler/admission.h"
 #include "scheduler/autoscaler.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
+#include "scheduler/instance_lifecycle.h"
 #include "scheduler/periodic_task.h"
 
 namespace zest::scheduler {
 
 class AutoscaleLoop {
  public:
-  // All three must outlive the loop (Stop() it first).
+  // All must outlive the loop (Stop() it first).
   AutoscaleLoop(boost::asio::io_context& io, AutoscaleParams params, Admission& admission,
-                InstancePool& pool, models::ModelRegistry& registry);
+                InstanceDirectory& instances, InstanceLifecycle& lifecycle,
+                models::ModelRegistry& registry);
 
   // Does nothing when the params say autoscaling is off.
   void Start();
@@ -48,7 +50,8 @@ class AutoscaleLoop {
   const bool enabled_;
   Autoscaler autoscaler_;  // on strand_ only
   Admission& admission_;
-  InstancePool& pool_;
+  InstanceDirectory& instances_;
+  InstanceLifecycle& lifecycle_;
   models::ModelRegistry& registry_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   PeriodicTask task_;             // Tick twice a second

@@ -130,13 +130,6 @@ engines::LaunchSpec EngineStarter::SpecFor(const models::ModelEntry& model,
   return spec;
 }
 
-Status EngineStarter::CheckExtraArgs(const std::vector<std::string>& args) const {
-  const engines::EngineAdapter* language =
-      options_.engines ? options_.engines->language() : nullptr;
-  if (language == nullptr) return args.empty() ? Status::Ok() : Unavailable("no engine is set up");
-  return language->CheckExtraArgs(args, options_.model_roots);
-}
-
 Result<std::unique_ptr<engines::EngineProcess>> EngineStarter::Spawn(
     const engines::EngineAdapter& engine, const models::ModelEntry& model,
     const engines::LaunchSpec& spec, const placement::EnginePlan& plan, bool replica) const {

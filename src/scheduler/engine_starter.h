@@ -66,10 +66,6 @@ class EngineStarter {
   boost::asio::awaitable<Status> WaitReady(boost::asio::any_io_executor executor,
                                            Instance& instance) const;
 
-  // Whether `args` may be passed to the engine of language models (its
-  // flag allow-list; files below the model roots).
-  Status CheckExtraArgs(const std::vector<std::string>& args) const;
-
  private:
   engines::LaunchSpec SpecFor(const models::ModelEntry& model, const placement::EnginePlan& plan,
                               const StartRequest& request) const;

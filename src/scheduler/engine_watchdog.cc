@@ -19,9 +19,10 @@ namespace {
 constexpr auto kProbeTimeout = 1s;  // one /health exchange
 }  // namespace
 
-EngineWatchdog::EngineWatchdog(asio::io_context& io, InstancePool& pool,
-                               std::chrono::seconds timeout)
-    : pool_(pool),
+EngineWatchdog::EngineWatchdog(asio::io_context& io, InstanceDirectory& instances,
+                               InstanceLifecycle& lifecycle, std::chrono::seconds timeout)
+    : instances_(instances),
+      lifecycle_(lifecycle),
       timeout_(timeout),
       strand_(asio::make_strand(io)),
       task_(strand_, 1s, [this] { return CheckAll(); }) {}
@@ -31,11 +32,11 @@ void EngineWatchdog::Start() { task_.Start(); }
 void EngineWatchdog::Stop() { task_.Stop(); }
 
 asio::awaitable<void> EngineWatchdog::CheckAll() {
-  co_await pool_.ForgetExited();
+  co_await lifecycle_.ForgetExited();
   if (timeout_.count() == 0) co_return;  // hung engines are not looked for
   auto now = std::chrono::steady_clock::now();
   std::map<pid_t, std::chrono::steady_clock::time_point> seen;
-  for (const InstanceStatus& s : pool_.List()) {
+  for (const InstanceStatus& s : instances_.List()) {
     if (s.state != "ready" && s.state != "draining") continue;
     auto it = last_answer_.find(s.pid);
     auto last = it != last_answer_.end() ? it->second : now;  // new: counts from now
@@ -44,7 +45,7 @@ asio::awaitable<void> EngineWatchdog::CheckAll() {
     if (std::chrono::steady_clock::now() - last >= timeout_) {
       spdlog::error("engine for '{}' (pid {}) has not answered for {} s; killing it", s.model,
                     s.pid, timeout_.count());
-      co_await pool_.KillHung(s.model, s.pid);
+      co_await lifecycle_.KillHung(s.model, s.pid);
       seen.erase(s.pid);
     }
   }

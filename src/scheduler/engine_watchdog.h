@@ -1,5 +1,5 @@
 // EngineWatchdog: once a second, has the pool forget engines whose process
-// has exited (InstancePool::ForgetExited: a kill or crash no request saw),
+// has exited (InstanceLifecycle::ForgetExited: a kill or crash no request saw),
 // and asks every ready engine's /health. An engine that has not answered for
 // `timeout` while its process still runs (hung in a deadlock, stopped with
 // SIGSTOP, swapping itself to death) is killed and forgotten, so the next
@@ -17,14 +17,16 @@
 #include <map>
 #include <string>
 
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
+#include "scheduler/instance_lifecycle.h"
 #include "scheduler/periodic_task.h"
 
 namespace zest::scheduler {
 
 class EngineWatchdog {
  public:
-  EngineWatchdog(boost::asio::io_context& io, InstancePool& pool, std::chrono::seconds timeout);
+  EngineWatchdog(boost::asio::io_context& io, InstanceDirectory& instances,
+                 InstanceLifecycle& lifecycle, std::chrono::seconds timeout);
 
   void Start();  // with a zero timeout, only exited engines are looked for
   // Stops checking; safe from any thread, before the io_context ends.
@@ -37,7 +39,8 @@ class EngineWatchdog {
   // Whether the engine on `socket` answers 200 at `path` (its health probe).
   boost::asio::awaitable<bool> Answers(std::string socket, std::string path);
 
-  InstancePool& pool_;
+  InstanceDirectory& instances_;
+  InstanceLifecycle& lifecycle_;
   const std::chrono::seconds timeout_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   PeriodicTask task_;                                                   // CheckAll every second

@@ -57,6 +57,7 @@ void RemoveEngineDir(const fs::path& socket) {
 
 InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
     : options_(std::move(options)),
+      slot_dirs_(options_.slot_dir, options_.handoff_dir),
       starter_(StarterOptions{.engines = options_.engines,
                               .launcher = options_.launcher,
                               .log_dir = options_.log_dir,
@@ -102,15 +103,16 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::Model
       strand_, AcquireOnStrand(std::move(model), std::move(configured), urgent), use_awaitable);
 }
 
-awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireWith(
-    models::ModelEntry model, config::ModelSettings settings) {
-  std::optional<config::ModelSettings> given(std::move(settings));
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::ExplicitLoad(
+    models::ModelEntry model, std::optional<config::ModelSettings> settings) {
   co_return co_await asio::co_spawn(
-      strand_, AcquireOnStrand(std::move(model), std::move(given), /*urgent=*/true), use_awaitable);
+      strand_, ExplicitLoadOnStrand(std::move(model), std::move(settings)), use_awaitable);
 }
 
-config::ModelSettings InstancePool::ConfiguredSettings(const std::string& model) const {
-  return planner_.Configured(model);
+awaitable<Result<std::shared_ptr<Instance>>> InstancePool::ExplicitLoadOnStrand(
+    models::ModelEntry model, std::optional<config::ModelSettings> settings) {
+  breaker_.Forget(model.name);
+  co_return co_await AcquireOnStrand(std::move(model), std::move(settings), /*urgent=*/true);
 }
 
 int InstancePool::EngineParallel(const std::string& model) {
@@ -121,7 +123,7 @@ int InstancePool::EngineParallel(const std::string& model) {
       if (it->second->state == Entry::State::kReady) return it->second->plan.parallel;
       configured = it->second->settings.parallel;
     } else {
-      configured = ConfiguredSettings(model).parallel;
+      configured = planner_.Configured(model).parallel;
     }
   }
   return configured.value_or(options_.parallel);
@@ -176,7 +178,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       continue;
     }
     if (!loading) {
-      config::ModelSettings chosen = settings ? *settings : ConfiguredSettings(model.name);
+      config::ModelSettings chosen = settings ? *settings : planner_.Configured(model.name);
       Result<std::shared_ptr<Entry>> added = AddEntry(model, std::move(chosen), urgent, false);
       if (!added.ok()) co_return added.status();
       loading = *added;
@@ -252,7 +254,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   AssignCpuThreads(model, *entry, *plan);
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
   const StartRequest start_request{
-      .socket = socket, .slot_dir = EngineSlotDir(model.name, replica), .replica = replica};
+      .socket = socket, .slot_dir = slot_dirs_.ForEngine(model.name, replica), .replica = replica};
   Result<std::shared_ptr<Instance>> started = starter_.Start(model, *plan, start_request);
   if (!started.ok()) {
     // Nothing was started (no engine, an unsafe model file, a bad flag):
@@ -291,7 +293,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     co_return ready;
   }
   // Before any request reaches it: conversations saved when it last unloaded.
-  if (fs::path dir = SlotDir(model.name); !dir.empty() && !replica && !instance->slot_dir.empty()) {
+  if (fs::path dir = slot_dirs_.Saved(model.name);
+      !dir.empty() && !replica && !instance->slot_dir.empty()) {
     auto restored = co_await RestoreSlots(socket, dir);
     if (restored.ok() && *restored > 0)
       spdlog::info("restored {} slot(s) of '{}'", *restored, model.name);
@@ -310,10 +313,6 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
 // The public coroutines below hop onto the strand (or the blocking pool) by
 // co_spawning a member coroutine, never a capturing lambda: GCC 12
 // miscompiles lambda coroutines whose captures outlive a suspension.
-Status InstancePool::CheckExtraArgs(const std::vector<std::string>& args) const {
-  return starter_.CheckExtraArgs(args);
-}
-
 awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
   co_await asio::co_spawn(strand_, ForgetIfDead(std::move(instance)), use_awaitable);
 }
@@ -329,15 +328,6 @@ awaitable<void> InstancePool::ForgetExited() {
     }
   }
   for (std::shared_ptr<Instance>& instance : exited) co_await ReportBroken(std::move(instance));
-}
-
-awaitable<void> InstancePool::ForgetFailures(std::string model) {
-  co_await asio::co_spawn(strand_, ForgetFailuresOnStrand(std::move(model)), use_awaitable);
-}
-
-awaitable<void> InstancePool::ForgetFailuresOnStrand(std::string model) {
-  breaker_.Forget(model);
-  co_return;
 }
 
 awaitable<void> InstancePool::KillHung(std::string model, pid_t pid) {
@@ -425,17 +415,6 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
   co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model), reason), use_awaitable);
 }
 
-fs::path InstancePool::EngineSlotDir(const std::string& model, bool replica) const {
-  // A replica's slots are not kept: the first instance's conversations are.
-  fs::path dir = replica ? fs::path() : SlotDir(model);
-  // The prefill/decode split hands slots over through the handoff directory.
-  return dir.empty() ? options_.handoff_dir : dir;
-}
-
-fs::path InstancePool::SlotDir(const std::string& model) const {
-  return options_.slot_dir.empty() ? fs::path() : options_.slot_dir / SafeFileName(model);
-}
-
 awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reason) {
   EntryList stopping;
   {
@@ -461,7 +440,7 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reaso
 }
 
 awaitable<void> InstancePool::SaveSlotsOf(std::shared_ptr<Instance> instance) {
-  fs::path dir = SlotDir(instance->model());
+  fs::path dir = slot_dirs_.Saved(instance->model());
   if (dir.empty() || instance->slot_dir.empty() || instance->in_flight > 0 || !instance->Alive()) {
     co_return;  // no slots to save, or not now
   }

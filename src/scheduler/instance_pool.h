@@ -43,88 +43,16 @@
 #include "scheduler/crash_loop.h"
 #include "scheduler/engine_starter.h"
 #include "scheduler/instance.h"
+#include "scheduler/instance_directory.h"
+#include "scheduler/instance_lifecycle.h"
 #include "scheduler/load_planner.h"
 #include "scheduler/pool_events.h"
+#include "scheduler/pool_options.h"
+#include "scheduler/slot_dirs.h"
 
 namespace zest::scheduler {
 
-struct PoolOptions {
-  // 0700; each engine has a directory here for its socket (engine-N/).
-  std::filesystem::path run_dir;
-  std::filesystem::path log_dir;  // engine log files
-  std::filesystem::path pid_dir;  // engine pid files (engines/pid_file.h); empty = none
-  int ctx_size = 4096;            // per slot, unless a model's settings say; 0 = largest that fits
-  int parallel = 4;
-  int threads = 0;    // engine -t for every engine; 0 = zest shares cpu_cores (below)
-  int cpu_cores = 0;  // physical cores the CPU engines share; 0 = hardware_concurrency
-  std::chrono::seconds ready_timeout{120};
-  // How long a load may wait for instances in use to go idle (and be
-  // evicted) when it fits only without them; then 507.
-  std::chrono::seconds memory_wait{300};
-  // Crash-loop breaker (crash_loop.h): an engine that fails on its own
-  // holds its model off for `restart_backoff`, doubling with each failure
-  // in a row (within the window) up to the max; zero = never held off.
-  std::chrono::milliseconds restart_backoff{1000};
-  std::chrono::milliseconds restart_backoff_max{60'000};
-  std::chrono::seconds crash_loop_window{60};
-  // Where each model's saved slots go (slot_cache.h), one 0700 directory per
-  // model; empty = slots are not saved across unloads.
-  std::filesystem::path slot_dir;
-  // Experimental prefill/decode split: the directory through which slots are
-  // handed between instances; replicas save and restore there (the first
-  // instance too when slot_dir is empty). Empty = the split is off.
-  std::filesystem::path handoff_dir;
-  // Placement: the devices and the memory zest may use on each, asked once
-  // (off the I/O threads: it may probe the engine) at the first load. Unset:
-  // one CPU with no memory limit.
-  std::function<std::vector<placement::PlacementDevice>()> discover_devices;
-  // The ggml RPC workers' devices (placement/devices.h), asked again
-  // whenever a load needs them, i.e. this machine cannot hold the model
-  // (blocking, off the I/O threads): a worker that went away is planned
-  // without, one that came back with. It is given the endpoints
-  // running engines use, which it must not probe: ggml-rpc-server serves
-  // one client at a time. Unset: no workers.
-  std::function<std::vector<placement::PlacementDevice>(const std::vector<std::string>& in_use)>
-      remote_devices;
-  // The engines and which serves a model (engines/engine_set.h). Unset:
-  // every load fails (no engine).
-  std::shared_ptr<const engines::EngineSet> engines;
-  // What starts them (engines/launcher.h); unset = real processes.
-  std::shared_ptr<engines::Launcher> launcher;
-  // The NPU as placement sees it (present, usable, why: placement/npu.h).
-  placement::NpuRequest npu;
-  std::map<std::string, config::ModelSettings> model_settings;  // by model name
-  // Where zest serves models from (models directory, Hugging Face store):
-  // files that engine flags name must lie below one of them.
-  std::vector<std::filesystem::path> model_roots;
-  // Hidden from engines even where their sandbox shows the host's system
-  // directories (zest's home: keys, config, logs).
-  std::vector<std::filesystem::path> hidden_dirs;
-  // Where the learned memory corrections persist (placement/
-  // memory_correction.h); empty = learned for this process only.
-  std::filesystem::path memory_corrections_file;
-};
-
-struct InstanceStatus {
-  std::string model;
-  pid_t pid = 0;
-  std::string socket;
-  std::string health_path;  // what answers 200 once the engine is up ("/health")
-  std::string engine;       // which engine runs it ("llama-server")
-  std::string recipe;       // that engine's recipe ("llamacpp")
-  std::string state;        // "loading", "ready", "draining"
-  double uptime_s = 0;
-  int in_flight = 0;
-  placement::EnginePlan plan;          // where it runs and the memory predicted for it
-  std::string device;                  // where it computes: "CPU", "Vulkan0"
-  int slots = 0;                       // its engine's --parallel
-  bool replica = false;                // added by the autoscaler next to the model's first instance
-  double idle_s = 0;                   // since its last request finished (or it started)
-  std::optional<double> per_token_ms;  // measured generation speed (moving average)
-  config::ModelSettings settings;      // the options it was loaded with
-};
-
-class InstancePool : public EngineSlots {
+class InstancePool : public EngineSlots, public InstanceDirectory, public InstanceLifecycle {
  public:
   InstancePool(boost::asio::io_context& io, PoolOptions options);
   ~InstancePool() override;
@@ -142,25 +70,20 @@ class InstancePool : public EngineSlots {
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Acquire(models::ModelEntry model,
                                                                     bool urgent = false);
 
-  // Acquire with the model's options given (an explicit load's per-model
-  // settings overlaid with its request's options) instead of its configured
-  // ones. Loaded with the same options: the running instance. Loaded with
-  // others: an idle instance is stopped and the model loaded anew;
-  // kConflict while it has requests in flight or is loading. Urgent.
-  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireWith(
-      models::ModelEntry model, config::ModelSettings settings);
+  // InstanceLifecycle (instance_lifecycle.h): loads a user asks for,
+  // replicas, stops, and the watchdog's kills.
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> ExplicitLoad(
+      models::ModelEntry model, std::optional<config::ModelSettings> settings) override;
+  boost::asio::awaitable<Status> AddReplica(models::ModelEntry model, std::string reason,
+                                            bool by_autoscaler) override;
+  boost::asio::awaitable<bool> RemoveReplica(std::string model, pid_t pid,
+                                             std::string reason) override;
+  boost::asio::awaitable<Status> Stop(std::string model, StopReason reason) override;
+  boost::asio::awaitable<void> KillHung(std::string model, pid_t pid) override;
+  boost::asio::awaitable<void> ForgetExited() override;
 
   // The engines it starts (null: none set up).
   const engines::EngineSet* engine_set() const { return options_.engines.get(); }
-
-  // The model's options from the configuration (`[models."name"]`); empty
-  // (zest decides) when it has none. Any thread.
-  config::ModelSettings ConfiguredSettings(const std::string& model) const;
-
-  // Whether `args` may be passed to the engine of language models
-  // (engines/engine_adapter.h: flags by allow-list, every file they name
-  // one zest serves, `model_roots`). Checked again at each start. Any thread.
-  Status CheckExtraArgs(const std::vector<std::string>& args) const;
 
   // The engine's parallel sequences for `model`: its plan's once loaded,
   // else its options' `parallel`, else the server's. For sizing the model's
@@ -178,56 +101,11 @@ class InstancePool : public EngineSlots {
   // with a slot directory; an empty lease when there is none. Any thread.
   InstanceLease TryReserveOther(const std::string& model, const Instance& decode);
 
-  // Starts another instance of `model` on a device its instances do not use
-  // (placement/replica.h), if the ledger admits it without evicting anything
-  // busy (idle instances of other models may go); logs `reason`. Errors:
-  // kNotFound when the model has no ready instance, kInsufficientMemory,
-  // kEngineFailed as for Acquire. `by_autoscaler`: the autoscaler's decision
-  // (logged as such and counted in PoolEvents::Autoscaled), else a user's.
-  boost::asio::awaitable<Status> AddReplica(models::ModelEntry model, std::string reason,
-                                            bool by_autoscaler);
-
-  // Stops the model's instance `pid` if it is idle and not the model's last
-  // ready one; logs `reason`. False when it was not (or is gone).
-  boost::asio::awaitable<bool> RemoveReplica(std::string model, pid_t pid, std::string reason);
-
   // Tells the pool a request could not reach `instance`; if its process is
   // gone, the pool forgets it so the next Acquire starts a fresh one.
   boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance);
 
-  // Why an instance is stopped: whether its conversations are kept, and the
-  // bounded word metrics label it with.
-  struct StopReason {
-    bool save_slots = false;  // save an idle instance's slots; they return on reload
-    const char* label = "unload";
-  };
-  static constexpr StopReason kUnload{true, "unload"};         // zest unload / stop
-  static constexpr StopReason kKeepAlive{true, "keep_alive"};  // idle past its keep-alive
-  static constexpr StopReason kDelete{false, "delete"};        // the model is being deleted
-
-  // Stops the model's instances (SIGTERM, then SIGKILL). kNotFound if none.
-  boost::asio::awaitable<Status> Stop(std::string model, StopReason reason = kUnload);
-
-  // Clears the crash-loop breaker's record of `model` (crash_loop.h): the
-  // next load is tried at once. For a load a user asked for.
-  boost::asio::awaitable<void> ForgetFailures(std::string model);
-
-  // Kills the model's engine if it is still the one with `pid` (the watchdog
-  // found it unresponsive) and forgets it, so the next request starts anew.
-  boost::asio::awaitable<void> KillHung(std::string model, pid_t pid);
-
-  // Forgets every ready instance whose engine has exited (killed, crashed)
-  // as ReportBroken does, so a death no request saw does not linger in the
-  // list until the next request for that model. The watchdog calls it.
-  boost::asio::awaitable<void> ForgetExited();
-
-  // The --slot-save-path of an instance of `model`: the model's slot
-  // directory, a replica's none; the handoff directory when that leaves none.
-  std::filesystem::path EngineSlotDir(const std::string& model, bool replica) const;
-  // Where the model's slots are kept across unloads; empty when they are not.
-  std::filesystem::path SlotDir(const std::string& model) const;
-
-  std::vector<InstanceStatus> List();
+  std::vector<InstanceStatus> List() override;
 
   // Whether this machine can run `model` at all: placed with its configured
   // options on the discovered devices with nothing else loaded
@@ -237,9 +115,7 @@ class InstancePool : public EngineSlots {
   // The same for a model known only by its file size (a catalog entry).
   std::optional<placement::ModelFit> FitOfSize(uint64_t file_bytes);
 
-  // The model's first instance (loading or ready), or null: for reading its
-  // engine's output (`zest logs`). Any thread.
-  std::shared_ptr<Instance> Find(const std::string& model);
+  std::shared_ptr<Instance> Find(const std::string& model) override;
 
   // Reports engine lifecycle events to `events` (may be null). Call before
   // the pool serves; `events` must outlive the pool.
@@ -328,13 +204,15 @@ class InstancePool : public EngineSlots {
   void NoteOwnFailure(const std::string& model, const std::string& reason);
   boost::asio::awaitable<Status> StopOnStrand(std::string model, StopReason reason);
   boost::asio::awaitable<void> KillHungOnStrand(std::string model, pid_t pid);
-  boost::asio::awaitable<void> ForgetFailuresOnStrand(std::string model);
+  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> ExplicitLoadOnStrand(
+      models::ModelEntry model, std::optional<config::ModelSettings> settings);
   // Saves an idle instance's slots before it stops (slot_cache.h).
   boost::asio::awaitable<void> SaveSlotsOf(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);
   boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
+  const SlotDirs slot_dirs_;  // from options_
   const EngineStarter starter_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   // Terminate() blocks for up to the grace period; it runs here, not on I/O threads.

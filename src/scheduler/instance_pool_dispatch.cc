@@ -133,7 +133,7 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
   if (!serving) co_return NotFound("model '" + model.name + "' has no instance to replicate");
   spdlog::info("{} '{}': {}", what, model.name, reason);
   // A replica runs with its first instance's options, on another device.
-  config::ModelSettings settings = ConfiguredSettings(model.name);
+  config::ModelSettings settings = planner_.Configured(model.name);
   {
     MutexLock lock(list_mu_);
     if (EntryList entries = EntriesOf(model.name); !entries.empty())

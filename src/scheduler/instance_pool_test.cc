@@ -220,7 +220,7 @@ TEST_F(InstancePoolTest, AnEngineKilledFromOutsideIsReplacedAtOnceAndNotHeldOff)
 
 TEST_F(InstancePoolTest, TheWatchdogKillsAnEngineThatStopsAnswering) {
   MakePool();
-  EngineWatchdog watchdog(io_, *pool_, 1s);
+  EngineWatchdog watchdog(io_, *pool_, *pool_, 1s);
   watchdog.Start();
   // Ended before it goes, on every path: the io_context runs on.
   struct StopOnExit {
@@ -249,7 +249,7 @@ TEST_F(InstancePoolTest, TheReaperStopsWhatOutlivedItsKeepAliveAndNothingBusy) {
   ASSERT_TRUE(Acquire(a_).ok());
   ASSERT_TRUE(Acquire(b_).ok());
   Residency residency(std::chrono::minutes(10));
-  KeepAliveReaper reaper(io_, residency, *pool_);
+  KeepAliveReaper reaper(io_, residency, *pool_, *pool_);
   const Residency::Clock::time_point t0 = Residency::Clock::now();
   residency.End("a", std::chrono::minutes(10), t0);
   residency.End("b", std::chrono::minutes(1), t0);
@@ -281,7 +281,7 @@ TEST_F(InstancePoolTest, TheAutoscaleLoopAddsAReplicaUnderPressureAndRemovesItId
   AutoscaleParams params;
   params.window = 10s;
   params.idle = 50ms;
-  AutoscaleLoop loop(io_, params, admission, *pool_, registry);
+  AutoscaleLoop loop(io_, params, admission, *pool_, *pool_, registry);
   ASSERT_TRUE(Acquire(a_).ok());
   auto enter = [&] {
     AdmitRequest request;

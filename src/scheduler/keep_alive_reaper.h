@@ -6,7 +6,8 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/strand.hpp>
 
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
+#include "scheduler/instance_lifecycle.h"
 #include "scheduler/keep_alive.h"
 #include "scheduler/periodic_task.h"
 
@@ -14,7 +15,8 @@ namespace zest::scheduler {
 
 class KeepAliveReaper {
  public:
-  KeepAliveReaper(boost::asio::io_context& io, Residency& residency, InstancePool& pool);
+  KeepAliveReaper(boost::asio::io_context& io, Residency& residency, InstanceDirectory& instances,
+                  InstanceLifecycle& lifecycle);
 
   void Start() { task_.Start(); }
   // Stops checking; safe to call from any thread, before the io_context ends.
@@ -26,7 +28,8 @@ class KeepAliveReaper {
 
  private:
   Residency& residency_;
-  InstancePool& pool_;
+  InstanceDirectory& instances_;
+  InstanceLifecycle& lifecycle_;
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   PeriodicTask task_;  // ReapOnce twice a second
 };

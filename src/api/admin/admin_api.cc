@@ -111,11 +111,13 @@ json InstancesJson(const std::vector<scheduler::InstanceStatus>& list,
 }  // namespace
 
 AdminApi::AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
-                   scheduler::InstancePool& pool, std::shared_ptr<const engines::EngineSet> engines,
+                   scheduler::InstanceDirectory& instances, scheduler::InstanceLifecycle& lifecycle,
+                   std::shared_ptr<const engines::EngineSet> engines,
                    scheduler::Residency* residency)
     : settings_(settings),
       registry_(registry),
-      pool_(pool),
+      instances_(instances),
+      lifecycle_(lifecycle),
       engines_(std::move(engines)),
       residency_(residency) {}
 
@@ -151,8 +153,8 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking(
 json AdminApi::RpcWorkersJson() const { return rpc_workers_ ? rpc_workers_() : json::array(); }
 
 json AdminApi::PsJson(http::Access access) const {
-  return {
-      {"instances", InstancesJson(pool_.List(), residency_, true, access == http::Access::kAdmin)}};
+  return {{"instances",
+           InstancesJson(instances_.List(), residency_, true, access == http::Access::kAdmin)}};
 }
 
 void AdminApi::Register(http::Router& router) {
@@ -163,7 +165,7 @@ void AdminApi::Register(http::Router& router) {
   });
   router.Add("GET", "/api/v1/health",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-               auto list = pool_.List();
+               auto list = instances_.List();
                std::set<std::string> models;  // a model with replicas has several instances
                for (const auto& s : list) models.insert(s.model);
                json reply = {{"status", "ok"},
@@ -185,7 +187,7 @@ void AdminApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                auto model = StringField(r.body, "model");
                if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
-               Status st = co_await pool_.Stop(*model, scheduler::InstancePool::kUnload);
+               Status st = co_await lifecycle_.Stop(*model, scheduler::kUnload);
                if (!st.ok()) co_return co_await openai::SendError(w, st, "model");
                if (residency_ != nullptr) residency_->Forget(*model);
                json reply = {{"status", "stopped"}, {"model", *model}};

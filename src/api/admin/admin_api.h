@@ -16,7 +16,8 @@
 #include "engines/engine_set.h"
 #include "http/router.h"
 #include "models/model_registry.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
+#include "scheduler/instance_lifecycle.h"
 #include "scheduler/keep_alive.h"
 
 namespace zest::api::admin {
@@ -27,7 +28,8 @@ class AdminApi {
   // `engines`: what /api/v1/engines lists; `residency` (may be null) tells
   // when idle instances unload.
   AdminApi(const config::LoadedSettings& settings, models::ModelRegistry& registry,
-           scheduler::InstancePool& pool, std::shared_ptr<const engines::EngineSet> engines,
+           scheduler::InstanceDirectory& instances, scheduler::InstanceLifecycle& lifecycle,
+           std::shared_ptr<const engines::EngineSet> engines,
            scheduler::Residency* residency = nullptr);
   ~AdminApi();
 
@@ -56,7 +58,8 @@ class AdminApi {
 
   const config::LoadedSettings& settings_;
   models::ModelRegistry& registry_;
-  scheduler::InstancePool& pool_;
+  scheduler::InstanceDirectory& instances_;
+  scheduler::InstanceLifecycle& lifecycle_;
   const std::shared_ptr<const engines::EngineSet> engines_;
   scheduler::Residency* const residency_;
   std::function<nlohmann::json()> rpc_workers_;

@@ -27,11 +27,11 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
   // The model's configured options overlaid with the request's, if any.
   std::optional<config::ModelSettings> settings;
   if (request->options) {
-    settings = pool_.ConfiguredSettings(model->name);
+    settings = config_.Configured(model->name);
     Status bad = ApplyModelOptions(*request->options, *settings, &param);
     if (!bad.ok()) co_return co_await openai::SendError(w, bad, param);
     // Flags the engine's allow-list refuses, or files it does not serve.
-    const Status args = pool_.CheckExtraArgs(settings->extra_args);
+    const Status args = config_.CheckExtraArgs(settings->extra_args);
     if (!args.ok()) co_return co_await openai::SendError(w, args, "options.extra_args");
   }
   auto started = std::chrono::steady_clock::now();
@@ -52,7 +52,7 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
   // not use yet (placement/replica.h), as the autoscaler would under load.
   if (request->replica) {
     const std::string reason = "asked for by POST /api/v1/load";
-    Status added = co_await pool_.AddReplica(*model, reason, /*by_autoscaler=*/false);
+    Status added = co_await lifecycle_.AddReplica(*model, reason, /*by_autoscaler=*/false);
     if (!added.ok()) co_return co_await openai::SendError(w, added, "replica");
   }
   auto load_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -68,19 +68,16 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
 
 asio::awaitable<Result<std::shared_ptr<scheduler::Instance>>> LoadApi::AcquireFor(
     models::ModelEntry model, std::optional<config::ModelSettings> settings) {
-  // Asked for explicitly (perhaps after fixing what made it fail): tried
-  // now, even while the crash-loop breaker holds it off.
-  std::string name = model.name;  // named: no temporaries in co_await (GCC 12)
-  co_await pool_.ForgetFailures(std::move(name));
-  if (settings) co_return co_await pool_.AcquireWith(std::move(model), std::move(*settings));
-  co_return co_await pool_.Acquire(std::move(model), /*urgent=*/true);
+  // Asked for explicitly: tried now, even while the crash-loop breaker
+  // holds it off.
+  co_return co_await lifecycle_.ExplicitLoad(std::move(model), std::move(settings));
 }
 
 config::ModelSettings LoadApi::OptionsInEffect(const std::string& model) {
-  for (const scheduler::InstanceStatus& s : pool_.List()) {
+  for (const scheduler::InstanceStatus& s : instances_.List()) {
     if (s.model == model) return s.settings;
   }
-  return pool_.ConfiguredSettings(model);
+  return config_.Configured(model);
 }
 
 }  // namespace zest::api::admin

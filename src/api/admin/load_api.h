@@ -17,30 +17,39 @@
 
 #include "http/router.h"
 #include "models/model_registry.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
+#include "scheduler/instance_lifecycle.h"
 #include "scheduler/keep_alive.h"
+#include "scheduler/model_config.h"
 
 namespace zest::api::admin {
 
 class LoadApi {
  public:
   // All must outlive the router the routes are added to.
-  LoadApi(models::ModelRegistry& registry, scheduler::InstancePool& pool,
+  LoadApi(models::ModelRegistry& registry, scheduler::InstanceDirectory& instances,
+          scheduler::InstanceLifecycle& lifecycle, const scheduler::ModelConfig& config,
           scheduler::Residency& residency)
-      : registry_(registry), pool_(pool), residency_(residency) {}
+      : registry_(registry),
+        instances_(instances),
+        lifecycle_(lifecycle),
+        config_(config),
+        residency_(residency) {}
 
   void Register(http::Router& router);
 
  private:
   boost::asio::awaitable<void> Load(http::Request& request, http::ResponseWriter& writer);
-  // The pool's Acquire, or AcquireWith when the request gave options.
+  // The lifecycle's ExplicitLoad, with the request's options when it gave some.
   boost::asio::awaitable<Result<std::shared_ptr<scheduler::Instance>>> AcquireFor(
       models::ModelEntry model, std::optional<config::ModelSettings> settings);
   // The options the model's instance runs with (its configured ones if none).
   config::ModelSettings OptionsInEffect(const std::string& model);
 
   models::ModelRegistry& registry_;
-  scheduler::InstancePool& pool_;
+  scheduler::InstanceDirectory& instances_;
+  scheduler::InstanceLifecycle& lifecycle_;
+  const scheduler::ModelConfig& config_;
   scheduler::Residency& residency_;
 };
 

@@ -45,11 +45,11 @@ awaitable<Result<models::ModelEntry>> ModelsApi::Delete(std::string name) {
   // An engine may serve the file under another name (a catalog name and the
   // store name); each is stopped before the file goes.
   for (const std::string& alias : registry_.NamesFor(*model)) {
-    Status st = co_await pool_.Stop(alias, scheduler::InstancePool::kDelete);
+    Status st = co_await lifecycle_.Stop(alias, scheduler::kDelete);
     if (!st.ok() && st.code() != ErrorCode::kNotFound) co_return st;
     // Its saved conversations go with it.
     std::error_code ec;
-    if (std::filesystem::path slots = pool_.SlotDir(alias); !slots.empty())
+    if (std::filesystem::path slots = slot_dirs_.Saved(alias); !slots.empty())
       std::filesystem::remove_all(slots, ec);
   }
   Status removed = registry_.Remove(*model);
@@ -77,7 +77,7 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
     co_return co_await openai::SendError(w, unreadable, "model");
   }
   bool loaded = false;
-  for (const auto& s : pool_.List())
+  for (const auto& s : instances_.List())
     loaded = loaded || (s.model == model->name && s.state == "ready");
   json reply = {{"model", model->name}, {"details", openai::ModelJson(*model, loaded)}};
   reply.update(*file);

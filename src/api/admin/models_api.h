@@ -5,7 +5,7 @@
 //   GET /api/v1/show?model=NAME and POST /api/v1/show {"model"}: the GGUF
 //     header (every metadata key, big arrays summarised by length), tensor
 //     count and zest's summary of the model.
-// Handlers parse, call the registry (and the pool), render; nothing else.
+// Handlers parse, call the registry (and the instances), render; nothing else.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -14,15 +14,21 @@
 #include "core/result.h"
 #include "http/router.h"
 #include "models/model_registry.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
+#include "scheduler/instance_lifecycle.h"
+#include "scheduler/slot_dirs.h"
 
 namespace zest::api::admin {
 
 class ModelsApi {
  public:
   // Both must outlive the router the routes are added to.
-  ModelsApi(models::ModelRegistry& registry, scheduler::InstancePool& pool)
-      : registry_(registry), pool_(pool) {}
+  ModelsApi(models::ModelRegistry& registry, scheduler::InstanceDirectory& instances,
+            scheduler::InstanceLifecycle& lifecycle, scheduler::SlotDirs slot_dirs)
+      : registry_(registry),
+        instances_(instances),
+        lifecycle_(lifecycle),
+        slot_dirs_(std::move(slot_dirs)) {}
 
   void Register(http::Router& router);
 
@@ -35,7 +41,9 @@ class ModelsApi {
   boost::asio::awaitable<void> SendShow(std::string name, http::ResponseWriter& w);
 
   models::ModelRegistry& registry_;
-  scheduler::InstancePool& pool_;
+  scheduler::InstanceDirectory& instances_;
+  scheduler::InstanceLifecycle& lifecycle_;
+  const scheduler::SlotDirs slot_dirs_;
 };
 
 // Decoded value of `key` in a URL query string ("model=org%2Fm%3AQ8_0").

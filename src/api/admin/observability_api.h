@@ -16,7 +16,7 @@
 #include "http/router.h"
 #include "models/model_registry.h"
 #include "scheduler/admission.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
 
 namespace zest::api::admin {
 
@@ -25,7 +25,7 @@ class ObservabilityApi {
   // All references must outlive the router; `metrics` may be null (metrics
   // off: no last-request stats), `log_ring` is zest's own log.
   ObservabilityApi(InferenceMetrics* metrics, scheduler::Admission& admission,
-                   scheduler::InstancePool& pool, models::ModelRegistry& registry,
+                   scheduler::InstanceDirectory& pool, models::ModelRegistry& registry,
                    std::shared_ptr<LineRing> log_ring)
       : metrics_(metrics),
         admission_(admission),
@@ -45,7 +45,7 @@ class ObservabilityApi {
 
   InferenceMetrics* const metrics_;
   scheduler::Admission& admission_;
-  scheduler::InstancePool& pool_;
+  scheduler::InstanceDirectory& pool_;
   models::ModelRegistry& registry_;
   const std::shared_ptr<LineRing> log_ring_;
 };

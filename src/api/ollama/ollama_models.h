@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "models/model_registry.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_directory.h"
 
 namespace zest::api::ollama {
 
