@@ -27,7 +27,7 @@ namespace zest::api {
 // What the API's handlers share.
 struct ChatRouteOptions {
   std::chrono::seconds queue_timeout{300};  // default wait for a slot
-  openai::RequestLimits limits;             // what a request may hold
+  RequestLimits limits;                     // what a request may hold
   Duration max_keep_alive;                  // an inference key's cap (key_scope.h)
   int default_max_tokens = 16384;           // for requests that name no limit
 };

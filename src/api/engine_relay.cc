@@ -5,7 +5,7 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "api/engine_speed.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "api/prefill_handoff.h"
 #include "api/stream_assembly.h"
 #include "api/stream_chunk.h"
@@ -37,8 +37,8 @@ const std::string& ClientName(const RelayRequest& request) {
 // The event that ends a stream the client has part of with an error.
 std::string StreamErrorEvent(const RelayRequest& request, const Status& status) {
   if (request.translator != nullptr) return request.translator->StreamError(status);
-  openai::ApiError e = openai::MapStatus(status);
-  return http::SseData(openai::ErrorBody(status.message(), e.type, e.code));
+  api::ApiError e = api::MapStatus(status);
+  return http::SseData(api::ErrorBody(status.message(), e.type, e.code));
 }
 
 // One event of the engine's chat stream in the client's API's shape
@@ -72,7 +72,7 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& re
     if (request.send_error != nullptr) {
       co_await request.send_error(writer, status, headers);
     } else {
-      co_await openai::SendError(writer, status, "", headers);
+      co_await api::SendError(writer, status, "", headers);
     }
     co_return;
   }

@@ -7,7 +7,7 @@
 #include "api/anthropic/messages_request.h"
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "http/request_id.h"
 
 namespace zest::api::anthropic {
@@ -20,7 +20,7 @@ using nlohmann::json;
 // Anthropic's error shape, with the status every API maps zest's errors to.
 awaitable<void> SendAnthropicError(http::ResponseWriter& w, const Status& status,
                                    const http::Headers& headers) {
-  const int http = openai::MapStatus(status).http_status;
+  const int http = api::MapStatus(status).http_status;
   const std::string body = ErrorBody(http, status.message());
   co_await w.Send(http, "application/json", body, headers);
 }

@@ -11,7 +11,7 @@
 #include "api/ollama/ollama_create.h"
 #include "api/ollama/ollama_embed.h"
 #include "api/ollama/ollama_models.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 
 namespace zest::api::ollama {
 namespace {
@@ -25,7 +25,7 @@ using nlohmann::json;
 awaitable<void> SendOllamaError(http::ResponseWriter& w, const Status& status,
                                 const http::Headers& headers) {
   const std::string body = json{{"error", status.message()}}.dump();
-  co_await w.Send(openai::MapStatus(status).http_status, "application/json", body, headers);
+  co_await w.Send(api::MapStatus(status).http_status, "application/json", body, headers);
 }
 
 awaitable<void> SendError(http::ResponseWriter& w, const Status& status) {

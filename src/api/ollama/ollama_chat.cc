@@ -5,8 +5,8 @@
 
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/openai/errors.h"
-#include "api/openai/request_parse.h"
+#include "api/request/errors.h"
+#include "api/request/request_fields.h"
 
 namespace zest::api::ollama {
 namespace {
@@ -218,7 +218,7 @@ Result<ChatJob> CommonFields(const json& body) {
   ZEST_RETURN_IF_ERROR(ApplyFormat(body.value("format", json()), job.body));
   ZEST_RETURN_IF_ERROR(ApplyThink(body.value("think", json()), job.body, job.think));
   if (auto keep = body.find("keep_alive"); keep != body.end() && !keep->is_null()) {
-    ZEST_ASSIGN_OR_RETURN(job.keep_alive, openai::ParseKeepAliveField(*keep));
+    ZEST_ASSIGN_OR_RETURN(job.keep_alive, api::ParseKeepAliveField(*keep));
   }
   if (auto p = body.find("priority"); p != body.end() && p->is_string()) {
     job.priority = p->get<std::string>();

@@ -10,7 +10,7 @@
 #include "api/json_text.h"
 #include "api/key_scope.h"
 #include "api/model_preset.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "api/openai/model_json.h"
 #include "api/openai/request_parse.h"
 #include "api/openai/tool_choice.h"

@@ -1,6 +1,5 @@
 #include "api/openai/request_parse.h"
 
-#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "api/json_body.h"
@@ -85,21 +84,6 @@ Status CheckPayload(Endpoint endpoint, const json& body, std::string* param,
 }
 
 }  // namespace
-
-Result<Duration> ParseKeepAliveField(const json& value) {
-  if (value.is_number_integer())
-    return ParseDuration(std::to_string(value.get<int64_t>()), "keep_alive");
-  if (value.is_number()) {
-    double seconds = value.get<double>();
-    if (!std::isfinite(seconds) || std::abs(seconds) > 1e9) {
-      return InvalidArgument("keep_alive is out of range");
-    }
-    return seconds < 0 ? Duration(std::nullopt)
-                       : Duration(std::chrono::milliseconds(std::llround(seconds * 1000)));
-  }
-  if (value.is_string()) return ParseDuration(value.get<std::string>(), "keep_alive");
-  return InvalidArgument("keep_alive must be a duration string (\"10m\") or a number of seconds");
-}
 
 const char* EnginePath(Endpoint endpoint) {
   switch (endpoint) {

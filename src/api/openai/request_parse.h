@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/request/request_fields.h"
 #include "core/duration.h"
 #include "core/result.h"
 
@@ -26,16 +27,6 @@ struct InferenceRequest {
   std::optional<Duration> keep_alive;  // the body's `keep_alive` (Ollama's field), if given
   bool max_tokens_given = false;       // max_tokens, max_completion_tokens or n_predict
   bool names_a_tool = false;           // tool_choice is an object (tool_choice.h)
-};
-
-// `keep_alive` as Ollama clients send it: a duration string ("10m", "-1")
-// or a number of seconds (negative = forever).
-Result<Duration> ParseKeepAliveField(const nlohmann::json& value);
-
-// Bounds on what a client may send, checked before anything is forwarded.
-struct RequestLimits {
-  int max_messages = 4096;  // entries in `messages`
-  int max_tokens = 131072;  // cap on max_tokens / max_completion_tokens / n_predict
 };
 
 // kInvalidArgument (message names the bad field) for malformed JSON, a

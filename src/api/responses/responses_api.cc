@@ -7,7 +7,7 @@
 
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "api/responses/responses_answer.h"
 #include "api/responses/responses_request.h"
 
@@ -20,11 +20,11 @@ using nlohmann::json;
 
 awaitable<void> SendOpenAiError(http::ResponseWriter& w, const Status& status,
                                 const http::Headers& headers) {
-  co_await openai::SendError(w, status, "", headers);
+  co_await api::SendError(w, status, "", headers);
 }
 
 awaitable<void> SendError(http::ResponseWriter& w, const Status& status) {
-  co_await openai::SendError(w, status);
+  co_await api::SendError(w, status);
 }
 
 awaitable<void> SendJson(http::ResponseWriter& w, const json& body) {

@@ -1,0 +1,23 @@
+#include "api/request/request_fields.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace zest::api {
+
+Result<Duration> ParseKeepAliveField(const nlohmann::json& value) {
+  if (value.is_number_integer())
+    return ParseDuration(std::to_string(value.get<int64_t>()), "keep_alive");
+  if (value.is_number()) {
+    double seconds = value.get<double>();
+    if (!std::isfinite(seconds) || std::abs(seconds) > 1e9) {
+      return InvalidArgument("keep_alive is out of range");
+    }
+    return seconds < 0 ? Duration(std::nullopt)
+                       : Duration(std::chrono::milliseconds(std::llround(seconds * 1000)));
+  }
+  if (value.is_string()) return ParseDuration(value.get<std::string>(), "keep_alive");
+  return InvalidArgument("keep_alive must be a duration string (\"10m\") or a number of seconds");
+}
+
+}  // namespace zest::api
