@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The include-graph figures of issue 27, counted from the #include lines of
 # src/ (tests beside the code included). Run from the repository root.
-#   api-modules      includes from one API module (a folder under src/api/)
-#                    of another
-#   shared-to-module includes from a shared src/api/ file (no folder) of a
-#                    module under src/api/
+#   api-modules      includes from one API module (admin, anthropic, ollama,
+#                    openai, responses: the folders under src/api/ that serve
+#                    an API) of another
+#   shared-to-module includes of an API module from a shared api/ file: one
+#                    directly in src/api/, or in src/api/request/ (the
+#                    request, its parsing and errors, which every API shares)
 #   openai-outside   includes of api/openai/ from outside it, src/app/ (the
 #                    composition root) aside
 #   instance-pool    files that include scheduler/instance_pool.h (its own
@@ -13,13 +15,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 includes() { grep -rHn --include='*.h' --include='*.cc' '^#include "' src | sed 's/:[0-9]*:#include "/ /; s/"$//'; }
-module_of() { local p=$1; p=${p#src/api/}; [[ $p == */* ]] && echo "${p%%/*}" || echo ""; }
+api_modules_re='^(admin|anthropic|ollama|openai|responses)$'
+# The API module of a path under src/api/, or "" for a shared file.
+module_of() {
+  local p=$1 m
+  p=${p#src/api/}
+  [[ $p == */* ]] || { echo ""; return; }
+  m=${p%%/*}
+  [[ $m =~ $api_modules_re ]] && echo "$m" || echo ""
+}
 api_modules=() shared=() openai=() pool=()
 while read -r file inc; do
   if [[ $file == src/api/* && $inc == api/*/* ]]; then
     from=$(module_of "$file"); to=$(module_of "src/$inc")
-    if [[ -n $from && $from != "$to" ]]; then api_modules+=("$file -> $inc"); fi
-    if [[ -z $from ]]; then shared+=("$file -> $inc"); fi
+    if [[ -n $from && -n $to && $from != "$to" ]]; then api_modules+=("$file -> $inc"); fi
+    if [[ -z $from && -n $to ]]; then shared+=("$file -> $inc"); fi
   fi
   if [[ $inc == api/openai/* && $file != src/api/openai/* && $file != src/app/* ]]; then
     openai+=("$file -> $inc")

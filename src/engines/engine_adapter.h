@@ -128,9 +128,6 @@ class EngineAdapter {
   // (ChatCallOptions::as_stream; api/stream_assembly.h puts the answer
   // together), so that a client that leaves stops it at once.
   virtual bool AsksAsStream(const ChatRequest& /*request*/) const { return false; }
-  // Whether a non-streamed chat or completion is asked of it as a stream
-  // (api/stream_assembly.h), so a client that leaves stops it at once.
-  virtual bool streams_non_streamed() const { return false; }
   // Whether the memory ledger learns from its measured RSS (the ledger's
   // model is this engine's memory).
   virtual bool learns_memory() const { return false; }

@@ -34,7 +34,6 @@ class LlamaServerAdapter : public EngineAdapter {
   // for logprobs: its stream leaves out the logprobs of tokens without
   // text (a control token such as <s>, seen with the synthetic model).
   bool AsksAsStream(const ChatRequest& request) const override;
-  bool streams_non_streamed() const override { return true; }
   bool learns_memory() const override { return true; }
   Status CheckExtraArgs(const std::vector<std::string>& args,
                         const std::vector<std::filesystem::path>& model_roots) const override;

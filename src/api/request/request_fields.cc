@@ -20,4 +20,19 @@ Result<Duration> ParseKeepAliveField(const nlohmann::json& value) {
   return InvalidArgument("keep_alive must be a duration string (\"10m\") or a number of seconds");
 }
 
+Status CheckLimits(const engines::ChatRequest& request, const RequestLimits& limits,
+                   std::string* param) {
+  if (request.messages.size() > static_cast<std::size_t>(limits.max_messages)) {
+    *param = "messages";
+    return InvalidArgument("'messages' has more than " + std::to_string(limits.max_messages) +
+                           " entries (server.max_messages)");
+  }
+  if (request.max_tokens && *request.max_tokens > limits.max_tokens) {
+    *param = "max_tokens";
+    return InvalidArgument("'max_tokens' must be at most " + std::to_string(limits.max_tokens) +
+                           " (server.max_tokens_cap)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace zest::api
