@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "api/engine_relay.h"
+#include "api/inference_metrics.h"
 #include "core/result.h"
 #include "http/request.h"
 #include "scheduler/admission.h"
@@ -21,5 +23,13 @@ Result<scheduler::AdmitRequest> AdmitRequestFor(const http::Request& request,
                                                 std::string_view body_priority,
                                                 const std::string& model,
                                                 std::chrono::milliseconds default_timeout);
+
+// A relay request for `model` as the client named it (`client_model`),
+// admitted as above, seen by `observer` (may be null); the caller adds what
+// it asks of the engine. The one place a relay request is started.
+Result<RelayRequest> AdmittedRelay(const http::Request& request, const models::ModelEntry& model,
+                                   std::string client_model, std::string_view body_priority,
+                                   std::chrono::milliseconds default_timeout,
+                                   RequestObserver* observer);
 
 }  // namespace zest::api

@@ -1,14 +1,16 @@
 #include "api/chat_route.h"
 
 #include "api/admit_request.h"
-#include "api/json_text.h"
 #include "api/key_scope.h"
 #include "api/model_preset.h"
-#include "api/openai/tool_choice.h"
+#include "api/request/errors.h"
+#include "api/request/tool_choice.h"
 
 namespace zest::api {
 
-Status CheckCapability(openai::Endpoint endpoint, const models::ModelEntry& model) {
+using engines::Capability;
+
+Status CheckCapability(Capability kind, const models::ModelEntry& model) {
   // A model file zest cannot read is the server's problem, not the client's.
   if (!model.error.empty()) {
     return Internal("model '" + model.name + "' cannot be loaded: " + model.error);
@@ -26,7 +28,7 @@ Status CheckCapability(openai::Endpoint endpoint, const models::ModelEntry& mode
   }
   // Embedding engines run with --embeddings, which turns off generation,
   // and the reverse; so a model serves one kind of endpoint.
-  bool wants_embeddings = endpoint == openai::Endpoint::kEmbeddings;
+  bool wants_embeddings = kind == Capability::kEmbeddings;
   if (wants_embeddings && !model.info.embedding) {
     return InvalidArgument("model '" + model.name + "' is not an embedding model");
   }
@@ -36,46 +38,48 @@ Status CheckCapability(openai::Endpoint endpoint, const models::ModelEntry& mode
   return Status::Ok();
 }
 
+Status PrepareChatJob(const ChatRouteOptions& options, ChatJob& job, std::string* param) {
+  engines::ChatRequest& request = job.request;
+  if (Status capable = CheckCapability(request.kind, job.model); !capable.ok()) {
+    *param = "model";
+    return capable;
+  }
+  ApplyPreset(job.model, request);
+  // The same bounds for every API, and for what a preset added.
+  ZEST_RETURN_IF_ERROR(CheckLimits(request, options.limits, param));
+  if (Status forced = ForceNamedTool(request); !forced.ok()) {
+    *param = "tool_choice";
+    return forced;
+  }
+  // Without a limit the engine would generate until the context is full.
+  if (!request.max_tokens && request.kind != Capability::kEmbeddings) {
+    request.max_tokens = options.default_max_tokens;
+  }
+  return Status::Ok();
+}
+
 boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteOptions& options,
                                         http::Request& request, http::ResponseWriter& writer,
-                                        RequestObserver& observer, ChatJobSpec job) {
+                                        RequestObserver& observer, ChatJob job) {
   observer.SetModel(job.model.name);
-  observer.SetStream(job.stream);
+  observer.SetStream(job.request.stream);
   static const http::Headers kNone;
-  if (Status capable = CheckCapability(job.endpoint, job.model); !capable.ok()) {
-    co_return co_await job.send_error(writer, capable, kNone);
+  const ErrorSender send =
+      job.send_error != nullptr ? job.send_error : static_cast<ErrorSender>(&SendError);
+  std::string param;
+  if (Status ready = PrepareChatJob(options, job, &param); !ready.ok()) {
+    co_return co_await send(writer, ready, param, kNone);
   }
-  ApplyPreset(job.model, job.body);
-  if (Status forced = openai::ForceNamedTool(job.body); !forced.ok()) {
-    co_return co_await job.send_error(writer, forced, kNone);
-  }
-  job.body["model"] = job.model.name;
-  job.body["stream"] = job.stream;
-  std::string body = JsonText(job.body);
-  // The same bounds as an OpenAI request's (messages, max_tokens, depth).
-  Result<openai::InferenceRequest> checked =
-      openai::ParseInferenceRequest(job.endpoint, body, nullptr, options.limits);
-  if (!checked.ok()) co_return co_await job.send_error(writer, checked.status(), kNone);
-  // Without a limit the engine would generate until the context is full.
-  if (!checked->max_tokens_given) {
-    body = openai::WithMaxTokens(std::move(body), options.default_max_tokens);
-  }
-  Result<scheduler::AdmitRequest> admit =
-      AdmitRequestFor(request, job.priority, job.model.name, options.queue_timeout);
-  if (!admit.ok()) co_return co_await job.send_error(writer, admit.status(), kNone);
-  RelayRequest relay;
-  relay.model = std::move(job.model);
-  relay.engine_path = openai::EnginePath(job.endpoint);
-  relay.body = std::move(body);
-  relay.stream = job.stream;
-  relay.observer = &observer;
-  relay.admit = std::move(*admit);
-  relay.client_model = job.client_model;
-  relay.keep_alive = AllowedKeepAlive(request, job.keep_alive, options.max_keep_alive);
-  relay.request_id = request.id;
-  relay.send_error = job.send_error;
-  relay.translator = std::move(job.translator);
-  co_await RelayToEngine(engines, std::move(relay), writer);
+  Result<RelayRequest> relay =
+      AdmittedRelay(request, job.model, job.request.model, job.request.priority,
+                    options.queue_timeout, &observer);
+  if (!relay.ok()) co_return co_await send(writer, relay.status(), "priority", kNone);
+  relay->keep_alive = AllowedKeepAlive(request, job.request.keep_alive, options.max_keep_alive);
+  relay->send_error = job.send_error;
+  relay->translator = std::move(job.translator);
+  relay->stream = job.request.stream;
+  relay->chat = std::make_shared<const engines::ChatRequest>(std::move(job.request));
+  co_await RelayToEngine(engines, std::move(*relay), writer);
 }
 
 }  // namespace zest::api

@@ -1,23 +1,26 @@
-// The one way a chat request of any API reaches an engine: the request made
-// into OpenAI's shape by its API (Ollama, Anthropic, ...), checked as an
-// OpenAI request is (the same limits: openai/request_parse.h), given zest's
-// default answer limit when it names none, admitted with the same
-// priorities, deadlines and keys (admit_request.h, key_scope.h), relayed
-// with its answer made into the API's shape (answer_translator.h).
+// The one way a chat, text completion or embedding request of any API
+// reaches an engine. Each API's parser reads its request into the typed
+// request (engines/chat_request.h); from there every API takes the same
+// steps: the model's capability checked, its preset applied
+// (model_preset.h), the request's bounds checked (request_fields.h), a
+// named tool forced (request/tool_choice.h), zest's default answer limit
+// set when it names none, admission with the same priorities, deadlines
+// and keys (admit_request.h, key_scope.h), the relay (engine_relay.h),
+// where the engine's adapter writes the request in its own shape once, and
+// the answer made into the API's shape (answer_translator.h).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 
 #include "api/answer_translator.h"
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
-#include "api/openai/request_parse.h"
+#include "api/request/request_fields.h"
 #include "core/duration.h"
+#include "engines/chat_request.h"
 #include "http/request.h"
 #include "http/response_writer.h"
 #include "models/model_registry.h"
@@ -27,33 +30,33 @@ namespace zest::api {
 // What the API's handlers share.
 struct ChatRouteOptions {
   std::chrono::seconds queue_timeout{300};  // default wait for a slot
-  openai::RequestLimits limits;             // what a request may hold
+  RequestLimits limits;                     // what a request may hold
   Duration max_keep_alive;                  // an inference key's cap (key_scope.h)
   int default_max_tokens = 16384;           // for requests that name no limit
 };
 
-// One request, translated.
+// One request, read by its API.
 // NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
-struct ChatJobSpec {
-  models::ModelEntry model;  // resolved from the client's name
-  std::string client_model;  // as the client spelled it
-  openai::Endpoint endpoint = openai::Endpoint::kChatCompletions;
-  nlohmann::json body;  // the OpenAI request, without "model"
-  bool stream = false;
-  std::optional<Duration> keep_alive;  // the request's own
-  std::string priority;                // the body's `priority`, or ""
+struct ChatJob {
+  models::ModelEntry model;  // resolved from request.model
+  engines::ChatRequest request;
+  // The answer in the API's shape; null: the engine's (OpenAI's) as it is.
   std::shared_ptr<AnswerTranslator> translator;
-  ErrorSender send_error = nullptr;  // the API's error shape
+  ErrorSender send_error = nullptr;  // the API's error shape; null: OpenAI's
 };
 
-// Whether `model` serves `endpoint` (a generating model for completions, an
-// embedding model for embeddings): kInvalidArgument naming the right
-// route otherwise, kInternal for a model file zest cannot read.
-Status CheckCapability(openai::Endpoint endpoint, const models::ModelEntry& model);
+// Whether `model` serves `kind` (a generating model for chat and
+// completions, an embedding model for embeddings): kInvalidArgument naming
+// the right route otherwise, kInternal for a model file zest cannot read.
+Status CheckCapability(engines::Capability kind, const models::ModelEntry& model);
 
-// Checks, admits and relays `job`; every error goes out in the API's shape.
+// The steps before admission: capability, preset, bounds, tool choice,
+// default limit. kInvalidArgument etc. with the field at fault in `*param`.
+Status PrepareChatJob(const ChatRouteOptions& options, ChatJob& job, std::string* param);
+
+// Prepares, admits and relays `job`; every error goes out in the API's shape.
 boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteOptions& options,
                                         http::Request& request, http::ResponseWriter& writer,
-                                        RequestObserver& observer, ChatJobSpec job);
+                                        RequestObserver& observer, ChatJob job);
 
 }  // namespace zest::api

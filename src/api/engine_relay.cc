@@ -5,8 +5,8 @@
 #include <boost/asio/this_coro.hpp>
 
 #include "api/engine_speed.h"
-#include "api/openai/errors.h"
 #include "api/prefill_handoff.h"
+#include "api/request/errors.h"
 #include "api/stream_assembly.h"
 #include "api/stream_chunk.h"
 #include "api/stream_resume.h"
@@ -34,11 +34,18 @@ const std::string& ClientName(const RelayRequest& request) {
   return request.client_model.empty() ? request.model.name : request.client_model;
 }
 
+// Whether `request` is a chat (not a text completion, an embedding or a
+// request in the engine's own shape).
+bool IsChat(const RelayRequest& request) {
+  return request.chat != nullptr && !request.to_engine &&
+         request.chat->kind == engines::Capability::kChat;
+}
+
 // The event that ends a stream the client has part of with an error.
 std::string StreamErrorEvent(const RelayRequest& request, const Status& status) {
   if (request.translator != nullptr) return request.translator->StreamError(status);
-  openai::ApiError e = openai::MapStatus(status);
-  return http::SseData(openai::ErrorBody(status.message(), e.type, e.code));
+  api::ApiError e = api::MapStatus(status);
+  return http::SseData(api::ErrorBody(status.message(), e.type, e.code));
 }
 
 // One event of the engine's chat stream in the client's API's shape
@@ -69,11 +76,9 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& re
                             const Status& status, const http::Headers& headers) {
   if (writer.client_gone()) co_return;
   if (!writer.started()) {
-    if (request.send_error != nullptr) {
-      co_await request.send_error(writer, status, headers);
-    } else {
-      co_await openai::SendError(writer, status, "", headers);
-    }
+    const ErrorSender send =
+        request.send_error != nullptr ? request.send_error : static_cast<ErrorSender>(&SendError);
+    co_await send(writer, status, "", headers);
     co_return;
   }
   // Named, not a temporary inside co_await (GCC 12 miscompiles those).
@@ -96,37 +101,31 @@ struct Connection {
   bool assemble = false;  // streamed from the engine for a non-streamed request (stream_assembly.h)
 };
 
-// The OpenAI request as the engine gets it, into `up`: its path and body,
-// asked as a stream when the engine would otherwise run on after its
-// client left (stream_assembly.h; returns true then), prefilled elsewhere
-// for a split prefill, with the engine's own model name.
-awaitable<bool> OpenAiCall(scheduler::InstancePool& pool, const RelayRequest& request,
-                           std::shared_ptr<scheduler::Instance> instance,
-                           std::shared_ptr<http::UpstreamCanceller> canceller,
-                           http::UpstreamRequest& up) {
-  up.target = request.engine_path;
-  up.headers = {{"Content-Type", "application/json"}};
-  std::optional<std::string> streamed;
-  if (!request.stream && instance->engine != nullptr && instance->engine->streams_non_streamed()) {
-    streamed = AsStreamRequest(request.engine_path, request.body);
-  }
-  const bool assemble = streamed.has_value();
-  if (assemble) {
-    up.body = std::move(*streamed);
-  } else {
-    up.body = request.body;
-  }
+// The request as the instance's engine takes it, into `up`: written by its
+// adapter with the engine's own model name, asked as a stream when the
+// engine would otherwise run on after its client left (stream_assembly.h;
+// returns true then), pinned to the slot a split prefill filled.
+awaitable<Result<bool>> AskChat(scheduler::InstancePool& pool, const RelayRequest& request,
+                                std::shared_ptr<scheduler::Instance> instance,
+                                std::shared_ptr<http::UpstreamCanceller> canceller,
+                                http::UpstreamRequest& up) {
+  const engines::EngineAdapter* engine = instance->engine;
+  if (engine == nullptr) co_return Internal("the instance has no engine adapter");
+  engines::ChatCallOptions options;
+  options.model = instance->engine_model.empty() ? ClientName(request) : instance->engine_model;
+  options.as_stream = engine->AsksAsStream(*request.chat);
   if (request.split_prefill) {
     // Named, not temporaries inside co_await (GCC 12).
-    std::string path = request.engine_path, body = std::move(up.body),
-                tag = RequestTag(request.request_id);
-    up.body = co_await HandOffPrefill(pool, instance, std::move(path), std::move(body),
-                                      std::move(tag), std::move(canceller));
+    std::string client = ClientName(request), tag = RequestTag(request.request_id);
+    options.slot = co_await HandOffPrefill(pool, instance, request.chat, std::move(client),
+                                           std::move(tag), std::move(canceller));
   }
-  if (const std::string& own = instance->engine_model; !own.empty()) {
-    up.body = WithModelName(std::move(up.body), own);
-  }
-  co_return assemble;
+  Result<engines::EngineCall> call = engine->ChatCall(*request.chat, options);
+  if (!call.ok()) co_return call.status();
+  up.target = std::move(call->path);
+  up.headers = {{"Content-Type", std::move(call->content_type)}};
+  up.body = std::move(call->body);
+  co_return options.as_stream;
 }
 
 // Connects to the model's best instance (a slot on it is held from here
@@ -154,7 +153,9 @@ awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const Relay
   } else {
     // Named, not temporaries inside co_await (GCC 12).
     std::shared_ptr<scheduler::Instance> instance = lease->instance();
-    assemble = co_await OpenAiCall(pool, request, std::move(instance), canceller, up);
+    Result<bool> asked = co_await AskChat(pool, request, std::move(instance), canceller, up);
+    if (!asked.ok()) co_return asked.status();
+    assemble = *asked;
   }
   auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
   if (response.ok()) {
@@ -263,7 +264,7 @@ class StreamRewriter {
         resume_(resume),
         continuation_(resume != nullptr && resume->continuing()),
         // A chat stream's first chunk must name the role (stream_chunk.h).
-        role_pending_(request.engine_path.ends_with("chat/completions") && !continuation_) {}
+        role_pending_(IsChat(request) && !continuation_) {}
 
   // The bytes to send for `event` (its own raw bytes when unchanged, so
   // most events are not copied; else a buffer valid until the next call);
@@ -389,7 +390,7 @@ struct Assembled {
 awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
                                            http::UpstreamResponse& upstream,
                                            const RelayRequest& request) {
-  StreamAssembler assembler(request.engine_path);
+  StreamAssembler assembler(IsChat(request));
   http::SseSplitter splitter;
   std::size_t bytes = 0;
   while (true) {
@@ -479,9 +480,7 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
                               std::shared_ptr<http::UpstreamCanceller> canceller,
                               WaitHeartbeat& heartbeat) {
   std::optional<StreamResume> resume;
-  if (request.stream && !request.to_engine && request.engine_path.ends_with("chat/completions")) {
-    resume.emplace();
-  }
+  if (request.stream && !request.to_engine && IsChat(request)) resume.emplace();
   std::optional<RelayRequest> continued;  // the request for the rest of the answer
   int fruitless = 0;                      // tries since an engine last sent something
   for (int tries = 1;; ++tries) {
@@ -493,8 +492,8 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
     fruitless = progressed ? 0 : fruitless + 1;
     const bool again = fruitless < kEngineAttempts && tries < kMaxEngines;
     if (resume && resume->any_sent()) {
-      Result<std::string> rest =
-          again ? resume->Continuation(request.body) : Result<std::string>(*broke);
+      Result<engines::ChatRequest> rest =
+          again ? resume->Continuation(*request.chat) : Result<engines::ChatRequest>(*broke);
       if (!rest.ok()) {
         const Status failed = EngineFailed("the engine for '" + request.model.name +
                                            "' stopped mid-stream: " + broke->message() +
@@ -504,7 +503,7 @@ awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest&
       spdlog::warn("{}engine for '{}' broke off a stream: {}; resuming it on a fresh engine",
                    RequestTag(request.request_id), request.model.name, broke->message());
       continued = request;
-      continued->body = std::move(*rest);
+      continued->chat = std::make_shared<const engines::ChatRequest>(std::move(*rest));
       continued->split_prefill = false;
       continue;
     }
@@ -571,7 +570,8 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
   }
   request.split_prefill = services.split_prefill_tokens > 0 &&
                           request.admit.cost >= services.split_prefill_tokens &&
-                          request.engine_path.ends_with("completions");
+                          request.chat != nullptr && !request.to_engine &&
+                          request.chat->kind != engines::Capability::kEmbeddings;
   co_await RelayWithSlot(services.pool, request, writer, canceller, heartbeat);
   writer.OnClientGone(nullptr);
 }

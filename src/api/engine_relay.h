@@ -16,9 +16,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "api/answer_translator.h"
 #include "api/inference_metrics.h"
+#include "engines/chat_request.h"
 #include "engines/engine_adapter.h"
 #include "http/response_writer.h"
 #include "models/model_registry.h"
@@ -36,16 +38,20 @@ struct ApiAnswer {
 };
 
 // Answers a client that has no byte of the answer yet with `status`, in its
-// API's error shape (with `headers`, e.g. Retry-After). A plain function,
-// not a lambda: GCC 12 miscompiles lambda coroutines.
+// API's error shape (with `headers`, e.g. Retry-After; `param`: the
+// request's field at fault, "" when none, for the APIs that name it). A
+// plain function, not a lambda: GCC 12 miscompiles lambda coroutines.
 using ErrorSender = boost::asio::awaitable<void> (*)(http::ResponseWriter& writer,
-                                                     const Status& status,
+                                                     const Status& status, std::string_view param,
                                                      const http::Headers& headers);
 
 struct RelayRequest {
   models::ModelEntry model;
-  std::string engine_path;  // "/v1/chat/completions"
-  std::string body;         // forwarded unchanged
+  // A chat, text completion or embedding request (engines/chat_request.h),
+  // which the dispatched instance's adapter writes in its engine's shape
+  // (EngineAdapter::ChatCall). Shared, read-only, by the tries on fresh
+  // engines; null for a request in the engine's own shape (`to_engine`).
+  std::shared_ptr<const engines::ChatRequest> chat;
   bool stream = false;
   RequestObserver* observer = nullptr;  // sees each event / the whole answer; may be null
   scheduler::AdmitRequest admit;        // priority, tenant, deadline, cost
@@ -57,8 +63,8 @@ struct RelayRequest {
   bool split_prefill = false;
   // A request the engine is asked in its own shape (speech to text): made
   // for the dispatched instance's engine (engines/engine_adapter.h), and its
-  // whole answer made into the API's. Unset: `body` goes to `engine_path`
-  // as it is, and the answer comes back as it is.
+  // whole answer made into the API's. Unset: `chat` is asked, and the
+  // answer comes back as it is (or through `translator`).
   std::function<Result<engines::EngineCall>(const engines::EngineAdapter&)> to_engine;
   std::function<Result<ApiAnswer>(const engines::EngineAdapter&, int status, std::string body)>
       from_engine;
@@ -73,9 +79,9 @@ struct RelayRequest {
   // Errors before the answer starts, in the client's API's shape; null:
   // OpenAI's.
   ErrorSender send_error = nullptr;
-  // The answer in another API's shape (answer_translator.h), for a request
-  // made into an OpenAI chat request to /v1/chat/completions; null: the
-  // engine's answer as it is. Shared by the tries on fresh engines.
+  // The answer in another API's shape (answer_translator.h), for a `chat`
+  // request of kind kChat; null: the engine's answer as it is. Shared by
+  // the tries on fresh engines.
   std::shared_ptr<AnswerTranslator> translator;
 };
 

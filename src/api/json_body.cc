@@ -1,5 +1,7 @@
 #include "api/json_body.h"
 
+#include <algorithm>
+
 namespace zest::api {
 
 Result<nlohmann::json> ParseJsonObject(std::string_view body) {
@@ -19,6 +21,21 @@ Result<std::string> StringMember(const nlohmann::json& object, const char* key,
   }
   if (!it->is_string()) return InvalidArgument(name + " must be a string");
   return it->get<std::string>();
+}
+
+nlohmann::json TakeMember(nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  if (it == object.end()) return nullptr;
+  nlohmann::json value = std::move(*it);
+  object.erase(it);
+  return value;
+}
+
+bool OnlyMembers(const nlohmann::json& object, std::initializer_list<std::string_view> allowed) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) return false;
+  }
+  return true;
 }
 
 }  // namespace zest::api

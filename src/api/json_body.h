@@ -4,6 +4,7 @@
 // (http::ServerOptions max_body_bytes and max_json_depth).
 #pragma once
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -20,5 +21,13 @@ Result<nlohmann::json> ParseJsonObject(std::string_view body);
 // names the object ("messages[2]"); "" for the body itself.
 Result<std::string> StringMember(const nlohmann::json& object, const char* key,
                                  std::string_view where = "", bool required = false);
+
+// Removes `key` from `object` (an object) and returns its value: null when
+// it is absent. Parsers take what they model out of a body, and pass on
+// what is left.
+nlohmann::json TakeMember(nlohmann::json& object, const char* key);
+
+// Whether `object` has no members but `allowed`.
+bool OnlyMembers(const nlohmann::json& object, std::initializer_list<std::string_view> allowed);
 
 }  // namespace zest::api

@@ -1,38 +1,48 @@
 #include "api/model_preset.h"
 
-#include "api/ollama/ollama_chat.h"
+#include "api/request/messages_json.h"
+#include "api/request/sampling_fields.h"
 
 namespace zest::api {
 
-using nlohmann::json;
+using engines::Message;
 
-void ApplyPreset(models::ModelEntry& model, json& body) {
+namespace {
+
+// The preset's system prompt and messages around the request's own: a
+// system message first (the request's, else the preset's), then the
+// preset's messages, then the rest of the request's.
+void AddPresetMessages(const models::ModelPreset& preset, std::vector<Message>& messages) {
+  std::vector<Message> out;
+  const bool has_system = !messages.empty() && messages[0].role == "system";
+  if (!preset.system.empty() && !has_system) out.push_back(Message::Text("system", preset.system));
+  auto next = messages.begin();
+  if (has_system) out.push_back(std::move(*next++));
+  if (preset.messages.is_array()) {
+    Result<std::vector<Message>> own = MessagesFromJson(preset.messages);
+    if (own.ok()) std::move(own->begin(), own->end(), std::back_inserter(out));
+  }
+  std::move(next, messages.end(), std::back_inserter(out));
+  messages = std::move(out);
+}
+
+}  // namespace
+
+void ApplyPreset(models::ModelEntry& model, engines::ChatRequest& request) {
   if (!model.preset) return;
   const models::ModelPreset preset = std::move(*model.preset);
   model.preset.reset();
   model.name = preset.from;
-  // Its options as request fields, as Ollama's chat maps them (checked
-  // when the preset was made), where the request sets none.
-  json defaults = json::object();
-  if (!ollama::OptionsAsRequestFields(preset.parameters, defaults).ok()) defaults.clear();
-  for (const auto& [key, value] : defaults.items()) {
-    if (!body.contains(key)) body[key] = value;
+  if (request.kind == engines::Capability::kEmbeddings) return;
+  // Its options as Ollama's chat reads them (checked when the preset was
+  // made), where the request sets none.
+  engines::Sampling defaults;
+  std::optional<int64_t> max_tokens;
+  if (ReadOllamaOptions(preset.parameters, defaults, max_tokens).ok()) {
+    FillSampling(request.sampling, defaults);
+    if (!request.max_tokens) request.max_tokens = max_tokens;
   }
-  auto messages = body.find("messages");
-  if (messages == body.end() || !messages->is_array()) return;  // a completion: no turns
-  json out = json::array();
-  const bool has_system = !messages->empty() && (*messages)[0].is_object() &&
-                          (*messages)[0].value("role", "") == "system";
-  if (!preset.system.empty() && !has_system) {
-    out.push_back({{"role", "system"}, {"content", preset.system}});
-  }
-  std::size_t next = 0;
-  if (has_system) out.push_back((*messages)[next++]);
-  if (preset.messages.is_array()) {
-    for (const json& m : preset.messages) out.push_back(m);
-  }
-  for (; next < messages->size(); ++next) out.push_back((*messages)[next]);
-  *messages = std::move(out);
+  if (request.kind == engines::Capability::kChat) AddPresetMessages(preset, request.messages);
 }
 
 }  // namespace zest::api

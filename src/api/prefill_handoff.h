@@ -10,25 +10,28 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "engines/chat_request.h"
 #include "http/upstream_client.h"
 #include "scheduler/instance_pool.h"
 
 namespace zest::api {
 
-// Prefills `body` (an OpenAI completion or chat request for `engine_path`)
-// on another instance of `decode`'s model, if one on another device has a
-// free slot and is not measured slower at prompts than `decode`, and
-// restores the result into an idle slot of `decode`. Returns
-// the body to send to `decode`: pinned to that slot (id_slot) with
-// cache_prompt, so the engine only processes what the prefill did not. When
-// there is no other instance, or any step fails (logged), the body is
-// returned unchanged and `decode` does all the work. `canceller` is the
-// request's: when the client leaves, the prefill stops with it.
-boost::asio::awaitable<std::string> HandOffPrefill(
+// Prefills `request` (a chat or text completion) on another instance of
+// `decode`'s model, if one on another device has a free slot and is not
+// measured slower at prompts than `decode`, and restores the result into
+// an idle slot of `decode`. Returns that slot, which the request to
+// `decode` is pinned to (ChatCallOptions::slot, with its prompt cache), so
+// the engine only processes what the prefill did not; nullopt when there is
+// no other instance or any step fails (logged): `decode` does all the work.
+// `client_model` is the model's name as the client gave it, for engines
+// that take no name of their own. `canceller` is the request's: when the
+// client leaves, the prefill stops with it.
+boost::asio::awaitable<std::optional<int>> HandOffPrefill(
     scheduler::InstancePool& pool, std::shared_ptr<scheduler::Instance> decode,
-    std::string engine_path, std::string body, std::string log_tag,
-    std::shared_ptr<http::UpstreamCanceller> canceller);
+    std::shared_ptr<const engines::ChatRequest> request, std::string client_model,
+    std::string log_tag, std::shared_ptr<http::UpstreamCanceller> canceller);
 
 }  // namespace zest::api

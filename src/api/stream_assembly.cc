@@ -18,34 +18,9 @@ int IndexOf(const json& item) {
   return it != item.end() && it->is_number_integer() ? it->get<int>() : 0;
 }
 
-// Whether `request` asks for per-token log probabilities (OpenAI's
-// `logprobs`: true in chat, a count in completions; llama-server's `n_probs`).
-bool WantsLogprobs(const json& request) {
-  for (const char* key : {"logprobs", "top_logprobs", "n_probs"}) {
-    auto it = request.find(key);
-    if (it == request.end() || it->is_null()) continue;
-    if (it->is_boolean() ? it->get<bool>() : !(it->is_number() && it->get<double>() == 0)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
-std::optional<std::string> AsStreamRequest(std::string_view engine_path, std::string_view body) {
-  if (engine_path != "/v1/chat/completions" && engine_path != "/v1/completions") {
-    return std::nullopt;
-  }
-  json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!request.is_object() || WantsLogprobs(request)) return std::nullopt;
-  request["stream"] = true;
-  request["stream_options"] = {{"include_usage", true}};
-  return JsonText(request);
-}
-
-StreamAssembler::StreamAssembler(std::string_view engine_path)
-    : chat_(engine_path.ends_with("chat/completions")) {
+StreamAssembler::StreamAssembler(bool chat) : chat_(chat) {
   head_["object"] = chat_ ? "chat.completion" : "text_completion";
 }
 

@@ -1,9 +1,8 @@
 // A non-streamed answer built from the engine's stream. zest asks
-// llama-server for a stream even when the client did not: llama-server
-// stops a streamed task at its next token once the connection closes, but
-// runs a non-streamed one to its last token (llama.cpp issue 9273; measured
-// with build 11669: the engine busy 11 s after the client left, against
-// 60 ms streamed), holding a slot zest would already count as free.
+// llama-server for a stream even when the client did not
+// (EngineAdapter::AsksAsStream, engines/llama_server_adapter.h: a streamed
+// task stops at its next token once its client leaves, a whole one does
+// not).
 //
 // StreamAssembler folds the chunks (OpenAI's chat.completion.chunk or
 // text_completion, as llama-server sends them) into the answer the request
@@ -27,19 +26,10 @@
 
 namespace zest::api {
 
-// The request to send the engine instead of a non-streamed `body` to
-// `engine_path`: the same asking for a stream, with usage in its closing
-// chunk. Nothing (send it as it is) for other endpoints than the OpenAI
-// completions ones, for what is not a JSON object, and for requests that
-// ask for logprobs: llama-server's stream leaves out the logprobs of tokens
-// without text (a control token such as <s>, seen with the synthetic model),
-// so those answers come from its own non-streamed form.
-std::optional<std::string> AsStreamRequest(std::string_view engine_path, std::string_view body);
-
 class StreamAssembler {
  public:
-  // For a stream from `engine_path` (chat or text completions).
-  explicit StreamAssembler(std::string_view engine_path);
+  // For a stream of chat completion chunks (`chat`) or text completion ones.
+  explicit StreamAssembler(bool chat);
 
   // One event's data; "[DONE]" and what is not a JSON object are ignored.
   void Add(std::string_view data);

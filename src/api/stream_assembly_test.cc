@@ -11,7 +11,7 @@ using nlohmann::json;
 
 json Assemble(std::string_view path, const std::vector<std::string>& events,
               const std::string& model = "tiny") {
-  StreamAssembler assembler(path);
+  StreamAssembler assembler(path.ends_with("chat/completions"));
   for (const std::string& e : events) assembler.Add(e);
   EXPECT_FALSE(assembler.error()) << *assembler.error();
   return json::parse(assembler.Finish(model));
@@ -107,7 +107,7 @@ TEST(StreamAssembler, SeveralChoicesInterleavedComeOutInIndexOrder) {
 
 // llama-server ends a stream it cannot go on with by an error event.
 TEST(StreamAssembler, AnErrorEventIsKeptWithItsStatus) {
-  StreamAssembler assembler("/v1/chat/completions");
+  StreamAssembler assembler(/*chat=*/true);
   assembler.Add(R"({"choices":[{"index":0,"delta":{"content":"x"}}]})");
   const std::string error =
       R"({"error":{"code":500,"message":"invalid UTF-8 byte","type":"server_error"}})";
@@ -116,7 +116,7 @@ TEST(StreamAssembler, AnErrorEventIsKeptWithItsStatus) {
   EXPECT_EQ(*assembler.error(), error);
   EXPECT_EQ(assembler.error_status(), 500);
 
-  StreamAssembler other("/v1/completions");
+  StreamAssembler other(/*chat=*/false);
   other.Add(R"({"error":{"code":400,"message":"bad","type":"invalid_request_error"}})");
   EXPECT_EQ(other.error_status(), 400);
   StreamAssembler odd("/v1/completions");
@@ -125,34 +125,13 @@ TEST(StreamAssembler, AnErrorEventIsKeptWithItsStatus) {
 }
 
 TEST(StreamAssembler, EmptyUntilAChunkComes) {
-  StreamAssembler assembler("/v1/chat/completions");
+  StreamAssembler assembler(/*chat=*/true);
   assembler.Add("[DONE]");
   assembler.Add("not json");
   assembler.Add("");
   EXPECT_TRUE(assembler.empty());
   assembler.Add(R"({"choices":[]})");
   EXPECT_FALSE(assembler.empty());
-}
-
-TEST(AsStreamRequest, AsksForAStreamWithUsage) {
-  std::optional<std::string> out =
-      AsStreamRequest("/v1/chat/completions", R"({"model":"m","stream":false,"messages":[]})");
-  ASSERT_TRUE(out);
-  json request = json::parse(*out);
-  EXPECT_EQ(request["stream"], true);
-  EXPECT_EQ(request["stream_options"], json({{"include_usage", true}}));
-  EXPECT_EQ(request["model"], "m");
-  EXPECT_TRUE(AsStreamRequest("/v1/completions", R"({"prompt":"x","logprobs":0})"));
-  EXPECT_TRUE(AsStreamRequest("/v1/chat/completions", R"({"logprobs":false,"top_logprobs":null})"));
-}
-
-TEST(AsStreamRequest, NotForOtherEndpointsBadBodiesOrLogprobs) {
-  EXPECT_FALSE(AsStreamRequest("/v1/embeddings", R"({"input":"x"})"));
-  EXPECT_FALSE(AsStreamRequest("/v1/completions", "[1,2]"));
-  EXPECT_FALSE(AsStreamRequest("/v1/chat/completions", R"({"logprobs":true})"));
-  EXPECT_FALSE(AsStreamRequest("/v1/chat/completions", R"({"top_logprobs":2})"));
-  EXPECT_FALSE(AsStreamRequest("/v1/completions", R"({"prompt":"x","logprobs":2})"));
-  EXPECT_FALSE(AsStreamRequest("/v1/completions", R"({"prompt":"x","n_probs":3})"));
 }
 
 }  // namespace

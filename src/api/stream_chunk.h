@@ -20,7 +20,7 @@
 
 namespace zest::api {
 
-// `body` (an answer or a request) with its top-level "model" set to `name`;
+// `body` (an answer) with its top-level "model" set to `name`;
 // unchanged when it is not a JSON object with a "model".
 std::string WithModelName(std::string body, const std::string& name);
 

@@ -33,16 +33,6 @@ bool NonEmpty(const json& delta, const char* key) {
          !(it->is_array() && it->empty());
 }
 
-// The request's token limit, less `used`, in whichever field it set.
-void ReduceLimit(json& request, int64_t used) {
-  for (const char* key : {"max_completion_tokens", "max_tokens", "n_predict"}) {
-    auto it = request.find(key);
-    if (it == request.end() || !it->is_number_integer()) continue;
-    const int64_t limit = it->get<int64_t>();
-    if (limit > 0) *it = std::max<int64_t>(1, limit - used);
-  }
-}
-
 }  // namespace
 
 void StreamResume::Sent(std::string_view data) {
@@ -64,7 +54,7 @@ bool StreamResume::Finished() const {
   return false;
 }
 
-Result<std::string> StreamResume::Continuation(std::string_view request_body) {
+Result<engines::ChatRequest> StreamResume::Continuation(const engines::ChatRequest& request) {
   if (overflow_) return CannotResume("the answer so far is too long to resume");
   for (const std::string& data : events_) {
     json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
@@ -96,26 +86,28 @@ Result<std::string> StreamResume::Continuation(std::string_view request_body) {
   events_.clear();
   kept_bytes_ = 0;
 
-  json request = json::parse(request_body, nullptr, /*allow_exceptions=*/false);
-  auto messages = request.is_object() ? request.find("messages") : json::iterator{};
-  if (!request.is_object() || messages == request.end() || !messages->is_array()) {
+  if (request.kind != engines::Capability::kChat) {
     return CannotResume("only chat requests are resumed");
   }
-  if (request.value("n", 1) != 1) return CannotResume("several choices cannot be resumed");
+  if (engines::Choices(request) != 1) return CannotResume("several choices cannot be resumed");
+  engines::ChatRequest rest = request;
   if (!text_.empty()) {
     // The client's own prefill (a final assistant message) grows by what
     // the engine said after it; else the answer so far becomes one.
-    json* last = messages->empty() ? nullptr : &messages->back();
-    if (last != nullptr && last->is_object() && last->value("role", "") == "assistant" &&
-        last->contains("content") && (*last)["content"].is_string()) {
-      (*last)["content"] = (*last)["content"].get<std::string>() + text_;
+    engines::Message* last = rest.messages.empty() ? nullptr : &rest.messages.back();
+    if (last != nullptr && last->role == "assistant" &&
+        last->content == engines::Message::Content::kText) {
+      last->text += text_;
     } else {
-      messages->push_back({{"role", "assistant"}, {"content", text_}});
+      rest.messages.push_back(engines::Message::Text("assistant", text_));
     }
   }
-  ReduceLimit(request, sent_tokens_);
+  // The answer's limit, less what the client has of it.
+  if (rest.max_tokens && *rest.max_tokens > 0) {
+    rest.max_tokens = std::max<int64_t>(1, *rest.max_tokens - sent_tokens_);
+  }
   continuing_ = true;
-  return JsonText(request);
+  return rest;
 }
 
 std::optional<std::string> StreamResume::Continue(std::string_view data) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "engines/chat_request.h"
 
 namespace zest::api {
 
@@ -45,9 +46,9 @@ class StreamResume {
   // left to resume, only the stream's end.
   bool Finished() const;
 
-  // The request for the continuation of `request_body` (a chat request),
-  // or why the answer cannot be continued. Reads what was sent so far.
-  Result<std::string> Continuation(std::string_view request_body);
+  // The request for the continuation of `request` (a chat request), or
+  // why the answer cannot be continued. Reads what was sent so far.
+  Result<engines::ChatRequest> Continuation(const engines::ChatRequest& request);
 
   // A continuation's event data as the client should get it; nullopt:
   // left out (its role-only first chunk). Call after Continuation.

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engines/openai_request_json.h"
+
 namespace zest::api {
 namespace {
 
@@ -19,8 +21,21 @@ std::string Chunk(const std::string& id, json delta, json finish = nullptr) {
   return c.dump();
 }
 
-constexpr const char* kRequest =
-    R"({"model":"m","stream":true,"max_tokens":100,"messages":[{"role":"user","content":"hi"}]})";
+using engines::ChatRequest;
+using engines::Message;
+
+ChatRequest Request(std::vector<Message> messages) {
+  ChatRequest r;
+  r.model = "m";
+  r.stream = true;
+  r.max_tokens = 100;
+  r.messages = std::move(messages);
+  return r;
+}
+const ChatRequest kRequest = Request({Message::Text("user", "hi")});
+
+// The request as the engine gets it.
+json Asked(const Result<ChatRequest>& request) { return engines::OpenAiRequestJson(*request, {}); }
 
 TEST(StreamResume, TheContinuationCarriesTheTextSentAsAnAssistantPrefill) {
   StreamResume resume;
@@ -33,7 +48,7 @@ TEST(StreamResume, TheContinuationCarriesTheTextSentAsAnAssistantPrefill) {
 
   auto body = resume.Continuation(kRequest);
   ASSERT_TRUE(body.ok()) << body.status().message();
-  json asked = json::parse(*body);
+  json asked = Asked(body);
   ASSERT_EQ(asked["messages"].size(), 2u);
   EXPECT_EQ(asked["messages"][1], json({{"role", "assistant"}, {"content", "Hello, wor"}}));
   EXPECT_EQ(asked["max_tokens"], 98);  // two content chunks went out
@@ -66,8 +81,8 @@ TEST(StreamResume, UsageCountsTheWholeAnswer) {
 
 TEST(StreamResume, ASecondBreakGoesOnFromTheWholeTextAndTheClientsOwnPrefillGrows) {
   StreamResume resume;
-  const std::string prefilled =
-      R"({"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"Sure: "}]})";
+  const ChatRequest prefilled =
+      Request({Message::Text("user", "hi"), Message::Text("assistant", "Sure: ")});
   resume.Sent(Chunk("a", {{"content", "one "}}));
   ASSERT_TRUE(resume.Continuation(prefilled).ok());
   EXPECT_FALSE(resume.has_new());
@@ -75,7 +90,7 @@ TEST(StreamResume, ASecondBreakGoesOnFromTheWholeTextAndTheClientsOwnPrefillGrow
   EXPECT_TRUE(resume.has_new());
   auto body = resume.Continuation(prefilled);
   ASSERT_TRUE(body.ok());
-  json asked = json::parse(*body);
+  json asked = Asked(body);
   ASSERT_EQ(asked["messages"].size(), 2u);
   EXPECT_EQ(asked["messages"][1]["content"], "Sure: one two ");
 }
@@ -91,11 +106,16 @@ TEST(StreamResume, ToolCallsReasoningAndSeveralChoicesAreNotResumed) {
 
   StreamResume several;
   several.Sent(Chunk("a", {{"content", "x"}}));
-  EXPECT_FALSE(several.Continuation(R"({"n":2,"messages":[]})").ok());
+  ChatRequest two = kRequest;
+  two.extra = {{"n", 2}};
+  EXPECT_FALSE(several.Continuation(two).ok());
 
   StreamResume completion;  // a text completion has no messages to continue
   completion.Sent(Chunk("a", {{"content", "x"}}));
-  EXPECT_FALSE(completion.Continuation(R"({"prompt":"p"})").ok());
+  ChatRequest text;
+  text.kind = engines::Capability::kCompletions;
+  text.prompt = "p";
+  EXPECT_FALSE(completion.Continuation(text).ok());
 }
 
 TEST(StreamResume, AFinishedAnswerIsNotResumed) {

@@ -24,7 +24,7 @@
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
 #include "api/ollama/ollama_api.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "api/openai/openai_api.h"
 #include "api/recent_errors.h"
 #include "api/responses/responses_api.h"
@@ -323,7 +323,7 @@ Status ServerApp::Start() {
     };
   }
   p.server = std::make_unique<http::Server>(p.io, std::move(gateway), p.router,
-                                            api::openai::RenderHttpError);
+                                            api::RenderHttpError);
   if (Status st = p.server->Listen(); !st.ok()) {
     return Status(
         st.code() == ErrorCode::kInvalidArgument ? ErrorCode::kInternal : st.code(),
@@ -335,7 +335,7 @@ Status ServerApp::Start() {
     Status st = options.ok() ? Status::Ok() : options.status();
     if (st.ok()) {
       p.redirect = std::make_unique<http::Server>(p.io, std::move(*options), p.no_routes,
-                                                  api::openai::RenderHttpError);
+                                                  api::RenderHttpError);
       st = p.redirect->Listen();
     }
     if (!st.ok()) return InvalidArgument("HTTPS redirect: " + st.message());

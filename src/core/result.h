@@ -11,7 +11,7 @@
 namespace zest {
 
 // What went wrong, in terms a caller can act on. The API layer maps each code
-// to one HTTP status (see api/openai/errors.h).
+// to one HTTP status (see api/request/errors.h).
 enum class ErrorCode {
   kOk,
   kInvalidArgument,  // the caller sent something malformed

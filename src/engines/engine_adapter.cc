@@ -1,5 +1,7 @@
 #include "engines/engine_adapter.h"
 
+#include "engines/openai_request_json.h"
+
 namespace zest::engines {
 
 const char* CapabilityName(Capability capability) {
@@ -58,6 +60,16 @@ EngineDescription EngineAdapter::Describe(const Result<EngineInfo>* probed) cons
     d.probe_error = probed->status().message();
   }
   return d;
+}
+
+Result<EngineCall> EngineAdapter::ChatCall(const ChatRequest& request,
+                                           const ChatCallOptions& options) const {
+  std::optional<std::string> path = PathFor(request.kind);
+  if (!path) {
+    return Status(ErrorCode::kUnsupported,
+                  std::string(name()) + " does not serve " + CapabilityName(request.kind));
+  }
+  return EngineCall{*path, "application/json", OpenAiRequestText(request, options)};
 }
 
 Status EngineAdapter::CheckExtraArgs(const std::vector<std::string>& args,

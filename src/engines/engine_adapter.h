@@ -17,29 +17,14 @@
 #include <vector>
 
 #include "core/result.h"
+#include "engines/capability.h"
+#include "engines/chat_request.h"
 #include "engines/engine_probe.h"
 #include "engines/image_generation.h"
 #include "engines/llama_server_args.h"
 #include "engines/transcription.h"
 
 namespace zest::engines {
-
-// What a request asks of an engine. An adapter serves some of these for a
-// model (Serves), each at a path of its own (PathFor).
-enum class Capability {
-  kChat,
-  kCompletions,
-  kEmbeddings,
-  kRerank,
-  kTranscription,
-  kImages,
-  // The model's tokenizer: text to token ids ({"content", "add_special",
-  // "with_pieces"} → {"tokens"}) and back ({"tokens"} → {"content"}), in
-  // llama-server's shape.
-  kTokenize,
-  kDetokenize,
-};
-const char* CapabilityName(Capability capability);  // "chat", "transcription", ...
 
 // One instance to start, as the scheduler decided it. Engine-neutral: each
 // adapter takes what its engine has flags for.
@@ -133,9 +118,16 @@ class EngineAdapter {
   virtual std::string EngineModelName(const LaunchSpec&) const { return ""; }
   // Whether it saves and restores slots (--slot-save-path).
   virtual bool saves_slots() const { return false; }
-  // Whether a non-streamed chat or completion is asked of it as a stream
-  // (api/stream_assembly.h), so a client that leaves stops it at once.
-  virtual bool streams_non_streamed() const { return false; }
+  // A generation request (chat_request.h) in the engine's shape, at
+  // PathFor(request.kind). The default: OpenAI's JSON as llama-server reads
+  // it (openai_request_json.h), which FastFlowLM takes too; kUnsupported
+  // where the engine does not serve the request's kind.
+  virtual Result<EngineCall> ChatCall(const ChatRequest& request,
+                                      const ChatCallOptions& options) const;
+  // Whether a non-streamed `request` is asked of it as a stream
+  // (ChatCallOptions::as_stream; api/stream_assembly.h puts the answer
+  // together), so that a client that leaves stops it at once.
+  virtual bool AsksAsStream(const ChatRequest& /*request*/) const { return false; }
   // Whether the memory ledger learns from its measured RSS (the ledger's
   // model is this engine's memory).
   virtual bool learns_memory() const { return false; }

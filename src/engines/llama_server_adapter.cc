@@ -69,6 +69,12 @@ Result<uint64_t> LlamaServerAdapter::ReadTokenCount(int status, std::string_view
   return tokens.get<uint64_t>();
 }
 
+bool LlamaServerAdapter::AsksAsStream(const ChatRequest& request) const {
+  const bool generates =
+      request.kind == Capability::kChat || request.kind == Capability::kCompletions;
+  return generates && !request.stream && !WantsLogprobs(request);
+}
+
 std::optional<std::string> LlamaServerAdapter::PathFor(Capability capability) const {
   switch (capability) {
     case Capability::kChat:

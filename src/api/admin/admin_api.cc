@@ -8,7 +8,7 @@
 #include "api/admin/model_options_json.h"
 #include "api/admin/request_body.h"
 #include "api/admin/system_json.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "engines/process_memory.h"
 #include "placement/replica.h"
 
@@ -186,9 +186,9 @@ void AdminApi::Register(http::Router& router) {
   router.Add("POST", "/api/v1/unload",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                auto model = StringField(r.body, "model");
-               if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
+               if (!model.ok()) co_return co_await api::SendError(w, model.status(), "model");
                Status st = co_await lifecycle_.Stop(*model, scheduler::kUnload);
-               if (!st.ok()) co_return co_await openai::SendError(w, st, "model");
+               if (!st.ok()) co_return co_await api::SendError(w, st, "model");
                if (residency_ != nullptr) residency_->Forget(*model);
                json reply = {{"status", "stopped"}, {"model", *model}};
                co_await SendJson(w, reply);
@@ -197,11 +197,11 @@ void AdminApi::Register(http::Router& router) {
   router.Add("POST", "/api/v1/add",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                auto name = StringField(r.body, "name");
-               if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "name");
+               if (!name.ok()) co_return co_await api::SendError(w, name.status(), "name");
                auto path = StringField(r.body, "path");
-               if (!path.ok()) co_return co_await openai::SendError(w, path.status(), "path");
+               if (!path.ok()) co_return co_await api::SendError(w, path.status(), "path");
                Status st = registry_.Add(*name, *path);
-               if (!st.ok()) co_return co_await openai::SendError(w, st, "path");
+               if (!st.ok()) co_return co_await api::SendError(w, st, "path");
                json reply = {{"status", "added"}, {"name", *name}, {"path", *path}};
                co_await SendJson(w, reply);
              });

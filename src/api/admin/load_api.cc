@@ -4,8 +4,8 @@
 
 #include "api/admin/model_options_json.h"
 #include "api/admin/request_body.h"
-#include "api/openai/errors.h"
-#include "api/openai/request_parse.h"
+#include "api/request/errors.h"
+#include "api/request/request_fields.h"
 
 namespace zest::api::admin {
 
@@ -20,19 +20,19 @@ void LoadApi::Register(http::Router& router) {
 asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
   std::string param;
   auto request = ParseLoadRequest(r.body, &param);
-  if (!request.ok()) co_return co_await openai::SendError(w, request.status(), param);
+  if (!request.ok()) co_return co_await api::SendError(w, request.status(), param);
   scheduler::KeepAlive keep_alive = request->keep_alive.value_or(residency_.default_keep_alive());
   auto model = registry_.Find(request->model);
-  if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
+  if (!model.ok()) co_return co_await api::SendError(w, model.status(), "model");
   // The model's configured options overlaid with the request's, if any.
   std::optional<config::ModelSettings> settings;
   if (request->options) {
     settings = config_.Configured(model->name);
     Status bad = ApplyModelOptions(*request->options, *settings, &param);
-    if (!bad.ok()) co_return co_await openai::SendError(w, bad, param);
+    if (!bad.ok()) co_return co_await api::SendError(w, bad, param);
     // Flags the engine's allow-list refuses, or files it does not serve.
     const Status args = config_.CheckExtraArgs(settings->extra_args);
-    if (!args.ok()) co_return co_await openai::SendError(w, args, "options.extra_args");
+    if (!args.ok()) co_return co_await api::SendError(w, args, "options.extra_args");
   }
   auto started = std::chrono::steady_clock::now();
   // Held while loading, so the reaper cannot unload what is being loaded.
@@ -46,14 +46,14 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
     const bool options_at_fault =
         options_given && instance.status().code() == ErrorCode::kInvalidArgument;
     const std::string bad_param = options_at_fault ? "options" : "model";
-    co_return co_await openai::SendError(w, instance.status(), bad_param);
+    co_return co_await api::SendError(w, instance.status(), bad_param);
   }
   // "replica": true adds an instance on a device the model's instances do
   // not use yet (placement/replica.h), as the autoscaler would under load.
   if (request->replica) {
     const std::string reason = "asked for by POST /api/v1/load";
     Status added = co_await lifecycle_.AddReplica(*model, reason, /*by_autoscaler=*/false);
-    if (!added.ok()) co_return co_await openai::SendError(w, added, "replica");
+    if (!added.ok()) co_return co_await api::SendError(w, added, "replica");
   }
   auto load_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - started);

@@ -5,7 +5,7 @@
 #include "api/admin/request_body.h"
 #include "api/json_text.h"
 #include "api/model_file_json.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "api/openai/model_json.h"
 
 namespace zest::api::admin {
@@ -59,7 +59,7 @@ awaitable<Result<models::ModelEntry>> ModelsApi::Delete(std::string name) {
 
 awaitable<void> ModelsApi::SendDeleted(std::string name, http::ResponseWriter& w) {
   auto deleted = co_await Delete(name);
-  if (!deleted.ok()) co_return co_await openai::SendError(w, deleted.status(), "model");
+  if (!deleted.ok()) co_return co_await api::SendError(w, deleted.status(), "model");
   json reply = {{"status", "deleted"}, {"model", deleted->name}, {"source", deleted->source}};
   co_await w.Send(200, "application/json", reply.dump());
 }
@@ -67,14 +67,14 @@ awaitable<void> ModelsApi::SendDeleted(std::string name, http::ResponseWriter& w
 awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
   if (name.empty()) {
     const Status missing = InvalidArgument("'model' is required");
-    co_return co_await openai::SendError(w, missing, "model");
+    co_return co_await api::SendError(w, missing, "model");
   }
   auto model = registry_.Find(name);
-  if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
+  if (!model.ok()) co_return co_await api::SendError(w, model.status(), "model");
   Result<json> file = ModelFileJson(*model);
   if (!file.ok()) {
     const Status unreadable = Internal(file.status().message());
-    co_return co_await openai::SendError(w, unreadable, "model");
+    co_return co_await api::SendError(w, unreadable, "model");
   }
   bool loaded = false;
   for (const auto& s : instances_.List())
@@ -93,7 +93,7 @@ void ModelsApi::Register(http::Router& router) {
   router.Add("POST", "/api/v1/delete",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                auto name = StringField(r.body, "model");
-               if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
+               if (!name.ok()) co_return co_await api::SendError(w, name.status(), "model");
                co_await SendDeleted(*name, w);
              });
   router.Add("GET", "/api/v1/show",
@@ -103,7 +103,7 @@ void ModelsApi::Register(http::Router& router) {
   router.Add("POST", "/api/v1/show",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                auto name = StringField(r.body, "model");
-               if (!name.ok()) co_return co_await openai::SendError(w, name.status(), "model");
+               if (!name.ok()) co_return co_await api::SendError(w, name.status(), "model");
                co_await SendShow(*name, w);
              });
 }

@@ -9,7 +9,7 @@
 
 #include "api/admin/models_api.h"
 #include "api/json_text.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "http/sse.h"
 
 namespace zest::api::admin {
@@ -96,17 +96,17 @@ json ObservabilityApi::StatsJson() const {
 
 awaitable<void> ObservabilityApi::Logs(http::Request& r, http::ResponseWriter& w) {
   auto n = LineCount(QueryParam(r.query, "n"));
-  if (!n.ok()) co_return co_await openai::SendError(w, n.status(), "n");
+  if (!n.ok()) co_return co_await api::SendError(w, n.status(), "n");
   std::string follow = QueryParam(r.query, "follow");
   std::string name = QueryParam(r.query, "model");
   std::shared_ptr<const LineRing> ring = log_ring_;
   std::shared_ptr<void> owner;  // keeps an engine's ring alive while following
   if (!name.empty()) {
     auto model = registry_.Find(name);
-    if (!model.ok()) co_return co_await openai::SendError(w, model.status(), "model");
+    if (!model.ok()) co_return co_await api::SendError(w, model.status(), "model");
     std::shared_ptr<scheduler::Instance> instance = pool_.Find(model->name);
     if (!instance) {
-      co_return co_await openai::SendError(
+      co_return co_await api::SendError(
           w,
           NotFound("model '" + model->name + "' has no running engine; its last log is in " +
                    "$ZEST_HOME/logs/"),

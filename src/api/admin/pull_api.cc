@@ -11,7 +11,7 @@
 
 #include "api/admin/request_body.h"
 #include "api/ollama/ollama_pull.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "http/sse.h"
 
 namespace zest::api::admin {
@@ -39,8 +39,8 @@ json ProgressJson(const models::PullProgress& p) {
 }
 
 std::string ErrorJson(const Status& status) {
-  openai::ApiError e = openai::MapStatus(status);
-  return openai::ErrorBody(status.message(), e.type, e.code);
+  api::ApiError e = api::MapStatus(status);
+  return api::ErrorBody(status.message(), e.type, e.code);
 }
 
 json SuccessJson(const models::PullResult& r) {
@@ -54,9 +54,9 @@ json SuccessJson(const models::PullResult& r) {
 // An error before the answer starts, in the client's API's shape.
 awaitable<void> SendPullError(PullApi::Wire wire, http::ResponseWriter& writer,
                               const Status& status, const std::string& param) {
-  if (wire == PullApi::Wire::kZest) co_return co_await openai::SendError(writer, status, param);
+  if (wire == PullApi::Wire::kZest) co_return co_await api::SendError(writer, status, param);
   const std::string body = ollama::PullErrorLine(status);
-  co_await writer.Send(openai::MapStatus(status).http_status, "application/json", body);
+  co_await writer.Send(api::MapStatus(status).http_status, "application/json", body);
 }
 
 }  // namespace

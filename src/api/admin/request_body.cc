@@ -1,7 +1,7 @@
 #include "api/admin/request_body.h"
 
 #include "api/json_body.h"
-#include "api/openai/request_parse.h"
+#include "api/request/request_fields.h"
 
 namespace zest::api::admin {
 namespace {
@@ -43,7 +43,7 @@ Result<LoadRequest> ParseLoadRequest(const std::string& body, std::string* param
   LoadRequest request;
   ZEST_ASSIGN_OR_RETURN(request.model, RequiredString(doc, "model", param));
   if (auto field = doc.find("keep_alive"); field != doc.end() && !field->is_null()) {
-    auto parsed = openai::ParseKeepAliveField(*field);
+    auto parsed = api::ParseKeepAliveField(*field);
     if (!parsed.ok()) return Bad(param, "keep_alive", parsed.status().message());
     request.keep_alive = *parsed;
   }

@@ -7,7 +7,7 @@
 #include "api/anthropic/messages_request.h"
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "http/request_id.h"
 
 namespace zest::api::anthropic {
@@ -19,15 +19,15 @@ using nlohmann::json;
 
 // Anthropic's error shape, with the status every API maps zest's errors to.
 awaitable<void> SendAnthropicError(http::ResponseWriter& w, const Status& status,
-                                   const http::Headers& headers) {
-  const int http = openai::MapStatus(status).http_status;
+                                   std::string_view /*param*/, const http::Headers& headers) {
+  const int http = api::MapStatus(status).http_status;
   const std::string body = ErrorBody(http, status.message());
   co_await w.Send(http, "application/json", body, headers);
 }
 
 awaitable<void> SendError(http::ResponseWriter& w, const Status& status) {
   static const http::Headers kNone;
-  co_await SendAnthropicError(w, status, kNone);
+  co_await SendAnthropicError(w, status, "", kNone);
 }
 
 // The request's model, or the 404 Anthropic's clients expect.
@@ -44,22 +44,20 @@ Result<models::ModelEntry> FindModel(models::ModelRegistry& registry, const std:
 awaitable<void> AnthropicApi::Messages(http::Request& r, http::ResponseWriter& w) {
   RequestObserver observer(metrics_, Api::kAnthropic, "anthropic_messages", "");
   Result<json> body = ParseJsonObject(r.body);
-  Result<MessagesJob> job =
-      body.ok() ? ParseMessagesRequest(*body) : Result<MessagesJob>(body.status());
-  Result<models::ModelEntry> model =
-      job.ok() ? FindModel(registry_, job->model) : Result<models::ModelEntry>(job.status());
+  Result<engines::ChatRequest> request =
+      body.ok() ? ParseMessagesRequest(*body) : Result<engines::ChatRequest>(body.status());
+  Result<models::ModelEntry> model = request.ok() ? FindModel(registry_, request->model)
+                                                  : Result<models::ModelEntry>(request.status());
   if (!model.ok()) {
     co_await SendError(w, model.status());
   } else {
-    ChatJobSpec spec;
-    spec.model = std::move(*model);
-    spec.client_model = job->model;
-    spec.stream = job->stream;
-    spec.priority = job->priority;
-    spec.translator = std::make_shared<MessagesAnswer>(job->model, "msg_" + http::RequestIdFor(""));
-    spec.send_error = SendAnthropicError;
-    spec.body = std::move(job->body);
-    co_await RunChatJob(engines_, options_, r, w, observer, std::move(spec));
+    ChatJob job;
+    job.model = std::move(*model);
+    job.translator =
+        std::make_shared<MessagesAnswer>(request->model, "msg_" + http::RequestIdFor(""));
+    job.send_error = SendAnthropicError;
+    job.request = std::move(*request);
+    co_await RunChatJob(engines_, options_, r, w, observer, std::move(job));
   }
   observer.Finish(w);
 }
@@ -70,36 +68,31 @@ awaitable<void> AnthropicApi::Messages(http::Request& r, http::ResponseWriter& w
 awaitable<void> AnthropicApi::CountTokens(http::Request& r, http::ResponseWriter& w) {
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
-  Result<MessagesJob> job = ParseMessagesRequest(*body, /*count_only=*/true);
+  Result<engines::ChatRequest> job = ParseMessagesRequest(*body, /*count_only=*/true);
   if (!job.ok()) co_return co_await SendError(w, job.status());
   Result<models::ModelEntry> model = FindModel(registry_, job->model);
   if (!model.ok()) co_return co_await SendError(w, model.status());
-  if (Status capable = CheckCapability(openai::Endpoint::kChatCompletions, *model); !capable.ok()) {
+  if (Status capable = CheckCapability(engines::Capability::kChat, *model); !capable.ok()) {
     co_return co_await SendError(w, capable);
   }
-  Result<scheduler::AdmitRequest> admit =
-      AdmitRequestFor(r, job->priority, model->name, options_.queue_timeout);
-  if (!admit.ok()) co_return co_await SendError(w, admit.status());
-  admit->cost = 1;
-  RelayRequest relay;
-  relay.model = *model;
-  relay.admit = std::move(*admit);
-  relay.client_model = job->model;
-  relay.request_id = r.id;
-  relay.send_error = SendAnthropicError;
+  Result<RelayRequest> relay =
+      AdmittedRelay(r, *model, job->model, job->priority, options_.queue_timeout, nullptr);
+  if (!relay.ok()) co_return co_await SendError(w, relay.status());
+  relay->admit.cost = 1;
+  relay->send_error = SendAnthropicError;
   // The engine counts the client's request as it is, for the engine's model.
   (*body)["model"] = model->name;
   body->erase("stream");
-  relay.to_engine = [anthropic = JsonText(*body)](const engines::EngineAdapter& engine) {
+  relay->to_engine = [anthropic = JsonText(*body)](const engines::EngineAdapter& engine) {
     return engine.MessagesTokenCountCall(anthropic);
   };
-  relay.from_engine = [](const engines::EngineAdapter& engine, int status,
-                         const std::string& engine_body) -> Result<ApiAnswer> {
+  relay->from_engine = [](const engines::EngineAdapter& engine, int status,
+                          const std::string& engine_body) -> Result<ApiAnswer> {
     if (status != 200) return EngineErrorStatus(status, engine_body);
     ZEST_ASSIGN_OR_RETURN(uint64_t tokens, engine.ReadTokenCount(status, engine_body));
     return ApiAnswer{200, "application/json", json{{"input_tokens", tokens}}.dump()};
   };
-  co_await RelayToEngine(engines_, std::move(relay), w);
+  co_await RelayToEngine(engines_, std::move(*relay), w);
 }
 
 void AnthropicApi::Register(http::Router& router) {

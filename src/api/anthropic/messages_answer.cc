@@ -1,7 +1,7 @@
 #include "api/anthropic/messages_answer.h"
 
 #include "api/json_text.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 
 namespace zest::api::anthropic {
 namespace {
@@ -165,7 +165,7 @@ std::string MessagesAnswer::End() {
 }
 
 std::string MessagesAnswer::StreamError(const Status& status) {
-  const int http = openai::MapStatus(status).http_status;
+  const int http = api::MapStatus(status).http_status;
   return "event: error\ndata: " + ErrorBody(http, status.message()) + "\n\n";
 }
 

@@ -1,5 +1,5 @@
-// Anthropic's Messages request (POST /v1/messages) as an OpenAI chat
-// request for the engine. Pure.
+// Anthropic's Messages request (POST /v1/messages) read into the typed
+// request (engines/chat_request.h). Pure.
 //
 // What maps (Anthropic's API reference, "Messages"):
 //   - system (a string or text blocks) → the system message;
@@ -23,19 +23,13 @@
 #include <string>
 
 #include "core/result.h"
+#include "engines/chat_request.h"
 
 namespace zest::api::anthropic {
 
-// NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
-struct MessagesJob {
-  std::string model;    // as the client sent it
-  nlohmann::json body;  // the OpenAI chat request, without "model"
-  bool stream = false;
-  std::string priority;  // the body's `priority` (zest's), or ""
-};
-
 // `count_only`: for /v1/messages/count_tokens, which has no max_tokens.
 // kInvalidArgument naming the bad field.
-Result<MessagesJob> ParseMessagesRequest(const nlohmann::json& body, bool count_only = false);
+Result<engines::ChatRequest> ParseMessagesRequest(const nlohmann::json& body,
+                                                  bool count_only = false);
 
 }  // namespace zest::api::anthropic

@@ -2,14 +2,18 @@
 
 #include "api/anthropic/messages_answer.h"
 #include "api/anthropic/messages_request.h"
+#include "engines/openai_request_json.h"
 
 namespace zest::api::anthropic {
 namespace {
 
 using nlohmann::json;
 
+// The request as llama-server gets it.
+json Body(const engines::ChatRequest& request) { return engines::OpenAiRequestJson(request, {}); }
+
 TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
-  Result<MessagesJob> job = ParseMessagesRequest(json::parse(R"({
+  Result<engines::ChatRequest> job = ParseMessagesRequest(json::parse(R"({
     "model": "claude-x", "max_tokens": 4096, "stream": true,
     "system": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
     "messages": [
@@ -31,7 +35,7 @@ TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
     "thinking": {"type": "enabled", "budget_tokens": 2000}})"));
   ASSERT_TRUE(job.ok()) << job.status().message();
   EXPECT_TRUE(job->stream);
-  const json& b = job->body;
+  const json b = Body(*job);
   EXPECT_EQ(b["max_tokens"], 4096);
   EXPECT_EQ(b["stream_options"]["include_usage"], true);
   const json& m = b["messages"];
@@ -54,7 +58,7 @@ TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
 
 TEST(MessagesRequestTest, RefusesWhatAnthropicRefusesNamingTheField) {
   auto error = [](const char* body, bool count_only = false) {
-    Result<MessagesJob> job = ParseMessagesRequest(json::parse(body), count_only);
+    Result<engines::ChatRequest> job = ParseMessagesRequest(json::parse(body), count_only);
     return job.ok() ? std::string("ok") : job.status().message();
   };
   const std::string user = R"("messages": [{"role": "user", "content": "hi"}])";

@@ -11,7 +11,7 @@
 #include "api/ollama/ollama_create.h"
 #include "api/ollama/ollama_embed.h"
 #include "api/ollama/ollama_models.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 
 namespace zest::api::ollama {
 namespace {
@@ -23,14 +23,14 @@ using nlohmann::json;
 // Ollama's error shape, {"error": "..."}, with the status every API maps
 // zest's errors to (openai/errors.h).
 awaitable<void> SendOllamaError(http::ResponseWriter& w, const Status& status,
-                                const http::Headers& headers) {
+                                std::string_view /*param*/, const http::Headers& headers) {
   const std::string body = json{{"error", status.message()}}.dump();
-  co_await w.Send(openai::MapStatus(status).http_status, "application/json", body, headers);
+  co_await w.Send(api::MapStatus(status).http_status, "application/json", body, headers);
 }
 
 awaitable<void> SendError(http::ResponseWriter& w, const Status& status) {
   static const http::Headers kNone;
-  co_await SendOllamaError(w, status, kNone);
+  co_await SendOllamaError(w, status, "", kNone);
 }
 
 awaitable<void> SendJson(http::ResponseWriter& w, const json& body) {
@@ -132,26 +132,20 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
                         "' does not support embeddings (it is not an embedding model)");
     co_return co_await SendError(w, not_embedding);
   }
-  Result<scheduler::AdmitRequest> admit =
-      AdmitRequestFor(r, request->priority, model->name, options_.queue_timeout);
-  if (!admit.ok()) co_return co_await SendError(w, admit.status());
-  RelayRequest relay;
-  relay.model = *model;
-  relay.observer = &observer;
-  relay.admit = std::move(*admit);
-  relay.client_model = request->model;
-  relay.request_id = r.id;
-  relay.send_error = SendOllamaError;
-  relay.keep_alive = AllowedKeepAlive(r, request->keep_alive, options_.max_keep_alive);
-  relay.to_engine = [job = *request, name = model->name](
-                        const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
+  Result<RelayRequest> relay = AdmittedRelay(r, *model, request->model, request->priority,
+                                             options_.queue_timeout, &observer);
+  if (!relay.ok()) co_return co_await SendError(w, relay.status());
+  relay->send_error = SendOllamaError;
+  relay->keep_alive = AllowedKeepAlive(r, request->keep_alive, options_.max_keep_alive);
+  relay->to_engine = [job = *request, name = model->name](
+                         const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
     std::optional<std::string> path = engine.PathFor(engines::Capability::kEmbeddings);
     if (!path) return Unavailable(std::string(engine.name()) + " does not serve embeddings");
     return engines::EngineCall{*path, "application/json", EngineEmbedBody(job, name)};
   };
-  relay.from_engine = [job = *request, start, &observer](
-                          const engines::EngineAdapter&, int status,
-                          const std::string& engine_body) -> Result<ApiAnswer> {
+  relay->from_engine = [job = *request, start, &observer](
+                           const engines::EngineAdapter&, int status,
+                           const std::string& engine_body) -> Result<ApiAnswer> {
     if (status != 200) {
       return Status(
           status == 400 ? ErrorCode::kInvalidArgument : ErrorCode::kEngineFailed,
@@ -164,7 +158,7 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
     ZEST_ASSIGN_OR_RETURN(json answer, OllamaEmbedAnswer(job, engine_body, total_ns));
     return ApiAnswer{200, "application/json", answer.dump()};
   };
-  co_await RelayToEngine(engines_, std::move(relay), w);
+  co_await RelayToEngine(engines_, std::move(*relay), w);
 }
 
 awaitable<void> OllamaApi::Chat(bool generate, http::Request& r, http::ResponseWriter& w) {
@@ -172,29 +166,25 @@ awaitable<void> OllamaApi::Chat(bool generate, http::Request& r, http::ResponseW
   RequestObserver observer(metrics_, Api::kOllama, generate ? "ollama_generate" : "ollama_chat",
                            "");
   Result<json> body = ParseJsonObject(r.body);
-  Result<ChatJob> job = !body.ok() ? Result<ChatJob>(body.status())
-                        : generate ? ParseGenerateRequest(*body)
-                                   : ParseChatRequest(*body);
-  Result<models::ModelEntry> model =
-      job.ok() ? registry_.Find(ZestName(job->model)) : Result<models::ModelEntry>(job.status());
-  if (job.ok() && !model.ok()) model = NotFound("model '" + job->model + "' not found");
+  Result<OllamaRequest> job = !body.ok() ? Result<OllamaRequest>(body.status())
+                              : generate ? ParseGenerateRequest(*body)
+                                         : ParseChatRequest(*body);
+  Result<models::ModelEntry> model = job.ok() ? registry_.Find(ZestName(job->request.model))
+                                              : Result<models::ModelEntry>(job.status());
+  if (job.ok() && !model.ok()) model = NotFound("model '" + job->request.model + "' not found");
   if (model.ok()) {
-    if (Status insert = InsertPrompt(job->model, model->info, *job); !insert.ok()) model = insert;
+    if (Status insert = InsertPrompt(job->request.model, model->info, *job); !insert.ok()) {
+      model = insert;
+    }
   }
   if (!model.ok()) {
     co_await SendError(w, model.status());
   } else {
-    ChatJobSpec spec;
+    ChatJob spec;
     spec.model = std::move(*model);
-    spec.client_model = job->model;
-    spec.endpoint = job->engine_path == "/v1/completions" ? openai::Endpoint::kCompletions
-                                                          : openai::Endpoint::kChatCompletions;
-    spec.stream = job->stream;
-    spec.keep_alive = job->keep_alive;
-    spec.priority = job->priority;
     spec.translator = std::make_shared<OllamaAnswer>(*job, start);
     spec.send_error = SendOllamaError;
-    spec.body = std::move(job->body);
+    spec.request = std::move(job->request);
     co_await RunChatJob(engines_, options_, r, w, observer, std::move(spec));
   }
   observer.Finish(w);

@@ -5,32 +5,15 @@
 
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/openai/errors.h"
-#include "api/openai/request_parse.h"
+#include "api/request/errors.h"
+#include "api/request/request_fields.h"
+#include "api/request/sampling_fields.h"
+#include "api/request/tools_json.h"
 
 namespace zest::api::ollama {
 namespace {
 
 using nlohmann::json;
-
-// Sampling options Ollama and llama-server name alike, and Ollama's names
-// for the rest; all numbers. num_predict and stop are handled on their own.
-constexpr std::pair<const char*, const char*> kSamplingOptions[] = {
-    {"temperature", "temperature"},
-    {"top_k", "top_k"},
-    {"top_p", "top_p"},
-    {"min_p", "min_p"},
-    {"typical_p", "typical_p"},
-    {"seed", "seed"},
-    {"repeat_penalty", "repeat_penalty"},
-    {"repeat_last_n", "repeat_last_n"},
-    {"presence_penalty", "presence_penalty"},
-    {"frequency_penalty", "frequency_penalty"},
-    {"mirostat", "mirostat"},
-    {"mirostat_tau", "mirostat_tau"},
-    {"mirostat_eta", "mirostat_eta"},
-    {"num_keep", "n_keep"},
-};
 
 // The MIME type of a base64 image from its first bytes' encoding (PNG,
 // JPEG, GIF, WebP), for the data URL the engine reads.
@@ -42,130 +25,102 @@ std::string ImageMime(const std::string& base64) {
   return "image/png";
 }
 
-// `content` with `images` (base64 strings) as OpenAI's content parts.
-Result<json> ContentWithImages(const std::string& content, const json& images,
-                               const std::string& where) {
-  if (images.is_null() || (images.is_array() && images.empty())) return json(content);
+// `content` with `images` (base64 strings) as a message's content: text
+// alone, or a text part (when there is text) and image parts.
+Status SetContent(std::string content, const json& images, const std::string& where,
+                  engines::Message& message) {
+  message.content = engines::Message::Content::kText;
+  if (images.is_null() || (images.is_array() && images.empty())) {
+    message.text = std::move(content);
+    return Status::Ok();
+  }
   if (!images.is_array()) return InvalidArgument(where + ".images must be a list");
-  json parts = json::array();
-  if (!content.empty()) parts.push_back({{"type", "text"}, {"text", content}});
+  message.content = engines::Message::Content::kParts;
+  if (!content.empty()) {
+    message.parts.push_back(
+        {.type = engines::ContentPart::Type::kText, .text = std::move(content)});
+  }
   for (const json& image : images) {
     if (!image.is_string() || image.get_ref<const std::string&>().empty()) {
       return InvalidArgument(where + ".images must hold base64-encoded images");
     }
     const std::string& data = image.get_ref<const std::string&>();
-    parts.push_back({{"type", "image_url"},
-                     {"image_url", {{"url", "data:" + ImageMime(data) + ";base64," + data}}}});
+    message.parts.push_back({.type = engines::ContentPart::Type::kImage,
+                             .url = "data:" + ImageMime(data) + ";base64," + data});
   }
-  return parts;
+  return Status::Ok();
 }
 
-// An assistant message's tool calls ({function: {name, arguments: object}})
-// in OpenAI's shape, each with an id the tool results after it answer.
-Result<json> ToolCalls(const json& calls, const std::string& where, int message_index,
-                       std::deque<std::pair<std::string, std::string>>& unanswered) {
+// An assistant message's tool calls ({function: {name, arguments: object}}),
+// each with an id the tool results after it answer.
+Result<std::vector<engines::ToolCall>> ToolCalls(
+    const json& calls, const std::string& where, int message_index,
+    std::deque<std::pair<std::string, std::string>>& unanswered) {
   if (!calls.is_array()) return InvalidArgument(where + ".tool_calls must be a list");
-  json out = json::array();
+  std::vector<engines::ToolCall> out;
   for (const json& call : calls) {
     const json fn = call.is_object() ? call.value("function", json()) : json();
     if (!fn.is_object() || !fn.value("name", json()).is_string()) {
       return InvalidArgument(where + ".tool_calls[].function.name is required");
     }
     const json args = fn.value("arguments", json::object());
-    const std::string name = fn["name"].get<std::string>();
+    std::string name = fn["name"].get<std::string>();
     std::string id =
         call.value("id", json()).is_string()
             ? call["id"].get<std::string>()
             : "call_" + std::to_string(message_index) + "_" + std::to_string(out.size());
     unanswered.emplace_back(id, name);
-    out.push_back({{"id", id},
-                   {"type", "function"},
-                   {"function",
-                    {{"name", name},
-                     {"arguments", args.is_string() ? args.get<std::string>() : JsonText(args)}}}});
+    out.push_back({.id = std::move(id),
+                   .name = std::move(name),
+                   .arguments = args.is_string() ? args.get<std::string>() : JsonText(args)});
   }
   return out;
 }
 
-// Ollama's messages as OpenAI's. A tool result answers the oldest call not
-// yet answered (of its `tool_name`, when it names one).
-Result<json> Messages(const json& messages) {
-  if (!messages.is_array()) return InvalidArgument("messages must be a list");
-  json out = json::array();
-  std::deque<std::pair<std::string, std::string>> unanswered;  // call id, tool name
-  for (std::size_t i = 0; i < messages.size(); ++i) {
-    const json& m = messages[i];
-    const std::string where = "messages[" + std::to_string(i) + "]";
-    if (!m.is_object()) return InvalidArgument(where + " must be an object");
-    ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(m, "role", where));
-    if (role != "system" && role != "user" && role != "assistant" && role != "tool") {
-      return InvalidArgument(where + ".role must be system, user, assistant or tool");
-    }
-    ZEST_ASSIGN_OR_RETURN(std::string content, StringMember(m, "content", where));
-    json message = {{"role", role}};
-    ZEST_ASSIGN_OR_RETURN(message["content"],
-                          ContentWithImages(content, m.value("images", json()), where));
-    if (role == "assistant") {
-      ZEST_ASSIGN_OR_RETURN(std::string thinking, StringMember(m, "thinking", where));
-      if (!thinking.empty()) message["reasoning_content"] = thinking;
-      if (auto calls = m.find("tool_calls"); calls != m.end() && !calls->is_null()) {
-        ZEST_ASSIGN_OR_RETURN(message["tool_calls"],
-                              ToolCalls(*calls, where, static_cast<int>(i), unanswered));
-      }
-    }
-    if (role == "tool") {
-      ZEST_ASSIGN_OR_RETURN(std::string tool, StringMember(m, "tool_name", where));
-      auto answered = unanswered.begin();
-      while (answered != unanswered.end() && !tool.empty() && answered->second != tool) ++answered;
-      if (answered != unanswered.end()) {
-        message["tool_call_id"] = answered->first;
-        unanswered.erase(answered);
-      }
-    }
-    out.push_back(std::move(message));
+// One Ollama message; `unanswered` holds the calls no tool result answered
+// yet (call id, tool name).
+Result<engines::Message> ReadMessage(const json& m, std::size_t i,
+                                     std::deque<std::pair<std::string, std::string>>& unanswered) {
+  const std::string where = "messages[" + std::to_string(i) + "]";
+  if (!m.is_object()) return InvalidArgument(where + " must be an object");
+  engines::Message message;
+  ZEST_ASSIGN_OR_RETURN(message.role, StringMember(m, "role", where));
+  const std::string& role = message.role;
+  if (role != "system" && role != "user" && role != "assistant" && role != "tool") {
+    return InvalidArgument(where + ".role must be system, user, assistant or tool");
   }
-  return out;
-}
-
-// `options` into the engine's request `body`; sets `max_tokens_given`.
-Status ApplyOptions(const json& options, json& body, bool& max_tokens_given) {
-  if (options.is_null()) return Status::Ok();
-  if (!options.is_object()) return InvalidArgument("options must be an object");
-  for (const auto& [ollama, engine] : kSamplingOptions) {
-    auto it = options.find(ollama);
-    if (it == options.end() || it->is_null()) continue;
-    if (!it->is_number())
-      return InvalidArgument(std::string("options.") + ollama + " must be a number");
-    body[engine] = *it;
-  }
-  if (auto n = options.find("num_predict"); n != options.end() && !n->is_null()) {
-    if (!n->is_number_integer()) return InvalidArgument("options.num_predict must be an integer");
-    if (n->get<int64_t>() >= 0) {  // -1 (endless) and -2 (fill the context): zest's limit
-      body["max_tokens"] = *n;
-      max_tokens_given = true;
+  ZEST_ASSIGN_OR_RETURN(std::string content, StringMember(m, "content", where));
+  ZEST_RETURN_IF_ERROR(SetContent(std::move(content), m.value("images", json()), where, message));
+  if (role == "assistant") {
+    ZEST_ASSIGN_OR_RETURN(message.reasoning, StringMember(m, "thinking", where));
+    if (auto calls = m.find("tool_calls"); calls != m.end() && !calls->is_null()) {
+      ZEST_ASSIGN_OR_RETURN(message.tool_calls,
+                            ToolCalls(*calls, where, static_cast<int>(i), unanswered));
     }
   }
-  if (auto stop = options.find("stop"); stop != options.end() && !stop->is_null()) {
-    const bool strings =
-        stop->is_array() &&
-        std::all_of(stop->begin(), stop->end(), [](const json& s) { return s.is_string(); });
-    if (!stop->is_string() && !strings) {
-      return InvalidArgument("options.stop must be a string or strings");
+  if (role == "tool") {
+    // A tool result answers the oldest call not yet answered (of its
+    // `tool_name`, when it names one).
+    ZEST_ASSIGN_OR_RETURN(std::string tool, StringMember(m, "tool_name", where));
+    auto answered = unanswered.begin();
+    while (answered != unanswered.end() && !tool.empty() && answered->second != tool) ++answered;
+    if (answered != unanswered.end()) {
+      message.tool_call_id = answered->first;
+      unanswered.erase(answered);
     }
-    body["stop"] = stop->is_string() ? json::array({*stop}) : *stop;
   }
-  return Status::Ok();
+  return message;
 }
 
 // `format`: "json" or a JSON schema, as OpenAI's response_format.
-Status ApplyFormat(const json& format, json& body) {
+Status ReadFormat(const json& format, engines::ChatRequest& request) {
   if (format.is_null() || (format.is_string() && format.get_ref<const std::string&>().empty())) {
     return Status::Ok();
   }
   if (format == "json") {
-    body["response_format"] = {{"type", "json_object"}};
+    request.response_format = {{"type", "json_object"}};
   } else if (format.is_object()) {
-    body["response_format"] = {{"type", "json_schema"},
+    request.response_format = {{"type", "json_schema"},
                                {"json_schema", {{"name", "format"}, {"schema", format}}}};
   } else {
     return InvalidArgument("format must be \"json\" or a JSON schema");
@@ -173,58 +128,46 @@ Status ApplyFormat(const json& format, json& body) {
   return Status::Ok();
 }
 
-// llama-server's text completions ignore response_format (an OpenAI chat
-// field): there the same constraint goes in its own `json_schema` field,
-// which {"type": "object"} makes "any JSON object", as json_object is.
-void FormatForTextCompletion(json& body) {
-  const auto format = body.find("response_format");
-  if (format == body.end()) return;
-  json schema = (*format)["type"] == "json_object" ? json{{"type", "object"}}
-                                                   : (*format)["json_schema"]["schema"];
-  body.erase(format);
-  body["json_schema"] = std::move(schema);
-}
-
 // `think`: true/false, or an effort ("low", "medium", "high").
-Status ApplyThink(const json& think, json& body, std::optional<bool>& out) {
+Status ReadThink(const json& think, engines::ChatRequest& request) {
   if (think.is_null()) return Status::Ok();
   if (think.is_boolean()) {
-    out = think.get<bool>();
+    request.thinking = think.get<bool>();
   } else if (think == "low" || think == "medium" || think == "high") {
-    out = true;
-    body["reasoning_effort"] = think;
+    request.thinking = true;
+    request.reasoning_effort = think.get<std::string>();
   } else {
     return InvalidArgument("think must be true, false, \"low\", \"medium\" or \"high\"");
   }
-  body["chat_template_kwargs"] = {{"enable_thinking", *out}};
   return Status::Ok();
 }
 
 // What chat and generate share: model, stream, options, format, think,
 // keep_alive, priority.
-Result<ChatJob> CommonFields(const json& body) {
-  ChatJob job;
+Result<OllamaRequest> CommonFields(const json& body) {
+  OllamaRequest job;
+  engines::ChatRequest& request = job.request;
   const json model = body.value("model", json());
   if (!model.is_string() || model.get<std::string>().empty()) {
     return InvalidArgument("model is required");
   }
-  job.model = model.get<std::string>();
+  request.model = model.get<std::string>();
+  request.stream = true;  // Ollama's default
   if (auto stream = body.find("stream"); stream != body.end() && !stream->is_null()) {
     if (!stream->is_boolean()) return InvalidArgument("stream must be true or false");
-    job.stream = stream->get<bool>();
+    request.stream = stream->get<bool>();
   }
-  job.body = json::object();
-  ZEST_RETURN_IF_ERROR(ApplyOptions(body.value("options", json()), job.body, job.max_tokens_given));
-  ZEST_RETURN_IF_ERROR(ApplyFormat(body.value("format", json()), job.body));
-  ZEST_RETURN_IF_ERROR(ApplyThink(body.value("think", json()), job.body, job.think));
+  ZEST_RETURN_IF_ERROR(
+      ReadOllamaOptions(body.value("options", json()), request.sampling, request.max_tokens));
+  ZEST_RETURN_IF_ERROR(ReadFormat(body.value("format", json()), request));
+  ZEST_RETURN_IF_ERROR(ReadThink(body.value("think", json()), request));
   if (auto keep = body.find("keep_alive"); keep != body.end() && !keep->is_null()) {
-    ZEST_ASSIGN_OR_RETURN(job.keep_alive, openai::ParseKeepAliveField(*keep));
+    ZEST_ASSIGN_OR_RETURN(request.keep_alive, api::ParseKeepAliveField(*keep));
   }
   if (auto p = body.find("priority"); p != body.end() && p->is_string()) {
-    job.priority = p->get<std::string>();
+    request.priority = p->get<std::string>();
   }
-  job.body["stream"] = job.stream;
-  if (job.stream) job.body["stream_options"] = {{"include_usage", true}};
+  request.include_usage = request.stream;  // real counts in the last line
   return job;
 }
 
@@ -270,26 +213,26 @@ json Arguments(const std::string& text) {
 
 }  // namespace
 
-Status OptionsAsRequestFields(const json& options, json& body) {
-  bool max_tokens_given = false;
-  return ApplyOptions(options, body, max_tokens_given);
+Result<std::vector<engines::Message>> ReadMessages(const json& messages) {
+  if (!messages.is_array()) return InvalidArgument("messages must be a list");
+  std::vector<engines::Message> out;
+  std::deque<std::pair<std::string, std::string>> unanswered;  // call id, tool name
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    ZEST_ASSIGN_OR_RETURN(engines::Message message, ReadMessage(messages[i], i, unanswered));
+    out.push_back(std::move(message));
+  }
+  return out;
 }
 
-Result<json> MessagesAsOpenAi(const json& messages) { return Messages(messages); }
-
-Result<ChatJob> ParseChatRequest(const json& body) {
-  ZEST_ASSIGN_OR_RETURN(ChatJob job, CommonFields(body));
-  job.engine_path = "/v1/chat/completions";
-  ZEST_ASSIGN_OR_RETURN(job.body["messages"], Messages(body.value("messages", json::array())));
-  if (auto tools = body.find("tools"); tools != body.end() && !tools->is_null()) {
-    if (!tools->is_array()) return InvalidArgument("tools must be a list");
-    if (!tools->empty()) job.body["tools"] = *tools;
-  }
+Result<OllamaRequest> ParseChatRequest(const json& body) {
+  ZEST_ASSIGN_OR_RETURN(OllamaRequest job, CommonFields(body));
+  ZEST_ASSIGN_OR_RETURN(job.request.messages, ReadMessages(body.value("messages", json::array())));
+  ZEST_ASSIGN_OR_RETURN(job.request.tools, ToolsFromJson(body.value("tools", json())));
   return job;
 }
 
-Result<ChatJob> ParseGenerateRequest(const json& body) {
-  ZEST_ASSIGN_OR_RETURN(ChatJob job, CommonFields(body));
+Result<OllamaRequest> ParseGenerateRequest(const json& body) {
+  ZEST_ASSIGN_OR_RETURN(OllamaRequest job, CommonFields(body));
   job.generate = true;
   ZEST_ASSIGN_OR_RETURN(std::string prompt, StringMember(body, "prompt", ""));
   ZEST_ASSIGN_OR_RETURN(std::string system, StringMember(body, "system", ""));
@@ -305,49 +248,47 @@ Result<ChatJob> ParseGenerateRequest(const json& body) {
     return InvalidArgument("context is not supported: send the conversation to /api/chat");
   }
   const json images = body.value("images", json());
+  const bool has_images = images.is_array() && !images.empty();
   const bool raw = body.value("raw", json(false)) == true;
+  engines::ChatRequest& request = job.request;
   if (!suffix.empty()) {  // fill in the middle: no chat template, no system
-    if (images.is_array() && !images.empty()) {
-      return InvalidArgument("images cannot be sent with suffix");
-    }
-    job.engine_path = "/v1/completions";
-    FormatForTextCompletion(job.body);
-    job.insert = ChatJob::Insert{prompt, suffix};
+    if (has_images) return InvalidArgument("images cannot be sent with suffix");
+    request.kind = engines::Capability::kCompletions;
+    job.insert = OllamaRequest::Insert{prompt, suffix};
     return job;
   }
   if (raw) {
-    if (images.is_array() && !images.empty()) {
+    if (has_images) {
       return InvalidArgument("images cannot be sent with raw: they need the chat template");
     }
-    job.engine_path = "/v1/completions";
-    FormatForTextCompletion(job.body);
-    job.body["prompt"] = system.empty() ? prompt : system + "\n\n" + prompt;
+    request.kind = engines::Capability::kCompletions;
+    request.prompt = system.empty() ? prompt : system + "\n\n" + prompt;
     return job;
   }
-  job.engine_path = "/v1/chat/completions";
-  json messages = json::array();
-  if (!system.empty()) messages.push_back({{"role", "system"}, {"content", system}});
-  ZEST_ASSIGN_OR_RETURN(json content, ContentWithImages(prompt, images, ""));
-  messages.push_back({{"role", "user"}, {"content", std::move(content)}});
-  job.body["messages"] = std::move(messages);
+  if (!system.empty()) request.messages.push_back(engines::Message::Text("system", system));
+  engines::Message user;
+  user.role = "user";
+  ZEST_RETURN_IF_ERROR(SetContent(std::move(prompt), images, "", user));
+  request.messages.push_back(std::move(user));
   return job;
 }
 
-Status InsertPrompt(const std::string& model_name, const models::ModelInfo& info, ChatJob& job) {
+Status InsertPrompt(const std::string& model_name, const models::ModelInfo& info,
+                    OllamaRequest& job) {
   if (!job.insert) return Status::Ok();
   if (info.fim_prefix.empty() || info.fim_suffix.empty() || info.fim_middle.empty()) {
     return InvalidArgument("model '" + model_name +
                            "' does not support insert (it has no fill-in-the-middle tokens)");
   }
-  job.body["prompt"] =
+  job.request.prompt =
       info.fim_prefix + job.insert->prompt + info.fim_suffix + job.insert->suffix + info.fim_middle;
   return Status::Ok();
 }
 
-OllamaAnswer::OllamaAnswer(const ChatJob& job, Clock::time_point start)
-    : model_(job.model),
+OllamaAnswer::OllamaAnswer(const OllamaRequest& job, Clock::time_point start)
+    : model_(job.request.model),
       generate_(job.generate),
-      hide_thinking_(job.think == false),
+      hide_thinking_(job.request.thinking == false),
       start_(start) {}
 
 json OllamaAnswer::Line(const std::string& content, const std::string& thinking,

@@ -1,5 +1,6 @@
-// Ollama's chat and generate requests as OpenAI chat (or, for `raw`, text)
-// completion requests for the engine, and the engine's answer back in
+// Ollama's chat and generate requests read into the typed request
+// (engines/chat_request.h): a chat, or for `raw` a text completion; and the
+// engine's answer back in
 // Ollama's shape (an AnswerTranslator: NDJSON lines as it streams, one
 // object whole). Pure.
 //
@@ -8,22 +9,22 @@
 //     message, tool_calls with object arguments, tool results, thinking),
 //     tools, format ("json" or a JSON schema → response_format), think
 //     (true/false or "low"/"medium"/"high" → the chat template's
-//     enable_thinking and reasoning_effort), options, keep_alive, stream
-//     (Ollama's default: true).
+//     enable_thinking and reasoning_effort), options (request/sampling_fields.h),
+//     keep_alive, stream (Ollama's default: true).
 //   - /api/generate: prompt with system and images as one user turn of the
 //     model's chat template; `raw` sends the prompt as it is, to the text
 //     completions route; `suffix` (fill in the middle, for code editors)
 //     frames prompt and suffix with the model's FIM tokens, as a raw
-//     completion (InsertPrompt). On those two routes `format` goes in
-//     llama-server's `json_schema` field (they ignore response_format).
-//   - options: num_predict → max_tokens (negative: zest's default limit),
-//     temperature, top_k, top_p, min_p, typical_p, seed, stop,
+//     completion (InsertPrompt); the engine's adapter writes `format` there
+//     as its text completions take it (engines/openai_request_json.h).
+//   - options: num_predict → the answer's limit (negative: zest's default
+//     limit), temperature, top_k, top_p, min_p, typical_p, seed, stop,
 //     repeat_penalty, repeat_last_n, presence_penalty, frequency_penalty,
-//     mirostat (+ _tau, _eta), num_keep → llama-server's own names. What
-//     Ollama applies when it loads a model (num_ctx, num_gpu, num_thread,
-//     num_batch, use_mmap, ...) is zest's per-model load options
-//     (`zest load`, config.toml), so it is accepted and not applied here,
-//     as Ollama ignores options it does not know.
+//     mirostat (+ _tau, _eta), num_keep. What Ollama applies when it loads
+//     a model (num_ctx, num_gpu, num_thread, num_batch, use_mmap, ...) is
+//     zest's per-model load options (`zest load`, config.toml), so it is
+//     accepted and not applied here, as Ollama ignores options it does not
+//     know.
 //   - Refused with a clear 400: `template` (zest applies the model's own
 //     chat template; `raw` takes a formatted prompt), a non-empty `context`
 //     (deprecated in Ollama: send the conversation to /api/chat), `suffix`
@@ -47,23 +48,18 @@
 #include "api/answer_translator.h"
 #include "core/duration.h"
 #include "core/result.h"
+#include "engines/chat_request.h"
 #include "models/gguf_reader.h"
 
 namespace zest::api::ollama {
 
+// An Ollama chat or generate request, read into the typed request.
 // NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
-struct ChatJob {
-  std::string model;  // as the client sent it (`name:tag`)
-  // The engine's route and request body (OpenAI's shape, without "model"
-  // and "max_tokens" unless the client limited the answer).
-  std::string engine_path;
-  nlohmann::json body;
-  bool stream = true;
-  bool max_tokens_given = false;
+struct OllamaRequest {
+  // model: as the client sent it (`name:tag`); kind kChat, or
+  // kCompletions for a raw prompt or fill in the middle.
+  engines::ChatRequest request;
   bool generate = false;  // /api/generate: `response` instead of `message`
-  std::optional<bool> think;
-  std::optional<Duration> keep_alive;
-  std::string priority;  // the body's `priority` (zest's), or ""
   // /api/generate with a `suffix`: fill in the middle, between `prompt`
   // and `suffix` (the prompt is written by InsertPrompt, from the model's
   // tokens).
@@ -75,26 +71,26 @@ struct ChatJob {
 };
 
 // kInvalidArgument naming the bad field.
-Result<ChatJob> ParseChatRequest(const nlohmann::json& body);
+Result<OllamaRequest> ParseChatRequest(const nlohmann::json& body);
+Result<OllamaRequest> ParseGenerateRequest(const nlohmann::json& body);
 
-// Ollama's `options` as OpenAI request fields into `body`, and Ollama's
-// messages as OpenAI's, as chat maps them (for presets: ollama_create.h).
-Status OptionsAsRequestFields(const nlohmann::json& options, nlohmann::json& body);
-Result<nlohmann::json> MessagesAsOpenAi(const nlohmann::json& messages);
-Result<ChatJob> ParseGenerateRequest(const nlohmann::json& body);
+// Ollama's messages as typed ones, as chat reads them (for presets:
+// ollama_create.h).
+Result<std::vector<engines::Message>> ReadMessages(const nlohmann::json& messages);
 
-// For a job with `insert`: the raw completion prompt in the model's
+// For a request with `insert`: the raw completion prompt in the model's
 // fill-in-the-middle format (prefix token, prompt, suffix token, suffix,
-// middle token), into `job.body`. kInvalidArgument when the model has no
-// such tokens ("does not support insert", as Ollama says).
-Status InsertPrompt(const std::string& model_name, const models::ModelInfo& info, ChatJob& job);
+// middle token). kInvalidArgument when the model has no such tokens ("does
+// not support insert", as Ollama says).
+Status InsertPrompt(const std::string& model_name, const models::ModelInfo& info,
+                    OllamaRequest& job);
 
 // The engine's OpenAI answer in Ollama's shape, for one request.
 class OllamaAnswer : public AnswerTranslator {
  public:
   using Clock = std::chrono::steady_clock;
   // `start`: when the request came (total_duration counts from it).
-  OllamaAnswer(const ChatJob& job, Clock::time_point start);
+  OllamaAnswer(const OllamaRequest& job, Clock::time_point start);
 
   std::string_view stream_content_type() const override { return "application/x-ndjson"; }
   std::string Chunk(const nlohmann::json& chunk) override;

@@ -4,10 +4,15 @@
 
 #include <sstream>
 
+#include "engines/openai_request_json.h"
+
 namespace zest::api::ollama {
 namespace {
 
 using nlohmann::json;
+
+// The request as llama-server gets it.
+json Body(const OllamaRequest& job) { return engines::OpenAiRequestJson(job.request, {}); }
 
 // The lines of an NDJSON text, parsed.
 std::vector<json> Lines(const std::string& text) {
@@ -18,7 +23,7 @@ std::vector<json> Lines(const std::string& text) {
 }
 
 TEST(OllamaChatTest, MapsMessagesImagesToolCallsAndResults) {
-  Result<ChatJob> job = ParseChatRequest(json::parse(R"({
+  Result<OllamaRequest> job = ParseChatRequest(json::parse(R"({
     "model": "qwen:latest", "stream": false, "keep_alive": "5m",
     "messages": [
       {"role": "system", "content": "be brief"},
@@ -31,11 +36,12 @@ TEST(OllamaChatTest, MapsMessagesImagesToolCallsAndResults) {
     ],
     "tools": [{"type": "function", "function": {"name": "a"}}]})"));
   ASSERT_TRUE(job.ok()) << job.status().message();
-  EXPECT_EQ(job->model, "qwen:latest");
-  EXPECT_FALSE(job->stream);
-  EXPECT_EQ(job->engine_path, "/v1/chat/completions");
-  EXPECT_EQ(job->keep_alive, Duration(std::chrono::minutes(5)));
-  const json& m = job->body["messages"];
+  EXPECT_EQ(job->request.model, "qwen:latest");
+  EXPECT_FALSE(job->request.stream);
+  EXPECT_EQ(job->request.kind, engines::Capability::kChat);
+  EXPECT_EQ(job->request.keep_alive, Duration(std::chrono::minutes(5)));
+  const json body = Body(*job);
+  const json& m = body["messages"];
   ASSERT_EQ(m.size(), 5u);
   EXPECT_EQ(m[1]["content"][0], (json{{"type", "text"}, {"text", "what is it"}}));
   EXPECT_EQ(m[1]["content"][1]["image_url"]["url"], "data:image/png;base64,iVBORw0KGgoAAAA");
@@ -46,22 +52,22 @@ TEST(OllamaChatTest, MapsMessagesImagesToolCallsAndResults) {
   // Results answer their calls: by tool name, else the oldest unanswered.
   EXPECT_EQ(m[3]["tool_call_id"], m[2]["tool_calls"][1]["id"]);
   EXPECT_EQ(m[4]["tool_call_id"], m[2]["tool_calls"][0]["id"]);
-  EXPECT_EQ(job->body["tools"].size(), 1u);
-  EXPECT_FALSE(job->body.contains("stream_options"));
+  EXPECT_EQ(Body(*job)["tools"].size(), 1u);
+  EXPECT_FALSE(Body(*job).contains("stream_options"));
 }
 
 TEST(OllamaChatTest, MapsOptionsFormatAndThink) {
-  Result<ChatJob> job = ParseChatRequest(json::parse(R"({
+  Result<OllamaRequest> job = ParseChatRequest(json::parse(R"({
     "model": "m", "messages": [], "format": {"type": "object"}, "think": "high",
     "options": {"num_predict": 7, "temperature": 0.2, "top_k": 5, "min_p": 0.1, "seed": 3,
                 "stop": "END", "repeat_penalty": 1.1, "num_keep": 4, "num_ctx": 8192,
                 "num_gpu": 99}})"));
   ASSERT_TRUE(job.ok()) << job.status().message();
-  const json& b = job->body;
-  EXPECT_TRUE(job->stream) << "Ollama streams unless told not to";
+  const json b = Body(*job);
+  EXPECT_TRUE(job->request.stream) << "Ollama streams unless told not to";
   EXPECT_EQ(b["stream_options"]["include_usage"], true);
   EXPECT_EQ(b["max_tokens"], 7);
-  EXPECT_TRUE(job->max_tokens_given);
+  EXPECT_TRUE(job->request.max_tokens.has_value());
   EXPECT_EQ(b["temperature"], 0.2);
   EXPECT_EQ(b["top_k"], 5);
   EXPECT_EQ(b["n_keep"], 4);
@@ -72,18 +78,18 @@ TEST(OllamaChatTest, MapsOptionsFormatAndThink) {
   EXPECT_EQ(b["reasoning_effort"], "high");
   EXPECT_EQ(b["chat_template_kwargs"]["enable_thinking"], true);
 
-  Result<ChatJob> plain = ParseChatRequest(json::parse(
+  Result<OllamaRequest> plain = ParseChatRequest(json::parse(
       R"({"model": "m", "messages": [], "format": "json", "think": false,
           "options": {"num_predict": -1}})"));
   ASSERT_TRUE(plain.ok());
-  EXPECT_EQ(plain->body["response_format"], (json{{"type", "json_object"}}));
-  EXPECT_EQ(plain->body["chat_template_kwargs"]["enable_thinking"], false);
-  EXPECT_FALSE(plain->max_tokens_given) << "endless: zest's default limit";
+  EXPECT_EQ(Body(*plain)["response_format"], (json{{"type", "json_object"}}));
+  EXPECT_EQ(Body(*plain)["chat_template_kwargs"]["enable_thinking"], false);
+  EXPECT_FALSE(plain->request.max_tokens.has_value()) << "endless: zest's default limit";
 }
 
 TEST(OllamaChatTest, RefusesMalformedRequestsNamingTheField) {
   auto error = [](const char* body, bool generate = false) {
-    Result<ChatJob> job =
+    Result<OllamaRequest> job =
         generate ? ParseGenerateRequest(json::parse(body)) : ParseChatRequest(json::parse(body));
     return job.ok() ? std::string("ok") : job.status().message();
   };
@@ -113,10 +119,10 @@ TEST(OllamaChatTest, RefusesMalformedRequestsNamingTheField) {
 }
 
 TEST(OllamaChatTest, ASuffixIsFillInTheMiddleWithTheModelsTokens) {
-  Result<ChatJob> job = ParseGenerateRequest(json::parse(
+  Result<OllamaRequest> job = ParseGenerateRequest(json::parse(
       R"({"model": "m", "prompt": "def f(", "suffix": "    return x", "system": "ignored"})"));
   ASSERT_TRUE(job.ok()) << job.status().message();
-  EXPECT_EQ(job->engine_path, "/v1/completions");
+  EXPECT_EQ(job->request.kind, engines::Capability::kCompletions);
   models::ModelInfo info;
   EXPECT_NE(InsertPrompt("m", info, *job).message().find("does not support insert"),
             std::string::npos);
@@ -124,29 +130,31 @@ TEST(OllamaChatTest, ASuffixIsFillInTheMiddleWithTheModelsTokens) {
   info.fim_suffix = "<S>";
   info.fim_middle = "<M>";
   ASSERT_TRUE(InsertPrompt("m", info, *job).ok());
-  EXPECT_EQ(job->body["prompt"], "<P>def f(<S>    return x<M>");
-  EXPECT_FALSE(job->body.contains("messages"));
+  EXPECT_EQ(Body(*job)["prompt"], "<P>def f(<S>    return x<M>");
+  EXPECT_FALSE(Body(*job).contains("messages"));
   // Without a suffix nothing changes.
-  Result<ChatJob> plain = ParseGenerateRequest(json::parse(R"({"model": "m", "prompt": "p"})"));
+  Result<OllamaRequest> plain =
+      ParseGenerateRequest(json::parse(R"({"model": "m", "prompt": "p"})"));
   ASSERT_TRUE(InsertPrompt("m", models::ModelInfo{}, *plain).ok());
-  EXPECT_FALSE(plain->body.contains("prompt"));
+  EXPECT_FALSE(Body(*plain).contains("prompt"));
 }
 
 TEST(OllamaChatTest, GenerateIsOneUserTurnOrARawPrompt) {
-  Result<ChatJob> job = ParseGenerateRequest(
+  Result<OllamaRequest> job = ParseGenerateRequest(
       json::parse(R"({"model": "m", "prompt": "hi", "system": "sys", "images": ["R0lGODlh"]})"));
   ASSERT_TRUE(job.ok()) << job.status().message();
   EXPECT_TRUE(job->generate);
-  EXPECT_EQ(job->engine_path, "/v1/chat/completions");
-  const json& m = job->body["messages"];
+  EXPECT_EQ(job->request.kind, engines::Capability::kChat);
+  const json body = Body(*job);
+  const json& m = body["messages"];
   ASSERT_EQ(m.size(), 2u);
   EXPECT_EQ(m[0], (json{{"role", "system"}, {"content", "sys"}}));
   EXPECT_EQ(m[1]["content"][1]["image_url"]["url"], "data:image/gif;base64,R0lGODlh");
-  Result<ChatJob> raw =
+  Result<OllamaRequest> raw =
       ParseGenerateRequest(json::parse(R"({"model": "m", "prompt": "<s>[INST]", "raw": true})"));
   ASSERT_TRUE(raw.ok());
-  EXPECT_EQ(raw->engine_path, "/v1/completions");
-  EXPECT_EQ(raw->body["prompt"], "<s>[INST]");
+  EXPECT_EQ(raw->request.kind, engines::Capability::kCompletions);
+  EXPECT_EQ(Body(*raw)["prompt"], "<s>[INST]");
 }
 
 // llama-server's /v1/completions ignores response_format; its json_schema
@@ -154,29 +162,30 @@ TEST(OllamaChatTest, GenerateIsOneUserTurnOrARawPrompt) {
 TEST(OllamaChatTest, FormatOnTheTextCompletionRoutesIsTheEnginesJsonSchema) {
   const json schema = {{"type", "object"}, {"required", {"n"}}};
   for (const char* extra : {R"("raw": true)", R"("suffix": "s")"}) {
-    Result<ChatJob> json_mode = ParseGenerateRequest(json::parse(
+    Result<OllamaRequest> json_mode = ParseGenerateRequest(json::parse(
         std::string(R"({"model": "m", "prompt": "p", "format": "json", )") + extra + "}"));
     ASSERT_TRUE(json_mode.ok()) << json_mode.status().message();
-    EXPECT_EQ(json_mode->engine_path, "/v1/completions");
-    EXPECT_FALSE(json_mode->body.contains("response_format")) << extra;
-    EXPECT_EQ(json_mode->body["json_schema"], (json{{"type", "object"}})) << extra;
+    EXPECT_EQ(json_mode->request.kind, engines::Capability::kCompletions);
+    EXPECT_FALSE(Body(*json_mode).contains("response_format")) << extra;
+    EXPECT_EQ(Body(*json_mode)["json_schema"], (json{{"type", "object"}})) << extra;
     json body = json::parse(std::string(R"({"model": "m", "prompt": "p", )") + extra + "}");
     body["format"] = schema;
-    Result<ChatJob> with_schema = ParseGenerateRequest(body);
+    Result<OllamaRequest> with_schema = ParseGenerateRequest(body);
     ASSERT_TRUE(with_schema.ok());
-    EXPECT_EQ(with_schema->body["json_schema"], schema) << extra;
-    EXPECT_FALSE(with_schema->body.contains("response_format")) << extra;
+    EXPECT_EQ(Body(*with_schema)["json_schema"], schema) << extra;
+    EXPECT_FALSE(Body(*with_schema).contains("response_format")) << extra;
   }
   // Templated generate runs on the chat route: response_format as in chat.
-  Result<ChatJob> chat =
+  Result<OllamaRequest> chat =
       ParseGenerateRequest(json::parse(R"({"model": "m", "prompt": "p", "format": "json"})"));
   ASSERT_TRUE(chat.ok());
-  EXPECT_EQ(chat->body["response_format"], (json{{"type", "json_object"}}));
-  EXPECT_FALSE(chat->body.contains("json_schema"));
+  EXPECT_EQ(Body(*chat)["response_format"], (json{{"type", "json_object"}}));
+  EXPECT_FALSE(Body(*chat).contains("json_schema"));
 }
 
 TEST(OllamaChatTest, StreamsLinesWithWholeToolCallsAndRealTotals) {
-  Result<ChatJob> job = ParseChatRequest(json::parse(R"({"model": "m:latest", "messages": []})"));
+  Result<OllamaRequest> job =
+      ParseChatRequest(json::parse(R"({"model": "m:latest", "messages": []})"));
   ASSERT_TRUE(job.ok());
   OllamaAnswer answer(*job, std::chrono::steady_clock::now());
   std::string out;
@@ -215,7 +224,8 @@ TEST(OllamaChatTest, StreamsLinesWithWholeToolCallsAndRealTotals) {
 }
 
 TEST(OllamaChatTest, WholeAnswersAndHiddenThinking) {
-  Result<ChatJob> job = ParseGenerateRequest(json::parse(R"({"model": "m", "think": false})"));
+  Result<OllamaRequest> job =
+      ParseGenerateRequest(json::parse(R"({"model": "m", "think": false})"));
   ASSERT_TRUE(job.ok());
   OllamaAnswer answer(*job, std::chrono::steady_clock::now());
   Result<std::string> whole = answer.Whole(json::parse(R"({

@@ -3,6 +3,8 @@
 #include "api/json_body.h"
 #include "api/ollama/ollama_chat.h"
 #include "api/ollama/ollama_models.h"
+#include "api/request/sampling_fields.h"
+#include "engines/openai_request_json.h"
 
 namespace zest::api::ollama {
 
@@ -68,11 +70,15 @@ Result<CreateRequest> ParseCreateRequest(const json& body) {
   preset.parameters = body.value("parameters", json::object());
   if (preset.parameters.is_null()) preset.parameters = json::object();
   if (!preset.parameters.is_object()) return InvalidArgument("parameters must be an object");
-  json checked = json::object();  // mapped when used (api/model_preset.h); checked now
-  ZEST_RETURN_IF_ERROR(OptionsAsRequestFields(preset.parameters, checked));
+  // Read when used (api/model_preset.h); checked now.
+  engines::Sampling checked;
+  std::optional<int64_t> max_tokens;
+  ZEST_RETURN_IF_ERROR(ReadOllamaOptions(preset.parameters, checked, max_tokens));
+  // Kept in OpenAI's shape, which every API's preset requests read.
   const json messages = body.value("messages", json::array());
-  ZEST_ASSIGN_OR_RETURN(preset.messages,
-                        MessagesAsOpenAi(messages.is_null() ? json::array() : messages));
+  ZEST_ASSIGN_OR_RETURN(std::vector<engines::Message> typed,
+                        ReadMessages(messages.is_null() ? json::array() : messages));
+  preset.messages = engines::OpenAiMessagesJson(typed);
   return request;
 }
 

@@ -1,6 +1,6 @@
 #include "api/ollama/ollama_embed.h"
 
-#include "api/openai/request_parse.h"
+#include "api/request/request_fields.h"
 
 namespace zest::api::ollama {
 
@@ -34,7 +34,7 @@ Result<EmbedRequest> ParseEmbedRequest(const json& body, bool legacy) {
     out.dimensions = d->get<int>();
   }
   if (auto keep = body.find("keep_alive"); keep != body.end() && !keep->is_null()) {
-    ZEST_ASSIGN_OR_RETURN(out.keep_alive, openai::ParseKeepAliveField(*keep));
+    ZEST_ASSIGN_OR_RETURN(out.keep_alive, api::ParseKeepAliveField(*keep));
   }
   if (auto p = body.find("priority"); p != body.end() && p->is_string()) {
     out.priority = p->get<std::string>();

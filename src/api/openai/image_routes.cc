@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/engine_relay.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "api/openai/image_request.h"
 #include "api/openai/openai_api.h"
 #include "core/base64.h"

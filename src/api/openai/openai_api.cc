@@ -6,20 +6,16 @@
 #include "api/admit_request.h"
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
-#include "api/json_body.h"
-#include "api/json_text.h"
-#include "api/key_scope.h"
-#include "api/model_preset.h"
-#include "api/openai/errors.h"
 #include "api/openai/model_json.h"
 #include "api/openai/request_parse.h"
-#include "api/openai/tool_choice.h"
+#include "api/request/errors.h"
 
 namespace zest::api::openai {
 namespace {
 
 namespace asio = boost::asio;
 using asio::awaitable;
+using engines::Capability;
 
 std::set<std::string> LoadedModels(scheduler::InstancePool& pool) {
   std::set<std::string> loaded;
@@ -58,98 +54,54 @@ void AddCatalog(const std::vector<models::CatalogStatus>& catalog, nlohmann::jso
 }
 
 // Bounded label values for metrics.
-std::string EndpointLabel(Endpoint endpoint) {
-  switch (endpoint) {
-    case Endpoint::kChatCompletions:
+std::string EndpointLabel(Capability kind) {
+  switch (kind) {
+    case Capability::kChat:
       return "chat_completions";
-    case Endpoint::kCompletions:
+    case Capability::kCompletions:
       return "completions";
-    case Endpoint::kEmbeddings:
+    case Capability::kEmbeddings:
       return "embeddings";
+    default:
+      return "other";
   }
-  return "other";
 }
 
 }  // namespace
 
-awaitable<void> OpenAiApi::Inference(Endpoint endpoint, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, EndpointLabel(endpoint), "");
-  co_await Route(endpoint, r, w, observer);
+awaitable<void> OpenAiApi::Inference(Capability kind, http::Request& r, http::ResponseWriter& w) {
+  RequestObserver observer(metrics_, Api::kOpenAi, EndpointLabel(kind), "");
+  co_await Route(kind, r, w, observer);
   observer.Finish(w);
 }
 
-// Parse, validate, resolve the model, relay: the whole of an inference request.
-awaitable<void> OpenAiApi::Route(Endpoint endpoint, http::Request& r, http::ResponseWriter& w,
+// Parse and check, resolve the model, then the one chat pipeline
+// (chat_route.h) every API's requests take.
+awaitable<void> OpenAiApi::Route(Capability kind, http::Request& r, http::ResponseWriter& w,
                                  RequestObserver& observer) {
   std::string param;
-  auto parsed = ParseInferenceRequest(endpoint, r.body, &param, options_.limits);
+  Result<engines::ChatRequest> parsed =
+      ParseInferenceRequest(kind, r.body, &param, options_.limits);
   if (!parsed.ok()) co_return co_await SendError(w, parsed.status(), param);
-  auto model = registry_.Find(parsed->model);
+  Result<models::ModelEntry> model = registry_.Find(parsed->model);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-  observer.SetModel(model->name);
-  observer.SetStream(parsed->stream);
-  if (Status st = CheckCapability(endpoint, *model); !st.ok()) {
-    co_return co_await SendError(w, st, "model");
-  }
-  // A preset: its defaults into the body, checked again (its token limit
-  // too), and from here on its base model, whose engine and queue run it.
-  if (model->preset) {
-    Result<nlohmann::json> doc = ParseJsonObject(r.body);
-    if (!doc.ok()) co_return co_await SendError(w, doc.status(), "");
-    ApplyPreset(*model, *doc);
-    r.body = JsonText(*doc);
-    parsed = ParseInferenceRequest(endpoint, r.body, &param, options_.limits);
-    if (!parsed.ok()) co_return co_await SendError(w, parsed.status(), param);
-  }
-  auto admit = Admission(r, *parsed, model->name);
-  if (!admit.ok()) co_return co_await SendError(w, admit.status(), "priority");
-  const std::optional<Duration> keep_alive =
-      AllowedKeepAlive(r, parsed->keep_alive, options_.max_keep_alive);
-  if (parsed->names_a_tool) {
-    Result<std::string> forced = WithNamedToolForced(r.body);
-    if (!forced.ok()) co_return co_await SendError(w, forced.status(), "tool_choice");
-    r.body = std::move(*forced);
-  }
-  // Without a limit the engine would generate until the context is full.
-  if (!parsed->max_tokens_given && endpoint != Endpoint::kEmbeddings) {
-    r.body = WithMaxTokens(std::move(r.body), options_.default_max_tokens);
-  }
-  RelayRequest relay;
-  relay.model = *model;
-  relay.engine_path = EnginePath(endpoint);
-  relay.body = std::move(r.body);
-  relay.stream = parsed->stream;
-  relay.observer = &observer;
-  relay.admit = *admit;
-  relay.client_model = parsed->model;
-  relay.keep_alive = keep_alive;
-  relay.request_id = r.id;
-  co_await RelayToEngine(engines_, std::move(relay), w);
+  ChatJob job;
+  job.model = std::move(*model);
+  job.request = std::move(*parsed);
+  co_await RunChatJob(engines_, options_, r, w, observer, std::move(job));
 }
 
+// A job the engine takes in its own shape, one at a time (speech, images,
+// reranking, the tokenizer): admitted as one request (the queue counts
+// requests, not bytes).
 Result<RelayRequest> OpenAiApi::EngineJob(const http::Request& r, const models::ModelEntry& model,
                                           const std::string& client_model,
                                           const std::string& priority,
                                           RequestObserver& observer) const {
-  InferenceRequest asked;
-  asked.model = client_model;
-  asked.priority = priority;
-  ZEST_ASSIGN_OR_RETURN(scheduler::AdmitRequest admit, Admission(r, asked, model.name));
-  admit.cost = 1;
-  RelayRequest relay;
-  relay.model = model;
-  relay.observer = &observer;
-  relay.admit = std::move(admit);
-  relay.client_model = client_model;
-  relay.request_id = r.id;
+  ZEST_ASSIGN_OR_RETURN(RelayRequest relay, AdmittedRelay(r, model, client_model, priority,
+                                                          options_.queue_timeout, &observer));
+  relay.admit.cost = 1;
   return relay;
-}
-
-// Who waits how (admit_request.h), with the server's default queue timeout.
-Result<scheduler::AdmitRequest> OpenAiApi::Admission(const http::Request& r,
-                                                     const InferenceRequest& parsed,
-                                                     const std::string& model) const {
-  return AdmitRequestFor(r, parsed.priority, model, options_.queue_timeout);
 }
 
 // Every servable model (and, with `all`, the catalog), each with whether
@@ -188,17 +140,17 @@ void OpenAiApi::Register(http::Router& router) {
     if (model->error.empty()) AddFit(reply, engines_.pool.Fit(*model));
     co_await SendJson(w, reply);
   };
-  auto inference = [this](Endpoint endpoint) {
-    return [this, endpoint](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-      co_await Inference(endpoint, r, w);
+  auto inference = [this](Capability kind) {
+    return [this, kind](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+      co_await Inference(kind, r, w);
     };
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {
     router.Add("GET", prefix + "/models", list);
     router.Add("GET", prefix + "/models/{id...}", get);
-    router.Add("POST", prefix + "/chat/completions", inference(Endpoint::kChatCompletions));
-    router.Add("POST", prefix + "/completions", inference(Endpoint::kCompletions));
-    router.Add("POST", prefix + "/embeddings", inference(Endpoint::kEmbeddings));
+    router.Add("POST", prefix + "/chat/completions", inference(Capability::kChat));
+    router.Add("POST", prefix + "/completions", inference(Capability::kCompletions));
+    router.Add("POST", prefix + "/embeddings", inference(Capability::kEmbeddings));
     for (bool detokenize : {false, true}) {
       router.Add("POST", prefix + (detokenize ? "/detokenize" : "/tokenize"),
                  [this, detokenize](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {

@@ -10,7 +10,6 @@
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
 #include "api/openai/image_request.h"
-#include "api/openai/request_parse.h"
 #include "http/router.h"
 #include "models/model_registry.h"
 #include "scheduler/instance_pool.h"
@@ -34,9 +33,10 @@ class OpenAiApi {
  private:
   // The `data` of GET /v1/models (with `all`: the catalog too), each with `fit`.
   nlohmann::json ListJson(bool all);
-  boost::asio::awaitable<void> Inference(Endpoint endpoint, http::Request& request,
+  // Chat and text completions, embeddings.
+  boost::asio::awaitable<void> Inference(engines::Capability kind, http::Request& request,
                                          http::ResponseWriter& writer);
-  boost::asio::awaitable<void> Route(Endpoint endpoint, http::Request& request,
+  boost::asio::awaitable<void> Route(engines::Capability kind, http::Request& request,
                                      http::ResponseWriter& writer, RequestObserver& observer);
   // Speech to text (audio_routes.cc): transcriptions, or translations into English.
   boost::asio::awaitable<void> Transcribe(bool translate, http::Request& request,
@@ -80,10 +80,6 @@ class OpenAiApi {
   Result<RelayRequest> EngineJob(const http::Request& request, const models::ModelEntry& model,
                                  const std::string& client_model, const std::string& priority,
                                  RequestObserver& observer) const;
-
-  Result<scheduler::AdmitRequest> Admission(const http::Request& request,
-                                            const InferenceRequest& parsed,
-                                            const std::string& model) const;
 
   models::ModelRegistry& registry_;
   EngineServices engines_;

@@ -1,57 +1,35 @@
-// Validation of OpenAI inference requests: just enough to route them (model,
-// stream) and to reject malformed ones with a precise 400. The body itself
-// is forwarded to the engine unchanged, so fields zest does not know
-// (tools, response_format, stream_options, ...) keep working.
+// OpenAI's inference requests (chat completions, text completions,
+// embeddings) read into zest's one typed request (engines/chat_request.h)
+// and checked there, once: the model, streaming, zest's keep_alive and
+// priority, the answer's limit, messages, tools and the tool choice,
+// sampling, the response format. What zest does not model (logit_bias,
+// logprobs, stream_options, llama-server's own fields...) passes on to the
+// engine unchanged in ChatRequest::extra, so fields zest does not know
+// keep working.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-#include <optional>
 #include <string>
 #include <string_view>
 
-#include "core/duration.h"
+#include "api/request/request_fields.h"
 #include "core/result.h"
+#include "engines/chat_request.h"
 
 namespace zest::api::openai {
 
-enum class Endpoint { kChatCompletions, kCompletions, kEmbeddings };
-
-// The engine path for an endpoint ("/v1/chat/completions", ...).
-const char* EnginePath(Endpoint endpoint);
-
-struct InferenceRequest {
-  std::string model;
-  bool stream = false;
-  std::string priority;                // the body's `priority` field ("high"/"normal"/"low"), or ""
-  std::optional<Duration> keep_alive;  // the body's `keep_alive` (Ollama's field), if given
-  bool max_tokens_given = false;       // max_tokens, max_completion_tokens or n_predict
-  bool names_a_tool = false;           // tool_choice is an object (tool_choice.h)
-};
-
-// `keep_alive` as Ollama clients send it: a duration string ("10m", "-1")
-// or a number of seconds (negative = forever).
-Result<Duration> ParseKeepAliveField(const nlohmann::json& value);
-
-// Bounds on what a client may send, checked before anything is forwarded.
-struct RequestLimits {
-  int max_messages = 4096;  // entries in `messages`
-  int max_tokens = 131072;  // cap on max_tokens / max_completion_tokens / n_predict
-};
-
-// kInvalidArgument (message names the bad field) for malformed JSON, a
-// non-object body, a missing/empty `model`, a bad `keep_alive`, missing
+// `kind`: kChat, kCompletions or kEmbeddings. kInvalidArgument (the message
+// names the bad field) for malformed JSON, a non-object body, a
+// missing/empty `model`, a bad `keep_alive` or `priority`, missing
 // `messages` (chat), `prompt` (completions) or `input` (embeddings), a
 // non-boolean `stream`, a token limit (max_tokens, max_completion_tokens,
-// n_predict) that is not an integer from 0 to `limits.max_tokens`, or a
-// body over `limits` (too deep, too many messages).
-// The bad field's name is returned in `*param` when given.
-Result<InferenceRequest> ParseInferenceRequest(Endpoint endpoint, std::string_view body,
-                                               std::string* param = nullptr,
-                                               const RequestLimits& limits = {});
-
-// `body` (a JSON object, as ParseInferenceRequest accepted it) with
-// "max_tokens": `max_tokens` added as its first member; the rest of its
-// bytes unchanged. For requests that name no limit.
-std::string WithMaxTokens(std::string body, int max_tokens);
+// n_predict) that is not an integer from 0 to `limits.max_tokens`, a body
+// over `limits` (too many messages), a message without a role, tools other
+// than functions, a tool_choice other than "auto", "none", "required" or
+// a named function, or a sampler of the wrong type. The bad field's name
+// is returned in `*param` when given. The answer's limit is the smallest
+// of the token limits given; unset when none is.
+Result<engines::ChatRequest> ParseInferenceRequest(engines::Capability kind, std::string_view body,
+                                                   std::string* param = nullptr,
+                                                   const RequestLimits& limits = {});
 
 }  // namespace zest::api::openai

@@ -11,8 +11,8 @@
 #include "api/engine_relay.h"
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/openai/errors.h"
 #include "api/openai/openai_api.h"
+#include "api/request/errors.h"
 
 namespace zest::api::openai {
 namespace {
@@ -65,7 +65,8 @@ awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http
   observer.SetModel(model->name);
   // Any model with a tokenizer zest serves text with: generating or embedding.
   if (Status capable = CheckCapability(
-          model->info.embedding ? Endpoint::kEmbeddings : Endpoint::kChatCompletions, *model);
+          model->info.embedding ? engines::Capability::kEmbeddings : engines::Capability::kChat,
+          *model);
       !capable.ok()) {
     co_return co_await SendError(w, capable, "model");
   }

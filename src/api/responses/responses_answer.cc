@@ -1,7 +1,7 @@
 #include "api/responses/responses_answer.h"
 
 #include "api/json_text.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 #include "api/responses/responses_request.h"
 
 namespace zest::api::responses {
@@ -185,7 +185,7 @@ std::string ResponsesAnswer::End() {
 }
 
 std::string ResponsesAnswer::StreamError(const Status& status) {
-  const openai::ApiError e = openai::MapStatus(status);
+  const api::ApiError e = api::MapStatus(status);
   return Event(
       {{"type", "error"}, {"code", e.code}, {"message", status.message()}, {"param", nullptr}});
 }

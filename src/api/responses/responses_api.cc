@@ -7,9 +7,11 @@
 
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
+#include "api/request/messages_json.h"
 #include "api/responses/responses_answer.h"
 #include "api/responses/responses_request.h"
+#include "engines/openai_request_json.h"
 
 namespace zest::api::responses {
 namespace {
@@ -18,13 +20,8 @@ namespace asio = boost::asio;
 using asio::awaitable;
 using nlohmann::json;
 
-awaitable<void> SendOpenAiError(http::ResponseWriter& w, const Status& status,
-                                const http::Headers& headers) {
-  co_await openai::SendError(w, status, "", headers);
-}
-
 awaitable<void> SendError(http::ResponseWriter& w, const Status& status) {
-  co_await openai::SendError(w, status);
+  co_await api::SendError(w, status);
 }
 
 awaitable<void> SendJson(http::ResponseWriter& w, const json& body) {
@@ -70,19 +67,24 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
       body.ok() ? ParseResponsesRequest(*body) : Result<ResponsesJob>(body.status());
   // The earlier turns, when it continues a stored response.
   json before = json::array();
-  // This request's own messages, before the earlier turns go in front.
-  const json own = job.ok() ? job->body["messages"] : json::array();
+  // This request's own messages, before the earlier turns go in front
+  // (kept for the conversation stored after it).
+  json own =
+      job.ok() && job->store ? engines::OpenAiMessagesJson(job->request.messages) : json::array();
   if (job.ok() && !job->previous_response_id.empty()) {
     Result<StoredResponse> previous = store_.Get(job->previous_response_id, r.principal);
-    if (previous.ok()) {
-      before = previous->messages;
-      PrependConversation(before, *job);
+    Result<std::vector<engines::Message>> earlier =
+        previous.ok() ? MessagesFromJson(previous->messages)
+                      : Result<std::vector<engines::Message>>(previous.status());
+    if (earlier.ok()) {
+      before = std::move(previous->messages);
+      PrependConversation(std::move(*earlier), *job);
     } else {
-      job = previous.status();
+      job = earlier.status();
     }
   }
   Result<models::ModelEntry> model =
-      job.ok() ? registry_.Find(job->model) : Result<models::ModelEntry>(job.status());
+      job.ok() ? registry_.Find(job->request.model) : Result<models::ModelEntry>(job.status());
   if (!model.ok()) {
     co_await SendError(w, model.status());
     observer.Finish(w.status());
@@ -94,7 +96,7 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
   base["created_at"] = std::chrono::duration_cast<std::chrono::seconds>(
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
-  base["model"] = job->model;
+  base["model"] = job->request.model;
   base["store"] = job->store;
   base["previous_response_id"] =
       job->previous_response_id.empty() ? json() : json(job->previous_response_id);
@@ -111,15 +113,11 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
       }
     };
   }
-  ChatJobSpec spec;
-  spec.model = std::move(*model);
-  spec.client_model = job->model;
-  spec.stream = job->stream;
-  spec.priority = job->priority;
-  spec.translator = std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done));
-  spec.send_error = SendOpenAiError;
-  spec.body = std::move(job->body);
-  co_await RunChatJob(engines_, options_, r, w, observer, std::move(spec));
+  ChatJob chat;
+  chat.model = std::move(*model);
+  chat.translator = std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done));
+  chat.request = std::move(job->request);
+  co_await RunChatJob(engines_, options_, r, w, observer, std::move(chat));
   observer.Finish(w);
 }
 

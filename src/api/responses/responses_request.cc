@@ -8,12 +8,19 @@ namespace {
 
 using nlohmann::json;
 
+using engines::ContentPart;
+using engines::Message;
+
 // A message's content: a string, or input_text / output_text / input_image
-// parts, as OpenAI chat content (a string when it is text only).
-Result<json> Content(const json& content, const std::string& where) {
-  if (content.is_string()) return content;
+// parts (text only: one string).
+Status SetContent(const json& content, const std::string& where, Message& message) {
+  message.content = Message::Content::kText;
+  if (content.is_string()) {
+    message.text = content.get<std::string>();
+    return Status::Ok();
+  }
   if (!content.is_array()) return InvalidArgument(where + ".content must be a string or parts");
-  json parts = json::array();
+  std::vector<ContentPart> parts;
   bool images = false;
   std::string text;
   for (std::size_t i = 0; i < content.size(); ++i) {
@@ -24,7 +31,7 @@ Result<json> Content(const json& content, const std::string& where) {
     if (type == "input_text" || type == "output_text" || type == "text") {
       ZEST_ASSIGN_OR_RETURN(std::string piece, StringMember(part, "text", at, true));
       text += piece;
-      parts.push_back({{"type", "text"}, {"text", piece}});
+      parts.push_back({.type = ContentPart::Type::kText, .text = std::move(piece)});
     } else if (type == "input_image") {
       const json url = part.value("image_url", json());
       const json href = url.is_object() ? url.value("url", json()) : url;
@@ -33,14 +40,19 @@ Result<json> Content(const json& content, const std::string& where) {
                                ".image_url is required (a URL or a data URL; file ids are "
                                "not supported)");
       }
-      parts.push_back({{"type", "image_url"}, {"image_url", {{"url", href}}}});
+      parts.push_back({.type = ContentPart::Type::kImage, .url = href.get<std::string>()});
       images = true;
     } else {
       return InvalidArgument(at + ".type '" + type + "' is not supported");
     }
   }
-  if (images) return parts;
-  return json(text);
+  if (images) {
+    message.content = Message::Content::kParts;
+    message.parts = std::move(parts);
+  } else {
+    message.text = std::move(text);
+  }
+  return Status::Ok();
 }
 
 // Reasoning an item carries (summary and reasoning_text), as plain text.
@@ -59,11 +71,57 @@ std::string ReasoningText(const json& item) {
   return text;
 }
 
-// Input items as OpenAI chat messages, appended to `messages`; each item,
-// with an id, to `items`.
-Status AddItems(const json& input, json& messages, json& items) {
+// One input item into `messages`; `reasoning` carries reasoning items to
+// the next assistant turn.
+Status AddItem(const json& item, const std::string& where, const std::string& type,
+               std::string& reasoning, std::vector<Message>& messages) {
+  if (type == "message") {
+    ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(item, "role", where, true));
+    if (role == "developer") role = "system";
+    if (role != "user" && role != "system" && role != "assistant") {
+      return InvalidArgument(where + ".role must be user, system, developer or assistant");
+    }
+    Message message;
+    message.role = role;
+    ZEST_RETURN_IF_ERROR(SetContent(item.value("content", json()), where, message));
+    if (role == "assistant") message.reasoning = std::exchange(reasoning, "");
+    messages.push_back(std::move(message));
+  } else if (type == "function_call") {
+    engines::ToolCall call;
+    ZEST_ASSIGN_OR_RETURN(call.id, StringMember(item, "call_id", where, true));
+    ZEST_ASSIGN_OR_RETURN(call.name, StringMember(item, "name", where, true));
+    ZEST_ASSIGN_OR_RETURN(call.arguments, StringMember(item, "arguments", where));
+    if (call.arguments.empty()) call.arguments = "{}";
+    // Consecutive calls are one assistant turn (with its text, if any).
+    Message* last = messages.empty() ? nullptr : &messages.back();
+    if (last != nullptr && last->role == "assistant" && reasoning.empty()) {
+      last->tool_calls.push_back(std::move(call));
+    } else {
+      Message message = Message::Text("assistant", "");
+      message.tool_calls.push_back(std::move(call));
+      message.reasoning = std::exchange(reasoning, "");
+      messages.push_back(std::move(message));
+    }
+  } else if (type == "function_call_output") {
+    ZEST_ASSIGN_OR_RETURN(std::string call_id, StringMember(item, "call_id", where, true));
+    Message tool;
+    tool.role = "tool";
+    tool.tool_call_id = std::move(call_id);
+    ZEST_RETURN_IF_ERROR(SetContent(item.value("output", json("")), where + ".output", tool));
+    messages.push_back(std::move(tool));
+  } else if (type == "reasoning") {
+    reasoning += ReasoningText(item);
+  } else {
+    return InvalidArgument(where + ".type '" + type + "' is not supported");
+  }
+  return Status::Ok();
+}
+
+// Input items as messages, appended to `messages`; each item, with an id,
+// to `items`.
+Status AddItems(const json& input, std::vector<Message>& messages, json& items) {
   if (input.is_string()) {
-    messages.push_back({{"role", "user"}, {"content", input}});
+    messages.push_back(Message::Text("user", input.get<std::string>()));
     items.push_back({{"type", "message"},
                      {"id", NewId("msg")},
                      {"role", "user"},
@@ -78,56 +136,17 @@ Status AddItems(const json& input, json& messages, json& items) {
     if (!item.is_object()) return InvalidArgument(where + " must be an object");
     ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(item, "type", where));
     if (type.empty()) type = "message";
+    ZEST_RETURN_IF_ERROR(AddItem(item, where, type, reasoning, messages));
     json stored = item;
     if (!stored.contains("id")) stored["id"] = NewId(type == "message" ? "msg" : "item");
-    if (type == "message") {
-      ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(item, "role", where, true));
-      if (role == "developer") role = "system";
-      if (role != "user" && role != "system" && role != "assistant") {
-        return InvalidArgument(where + ".role must be user, system, developer or assistant");
-      }
-      ZEST_ASSIGN_OR_RETURN(json content, Content(item.value("content", json()), where));
-      json message = {{"role", role}, {"content", std::move(content)}};
-      if (role == "assistant" && !reasoning.empty()) {
-        message["reasoning_content"] = reasoning;
-        reasoning.clear();
-      }
-      messages.push_back(std::move(message));
-    } else if (type == "function_call") {
-      ZEST_ASSIGN_OR_RETURN(std::string call_id, StringMember(item, "call_id", where, true));
-      ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(item, "name", where, true));
-      ZEST_ASSIGN_OR_RETURN(std::string arguments, StringMember(item, "arguments", where));
-      json call = {
-          {"id", call_id},
-          {"type", "function"},
-          {"function", {{"name", name}, {"arguments", arguments.empty() ? "{}" : arguments}}}};
-      // Consecutive calls are one assistant turn (with its text, if any).
-      json* last = messages.empty() ? nullptr : &messages.back();
-      if (last != nullptr && (*last)["role"] == "assistant" && reasoning.empty()) {
-        (*last)["tool_calls"].push_back(std::move(call));
-      } else {
-        json message = {{"role", "assistant"}, {"content", ""}, {"tool_calls", {std::move(call)}}};
-        if (!reasoning.empty()) message["reasoning_content"] = std::exchange(reasoning, "");
-        messages.push_back(std::move(message));
-      }
-    } else if (type == "function_call_output") {
-      ZEST_ASSIGN_OR_RETURN(std::string call_id, StringMember(item, "call_id", where, true));
-      const json output = item.value("output", json(""));
-      ZEST_ASSIGN_OR_RETURN(json content, Content(output, where + ".output"));
-      messages.push_back({{"role", "tool"}, {"tool_call_id", call_id}, {"content", content}});
-    } else if (type == "reasoning") {
-      reasoning += ReasoningText(item);
-    } else {
-      return InvalidArgument(where + ".type '" + type + "' is not supported");
-    }
     items.push_back(std::move(stored));
   }
   return Status::Ok();
 }
 
-Result<json> Tools(const json& tools) {
+Result<std::vector<engines::Tool>> Tools(const json& tools) {
   if (!tools.is_array()) return InvalidArgument("tools must be a list");
-  json out = json::array();
+  std::vector<engines::Tool> out;
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const std::string at = "tools[" + std::to_string(i) + "]";
     const json& tool = tools[i];
@@ -138,40 +157,42 @@ Result<json> Tools(const json& tools) {
                              "' is a built-in tool, which a local model cannot run (function tools "
                              "only)");
     }
-    ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(tool, "name", at, true));
-    json function = {{"name", name},
-                     {"parameters", tool.value("parameters", json{{"type", "object"}})}};
-    ZEST_ASSIGN_OR_RETURN(std::string description, StringMember(tool, "description", at));
-    if (!description.empty()) function["description"] = description;
-    if (tool.value("strict", json()).is_boolean()) function["strict"] = tool["strict"];
-    out.push_back({{"type", "function"}, {"function", std::move(function)}});
+    engines::Tool function;
+    ZEST_ASSIGN_OR_RETURN(function.name, StringMember(tool, "name", at, true));
+    function.parameters = tool.value("parameters", json{{"type", "object"}});
+    ZEST_ASSIGN_OR_RETURN(function.description, StringMember(tool, "description", at));
+    if (tool.value("strict", json()).is_boolean()) function.strict = tool["strict"].get<bool>();
+    out.push_back(std::move(function));
   }
   return out;
 }
 
-Status ApplyToolChoice(const json& choice, json& body) {
+Status ApplyToolChoice(const json& choice, engines::ChatRequest& request) {
+  using Mode = engines::ToolChoice::Mode;
   if (choice.is_null()) return Status::Ok();
   if (choice == "auto" || choice == "none" || choice == "required") {
-    body["tool_choice"] = choice;
+    request.tool_choice = engines::ToolChoice{choice == "auto"   ? Mode::kAuto
+                                              : choice == "none" ? Mode::kNone
+                                                                 : Mode::kRequired};
     return Status::Ok();
   }
   if (choice.is_object() && choice.value("type", json()) == "function") {
     ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(choice, "name", "tool_choice", true));
-    body["tool_choice"] = {{"type", "function"}, {"function", {{"name", name}}}};
+    request.tool_choice = engines::ToolChoice{Mode::kFunction, std::move(name)};
     return Status::Ok();
   }
   return InvalidArgument(
       "tool_choice must be auto, none, required or {\"type\": \"function\", \"name\"}");
 }
 
-Status ApplyTextFormat(const json& text, json& body) {
+Status ApplyTextFormat(const json& text, engines::ChatRequest& request) {
   if (text.is_null()) return Status::Ok();
   const json format = text.is_object() ? text.value("format", json()) : json();
   if (format.is_null()) return Status::Ok();
   const json type = format.is_object() ? format.value("type", json()) : json();
   if (type == "text") return Status::Ok();
   if (type == "json_object") {
-    body["response_format"] = {{"type", "json_object"}};
+    request.response_format = {{"type", "json_object"}};
   } else if (type == "json_schema") {
     ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(format, "name", "text.format", true));
     if (!format.value("schema", json()).is_object()) {
@@ -179,9 +200,38 @@ Status ApplyTextFormat(const json& text, json& body) {
     }
     json schema = {{"name", name}, {"schema", format["schema"]}};
     if (format.value("strict", json()).is_boolean()) schema["strict"] = format["strict"];
-    body["response_format"] = {{"type", "json_schema"}, {"json_schema", std::move(schema)}};
+    request.response_format = {{"type", "json_schema"}, {"json_schema", std::move(schema)}};
   } else {
     return InvalidArgument("text.format.type must be text, json_object or json_schema");
+  }
+  return Status::Ok();
+}
+
+// max_output_tokens, temperature, top_p, parallel_tool_calls, reasoning.
+Status ApplySampling(const json& body, engines::ChatRequest& request) {
+  if (auto max = body.find("max_output_tokens"); max != body.end() && !max->is_null()) {
+    if (!max->is_number_integer() || max->get<int64_t>() < 1) {
+      return InvalidArgument("max_output_tokens must be a positive integer");
+    }
+    request.max_tokens = max->get<int64_t>();
+  }
+  for (const char* key : {"temperature", "top_p"}) {
+    auto it = body.find(key);
+    if (it == body.end() || it->is_null()) continue;
+    if (!it->is_number()) return InvalidArgument(std::string(key) + " must be a number");
+    (key == std::string_view("top_p") ? request.sampling.top_p : request.sampling.temperature) =
+        it->get<double>();
+  }
+  if (auto parallel = body.find("parallel_tool_calls");
+      parallel != body.end() && parallel->is_boolean()) {
+    request.parallel_tool_calls = parallel->get<bool>();
+  }
+  if (const json reasoning = body.value("reasoning", json()); reasoning.is_object()) {
+    const json effort = reasoning.value("effort", json());
+    if (effort.is_string()) {
+      request.reasoning_effort = effort.get<std::string>();
+      request.thinking = effort != "none" && effort != "minimal";
+    }
   }
   return Status::Ok();
 }
@@ -190,74 +240,48 @@ Status ApplyTextFormat(const json& text, json& body) {
 
 std::string NewId(const char* prefix) { return std::string(prefix) + "_" + RandomHex(16); }
 
-Result<ResponsesJob> ParseResponsesRequest(const json& request) {
+Result<ResponsesJob> ParseResponsesRequest(const json& body) {
   ResponsesJob job;
-  ZEST_ASSIGN_OR_RETURN(job.model, StringMember(request, "model", "", true));
-  if (job.model.empty()) return InvalidArgument("model is required");
+  engines::ChatRequest& request = job.request;
+  ZEST_ASSIGN_OR_RETURN(request.model, StringMember(body, "model", "", true));
+  if (request.model.empty()) return InvalidArgument("model is required");
   for (const char* key : {"stream", "store"}) {
-    auto it = request.find(key);
-    if (it == request.end() || it->is_null()) continue;
+    auto it = body.find(key);
+    if (it == body.end() || it->is_null()) continue;
     if (!it->is_boolean()) return InvalidArgument(std::string(key) + " must be true or false");
-    (std::string_view(key) == "stream" ? job.stream : job.store) = it->get<bool>();
+    (std::string_view(key) == "stream" ? request.stream : job.store) = it->get<bool>();
   }
-  ZEST_ASSIGN_OR_RETURN(job.previous_response_id,
-                        StringMember(request, "previous_response_id", ""));
-  json& body = job.body = json::object();
-  json messages = json::array();
-  ZEST_ASSIGN_OR_RETURN(std::string instructions, StringMember(request, "instructions", ""));
-  if (!instructions.empty()) messages.push_back({{"role", "system"}, {"content", instructions}});
-  const json input = request.value("input", json());
+  ZEST_ASSIGN_OR_RETURN(job.previous_response_id, StringMember(body, "previous_response_id", ""));
+  ZEST_ASSIGN_OR_RETURN(std::string instructions, StringMember(body, "instructions", ""));
+  if (!instructions.empty()) request.messages.push_back(Message::Text("system", instructions));
+  const json input = body.value("input", json());
   if (input.is_null()) return InvalidArgument("input is required");
-  ZEST_RETURN_IF_ERROR(AddItems(input, messages, job.input_items));
-  body["messages"] = std::move(messages);
-  if (auto tools = request.find("tools"); tools != request.end() && !tools->is_null()) {
-    ZEST_ASSIGN_OR_RETURN(json functions, Tools(*tools));
-    if (!functions.empty()) body["tools"] = std::move(functions);
+  ZEST_RETURN_IF_ERROR(AddItems(input, request.messages, job.input_items));
+  if (auto tools = body.find("tools"); tools != body.end() && !tools->is_null()) {
+    ZEST_ASSIGN_OR_RETURN(request.tools, Tools(*tools));
   }
-  ZEST_RETURN_IF_ERROR(ApplyToolChoice(request.value("tool_choice", json()), body));
-  ZEST_RETURN_IF_ERROR(ApplyTextFormat(request.value("text", json()), body));
-  if (auto max = request.find("max_output_tokens"); max != request.end() && !max->is_null()) {
-    if (!max->is_number_integer() || max->get<int64_t>() < 1) {
-      return InvalidArgument("max_output_tokens must be a positive integer");
-    }
-    body["max_tokens"] = *max;
+  ZEST_RETURN_IF_ERROR(ApplyToolChoice(body.value("tool_choice", json()), request));
+  ZEST_RETURN_IF_ERROR(ApplyTextFormat(body.value("text", json()), request));
+  ZEST_RETURN_IF_ERROR(ApplySampling(body, request));
+  if (auto p = body.find("priority"); p != body.end() && p->is_string()) {
+    request.priority = p->get<std::string>();
   }
-  for (const char* key : {"temperature", "top_p"}) {
-    auto it = request.find(key);
-    if (it == request.end() || it->is_null()) continue;
-    if (!it->is_number()) return InvalidArgument(std::string(key) + " must be a number");
-    body[key] = *it;
-  }
-  if (auto parallel = request.find("parallel_tool_calls");
-      parallel != request.end() && parallel->is_boolean()) {
-    body["parallel_tool_calls"] = *parallel;
-  }
-  if (const json reasoning = request.value("reasoning", json()); reasoning.is_object()) {
-    const json effort = reasoning.value("effort", json());
-    if (effort.is_string()) {
-      body["reasoning_effort"] = effort;
-      body["chat_template_kwargs"] = {{"enable_thinking", effort != "none" && effort != "minimal"}};
-    }
-  }
-  if (auto p = request.find("priority"); p != request.end() && p->is_string()) {
-    job.priority = p->get<std::string>();
-  }
-  if (job.stream) body["stream_options"] = {{"include_usage", true}};
+  request.include_usage = request.stream;
   for (const char* key :
        {"instructions", "max_output_tokens", "metadata", "parallel_tool_calls", "reasoning",
         "temperature", "text", "tool_choice", "tools", "top_p", "user"}) {
-    job.echo[key] = request.value(key, json());
+    job.echo[key] = body.value(key, json());
   }
   return job;
 }
 
-void PrependConversation(const json& conversation, ResponsesJob& job) {
-  json& messages = job.body["messages"];
+void PrependConversation(std::vector<Message> conversation, ResponsesJob& job) {
+  std::vector<Message>& messages = job.request.messages;
   // After this request's instructions (a system message first), if any.
   auto at = messages.begin();
-  if (at != messages.end() && (*at)["role"] == "system" && !job.echo["instructions"].is_null())
-    ++at;
-  messages.insert(at, conversation.begin(), conversation.end());
+  if (at != messages.end() && at->role == "system" && !job.echo["instructions"].is_null()) ++at;
+  messages.insert(at, std::make_move_iterator(conversation.begin()),
+                  std::make_move_iterator(conversation.end()));
 }
 
 }  // namespace zest::api::responses

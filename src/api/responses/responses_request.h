@@ -1,5 +1,6 @@
-// OpenAI's Responses request (POST /v1/responses) as an OpenAI chat request
-// for the engine, and the conversation it continues. Pure.
+// OpenAI's Responses request (POST /v1/responses) read into the typed
+// request (engines/chat_request.h), and the conversation it continues.
+// Pure.
 //
 // What maps (OpenAI's API reference, "Responses"):
 //   - input: a string (one user message) or items: messages (role user,
@@ -24,23 +25,22 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
+#include "engines/chat_request.h"
 
 namespace zest::api::responses {
 
 // NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
 struct ResponsesJob {
-  std::string model;  // as the client sent it
-  // The OpenAI chat request without "model" and without the earlier turns:
-  // its "messages" are this request's (instructions first).
-  nlohmann::json body;
+  // The request without the earlier turns: its messages are this request's
+  // (instructions first); model as the client sent it.
+  engines::ChatRequest request;
   // This request's input as items, each with an id (input_items lists them).
   nlohmann::json input_items = nlohmann::json::array();
-  bool stream = false;
   bool store = true;
   std::string previous_response_id;  // "" when none
-  std::string priority;              // the body's `priority` (zest's), or ""
   // What the response object echoes: instructions, max_output_tokens,
   // metadata, parallel_tool_calls, reasoning, temperature, text,
   // tool_choice, tools, top_p, user.
@@ -50,9 +50,9 @@ struct ResponsesJob {
 // kInvalidArgument naming the bad field.
 Result<ResponsesJob> ParseResponsesRequest(const nlohmann::json& body);
 
-// `messages` (a stored conversation's OpenAI messages) before the job's own,
-// after its instructions.
-void PrependConversation(const nlohmann::json& messages, ResponsesJob& job);
+// `messages` (a stored conversation's) before the job's own, after its
+// instructions.
+void PrependConversation(std::vector<engines::Message> messages, ResponsesJob& job);
 
 // A fresh id with `prefix` ("resp", "msg", "fc", "rs").
 std::string NewId(const char* prefix);

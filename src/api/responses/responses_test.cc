@@ -2,11 +2,15 @@
 
 #include "api/responses/responses_answer.h"
 #include "api/responses/responses_request.h"
+#include "engines/openai_request_json.h"
 
 namespace zest::api::responses {
 namespace {
 
 using nlohmann::json;
+
+// The request as llama-server gets it.
+json Body(const engines::ChatRequest& request) { return engines::OpenAiRequestJson(request, {}); }
 
 TEST(ResponsesRequestTest, MapsItemsToolsAndFormat) {
   Result<ResponsesJob> job = ParseResponsesRequest(json::parse(R"({
@@ -26,9 +30,10 @@ TEST(ResponsesRequestTest, MapsItemsToolsAndFormat) {
     "text": {"format": {"type": "json_schema", "name": "x", "schema": {"type": "object"}}},
     "max_output_tokens": 50, "reasoning": {"effort": "high"}})"));
   ASSERT_TRUE(job.ok()) << job.status().message();
-  EXPECT_TRUE(job->stream);
+  EXPECT_TRUE(job->request.stream);
   EXPECT_FALSE(job->store);
-  const json& m = job->body["messages"];
+  const json b = Body(job->request);
+  const json& m = b["messages"];
   ASSERT_EQ(m.size(), 5u) << m.dump();
   EXPECT_EQ(m[0], (json{{"role", "system"}, {"content", "be an agent"}}));
   EXPECT_EQ(m[1], (json{{"role", "system"}, {"content", "rules"}}));
@@ -40,7 +45,6 @@ TEST(ResponsesRequestTest, MapsItemsToolsAndFormat) {
   EXPECT_EQ(m[4], (json{{"role", "tool"}, {"tool_call_id", "c1"}, {"content", "ok"}}));
   EXPECT_EQ(job->input_items.size(), 6u);
   for (const json& item : job->input_items) EXPECT_TRUE(item.contains("id"));
-  const json& b = job->body;
   EXPECT_EQ(b["tools"][0]["function"]["name"], "shell");
   EXPECT_EQ(b["tool_choice"]["function"]["name"], "shell");
   EXPECT_EQ(b["response_format"]["json_schema"]["name"], "x");
@@ -75,8 +79,9 @@ TEST(ResponsesRequestTest, APreviousConversationGoesAfterTheInstructions) {
       ParseResponsesRequest(json::parse(R"({"model": "m", "instructions": "sys", "input": "q2"})"));
   ASSERT_TRUE(job.ok());
   PrependConversation(
-      json::parse(R"([{"role":"user","content":"q1"},{"role":"assistant","content":"a1"}])"), *job);
-  const json& m = job->body["messages"];
+      {engines::Message::Text("user", "q1"), engines::Message::Text("assistant", "a1")}, *job);
+  const json b = Body(job->request);
+  const json& m = b["messages"];
   ASSERT_EQ(m.size(), 4u);
   EXPECT_EQ(m[0]["content"], "sys");
   EXPECT_EQ(m[1]["content"], "q1");

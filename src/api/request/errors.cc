@@ -1,10 +1,10 @@
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 
 #include <nlohmann/json.hpp>
 
 #include "api/json_text.h"
 
-namespace zest::api::openai {
+namespace zest::api {
 
 ApiError MapStatus(const Status& status) {
   switch (status.code()) {
@@ -89,4 +89,4 @@ boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Statu
                        ErrorBody(status.message(), e.type, e.code, param), headers);
 }
 
-}  // namespace zest::api::openai
+}  // namespace zest::api

@@ -1,7 +1,9 @@
-// Errors in OpenAI's shape, {"error":{"message","type","param","code"}},
-// and the one mapping from zest's ErrorCode to HTTP status and error code.
-// Every API family renders errors through here (Ollama/Anthropic shapes
-// will add their own renderers over the same mapping).
+// Errors: the one mapping from zest's ErrorCode to HTTP status and error
+// code, which every API uses, and zest's own error body, which is OpenAI's
+// shape, {"error":{"message","type","param","code"}}: the OpenAI routes',
+// the admin routes' and the HTTP layer's (no route, body too large...).
+// Ollama's and Anthropic's handlers render their own shapes over the same
+// mapping.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -11,7 +13,7 @@
 #include "core/result.h"
 #include "http/response_writer.h"
 
-namespace zest::api::openai {
+namespace zest::api {
 
 struct ApiError {
   int http_status = 500;
@@ -35,4 +37,4 @@ boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Statu
 boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
                                        std::string_view param, const http::Headers& headers);
 
-}  // namespace zest::api::openai
+}  // namespace zest::api

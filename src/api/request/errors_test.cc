@@ -1,10 +1,10 @@
-#include "api/openai/errors.h"
+#include "api/request/errors.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-namespace zest::api::openai {
+namespace zest::api {
 namespace {
 
 using nlohmann::json;
@@ -49,4 +49,4 @@ TEST(ErrorsTest, InvalidUtf8InMessagesDoesNotThrow) {
 }
 
 }  // namespace
-}  // namespace zest::api::openai
+}  // namespace zest::api

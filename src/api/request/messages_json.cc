@@ -1,0 +1,124 @@
+#include "api/request/messages_json.h"
+
+#include <optional>
+
+#include "api/json_body.h"
+
+namespace zest::api {
+namespace {
+
+using engines::ContentPart;
+using engines::Message;
+using nlohmann::json;
+
+// The rest of an object once its modelled members are taken: null when
+// nothing is left, so that most messages carry no copy of an empty object.
+json Rest(json&& object) { return object.empty() ? json() : std::move(object); }
+
+// A text part, an image part by URL, or any other part as it came.
+ContentPart Part(json part) {
+  ContentPart out;
+  const json type = part.is_object() ? part.value("type", json()) : json();
+  if (type == "text" && part.value("text", json()).is_string()) {
+    out.type = ContentPart::Type::kText;
+    out.text = TakeMember(part, "text").get<std::string>();
+    part.erase("type");
+    out.extra = Rest(std::move(part));
+    return out;
+  }
+  const json image = type == "image_url" ? part.value("image_url", json()) : json();
+  const bool by_url = image.is_object() && image.value("url", json()).is_string() &&
+                      image.value("detail", json("")).is_string() &&
+                      OnlyMembers(image, {"url", "detail"});
+  if (by_url) {
+    out.type = ContentPart::Type::kImage;
+    out.url = image["url"].get<std::string>();
+    out.detail = image.value("detail", "");
+    part.erase("type");
+    part.erase("image_url");
+    out.extra = Rest(std::move(part));
+    return out;
+  }
+  out.type = ContentPart::Type::kOther;
+  out.extra = std::move(part);
+  return out;
+}
+
+// OpenAI's tool calls, when each is {id?, type?: "function", function:
+// {name, arguments}} with string values; nullopt for another shape.
+std::optional<std::vector<engines::ToolCall>> ToolCalls(const json& calls) {
+  if (!calls.is_array()) return std::nullopt;
+  std::vector<engines::ToolCall> out;
+  for (const json& call : calls) {
+    if (!call.is_object() || !OnlyMembers(call, {"id", "type", "function"})) return std::nullopt;
+    const json fn = call.value("function", json());
+    const bool fits = call.value("id", json("")).is_string() &&
+                      call.value("type", json("function")) == "function" && fn.is_object() &&
+                      OnlyMembers(fn, {"name", "arguments"}) &&
+                      fn.value("name", json()).is_string() &&
+                      fn.value("arguments", json("")).is_string();
+    if (!fits) return std::nullopt;
+    out.push_back({.id = call.value("id", ""),
+                   .name = fn["name"].get<std::string>(),
+                   .arguments = fn.value("arguments", "")});
+  }
+  return out;
+}
+
+Status SetContent(json content, const std::string& where, Message& out) {
+  if (content.is_string()) {
+    out.content = Message::Content::kText;
+    out.text = std::move(content.get_ref<std::string&>());
+  } else if (content.is_array()) {
+    out.content = Message::Content::kParts;
+    for (json& part : content) out.parts.push_back(Part(std::move(part)));
+  } else if (!content.is_null()) {
+    return InvalidArgument(where + ".content must be a string, a list of parts or null");
+  }
+  return Status::Ok();
+}
+
+Result<Message> ReadMessage(json m, const std::string& where) {
+  if (!m.is_object() || !m.value("role", json()).is_string()) {
+    return InvalidArgument("'messages' must contain objects with a 'role'");
+  }
+  Message out;
+  out.role = TakeMember(m, "role").get<std::string>();
+  auto content = m.find("content");
+  if (content == m.end()) {
+    out.content = Message::Content::kAbsent;
+  } else {
+    out.content = Message::Content::kNull;
+    ZEST_RETURN_IF_ERROR(SetContent(TakeMember(m, "content"), where, out));
+  }
+  if (m.value("reasoning_content", json()).is_string()) {
+    out.reasoning = TakeMember(m, "reasoning_content").get<std::string>();
+  }
+  if (m.value("tool_call_id", json()).is_string()) {
+    out.tool_call_id = TakeMember(m, "tool_call_id").get<std::string>();
+  }
+  if (auto calls = m.find("tool_calls"); calls != m.end()) {
+    if (std::optional<std::vector<engines::ToolCall>> typed = ToolCalls(*calls)) {
+      out.tool_calls = std::move(*typed);
+      m.erase(calls);
+    }
+  }
+  out.extra = Rest(std::move(m));
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<engines::Message>> MessagesFromJson(json messages) {
+  if (!messages.is_array()) return InvalidArgument("'messages' must be a list");
+  std::vector<Message> out;
+  out.reserve(messages.size());
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    ZEST_ASSIGN_OR_RETURN(Message message, ReadMessage(std::move(messages[i]),
+                                                       "messages[" + std::to_string(i) + "]"));
+    out.push_back(std::move(message));
+  }
+  return out;
+}
+
+}  // namespace zest::api

@@ -1,0 +1,38 @@
+#include "api/request/request_fields.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace zest::api {
+
+Result<Duration> ParseKeepAliveField(const nlohmann::json& value) {
+  if (value.is_number_integer())
+    return ParseDuration(std::to_string(value.get<int64_t>()), "keep_alive");
+  if (value.is_number()) {
+    double seconds = value.get<double>();
+    if (!std::isfinite(seconds) || std::abs(seconds) > 1e9) {
+      return InvalidArgument("keep_alive is out of range");
+    }
+    return seconds < 0 ? Duration(std::nullopt)
+                       : Duration(std::chrono::milliseconds(std::llround(seconds * 1000)));
+  }
+  if (value.is_string()) return ParseDuration(value.get<std::string>(), "keep_alive");
+  return InvalidArgument("keep_alive must be a duration string (\"10m\") or a number of seconds");
+}
+
+Status CheckLimits(const engines::ChatRequest& request, const RequestLimits& limits,
+                   std::string* param) {
+  if (request.messages.size() > static_cast<std::size_t>(limits.max_messages)) {
+    *param = "messages";
+    return InvalidArgument("'messages' has more than " + std::to_string(limits.max_messages) +
+                           " entries (server.max_messages)");
+  }
+  if (request.max_tokens && *request.max_tokens > limits.max_tokens) {
+    *param = "max_tokens";
+    return InvalidArgument("'max_tokens' must be at most " + std::to_string(limits.max_tokens) +
+                           " (server.max_tokens_cap)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace zest::api
