@@ -33,14 +33,20 @@ bool NonEmpty(const json& delta, const char* key) {
          !(it->is_array() && it->empty());
 }
 
-// The request's token limit, less `used`, in whichever field it set.
-void ReduceLimit(json& request, int64_t used) {
+// The request's token limit, less `used`, in whichever field it set (at
+// least 1: an engine generates at least one token). True when `used` is
+// the whole limit already.
+bool ReduceLimit(json& request, int64_t used) {
+  bool reached = false;
   for (const char* key : {"max_completion_tokens", "max_tokens", "n_predict"}) {
     auto it = request.find(key);
     if (it == request.end() || !it->is_number_integer()) continue;
     const int64_t limit = it->get<int64_t>();
-    if (limit > 0) *it = std::max<int64_t>(1, limit - used);
+    if (limit <= 0) continue;
+    reached = reached || used >= limit;
+    *it = std::max<int64_t>(1, limit - used);
   }
+  return reached;
 }
 
 }  // namespace
@@ -113,7 +119,7 @@ Result<std::string> StreamResume::Continuation(std::string_view request_body) {
       messages->push_back({{"role", "assistant"}, {"content", text_}});
     }
   }
-  ReduceLimit(request, sent_tokens_);
+  limit_reached_ = ReduceLimit(request, sent_tokens_);
   continuing_ = true;
   return JsonText(request);
 }
@@ -130,12 +136,14 @@ std::optional<std::string> StreamResume::Continue(std::string_view data) {
   if (choices != chunk.end() && choices->is_array() && !choices->empty()) {
     json& choice = (*choices)[0];
     if (auto delta = choice.find("delta"); delta != choice.end() && delta->is_object()) {
-      delta->erase("role");  // the client had it in the first chunk
+      delta->erase("role");                         // the client had it in the first chunk
+      if (limit_reached_) delta->erase("content");  // past the limit: the client has it all
       // A role-only chunk (content null) says nothing new.
       bool empty = true;
       for (const auto& [key, value] : delta->items()) empty = empty && value.is_null();
       const bool finish = choice.contains("finish_reason") && !choice["finish_reason"].is_null();
       if (empty && !finish && !chunk.contains("usage")) return std::nullopt;
+      if (finish && limit_reached_) choice["finish_reason"] = "length";
     }
   }
   if (auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) {
@@ -143,9 +151,11 @@ std::optional<std::string> StreamResume::Continue(std::string_view data) {
     const int64_t prompt = usage->value("prompt_tokens", int64_t{0});
     const int64_t completion = usage->value("completion_tokens", int64_t{0});
     const int64_t moved = std::min(prompt, sent_tokens_);
+    // Past the limit, the continuation's token was not passed on.
+    const int64_t answer = sent_tokens_ + (limit_reached_ ? 0 : completion);
     (*usage)["prompt_tokens"] = prompt - moved;
-    (*usage)["completion_tokens"] = completion + sent_tokens_;
-    (*usage)["total_tokens"] = prompt - moved + completion + sent_tokens_;
+    (*usage)["completion_tokens"] = answer;
+    (*usage)["total_tokens"] = prompt - moved + answer;
   }
   return JsonText(chunk);
 }
