@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make soak: the tests that depend on timing, and every unit test, run
 # SOAK_N times (default 10) with both cores loaded by `stress -c 2`, then the
-# failure count of every test that failed at least once. Not part of `make test`. A test that
-# fails once here is flaky: fix it before landing it.
+# failure count of every test that failed at least once. Not part of `make
+# test`. A test that fails once here is flaky: fix it before landing it.
 #
 #   make soak                      # the browser suite and the files below
 #   SOAK_N=3 SOAK_FILES="tests/integration/queue.test.mjs" make soak

@@ -102,8 +102,10 @@ Result<engines::ChatRequest> StreamResume::Continuation(const engines::ChatReque
       rest.messages.push_back(engines::Message::Text("assistant", text_));
     }
   }
-  // The answer's limit, less what the client has of it.
+  // The answer's limit, less what the client has of it (at least 1: an
+  // engine generates at least one token).
   if (rest.max_tokens && *rest.max_tokens > 0) {
+    limit_reached_ = sent_tokens_ >= *rest.max_tokens;
     rest.max_tokens = std::max<int64_t>(1, *rest.max_tokens - sent_tokens_);
   }
   continuing_ = true;
@@ -122,12 +124,14 @@ std::optional<std::string> StreamResume::Continue(std::string_view data) {
   if (choices != chunk.end() && choices->is_array() && !choices->empty()) {
     json& choice = (*choices)[0];
     if (auto delta = choice.find("delta"); delta != choice.end() && delta->is_object()) {
-      delta->erase("role");  // the client had it in the first chunk
+      delta->erase("role");                         // the client had it in the first chunk
+      if (limit_reached_) delta->erase("content");  // past the limit: the client has it all
       // A role-only chunk (content null) says nothing new.
       bool empty = true;
       for (const auto& [key, value] : delta->items()) empty = empty && value.is_null();
       const bool finish = choice.contains("finish_reason") && !choice["finish_reason"].is_null();
       if (empty && !finish && !chunk.contains("usage")) return std::nullopt;
+      if (finish && limit_reached_) choice["finish_reason"] = "length";
     }
   }
   if (auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) {
@@ -135,9 +139,11 @@ std::optional<std::string> StreamResume::Continue(std::string_view data) {
     const int64_t prompt = usage->value("prompt_tokens", int64_t{0});
     const int64_t completion = usage->value("completion_tokens", int64_t{0});
     const int64_t moved = std::min(prompt, sent_tokens_);
+    // Past the limit, the continuation's token was not passed on.
+    const int64_t answer = sent_tokens_ + (limit_reached_ ? 0 : completion);
     (*usage)["prompt_tokens"] = prompt - moved;
-    (*usage)["completion_tokens"] = completion + sent_tokens_;
-    (*usage)["total_tokens"] = prompt - moved + completion + sent_tokens_;
+    (*usage)["completion_tokens"] = answer;
+    (*usage)["total_tokens"] = prompt - moved + answer;
   }
   return JsonText(chunk);
 }

@@ -51,7 +51,8 @@ class StreamResume {
   Result<engines::ChatRequest> Continuation(const engines::ChatRequest& request);
 
   // A continuation's event data as the client should get it; nullopt:
-  // left out (its role-only first chunk). Call after Continuation.
+  // left out (its role-only first chunk; any text past the answer's limit).
+  // Call after Continuation.
   std::optional<std::string> Continue(std::string_view data);
   bool continuing() const { return continuing_; }
 
@@ -66,6 +67,10 @@ class StreamResume {
   bool have_identity_ = false;
   std::string text_;         // the whole answer's text so far
   int64_t sent_tokens_ = 0;  // content chunks the client had, every engine's
+  // The client had the answer's whole token limit before the engine broke
+  // off (it died after the last token, before the end): the continuation
+  // (one token, the least an engine generates) brings only the end.
+  bool limit_reached_ = false;
 };
 
 }  // namespace zest::api

@@ -79,6 +79,31 @@ TEST(StreamResume, UsageCountsTheWholeAnswer) {
   EXPECT_EQ(out["usage"]["total_tokens"], 17);
 }
 
+// Found by the chaos test (make soak): an engine killed after the answer's
+// last token but before its end. The client has the whole answer; the
+// continuation (one token, the least an engine makes) brings only the end:
+// "length", and usage of exactly the limit, not one over it.
+TEST(StreamResume, AnEngineDeadAfterTheLastTokenEndsTheAnswerAtItsLimit) {
+  StreamResume resume;
+  ChatRequest three = kRequest;
+  three.max_tokens = 3;
+  for (const char* piece : {"x", "y", "z"}) resume.Sent(Chunk("a", {{"content", piece}}));
+  auto body = resume.Continuation(three);
+  ASSERT_TRUE(body.ok());
+  EXPECT_EQ(Asked(body)["max_tokens"], 1);
+  EXPECT_FALSE(resume.Continue(Chunk("b", {{"role", "assistant"}, {"content", nullptr}})));
+  EXPECT_FALSE(resume.Continue(Chunk("b", {{"content", "!"}}))) << "past the limit";
+  json end = json::parse(*resume.Continue(Chunk("b", json::object(), "stop")));
+  EXPECT_EQ(end["choices"][0]["finish_reason"], "length");
+  json usage = {{"id", "b"},
+                {"choices", json::array()},
+                {"usage", {{"prompt_tokens", 12}, {"completion_tokens", 1}, {"total_tokens", 13}}}};
+  json out = json::parse(*resume.Continue(usage.dump()));
+  EXPECT_EQ(out["usage"]["completion_tokens"], 3);
+  EXPECT_EQ(out["usage"]["prompt_tokens"], 9);
+  EXPECT_EQ(out["usage"]["total_tokens"], 12);
+}
+
 TEST(StreamResume, ASecondBreakGoesOnFromTheWholeTextAndTheClientsOwnPrefillGrows) {
   StreamResume resume;
   const ChatRequest prefilled =
