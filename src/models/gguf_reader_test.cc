@@ -1,6 +1,7 @@
 #include "models/gguf_reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -56,7 +57,8 @@ TEST(GgufReaderTest, EveryTruncatedPrefixIsAnError) {
 }
 
 TEST(GgufReaderTest, ReadsFromDiskAndReportsMissingFiles) {
-  const auto path = std::filesystem::path(::testing::TempDir()) / "reader_valid.gguf";
+  const auto path = std::filesystem::path(::testing::TempDir()) /
+                    ("reader_valid-" + std::to_string(::getpid()) + ".gguf");
   std::ofstream(path, std::ios::binary) << ValidFile();
   Result<GgufFile> file = ReadGguf(path);
   ASSERT_TRUE(file.ok()) << file.status().ToString();

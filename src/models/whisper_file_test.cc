@@ -1,6 +1,7 @@
 #include "models/whisper_file.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -78,7 +79,10 @@ TEST(WhisperFileTest, RejectsOtherFilesAndDamage) {
 }
 
 TEST(WhisperFileTest, ReadsFromDiskAndChecksTheMagic) {
-  const auto dir = std::filesystem::path(::testing::TempDir());
+  // Its own directory: ctest runs tests two at a time.
+  const auto dir =
+      std::filesystem::path(::testing::TempDir()) / ("whisper-file-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
   std::ofstream(dir / "whisper_valid.bin", std::ios::binary) << ValidFile();
   std::ofstream(dir / "whisper_other.bin", std::ios::binary) << "GGUF....";
   EXPECT_TRUE(ReadWhisperFile(dir / "whisper_valid.bin").ok());
@@ -86,8 +90,7 @@ TEST(WhisperFileTest, ReadsFromDiskAndChecksTheMagic) {
   EXPECT_FALSE(HasGgmlMagic(dir / "whisper_other.bin"));
   EXPECT_FALSE(HasGgmlMagic(dir / "missing.bin"));
   EXPECT_EQ(ReadWhisperFile(dir / "missing.bin").status().code(), ErrorCode::kNotFound);
-  std::filesystem::remove(dir / "whisper_valid.bin");
-  std::filesystem::remove(dir / "whisper_other.bin");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -19,7 +20,8 @@ using models::GgufFile;
 using models::GgufValue;
 
 fs::path TempDirFor(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("zest_writer_" + name);
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / ("zest_writer_" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -6,6 +6,7 @@
 #include "tools/quote_brace_weights.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +34,8 @@ uint64_t ColonPiece(const SyntheticVocab& vocab) {
 
 class QuoteBraceModel {
  public:
-  explicit QuoteBraceModel(TensorType type) : path_(fs::path(::testing::TempDir()) / "qb.gguf") {
+  explicit QuoteBraceModel(TensorType type)
+      : path_(fs::path(::testing::TempDir()) / ("qb-" + std::to_string(::getpid()) + ".gguf")) {
     SyntheticModelSpec spec = *PresetSpec("tiny-quote-brace");
     spec.type = type;
     spec_ = spec;
@@ -199,7 +201,8 @@ TEST(QuoteBraceWeightsTest, AloneWritesNoJsonUnderAnObjectGrammarAnObject) {
 TEST(QuoteBraceWeightsTest, RefusesShapesAndKindsItCannotBe) {
   SyntheticModelSpec spec = *PresetSpec("tiny-quote-brace");
   spec.embedding_model = true;
-  const fs::path path = fs::path(::testing::TempDir()) / "qb_bad.gguf";
+  const fs::path path =
+      fs::path(::testing::TempDir()) / ("qb_bad-" + std::to_string(::getpid()) + ".gguf");
   EXPECT_EQ(WriteSyntheticModel(spec, path).code(), ErrorCode::kInvalidArgument);
   spec = *PresetSpec("tiny-quote-brace");
   spec.embedding = 2;

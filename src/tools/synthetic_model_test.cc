@@ -1,6 +1,7 @@
 #include "tools/synthetic_model.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <iterator>
@@ -15,7 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path TempPath(const std::string& name) {
-  return fs::path(::testing::TempDir()) / ("zest_synth_" + name + ".gguf");
+  return fs::path(::testing::TempDir()) /
+         ("zest_synth_" + name + "-" + std::to_string(::getpid()) + ".gguf");
 }
 
 TEST(SyntheticVocabTest, HasControlByteAndWordTokens) {

@@ -1,6 +1,7 @@
 #include "tools/whisper_model.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -16,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path TempPath(const std::string& name) {
-  return fs::path(::testing::TempDir()) / ("zest_whisper_" + name + ".bin");
+  return fs::path(::testing::TempDir()) /
+         ("zest_whisper_" + name + "-" + std::to_string(::getpid()) + ".bin");
 }
 
 TEST(WhisperVocabTest, SpecialTokensFollowNVocab) {
