@@ -76,7 +76,7 @@ struct HostileCase {
 };
 
 std::vector<HostileCase> HostileCases() {
-  const uint64_t kHuge = 1ull << 62;
+  constexpr uint64_t kHuge = 1ull << 62;
   std::vector<HostileCase> c;
   c.push_back({"wrong magic", GgufBytes().Raw("GGML").U32(3).U64(0).U64(0).str(), "bad magic"});
   c.push_back({"version 1", GgufBytes().Header(0, 0, 1).str(), "version 1"});

@@ -17,10 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using models::GgufFile;
-using models::GgufValue;
 
 fs::path TempDirFor(const std::string& name) {
-  const fs::path dir =
+  fs::path dir =
       fs::path(::testing::TempDir()) / ("zest_writer_" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
