@@ -1,9 +1,37 @@
 #include "engines/bridged_command.h"
 
+#include <unistd.h>
+
 #include "engines/sandbox.h"
 #include "engines/tcp_bridge.h"
 
 namespace zest::engines {
+
+SandboxSpec BridgeSandbox(const EngineLocation& engine, const LaunchSpec& spec,
+                          const std::filesystem::path& self_exe) {
+  // The host's system files read-only, the bridge (this binary's file
+  // alone) and what the engine's bwrap binds from here: its rootfs or build
+  // tree and the model files, read-only (again, in case they lie below the
+  // hidden home); writable only the socket's directory. A network namespace
+  // of its own, and as root one capability, CAP_SYS_ADMIN, which the inner
+  // bwrap needs to mount and unshare; the bridge drops it once that bwrap
+  // is started (tcp_bridge.h), and the engine's sandbox drops all.
+  SandboxSpec outer;
+  outer.bwrap = engine.bwrap;
+  outer.view = SandboxView::kSystemFiles;
+  outer.drop_capabilities = geteuid() == 0;
+  outer.keep_capabilities = {"CAP_SYS_ADMIN"};
+  outer.mounts.hidden = spec.hidden;
+  outer.mounts.writable = {spec.socket.parent_path()};
+  outer.mounts.readonly = spec.model_files;
+  outer.mounts.readonly.push_back(self_exe);
+  if (!engine.rootfs.empty()) {
+    outer.mounts.readonly.push_back(engine.rootfs);
+  } else if (auto tree = OwnBinaryTree(engine.binary)) {
+    outer.mounts.readonly.push_back(*tree);
+  }
+  return outer;
+}
 
 Result<LaunchCommand> BridgedCommand(const EngineLocation& engine, const LaunchSpec& spec,
                                      uint16_t port, const std::vector<std::string>& engine_args,
@@ -20,22 +48,8 @@ Result<LaunchCommand> BridgedCommand(const EngineLocation& engine, const LaunchS
   mounts.readonly = spec.model_files;
   std::vector<std::string> inner = engine.Command(engine_args, mounts, /*own_network=*/false);
 
-  // Outer: the host's files read-only (the bridge is this binary), zest's
-  // home hidden, a network namespace of its own; only the socket's
-  // directory writable, and the model files bound again in case they lie
-  // below the hidden home (the inner bwrap binds them from here).
-  SandboxSpec outer;
-  outer.bwrap = engine.bwrap;
-  outer.view = SandboxView::kHostReadOnly;
-  // Kept even as root: the inner bwrap needs them to build the engine's
-  // sandbox, which drops them.
-  outer.drop_capabilities = false;
-  outer.mounts.hidden = spec.hidden;
-  outer.mounts.writable = {spec.socket.parent_path()};
-  outer.mounts.readonly = spec.model_files;
-
   LaunchCommand command;
-  command.argv = SandboxCommand(outer);
+  command.argv = SandboxCommand(BridgeSandbox(engine, spec, self_exe));
   const std::vector<std::string> bridge = BridgeCommand(self_exe, spec.socket, port);
   command.argv.insert(command.argv.end(), bridge.begin(), bridge.end());
   command.argv.insert(command.argv.end(), inner.begin(), inner.end());

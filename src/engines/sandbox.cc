@@ -38,21 +38,6 @@ bool Under(const fs::path& path, const fs::path& dir) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-// A host engine outside the system directories (a build tree, a release
-// unpacked in $HOME): its directory and the one above, where builds keep
-// their libraries (build/bin, build/lib), read-only.
-void AddBinaryDir(const fs::path& binary, std::vector<std::string>& argv) {
-  std::error_code ec;
-  fs::path real = fs::canonical(binary, ec);
-  if (ec) return;
-  for (const char* system : {"/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64"}) {
-    if (Under(real, system)) return;
-  }
-  fs::path dir = real.parent_path().parent_path();
-  if (dir.empty() || dir == "/") dir = real.parent_path();
-  Add(argv, {"--ro-bind", dir.string(), dir.string()});
-}
-
 // GPU device nodes (AMD, Intel and Vulkan through DRM and KFD; NVIDIA's
 // own nodes), each only where present.
 void AddDevices(std::vector<std::string>& argv) {
@@ -82,7 +67,10 @@ void AddIsolation(const SandboxSpec& spec, std::vector<std::string>& argv) {
   });
   // clang-format on
   if (spec.own_network) argv.push_back("--unshare-net");
-  if (spec.drop_capabilities) Add(argv, {"--cap-drop", "ALL"});
+  if (spec.drop_capabilities) {
+    Add(argv, {"--cap-drop", "ALL"});
+    for (const std::string& cap : spec.keep_capabilities) Add(argv, {"--cap-add", cap});
+  }
 }
 
 void AddView(const SandboxSpec& spec, std::vector<std::string>& argv) {
@@ -96,9 +84,6 @@ void AddView(const SandboxSpec& spec, std::vector<std::string>& argv) {
       Add(argv,
           {"--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--ro-bind-try", "/sys", "/sys"});
       AddDevices(argv);
-      return;
-    case SandboxView::kHostReadOnly:
-      Add(argv, {"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"});
       return;
     case SandboxView::kHostWritable:
       Add(argv, {"--bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc"});
@@ -115,7 +100,7 @@ std::vector<std::string> SandboxCommand(const SandboxSpec& spec) {
   const SandboxMounts& mounts = spec.mounts;
   for (const fs::path& dir : mounts.hidden) Add(argv, {"--tmpfs", dir.string()});
   if (spec.view == SandboxView::kSystemFiles && spec.rootfs.empty() && !spec.binary.empty()) {
-    AddBinaryDir(spec.binary, argv);
+    if (auto tree = OwnBinaryTree(spec.binary)) Add(argv, {"--ro-bind", tree->string(), tree->string()});
   }
   // After --tmpfs /tmp and the hidden directories, so that what lies below
   // them is bound over them.
@@ -128,6 +113,18 @@ std::vector<std::string> SandboxCommand(const SandboxSpec& spec) {
   // "--" so an argument of the command can never be read as a bwrap option.
   argv.push_back("--");
   return argv;
+}
+
+std::optional<fs::path> OwnBinaryTree(const fs::path& binary) {
+  std::error_code ec;
+  fs::path real = fs::canonical(binary, ec);
+  if (ec) return std::nullopt;
+  for (const char* system : {"/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64"}) {
+    if (Under(real, system)) return std::nullopt;
+  }
+  fs::path dir = real.parent_path().parent_path();
+  if (dir.empty() || dir == "/") dir = real.parent_path();
+  return dir;
 }
 
 const std::vector<std::string>& PassedEnvironment() {

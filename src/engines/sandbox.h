@@ -9,8 +9,9 @@
 // never sees zest's secrets.
 //
 // SandboxCommand is the one place a bubblewrap command line is built. Two
-// other sandboxes use it with a wider view of the host: the outer one of a
-// TCP-only engine (bridged_command.h) and FastFlowLM's (flm_command.h);
+// other sandboxes use it: the outer one of a TCP-only engine
+// (bridged_command.h: the same view, one capability kept for the bwrap it
+// starts) and FastFlowLM's (flm_command.h: the host's files and devices);
 // what differs between the three is data (SandboxSpec), not code.
 // Pure: builds argument lists, starts nothing.
 #pragma once
@@ -42,10 +43,6 @@ enum class SandboxView {
   // nodes, and the engine binary's own directory when it lies outside
   // those. Every engine's sandbox.
   kSystemFiles,
-  // All of it read-only, with a minimal /dev: the outer sandbox of a
-  // TCP-only engine, whose bridge is zest itself and whose inner bwrap binds
-  // the engine's files from here.
-  kHostReadOnly,
   // All of it read-write, with the host's /dev: FastFlowLM, which keeps its
   // models and settings under $HOME and needs /dev/accel.
   kHostWritable,
@@ -63,6 +60,9 @@ struct SandboxSpec {
   // already drops them. Set when bwrap runs as root, except where what runs
   // inside needs them (see its caller).
   bool drop_capabilities = false;
+  // With drop_capabilities: the ones that stay ("CAP_SYS_ADMIN"), for a
+  // sandbox whose process starts another bwrap (bridged_command.h).
+  std::vector<std::string> keep_capabilities;
   SandboxMounts mounts;
 };
 
@@ -82,6 +82,13 @@ using GetEnv = std::function<std::optional<std::string>(const std::string&)>;
 // MESA_VK_DEVICE_SELECT), then `extra`.
 std::vector<std::string> EngineEnvironment(const GetEnv& getenv,
                                            const std::vector<std::string>& extra);
+
+// What a kSystemFiles sandbox on the host binds read-only for a binary
+// outside the system directories (a build tree, a release unpacked in
+// $HOME): its directory and the one above, where builds keep their
+// libraries. nullopt for a binary under /usr, /opt, /bin, /lib... or one
+// that does not exist.
+std::optional<std::filesystem::path> OwnBinaryTree(const std::filesystem::path& binary);
 
 // The variables EngineEnvironment passes on from zest's environment.
 const std::vector<std::string>& PassedEnvironment();

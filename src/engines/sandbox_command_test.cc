@@ -1,11 +1,14 @@
 // SandboxCommand, the one builder of bubblewrap command lines, as argument
-// lists: the isolation every view shares, what each view shows, and the
-// order of the mounts (bwrap applies them in order, so a later one lies
-// over an earlier one). sandbox_test.cc runs them for real.
+// lists: the isolation every view shares, what each view shows (the
+// bridge's sandbox too), and the order of the mounts (bwrap applies them in
+// order, so a later one lies over an earlier one). sandbox_test.cc runs
+// them for real.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 
+#include "engines/bridged_command.h"
 #include "engines/sandbox.h"
 #include "engines/test_util.h"
 
@@ -32,8 +35,7 @@ std::size_t Count(const Argv& argv, const std::string& item) {
 }
 
 TEST(SandboxCommand, EveryViewIsolatesAlikeAndEndsWithTheSeparator) {
-  for (SandboxView view :
-       {SandboxView::kSystemFiles, SandboxView::kHostReadOnly, SandboxView::kHostWritable}) {
+  for (SandboxView view : {SandboxView::kSystemFiles, SandboxView::kHostWritable}) {
     SandboxSpec spec;
     spec.view = view;
     spec.rootfs = "/srv/rootfs";  // keeps kSystemFiles independent of this host
@@ -51,38 +53,62 @@ TEST(SandboxCommand, EveryViewIsolatesAlikeAndEndsWithTheSeparator) {
 TEST(SandboxCommand, NetworkAndCapabilitiesAreTheCallersChoice) {
   SandboxSpec spec;
   spec.bwrap = "/usr/bin/bwrap";
-  spec.view = SandboxView::kHostReadOnly;
+  spec.rootfs = "/srv/rootfs";
   spec.own_network = false;
   spec.drop_capabilities = true;
   Argv argv = SandboxCommand(spec);
   EXPECT_EQ(argv.front(), "/usr/bin/bwrap");
   EXPECT_EQ(Count(argv, "--unshare-net"), 0u);
   EXPECT_NE(Find(argv, {"--cap-drop", "ALL"}), std::string::npos);
+  EXPECT_EQ(Count(argv, "--cap-add"), 0u);
+  spec.keep_capabilities = {"CAP_SYS_ADMIN"};
+  EXPECT_NE(Find(SandboxCommand(spec), {"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"}),
+            std::string::npos);
+  spec.drop_capabilities = false;  // nothing dropped: nothing to keep
+  EXPECT_EQ(Count(SandboxCommand(spec), "--cap-add"), 0u);
 }
 
-// The outer sandbox of a TCP-only engine, whole: nothing of the host is
-// writable but the socket's directory, zest's home is hidden, and a model
-// file below it is bound back in, its link resolved (a Hugging Face
-// snapshot link shows the blob, not the store).
-TEST(SandboxCommand, HostReadOnlyViewWhole) {
+// The outer sandbox of a TCP-only engine: the system files, and of the
+// rest only what the bridge and the engine's own bwrap use: the bridge's
+// file, the engine's rootfs and model file (its link resolved: a Hugging
+// Face snapshot link shows the blob, not the store) read-only, the socket's
+// directory writable, zest's home hidden; as root one capability kept.
+TEST(SandboxCommand, BridgeSandboxBindsOnlyWhatTheBridgeAndTheEngineUse) {
   TempDir home;
   WriteFile(home.path() / "blobs/abc", "weights", 0644);
   fs::create_directories(home.path() / "snapshots");
   fs::create_symlink("../blobs/abc", home.path() / "snapshots/m.gguf");
-  SandboxSpec spec;
-  spec.view = SandboxView::kHostReadOnly;
-  spec.mounts.hidden = {home.path()};
-  spec.mounts.writable = {"/run/zest-x/engine-1"};
-  spec.mounts.readonly = {home.path() / "snapshots/m.gguf"};
+  EngineLocation engine;
+  engine.source = EngineSource::kRootfs;
+  engine.binary = "/usr/bin/whisper-server";
+  engine.rootfs = "/srv/rootfs";
+  LaunchSpec spec;
+  spec.hidden = {home.path()};
+  spec.socket = "/run/zest-x/engine-1/engine.sock";
+  spec.model_files = {home.path() / "snapshots/m.gguf"};
+  Argv argv = SandboxCommand(BridgeSandbox(engine, spec, "/usr/local/bin/zest"));
   const std::string h = home.path().string();
-  Argv expected = {"bwrap"};
-  expected.insert(expected.end(), kIsolation.begin(), kIsolation.end());
-  expected.insert(
-      expected.end(),
-      {"--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", h,
-       "--bind", "/run/zest-x/engine-1", "/run/zest-x/engine-1", "--ro-bind",
-       fs::canonical(home.path() / "blobs/abc").string(), h + "/snapshots/m.gguf", "--"});
-  EXPECT_EQ(SandboxCommand(spec), expected);
+  const std::size_t hidden = Find(argv, {"--tmpfs", h});
+  const std::size_t run = Find(argv, {"--bind", "/run/zest-x/engine-1", "/run/zest-x/engine-1"});
+  const std::size_t model = Find(
+      argv, {"--ro-bind", fs::canonical(home.path() / "blobs/abc").string(), h + "/snapshots/m.gguf"});
+  for (std::size_t at : {hidden, run, model}) {
+    ASSERT_NE(at, std::string::npos) << ::testing::PrintToString(argv);
+  }
+  EXPECT_LT(hidden, model);
+  EXPECT_NE(Find(argv, {"--ro-bind", "/usr/local/bin/zest", "/usr/local/bin/zest"}),
+            std::string::npos);
+  EXPECT_NE(Find(argv, {"--ro-bind", "/srv/rootfs", "/srv/rootfs"}), std::string::npos);
+  EXPECT_NE(Find(argv, {"--ro-bind", "/usr", "/usr"}), std::string::npos);  // the host's
+  EXPECT_EQ(Find(argv, {"--ro-bind", "/", "/"}), std::string::npos);
+  EXPECT_EQ(Count(argv, "--unshare-net"), 1u);
+  EXPECT_EQ(Count(argv, "--bind"), 1u);  // the socket's directory, nothing else writable
+  if (::geteuid() == 0) {
+    EXPECT_NE(Find(argv, {"--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"}), std::string::npos);
+    EXPECT_EQ(Count(argv, "--cap-add"), 1u);
+  } else {
+    EXPECT_EQ(Count(argv, "--cap-drop"), 0u);  // bwrap gives a user none
+  }
 }
 
 TEST(SandboxCommand, HostWritableViewKeepsTheHostsFilesAndDevices) {

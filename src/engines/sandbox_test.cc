@@ -1,6 +1,7 @@
 // The sandboxes, run for real: bash stands in for the engine (the host's
-// own, through the host-system sandbox a system llama-server gets, and in
-// the two wider views), and looks around from inside.
+// own, through the host-system sandbox a system llama-server gets, in the
+// bridge's sandbox with the engine's inside, and in FastFlowLM's wider
+// view), and looks around from inside.
 // tests/integration/sandbox.test.mjs does the same from inside a real
 // llama-server that zest started.
 #include "engines/sandbox.h"
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 
+#include "engines/bridged_command.h"
 #include "engines/engine_locator.h"
 #include "engines/path_search.h"
 #include "engines/process.h"
@@ -50,8 +52,8 @@ class Listener {
 
 // Runs `argv` (a sandbox's command and bash after it) with `env`; its
 // output lines.
-std::vector<std::string> Run(const std::vector<std::string>& argv,
-                             const std::vector<std::string>& env) {
+std::vector<std::string> RunArgv(const std::vector<std::string>& argv,
+                                 const std::vector<std::string>& env) {
   SpawnOptions spawn;
   spawn.argv = argv;
   spawn.env = env;
@@ -76,7 +78,7 @@ std::vector<std::string> RunInside(const std::string& script, const SandboxMount
   location.source = EngineSource::kConfigured;
   location.binary = "/bin/bash";
   location.bwrap = Bwrap().value_or(fs::path());
-  return Run(location.Command({"bash", "-c", script}, mounts), env);
+  return RunArgv(location.Command({"bash", "-c", script}, mounts), env);
 }
 
 // Runs `script` in bash inside a sandbox with the host's view `view`.
@@ -88,7 +90,7 @@ std::vector<std::string> RunInView(SandboxView view, const std::string& script,
   spec.mounts = mounts;
   std::vector<std::string> argv = SandboxCommand(spec);
   argv.insert(argv.end(), {"/bin/bash", "-c", script});
-  return Run(argv, {"PATH=/usr/bin:/bin"});
+  return RunArgv(argv, {"PATH=/usr/bin:/bin"});
 }
 
 bool Has(const std::vector<std::string>& lines, const std::string& line) {
@@ -162,34 +164,64 @@ TEST(Sandbox, AnEngineSeesOnlyItsOwnFilesNoNetworkAndNoSecrets) {
   EXPECT_TRUE(Has((*process)->output().Tail(10), "tcp=reached"));
 }
 
-// The outer sandbox of a TCP-only engine: the host's files, but none of
-// them writable except the socket's directory, zest's home hidden except
-// the model file bound back in, and no way out to the network.
-TEST(Sandbox, HostReadOnlyViewWritesNowhereButItsSocketDirectory) {
+// The outer sandbox of a TCP-only engine (BridgeSandbox), and the engine's
+// own inside it, as BridgedCommand nests them (bash in place of the bridge
+// and of the engine). Outside: nothing writable but the socket's
+// directory, none of the host's other files, zest's home hidden but the
+// model file, no way out to the network, and as root CAP_SYS_ADMIN alone
+// (bit 21). Inside: the engine's usual sandbox still builds with that one
+// capability, and holds none.
+TEST(Sandbox, BridgeSandboxHoldsTheEnginesSandboxWithOneCapabilityToSpare) {
   if (!Bwrap()) GTEST_SKIP() << "bubblewrap is not installed";
   TempDir home, run, elsewhere;
   WriteFile(home.path() / "keys.json", "secret", 0600);
   WriteFile(home.path() / "models/m.bin", "weights", 0644);
+  WriteFile(elsewhere.path() / "notes", "host", 0644);
   fs::create_directories(run.path() / "engine-1");
   Listener zest_port;
-  SandboxMounts mounts;
-  mounts.hidden = {home.path()};
-  mounts.writable = {run.path() / "engine-1"};
-  mounts.readonly = {home.path() / "models/m.bin"};
+  EngineLocation engine;
+  engine.source = EngineSource::kConfigured;
+  engine.binary = "/bin/bash";
+  engine.bwrap = *Bwrap();
+  LaunchSpec spec;
+  spec.hidden = {home.path()};
+  spec.socket = run.path() / "engine-1/engine.sock";
+  spec.model_files = {home.path() / "models/m.bin"};
   const std::string h = home.path().string();
-  const std::string script =
-      "test -e " + h + "/keys.json && echo keys=seen || echo keys=hidden; cat " + h +
-      "/models/m.bin; echo; touch " + (run.path() / "engine-1/s").string() +
-      " && echo run=writable; touch " + (elsewhere.path() / "x").string() +
-      " 2>/dev/null && echo host=writable || echo host=readonly; (echo > /dev/tcp/127.0.0.1/" +
-      std::to_string(zest_port.port()) + ") 2>/dev/null && echo tcp=reached || echo tcp=refused";
-  auto lines = RunInView(SandboxView::kHostReadOnly, script, mounts);
-  for (const char* line :
-       {"keys=hidden", "weights", "run=writable", "host=readonly", "tcp=refused"}) {
+  const std::string look =
+      "grep CapEff /proc/self/status; test -e " + h +
+      "/keys.json && echo keys=seen || echo keys=hidden; cat " + h + "/models/m.bin; echo; test -e " +
+      (elsewhere.path() / "notes").string() + " && echo host=seen || echo host=unseen; (echo > "
+      "/dev/tcp/127.0.0.1/" + std::to_string(zest_port.port()) +
+      ") 2>/dev/null && echo tcp=reached || echo tcp=refused; ";
+  std::vector<std::string> outer =
+      SandboxCommand(BridgeSandbox(engine, spec, fs::canonical("/proc/self/exe")));
+
+  std::vector<std::string> argv = outer;
+  argv.insert(argv.end(), {"/bin/bash", "-c",
+                           look + "touch " + (run.path() / "engine-1/s").string() +
+                               " && echo run=writable"});
+  auto lines = RunArgv(argv, {"PATH=/usr/bin:/bin"});
+  const std::string caps = ::geteuid() == 0 ? "0000000000200000" : "0000000000000000";
+  for (std::string line : {"CapEff:\t" + caps, std::string("keys=hidden"), std::string("weights"),
+                           std::string("host=unseen"), std::string("tcp=refused"),
+                           std::string("run=writable")}) {
     EXPECT_TRUE(Has(lines, line)) << line << " in " << ::testing::PrintToString(lines);
   }
   EXPECT_TRUE(fs::exists(run.path() / "engine-1/s"));
-  EXPECT_FALSE(fs::exists(elsewhere.path() / "x"));
+
+  SandboxMounts mounts;
+  mounts.hidden = spec.hidden;
+  mounts.readonly = spec.model_files;
+  argv = outer;
+  std::vector<std::string> inner =
+      engine.Command({"bash", "-c", look + "echo inner=ran"}, mounts, /*own_network=*/false);
+  argv.insert(argv.end(), inner.begin(), inner.end());
+  lines = RunArgv(argv, {"PATH=/usr/bin:/bin"});
+  for (const char* line : {"CapEff:\t0000000000000000", "keys=hidden", "weights", "host=unseen",
+                           "tcp=refused", "inner=ran"}) {
+    EXPECT_TRUE(Has(lines, line)) << line << " in " << ::testing::PrintToString(lines);
+  }
 }
 
 // FastFlowLM's: the host's files writable (its models under $HOME), zest's

@@ -1,12 +1,14 @@
 #include "engines/tcp_bridge.h"
 
 #include <arpa/inet.h>
+#include <linux/capability.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,6 +166,16 @@ pid_t StartChild(const std::vector<std::string>& command, const sigset_t& old_ma
   ::_exit(127);
 }
 
+// Every capability this process holds, for good: as root its sandbox
+// leaves it one (CAP_SYS_ADMIN, bridged_command.h) that only the engine's
+// bwrap, now started, needed. The bridge relays bytes and needs none.
+void DropCapabilities() {
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
+  ::syscall(SYS_capset, &header, none);
+}
+
 int ExitCode(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
@@ -203,6 +215,7 @@ int RunBridge(const BridgeOptions& options) {
     ::unlink(options.socket.c_str());
     return 1;
   }
+  DropCapabilities();
   Relays relays;
   int status = 0;
   bool passed_on = false;

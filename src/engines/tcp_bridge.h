@@ -28,6 +28,7 @@ std::vector<std::string> BridgeCommand(const std::filesystem::path& zest,
 // Starts the command, relays until it exits, and returns its exit status
 // (128 + the signal when killed; 127 when it could not be started, 1 when
 // the socket could not be made). SIGTERM and SIGINT are passed on to it.
+// Once the command is started the bridge drops every capability it has.
 // Blocks; meant to be the whole process.
 int RunBridge(const BridgeOptions& options);
 

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -75,6 +76,24 @@ int WaitExit(pid_t pid) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// A process's effective capabilities (/proc/PID/status CapEff), as hex.
+std::string EffectiveCapabilities(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.starts_with("CapEff:")) return line.substr(line.find_first_not_of(" \t", 7));
+  }
+  return "";
+}
+
+// The bridge's child: the first pid in /proc/PID/task/PID/children.
+pid_t FirstChild(pid_t pid) {
+  const std::string id = std::to_string(pid);
+  std::ifstream children("/proc/" + id + "/task/" + id + "/children");
+  pid_t child = 0;
+  children >> child;
+  return child;
+}
+
 class TcpBridgeTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -118,6 +137,33 @@ TEST_F(TcpBridgeTest, ExitsWithTheEngine) {
   EXPECT_FALSE(fs::exists(socket));
   pid_t missing = StartBridge({socket, 1, {"/nonexistent/flm"}});
   EXPECT_EQ(WaitExit(missing), 127);
+}
+
+// As root the bridge's sandbox leaves it CAP_SYS_ADMIN for the engine's
+// bwrap to use; the bridge itself gives up every capability once that
+// child is started. Here the child (`sleep`) keeps root's, so what the
+// bridge lost it dropped itself.
+TEST_F(TcpBridgeTest, HoldsNoCapabilityOnceTheEngineIsStarted) {
+  if (::geteuid() != 0) GTEST_SKIP() << "capabilities to drop exist only as root";
+  const std::string all = EffectiveCapabilities(::getpid());
+  ASSERT_NE(all, std::string(16, '0'));
+  const fs::path socket = dir_ / "engine.sock";
+  pid_t bridge = StartBridge({socket, 1, {"sleep", "30"}});
+  pid_t child = 0;
+  // The child exists before the drop: wait for it, then for the drop.
+  for (int i = 0; i < 1000 && (child = FirstChild(bridge)) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_NE(child, 0);
+  std::string bridge_caps = EffectiveCapabilities(bridge);
+  for (int i = 0; i < 1000 && bridge_caps != std::string(16, '0'); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    bridge_caps = EffectiveCapabilities(bridge);
+  }
+  EXPECT_EQ(bridge_caps, std::string(16, '0'));
+  EXPECT_EQ(EffectiveCapabilities(child), all);
+  ::kill(bridge, SIGTERM);
+  WaitExit(bridge);
 }
 
 TEST_F(TcpBridgeTest, AConnectionBeforeTheEngineListensIsClosedNotHeld) {
