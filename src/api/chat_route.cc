@@ -1,5 +1,7 @@
 #include "api/chat_route.h"
 
+#include <algorithm>
+
 #include "api/admit_request.h"
 #include "api/key_scope.h"
 #include "api/model_preset.h"
@@ -78,6 +80,8 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
   relay->send_error = job.send_error;
   relay->translator = std::move(job.translator);
   relay->stream = job.request.stream;
+  // A slot for each sequence the engine runs (n answers, a list of prompts).
+  relay->admit.slots = static_cast<int>(std::min<int64_t>(engines::Sequences(job.request), 1024));
   relay->chat = std::make_shared<const engines::ChatRequest>(std::move(job.request));
   co_await RelayToEngine(engines, std::move(*relay), writer);
 }

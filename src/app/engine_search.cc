@@ -16,6 +16,7 @@ engines::EngineSearch EngineSearchFor(const config::Settings& s) {
   search.rootfs = s.engine_rootfs;
   if (auto tmp = config::ProcessEnv("TMPDIR"); tmp && !tmp->empty()) search.tmp_dir = *tmp;
   search.getenv = config::ProcessEnv;
+  search.max_audio_s = s.max_audio_s;
   std::error_code ec;
   // TCP-only engines run behind `zest engine-bridge`: this binary.
   search.self_exe = std::filesystem::read_symlink("/proc/self/exe", ec);

@@ -75,7 +75,7 @@ scheduler::AutoscaleParams AutoscaleParamsFor(const config::Settings& s) {
 api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   api::ChatRouteOptions o;
   o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
-  o.limits = {s.max_messages, s.max_tokens_cap};
+  o.limits = {s.max_messages, s.max_tokens_cap, s.max_choices};
   o.default_max_tokens = s.default_max_tokens;
   // Validated when the settings were loaded. The same for every API.
   o.max_keep_alive =

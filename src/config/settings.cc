@@ -280,11 +280,13 @@ std::vector<Field> SecurityFields() {
       IntField("server.max_messages", "ZEST_MAX_MESSAGES", &Settings::max_messages, 1, 1 << 20),
       IntField("server.max_tokens_cap", "ZEST_MAX_TOKENS_CAP", &Settings::max_tokens_cap, 1,
                1 << 30),
+      IntField("server.max_choices", "ZEST_MAX_CHOICES", &Settings::max_choices, 1, 128),
       IntField("server.max_connections", "ZEST_MAX_CONNECTIONS", &Settings::max_connections, 0,
                1 << 20),
       StringField("server.allowed_hosts", "ZEST_ALLOWED_HOSTS", &Settings::allowed_hosts),
       IntField("limits.default_max_tokens", "ZEST_DEFAULT_MAX_TOKENS",
                &Settings::default_max_tokens, 1, 1 << 30),
+      IntField("limits.max_audio_s", "ZEST_MAX_AUDIO_S", &Settings::max_audio_s, 1, 86400),
       Field{"security.max_keep_alive", "ZEST_MAX_KEEP_ALIVE",
             [](Settings& s, const std::string& t) -> Status {
               if (!t.empty()) ZEST_RETURN_IF_ERROR(ParseDuration(t).status());

@@ -124,6 +124,7 @@ struct Settings {
   int max_json_depth = 64;               // nesting of a request body
   int max_messages = 4096;               // chat messages per request
   int max_tokens_cap = 131072;           // largest max_tokens a request may ask for
+  int max_choices = 4;                   // largest `n` (choices in one answer) a request may ask for
   int max_connections = 1024;            // in all; 0 = unlimited (see http/connection.h)
   std::string allowed_hosts;             // comma-separated Host names besides loopback and
                                          // the bind address (DNS-rebinding guard)
@@ -131,6 +132,9 @@ struct Settings {
   // max_tokens of a chat or text completion that names none (the engine
   // would otherwise generate until the context is full).
   int default_max_tokens = 16384;
+  // The longest audio zest converts for speech-to-text (WebM, Opus, M4A...):
+  // longer is refused by its header, before it is decoded.
+  int max_audio_s = 1800;
   // [security]
   // The longest keep_alive an inference key may set; empty = the server's
   // scheduler.keep_alive.

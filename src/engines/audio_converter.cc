@@ -10,11 +10,24 @@ Status AudioConverter::Available() const {
   return available;
 }
 
-// The first audio stream, resampled to whisper's 16 kHz mono.
+namespace {
+
+constexpr uint64_t kWavBytesPerSecond = 16000 * 2;  // 16 kHz, 16-bit, mono
+// More than any WAV header ffmpeg writes (44 bytes and an INFO chunk), less
+// than a second of audio.
+constexpr uint64_t kWavHeaderRoom = 4096;
+
+}  // namespace
+
+// The first audio stream, resampled to whisper's 16 kHz mono; decoding
+// stops a second past the limit, so a header that understates the length
+// costs no more than that.
 FfmpegJob AudioConverter::Job() const {
   FfmpegJob job;
-  job.output_args = {"-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav"};
-  job.max_output_bytes = max_output_bytes_;
+  job.output_args = {"-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le",
+                     "-t", std::to_string(max_seconds_ + 1), "-f", "wav"};
+  job.max_output_bytes = (static_cast<uint64_t>(max_seconds_) + 2) * kWavBytesPerSecond;
+  job.max_input_seconds = max_seconds_;
   job.what = "the audio";
   job.dir_prefix = "zest-audio";
   return job;
@@ -25,12 +38,15 @@ Result<std::string> AudioConverter::Checked(Result<std::string> wav) const {
   if (wav.status().code() == ErrorCode::kInvalidArgument) {
     return InvalidArgument("the file is not audio zest can read: " + wav.status().message());
   }
-  if (wav.status().code() == ErrorCode::kTooLarge) {
-    return Status(ErrorCode::kTooLarge, "the audio is too long: over " +
-                                            std::to_string(max_output_bytes_ >> 20) +
-                                            " MB once decoded to 16 kHz WAV");
-  }
+  const Status too_long(ErrorCode::kTooLarge, "the audio is too long: at most " +
+                                                  std::to_string(max_seconds_) +
+                                                  " s (limits.max_audio_s)");
+  if (wav.status().code() == ErrorCode::kTooLarge) return too_long;
   if (!wav.ok()) return wav.status().code() == ErrorCode::kNotFound ? Available() : wav.status();
+  // Decoded past the limit: the header said less, or nothing.
+  if (wav->size() > static_cast<uint64_t>(max_seconds_) * kWavBytesPerSecond + kWavHeaderRoom) {
+    return too_long;
+  }
   // A WAV header (44 bytes) and nothing else.
   if (wav->size() <= 44) return InvalidArgument("the file holds no audio ffmpeg could decode");
   return wav;

@@ -16,16 +16,19 @@
 
 namespace zest::engines {
 
-// The WAV may be no larger (16 kHz mono: 32 kB a second, 2.3 hours).
-inline constexpr uint64_t kMaxConvertedAudioBytes = 256ull << 20;
+// The longest audio converted (limits.max_audio_s): 30 minutes, 57.6 MB
+// as 16 kHz mono WAV.
+inline constexpr int kDefaultMaxAudioSeconds = 1800;
 
 class AudioConverter {
  public:
   // `ffmpeg` is shared with the image converter (one runner, one pool of
-  // threads); never null.
+  // threads); never null. Audio longer than `max_seconds` is refused: by
+  // its header before anything is decoded, and whatever the header says,
+  // decoding stops a second past it.
   explicit AudioConverter(std::shared_ptr<const Ffmpeg> ffmpeg,
-                          uint64_t max_output_bytes = kMaxConvertedAudioBytes)
-      : ffmpeg_(std::move(ffmpeg)), max_output_bytes_(max_output_bytes) {}
+                          int max_seconds = kDefaultMaxAudioSeconds)
+      : ffmpeg_(std::move(ffmpeg)), max_seconds_(max_seconds) {}
 
   // Ok when ffmpeg is installed and can be sandboxed; else why not, with
   // how to fix it.
@@ -34,8 +37,8 @@ class AudioConverter {
   std::string Describe() const { return ffmpeg_->Describe(); }
 
   // `audio` as WAV, on ffmpeg's threads. kInvalidArgument when ffmpeg
-  // cannot read it; kTooLarge when the WAV would be over the limit;
-  // kTimeout; kNotFound/kUnavailable as Available() says.
+  // cannot read it; kTooLarge when it lasts over the limit; kTimeout;
+  // kNotFound/kUnavailable as Available() says.
   boost::asio::awaitable<Result<std::string>> Convert(std::string audio) const;
   // The same, blocking the calling thread.
   Result<std::string> ConvertBlocking(std::string_view audio) const;
@@ -45,7 +48,7 @@ class AudioConverter {
   Result<std::string> Checked(Result<std::string> wav) const;
 
   const std::shared_ptr<const Ffmpeg> ffmpeg_;
-  const uint64_t max_output_bytes_;
+  const int max_seconds_;
 };
 
 }  // namespace zest::engines

@@ -1,6 +1,7 @@
 // The audio converter with the real ffmpeg (`make test` installs it) in the
 // real sandbox: audio in, 16 kHz mono WAV out; what is not audio is refused;
-// a WAV over the limit is refused; nothing is left behind.
+// audio over the length limit is refused, by its header or while decoding;
+// nothing is left behind.
 #include "engines/audio_converter.h"
 
 #include <gtest/gtest.h>
@@ -19,7 +20,8 @@ using testing::TempDir;
 
 // `seconds` of a 440 Hz tone as 8 kHz stereo 16-bit WAV: not what whisper
 // reads, so ffmpeg must resample and mix it down.
-std::string ToneWav(double seconds) {
+// `claimed` > 0: the header says it lasts that long, whatever it holds.
+std::string ToneWav(double seconds, double claimed = 0) {
   constexpr uint32_t kRate = 8000;
   constexpr uint16_t kChannels = 2;
   const auto frames = static_cast<uint32_t>(seconds * kRate);
@@ -30,18 +32,25 @@ std::string ToneWav(double seconds) {
   }
   auto u32 = [](uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
   auto u16 = [](uint16_t v) { return std::string(reinterpret_cast<const char*>(&v), 2); };
-  return "RIFF" + u32(36 + data.size()) + "WAVEfmt " + u32(16) + u16(1) + u16(kChannels) +
+  const auto data_size = claimed > 0 ? static_cast<uint32_t>(claimed * kRate) * kChannels * 2
+                                     : static_cast<uint32_t>(data.size());
+  return "RIFF" + u32(36 + data_size) + "WAVEfmt " + u32(16) + u16(1) + u16(kChannels) +
          u32(kRate) + u32(kRate * kChannels * 2) + u16(kChannels * 2) + u16(16) + "data" +
-         u32(data.size()) + data;
+         u32(data_size) + data;
 }
 
-// ffmpeg as discovery finds it: on PATH, sandboxed.
-std::shared_ptr<const Ffmpeg> Installed(const std::filesystem::path& work_root) {
+// ffmpeg (and ffprobe, unless `probe` is false) as discovery finds them:
+// on PATH, sandboxed.
+std::shared_ptr<const Ffmpeg> Installed(const std::filesystem::path& work_root, bool probe = true) {
   LocateOptions options;
   options.binary_name = "ffmpeg";
   options.path_env = config::ProcessEnv("PATH").value_or("");
   FfmpegSetup setup;
   setup.ffmpeg = LocateEngine(options);
+  if (probe) {
+    options.binary_name = "ffprobe";
+    setup.ffprobe = LocateEngine(options);
+  }
   setup.work_root = work_root;
   return std::make_shared<const Ffmpeg>(std::move(setup));
 }
@@ -81,13 +90,40 @@ TEST(AudioConverterTest, WhatIsNotAudioIsRefusedAndNothingIsLeft) {
   EXPECT_TRUE(std::filesystem::is_empty(work.path()));
 }
 
-TEST(AudioConverterTest, AWavOverTheLimitIsRefused) {
+TEST(AudioConverterTest, AudioOverTheLimitIsRefused) {
   TempDir work;
-  // 1.5 s is 48 kB at 16 kHz mono: over a 16 kB limit.
-  AudioConverter converter(Installed(work.path()), 16 << 10);
+  AudioConverter converter(Installed(work.path()), /*max_seconds=*/1);
   Result<std::string> wav = converter.ConvertBlocking(ToneWav(1.5));
   EXPECT_EQ(wav.status().code(), ErrorCode::kTooLarge) << wav.status().message();
-  EXPECT_NE(wav.status().message().find("the audio is too long"), std::string::npos);
+  EXPECT_NE(wav.status().message().find("the audio is too long: at most 1 s (limits.max_audio_s)"),
+            std::string::npos)
+      << wav.status().message();
+  EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+// The header is read before anything is decoded: a file that claims 10 s
+// (and holds 0.1 s) is refused under a 5 s limit by its header alone;
+// without ffprobe the same file decodes, as the 0.1 s it holds.
+TEST(AudioConverterTest, TheHeadersLengthIsCheckedBeforeDecoding) {
+  TempDir work;
+  const std::string claims_ten = ToneWav(0.1, /*claimed=*/10);
+  AudioConverter probing(Installed(work.path()), /*max_seconds=*/5);
+  EXPECT_EQ(probing.ConvertBlocking(claims_ten).status().code(), ErrorCode::kTooLarge);
+  AudioConverter decoding(Installed(work.path(), /*probe=*/false), /*max_seconds=*/5);
+  Result<std::string> wav = decoding.ConvertBlocking(claims_ten);
+  ASSERT_TRUE(wav.ok()) << wav.status().message();
+  EXPECT_LT(wav->size(), 16000u);
+  EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+// Whatever the header says, decoding stops a second past the limit, and
+// what went past it is refused: here there is no ffprobe to read the
+// header, as with a container whose header does not say.
+TEST(AudioConverterTest, DecodingStopsPastTheLimitWhateverTheHeaderSays) {
+  TempDir work;
+  AudioConverter converter(Installed(work.path(), /*probe=*/false), /*max_seconds=*/1);
+  Result<std::string> wav = converter.ConvertBlocking(ToneWav(3));
+  EXPECT_EQ(wav.status().code(), ErrorCode::kTooLarge) << wav.status().message();
   EXPECT_TRUE(std::filesystem::is_empty(work.path()));
 }
 

@@ -1,5 +1,7 @@
 #include "engines/chat_request.h"
 
+#include <algorithm>
+
 namespace zest::engines {
 
 const std::array<RealSampler, 9> kRealSamplers = {{
@@ -33,10 +35,25 @@ bool WantsLogprobs(const ChatRequest& request) {
   return false;
 }
 
+std::string ChoicesField(const ChatRequest& request) {
+  auto n_cmpl = request.extra.find("n_cmpl");
+  return n_cmpl != request.extra.end() && !n_cmpl->is_null() ? "n_cmpl" : "n";
+}
+
 int64_t Choices(const ChatRequest& request) {
-  auto n = request.extra.find("n");
+  auto n = request.extra.find(ChoicesField(request));
   if (n == request.extra.end() || n->is_null()) return 1;
   return n->is_number_integer() ? n->get<int64_t>() : 0;
+}
+
+int64_t Sequences(const ChatRequest& request) {
+  int64_t prompts = 1;
+  // A list of prompts (strings or token lists); a list of token ids is one.
+  if (request.kind == Capability::kCompletions && request.prompt.is_array() &&
+      !request.prompt.empty() && !request.prompt.front().is_number()) {
+    prompts = static_cast<int64_t>(request.prompt.size());
+  }
+  return std::max<int64_t>(Choices(request), 1) * prompts;
 }
 
 }  // namespace zest::engines

@@ -163,8 +163,16 @@ struct ChatCallOptions {
 // not model: they are read from `extra`.
 bool WantsLogprobs(const ChatRequest& request);
 
-// OpenAI's `n` (choices to generate), from `extra`: 1 when not given, 0
-// when it is not an integer.
+// The answers to generate for each prompt: llama-server's `n_cmpl`, else
+// OpenAI's `n` (llama-server reads them in that order), from `extra`; 1
+// when neither is given, 0 when the one given is not an integer.
 int64_t Choices(const ChatRequest& request);
+// The field Choices read: "n_cmpl" or "n".
+std::string ChoicesField(const ChatRequest& request);
+
+// How many sequences the engine runs for `request` at once, each in a slot
+// of its own: Choices (at least 1) for each of a text completion's prompts
+// (a list of them: strings or token lists) or for the one conversation.
+int64_t Sequences(const ChatRequest& request);
 
 }  // namespace zest::engines

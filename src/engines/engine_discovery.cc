@@ -64,9 +64,10 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
   // image engine's PNGs into the formats clients ask for.
   FfmpegSetup ffmpeg_setup;
   ffmpeg_setup.ffmpeg = Locate(search, "", "ffmpeg");
+  ffmpeg_setup.ffprobe = Locate(search, "", "ffprobe");
   ffmpeg_setup.work_root = search.tmp_dir;
   auto ffmpeg = std::make_shared<const Ffmpeg>(std::move(ffmpeg_setup));
-  auto converter = std::make_unique<AudioConverter>(ffmpeg);
+  auto converter = std::make_unique<AudioConverter>(ffmpeg, search.max_audio_s);
   auto pictures = std::make_unique<ImageConverter>(ffmpeg);
   if (search.log) spdlog::info("audio and image conversion: {}", ffmpeg->Describe());
 

@@ -26,6 +26,7 @@ struct EngineSearch {
   std::filesystem::path tmp_dir = "/tmp";  // $TMPDIR: ffmpeg's conversions' files go below it
   GetEnv getenv;                           // zest's environment, for the engines' allow-listed part
   std::filesystem::path self_exe;          // this binary, run as `zest engine-bridge`
+  int max_audio_s = 1800;                  // the longest audio converted (limits.max_audio_s)
   bool log = true;                         // say what was found (the server; not `zest system`)
 };
 

@@ -5,6 +5,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -50,6 +51,20 @@ std::vector<std::string> Argv(const FfmpegJob& job, const fs::path& in, const fs
   return argv;
 }
 
+// The sandbox for one run: the host's system files, and of the rest only
+// the run's own directory.
+SpawnOptions Sandboxed(const EngineLocation& tool, const std::vector<std::string>& argv,
+                       const fs::path& dir) {
+  SandboxMounts mounts;
+  mounts.writable = {dir};
+  SpawnOptions spawn;
+  spawn.argv = tool.Command(argv, mounts);
+  spawn.env = tool.Environment();
+  spawn.clear_env = true;
+  spawn.ring_lines = 20;
+  return spawn;
+}
+
 }  // namespace
 
 Status Ffmpeg::Available() const {
@@ -76,6 +91,24 @@ asio::awaitable<Result<std::string>> Ffmpeg::RunOnPool(std::string input, Ffmpeg
   co_return RunBlocking(input, job);
 }
 
+std::optional<double> Ffmpeg::ProbeSeconds(const fs::path& dir, const fs::path& in) const {
+  if (!setup_.ffprobe.ok()) return std::nullopt;
+  const std::vector<std::string> argv = {"ffprobe", "-v", "error", "-show_entries",
+                                         "format=duration", "-of", "csv=p=0", in.string()};
+  Result<std::unique_ptr<Process>> process = Process::Spawn(Sandboxed(*setup_.ffprobe, argv, dir));
+  if (!process.ok()) return std::nullopt;
+  const bool timed_out = !(*process)->WaitForExit(setup_.timeout);
+  (*process)->Terminate(std::chrono::milliseconds(500));
+  if (timed_out || (*process)->ExitStatus().value_or(1) != 0) return std::nullopt;
+  // One line, "1800.000000", or "N/A" when the header does not say.
+  std::vector<std::string> lines = (*process)->output().Tail(1);
+  if (lines.empty()) return std::nullopt;
+  char* end = nullptr;
+  const double seconds = std::strtod(lines.back().c_str(), &end);
+  if (end == lines.back().c_str() || !(seconds >= 0)) return std::nullopt;
+  return seconds;
+}
+
 Result<std::string> Ffmpeg::RunBlocking(std::string_view input, const FfmpegJob& job) const {
   ZEST_RETURN_IF_ERROR(Available());
   WorkDir dir(setup_.work_root, job.dir_prefix);
@@ -87,14 +120,16 @@ Result<std::string> Ffmpeg::RunBlocking(std::string_view input, const FfmpegJob&
     file.write(input.data(), static_cast<std::streamsize>(input.size()));
     if (!file) return IoError("cannot write " + job.what + " for conversion");
   }
-  SandboxMounts mounts;
-  mounts.writable = {dir.path()};
-  SpawnOptions spawn;
-  spawn.argv = setup_.ffmpeg->Command(Argv(job, in, out), mounts);
-  spawn.env = setup_.ffmpeg->Environment();
-  spawn.clear_env = true;
-  spawn.ring_lines = 20;
-  ZEST_ASSIGN_OR_RETURN(std::unique_ptr<Process> process, Process::Spawn(spawn));
+  if (job.max_input_seconds > 0) {
+    std::optional<double> seconds = ProbeSeconds(dir.path(), in);
+    if (seconds && *seconds > job.max_input_seconds) {
+      return Status(ErrorCode::kTooLarge, job.what + " lasts " +
+                                              std::to_string(static_cast<int64_t>(*seconds)) +
+                                              " s by its header");
+    }
+  }
+  ZEST_ASSIGN_OR_RETURN(std::unique_ptr<Process> process,
+                        Process::Spawn(Sandboxed(*setup_.ffmpeg, Argv(job, in, out), dir.path())));
   const bool timed_out = !process->WaitForExit(setup_.timeout);
   process->Terminate(std::chrono::milliseconds(500));
   if (timed_out) {

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,9 @@ namespace zest::engines {
 
 struct FfmpegSetup {
   Result<EngineLocation> ffmpeg = NotFound("ffmpeg is not installed");
+  // Reads a file's duration from its header (FfmpegJob::max_input_seconds);
+  // not found: the output's own limits still hold.
+  Result<EngineLocation> ffprobe = NotFound("ffprobe is not installed");
   // Where each run makes its private directory (zest's $TMPDIR, as the
   // settings' side reads it: app/engine_search.cc).
   std::filesystem::path work_root = "/tmp";
@@ -43,6 +47,9 @@ struct FfmpegJob {
   std::vector<std::string> output_args;
   // -fs stops the output at this size; an output this large is refused.
   uint64_t max_output_bytes = 0;
+  // > 0: an input whose header says it lasts longer is refused (kTooLarge)
+  // before anything is decoded (ffprobe, in the same sandbox).
+  double max_input_seconds = 0;
   std::string what = "the input";          // for messages: "converting the audio took over 120 s"
   std::string dir_prefix = "zest-ffmpeg";  // the private directory's name: PREFIX-XXXXXX
 };
@@ -61,16 +68,21 @@ class Ffmpeg {
   // For `zest system` and the logs: "ffmpeg (/usr/bin/ffmpeg)", or why not.
   std::string Describe() const;
 
-  // The output's bytes, on the runner's threads. kInvalidArgument with
-  // ffmpeg's own last line when it fails (it cannot read the input, most
-  // often); kTooLarge when the output reaches job.max_output_bytes;
-  // kTimeout; kIoError; or Available()'s error.
+  // The output's bytes, on the runner's threads. kInvalidArgument when it
+  // fails (it cannot read the input, most often; ffmpeg's own words go to
+  // the log); kTooLarge when the input lasts over job.max_input_seconds or
+  // the output reaches job.max_output_bytes; kTimeout; kIoError; or
+  // Available()'s error.
   boost::asio::awaitable<Result<std::string>> Run(std::string input, FfmpegJob job) const;
   // The same, blocking the calling thread.
   Result<std::string> RunBlocking(std::string_view input, const FfmpegJob& job) const;
 
  private:
   boost::asio::awaitable<Result<std::string>> RunOnPool(std::string input, FfmpegJob job) const;
+  // `in`'s duration as its header states it; nullopt when ffprobe is not
+  // installed or the header does not say.
+  std::optional<double> ProbeSeconds(const std::filesystem::path& dir,
+                                     const std::filesystem::path& in) const;
 
   const FfmpegSetup setup_;
   mutable boost::asio::thread_pool threads_{2};

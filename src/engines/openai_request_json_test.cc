@@ -178,6 +178,27 @@ TEST(ChatRequestTest, LogprobsAndChoicesAreReadFromThePassedOnFields) {
   }
   r.extra = {{"n", "two"}};
   EXPECT_EQ(Choices(r), 0);
+  // llama-server reads n_cmpl first, and so does zest.
+  r.extra = {{"n", 2}, {"n_cmpl", 3}};
+  EXPECT_EQ(Choices(r), 3);
+  EXPECT_EQ(ChoicesField(r), "n_cmpl");
+}
+
+// One slot per sequence the engine runs: n answers to each prompt of a
+// list; a list of token ids is one prompt.
+TEST(ChatRequestTest, SequencesAreChoicesTimesPrompts) {
+  ChatRequest r = Chat();
+  EXPECT_EQ(Sequences(r), 1);
+  r.extra = {{"n", 3}};
+  EXPECT_EQ(Sequences(r), 3);
+  r.kind = Capability::kCompletions;
+  r.prompt = json::array({"a", "b"});
+  EXPECT_EQ(Sequences(r), 6);
+  r.prompt = json::array({1, 2, 3});
+  EXPECT_EQ(Sequences(r), 3);
+  r.prompt = json::array({json::array({1, 2}), json::array({3})});
+  r.extra = {{"n", "two"}};  // refused by CheckLimits; never less than one here
+  EXPECT_EQ(Sequences(r), 2);
 }
 
 TEST(ChatCallTest, LlamaServerAsksWholeChatsAsStreamsUnlessTheyWantLogprobs) {

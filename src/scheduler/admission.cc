@@ -61,9 +61,9 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   awaitable<Result<SlotLease>> EnterOnStrand(AdmitRequest request,
                                              std::shared_ptr<AdmissionCancel> cancel,
                                              int* retry_after_s);
-  // From any thread: gives a slot back.
-  void Release() {
-    asio::post(strand_, [self = shared_from_this()] { self->ReleaseOnStrand(); });
+  // From any thread: gives a request's slots back.
+  void Release(int slots) {
+    asio::post(strand_, [self = shared_from_this(), slots] { self->ReleaseOnStrand(slots); });
   }
   // From any thread, in order: the model's instances changed (see
   // Admission::SetCapacity).
@@ -102,13 +102,24 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
     asio::steady_timer timer;  // expires at the deadline; cancelled to wake early
     bool granted = false;
     bool cancelled = false;
+    int slots = 0;  // granted: how many it took
   };
 
-  // A free slot and nobody queued ahead for it: the shared slots go in queue
-  // order; a reserved one to a high request when no high one waits.
-  bool CanStartNow(Priority priority) const {
-    if (busy_ < slots_) return queue_.size() == 0;
-    return priority == Priority::kHigh && busy_ < slots_ + reserved_ &&
+  // The slots a request of `priority` may take in all: the shared ones, and
+  // for high priority the reserved ones too.
+  int Share(Priority priority) const {
+    return priority == Priority::kHigh ? slots_ + reserved_ : slots_;
+  }
+  // What a request asking for `slots` takes: at most its whole share.
+  int Take(Priority priority, int slots) const {
+    return std::clamp(slots, 1, std::max(Share(priority), 1));
+  }
+
+  // Free slots enough and nobody queued ahead: the shared slots go in queue
+  // order; the reserved ones to a high request when no high one waits.
+  bool CanStartNow(Priority priority, int take) const {
+    if (busy_ + take <= slots_) return queue_.size() == 0;
+    return priority == Priority::kHigh && busy_ + take <= slots_ + reserved_ &&
            queue_.CountOf(Priority::kHigh) == 0;
   }
 
@@ -116,7 +127,7 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
     if (queue_.size() >= limits_.max_queue) return true;
     return queue_.size() > 0 && queue_.cost() + request.cost > limits_.max_queued_tokens;
   }
-  void ReleaseOnStrand();
+  void ReleaseOnStrand(int slots);
   void SetCapacityOnStrand(int instances, int engine_slots);
   void GrantNext();
   void CancelWaiter(uint64_t id);
@@ -145,10 +156,10 @@ awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
                                                       std::shared_ptr<AdmissionCancel> cancel,
                                                       int* retry_after_s) {
   if (cancel && cancel->cancelled()) co_return Status(ErrorCode::kCancelled, "client gone");
-  if (CanStartNow(request.priority)) {
-    ++busy_;
+  if (const int take = Take(request.priority, request.slots); CanStartNow(request.priority, take)) {
+    busy_ += take;
     PublishStats();
-    co_return SlotLease(shared_from_this());
+    co_return SlotLease(shared_from_this(), take);
   }
   if (MustReject(request)) {
     if (retry_after_s != nullptr) *retry_after_s = RetryAfterSeconds();
@@ -160,7 +171,7 @@ awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
   auto waiter = std::make_shared<Waiter>(strand_);
   waiter->timer.expires_at(request.deadline);
   auto enqueued = Clock::now();
-  queue_.Push({id, request.priority, request.tenant, enqueued, request.cost});
+  queue_.Push({id, request.priority, request.tenant, enqueued, request.cost, request.slots});
   waiters_[id] = waiter;
   PublishStats();
   if (cancel) {
@@ -171,7 +182,7 @@ awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
   co_await waiter->timer.async_wait(asio::as_tuple(use_awaitable));
   if (cancel) cancel->SetHook(nullptr);
   waiters_.erase(id);
-  if (waiter->granted) co_return SlotLease(shared_from_this());
+  if (waiter->granted) co_return SlotLease(shared_from_this(), waiter->slots);
   queue_.Remove(id);
   PublishStats();
   if (waiter->cancelled) co_return Status(ErrorCode::kCancelled, "client gone while queued");
@@ -181,8 +192,8 @@ awaitable<Result<SlotLease>> ModelGate::EnterOnStrand(AdmitRequest request,
                        " s in the queue for model '" + request.model + "' without getting a slot");
 }
 
-void ModelGate::ReleaseOnStrand() {
-  --busy_;
+void ModelGate::ReleaseOnStrand(int slots) {
+  busy_ -= slots;
   auto now = Clock::now();
   completions_.push_back(now);
   while (!completions_.empty() && now - completions_.front() > kDrainWindow)
@@ -207,14 +218,27 @@ void ModelGate::SetCapacityOnStrand(int instances, int engine_slots) {
 }
 
 void ModelGate::GrantNext() {
+  const Clock::time_point now = Clock::now();
   while (busy_ < slots_ + reserved_) {
-    std::optional<QueuedRequest> next =
-        busy_ < slots_ ? queue_.Pop(Clock::now()) : queue_.PopOf(Priority::kHigh, Clock::now());
-    if (!next) return;
-    auto it = waiters_.find(next->id);
+    const bool shared = busy_ < slots_;
+    const QueuedRequest* next =
+        shared ? queue_.Peek(now) : queue_.Peek(now, Priority::kHigh);
+    if (next == nullptr) return;
+    // The next in order waits until its slots are free; none behind it
+    // goes first, so a request for several answers is not starved.
+    const int take = Take(next->priority, next->slots);
+    if (busy_ + take > Share(next->priority)) return;
+    const uint64_t id = next->id;
+    if (shared) {
+      queue_.Pop(now);
+    } else {
+      queue_.PopOf(Priority::kHigh, now);
+    }
+    auto it = waiters_.find(id);
     if (it == waiters_.end() || it->second->cancelled) continue;
     it->second->granted = true;
-    ++busy_;
+    it->second->slots = take;
+    busy_ += take;
     it->second->timer.cancel();
   }
 }
@@ -248,7 +272,7 @@ void ModelGate::PublishStats() {
 
 // Release posts to the gate's strand: only an allocation can throw there.
 SlotLease::~SlotLease() {  // NOLINT(bugprone-exception-escape)
-  if (gate_) gate_->Release();
+  if (gate_) gate_->Release(slots_);
 }
 
 Admission::Admission(asio::io_context& io, AdmissionLimits limits) : io_(io), limits_(limits) {}

@@ -1,6 +1,6 @@
 // Admission: per-model queues in front of the engines. A request takes one
-// of the model's slots (the engine's --parallel sequences) before zest sends
-// it, so zest's queue — with priorities, aging, fairness, bounds and
+// of the model's slots (the engine's --parallel sequences), or one for each
+// answer it asks for (`n`), before zest sends it, so zest's queue — with priorities, aging, fairness, bounds and
 // deadlines — decides the order, not llama-server's hidden one.
 //
 //   full queue (count or queued prompt tokens) → kQueueFull, with a
@@ -47,6 +47,10 @@ struct AdmitRequest {
   std::string tenant;
   Clock::time_point deadline;
   uint64_t cost = 0;  // estimated prompt tokens
+  // Slots it takes at once: one per sequence the engine runs for it (a
+  // request for n answers runs n). Never more than its class may take in
+  // all, so it cannot wait for slots that do not exist.
+  int slots = 1;
 };
 
 // Cancels a waiting admission (the client disconnected). Use from the
@@ -66,23 +70,24 @@ class AdmissionCancel {
 
 class ModelGate;
 
-// Holds a slot; releasing (destroying) it lets the next request in.
+// Holds a request's slots; releasing (destroying) it lets the next request in.
 class SlotLease {
  public:
   SlotLease() = default;
-  explicit SlotLease(std::shared_ptr<ModelGate> gate) : gate_(std::move(gate)) {}
+  SlotLease(std::shared_ptr<ModelGate> gate, int slots) : gate_(std::move(gate)), slots_(slots) {}
   SlotLease(SlotLease&&) = default;
   SlotLease& operator=(SlotLease&&) = default;
   ~SlotLease();  // NOLINT(bugprone-exception-escape): see admission.cc
 
  private:
   std::shared_ptr<ModelGate> gate_;
+  int slots_ = 0;
 };
 
 struct QueueStats {
   std::string model;
   int slots = 0;  // including the reserved ones
-  int busy = 0;
+  int busy = 0;   // slots taken
   std::size_t waiting_high = 0, waiting_normal = 0, waiting_low = 0;
 };
 

@@ -26,9 +26,13 @@ class AdmissionTest : public ::testing::Test {
   };
 
   void Start(Client& c, Priority p, std::string tenant = "t",
-             std::chrono::milliseconds wait = 10s) {
-    AdmitRequest r{"m", p, std::move(tenant), Clock::now() + wait, 10};
+             std::chrono::milliseconds wait = 10s, int slots = 1) {
+    AdmitRequest r{"m", p, std::move(tenant), Clock::now() + wait, 10, slots};
     asio::co_spawn(io_, Run(*admission_, std::move(r), &c), asio::detached);
+  }
+  // A request for `answers` answers at once (OpenAI's n).
+  void StartMany(Client& c, int answers, Priority p = Priority::kNormal) {
+    Start(c, p, "t", 10s, answers);
   }
   static asio::awaitable<void> Run(Admission& a, AdmitRequest r, Client* c) {
     c->result = co_await a.Enter(std::move(r), c->cancel, &c->retry_after);
@@ -226,6 +230,69 @@ TEST_F(AdmissionTest, CapacityFollowsTheModelsInstances) {
   Settle();
   EXPECT_FALSE(d.result);
   EXPECT_EQ(admission_->Stats()[0].slots, 1);
+}
+
+}  // namespace
+}  // namespace zest::scheduler
+
+namespace zest::scheduler {
+namespace {
+
+// Three shared slots and one reserved for high priority (an engine with
+// --parallel 4 and reserved_slots 1).
+class SeveralAnswersTest : public AdmissionTest {
+ protected:
+  SeveralAnswersTest() {
+    AdmissionLimits limits{3, 8, 1000, 60s};
+    limits.reserved_high = 1;
+    admission_ = std::make_unique<Admission>(io_, limits);
+  }
+};
+
+// A request for n answers takes n slots, so the reserved share holds and
+// requests behind it wait their turn instead of sharing an engine it fills.
+TEST_F(SeveralAnswersTest, ARequestForNAnswersTakesNSlots) {
+  Client two, another_two, plain, high;
+  StartMany(two, 2);
+  Settle();
+  ASSERT_TRUE(two.result && two.result->ok());
+  EXPECT_EQ(admission_->Stats()[0].busy, 2);
+  StartMany(another_two, 2);  // one shared slot left: it waits
+  Start(plain, Priority::kNormal);
+  Settle();
+  EXPECT_FALSE(another_two.result);
+  EXPECT_FALSE(plain.result) << "it came later: no overtaking the one that waits for two";
+  Start(high, Priority::kHigh, "chat");
+  Settle();
+  ASSERT_TRUE(high.result && high.result->ok()) << "high still has its reserved slot";
+  EXPECT_EQ(admission_->Stats()[0].busy, 3);
+  two.result.reset();  // two slots back: the waiting pair gets them
+  Settle();
+  ASSERT_TRUE(another_two.result && another_two.result->ok());
+  EXPECT_FALSE(plain.result);
+  EXPECT_EQ(admission_->Stats()[0].busy, 3);
+  another_two.result.reset();
+  Settle();
+  ASSERT_TRUE(plain.result && plain.result->ok());
+  EXPECT_EQ(admission_->Stats()[0].busy, 2);  // plain and high
+}
+
+// More answers than the gate has shared slots: it takes all of them (the
+// engine makes the rest in turn) rather than waiting forever, and leaves
+// the reserved one.
+TEST_F(SeveralAnswersTest, NeverWaitsForMoreSlotsThanItsShare) {
+  Client many, high;
+  StartMany(many, 10);
+  Settle();
+  ASSERT_TRUE(many.result && many.result->ok());
+  EXPECT_EQ(admission_->Stats()[0].busy, 3);
+  Start(high, Priority::kHigh, "chat");
+  Settle();
+  ASSERT_TRUE(high.result && high.result->ok());
+  many.result.reset();
+  high.result.reset();
+  Settle();
+  EXPECT_EQ(admission_->Stats()[0].busy, 0) << "each gives back what it took";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "scheduler/queue_discipline.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "core/strings.h"
 
@@ -56,8 +57,8 @@ std::optional<QueuedRequest> QueueDiscipline::PopOf(Priority priority, Clock::ti
   return PopBest(now, priority);
 }
 
-std::optional<QueuedRequest> QueueDiscipline::PopBest(Clock::time_point now,
-                                                      std::optional<Priority> only) {
+std::vector<QueuedRequest>::const_iterator QueueDiscipline::Best(
+    Clock::time_point now, std::optional<Priority> only) const {
   // The best (class, tenant's last turn, arrival) wins. The queue is bounded
   // (hundreds at most), so a linear scan is cheaper than keeping indexes.
   auto best = queue_.end();
@@ -72,8 +73,20 @@ std::optional<QueuedRequest> QueueDiscipline::PopBest(Clock::time_point now,
       best_key = key;
     }
   }
+  return best;
+}
+
+const QueuedRequest* QueueDiscipline::Peek(Clock::time_point now,
+                                           std::optional<Priority> only) const {
+  auto best = Best(now, only);
+  return best == queue_.end() ? nullptr : &*best;
+}
+
+std::optional<QueuedRequest> QueueDiscipline::PopBest(Clock::time_point now,
+                                                      std::optional<Priority> only) {
+  auto best = Best(now, only);
   if (best == queue_.end()) return std::nullopt;
-  QueuedRequest chosen = std::move(*best);
+  QueuedRequest chosen = *best;
   queue_.erase(best);
   cost_ -= chosen.cost;
   last_served_[chosen.tenant] = ++turn_;

@@ -34,6 +34,7 @@ struct QueuedRequest {
   std::string tenant;
   Clock::time_point enqueued;
   uint64_t cost = 0;  // estimated prompt tokens
+  int slots = 1;      // slots it takes at once (the answers it asks for)
 };
 
 class QueueDiscipline {
@@ -48,6 +49,9 @@ class QueueDiscipline {
   // The same among requests that asked for `priority` (for slots reserved
   // to one class).
   std::optional<QueuedRequest> PopOf(Priority priority, Clock::time_point now);
+  // What Pop or PopOf (`only`) would return, left in the queue; null when
+  // none. Valid until the queue next changes.
+  const QueuedRequest* Peek(Clock::time_point now, std::optional<Priority> only = {}) const;
 
   std::size_t size() const { return queue_.size(); }
   uint64_t cost() const { return cost_; }
@@ -56,6 +60,8 @@ class QueueDiscipline {
 
  private:
   int EffectiveClass(const QueuedRequest& request, Clock::time_point now) const;
+  std::vector<QueuedRequest>::const_iterator Best(Clock::time_point now,
+                                                 std::optional<Priority> only) const;
   std::optional<QueuedRequest> PopBest(Clock::time_point now, std::optional<Priority> only);
 
   const std::chrono::milliseconds aging_step_;

@@ -2,7 +2,7 @@
 // deadlines and disconnects.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, engineGet, makeHome, openStream, startZest, waitFor } from '../lib/zest.mjs';
+import { chatBody, engineGet, makeHome, openStream, startZest, waitFor, waitForQueued } from '../lib/zest.mjs';
 
 const long = (extra = {}) => chatBody('long', { max_tokens: 30000, ignore_eos: true, ...extra });
 
@@ -103,5 +103,51 @@ describe('admission queue', () => {
     const r = await send(chatBody('long'), { 'X-Priority': 'urgent' });
     assert.equal(r.status, 400);
     assert.equal(r.data.error.param, 'priority');
+  });
+});
+
+// n answers run as n sequences in the engine, so they take n slots in the
+// queue: two shared slots and the reserved one (--parallel 2, the default
+// scheduler.reserved_slots = 1), and server.max_choices = 2.
+describe('several answers at once', () => {
+  let zest;
+  const send = (body, headers = {}, signal) => zest.fetch('/v1/chat/completions', {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body), signal,
+  }).then(async (res) => ({ status: res.status, data: await res.json().catch(() => null) }));
+  const busy = async () => (await zest.json('/api/v1/stats')).data.queues?.find((q) => q.model === 'long')?.busy ?? 0;
+
+  before(async () => {
+    zest = await startZest({
+      home: makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } }),
+      args: ['--ctx-size', '32768', '--parallel', '2'],
+      env: { ZEST_MAX_CHOICES: '2' },
+    });
+    assert.equal((await send(chatBody('long'))).status, 200);  // load
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('more answers than server.max_choices is a 400 naming the field', async () => {
+    for (const [field, value] of [['n', 3], ['n_cmpl', 3], ['n', 0], ['n', 'two']]) {
+      const r = await send(chatBody('long', { [field]: value }));
+      assert.equal(r.status, 400, `${field}: ${JSON.stringify(value)}`);
+      assert.equal(r.data.error.param, field);
+      assert.match(r.data.error.message, /server\.max_choices/);
+    }
+  });
+
+  test('two answers take both shared slots: a plain request waits, a high one starts at once', async () => {
+    const ctl = new AbortController();
+    const pair = send(chatBody('long', { n: 2, max_tokens: 30000, ignore_eos: true }), {}, ctl.signal).catch(() => null);
+    await waitFor(async () => (await busy()) === 2, { what: 'the pair holding two slots' });
+    const plain = send(chatBody('long', { max_tokens: 4 }));
+    await waitForQueued(zest, 'long');
+    const high = await send(chatBody('long', { max_tokens: 4 }), { 'X-Priority': 'high' });
+    assert.equal(high.status, 200, 'the reserved slot is still free for high priority');
+    const { data } = await zest.json('/api/v1/stats');
+    assert.equal(data.queues.find((q) => q.model === 'long').waiting.normal, 1, 'the plain request still waits');
+    ctl.abort();  // the pair goes: its two slots come back
+    await pair;
+    assert.equal((await plain).status, 200);
   });
 });

@@ -103,6 +103,36 @@ describe('speech to text (whisper-server, synthetic model)', () => {
       (e) => e.status === 400 && /ffmpeg could not decode it/.test(e.error.message) && e.error.param === 'file');
   });
 
+  // A small upload of long silence used to expand to its whole length as
+  // WAV in zest's memory (1 MB of Opus is 60 MB decoded). Now its header's
+  // length is checked before it is decoded (limits.max_audio_s, default 30
+  // min): three at once are refused, and zest's peak memory barely moves.
+  test('compressed audio longer than limits.max_audio_s is refused before it is decoded', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-audio-test-'));
+    try {
+      const out = path.join(dir, 'silence.webm');
+      execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', 'anullsrc=r=8000:cl=mono',
+        '-t', '1860', '-c:a', 'libopus', '-b:a', '6k', '-compression_level', '0', '-frame_duration', '60', out]);
+      const silence = fs.readFileSync(out);
+      assert.ok(silence.length < 1.5e6, `${silence.length} bytes`);
+      const peak = () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${zest.pid}/status`, 'utf8'))[1]) * 1024;
+      const before = peak();
+      const answers = await Promise.all([1, 2, 3].map(async () =>
+        client.audio.transcriptions.create({ file: await toFile(silence, 'silence.webm'), model: 'ears' }).then(() => null, (e) => e)));
+      for (const e of answers) {
+        assert.ok(e, 'refused');
+        assert.equal(e.status, 413, e.message);
+        assert.match(e.error.message, /the audio is too long: at most 1800 s \(limits\.max_audio_s\)/);
+        assert.equal(e.error.param, 'file');
+      }
+      const grew = peak() - before;
+      // Decoded, the three would be 3 × 59.5 MB.
+      assert.ok(grew < 32 * 1024 * 1024, `zest's peak memory grew by ${(grew / 1048576).toFixed(1)} MB`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('translations answer in the same shapes, as a translation', async () => {
     const r = await client.audio.translations.create({ file: await file(), model: 'ears', response_format: 'verbose_json' });
     assert.equal(r.task, 'translate');

@@ -249,5 +249,27 @@ TEST(RequestLimitsTest, CheckLimitsHoldsEveryApisRequest) {
   EXPECT_EQ(param, "messages");
 }
 
+// n (or llama-server's n_cmpl) runs that many sequences, a slot each: at
+// most server.max_choices, and a positive integer.
+TEST(RequestLimitsTest, ChoicesAreCapped) {
+  RequestLimits limits{10, 100, 4};
+  engines::ChatRequest r;
+  std::string param;
+  for (int n : {1, 4}) {
+    r.extra = {{"n", n}};
+    EXPECT_TRUE(CheckLimits(r, limits, &param).ok()) << n;
+  }
+  for (const nlohmann::json& n : {nlohmann::json(5), nlohmann::json(0), nlohmann::json(-1),
+                                   nlohmann::json("2"), nlohmann::json(1.5)}) {
+    r.extra = {{"n", n}};
+    Status refused = CheckLimits(r, limits, &param);
+    EXPECT_EQ(refused.code(), ErrorCode::kInvalidArgument) << n;
+    EXPECT_EQ(param, "n");
+  }
+  r.extra = {{"n", 1}, {"n_cmpl", 5}};
+  EXPECT_FALSE(CheckLimits(r, limits, &param).ok());
+  EXPECT_EQ(param, "n_cmpl");
+}
+
 }  // namespace
 }  // namespace zest::api::openai

@@ -32,6 +32,12 @@ Status CheckLimits(const engines::ChatRequest& request, const RequestLimits& lim
     return InvalidArgument("'max_tokens' must be at most " + std::to_string(limits.max_tokens) +
                            " (server.max_tokens_cap)");
   }
+  const int64_t choices = engines::Choices(request);
+  if (choices < 1 || choices > limits.max_choices) {
+    *param = engines::ChoicesField(request);
+    return InvalidArgument("'" + *param + "' must be an integer from 1 to " +
+                           std::to_string(limits.max_choices) + " (server.max_choices)");
+  }
   return Status::Ok();
 }
 

@@ -16,6 +16,7 @@ namespace zest::api {
 struct RequestLimits {
   int max_messages = 4096;  // entries in `messages`
   int max_tokens = 131072;  // cap on the answer's length (max_tokens and its synonyms)
+  int max_choices = 4;      // cap on `n` (n_cmpl): answers made at once, a slot each
 };
 
 // `keep_alive` as Ollama clients send it: a duration string ("10m", "-1")
@@ -23,8 +24,9 @@ struct RequestLimits {
 Result<Duration> ParseKeepAliveField(const nlohmann::json& value);
 
 // `request` within `limits`: its messages, its answer's limit (a preset's
-// too). kInvalidArgument naming the field in `*param` ("messages",
-// "max_tokens").
+// too), its number of choices (a positive integer, at most max_choices).
+// kInvalidArgument naming the field in `*param` ("messages", "max_tokens",
+// "n" or "n_cmpl").
 Status CheckLimits(const engines::ChatRequest& request, const RequestLimits& limits,
                    std::string* param);
 
