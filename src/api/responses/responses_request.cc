@@ -117,6 +117,52 @@ Status AddItem(const json& item, const std::string& where, const std::string& ty
   return Status::Ok();
 }
 
+// `object` with only `keys`, those it has.
+json Defined(const json& object, std::initializer_list<const char*> keys) {
+  json out = json::object();
+  for (const char* key : keys) {
+    if (auto it = object.find(key); it != object.end()) out[key] = *it;
+  }
+  return out;
+}
+
+// `item[key]`, a list of content parts, with only the members the API
+// defines for them.
+void KeepDefinedParts(json& item, const char* key) {
+  auto content = item.find(key);
+  if (content == item.end() || !content->is_array()) return;
+  for (json& part : *content) {
+    if (part.is_object()) {
+      part = Defined(part, {"type", "text", "image_url", "detail", "file_id", "annotations"});
+    }
+  }
+}
+
+// What is stored of an input item (read back by input_items and by a later
+// previous_response_id): the members the Responses API defines for its
+// type and nothing else, so a field zest never reads cannot fill the
+// store (a client's padding never reaches a prompt, yet would count
+// against its key's share).
+json StoredItem(const json& item, const std::string& type) {
+  json stored;
+  if (type == "message") {
+    stored = Defined(item, {"id", "role", "content", "status"});
+    KeepDefinedParts(stored, "content");
+  } else if (type == "function_call") {
+    stored = Defined(item, {"id", "call_id", "name", "arguments", "status"});
+  } else if (type == "function_call_output") {
+    stored = Defined(item, {"id", "call_id", "output", "status"});
+    KeepDefinedParts(stored, "output");
+  } else {  // reasoning
+    stored = Defined(item, {"id", "summary", "content", "encrypted_content", "status"});
+    KeepDefinedParts(stored, "summary");
+    KeepDefinedParts(stored, "content");
+  }
+  stored["type"] = type;
+  if (!stored.contains("id")) stored["id"] = NewId(type == "message" ? "msg" : "item");
+  return stored;
+}
+
 // Input items as messages, appended to `messages`; each item, with an id,
 // to `items`.
 Status AddItems(const json& input, std::vector<Message>& messages, json& items) {
@@ -137,9 +183,7 @@ Status AddItems(const json& input, std::vector<Message>& messages, json& items) 
     ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(item, "type", where));
     if (type.empty()) type = "message";
     ZEST_RETURN_IF_ERROR(AddItem(item, where, type, reasoning, messages));
-    json stored = item;
-    if (!stored.contains("id")) stored["id"] = NewId(type == "message" ? "msg" : "item");
-    items.push_back(std::move(stored));
+    items.push_back(StoredItem(item, type));
   }
   return Status::Ok();
 }

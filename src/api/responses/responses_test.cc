@@ -53,6 +53,43 @@ TEST(ResponsesRequestTest, MapsItemsToolsAndFormat) {
   EXPECT_EQ(job->echo["max_output_tokens"], 50);
 }
 
+// Only what the API defines for an item is stored: a member zest never
+// reads (padding, in the store review's attack) is dropped, on the item
+// and on its content parts, while the defined ones come back as sent.
+TEST(ResponsesRequestTest, StoresOnlyTheMembersTheApiDefines) {
+  const std::string padding(1000, 'x');
+  Result<ResponsesJob> job = ParseResponsesRequest(json{
+      {"model", "m"},
+      {"input",
+       json::array(
+           {{{"role", "user"},
+             {"padding", padding},
+             {"content", json::array({{{"type", "input_text"}, {"text", "hi"}, {"padding", padding}}})}},
+            {{"type", "reasoning"},
+             {"id", "rs_1"},
+             {"summary", json::array({{{"type", "summary_text"}, {"text", "t"}}})},
+             {"encrypted_content", "opaque"},
+             {"padding", padding}},
+            {{"type", "function_call"}, {"call_id", "c1"}, {"name", "f"}, {"arguments", "{}"},
+             {"padding", padding}},
+            {{"type", "function_call_output"}, {"call_id", "c1"}, {"output", "ok"},
+             {"padding", padding}}})}});
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  ASSERT_EQ(job->input_items.size(), 4u);
+  EXPECT_EQ(job->input_items.dump().find("padding"), std::string::npos) << job->input_items.dump();
+  const json& message = job->input_items[0];
+  EXPECT_EQ(message["type"], "message");
+  EXPECT_EQ(message["content"], json::array({{{"type", "input_text"}, {"text", "hi"}}}));
+  EXPECT_EQ(job->input_items[1],
+            (json{{"type", "reasoning"},
+                  {"id", "rs_1"},
+                  {"summary", json::array({{{"type", "summary_text"}, {"text", "t"}}})},
+                  {"encrypted_content", "opaque"}}));
+  EXPECT_EQ(job->input_items[2]["name"], "f");
+  EXPECT_EQ(job->input_items[3]["output"], "ok");
+  EXPECT_FALSE(job->input_items[2].contains("content"));
+}
+
 TEST(ResponsesRequestTest, RefusesWhatItCannotServeNamingTheField) {
   auto error = [](const char* body) {
     Result<ResponsesJob> job = ParseResponsesRequest(json::parse(body));
