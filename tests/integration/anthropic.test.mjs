@@ -112,8 +112,12 @@ describe('Anthropic Messages API (official @anthropic-ai/sdk client)', () => {
     const user = [{ role: 'user', content: 'hi' }];
     await rejects(client.messages.create({ model: 'nope', max_tokens: 4, messages: user }), 404, 'not_found_error', /nope/);
     await rejects(client.messages.create({ model: 'tiny', messages: user }), 400, 'invalid_request_error', /max_tokens/);
-    await rejects(client.messages.create({ model: 'tiny', max_tokens: 4, messages: [{ role: 'system', content: 'x' }] }), 400, 'invalid_request_error', /messages\[0\]\.role/);
-    await rejects(client.messages.create({ model: 'tiny', max_tokens: 4, messages: user, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }), 400, 'invalid_request_error', /server tools/);
+    await rejects(client.messages.create({ model: 'tiny', max_tokens: 4, messages: [{ role: 'tool', content: 'x' }] }), 400, 'invalid_request_error', /messages\[0\]\.role/);
+    // As Claude Code sends them: a system message among the turns, the server's web search (left out).
+    const taken = await client.messages.create({ model: 'tiny', max_tokens: 4, messages: [...user, { role: 'system', content: 'be brief' }, { role: 'assistant', content: 'ok' }, ...user], tools: [{ type: 'web_search_20250305', name: 'web_search' }] });
+    assert.equal(taken.type, 'message');
+    await rejects(client.messages.create({ model: 'tiny', max_tokens: 4, messages: user, tools: [{ type: 'web_search_20250305', name: 'web_search' }], tool_choice: { type: 'tool', name: 'web_search' } }), 400, 'invalid_request_error', /tool Anthropic's servers run/);
+    await rejects(client.messages.create({ model: 'tiny', max_tokens: 4, messages: user, mcp_servers: [{ type: 'url', url: 'https://example.com', name: 'x' }] }), 400, 'invalid_request_error', /mcp_servers/);
     await rejects(client.messages.create({ model: 'tiny', max_tokens: 4, messages: [{ role: 'user', content: [{ type: 'video', url: 'x' }] }] }), 400, 'invalid_request_error', /'video' blocks/);
     await rejects(client.messages.create({ model: 'embed-tiny', max_tokens: 4, messages: user }), 400, 'invalid_request_error', /embedding model/);
     await rejects(client.messages.countTokens({ model: 'nope', messages: user }), 404, 'not_found_error', /nope/);

@@ -157,7 +157,11 @@ describe('OpenAI Responses API (official openai client)', () => {
     });
     await rejects(client.responses.create({ model: 'nope', input: 'x' }), 404, /nope/);
     await rejects(client.responses.create({ model: 'tiny' }), 400, /input is required/);
-    await rejects(client.responses.create({ model: 'tiny', input: 'x', tools: [{ type: 'web_search' }] }), 400, /built-in tool/);
+    // A built-in tool is left out of the prompt; forcing one is refused.
+    const hosted = await client.responses.create({ model: 'tiny', input: 'x', max_output_tokens: 4, tools: [{ type: 'web_search', external_web_access: false }] });
+    assert.ok(['completed', 'incomplete'].includes(hosted.status), hosted.status);
+    await rejects(client.responses.create({ model: 'tiny', input: 'x', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }), 400, /tool_choice forces web_search, a built-in tool/);
+    await rejects(client.responses.create({ model: 'tiny', input: 'x', tools: [{ type: 'teleport' }] }), 400, /tools\[0\]\.type 'teleport' is not a tool type/);
     await rejects(client.responses.create({ model: 'tiny', input: [{ type: 'item_reference', id: 'x' }] }), 400, /item_reference/);
     const metrics = await (await zest.fetch('/metrics')).text();
     assert.match(metrics, /^zest_requests_total\{api="openai",endpoint="responses",model="tiny",status="200"\} \d+$/m);

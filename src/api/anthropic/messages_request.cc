@@ -1,5 +1,9 @@
 #include "api/anthropic/messages_request.h"
 
+#include <algorithm>
+#include <iterator>
+#include <set>
+
 #include "api/json_body.h"
 #include "api/json_text.h"
 
@@ -46,8 +50,10 @@ struct Parts {
   }
 };
 
-// A tool_result's content: a string, or text blocks.
-Result<std::string> ToolResultContent(const json& block, const std::string& where) {
+// A tool_result's content: a string, or text and image blocks. Its text
+// is the tool message; its images go to `parts`, the user turn that
+// follows the tool messages (a chat template's tool message holds text).
+Result<std::string> ToolResultContent(const json& block, const std::string& where, Parts& parts) {
   const json content = block.value("content", json(""));
   std::string text;
   if (content.is_string()) {
@@ -55,9 +61,17 @@ Result<std::string> ToolResultContent(const json& block, const std::string& wher
   } else if (content.is_array()) {
     for (std::size_t i = 0; i < content.size(); ++i) {
       const std::string at = where + ".content[" + std::to_string(i) + "]";
+      if (!content[i].is_object()) return InvalidArgument(at + ": Input should be an object");
       ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(content[i], "type", at, true));
+      if (type == "image") {
+        ZEST_ASSIGN_OR_RETURN(ContentPart image, ImagePart(content[i], at));
+        parts.parts.push_back(std::move(image));
+        parts.images = true;
+        continue;
+      }
       if (type != "text") {
-        return InvalidArgument(at + ".type: tool results hold text here, not '" + type + "'");
+        return InvalidArgument(at + ".type: tool results hold text and images, not '" + type +
+                               "'");
       }
       ZEST_ASSIGN_OR_RETURN(std::string piece, StringMember(content[i], "text", at, true));
       text += piece;
@@ -90,7 +104,7 @@ Status AddBlock(const json& block, const std::string& role, const std::string& a
                                .arguments = JsonText(block.value("input", json::object()))});
   } else if (type == "tool_result" && role == "user") {
     ZEST_ASSIGN_OR_RETURN(std::string id, StringMember(block, "tool_use_id", at, true));
-    ZEST_ASSIGN_OR_RETURN(std::string result, ToolResultContent(block, at));
+    ZEST_ASSIGN_OR_RETURN(std::string result, ToolResultContent(block, at, parts));
     // A tool message answers the assistant turn just before.
     Message tool = Message::Text("tool", std::move(result));
     tool.tool_call_id = std::move(id);
@@ -106,14 +120,40 @@ Status AddBlock(const json& block, const std::string& role, const std::string& a
   return Status::Ok();
 }
 
-// One Anthropic message as messages, appended to `out`.
-Status AddMessage(const json& message, const std::string& where, std::vector<Message>& out) {
+// `system` (at `where`): a string or text blocks.
+Result<std::string> SystemText(const json& system, const std::string& where) {
+  if (system.is_null() || system.is_string())
+    return system.is_null() ? "" : system.get<std::string>();
+  if (!system.is_array()) return InvalidArgument(where + ": a string or text blocks");
+  std::string text;
+  for (std::size_t i = 0; i < system.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    if (!system[i].is_object() || system[i].value("type", json()) != "text") {
+      return InvalidArgument(at + ".type: system blocks are text");
+    }
+    ZEST_ASSIGN_OR_RETURN(std::string piece, StringMember(system[i], "text", at, true));
+    if (!text.empty()) text += "\n";
+    text += piece;
+  }
+  return text;
+}
+
+// One Anthropic message as messages, appended to `out`; a system message's
+// text (Claude Code sends them among the turns) to `system`.
+Status AddMessage(const json& message, const std::string& where, std::vector<Message>& out,
+                  std::string& system) {
   if (!message.is_object()) return InvalidArgument(where + ": Input should be an object");
   ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(message, "role", where, true));
-  if (role != "user" && role != "assistant") {
-    return InvalidArgument(where + ".role: Input should be 'user' or 'assistant'");
-  }
   const json content = message.value("content", json());
+  if (role == "system") {
+    ZEST_ASSIGN_OR_RETURN(std::string text, SystemText(content, where + ".content"));
+    if (!system.empty() && !text.empty()) system += "\n\n";
+    system += text;
+    return Status::Ok();
+  }
+  if (role != "user" && role != "assistant") {
+    return InvalidArgument(where + ".role: Input should be 'user', 'assistant' or 'system'");
+  }
   if (content.is_string()) {
     out.push_back(Message::Text(role, content.get<std::string>()));
     return Status::Ok();
@@ -132,25 +172,31 @@ Status AddMessage(const json& message, const std::string& where, std::vector<Mes
   return Status::Ok();
 }
 
-// `system`: a string or text blocks.
-Result<std::string> SystemText(const json& system) {
-  if (system.is_null() || system.is_string())
-    return system.is_null() ? "" : system.get<std::string>();
-  if (!system.is_array()) return InvalidArgument("system: a string or text blocks");
-  std::string text;
-  for (std::size_t i = 0; i < system.size(); ++i) {
-    const std::string at = "system[" + std::to_string(i) + "]";
-    if (!system[i].is_object() || system[i].value("type", json()) != "text") {
-      return InvalidArgument(at + ".type: system blocks are text");
-    }
-    ZEST_ASSIGN_OR_RETURN(std::string piece, StringMember(system[i], "text", at, true));
-    if (!text.empty()) text += "\n";
-    text += piece;
+// What only Anthropic's servers run: a code execution container and
+// remote MCP servers. Asked for, they change what the answer is, so they
+// are refused, naming the field.
+Status RefuseWhatRunsElsewhere(const json& body) {
+  for (const char* key : {"container", "mcp_servers"}) {
+    auto it = body.find(key);
+    if (it == body.end() || it->is_null() || (it->is_array() && it->empty())) continue;
+    return InvalidArgument(std::string(key) +
+                           ": runs on Anthropic's servers; a local model has none");
   }
-  return text;
+  return Status::Ok();
 }
 
-Result<std::vector<engines::Tool>> Tools(const json& tools) {
+// Tools Anthropic's servers run (web search and fetch, code execution),
+// versioned by date ("web_search_20250305"): left out of the prompt, as a
+// local model cannot run them; refused only when tool_choice forces one.
+bool IsServerTool(const std::string& type) {
+  for (const char* prefix : {"web_search_", "web_fetch_", "code_execution_"}) {
+    if (type.starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+// The custom tools as functions; the server tools' names to `server`.
+Result<std::vector<engines::Tool>> Tools(const json& tools, std::set<std::string>& server) {
   if (!tools.is_array()) return InvalidArgument("tools: Input should be a list");
   std::vector<engines::Tool> out;
   for (std::size_t i = 0; i < tools.size(); ++i) {
@@ -158,10 +204,15 @@ Result<std::vector<engines::Tool>> Tools(const json& tools) {
     const std::string at = "tools[" + std::to_string(i) + "]";
     if (!tool.is_object()) return InvalidArgument(at + ": Input should be an object");
     ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(tool, "type", at));
+    if (IsServerTool(type)) {
+      ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(tool, "name", at));
+      server.insert(name);
+      continue;
+    }
     if (!type.empty() && type != "custom") {
-      return InvalidArgument(
-          at + ".type: '" + type +
-          "' is one of Anthropic's server tools, which a local model cannot run");
+      return InvalidArgument(at + ".type: '" + type +
+                             "' is a tool Anthropic defines without a schema, which zest does "
+                             "not offer a local model");
     }
     engines::Tool function;
     ZEST_ASSIGN_OR_RETURN(function.name, StringMember(tool, "name", at, true));
@@ -270,18 +321,27 @@ Result<engines::ChatRequest> ParseMessagesRequest(const json& body, bool count_o
     request.stream = stream->get<bool>() && !count_only;
   }
   ZEST_RETURN_IF_ERROR(ApplySampling(body, count_only, request));
-  ZEST_ASSIGN_OR_RETURN(std::string system, SystemText(body.value("system", json())));
-  if (!system.empty()) request.messages.push_back(Message::Text("system", std::move(system)));
+  ZEST_RETURN_IF_ERROR(RefuseWhatRunsElsewhere(body));
+  ZEST_ASSIGN_OR_RETURN(std::string system, SystemText(body.value("system", json()), "system"));
   const json in = body.value("messages", json());
   if (!in.is_array()) return InvalidArgument("messages: Field required (a list)");
+  std::vector<Message> turns;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    ZEST_RETURN_IF_ERROR(
-        AddMessage(in[i], "messages[" + std::to_string(i) + "]", request.messages));
+    ZEST_RETURN_IF_ERROR(AddMessage(in[i], "messages[" + std::to_string(i) + "]", turns, system));
   }
+  // One system message, first: many chat templates refuse one elsewhere.
+  if (!system.empty()) request.messages.push_back(Message::Text("system", std::move(system)));
+  std::move(turns.begin(), turns.end(), std::back_inserter(request.messages));
+  std::set<std::string> server_tools;
   if (auto tools = body.find("tools"); tools != body.end() && !tools->is_null()) {
-    ZEST_ASSIGN_OR_RETURN(request.tools, Tools(*tools));
+    ZEST_ASSIGN_OR_RETURN(request.tools, Tools(*tools, server_tools));
   }
   ZEST_RETURN_IF_ERROR(ApplyToolChoice(body.value("tool_choice", json()), request));
+  if (request.tool_choice && request.tool_choice->mode == engines::ToolChoice::Mode::kFunction &&
+      server_tools.contains(request.tool_choice->function)) {
+    return InvalidArgument("tool_choice.name: '" + request.tool_choice->function +
+                           "' is a tool Anthropic's servers run; a local model cannot");
+  }
   if (auto p = body.find("priority"); p != body.end() && p->is_string()) {
     request.priority = p->get<std::string>();
   }

@@ -2,16 +2,21 @@
 // request (engines/chat_request.h). Pure.
 //
 // What maps (Anthropic's API reference, "Messages"):
-//   - system (a string or text blocks) → the system message;
+//   - system (a string or text blocks), and the text of system messages
+//     among the turns (Claude Code sends them), → one system message, first
+//     (many chat templates refuse one elsewhere);
 //   - messages with string or block content: text; image (base64 or url
 //     source) → image parts; tool_use (assistant) → tool_calls with the
-//     input as JSON arguments; tool_result (user; string or text/image
+//     input as JSON arguments; tool_result (user; string or text and image
 //     blocks, is_error) → tool messages answering their call, before the
-//     rest of that user turn; thinking → reasoning_content (redacted
-//     thinking is dropped: zest cannot read it);
+//     rest of that user turn, which takes the results' images; thinking →
+//     reasoning_content, its signature ignored (redacted thinking is
+//     dropped: zest cannot read it); cache_control on any block is ignored;
 //   - tools (custom tools: name, description, input_schema) → functions;
-//     Anthropic's server tools (web search, code execution, ...) are
-//     refused: no local engine runs them;
+//     the tools Anthropic's servers run (web search and fetch, code
+//     execution) are left out of the prompt, refused only when tool_choice
+//     names one; container and mcp_servers are refused: they run on
+//     Anthropic's servers;
 //   - tool_choice auto / any / tool / none → auto / required / the named
 //     function / none; disable_parallel_tool_use → parallel_tool_calls;
 //   - max_tokens (required), stop_sequences, temperature, top_p, top_k;

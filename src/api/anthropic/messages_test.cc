@@ -56,6 +56,49 @@ TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
   EXPECT_EQ(b["reasoning_budget_tokens"], 2000);
 }
 
+// What Claude Code sends besides: system messages among the turns (one
+// system message first is what chat templates take), cache_control on any
+// block, a tool result with an image and nested text, the server's web
+// search tool (left out of the prompt), and fields a local model has no
+// use for.
+TEST(MessagesRequestTest, TakesWhatClaudeCodeSends) {
+  Result<engines::ChatRequest> job = ParseMessagesRequest(json::parse(R"({
+    "model": "m", "max_tokens": 100, "metadata": {"user_id": "u"},
+    "context_management": {"edits": []}, "output_config": {"effort": "low"},
+    "system": [{"type": "text", "text": "you are", "cache_control": {"type": "ephemeral"}}],
+    "messages": [
+      {"role": "user", "content": [{"type": "text", "text": "hi",
+                                    "cache_control": {"type": "ephemeral", "ttl": "1h"}}]},
+      {"role": "system", "content": "reminder"},
+      {"role": "assistant", "content": [
+        {"type": "thinking", "thinking": "t", "signature": "anything"},
+        {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"path": "a"}}]},
+      {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+          {"type": "text", "text": "file:"},
+          {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAA"}}]}]},
+      {"role": "system", "content": [{"type": "text", "text": "later"}]}
+    ],
+    "tools": [{"name": "Read", "input_schema": {"type": "object"}, "cache_control": {"type": "ephemeral"}},
+              {"type": "web_search_20250305", "name": "web_search", "max_uses": 5}],
+    "thinking": {"type": "adaptive", "display": "summarized"}})"));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  const json b = Body(*job);
+  const json& m = b["messages"];
+  ASSERT_EQ(m.size(), 5u) << m.dump();
+  EXPECT_EQ(m[0], (json{{"role", "system"}, {"content", "you are\n\nreminder\n\nlater"}}));
+  EXPECT_EQ(m[1]["content"], "hi");
+  EXPECT_EQ(m[2]["tool_calls"][0]["function"]["name"], "Read");
+  EXPECT_EQ(m[3], (json{{"role", "tool"}, {"tool_call_id", "toolu_1"}, {"content", "file:"}}));
+  EXPECT_EQ(m[4]["role"], "user");
+  EXPECT_EQ(m[4]["content"][0]["image_url"]["url"], "data:image/png;base64,AAA");
+  ASSERT_EQ(b["tools"].size(), 1u) << "the server's web search is left out";
+  EXPECT_EQ(b["tools"][0]["function"]["name"], "Read");
+  for (const char* field : {"metadata", "context_management", "output_config", "cache_control"}) {
+    EXPECT_EQ(b.dump().find(field), std::string::npos) << field;
+  }
+}
+
 TEST(MessagesRequestTest, RefusesWhatAnthropicRefusesNamingTheField) {
   auto error = [](const char* body, bool count_only = false) {
     Result<engines::ChatRequest> job = ParseMessagesRequest(json::parse(body), count_only);
@@ -75,7 +118,21 @@ TEST(MessagesRequestTest, RefusesWhatAnthropicRefusesNamingTheField) {
             std::string::npos);
   EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [],
                       "tools": [{"type": "bash_20250124", "name": "bash"}]})")
-                .find("server tools"),
+                .find("tools[0].type: 'bash_20250124' is a tool Anthropic defines without a schema"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [],
+                      "container": "container_1"})")
+                .find("container: runs on Anthropic's servers"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [],
+                      "mcp_servers": [{"type": "url", "url": "https://x", "name": "x"}]})")
+                .find("mcp_servers: runs on Anthropic's servers"),
+            std::string::npos);
+  EXPECT_EQ(error(R"({"model": "m", "max_tokens": 1, "messages": [], "mcp_servers": []})"), "ok");
+  EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [],
+                      "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+                      "tool_choice": {"type": "tool", "name": "web_search"}})")
+                .find("tool_choice.name: 'web_search' is a tool Anthropic's servers run"),
             std::string::npos);
   EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [{"role": "user",
                       "content": [{"type": "tool_use", "id": "x", "name": "f"}]}]})")

@@ -30,9 +30,16 @@ json ReasoningItem(const std::string& id) {
   return {{"type", "reasoning"}, {"id", id}, {"summary", json::array()}};
 }
 
-json FunctionCallItem(const std::string& call_id, const std::string& name) {
-  return {{"type", "function_call"}, {"id", NewId("fc")},      {"call_id", call_id}, {"name", name},
-          {"arguments", ""},         {"status", "in_progress"}};
+// A call of `tool` as the client declared it: a function_call (with its
+// namespace, when not the default) or a custom_tool_call.
+json CallItem(const std::string& call_id, const ClientTool& tool) {
+  json item = tool.custom ? json{{"type", "custom_tool_call"}, {"id", NewId("ctc")},
+                                 {"call_id", call_id}, {"name", tool.name}, {"input", ""}}
+                          : json{{"type", "function_call"}, {"id", NewId("fc")},
+                                 {"call_id", call_id}, {"name", tool.name}, {"arguments", ""}};
+  if (!tool.ns.empty()) item["namespace"] = tool.ns;
+  item["status"] = "in_progress";
+  return item;
 }
 
 }  // namespace
@@ -48,8 +55,8 @@ json ResponsesUsage(const json& usage) {
           {"total_tokens", in + out}};
 }
 
-ResponsesAnswer::ResponsesAnswer(json base, Done on_done)
-    : response_(std::move(base)), on_done_(std::move(on_done)) {
+ResponsesAnswer::ResponsesAnswer(json base, Done on_done, ClientTools tools)
+    : response_(std::move(base)), on_done_(std::move(on_done)), tools_(std::move(tools)) {
   response_["object"] = "response";
   response_["status"] = "in_progress";
   response_["output"] = json::array();
@@ -114,6 +121,20 @@ std::string ResponsesAnswer::Close() {
                   {"content_index", 0},
                   {"text", text_}});
     item_["content"] = json::array({{{"type", "reasoning_text"}, {"text", text_}}});
+  } else if (open_ == Item::kCustomCall) {
+    // Its input is a string inside the arguments the model wrote: sent
+    // whole once they are (a delta, then done).
+    const std::string input = CustomToolInput(text_);
+    out += Event({{"type", "response.custom_tool_call_input.delta"},
+                  {"item_id", id},
+                  {"output_index", index},
+                  {"delta", input}});
+    out += Event({{"type", "response.custom_tool_call_input.done"},
+                  {"item_id", id},
+                  {"output_index", index},
+                  {"input", input}});
+    item_["input"] = input;
+    item_["status"] = "completed";
   } else {
     out += Event({{"type", "response.function_call_arguments.done"},
                   {"item_id", id},
@@ -149,12 +170,16 @@ std::string ResponsesAnswer::Chunk(const json& chunk) {
   text_delta(piece.reasoning, Item::kReasoning);
   text_delta(piece.content, Item::kMessage);
   for (const ChatChunk::ToolCall& call : piece.tool_calls) {
-    if (open_ != Item::kFunctionCall || call.index != tool_index_) {
+    const bool in_call = open_ == Item::kFunctionCall || open_ == Item::kCustomCall;
+    if (!in_call || call.index != tool_index_) {
       tool_index_ = call.index;
-      out += Open(Item::kFunctionCall,
-                  FunctionCallItem(call.id.empty() ? NewId("call") : call.id, call.name));
+      const ClientTool tool = tools_.Find(call.name);
+      out += Open(tool.custom ? Item::kCustomCall : Item::kFunctionCall,
+                  CallItem(call.id.empty() ? NewId("call") : call.id, tool));
     }
-    if (!call.arguments.empty()) {
+    if (open_ == Item::kCustomCall) {
+      text_ += call.arguments;  // its input goes out whole (Close)
+    } else if (!call.arguments.empty()) {
       text_ += call.arguments;
       out += Event({{"type", "response.function_call_arguments.delta"},
                     {"item_id", item_["id"]},
@@ -213,9 +238,16 @@ Result<std::string> ResponsesAnswer::Whole(const json& answer) {
   for (std::size_t i = 0; calls.is_array() && i < calls.size(); ++i) {
     const json fn = calls[i].value("function", json::object());
     const json id = calls[i].value("id", json());
-    json item = FunctionCallItem(id.is_string() ? id.get<std::string>() : NewId("call"),
-                                 fn.value("name", ""));
-    item["arguments"] = fn.value("arguments", "");
+    const json name = fn.value("name", json());
+    const json arguments = fn.value("arguments", json());
+    const ClientTool tool = tools_.Find(name.is_string() ? name.get<std::string>() : "");
+    json item = CallItem(id.is_string() ? id.get<std::string>() : NewId("call"), tool);
+    const std::string text = arguments.is_string() ? arguments.get<std::string>() : "";
+    if (tool.custom) {
+      item["input"] = CustomToolInput(text);
+    } else {
+      item["arguments"] = text;
+    }
     item["status"] = "completed";
     output_.push_back(std::move(item));
   }

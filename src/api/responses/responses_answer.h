@@ -4,13 +4,16 @@
 // its content (response.content_part.added, response.output_text.delta /
 // .done, response.content_part.done for a message; response.reasoning_text
 // .delta / .done for reasoning; response.function_call_arguments.delta /
-// .done for a function call), response.output_item.done, and last
+// .done for a function call, response.custom_tool_call_input.delta / .done
+// for a custom tool's call, its input whole), response.output_item.done,
+// and last
 // response.completed (response.incomplete when the token limit cut it
 // off), each with its sequence_number.
 //
 // Output items in the order the engine produces them: reasoning (its text
 // as reasoning_text content), the message (output_text), each function
-// call. usage: input_tokens (with cached_tokens), output_tokens,
+// call (custom_tool_call for a custom tool; `namespace` for a tool of one).
+// usage: input_tokens (with cached_tokens), output_tokens,
 // total_tokens. Once the answer is whole, `on_done` gets the response
 // object (the store keeps it); not on an error. Pure; one per request.
 #pragma once
@@ -20,6 +23,7 @@
 #include <string>
 
 #include "api/answer_translator.h"
+#include "api/responses/client_tools.h"
 
 namespace zest::api::responses {
 
@@ -27,8 +31,10 @@ class ResponsesAnswer : public AnswerTranslator {
  public:
   using Done = std::function<void(const nlohmann::json& response)>;
   // `base`: the response object as it starts (id, created_at, model and
-  // the request's echoed fields); its status, output and usage are filled in.
-  ResponsesAnswer(nlohmann::json base, Done on_done);
+  // the request's echoed fields); its status, output and usage are filled
+  // in. `tools`: the request's, so each call comes back under the name,
+  // namespace and kind of item the client declared.
+  ResponsesAnswer(nlohmann::json base, Done on_done, ClientTools tools = {});
 
   std::string_view stream_content_type() const override { return "text/event-stream"; }
   std::string Chunk(const nlohmann::json& chunk) override;
@@ -37,7 +43,7 @@ class ResponsesAnswer : public AnswerTranslator {
   Result<std::string> Whole(const nlohmann::json& answer) override;
 
  private:
-  enum class Item { kNone, kReasoning, kMessage, kFunctionCall };
+  enum class Item { kNone, kReasoning, kMessage, kFunctionCall, kCustomCall };
   std::string Event(nlohmann::json data);
   std::string Start();
   std::string Open(Item kind, nlohmann::json item);
@@ -47,6 +53,7 @@ class ResponsesAnswer : public AnswerTranslator {
 
   nlohmann::json response_;
   Done on_done_;
+  const ClientTools tools_;
   int sequence_ = 0;
   bool started_ = false;
   Item open_ = Item::kNone;

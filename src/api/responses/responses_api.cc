@@ -46,11 +46,17 @@ json Conversation(const json& before, const json& own, bool instructions, const 
         assistant["reasoning_content"] =
             assistant.value("reasoning_content", "") + part.value("text", "");
       }
-    } else if (item["type"] == "function_call") {
+    } else if (item["type"] == "function_call" || item["type"] == "custom_tool_call") {
+      // As the model saw the tool: its flat name (client_tools.h).
+      const std::string name =
+          FlatToolName(item.value("namespace", std::string()), item.value("name", std::string()));
+      const json arguments = item["type"] == "custom_tool_call"
+                                 ? json(json{{"input", item.value("input", "")}}.dump())
+                                 : item.value("arguments", json("{}"));
       assistant["tool_calls"].push_back(
           {{"id", item["call_id"]},
            {"type", "function"},
-           {"function", {{"name", item["name"]}, {"arguments", item["arguments"]}}}});
+           {"function", {{"name", name}, {"arguments", arguments}}}});
     }
   }
   assistant["content"] = text;
@@ -115,7 +121,8 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
   }
   ChatJob chat;
   chat.model = std::move(*model);
-  chat.translator = std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done));
+  chat.translator =
+      std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done), job->tools);
   chat.request = std::move(job->request);
   co_await RunChatJob(engines_, options_, r, w, observer, std::move(chat));
   observer.Finish(w);

@@ -1,5 +1,7 @@
 #include "api/responses/responses_request.h"
 
+#include <set>
+
 #include "api/json_body.h"
 #include "core/random_hex.h"
 
@@ -86,11 +88,18 @@ Status AddItem(const json& item, const std::string& where, const std::string& ty
     ZEST_RETURN_IF_ERROR(SetContent(item.value("content", json()), where, message));
     if (role == "assistant") message.reasoning = std::exchange(reasoning, "");
     messages.push_back(std::move(message));
-  } else if (type == "function_call") {
+  } else if (type == "function_call" || type == "custom_tool_call") {
     engines::ToolCall call;
     ZEST_ASSIGN_OR_RETURN(call.id, StringMember(item, "call_id", where, true));
-    ZEST_ASSIGN_OR_RETURN(call.name, StringMember(item, "name", where, true));
-    ZEST_ASSIGN_OR_RETURN(call.arguments, StringMember(item, "arguments", where));
+    ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(item, "name", where, true));
+    ZEST_ASSIGN_OR_RETURN(std::string ns, StringMember(item, "namespace", where));
+    call.name = FlatToolName(ns, name);  // as the model saw the tool
+    if (type == "custom_tool_call") {
+      ZEST_ASSIGN_OR_RETURN(std::string input, StringMember(item, "input", where));
+      call.arguments = json{{"input", input}}.dump();
+    } else {
+      ZEST_ASSIGN_OR_RETURN(call.arguments, StringMember(item, "arguments", where));
+    }
     if (call.arguments.empty()) call.arguments = "{}";
     // Consecutive calls are one assistant turn (with its text, if any).
     Message* last = messages.empty() ? nullptr : &messages.back();
@@ -102,7 +111,7 @@ Status AddItem(const json& item, const std::string& where, const std::string& ty
       message.reasoning = std::exchange(reasoning, "");
       messages.push_back(std::move(message));
     }
-  } else if (type == "function_call_output") {
+  } else if (type == "function_call_output" || type == "custom_tool_call_output") {
     ZEST_ASSIGN_OR_RETURN(std::string call_id, StringMember(item, "call_id", where, true));
     Message tool;
     tool.role = "tool";
@@ -149,8 +158,10 @@ json StoredItem(const json& item, const std::string& type) {
     stored = Defined(item, {"id", "role", "content", "status"});
     KeepDefinedParts(stored, "content");
   } else if (type == "function_call") {
-    stored = Defined(item, {"id", "call_id", "name", "arguments", "status"});
-  } else if (type == "function_call_output") {
+    stored = Defined(item, {"id", "call_id", "name", "namespace", "arguments", "status"});
+  } else if (type == "custom_tool_call") {
+    stored = Defined(item, {"id", "call_id", "name", "namespace", "input", "status"});
+  } else if (type == "function_call_output" || type == "custom_tool_call_output") {
     stored = Defined(item, {"id", "call_id", "output", "status"});
     KeepDefinedParts(stored, "output");
   } else {  // reasoning
@@ -188,27 +199,62 @@ Status AddItems(const json& input, std::vector<Message>& messages, json& items) 
   return Status::Ok();
 }
 
-Result<std::vector<engines::Tool>> Tools(const json& tools) {
+// The built-in tools of OpenAI's API, which only OpenAI runs: left out of
+// the prompt (a local model cannot run them), refused only when forced.
+bool IsHostedTool(const std::string& type) {
+  static const std::set<std::string, std::less<>> kHosted = {
+      "web_search",   "web_search_preview", "file_search", "code_interpreter",
+      "image_generation", "computer_use",   "computer_use_preview", "mcp",
+      "local_shell",  "shell",              "apply_patch", "tool_search"};
+  return kHosted.contains(type) || type.starts_with("web_search_preview_");
+}
+
+// A function or custom tool (in namespace `ns`) as a flat function.
+Status AddTool(const json& tool, const std::string& at, const std::string& type,
+               const std::string& ns, ResponsesJob& job) {
+  engines::Tool function;
+  ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(tool, "name", at, true));
+  ZEST_ASSIGN_OR_RETURN(function.description, StringMember(tool, "description", at));
+  if (type == "custom") {
+    function.parameters = CustomToolParameters(tool);
+  } else {
+    function.parameters = tool.value("parameters", json{{"type", "object"}});
+    if (tool.value("strict", json()).is_boolean()) function.strict = tool["strict"].get<bool>();
+  }
+  function.name = FlatToolName(ns, name);
+  job.tools.Add({name, ns, type == "custom"});
+  job.request.tools.push_back(std::move(function));
+  return Status::Ok();
+}
+
+Status ReadTools(const json& tools, ResponsesJob& job) {
   if (!tools.is_array()) return InvalidArgument("tools must be a list");
-  std::vector<engines::Tool> out;
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const std::string at = "tools[" + std::to_string(i) + "]";
     const json& tool = tools[i];
     if (!tool.is_object()) return InvalidArgument(at + " must be an object");
     ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(tool, "type", at, true));
-    if (type != "function") {
-      return InvalidArgument(at + ".type '" + type +
-                             "' is a built-in tool, which a local model cannot run (function tools "
-                             "only)");
+    if (type == "function" || type == "custom") {
+      ZEST_RETURN_IF_ERROR(AddTool(tool, at, type, "", job));
+    } else if (type == "namespace") {
+      ZEST_ASSIGN_OR_RETURN(std::string ns, StringMember(tool, "name", at, true));
+      const json members = tool.value("tools", json());
+      if (!members.is_array()) return InvalidArgument(at + ".tools must be a list");
+      for (std::size_t k = 0; k < members.size(); ++k) {
+        const std::string member_at = at + ".tools[" + std::to_string(k) + "]";
+        const json& member = members[k];
+        if (!member.is_object()) return InvalidArgument(member_at + " must be an object");
+        ZEST_ASSIGN_OR_RETURN(std::string member_type, StringMember(member, "type", member_at, true));
+        if (member_type != "function" && member_type != "custom") {
+          return InvalidArgument(member_at + ".type must be function or custom");
+        }
+        ZEST_RETURN_IF_ERROR(AddTool(member, member_at, member_type, ns, job));
+      }
+    } else if (!IsHostedTool(type)) {
+      return InvalidArgument(at + ".type '" + type + "' is not a tool type of the Responses API");
     }
-    engines::Tool function;
-    ZEST_ASSIGN_OR_RETURN(function.name, StringMember(tool, "name", at, true));
-    function.parameters = tool.value("parameters", json{{"type", "object"}});
-    ZEST_ASSIGN_OR_RETURN(function.description, StringMember(tool, "description", at));
-    if (tool.value("strict", json()).is_boolean()) function.strict = tool["strict"].get<bool>();
-    out.push_back(std::move(function));
   }
-  return out;
+  return Status::Ok();
 }
 
 Status ApplyToolChoice(const json& choice, engines::ChatRequest& request) {
@@ -220,10 +266,16 @@ Status ApplyToolChoice(const json& choice, engines::ChatRequest& request) {
                                                                  : Mode::kRequired};
     return Status::Ok();
   }
-  if (choice.is_object() && choice.value("type", json()) == "function") {
+  const json type = choice.is_object() ? choice.value("type", json()) : json();
+  if (type == "function" || type == "custom") {
     ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(choice, "name", "tool_choice", true));
-    request.tool_choice = engines::ToolChoice{Mode::kFunction, std::move(name)};
+    ZEST_ASSIGN_OR_RETURN(std::string ns, StringMember(choice, "namespace", "tool_choice"));
+    request.tool_choice = engines::ToolChoice{Mode::kFunction, FlatToolName(ns, name)};
     return Status::Ok();
+  }
+  if (type.is_string() && IsHostedTool(type.get<std::string>())) {
+    return InvalidArgument("tool_choice forces " + type.get<std::string>() +
+                           ", a built-in tool that only OpenAI runs; a local model cannot");
   }
   return InvalidArgument(
       "tool_choice must be auto, none, required or {\"type\": \"function\", \"name\"}");
@@ -302,7 +354,7 @@ Result<ResponsesJob> ParseResponsesRequest(const json& body) {
   if (input.is_null()) return InvalidArgument("input is required");
   ZEST_RETURN_IF_ERROR(AddItems(input, request.messages, job.input_items));
   if (auto tools = body.find("tools"); tools != body.end() && !tools->is_null()) {
-    ZEST_ASSIGN_OR_RETURN(request.tools, Tools(*tools));
+    ZEST_RETURN_IF_ERROR(ReadTools(*tools, job));
   }
   ZEST_RETURN_IF_ERROR(ApplyToolChoice(body.value("tool_choice", json()), request));
   ZEST_RETURN_IF_ERROR(ApplyTextFormat(body.value("text", json()), request));

@@ -5,21 +5,27 @@
 // What maps (OpenAI's API reference, "Responses"):
 //   - input: a string (one user message) or items: messages (role user,
 //     system, developer → system, assistant; content a string or parts
-//     input_text / output_text / input_image), function_call (assistant
-//     tool calls, consecutive ones in one assistant turn),
-//     function_call_output (tool results), reasoning (its summary and
-//     reasoning_text become the next assistant turn's reasoning_content;
-//     encrypted content is dropped: only OpenAI can read it);
+//     input_text / output_text / input_image), function_call and
+//     custom_tool_call (assistant tool calls, consecutive ones in one
+//     assistant turn; a namespaced one by its flat name, client_tools.h),
+//     function_call_output and custom_tool_call_output (tool results),
+//     reasoning (its summary and reasoning_text become the next assistant
+//     turn's reasoning_content; encrypted content is dropped: only OpenAI
+//     can read it);
 //   - instructions → the system message first (not carried to the next
 //     turn, as in OpenAI's API);
-//   - tools of type function; tool_choice auto / none / required / a named
-//     function; parallel_tool_calls;
+//   - tools of type function and custom, and namespaces of them, as flat
+//     functions (client_tools.h); tool_choice auto / none / required / a
+//     named function or custom tool; parallel_tool_calls;
 //   - text.format text / json_object / json_schema → response_format;
 //   - max_output_tokens, temperature, top_p, reasoning.effort;
 //   - previous_response_id: the stored conversation's messages first
 //     (responses_api.h looks it up); store, metadata, user: echoed.
 // Built-in tools (web search, file search, computer use, code interpreter,
-// MCP...) are refused: no local engine runs them.
+// MCP...) are left out of the prompt, as the model cannot run them; a
+// tool_choice that forces one is refused. Fields that change nothing for a
+// local model (include, prompt_cache_key, client_metadata, service_tier,
+// truncation, safety_identifier...) are accepted and ignored.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "api/responses/client_tools.h"
 #include "core/result.h"
 #include "engines/chat_request.h"
 
@@ -39,6 +46,8 @@ struct ResponsesJob {
   engines::ChatRequest request;
   // This request's input as items, each with an id (input_items lists them).
   nlohmann::json input_items = nlohmann::json::array();
+  // The tools as the client declared them, for its calls' names and kinds.
+  ClientTools tools;
   bool store = true;
   std::string previous_response_id;  // "" when none
   // What the response object echoes: instructions, max_output_tokens,

@@ -97,8 +97,17 @@ TEST(ResponsesRequestTest, RefusesWhatItCannotServeNamingTheField) {
   };
   EXPECT_NE(error(R"({"input": "x"})").find("model"), std::string::npos);
   EXPECT_NE(error(R"({"model": "m"})").find("input is required"), std::string::npos);
-  EXPECT_NE(error(R"({"model": "m", "input": "x", "tools": [{"type": "file_search"}]})")
-                .find("tools[0].type 'file_search' is a built-in tool"),
+  EXPECT_EQ(error(R"({"model": "m", "input": "x", "tools": [{"type": "file_search"}]})"), "ok");
+  EXPECT_NE(error(R"({"model": "m", "input": "x", "tools": [{"type": "file_search"}],
+                      "tool_choice": {"type": "file_search"}})")
+                .find("tool_choice forces file_search, a built-in tool"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "input": "x", "tools": [{"type": "teleport"}]})")
+                .find("tools[0].type 'teleport' is not a tool type"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"model": "m", "input": "x", "tools": [{"type": "namespace", "name": "n",
+                      "tools": [{"type": "web_search"}]}]})")
+                .find("tools[0].tools[0].type must be function or custom"),
             std::string::npos);
   EXPECT_NE(
       error(R"({"model": "m", "input": [{"role": "tool", "content": "x"}]})").find("input[0].role"),
@@ -186,6 +195,111 @@ TEST(ResponsesAnswerTest, WholeResponse) {
   EXPECT_EQ(out["status"], "completed");
   EXPECT_EQ(out["output"][0]["content"][0]["text"], "done");
   EXPECT_EQ(out["usage"]["input_tokens_details"]["cached_tokens"], 1);
+}
+
+// Codex's tools: a namespace of functions, a custom (freeform) tool and a
+// built-in one. The model sees flat functions (the built-in one left out);
+// the calls Codex sent back in its input are flattened the same way.
+TEST(ResponsesRequestTest, NamespacesAndCustomToolsBecomeFlatFunctions) {
+  Result<ResponsesJob> job = ParseResponsesRequest(json::parse(R"({
+    "model": "m", "include": ["reasoning.encrypted_content"], "prompt_cache_key": "k",
+    "client_metadata": {"a": "b"}, "service_tier": "auto", "store": false,
+    "tools": [
+      {"type": "function", "name": "shell", "parameters": {"type": "object"}},
+      {"type": "namespace", "name": "multi_agent_v1", "description": "agents",
+       "tools": [{"type": "function", "name": "spawn_agent", "description": "spawn",
+                  "parameters": {"type": "object", "properties": {"task": {"type": "string"}}}}]},
+      {"type": "custom", "name": "apply_patch", "description": "patch",
+       "format": {"type": "grammar", "syntax": "lark", "definition": "start: /.+/"}},
+      {"type": "web_search", "external_web_access": false}
+    ],
+    "input": [
+      {"role": "user", "content": "go"},
+      {"type": "function_call", "call_id": "c1", "name": "spawn_agent",
+       "namespace": "multi_agent_v1", "arguments": "{\"task\":\"t\"}"},
+      {"type": "function_call_output", "call_id": "c1", "output": "spawned"},
+      {"type": "custom_tool_call", "call_id": "c2", "name": "apply_patch", "input": "*** patch"},
+      {"type": "custom_tool_call_output", "call_id": "c2", "output": "applied"}
+    ]})"));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  const json b = Body(job->request);
+  ASSERT_EQ(b["tools"].size(), 3u) << b["tools"].dump();
+  EXPECT_EQ(b["tools"][0]["function"]["name"], "shell");
+  EXPECT_EQ(b["tools"][1]["function"]["name"], "multi_agent_v1__spawn_agent");
+  EXPECT_EQ(b["tools"][2]["function"]["name"], "apply_patch");
+  EXPECT_EQ(b["tools"][2]["function"]["parameters"]["required"], json::array({"input"}));
+  EXPECT_NE(b["tools"][2]["function"]["parameters"]["properties"]["input"]["description"]
+                .get<std::string>()
+                .find("start: /.+/"),
+            std::string::npos);
+  const json& m = b["messages"];
+  ASSERT_EQ(m.size(), 5u) << m.dump();
+  EXPECT_EQ(m[1]["tool_calls"][0]["function"]["name"], "multi_agent_v1__spawn_agent");
+  EXPECT_EQ(m[2]["content"], "spawned");
+  EXPECT_EQ(m[3]["tool_calls"][0]["function"]["arguments"], R"({"input":"*** patch"})");
+  EXPECT_EQ(m[4]["tool_call_id"], "c2");
+  EXPECT_FALSE(b.contains("include"));
+  EXPECT_FALSE(b.contains("prompt_cache_key"));
+  const ClientTool spawn = job->tools.Find("multi_agent_v1__spawn_agent");
+  EXPECT_EQ(spawn.name, "spawn_agent");
+  EXPECT_EQ(spawn.ns, "multi_agent_v1");
+  EXPECT_TRUE(job->tools.Find("apply_patch").custom);
+  EXPECT_EQ(job->input_items[1]["namespace"], "multi_agent_v1");
+  EXPECT_EQ(job->input_items[3]["input"], "*** patch");
+}
+
+// The model's calls go back under the names and kinds the client declared:
+// a namespaced function as {name, namespace}, a custom tool's call as a
+// custom_tool_call carrying its input, streamed and whole.
+TEST(ResponsesAnswerTest, CallsComeBackAsTheClientDeclaredThem) {
+  ClientTools tools;
+  tools.Add({"spawn_agent", "multi_agent_v1", false});
+  tools.Add({"apply_patch", "", true});
+  ResponsesAnswer streamed(json{{"id", "resp_3"}}, nullptr, tools);
+  std::string sse;
+  sse += streamed.Chunk(json::parse(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"multi_agent_v1__spawn_agent","arguments":"{\"task\":"}}]}}]})"));
+  sse += streamed.Chunk(json::parse(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"t\"}"}}]}}]})"));
+  sse += streamed.Chunk(json::parse(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":1,"id":"c2","function":{"name":"apply_patch","arguments":"{\"input\":"}}]}}]})"));
+  sse += streamed.Chunk(json::parse(
+      R"({"choices":[{"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\"*** p\"}"}}]}}]})"));
+  sse += streamed.End();
+  std::vector<json> events = Events(sse);
+  const json& final = events.back()["response"];
+  ASSERT_EQ(final["output"].size(), 2u) << final.dump();
+  EXPECT_EQ(final["output"][0]["type"], "function_call");
+  EXPECT_EQ(final["output"][0]["name"], "spawn_agent");
+  EXPECT_EQ(final["output"][0]["namespace"], "multi_agent_v1");
+  EXPECT_EQ(final["output"][0]["arguments"], R"({"task":"t"})");
+  EXPECT_EQ(final["output"][1]["type"], "custom_tool_call");
+  EXPECT_EQ(final["output"][1]["name"], "apply_patch");
+  EXPECT_EQ(final["output"][1]["input"], "*** p");
+  EXPECT_FALSE(final["output"][1].contains("namespace"));
+  bool input_done = false;
+  for (const json& e : events) {
+    if (e["type"] == "response.output_item.added") {
+      EXPECT_TRUE(e["item"]["type"] != "function_call" || e["item"]["namespace"] == "multi_agent_v1");
+    }
+    if (e["type"] == "response.custom_tool_call_input.done") {
+      input_done = true;
+      EXPECT_EQ(e["input"], "*** p");
+    }
+  }
+  EXPECT_TRUE(input_done);
+
+  ResponsesAnswer whole(json{{"id", "resp_4"}}, nullptr, tools);
+  Result<std::string> text = whole.Whole(json::parse(R"({"choices":[{"message":{"tool_calls":[
+      {"id":"c3","type":"function","function":{"name":"multi_agent_v1__spawn_agent","arguments":"{}"}},
+      {"id":"c4","type":"function","function":{"name":"apply_patch","arguments":"{\"input\":\"x\"}"}}]},
+      "finish_reason":"tool_calls"}]})"));
+  ASSERT_TRUE(text.ok());
+  const json out = json::parse(*text)["output"];
+  EXPECT_EQ(out[0]["namespace"], "multi_agent_v1");
+  EXPECT_EQ(out[0]["name"], "spawn_agent");
+  EXPECT_EQ(out[1]["type"], "custom_tool_call");
+  EXPECT_EQ(out[1]["input"], "x");
 }
 
 }  // namespace
