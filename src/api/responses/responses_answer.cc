@@ -55,8 +55,12 @@ json ResponsesUsage(const json& usage) {
           {"total_tokens", in + out}};
 }
 
-ResponsesAnswer::ResponsesAnswer(json base, Done on_done, ClientTools tools)
-    : response_(std::move(base)), on_done_(std::move(on_done)), tools_(std::move(tools)) {
+ResponsesAnswer::ResponsesAnswer(json base, Done on_done, ClientTools tools,
+                                 bool encrypted_reasoning)
+    : response_(std::move(base)),
+      on_done_(std::move(on_done)),
+      tools_(std::move(tools)),
+      encrypted_reasoning_(encrypted_reasoning) {
   response_["object"] = "response";
   response_["status"] = "in_progress";
   response_["output"] = json::array();
@@ -121,6 +125,7 @@ std::string ResponsesAnswer::Close() {
                   {"content_index", 0},
                   {"text", text_}});
     item_["content"] = json::array({{{"type", "reasoning_text"}, {"text", text_}}});
+    if (encrypted_reasoning_) item_["encrypted_content"] = ReasoningBlob(text_);
   } else if (open_ == Item::kCustomCall) {
     // Its input is a string inside the arguments the model wrote: sent
     // whole once they are (a delta, then done).
@@ -225,6 +230,7 @@ Result<std::string> ResponsesAnswer::Whole(const json& answer) {
   if (const json reasoning = message.value("reasoning_content", json()); reasoning.is_string()) {
     json item = ReasoningItem(NewId("rs"));
     item["content"] = json::array({{{"type", "reasoning_text"}, {"text", reasoning}}});
+    if (encrypted_reasoning_) item["encrypted_content"] = ReasoningBlob(reasoning.get<std::string>());
     output_.push_back(std::move(item));
   }
   if (const json text = message.value("content", json());

@@ -34,7 +34,10 @@ class ResponsesAnswer : public AnswerTranslator {
   // the request's echoed fields); its status, output and usage are filled
   // in. `tools`: the request's, so each call comes back under the name,
   // namespace and kind of item the client declared.
-  ResponsesAnswer(nlohmann::json base, Done on_done, ClientTools tools = {});
+  // `encrypted_reasoning`: reasoning items carry their text in
+  // encrypted_content too (ReasoningBlob), as `include` asked.
+  ResponsesAnswer(nlohmann::json base, Done on_done, ClientTools tools = {},
+                  bool encrypted_reasoning = false);
 
   std::string_view stream_content_type() const override { return "text/event-stream"; }
   std::string Chunk(const nlohmann::json& chunk) override;
@@ -54,6 +57,7 @@ class ResponsesAnswer : public AnswerTranslator {
   nlohmann::json response_;
   Done on_done_;
   const ClientTools tools_;
+  const bool encrypted_reasoning_;
   int sequence_ = 0;
   bool started_ = false;
   Item open_ = Item::kNone;

@@ -122,7 +122,8 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
   ChatJob chat;
   chat.model = std::move(*model);
   chat.translator =
-      std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done), job->tools);
+      std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done), job->tools,
+                                        job->encrypted_reasoning);
   chat.request = std::move(job->request);
   co_await RunChatJob(engines_, options_, r, w, observer, std::move(chat));
   observer.Finish(w);

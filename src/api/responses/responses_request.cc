@@ -1,8 +1,10 @@
 #include "api/responses/responses_request.h"
 
+#include <algorithm>
 #include <set>
 
 #include "api/json_body.h"
+#include "core/base64.h"
 #include "core/random_hex.h"
 
 namespace zest::api::responses {
@@ -57,7 +59,8 @@ Status SetContent(const json& content, const std::string& where, Message& messag
   return Status::Ok();
 }
 
-// Reasoning an item carries (summary and reasoning_text), as plain text.
+// Reasoning an item carries (summary and reasoning_text), as plain text;
+// without either, what zest put in its encrypted_content.
 std::string ReasoningText(const json& item) {
   std::string text;
   for (const char* key : {"summary", "content"}) {
@@ -69,6 +72,9 @@ std::string ReasoningText(const json& item) {
         text += part["text"].get<std::string>();
       }
     }
+  }
+  if (const json blob = item.value("encrypted_content", json()); text.empty() && blob.is_string()) {
+    text = ReasoningFromBlob(blob.get<std::string>()).value_or("");
   }
   return text;
 }
@@ -336,6 +342,19 @@ Status ApplySampling(const json& body, engines::ChatRequest& request) {
 
 std::string NewId(const char* prefix) { return std::string(prefix) + "_" + RandomHex(16); }
 
+namespace {
+constexpr std::string_view kBlobMark = "zest1:";
+}  // namespace
+
+std::string ReasoningBlob(const std::string& text) {
+  return std::string(kBlobMark) + Base64Encode(text);
+}
+
+std::optional<std::string> ReasoningFromBlob(const std::string& blob) {
+  if (!blob.starts_with(kBlobMark)) return std::nullopt;
+  return Base64Decode(std::string_view(blob).substr(kBlobMark.size()));
+}
+
 Result<ResponsesJob> ParseResponsesRequest(const json& body) {
   ResponsesJob job;
   engines::ChatRequest& request = job.request;
@@ -363,6 +382,10 @@ Result<ResponsesJob> ParseResponsesRequest(const json& body) {
     request.priority = p->get<std::string>();
   }
   request.include_usage = request.stream;
+  if (const json include = body.value("include", json()); include.is_array()) {
+    job.encrypted_reasoning = std::find(include.begin(), include.end(),
+                                        json("reasoning.encrypted_content")) != include.end();
+  }
   for (const char* key :
        {"instructions", "max_output_tokens", "metadata", "parallel_tool_calls", "reasoning",
         "temperature", "text", "tool_choice", "tools", "top_p", "user"}) {

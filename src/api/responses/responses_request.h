@@ -9,9 +9,10 @@
 //     custom_tool_call (assistant tool calls, consecutive ones in one
 //     assistant turn; a namespaced one by its flat name, client_tools.h),
 //     function_call_output and custom_tool_call_output (tool results),
-//     reasoning (its summary and reasoning_text become the next assistant
-//     turn's reasoning_content; encrypted content is dropped: only OpenAI
-//     can read it);
+//     reasoning (its summary and reasoning_text, or the text zest put in its
+//     encrypted_content, become the next assistant turn's
+//     reasoning_content; OpenAI's encrypted content is dropped: only
+//     OpenAI can read it);
 //   - instructions → the system message first (not carried to the next
 //     turn, as in OpenAI's API);
 //   - tools of type function and custom, and namespaces of them, as flat
@@ -48,6 +49,10 @@ struct ResponsesJob {
   nlohmann::json input_items = nlohmann::json::array();
   // The tools as the client declared them, for its calls' names and kinds.
   ClientTools tools;
+  // `include` asks for reasoning.encrypted_content: the answer's reasoning
+  // items carry their text in it (ReasoningBlob), as Codex asks with
+  // store: false, so the reasoning comes back on the next turn.
+  bool encrypted_reasoning = false;
   bool store = true;
   std::string previous_response_id;  // "" when none
   // What the response object echoes: instructions, max_output_tokens,
@@ -65,5 +70,13 @@ void PrependConversation(std::vector<engines::Message> messages, ResponsesJob& j
 
 // A fresh id with `prefix` ("resp", "msg", "fc", "rs").
 std::string NewId(const char* prefix);
+
+// A reasoning item's `encrypted_content` as zest writes it: the reasoning
+// text, marked as zest's ("zest1:" and base64). Not secret: the client
+// holds the conversation, and could as well send the text in `summary`.
+std::string ReasoningBlob(const std::string& text);
+// The text of a blob ReasoningBlob made; nullopt for anything else (one
+// OpenAI made, which only OpenAI can read).
+std::optional<std::string> ReasoningFromBlob(const std::string& blob);
 
 }  // namespace zest::api::responses

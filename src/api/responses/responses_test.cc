@@ -302,5 +302,41 @@ TEST(ResponsesAnswerTest, CallsComeBackAsTheClientDeclaredThem) {
   EXPECT_EQ(out[1]["input"], "x");
 }
 
+// With store: false Codex keeps the conversation and asks for
+// reasoning.encrypted_content; the reasoning zest returned there comes back
+// to the model on the next turn, even when the client sends the blob alone.
+// A blob zest did not make (OpenAI's) is dropped.
+TEST(ResponsesReasoningTest, EncryptedContentRoundTrips) {
+  Result<ResponsesJob> first = ParseResponsesRequest(json::parse(
+      R"({"model": "m", "input": "q", "store": false, "include": ["reasoning.encrypted_content"]})"));
+  ASSERT_TRUE(first.ok());
+  EXPECT_TRUE(first->encrypted_reasoning);
+  ResponsesAnswer answer(json{{"id", "resp_5"}}, nullptr, {}, first->encrypted_reasoning);
+  Result<std::string> whole = answer.Whole(json::parse(
+      R"({"choices":[{"message":{"reasoning_content":"think hard","content":"a"},"finish_reason":"stop"}]})"));
+  ASSERT_TRUE(whole.ok());
+  const json reasoning = json::parse(*whole)["output"][0];
+  ASSERT_EQ(reasoning["type"], "reasoning");
+  const std::string blob = reasoning["encrypted_content"];
+  EXPECT_EQ(ReasoningFromBlob(blob), "think hard");
+
+  auto next_turn = [](const std::string& blob) {
+    json input = json::array({{{"role", "user"}, {"content", "q"}},
+                              {{"type", "reasoning"}, {"summary", json::array()},
+                               {"encrypted_content", blob}},
+                              {{"role", "assistant"}, {"content", "a"}},
+                              {{"role", "user"}, {"content", "more"}}});
+    Result<ResponsesJob> job = ParseResponsesRequest(json{{"model", "m"}, {"input", input}});
+    EXPECT_TRUE(job.ok());
+    return Body(job->request)["messages"][1];
+  };
+  EXPECT_EQ(next_turn(blob)["reasoning_content"], "think hard");
+  EXPECT_FALSE(next_turn("gAAAAopenai-made").contains("reasoning_content"));
+  ResponsesAnswer plain(json{{"id", "resp_6"}}, nullptr);
+  whole = plain.Whole(json::parse(
+      R"({"choices":[{"message":{"reasoning_content":"r","content":"a"},"finish_reason":"stop"}]})"));
+  EXPECT_FALSE(json::parse(*whole)["output"][0].contains("encrypted_content"));
+}
+
 }  // namespace
 }  // namespace zest::api::responses
