@@ -24,7 +24,7 @@ SandboxSpec BridgeSandbox(const EngineLocation& engine, const LaunchSpec& spec,
   outer.mounts.hidden = spec.hidden;
   outer.mounts.writable = {spec.socket.parent_path()};
   outer.mounts.readonly = spec.model_files;
-  outer.mounts.readonly.push_back(self_exe);
+  if (!self_exe.empty()) outer.mounts.readonly.push_back(self_exe);
   if (!engine.rootfs.empty()) {
     outer.mounts.readonly.push_back(engine.rootfs);
   } else if (auto tree = OwnBinaryTree(engine.binary)) {
