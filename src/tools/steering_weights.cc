@@ -27,7 +27,7 @@ constexpr float kCarrier = 0.5f;
 
 // Attention score (after llama.cpp's 1/sqrt(head_dim)) of a marker for its
 // head: e^60 outweighs any number of unmarked positions, also after the
-// rotary turn over a full context (cos 0.65 ≈ 0.8).
+// rotary turn over a full context (at most kMaxMarkerTurn: RopeFreqBase).
 constexpr float kMarkerScore = 60.0f;
 
 // Target logits, with the roughly 450 other tokens near 0: a token at -8 is
@@ -80,6 +80,15 @@ void ZeroRow(std::vector<float>& m, uint64_t row, uint64_t width) {
 }
 
 }  // namespace
+
+float RopeFreqBase(uint32_t head_dim, uint32_t context) {
+  constexpr double kLlamaBase = 10000.0;
+  if (head_dim <= 2) return static_cast<float>(kLlamaBase);
+  // The slowest pair turns base^(-(d-2)/d) a position.
+  const double d = head_dim;
+  const double needed = std::pow(context / kMaxMarkerTurn, d / (d - 2));
+  return static_cast<float>(std::max(kLlamaBase, needed));
+}
 
 SteeringWeights::SteeringWeights(const SyntheticModelSpec& spec, const SyntheticVocab& vocab)
     : spec_(spec),

@@ -27,8 +27,9 @@
 // at a newline, where a call starts), which output rows read. Further
 // dimensions mark the current token (a newline, <tool_call>, '}'), for what
 // follows it. The keys and queries sit in the head's last rotary pair, which
-// turns slowest with distance (0.65 radians over 2048 positions for the
-// tiny preset), so a marker far back still wins. The logits are sized
+// turns slowest with distance (at most 0.65 radians over the model's whole
+// context: RopeFreqBase picks the model's RoPE base for it), so a marker
+// far back still wins. The logits are sized
 // against llama-server's default sampling: top-k 40 and min-p 0.05, which
 // drops any token 3 logits below the best.
 //
@@ -45,6 +46,18 @@
 #include "tools/synthetic_vocab.h"
 
 namespace zest::tools {
+
+// The most the tool heads' rotary pair may turn between a marker and the
+// position that looks for it (cos 0.65 ≈ 0.8 of the marker's score).
+inline constexpr double kMaxMarkerTurn = 0.65;
+
+// RoPE's base frequency for a model of `head_dim` and `context`: llama's
+// 10000, or more for a long context, so that the slowest rotary pair, which
+// the tool heads use, turns at most kMaxMarkerTurn over the whole context
+// and a marker at its start (the <tools> of a 40k-token agent prompt) still
+// wins at its end. 10000 for every shape up to 2048 positions and 16-wide
+// heads.
+float RopeFreqBase(uint32_t head_dim, uint32_t context);
 
 class SteeringWeights {
  public:

@@ -74,7 +74,7 @@ void AddModelMetadata(const SyntheticModelSpec& s, uint32_t vocab_size, GgufWrit
   w.AddUint32(arch + ".attention.head_count_kv", s.kv_heads);
   w.AddFloat32(arch + ".attention.layer_norm_rms_epsilon", kRmsNormEpsilon);
   w.AddUint32(arch + ".rope.dimension_count", s.embedding / s.heads);
-  w.AddFloat32(arch + ".rope.freq_base", 10000.0f);
+  w.AddFloat32(arch + ".rope.freq_base", RopeFreqBase(s.embedding / s.heads, s.context));
   w.AddUint32(arch + ".vocab_size", vocab_size);
   // 1 = mean (llama_pooling_type).
   if (s.embedding_model) w.AddUint32(arch + ".pooling_type", 1);

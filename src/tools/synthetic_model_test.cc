@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <set>
 
 #include "models/gguf_reader.h"
+#include "tools/steering_weights.h"
 #include "tools/synthetic_vocab.h"
 
 namespace zest::tools {
@@ -99,6 +101,27 @@ TEST(SyntheticModelTest, TinyDescribesItself) {
   EXPECT_EQ(f->FindTensor("blk.0.ffn_down.weight")->dims, (std::vector<uint64_t>{ff, e}));
   EXPECT_EQ(f->FindTensor("output_norm.weight")->type, 0u);  // norms stay F32
   EXPECT_EQ(f->FindTensor("output.weight")->type, 8u);
+  fs::remove(path);
+}
+
+// The tool heads' rotary pair turns at most kMaxMarkerTurn over the whole
+// context: llama's base 10000 for the presets as they are, more for a long
+// context (an agent's prompt of 40k tokens has <tools> near its start).
+TEST(SyntheticModelTest, RopeBaseKeepsTheToolMarkerInReachOverTheWholeContext) {
+  EXPECT_EQ(RopeFreqBase(16, 2048), 10000.0f);  // tiny
+  EXPECT_EQ(RopeFreqBase(64, 4096), 10000.0f);  // small, bench
+  for (uint32_t context : {32768u, 65536u, 131072u}) {
+    const double base = RopeFreqBase(16, context);
+    EXPECT_GT(base, 10000.0) << context;
+    EXPECT_LE(std::pow(base, -14.0 / 16) * context, kMaxMarkerTurn * 1.0001) << context;
+  }
+  const fs::path path = TempPath("long");
+  SyntheticModelSpec spec = *PresetSpec("tiny");
+  spec.context = 65536;
+  ASSERT_TRUE(WriteSyntheticModel(spec, path).ok());
+  Result<models::GgufFile> f = models::ReadGguf(path);
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_FLOAT_EQ(static_cast<float>(f->GetFloat("llama.rope.freq_base")), RopeFreqBase(16, 65536));
   fs::remove(path);
 }
 
