@@ -105,7 +105,7 @@ struct Connection {
 // adapter with the engine's own model name, asked as a stream when the
 // engine would otherwise run on after its client left (stream_assembly.h;
 // returns true then), pinned to the slot a split prefill filled.
-awaitable<Result<bool>> AskChat(scheduler::InstancePool& pool, const RelayRequest& request,
+awaitable<Result<bool>> AskChat(scheduler::InstanceDispatch& pool, const RelayRequest& request,
                                 std::shared_ptr<scheduler::Instance> instance,
                                 std::shared_ptr<http::UpstreamCanceller> canceller,
                                 http::UpstreamRequest& up) {
@@ -132,7 +132,7 @@ awaitable<Result<bool>> AskChat(scheduler::InstancePool& pool, const RelayReques
 // on). Sets `engine_dead` when the instance we got turns out to be dead
 // (killed between requests): the pool has forgotten it, and another try
 // starts a fresh one.
-awaitable<Result<Connection>> Connect(scheduler::InstancePool& pool, const RelayRequest& request,
+awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool, const RelayRequest& request,
                                       std::shared_ptr<http::UpstreamCanceller> canceller,
                                       bool& engine_dead) {
   auto executor = co_await asio::this_coro::executor;
@@ -193,7 +193,7 @@ awaitable<void> SendTranslated(http::ResponseWriter& writer, const RelayRequest&
 // The slot is given back once the engine has answered in full, before the
 // answer goes out: a slow client does not hold it, and a client's next
 // request never finds it still taken by this one.
-awaitable<Outcome> RelayWhole(scheduler::InstancePool& pool, scheduler::InstanceLease& lease,
+awaitable<Outcome> RelayWhole(scheduler::InstanceDispatch& pool, scheduler::InstanceLease& lease,
                               http::UpstreamResponse& upstream, const RelayRequest& request,
                               http::ResponseWriter& writer) {
   std::shared_ptr<scheduler::Instance> held = lease.instance();
@@ -306,7 +306,7 @@ class StreamRewriter {
 // `resume` (a chat stream), one that dies after it leaves the rest of the
 // answer to another engine too (stream_resume.h), and this one may be such
 // a continuation.
-awaitable<Outcome> RelayStream(scheduler::InstancePool& pool, scheduler::InstanceLease& lease,
+awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::InstanceLease& lease,
                                http::UpstreamResponse& upstream, http::ResponseWriter& writer,
                                const RelayRequest& request, StreamResume* resume) {
   std::shared_ptr<scheduler::Instance> instance = lease.instance();
@@ -419,7 +419,7 @@ awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
   co_return std::move(answer);
 }
 
-awaitable<Outcome> RelayAssembled(scheduler::InstancePool& pool, Connection& connected,
+awaitable<Outcome> RelayAssembled(scheduler::InstanceDispatch& pool, Connection& connected,
                                   const RelayRequest& request, http::ResponseWriter& writer) {
   std::shared_ptr<scheduler::Instance> instance = connected.lease.instance();
   auto answer = co_await ReadAssembled(*instance, *connected.response, request);
@@ -442,7 +442,7 @@ awaitable<Outcome> RelayAssembled(scheduler::InstancePool& pool, Connection& con
 }
 
 // One try on an engine: connect, then relay the answer the way it comes.
-awaitable<Outcome> RelayOnce(scheduler::InstancePool& pool, const RelayRequest& request,
+awaitable<Outcome> RelayOnce(scheduler::InstanceDispatch& pool, const RelayRequest& request,
                              http::ResponseWriter& writer,
                              std::shared_ptr<http::UpstreamCanceller> canceller,
                              WaitHeartbeat& heartbeat, StreamResume* resume) {
@@ -475,7 +475,7 @@ awaitable<Outcome> RelayOnce(scheduler::InstancePool& pool, const RelayRequest& 
 // Tries fresh engines while the one before died before the client had a
 // byte of its answer, streamed or not; a chat stream the client has part
 // of goes on from where it broke off (stream_resume.h).
-awaitable<void> RelayWithSlot(scheduler::InstancePool& pool, const RelayRequest& request,
+awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequest& request,
                               http::ResponseWriter& writer,
                               std::shared_ptr<http::UpstreamCanceller> canceller,
                               WaitHeartbeat& heartbeat) {
@@ -572,7 +572,7 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
                           request.admit.cost >= services.split_prefill_tokens &&
                           request.chat != nullptr && !request.to_engine &&
                           request.chat->kind != engines::Capability::kEmbeddings;
-  co_await RelayWithSlot(services.pool, request, writer, canceller, heartbeat);
+  co_await RelayWithSlot(services.dispatch, request, writer, canceller, heartbeat);
   writer.OnClientGone(nullptr);
 }
 

@@ -25,7 +25,9 @@
 #include "http/response_writer.h"
 #include "models/model_registry.h"
 #include "scheduler/admission.h"
-#include "scheduler/instance_pool.h"
+#include "engines/engine_set.h"
+#include "scheduler/instance_directory.h"
+#include "scheduler/instance_dispatch.h"
 #include "scheduler/keep_alive.h"
 
 namespace zest::api {
@@ -85,9 +87,11 @@ struct RelayRequest {
   std::shared_ptr<AnswerTranslator> translator;
 };
 
-// The engine side of the gateway: admission, instance and relay.
+// The engine side of the gateway: admission, instances and relay.
 struct EngineServices {
-  scheduler::InstancePool& pool;
+  scheduler::InstanceDispatch& dispatch;    // a slot on an instance, for a request
+  scheduler::InstanceDirectory& instances;  // the instances running now
+  const engines::EngineSet* engines;        // the engines zest runs (their adapters)
   scheduler::Admission& admission;
   scheduler::Residency* residency = nullptr;  // keep-alive books; null: none kept
   std::chrono::milliseconds heartbeat{0};     // SSE comments while a stream waits; 0: none

@@ -93,7 +93,7 @@ asio::awaitable<Result<int>> Split(scheduler::InstanceLease& prefill,
 }  // namespace
 
 asio::awaitable<std::optional<int>> HandOffPrefill(
-    scheduler::InstancePool& pool, std::shared_ptr<scheduler::Instance> decode,
+    scheduler::InstanceDispatch& pool, std::shared_ptr<scheduler::Instance> decode,
     std::shared_ptr<const engines::ChatRequest> request, std::string client_model,
     std::string log_tag, std::shared_ptr<http::UpstreamCanceller> canceller) {
   if (decode->slot_dir.empty()) co_return std::nullopt;

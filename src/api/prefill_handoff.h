@@ -15,7 +15,7 @@
 
 #include "engines/chat_request.h"
 #include "http/upstream_client.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/instance_dispatch.h"
 
 namespace zest::api {
 
@@ -30,7 +30,7 @@ namespace zest::api {
 // that take no name of their own. `canceller` is the request's: when the
 // client leaves, the prefill stops with it.
 boost::asio::awaitable<std::optional<int>> HandOffPrefill(
-    scheduler::InstancePool& pool, std::shared_ptr<scheduler::Instance> decode,
+    scheduler::InstanceDispatch& pool, std::shared_ptr<scheduler::Instance> decode,
     std::shared_ptr<const engines::ChatRequest> request, std::string client_model,
     std::string log_tag, std::shared_ptr<http::UpstreamCanceller> canceller);
 

@@ -42,8 +42,10 @@
 #include "scheduler/capacity.h"
 #include "scheduler/crash_loop.h"
 #include "scheduler/engine_starter.h"
+#include "scheduler/fit_estimates.h"
 #include "scheduler/instance.h"
 #include "scheduler/instance_directory.h"
+#include "scheduler/instance_dispatch.h"
 #include "scheduler/instance_lifecycle.h"
 #include "scheduler/load_planner.h"
 #include "scheduler/pool_events.h"
@@ -52,7 +54,11 @@
 
 namespace zest::scheduler {
 
-class InstancePool : public EngineSlots, public InstanceDirectory, public InstanceLifecycle {
+class InstancePool : public EngineSlots,
+                     public InstanceDirectory,
+                     public InstanceLifecycle,
+                     public InstanceDispatch,
+                     public FitEstimates {
  public:
   InstancePool(boost::asio::io_context& io, PoolOptions options);
   ~InstancePool() override;
@@ -82,38 +88,23 @@ class InstancePool : public EngineSlots, public InstanceDirectory, public Instan
   boost::asio::awaitable<void> KillHung(std::string model, pid_t pid) override;
   boost::asio::awaitable<void> ForgetExited() override;
 
-  // The engines it starts (null: none set up).
-  const engines::EngineSet* engine_set() const { return options_.engines.get(); }
-
   // The engine's parallel sequences for `model`: its plan's once loaded,
   // else its options' `parallel`, else the server's. For sizing the model's
   // admission gate. Any thread.
   int EngineParallel(const std::string& model) override;
 
-  // For one request (which holds an admission slot): a slot on the model's
-  // instance with the least expected completion time (dispatch.h), loading
-  // the first instance as Acquire does. When every instance is full (their
-  // number just shrank) it waits for a slot to free.
-  boost::asio::awaitable<Result<InstanceLease>> Dispatch(models::ModelEntry model, bool urgent);
-
-  // Experimental prefill/decode split (api/prefill_handoff.h): a free slot
-  // on a ready instance of `model` other than `decode`, on another device,
-  // with a slot directory; an empty lease when there is none. Any thread.
-  InstanceLease TryReserveOther(const std::string& model, const Instance& decode);
-
-  // Tells the pool a request could not reach `instance`; if its process is
-  // gone, the pool forgets it so the next Acquire starts a fresh one.
-  boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance);
+  // InstanceDispatch (instance_dispatch.h): the request path. Dispatch
+  // loads the first instance as Acquire does.
+  boost::asio::awaitable<Result<InstanceLease>> Dispatch(models::ModelEntry model,
+                                                         bool urgent) override;
+  InstanceLease TryReserveOther(const std::string& model, const Instance& decode) override;
+  boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance) override;
 
   std::vector<InstanceStatus> List() override;
 
-  // Whether this machine can run `model` at all: placed with its configured
-  // options on the discovered devices with nothing else loaded
-  // (placement/fit.h). nullopt until the devices are known (a second or so
-  // after start). Any thread.
-  std::optional<placement::ModelFit> Fit(const models::ModelEntry& model);
-  // The same for a model known only by its file size (a catalog entry).
-  std::optional<placement::ModelFit> FitOfSize(uint64_t file_bytes);
+  // FitEstimates (fit_estimates.h), with the planner's learned corrections.
+  std::optional<placement::ModelFit> Fit(const models::ModelEntry& model) override;
+  std::optional<placement::ModelFit> FitOfSize(uint64_t file_bytes) override;
 
   std::shared_ptr<Instance> Find(const std::string& model) override;
 

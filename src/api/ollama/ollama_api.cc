@@ -74,7 +74,7 @@ awaitable<void> OllamaApi::Tags(http::Request&, http::ResponseWriter& w) {
 
 awaitable<void> OllamaApi::Ps(http::Request&, http::ResponseWriter& w) {
   json models = json::array();
-  for (const scheduler::InstanceStatus& s : engines_.pool.List()) {
+  for (const scheduler::InstanceStatus& s : engines_.instances.List()) {
     if (s.state != "ready" || s.replica) continue;  // Ollama lists a model once
     Result<models::ModelEntry> model = registry_.Find(s.model);
     if (!model.ok()) continue;  // deleted while loaded

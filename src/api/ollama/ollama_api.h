@@ -23,7 +23,6 @@
 #include "core/duration.h"
 #include "http/router.h"
 #include "models/model_registry.h"
-#include "scheduler/instance_pool.h"
 #include "scheduler/keep_alive.h"
 
 namespace zest::api::ollama {

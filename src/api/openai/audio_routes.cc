@@ -112,7 +112,7 @@ awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::Re
 // queues: the engine's slot is not held while ffmpeg runs.
 awaitable<Status> OpenAiApi::ConvertAudio(engines::TranscriptionJob& job) {
   if (DecodedByEngines(job.audio)) co_return Status::Ok();
-  const engines::EngineSet* set = engines_.pool.engine_set();
+  const engines::EngineSet* set = engines_.engines;
   const engines::AudioConverter* converter = set ? set->audio_converter() : nullptr;
   if (converter == nullptr || !converter->Available().ok()) {
     co_return CheckAudioFormat(job.audio);  // the 400 with the ffmpeg command

@@ -46,7 +46,7 @@ awaitable<void> OpenAiApi::GenerateImages(http::Request& r, http::ResponseWriter
 // zest has none, naming what to install; png never needs it.
 Status OpenAiApi::CheckImageFormat(const ImageRequest& request) const {
   if (request.output_format == "png") return Status::Ok();
-  const engines::EngineSet* set = engines_.pool.engine_set();
+  const engines::EngineSet* set = engines_.engines;
   const engines::ImageConverter* converter = set ? set->image_converter() : nullptr;
   Status available =
       converter != nullptr ? converter->Available() : Unavailable("zest has no image converter");
@@ -98,7 +98,7 @@ awaitable<Result<ApiAnswer>> OpenAiApi::ImagesAnswer(const engines::EngineAdapte
   if (!images.ok()) co_return images.status();
   observer->OnImages(static_cast<int>(images->b64.size()));
   if (request.output_format != images->output_format) {
-    const engines::EngineSet* set = engines_.pool.engine_set();
+    const engines::EngineSet* set = engines_.engines;
     const engines::ImageConverter* converter = set ? set->image_converter() : nullptr;
     if (converter == nullptr) {
       co_return EngineFailed("the image engine made " + images->output_format + ", not " +

@@ -17,9 +17,9 @@ namespace asio = boost::asio;
 using asio::awaitable;
 using engines::Capability;
 
-std::set<std::string> LoadedModels(scheduler::InstancePool& pool) {
+std::set<std::string> LoadedModels(scheduler::InstanceDirectory& instances) {
   std::set<std::string> loaded;
-  for (const auto& s : pool.List()) {
+  for (const auto& s : instances.List()) {
     if (s.state == "ready") loaded.insert(s.model);
   }
   return loaded;
@@ -108,11 +108,11 @@ Result<RelayRequest> OpenAiApi::EngineJob(const http::Request& r, const models::
 // this machine can run it: planned from its GGUF header when it is here,
 // estimated from the catalog's size when not.
 nlohmann::json OpenAiApi::ListJson(bool all) {
-  std::set<std::string> loaded = LoadedModels(engines_.pool);
+  std::set<std::string> loaded = LoadedModels(engines_.instances);
   nlohmann::json data = nlohmann::json::array();
   for (const auto& m : registry_.List()) {
     nlohmann::json j = ModelJson(m, loaded.contains(m.name));
-    if (m.error.empty()) AddFit(j, engines_.pool.Fit(m));
+    if (m.error.empty()) AddFit(j, fit_.Fit(m));
     if (std::vector<std::string> aliases = registry_.AliasesOf(m.name); !aliases.empty()) {
       j["aliases"] = aliases;  // the names and patterns that stand for it
     }
@@ -122,7 +122,7 @@ nlohmann::json OpenAiApi::ListJson(bool all) {
   AddCatalog(registry_.ListCatalog(), data);
   for (nlohmann::json& j : data) {
     if (j.contains("fit") || j.value("source", std::string()) != "catalog") continue;
-    AddFit(j, engines_.pool.FitOfSize(j.value("size", uint64_t{0})));
+    AddFit(j, fit_.FitOfSize(j.value("size", uint64_t{0})));
   }
   return data;
 }
@@ -136,8 +136,8 @@ void OpenAiApi::Register(http::Router& router) {
   auto get = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
     auto model = registry_.Find(r.params.at(0));
     if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-    nlohmann::json reply = ModelJson(*model, LoadedModels(engines_.pool).contains(model->name));
-    if (model->error.empty()) AddFit(reply, engines_.pool.Fit(*model));
+    nlohmann::json reply = ModelJson(*model, LoadedModels(engines_.instances).contains(model->name));
+    if (model->error.empty()) AddFit(reply, fit_.Fit(*model));
     co_await SendJson(w, reply);
   };
   auto inference = [this](Capability kind) {

@@ -12,7 +12,7 @@
 #include "api/openai/image_request.h"
 #include "http/router.h"
 #include "models/model_registry.h"
-#include "scheduler/instance_pool.h"
+#include "scheduler/fit_estimates.h"
 
 namespace zest::api::openai {
 
@@ -22,11 +22,12 @@ class OpenAiApi {
   // limits, the keep_alive cap, the default answer limit.
   using Options = ChatRouteOptions;
 
-  // All must outlive the router the routes are added to; `metrics` may be
-  // null (no metrics).
-  OpenAiApi(models::ModelRegistry& registry, EngineServices engines, Options options,
-            InferenceMetrics* metrics = nullptr)
-      : registry_(registry), engines_(engines), options_(options), metrics_(metrics) {}
+  // All must outlive the router the routes are added to; `fit` says what
+  // /v1/models reports as each model's `fit`; `metrics` may be null (no
+  // metrics).
+  OpenAiApi(models::ModelRegistry& registry, EngineServices engines, scheduler::FitEstimates& fit,
+            Options options, InferenceMetrics* metrics = nullptr)
+      : registry_(registry), engines_(engines), fit_(fit), options_(options), metrics_(metrics) {}
 
   void Register(http::Router& router);
 
@@ -83,6 +84,7 @@ class OpenAiApi {
 
   models::ModelRegistry& registry_;
   EngineServices engines_;
+  scheduler::FitEstimates& fit_;
   const Options options_;
   InferenceMetrics* const metrics_;
 };
