@@ -151,7 +151,7 @@ struct ServerApp::Parts {
         inference_metrics(metrics),
         engine_metrics(metrics),
         pool_options(PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers)),
-        pool(io, pool_options),
+        pool(io, pool_options, s.metrics_enabled ? &engine_metrics : nullptr),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.
         residency(ParseDuration(s.keep_alive).value()),
@@ -191,7 +191,6 @@ struct ServerApp::Parts {
     registry.SetAliases(AliasesFor(s));
     // A model's gate holds the slots of all its instances (replicas included).
     pool.SetCapacityListener(&admission);
-    if (s.metrics_enabled) pool.SetEvents(&engine_metrics);
     AddPoolGauges(metrics, pool);
     api::AddDeviceGauges(metrics, inventory, sampler);
     AddQueueGauges(metrics, admission);

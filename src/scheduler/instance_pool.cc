@@ -55,7 +55,7 @@ void RemoveEngineDir(const fs::path& socket) {
 
 }  // namespace
 
-InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
+InstancePool::InstancePool(asio::io_context& io, PoolOptions options, PoolEvents* events)
     : options_(std::move(options)),
       slot_dirs_(options_.slot_dir, options_.handoff_dir),
       starter_(StarterOptions{.engines = options_.engines,
@@ -67,7 +67,9 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
                               .hidden_dirs = options_.hidden_dirs}),
       strand_(asio::make_strand(io)),
       breaker_(options_.restart_backoff, options_.restart_backoff_max, options_.crash_loop_window),
-      devices_found_(strand_),
+      devices_(strand_, blocking_,
+               DeviceSources{options_.discover_devices, options_.remote_devices}),
+      events_(events),
       planner_(PlannerOptions{.ctx_size = options_.ctx_size,
                               .parallel = options_.parallel,
                               .threads = options_.threads,
@@ -75,8 +77,7 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options)
                               .npu = options_.npu,
                               .model_settings = options_.model_settings,
                               .memory_corrections_file = options_.memory_corrections_file}) {
-  devices_found_.expires_at(asio::steady_timer::time_point::max());
-  asio::co_spawn(strand_, EnsureDevices(), asio::detached);
+  asio::co_spawn(strand_, devices_.Ensure(), asio::detached);
 }
 
 InstancePool::~InstancePool() {
@@ -106,13 +107,10 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Acquire(models::Model
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::ExplicitLoad(
     models::ModelEntry model, std::optional<config::ModelSettings> settings) {
   co_return co_await asio::co_spawn(
-      strand_, ExplicitLoadOnStrand(std::move(model), std::move(settings)), use_awaitable);
-}
-
-awaitable<Result<std::shared_ptr<Instance>>> InstancePool::ExplicitLoadOnStrand(
-    models::ModelEntry model, std::optional<config::ModelSettings> settings) {
-  breaker_.Forget(model.name);
-  co_return co_await AcquireOnStrand(std::move(model), std::move(settings), /*urgent=*/true);
+      strand_,
+      AcquireOnStrand(std::move(model), std::move(settings), /*urgent=*/true,
+                      /*explicit_load=*/true),
+      use_awaitable);
 }
 
 int InstancePool::EngineParallel(const std::string& model) {
@@ -130,7 +128,9 @@ int InstancePool::EngineParallel(const std::string& model) {
 }
 
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
-    models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent) {
+    models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent,
+    bool explicit_load) {
+  if (explicit_load) breaker_.Forget(model.name);
   int killed_loads = 0;
   bool said_draining = false;
   while (true) {
@@ -285,9 +285,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     } else if (!plan->rpc_workers.empty()) {
       NoteWorkersMayBeGone(model.name);  // gone since it was checked?
     } else {
-      NoteOwnFailure(model.name, ready.message());
+      NoteOwnFailure(breaker_, model.name, ready.message());
     }
-    co_await TerminateOffStrand(instance);
+    co_await TerminateOn(blocking_, instance);
     if (events_) events_->EngineFailedToStart(model.name);
     finish(ready);
     co_return ready;
@@ -305,7 +305,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   PublishCapacity(model.name);
   spdlog::info("'{}' ready in {:.2f} s (on {})", model.name, secs, instance->device());
   // The ledger models some engines' memory, not every one's.
-  if (instance->engine->learns_memory()) LearnFromMeasured(model, *instance, *plan);
+  if (instance->engine->learns_memory()) {
+    LearnFromMeasured(planner_, events_, blocking_, model, *instance, *plan);
+  }
   if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
 }
@@ -350,11 +352,11 @@ awaitable<void> InstancePool::KillHungOnStrand(std::string model, pid_t pid) {
   // Not counted by the breaker: the watchdog waited its whole period
   // before it called this a hang, which spaces out restarts enough.
   if (events_) events_->EngineCrashed(model);
-  co_await TerminateOffStrand(instance);  // SIGKILL reaches a stopped process too
+  co_await TerminateOn(blocking_, instance);  // SIGKILL reaches a stopped process too
 }
 
-void InstancePool::NoteOwnFailure(const std::string& model, const std::string& reason) {
-  const auto hold = breaker_.RecordFailure(model, reason, std::chrono::steady_clock::now());
+void NoteOwnFailure(CrashLoopBreaker& breaker, const std::string& model, const std::string& reason) {
+  const auto hold = breaker.RecordFailure(model, reason, std::chrono::steady_clock::now());
   if (hold.count() > 0) {
     spdlog::error("'{}' failed on its own: not restarting it for {:.1f} s", model,
                   std::chrono::duration<double>(hold).count());
@@ -400,7 +402,7 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   if (forgotten && !used_workers && !engines::Process::KilledFromOutside(exit) &&
       ready_for < kCrashedAtOnce) {
     NoteOwnFailure(
-        instance->model(),
+        breaker_, instance->model(),
         "crashed " +
             std::to_string(static_cast<int>(std::chrono::duration<double>(ready_for).count())) +
             " s after it was ready: " + engines::Process::DescribeExit(exit));
@@ -408,7 +410,7 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(), instance->pid(),
                engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),
                FailureReason(instance->process()));
-  co_await TerminateOffStrand(instance);
+  co_await TerminateOn(blocking_, instance);
 }
 
 awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
@@ -429,9 +431,11 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reaso
   PublishCapacity(model);
   for (const auto& entry : stopping) {
     // No new request can reach it now; an idle one keeps its conversations.
-    if (reason.save_slots && !entry->replica) co_await SaveSlotsOf(entry->instance);
+    if (reason.save_slots && !entry->replica) {
+      co_await SaveIdleSlots(entry->instance, slot_dirs_.Saved(model));
+    }
     // A load in progress notices the exit and fails its waiters.
-    co_await TerminateOffStrand(entry->instance);
+    co_await TerminateOn(blocking_, entry->instance);
     spdlog::info("stopped '{}' (pid {}, on {})", model, entry->instance->pid(),
                  entry->instance->device());
     if (events_) events_->EngineStopped(model, reason.label);
@@ -439,8 +443,7 @@ awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reaso
   co_return Status::Ok();
 }
 
-awaitable<void> InstancePool::SaveSlotsOf(std::shared_ptr<Instance> instance) {
-  fs::path dir = slot_dirs_.Saved(instance->model());
+awaitable<void> SaveIdleSlots(std::shared_ptr<Instance> instance, fs::path dir) {
   if (dir.empty() || instance->slot_dir.empty() || instance->in_flight > 0 || !instance->Alive()) {
     co_return;  // no slots to save, or not now
   }
@@ -451,14 +454,19 @@ awaitable<void> InstancePool::SaveSlotsOf(std::shared_ptr<Instance> instance) {
   }
 }
 
-awaitable<void> InstancePool::TerminateOffStrand(std::shared_ptr<Instance> instance) {
-  co_await asio::co_spawn(blocking_, TerminateBlocking(std::move(instance)), use_awaitable);
-}
+namespace {
 
-awaitable<void> InstancePool::TerminateBlocking(std::shared_ptr<Instance> instance) {
+// A free coroutine, not a capturing lambda (GCC 12 miscompiles those).
+awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance) {
   instance->process().Terminate();
   RemoveEngineDir(instance->socket());
   co_return;
+}
+
+}  // namespace
+
+awaitable<void> TerminateOn(asio::thread_pool& blocking, std::shared_ptr<Instance> instance) {
+  co_await asio::co_spawn(blocking, TerminateBlocking(std::move(instance)), use_awaitable);
 }
 
 std::vector<InstanceStatus> InstancePool::List() {

@@ -41,6 +41,7 @@
 #include "placement/policy.h"
 #include "scheduler/capacity.h"
 #include "scheduler/crash_loop.h"
+#include "scheduler/device_book.h"
 #include "scheduler/engine_starter.h"
 #include "scheduler/fit_estimates.h"
 #include "scheduler/instance.h"
@@ -60,7 +61,9 @@ class InstancePool : public EngineSlots,
                      public InstanceDispatch,
                      public FitEstimates {
  public:
-  InstancePool(boost::asio::io_context& io, PoolOptions options);
+  // `events` (may be null) hears of engine lifecycle events; it must
+  // outlive the pool.
+  InstancePool(boost::asio::io_context& io, PoolOptions options, PoolEvents* events = nullptr);
   ~InstancePool() override;
 
   // A ready instance for `model`, started if needed. Before starting one the
@@ -108,9 +111,6 @@ class InstancePool : public EngineSlots,
 
   std::shared_ptr<Instance> Find(const std::string& model) override;
 
-  // Reports engine lifecycle events to `events` (may be null). Call before
-  // the pool serves; `events` must outlive the pool.
-  void SetEvents(PoolEvents* events) { events_ = events; }
   // Told, from the pool's strand, whenever the instances that take requests
   // for a model change (admission sizes the model's gate with it). Set it
   // before serving and clear it (null) before `listener` goes.
@@ -133,8 +133,11 @@ class InstancePool : public EngineSlots,
   boost::asio::awaitable<Result<InstanceLease>> DispatchOnStrand(models::ModelEntry model,
                                                                  bool urgent);
   // `settings` unset: the configured ones, and any loaded instance will do.
+  // `explicit_load` (a user's): the crash-loop breaker's hold is lifted
+  // first.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(
-      models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent);
+      models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent,
+      bool explicit_load = false);
   // kConflict unless every instance of `model` (loaded with other options
   // than asked) is idle; then they are stopped. Strand only.
   boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const EntryList& entries);
@@ -177,30 +180,9 @@ class InstancePool : public EngineSlots,
   EntryList IdleInEvictionOrder(const std::string& model, EntryList& busy);
   // Stops `entry`'s instance if it is still idle; false if it got a request meanwhile.
   boost::asio::awaitable<bool> EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason);
-  // Discovers the devices once; started by the constructor so the first
-  // load rarely waits for the engine probe.
-  boost::asio::awaitable<void> EnsureDevices();
-  // Replaces the workers' devices with what options_.remote_devices says now.
-  boost::asio::awaitable<void> RefreshRemoteDevices();
-  boost::asio::awaitable<std::vector<placement::PlacementDevice>> RemoteDevicesBlocking(
-      std::vector<std::string> in_use);
-  boost::asio::awaitable<std::vector<placement::PlacementDevice>> DiscoverDevicesBlocking();
-  // Logs the CPU prediction against the engine's measured RSS and learns
-  // from it (the model's memory correction). Strand only.
-  void LearnFromMeasured(const models::ModelEntry& model, const Instance& instance,
-                         const placement::EnginePlan& plan);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
-  // Counts a failure of the engine's own (not a kill from outside) toward
-  // the crash-loop breaker. Strand only.
-  void NoteOwnFailure(const std::string& model, const std::string& reason);
   boost::asio::awaitable<Status> StopOnStrand(std::string model, StopReason reason);
   boost::asio::awaitable<void> KillHungOnStrand(std::string model, pid_t pid);
-  boost::asio::awaitable<Result<std::shared_ptr<Instance>>> ExplicitLoadOnStrand(
-      models::ModelEntry model, std::optional<config::ModelSettings> settings);
-  // Saves an idle instance's slots before it stops (slot_cache.h).
-  boost::asio::awaitable<void> SaveSlotsOf(std::shared_ptr<Instance> instance);
-  boost::asio::awaitable<void> TerminateOffStrand(std::shared_ptr<Instance> instance);
-  boost::asio::awaitable<void> TerminateBlocking(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
   const SlotDirs slot_dirs_;  // from options_
@@ -214,12 +196,10 @@ class InstancePool : public EngineSlots,
   Mutex list_mu_;
   uint64_t next_socket_id_ = 0;  // on strand_ only
   CrashLoopBreaker breaker_;     // on strand_ only
-  // Set on strand_, under list_mu_ (read there by Fit from other threads):
-  // once, and the RPC workers' part again before each load.
-  std::optional<std::vector<placement::PlacementDevice>> devices_;
-  bool discovering_ = false;                 // on strand_ only
-  boost::asio::steady_timer devices_found_;  // cancelled once devices_ is set
-  PoolEvents* events_ = nullptr;             // set before serving
+  // Found once, from the constructor on (so the first load rarely waits for
+  // the engine probe); the RPC workers' part again when a load needs them.
+  DeviceBook devices_;
+  PoolEvents* const events_;  // may be null
   std::atomic<CapacityListener*> capacity_listener_{nullptr};
   const LoadPlanner planner_;  // thread-safe itself
 };

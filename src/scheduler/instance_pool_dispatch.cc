@@ -181,8 +181,8 @@ awaitable<bool> InstancePool::RemoveReplicaOnStrand(std::string model, pid_t pid
   spdlog::info("autoscale down '{}': stopping its instance on {} (pid {}): {}", model,
                victim->instance->device(), pid, reason);
   // Keep its conversations if it was the one whose slots are saved.
-  if (!victim->replica) co_await SaveSlotsOf(victim->instance);
-  co_await TerminateOffStrand(victim->instance);
+  if (!victim->replica) co_await SaveIdleSlots(victim->instance, slot_dirs_.Saved(model));
+  co_await TerminateOn(blocking_, victim->instance);
   if (events_) {
     events_->EngineStopped(model, "autoscale");
     events_->Autoscaled(model, "down");

@@ -4,8 +4,12 @@
 // memory admission and eviction). Internal to scheduler/.
 #pragma once
 
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <filesystem>
 #include <memory>
+#include <string>
 
 #include "placement/engine_plan.h"
 #include "scheduler/instance_pool.h"
@@ -42,5 +46,25 @@ struct InstancePool::Entry {
   // may drain a busy instance for memory. Strand only.
   bool may_drain = false;
 };
+
+// What the pool's files do to one instance, outside the pool's own state
+// (instance_pool.cc).
+
+// Stops its process (SIGTERM, SIGKILL after the grace period) and removes
+// its directory, on `blocking` (it blocks for up to the grace period).
+boost::asio::awaitable<void> TerminateOn(boost::asio::thread_pool& blocking,
+                                         std::shared_ptr<Instance> instance);
+// Saves an idle instance's slots into `dir` before it stops (slot_cache.h):
+// nothing when `dir` is empty or the instance has no slots, is busy or gone.
+boost::asio::awaitable<void> SaveIdleSlots(std::shared_ptr<Instance> instance,
+                                           std::filesystem::path dir);
+// Counts a failure of the engine's own (not a kill from outside) toward the
+// crash-loop breaker, and logs the hold it sets.
+void NoteOwnFailure(CrashLoopBreaker& breaker, const std::string& model, const std::string& reason);
+// Logs the CPU prediction against the engine's measured RSS and learns from
+// it (the model's memory correction, written on `blocking`).
+void LearnFromMeasured(const LoadPlanner& planner, PoolEvents* events,
+                       boost::asio::thread_pool& blocking, const models::ModelEntry& model,
+                       const Instance& instance, const placement::EnginePlan& plan);
 
 }  // namespace zest::scheduler

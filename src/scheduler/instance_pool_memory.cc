@@ -25,16 +25,6 @@ namespace asio = boost::asio;
 using asio::awaitable;
 using asio::use_awaitable;
 
-// Without a device list (tests that construct a bare pool): one CPU with no
-// memory limit, so only the options shape the plan.
-std::vector<placement::PlacementDevice> UnlimitedCpu() {
-  placement::PlacementDevice cpu;
-  cpu.name = placement::kCpuDevice;
-  cpu.description = "CPU (no memory limit)";
-  cpu.total_bytes = cpu.free_bytes = std::numeric_limits<uint64_t>::max() / 4;
-  return {cpu};
-}
-
 // The models of `entries` (pool entries), each once: "'a', 'b'". A template
 // so it need not name the pool's private Entry type.
 template <typename EntryList>
@@ -51,63 +41,12 @@ std::string JoinNames(const EntryList& entries) {
 
 }  // namespace
 
-awaitable<void> InstancePool::EnsureDevices() {
-  if (devices_) co_return;
-  if (discovering_) {  // started by the constructor (or another load): wait for it
-    co_await devices_found_.async_wait(asio::as_tuple(use_awaitable));
-    co_return;
-  }
-  discovering_ = true;
-  std::vector<placement::PlacementDevice> found;
-  if (options_.discover_devices) {
-    found = co_await asio::co_spawn(blocking_, DiscoverDevicesBlocking(), use_awaitable);
-  } else {
-    found = UnlimitedCpu();
-  }
-  {
-    MutexLock lock(list_mu_);
-    devices_ = std::move(found);
-  }
-  devices_found_.cancel();
-  for (const auto& d : *devices_) {
-    spdlog::info("placement device {}: {}, {} free of {}", d.name, d.description,
-                 placement::FormatBytes(d.free_bytes), placement::FormatBytes(d.total_bytes));
-  }
-}
-
-awaitable<std::vector<placement::PlacementDevice>> InstancePool::DiscoverDevicesBlocking() {
-  std::vector<placement::PlacementDevice> devices = options_.discover_devices();
-  if (options_.remote_devices) {
-    std::vector<placement::PlacementDevice> remote = options_.remote_devices({});
-    devices.insert(devices.end(), remote.begin(), remote.end());
-  }
-  co_return devices;
-}
-
-awaitable<void> InstancePool::RefreshRemoteDevices() {
-  if (!options_.remote_devices) co_return;
-  std::vector<std::string> in_use;
-  {
-    MutexLock lock(list_mu_);
-    for (const auto& [name, entry] : entries_) {
-      in_use.insert(in_use.end(), entry->plan.rpc_workers.begin(), entry->plan.rpc_workers.end());
-    }
-  }
-  std::vector<placement::PlacementDevice> remote =
-      co_await asio::co_spawn(blocking_, RemoteDevicesBlocking(std::move(in_use)), use_awaitable);
-  MutexLock lock(list_mu_);
-  std::erase_if(*devices_, [](const placement::PlacementDevice& d) { return d.remote(); });
-  devices_->insert(devices_->end(), remote.begin(), remote.end());
-}
-
-awaitable<std::vector<placement::PlacementDevice>> InstancePool::RemoteDevicesBlocking(
-    std::vector<std::string> in_use) {
-  co_return options_.remote_devices(in_use);
-}
-
 Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry& model,
                                                         const Entry& self, const EntryList& evicted,
                                                         bool with_workers) {
+  // Found before any plan (AdmitMemory ensures it).
+  const std::vector<placement::PlacementDevice> devices = devices_.Snapshot().value_or(
+      std::vector<placement::PlacementDevice>{});
   std::vector<const placement::EnginePlan*> loaded;
   LoadContext context;
   context.replica = self.replica;
@@ -123,7 +62,7 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
       context.used.push_back(placement::PrimaryDevice(entry->plan));
     }
   }
-  context.free = placement::FreeAfter(*devices_, loaded);
+  context.free = placement::FreeAfter(devices, loaded);
   if (!with_workers) {
     std::erase_if(context.free, [](const placement::PlacementDevice& d) { return d.remote(); });
   }
@@ -145,19 +84,15 @@ void InstancePool::AssignCpuThreads(const models::ModelEntry& model, Entry& self
 }
 
 std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& model) {
-  std::vector<placement::PlacementDevice> devices;
-  {
-    MutexLock lock(list_mu_);
-    if (!devices_) return std::nullopt;
-    devices = *devices_;
-  }
-  return planner_.Fit(model, devices);
+  std::optional<std::vector<placement::PlacementDevice>> devices = devices_.Snapshot();
+  if (!devices) return std::nullopt;
+  return planner_.Fit(model, *devices);
 }
 
 std::optional<placement::ModelFit> InstancePool::FitOfSize(uint64_t file_bytes) {
-  MutexLock lock(list_mu_);
-  if (!devices_) return std::nullopt;
-  return placement::FitOfSize(file_bytes, *devices_);
+  std::optional<std::vector<placement::PlacementDevice>> devices = devices_.Snapshot();
+  if (!devices) return std::nullopt;
+  return placement::FitOfSize(file_bytes, *devices);
 }
 
 InstancePool::EntryList InstancePool::IdleInEvictionOrder(const std::string& model,
@@ -205,7 +140,7 @@ Result<placement::EnginePlan> InstancePool::PlanEvicting(const models::ModelEntr
 
 awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models::ModelEntry& model,
                                                                    Entry& entry) {
-  co_await EnsureDevices();
+  co_await devices_.Ensure();
   const auto wait_until = std::chrono::steady_clock::now() + options_.memory_wait;
   bool told = false;
   bool workers_checked = false;
@@ -220,8 +155,18 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     EntryList busy;
     plan = PlanEvicting(model, entry, /*with_workers=*/false, evict, busy);
     if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory &&
-        options_.remote_devices && !entry.replica) {
-      if (!workers_checked) co_await RefreshRemoteDevices();
+        devices_.has_remote() && !entry.replica) {
+      if (!workers_checked) {
+        std::vector<std::string> in_use;  // the workers running engines use
+        {
+          MutexLock lock(list_mu_);
+          for (const auto& [name, other] : entries_) {
+            in_use.insert(in_use.end(), other->plan.rpc_workers.begin(),
+                          other->plan.rpc_workers.end());
+          }
+        }
+        co_await devices_.RefreshRemote(std::move(in_use));
+      }
       workers_checked = true;
       plan = PlanEvicting(model, entry, /*with_workers=*/true, evict, busy);
     }
@@ -319,14 +264,15 @@ awaitable<bool> InstancePool::EvictIfIdle(std::shared_ptr<Entry> entry, std::str
   spdlog::info("evicting idle '{}' (pid {}) {} (on {})", entry->model, instance->pid(), reason,
                instance->device());
   // Its conversations come back if it is loaded again.
-  if (!entry->replica) co_await SaveSlotsOf(instance);
-  co_await TerminateOffStrand(instance);
+  if (!entry->replica) co_await SaveIdleSlots(instance, slot_dirs_.Saved(entry->model));
+  co_await TerminateOn(blocking_, instance);
   if (events_) events_->EngineStopped(entry->model, "memory");
   co_return true;
 }
 
-void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Instance& instance,
-                                     const placement::EnginePlan& plan) {
+void LearnFromMeasured(const LoadPlanner& planner, PoolEvents* events, asio::thread_pool& blocking,
+                       const models::ModelEntry& model, const Instance& instance,
+                       const placement::EnginePlan& plan) {
   const uint64_t measured = engines::ProcessTreeRssBytes(instance.pid());
   const uint64_t predicted = plan.BytesOn(placement::kCpuDevice);
   const double error =
@@ -336,14 +282,14 @@ void InstancePool::LearnFromMeasured(const models::ModelEntry& model, const Inst
                placement::FormatBytes(plan.TotalBytes()), placement::FormatBytes(measured), error);
   // Only the CPU side is measured: device memory per process is not known here.
   if (measured == 0) return;  // gone already: nothing to learn
-  if (events_) {
-    events_->EngineMemory(instance.model(), instance.device(), placement::kCpuDevice, predicted,
+  if (events) {
+    events->EngineMemory(instance.model(), instance.device(), placement::kCpuDevice, predicted,
                           measured);
   }
   // The write (a small file, fsync'd) runs on the blocking pool, off the
   // strand; the destructor joins that pool before the planner goes.
-  asio::post(blocking_, [this, model, plan, measured] {
-    auto learned = planner_.Learn(model, plan, measured);
+  asio::post(blocking, [&planner, model, plan, measured] {
+    auto learned = planner.Learn(model, plan, measured);
     if (!learned.ok()) {
       spdlog::warn("'{}': the learned memory correction is not saved: {}", model.name,
                    learned.status().message());
