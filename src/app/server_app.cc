@@ -17,6 +17,7 @@
 #include "api/admin/models_api.h"
 #include "api/admin/observability_api.h"
 #include "api/admin/pull_api.h"
+#include "api/pull_route.h"
 #include "api/admin/system_api.h"
 #include "api/anthropic/anthropic_api.h"
 #include "api/device_metrics.h"
@@ -173,11 +174,12 @@ struct ServerApp::Parts {
         pull_store(s.hf_hub_cache),
         pull_service(pull_store, models::HubConfig{s.hf_endpoint, s.hf_token},
                      PullOptionsFor(s, metrics), &models::Catalog::Builtin()),
-        pull_api(pull_service),
+        pull_runner(pull_service),
+        pull_api(pull_runner),
         observability(request_metrics, admission, pool, registry, log_ring),
         events(observability, admin, system_api, request_metrics, recent_errors),
         cluster(ManifestPathFor(s), &models::Catalog::Builtin(), pull_service, readiness),
-        ollama(registry, models_api, chat_engines, chat_options, request_metrics),
+        ollama(registry, models_api, pull_runner, chat_engines, chat_options, request_metrics),
         response_store(s.home / "responses", {}),
         responses(registry, chat_engines, chat_options, response_store, request_metrics),
         anthropic(registry, chat_engines, chat_options, request_metrics),
@@ -252,6 +254,7 @@ struct ServerApp::Parts {
   api::admin::ModelsApi models_api;
   models::HfStore pull_store;
   models::PullService pull_service;
+  api::PullRunner pull_runner;  // every API's pull route (zest's, Ollama's)
   api::admin::PullApi pull_api;
   api::admin::ObservabilityApi observability;
   api::RecentErrors recent_errors;

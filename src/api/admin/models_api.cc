@@ -6,7 +6,7 @@
 #include "api/json_text.h"
 #include "api/model_file_json.h"
 #include "api/request/errors.h"
-#include "api/openai/model_json.h"
+#include "api/model_json.h"
 
 namespace zest::api::admin {
 namespace {
@@ -79,7 +79,7 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
   bool loaded = false;
   for (const auto& s : instances_.List())
     loaded = loaded || (s.model == model->name && s.state == "ready");
-  json reply = {{"model", model->name}, {"details", openai::ModelJson(*model, loaded)}};
+  json reply = {{"model", model->name}, {"details", api::ModelJson(*model, loaded)}};
   reply.update(*file);
   std::string body = JsonText(reply);
   co_await w.Send(200, "application/json", body);

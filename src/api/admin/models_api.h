@@ -11,6 +11,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <string>
 
+#include "api/model_removal.h"
 #include "core/result.h"
 #include "http/router.h"
 #include "models/model_registry.h"
@@ -20,7 +21,7 @@
 
 namespace zest::api::admin {
 
-class ModelsApi {
+class ModelsApi : public ModelRemoval {
  public:
   // Both must outlive the router the routes are added to.
   ModelsApi(models::ModelRegistry& registry, scheduler::InstanceDirectory& instances,
@@ -32,9 +33,9 @@ class ModelsApi {
 
   void Register(http::Router& router);
 
-  // Stops every engine serving the model's file, then removes it. Returns
-  // the entry that was removed. For every API's delete (Ollama's too).
-  boost::asio::awaitable<Result<models::ModelEntry>> Delete(std::string name);
+  // ModelRemoval: stops every engine serving the model's file, then
+  // removes it. For every API's delete (Ollama's too).
+  boost::asio::awaitable<Result<models::ModelEntry>> Delete(std::string name) override;
 
  private:
   boost::asio::awaitable<void> SendDeleted(std::string name, http::ResponseWriter& w);

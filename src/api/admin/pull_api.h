@@ -1,52 +1,40 @@
-// PullApi: POST /api/v1/pull {"model": SPEC, "stream": true}. Runs the
-// blocking PullService on a small thread pool (never on the I/O threads) and
-// reports to the client: with "stream" (the default) as SSE events
-//   data: {"status":"downloading","file":F,"completed":N,"total":M}
-// at most a few per second, then {"status":"success","model":NAME} or an
-// error event in OpenAI's error shape; without, one JSON answer at the end.
-// A client that goes away cancels its pull; a download another pull still
-// waits for goes on (the Downloader shares it). Ollama's POST /api/pull runs
-// the same way with Ollama's request and NDJSON lines (ollama/ollama_pull.h).
+// PullApi: POST /api/v1/pull {"model": SPEC, "stream": true}, run by the
+// PullRunner every pull route shares (api/pull_route.h), in zest's shape:
+// with "stream" (the default) as SSE events
+//   data: {"status":"downloading","file":F,"completed":N,"total":M,...}
+// at most a few per second, then {"status":"success","model":NAME,...} or
+// an error event in OpenAI's error shape; without, one JSON answer at the
+// end.
 #pragma once
 
-#include <boost/asio/awaitable.hpp>
-#include <boost/asio/thread_pool.hpp>
-#include <memory>
-#include <mutex>
-#include <vector>
-
-#include "core/mutex.h"
+#include "api/pull_route.h"
 #include "http/router.h"
-#include "models/pull_service.h"
 
 namespace zest::api::admin {
 
+// zest's pull answers (SSE progress, OpenAI's errors).
+class ZestPullWire : public PullWire {
+ public:
+  Result<PullRequest> Parse(const std::string& body, std::string* param) const override;
+  boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
+                                         const std::string& param) const override;
+  std::string_view stream_content_type() const override { return "text/event-stream"; }
+  std::string StartLine() const override { return ""; }
+  std::string ProgressLine(const models::PullProgress& progress) const override;
+  std::string EndLine(const Result<models::PullResult>& result) const override;
+  std::string WholeAnswer(const models::PullResult& result) const override;
+};
+
 class PullApi {
  public:
-  // `service` must outlive this object.
-  explicit PullApi(models::PullService& service);
-  // Cancels pulls still running (their partial files stay) and waits for them.
-  ~PullApi();
+  // `runner` must outlive the router the route is added to.
+  explicit PullApi(PullRunner& runner) : runner_(runner) {}
 
   void Register(http::Router& router);
 
-  // The client's API: zest's (SSE, OpenAI's errors) or Ollama's (NDJSON).
-  enum class Wire { kZest, kOllama };
-
  private:
-  struct Job;
-  boost::asio::awaitable<void> Handle(Wire wire, http::Request& request,
-                                      http::ResponseWriter& writer);
-  boost::asio::awaitable<void> StreamProgress(Wire wire, std::shared_ptr<Job> job,
-                                              http::ResponseWriter& writer);
-  boost::asio::awaitable<void> AnswerWhole(Wire wire, std::shared_ptr<Job> job,
-                                           http::ResponseWriter& writer);
-  void Run(std::shared_ptr<Job> job);
-
-  models::PullService& service_;
-  Mutex mu_;
-  std::vector<std::weak_ptr<Job>> jobs_ GUARDED_BY(mu_);
-  boost::asio::thread_pool blocking_{4};
+  PullRunner& runner_;
+  const ZestPullWire wire_;
 };
 
 }  // namespace zest::api::admin

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/duration.h"
+#include "api/pull_request.h"
 #include "core/result.h"
 
 namespace zest::api::admin {
@@ -26,10 +27,6 @@ struct LoadRequest {
 Result<LoadRequest> ParseLoadRequest(const std::string& body, std::string* param);
 
 // POST /api/v1/pull: {"model", "stream"?}.
-struct PullRequest {
-  std::string model;
-  bool stream = true;
-};
 Result<PullRequest> ParsePullRequest(const std::string& body, std::string* param);
 
 }  // namespace zest::api::admin

@@ -267,6 +267,9 @@ void OllamaApi::Register(http::Router& router) {
              [this](http::Request& r, http::ResponseWriter& w) { return Ps(r, w); });
   router.Add("POST", "/api/show",
              [this](http::Request& r, http::ResponseWriter& w) { return Show(r, w); });
+  router.Add("POST", "/api/pull", [this](http::Request& r, http::ResponseWriter& w) {
+    return pulls_.Serve(pull_wire_, r, w);
+  });
   router.Add("DELETE", "/api/delete",
              [this](http::Request& r, http::ResponseWriter& w) { return Delete(r, w); });
   router.Add("POST", "/api/copy",

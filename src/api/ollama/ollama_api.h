@@ -2,7 +2,8 @@
 // editors' plugins, the `ollama` libraries): GET / ("Ollama is running",
 // served by webui/web_ui.h),
 // GET /api/version, GET /api/tags (the models), GET /api/ps (the loaded
-// ones), POST /api/show, DELETE /api/delete, POST /api/copy (a new name for
+// ones), POST /api/show, POST /api/pull (ollama_pull.h, run by the pull
+// runner every API shares), DELETE /api/delete, POST /api/copy (a new name for
 // a GGUF model, as `zest add` registers one), POST /api/create (a preset of
 // a model, or a GGUF path: ollama_create.h), and embeddings (POST
 // /api/embed and the older
@@ -16,10 +17,12 @@
 
 #include <boost/asio/awaitable.hpp>
 
-#include "api/admin/models_api.h"
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
+#include "api/model_removal.h"
+#include "api/ollama/ollama_pull.h"
+#include "api/pull_route.h"
 #include "core/duration.h"
 #include "http/router.h"
 #include "models/model_registry.h"
@@ -35,11 +38,13 @@ class OllamaApi {
  public:
   using Options = ChatRouteOptions;
 
-  // All must outlive the router; `metrics` may be null (no metrics).
-  OllamaApi(models::ModelRegistry& registry, admin::ModelsApi& models, EngineServices engines,
-            Options options, InferenceMetrics* metrics = nullptr)
+  // All must outlive the router; `models` deletes for /api/delete, `pulls`
+  // runs /api/pull; `metrics` may be null (no metrics).
+  OllamaApi(models::ModelRegistry& registry, ModelRemoval& models, PullRunner& pulls,
+            EngineServices engines, Options options, InferenceMetrics* metrics = nullptr)
       : registry_(registry),
         models_(models),
+        pulls_(pulls),
         engines_(engines),
         options_(options),
         metrics_(metrics) {}
@@ -68,7 +73,9 @@ class OllamaApi {
   boost::asio::awaitable<void> Create(http::Request& request, http::ResponseWriter& writer);
 
   models::ModelRegistry& registry_;
-  admin::ModelsApi& models_;
+  ModelRemoval& models_;
+  PullRunner& pulls_;
+  const OllamaPullWire pull_wire_;
   EngineServices engines_;
   const Options options_;
   InferenceMetrics* const metrics_;

@@ -4,19 +4,20 @@
 
 #include "api/json_body.h"
 #include "api/json_text.h"
+#include "api/request/errors.h"
 #include "api/ollama/ollama_models.h"
 
 namespace zest::api::ollama {
 
 using nlohmann::json;
 
-Result<admin::PullRequest> ParseOllamaPull(const std::string& text) {
+Result<PullRequest> ParseOllamaPull(const std::string& text) {
   ZEST_ASSIGN_OR_RETURN(json body, ParseJsonObject(text));
   const json name = body.contains("model") ? body["model"] : body.value("name", json());
   if (!name.is_string() || name.get<std::string>().empty()) {
     return InvalidArgument("model is required");
   }
-  admin::PullRequest request;
+  PullRequest request;
   request.model = ZestName(name.get<std::string>());
   if (auto stream = body.find("stream"); stream != body.end() && !stream->is_null()) {
     if (!stream->is_boolean()) return InvalidArgument("stream must be true or false");
@@ -41,6 +42,17 @@ std::string PullSuccessLine() { return JsonText(json{{"status", "success"}}) + "
 
 std::string PullErrorLine(const Status& status) {
   return JsonText(json{{"error", status.message()}}) + "\n";
+}
+
+Result<PullRequest> OllamaPullWire::Parse(const std::string& body, std::string* param) const {
+  *param = "model";
+  return ParseOllamaPull(body);
+}
+
+boost::asio::awaitable<void> OllamaPullWire::SendError(http::ResponseWriter& writer,
+                                                       const Status& status,
+                                                       const std::string&) const {
+  co_await writer.Send(MapStatus(status).http_status, "application/json", PullErrorLine(status));
 }
 
 }  // namespace zest::api::ollama

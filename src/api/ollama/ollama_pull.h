@@ -12,18 +12,35 @@
 
 #include <string>
 
-#include "api/admin/request_body.h"
+#include "api/pull_route.h"
 #include "core/result.h"
 #include "models/pull_service.h"
 
 namespace zest::api::ollama {
 
 // kInvalidArgument for a body without a model name.
-Result<admin::PullRequest> ParseOllamaPull(const std::string& body);
+Result<PullRequest> ParseOllamaPull(const std::string& body);
 
 std::string PullStartLine();
 std::string PullProgressLine(const models::PullProgress& progress);
 std::string PullSuccessLine();
 std::string PullErrorLine(const Status& status);
+
+// Ollama's pull answers, for the shared PullRunner (api/pull_route.h).
+class OllamaPullWire : public PullWire {
+ public:
+  Result<PullRequest> Parse(const std::string& body, std::string* param) const override;
+  boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
+                                         const std::string& param) const override;
+  std::string_view stream_content_type() const override { return "application/x-ndjson"; }
+  std::string StartLine() const override { return PullStartLine(); }
+  std::string ProgressLine(const models::PullProgress& progress) const override {
+    return PullProgressLine(progress);
+  }
+  std::string EndLine(const Result<models::PullResult>& result) const override {
+    return result.ok() ? PullSuccessLine() : PullErrorLine(result.status());
+  }
+  std::string WholeAnswer(const models::PullResult&) const override { return PullSuccessLine(); }
+};
 
 }  // namespace zest::api::ollama

@@ -6,7 +6,7 @@
 #include "api/admit_request.h"
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
-#include "api/openai/model_json.h"
+#include "api/model_json.h"
 #include "api/openai/request_parse.h"
 #include "api/request/errors.h"
 

@@ -1,5 +1,6 @@
 // The JSON shape of a model in /v1/models: OpenAI's fields (id, object,
-// created, owned_by) plus what zest knows from the GGUF header.
+// created, owned_by) plus what zest knows from the GGUF header; zest's own
+// model routes show the same as a model's details.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,7 +9,7 @@
 #include "models/model_registry.h"
 #include "placement/fit.h"
 
-namespace zest::api::openai {
+namespace zest::api {
 
 nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded);
 
@@ -21,4 +22,4 @@ nlohmann::json CatalogJson(const models::CatalogStatus& status);
 // added while the devices are not known yet.
 void AddFit(nlohmann::json& model, const std::optional<placement::ModelFit>& fit);
 
-}  // namespace zest::api::openai
+}  // namespace zest::api

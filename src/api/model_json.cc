@@ -1,6 +1,6 @@
-#include "api/openai/model_json.h"
+#include "api/model_json.h"
 
-namespace zest::api::openai {
+namespace zest::api {
 
 nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
   nlohmann::json j = {
@@ -55,4 +55,4 @@ void AddFit(nlohmann::json& model, const std::optional<placement::ModelFit>& fit
                   {"reason", fit->reason}};
 }
 
-}  // namespace zest::api::openai
+}  // namespace zest::api
