@@ -84,6 +84,7 @@ std::vector<std::string> EngineLocation::Command(const std::vector<std::string>&
                            .view = SandboxView::kSystemFiles,
                            .rootfs = rootfs,
                            .binary = binary,
+                           .whole_etc = whole_etc,
                            .own_network = own_network,
                            .drop_capabilities = geteuid() == 0,
                            .mounts = mounts});

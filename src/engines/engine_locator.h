@@ -38,6 +38,9 @@ struct EngineLocation {
   // without a sandbox.
   std::filesystem::path bwrap;
   std::vector<std::string> environment;  // from LocateOptions: all the engine sees
+  // Sandboxed on the host: all of /etc, or only what dynamic linking needs
+  // (SandboxSpec::whole_etc).
+  bool whole_etc = true;
 
   // The environment to spawn the engine with: `environment` (or, when that
   // is empty, EngineEnvironment's fixed part), then `extra` over it.

@@ -67,6 +67,21 @@ SpawnOptions Sandboxed(const EngineLocation& tool, const std::vector<std::string
 
 }  // namespace
 
+namespace {
+
+// ffmpeg and ffprobe read no configuration: of the host's /etc they see
+// only what dynamic linking needs.
+FfmpegSetup Narrowed(FfmpegSetup setup) {
+  for (Result<EngineLocation>* tool : {&setup.ffmpeg, &setup.ffprobe}) {
+    if (tool->ok()) (*tool)->whole_etc = false;
+  }
+  return setup;
+}
+
+}  // namespace
+
+Ffmpeg::Ffmpeg(FfmpegSetup setup) : setup_(Narrowed(std::move(setup))) {}
+
 Status Ffmpeg::Available() const {
   if (!setup_.ffmpeg.ok()) return NotFound("ffmpeg is not installed (apt install ffmpeg)");
   if (!setup_.ffmpeg->sandboxed()) {

@@ -2,7 +2,8 @@
 // converters (audio_converter.h: uploads into WAV for speech engines;
 // image_converter.h: an image engine's PNG into JPEG or WebP). What ffmpeg
 // reads may come from a client or an engine, so it runs only inside zest's
-// engine sandbox (sandbox.h: the host's system files read-only, no network,
+// engine sandbox (sandbox.h: the host's system files read-only, of /etc only
+// what the dynamic linker needs, no network,
 // nothing of zest's home) with one private directory of its own for the
 // input and output files, removed when the run ends, however it ends; and
 // within a time limit and an output size limit.
@@ -56,7 +57,7 @@ struct FfmpegJob {
 
 class Ffmpeg {
  public:
-  explicit Ffmpeg(FfmpegSetup setup) : setup_(std::move(setup)) {}
+  explicit Ffmpeg(FfmpegSetup setup);
   ~Ffmpeg() { threads_.join(); }
   Ffmpeg(const Ffmpeg&) = delete;
   Ffmpeg& operator=(const Ffmpeg&) = delete;

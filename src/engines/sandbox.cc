@@ -19,10 +19,16 @@ void AddRootfs(const fs::path& rootfs, std::vector<std::string>& argv) {
 }
 
 // The host's system directories, read-only; the top-level links of a
-// merged-/usr system stay links.
-void AddHostSystem(std::vector<std::string>& argv) {
-  Add(argv, {"--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc", "/etc", "--ro-bind-try", "/opt",
-             "/opt"});
+// merged-/usr system stay links. Of /etc, all or what the dynamic linker
+// needs (Debian's alternatives link libraries such as libblas there).
+void AddHostSystem(bool whole_etc, std::vector<std::string>& argv) {
+  Add(argv, {"--ro-bind", "/usr", "/usr", "--ro-bind-try", "/opt", "/opt"});
+  if (whole_etc) {
+    Add(argv, {"--ro-bind-try", "/etc", "/etc"});
+  } else {
+    Add(argv, {"--ro-bind-try", "/etc/alternatives", "/etc/alternatives", "--ro-bind-try",
+               "/etc/ld.so.cache", "/etc/ld.so.cache"});
+  }
   for (const char* dir : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
     std::error_code ec;
     if (fs::is_symlink(dir, ec)) {
@@ -77,7 +83,7 @@ void AddView(const SandboxSpec& spec, std::vector<std::string>& argv) {
   switch (spec.view) {
     case SandboxView::kSystemFiles:
       if (spec.rootfs.empty()) {
-        AddHostSystem(argv);
+        AddHostSystem(spec.whole_etc, argv);
       } else {
         AddRootfs(spec.rootfs, argv);
       }

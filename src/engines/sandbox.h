@@ -53,6 +53,10 @@ struct SandboxSpec {
   SandboxView view = SandboxView::kSystemFiles;
   std::filesystem::path rootfs;  // kSystemFiles: empty = the host's system files
   std::filesystem::path binary;  // kSystemFiles on the host: the engine's binary
+  // kSystemFiles on the host: all of /etc, or (false) only what dynamic
+  // linking needs there (/etc/alternatives, /etc/ld.so.cache), for a tool
+  // that reads no configuration (ffmpeg).
+  bool whole_etc = true;
   // False: no network namespace of its own (it is inside one already).
   bool own_network = true;
   // As root, a sandboxed process keeps root's capabilities (mounts, raw

@@ -111,6 +111,23 @@ TEST(SandboxCommand, BridgeSandboxBindsOnlyWhatTheBridgeAndTheEngineUse) {
   }
 }
 
+// A tool that reads no configuration (ffmpeg) sees of the host's /etc only
+// what the dynamic linker needs; an engine sees all of it (GPU drivers
+// keep their settings there).
+TEST(SandboxCommand, SystemFilesViewOnTheHostWithOrWithoutItsEtc) {
+  SandboxSpec spec;
+  Argv whole = SandboxCommand(spec);
+  EXPECT_NE(Find(whole, {"--ro-bind-try", "/etc", "/etc"}), std::string::npos);
+  spec.whole_etc = false;
+  Argv narrow = SandboxCommand(spec);
+  EXPECT_EQ(Find(narrow, {"--ro-bind-try", "/etc", "/etc"}), std::string::npos);
+  EXPECT_NE(Find(narrow, {"--ro-bind-try", "/etc/alternatives", "/etc/alternatives"}),
+            std::string::npos);
+  EXPECT_NE(Find(narrow, {"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"}),
+            std::string::npos);
+  EXPECT_NE(Find(narrow, {"--ro-bind", "/usr", "/usr"}), std::string::npos);
+}
+
 TEST(SandboxCommand, HostWritableViewKeepsTheHostsFilesAndDevices) {
   SandboxSpec spec;
   spec.view = SandboxView::kHostWritable;
