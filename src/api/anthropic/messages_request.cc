@@ -4,6 +4,7 @@
 #include <iterator>
 #include <set>
 
+#include "api/anthropic/system_turns.h"
 #include "api/json_body.h"
 #include "api/json_text.h"
 
@@ -138,22 +139,10 @@ Result<std::string> SystemText(const json& system, const std::string& where) {
   return text;
 }
 
-// One Anthropic message as messages, appended to `out`; a system message's
-// text (Claude Code sends them among the turns) to `system`.
-Status AddMessage(const json& message, const std::string& where, std::vector<Message>& out,
-                  std::string& system) {
-  if (!message.is_object()) return InvalidArgument(where + ": Input should be an object");
-  ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(message, "role", where, true));
+// One user or assistant message as messages, appended to `out`.
+Status AddMessage(const json& message, const std::string& where, const std::string& role,
+                  std::vector<Message>& out) {
   const json content = message.value("content", json());
-  if (role == "system") {
-    ZEST_ASSIGN_OR_RETURN(std::string text, SystemText(content, where + ".content"));
-    if (!system.empty() && !text.empty()) system += "\n\n";
-    system += text;
-    return Status::Ok();
-  }
-  if (role != "user" && role != "assistant") {
-    return InvalidArgument(where + ".role: Input should be 'user', 'assistant' or 'system'");
-  }
   if (content.is_string()) {
     out.push_back(Message::Text(role, content.get<std::string>()));
     return Status::Ok();
@@ -169,6 +158,46 @@ Status AddMessage(const json& message, const std::string& where, std::vector<Mes
   if (role == "user" && parts.parts.empty()) return Status::Ok();
   std::move(parts).SetContent(turn);
   out.push_back(std::move(turn));
+  return Status::Ok();
+}
+
+// The turns of `messages`, appended to `out`: user and assistant messages,
+// and system messages placed as system_turns.h says (before the first turn:
+// to `system`; later: at the start of the next user turn). Each system
+// message read goes to `system_turns` too, for its tool changes.
+Status AddTurns(const json& messages, std::string& system, std::vector<Message>& out,
+                std::vector<SystemTurn>& system_turns) {
+  std::string pending;  // later system text, for the next user turn
+  bool started = false;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const std::string where = "messages[" + std::to_string(i) + "]";
+    const json& message = messages[i];
+    if (!message.is_object()) return InvalidArgument(where + ": Input should be an object");
+    ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(message, "role", where, true));
+    if (role == "system") {
+      ZEST_ASSIGN_OR_RETURN(SystemTurn turn, ReadSystemTurn(message, where));
+      const bool user_follows =
+          std::any_of(messages.begin() + static_cast<std::ptrdiff_t>(i) + 1, messages.end(),
+                      [](const json& m) { return m.is_object() && m.value("role", json()) == "user"; });
+      std::string& into = started ? pending : system;
+      if (!turn.text.empty() && !(turn.clear_at_next_user && user_follows)) {
+        into += (into.empty() ? "" : "\n\n") + turn.text;
+      }
+      system_turns.push_back(std::move(turn));
+      continue;
+    }
+    if (role != "user" && role != "assistant") {
+      return InvalidArgument(where + ".role: Input should be 'user', 'assistant' or 'system'");
+    }
+    const std::size_t before = out.size();
+    ZEST_RETURN_IF_ERROR(AddMessage(message, where, role, out));
+    started = true;
+    if (role == "user" && !pending.empty() && out.size() > before && out.back().role == "user") {
+      PrependText(pending, out.back());
+      pending.clear();
+    }
+  }
+  if (!pending.empty()) out.push_back(Message::Text("user", std::move(pending)));
   return Status::Ok();
 }
 
@@ -224,6 +253,26 @@ Result<std::vector<engines::Tool>> Tools(const json& tools, std::set<std::string
     out.push_back(std::move(function));
   }
   return out;
+}
+
+// Tools added and removed by system messages mid-conversation, in order,
+// over the request's own.
+Status ApplyToolChanges(const std::vector<SystemTurn>& turns, std::set<std::string>& server,
+                        std::vector<engines::Tool>& tools) {
+  for (const SystemTurn& turn : turns) {
+    if (!turn.additions.empty()) {
+      ZEST_ASSIGN_OR_RETURN(std::vector<engines::Tool> added,
+                            Tools(json(turn.additions), server));
+      for (engines::Tool& tool : added) {
+        std::erase_if(tools, [&](const engines::Tool& t) { return t.name == tool.name; });
+        tools.push_back(std::move(tool));
+      }
+    }
+    for (const std::string& name : turn.removals) {
+      std::erase_if(tools, [&](const engines::Tool& t) { return t.name == name; });
+    }
+  }
+  return Status::Ok();
 }
 
 Status ApplyToolChoice(const json& choice, engines::ChatRequest& request) {
@@ -325,17 +374,16 @@ Result<engines::ChatRequest> ParseMessagesRequest(const json& body, bool count_o
   ZEST_ASSIGN_OR_RETURN(std::string system, SystemText(body.value("system", json()), "system"));
   const json in = body.value("messages", json());
   if (!in.is_array()) return InvalidArgument("messages: Field required (a list)");
+  std::vector<SystemTurn> system_turns;  // their tool changes, applied below
   std::vector<Message> turns;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    ZEST_RETURN_IF_ERROR(AddMessage(in[i], "messages[" + std::to_string(i) + "]", turns, system));
-  }
-  // One system message, first: many chat templates refuse one elsewhere.
+  ZEST_RETURN_IF_ERROR(AddTurns(in, system, turns, system_turns));
   if (!system.empty()) request.messages.push_back(Message::Text("system", std::move(system)));
   std::move(turns.begin(), turns.end(), std::back_inserter(request.messages));
   std::set<std::string> server_tools;
   if (auto tools = body.find("tools"); tools != body.end() && !tools->is_null()) {
     ZEST_ASSIGN_OR_RETURN(request.tools, Tools(*tools, server_tools));
   }
+  ZEST_RETURN_IF_ERROR(ApplyToolChanges(system_turns, server_tools, request.tools));
   ZEST_RETURN_IF_ERROR(ApplyToolChoice(body.value("tool_choice", json()), request));
   if (request.tool_choice && request.tool_choice->mode == engines::ToolChoice::Mode::kFunction &&
       server_tools.contains(request.tool_choice->function)) {

@@ -2,9 +2,9 @@
 // request (engines/chat_request.h). Pure.
 //
 // What maps (Anthropic's API reference, "Messages"):
-//   - system (a string or text blocks), and the text of system messages
-//     among the turns (Claude Code sends them), → one system message, first
-//     (many chat templates refuse one elsewhere);
+//   - system (a string or text blocks) → the system message; system
+//     messages among the turns (Claude Code sends them) as
+//     system_turns.h places them;
 //   - messages with string or block content: text; image (base64 or url
 //     source) → image parts; tool_use (assistant) → tool_calls with the
 //     input as JSON arguments; tool_result (user; string or text and image

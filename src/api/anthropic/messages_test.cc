@@ -56,11 +56,11 @@ TEST(MessagesRequestTest, MapsSystemBlocksToolUseAndResults) {
   EXPECT_EQ(b["reasoning_budget_tokens"], 2000);
 }
 
-// What Claude Code sends besides: system messages among the turns (one
-// system message first is what chat templates take), cache_control on any
-// block, a tool result with an image and nested text, the server's web
-// search tool (left out of the prompt), and fields a local model has no
-// use for.
+// What Claude Code sends besides: system messages among the turns (those
+// later than the first turn start the next user turn, so the prompt's start
+// stays what the engine's cache holds), cache_control on any block, a tool
+// result with an image and nested text, the server's web search tool (left
+// out of the prompt), and fields a local model has no use for.
 TEST(MessagesRequestTest, TakesWhatClaudeCodeSends) {
   Result<engines::ChatRequest> job = ParseMessagesRequest(json::parse(R"({
     "model": "m", "max_tokens": 100, "metadata": {"user_id": "u"},
@@ -85,18 +85,51 @@ TEST(MessagesRequestTest, TakesWhatClaudeCodeSends) {
   ASSERT_TRUE(job.ok()) << job.status().message();
   const json b = Body(*job);
   const json& m = b["messages"];
-  ASSERT_EQ(m.size(), 5u) << m.dump();
-  EXPECT_EQ(m[0], (json{{"role", "system"}, {"content", "you are\n\nreminder\n\nlater"}}));
+  ASSERT_EQ(m.size(), 6u) << m.dump();
+  EXPECT_EQ(m[0], (json{{"role", "system"}, {"content", "you are"}}));
   EXPECT_EQ(m[1]["content"], "hi");
   EXPECT_EQ(m[2]["tool_calls"][0]["function"]["name"], "Read");
   EXPECT_EQ(m[3], (json{{"role", "tool"}, {"tool_call_id", "toolu_1"}, {"content", "file:"}}));
+  // The reminder starts the next user turn (here the one with the tool's image).
   EXPECT_EQ(m[4]["role"], "user");
-  EXPECT_EQ(m[4]["content"][0]["image_url"]["url"], "data:image/png;base64,AAA");
+  EXPECT_EQ(m[4]["content"][0], (json{{"type", "text"}, {"text", "reminder\n\n"}}));
+  EXPECT_EQ(m[4]["content"][1]["image_url"]["url"], "data:image/png;base64,AAA");
+  // The last system message, with no user turn after it, is one of its own.
+  EXPECT_EQ(m[5], (json{{"role", "user"}, {"content", "later"}}));
   ASSERT_EQ(b["tools"].size(), 1u) << "the server's web search is left out";
   EXPECT_EQ(b["tools"][0]["function"]["name"], "Read");
   for (const char* field : {"metadata", "context_management", "output_config", "cache_control"}) {
     EXPECT_EQ(b.dump().find(field), std::string::npos) << field;
   }
+}
+
+// A system message that clears at the next user message is gone once one
+// follows; tools added and removed mid-conversation change the tools.
+TEST(MessagesRequestTest, SystemTurnsClearAndChangeTheTools) {
+  Result<engines::ChatRequest> job = ParseMessagesRequest(json::parse(R"({
+    "model": "m", "max_tokens": 100,
+    "tools": [{"name": "Read", "input_schema": {"type": "object"}},
+              {"name": "Bash", "input_schema": {"type": "object"}}],
+    "messages": [
+      {"role": "system", "content": "before everything"},
+      {"role": "user", "content": "one"},
+      {"role": "system", "content": "only this turn", "clear_at": "next_user_message"},
+      {"role": "assistant", "content": "ok"},
+      {"role": "system", "content": [
+        {"type": "tool_addition", "tool": {"type": "tool_definition",
+         "definition": {"name": "Grep", "input_schema": {"type": "object"}}}},
+        {"type": "tool_removal", "tool": {"type": "tool_reference", "name": "Bash"}}]},
+      {"role": "user", "content": "two"}
+    ]})"));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  const json b = Body(*job);
+  const json& m = b["messages"];
+  ASSERT_EQ(m.size(), 4u) << m.dump();
+  EXPECT_EQ(m[0], (json{{"role", "system"}, {"content", "before everything"}}));
+  EXPECT_EQ(m[3], (json{{"role", "user"}, {"content", "two"}})) << "cleared: a user turn followed";
+  std::vector<std::string> names;
+  for (const json& tool : b["tools"]) names.push_back(tool["function"]["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"Read", "Grep"}));
 }
 
 TEST(MessagesRequestTest, RefusesWhatAnthropicRefusesNamingTheField) {
