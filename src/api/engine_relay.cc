@@ -132,7 +132,8 @@ awaitable<Result<bool>> AskChat(scheduler::InstanceDispatch& pool, const RelayRe
 // on). Sets `engine_dead` when the instance we got turns out to be dead
 // (killed between requests): the pool has forgotten it, and another try
 // starts a fresh one.
-awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool, const RelayRequest& request,
+awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
+                                      const RelayRequest& request,
                                       std::shared_ptr<http::UpstreamCanceller> canceller,
                                       bool& engine_dead) {
   auto executor = co_await asio::this_coro::executor;

@@ -31,8 +31,7 @@ class PullWire {
   // The request body; kInvalidArgument naming the field in `*param`.
   virtual Result<PullRequest> Parse(const std::string& body, std::string* param) const = 0;
   // An error before the answer starts.
-  virtual boost::asio::awaitable<void> SendError(http::ResponseWriter& writer,
-                                                 const Status& status,
+  virtual boost::asio::awaitable<void> SendError(http::ResponseWriter& writer, const Status& status,
                                                  const std::string& param) const = 0;
   // The streamed answer: its content type, a first line ("" for none), one
   // line of progress, the last line (success or failure).

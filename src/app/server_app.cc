@@ -17,7 +17,6 @@
 #include "api/admin/models_api.h"
 #include "api/admin/observability_api.h"
 #include "api/admin/pull_api.h"
-#include "api/pull_route.h"
 #include "api/admin/system_api.h"
 #include "api/anthropic/anthropic_api.h"
 #include "api/device_metrics.h"
@@ -25,9 +24,10 @@
 #include "api/inference_metrics.h"
 #include "api/metrics_api.h"
 #include "api/ollama/ollama_api.h"
-#include "api/request/errors.h"
 #include "api/openai/openai_api.h"
+#include "api/pull_route.h"
 #include "api/recent_errors.h"
+#include "api/request/errors.h"
 #include "api/responses/responses_api.h"
 #include "app/cluster_sync.h"
 #include "app/engine_search.h"
@@ -160,8 +160,13 @@ struct ServerApp::Parts {
         watchdog(io, pool, pool, std::chrono::seconds(s.watchdog_s)),
         autoscaler(io, AutoscaleParamsFor(s), admission, pool, pool, registry),
         // What the four chat APIs share.
-        chat_engines{pool,       pool, engines.get(), admission, &residency,
-                     std::chrono::seconds(s.heartbeat_s), s.split_prefill_tokens},
+        chat_engines{pool,
+                     pool,
+                     engines.get(),
+                     admission,
+                     &residency,
+                     std::chrono::seconds(s.heartbeat_s),
+                     s.split_prefill_tokens},
         chat_options(ChatRouteOptionsFor(s)),
         request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
         openai(registry, chat_engines, pool, chat_options, request_metrics),
@@ -324,8 +329,8 @@ Status ServerApp::Start() {
       metrics.rejections.With({"", std::string(reason)}).Inc();
     };
   }
-  p.server = std::make_unique<http::Server>(p.io, std::move(gateway), p.router,
-                                            api::RenderHttpError);
+  p.server =
+      std::make_unique<http::Server>(p.io, std::move(gateway), p.router, api::RenderHttpError);
   if (Status st = p.server->Listen(); !st.ok()) {
     return Status(
         st.code() == ErrorCode::kInvalidArgument ? ErrorCode::kInternal : st.code(),

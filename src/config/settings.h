@@ -124,10 +124,10 @@ struct Settings {
   int max_json_depth = 64;               // nesting of a request body
   int max_messages = 4096;               // chat messages per request
   int max_tokens_cap = 131072;           // largest max_tokens a request may ask for
-  int max_choices = 4;                   // largest `n` (choices in one answer) a request may ask for
-  int max_connections = 1024;            // in all; 0 = unlimited (see http/connection.h)
-  std::string allowed_hosts;             // comma-separated Host names besides loopback and
-                                         // the bind address (DNS-rebinding guard)
+  int max_choices = 4;         // largest `n` (choices in one answer) a request may ask for
+  int max_connections = 1024;  // in all; 0 = unlimited (see http/connection.h)
+  std::string allowed_hosts;   // comma-separated Host names besides loopback and
+                               // the bind address (DNS-rebinding guard)
   // [limits]
   // max_tokens of a chat or text completion that names none (the engine
   // would otherwise generate until the context is full).

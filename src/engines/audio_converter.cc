@@ -24,8 +24,9 @@ constexpr uint64_t kWavHeaderRoom = 4096;
 // costs no more than that.
 FfmpegJob AudioConverter::Job() const {
   FfmpegJob job;
-  job.output_args = {"-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le",
-                     "-t", std::to_string(max_seconds_ + 1), "-f", "wav"};
+  job.output_args = {"-map",  "0:a:0", "-ac",       "1",  "-ar",
+                     "16000", "-c:a",  "pcm_s16le", "-t", std::to_string(max_seconds_ + 1),
+                     "-f",    "wav"};
   job.max_output_bytes = (static_cast<uint64_t>(max_seconds_) + 2) * kWavBytesPerSecond;
   job.max_input_seconds = max_seconds_;
   job.what = "the audio";
@@ -38,9 +39,9 @@ Result<std::string> AudioConverter::Checked(Result<std::string> wav) const {
   if (wav.status().code() == ErrorCode::kInvalidArgument) {
     return InvalidArgument("the file is not audio zest can read: " + wav.status().message());
   }
-  const Status too_long(ErrorCode::kTooLarge, "the audio is too long: at most " +
-                                                  std::to_string(max_seconds_) +
-                                                  " s (limits.max_audio_s)");
+  const Status too_long(
+      ErrorCode::kTooLarge,
+      "the audio is too long: at most " + std::to_string(max_seconds_) + " s (limits.max_audio_s)");
   if (wav.status().code() == ErrorCode::kTooLarge) return too_long;
   if (!wav.ok()) return wav.status().code() == ErrorCode::kNotFound ? Available() : wav.status();
   // Decoded past the limit: the header said less, or nothing.

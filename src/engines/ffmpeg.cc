@@ -108,7 +108,7 @@ asio::awaitable<Result<std::string>> Ffmpeg::RunOnPool(std::string input, Ffmpeg
 
 std::optional<double> Ffmpeg::ProbeSeconds(const fs::path& dir, const fs::path& in) const {
   if (!setup_.ffprobe.ok()) return std::nullopt;
-  const std::vector<std::string> argv = {"ffprobe", "-v", "error", "-show_entries",
+  const std::vector<std::string> argv = {"ffprobe",         "-v",  "error",   "-show_entries",
                                          "format=duration", "-of", "csv=p=0", in.string()};
   Result<std::unique_ptr<Process>> process = Process::Spawn(Sandboxed(*setup_.ffprobe, argv, dir));
   if (!process.ok()) return std::nullopt;

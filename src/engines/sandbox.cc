@@ -106,7 +106,8 @@ std::vector<std::string> SandboxCommand(const SandboxSpec& spec) {
   const SandboxMounts& mounts = spec.mounts;
   for (const fs::path& dir : mounts.hidden) Add(argv, {"--tmpfs", dir.string()});
   if (spec.view == SandboxView::kSystemFiles && spec.rootfs.empty() && !spec.binary.empty()) {
-    if (auto tree = OwnBinaryTree(spec.binary)) Add(argv, {"--ro-bind", tree->string(), tree->string()});
+    if (auto tree = OwnBinaryTree(spec.binary))
+      Add(argv, {"--ro-bind", tree->string(), tree->string()});
   }
   // After --tmpfs /tmp and the hidden directories, so that what lies below
   // them is bound over them.

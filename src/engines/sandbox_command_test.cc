@@ -91,7 +91,8 @@ TEST(SandboxCommand, BridgeSandboxBindsOnlyWhatTheBridgeAndTheEngineUse) {
   const std::size_t hidden = Find(argv, {"--tmpfs", h});
   const std::size_t run = Find(argv, {"--bind", "/run/zest-x/engine-1", "/run/zest-x/engine-1"});
   const std::size_t model = Find(
-      argv, {"--ro-bind", fs::canonical(home.path() / "blobs/abc").string(), h + "/snapshots/m.gguf"});
+      argv,
+      {"--ro-bind", fs::canonical(home.path() / "blobs/abc").string(), h + "/snapshots/m.gguf"});
   for (std::size_t at : {hidden, run, model}) {
     ASSERT_NE(at, std::string::npos) << ::testing::PrintToString(argv);
   }

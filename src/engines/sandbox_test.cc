@@ -188,24 +188,25 @@ TEST(Sandbox, BridgeSandboxHoldsTheEnginesSandboxWithOneCapabilityToSpare) {
   spec.socket = run.path() / "engine-1/engine.sock";
   spec.model_files = {home.path() / "models/m.bin"};
   const std::string h = home.path().string();
-  const std::string look =
-      "grep CapEff /proc/self/status; test -e " + h +
-      "/keys.json && echo keys=seen || echo keys=hidden; cat " + h + "/models/m.bin; echo; test -e " +
-      (elsewhere.path() / "notes").string() + " && echo host=seen || echo host=unseen; (echo > "
-      "/dev/tcp/127.0.0.1/" + std::to_string(zest_port.port()) +
-      ") 2>/dev/null && echo tcp=reached || echo tcp=refused; ";
+  const std::string look = "grep CapEff /proc/self/status; test -e " + h +
+                           "/keys.json && echo keys=seen || echo keys=hidden; cat " + h +
+                           "/models/m.bin; echo; test -e " + (elsewhere.path() / "notes").string() +
+                           " && echo host=seen || echo host=unseen; (echo > "
+                           "/dev/tcp/127.0.0.1/" +
+                           std::to_string(zest_port.port()) +
+                           ") 2>/dev/null && echo tcp=reached || echo tcp=refused; ";
   std::vector<std::string> outer =
       SandboxCommand(BridgeSandbox(engine, spec, fs::canonical("/proc/self/exe")));
 
   std::vector<std::string> argv = outer;
-  argv.insert(argv.end(), {"/bin/bash", "-c",
-                           look + "touch " + (run.path() / "engine-1/s").string() +
-                               " && echo run=writable"});
+  argv.insert(argv.end(),
+              {"/bin/bash", "-c",
+               look + "touch " + (run.path() / "engine-1/s").string() + " && echo run=writable"});
   auto lines = RunArgv(argv, {"PATH=/usr/bin:/bin"});
   const std::string caps = ::geteuid() == 0 ? "0000000000200000" : "0000000000000000";
-  for (std::string line : {"CapEff:\t" + caps, std::string("keys=hidden"), std::string("weights"),
-                           std::string("host=unseen"), std::string("tcp=refused"),
-                           std::string("run=writable")}) {
+  for (std::string line :
+       {"CapEff:\t" + caps, std::string("keys=hidden"), std::string("weights"),
+        std::string("host=unseen"), std::string("tcp=refused"), std::string("run=writable")}) {
     EXPECT_TRUE(Has(lines, line)) << line << " in " << ::testing::PrintToString(lines);
   }
   EXPECT_TRUE(fs::exists(run.path() / "engine-1/s"));

@@ -221,8 +221,7 @@ void ModelGate::GrantNext() {
   const Clock::time_point now = Clock::now();
   while (busy_ < slots_ + reserved_) {
     const bool shared = busy_ < slots_;
-    const QueuedRequest* next =
-        shared ? queue_.Peek(now) : queue_.Peek(now, Priority::kHigh);
+    const QueuedRequest* next = shared ? queue_.Peek(now) : queue_.Peek(now, Priority::kHigh);
     if (next == nullptr) return;
     // The next in order waits until its slots are free; none behind it
     // goes first, so a request for several answers is not starved.

@@ -1,7 +1,7 @@
 // Admission: per-model queues in front of the engines. A request takes one
 // of the model's slots (the engine's --parallel sequences), or one for each
-// answer it asks for (`n`), before zest sends it, so zest's queue — with priorities, aging, fairness, bounds and
-// deadlines — decides the order, not llama-server's hidden one.
+// answer it asks for (`n`), before zest sends it, so zest's queue — with priorities, aging,
+// fairness, bounds and deadlines — decides the order, not llama-server's hidden one.
 //
 //   full queue (count or queued prompt tokens) → kQueueFull, with a
 //     Retry-After estimated from the model's recent drain rate;

@@ -25,8 +25,8 @@ class AdmissionTest : public ::testing::Test {
     std::shared_ptr<AdmissionCancel> cancel = std::make_shared<AdmissionCancel>();
   };
 
-  void Start(Client& c, Priority p, std::string tenant = "t",
-             std::chrono::milliseconds wait = 10s, int slots = 1) {
+  void Start(Client& c, Priority p, std::string tenant = "t", std::chrono::milliseconds wait = 10s,
+             int slots = 1) {
     AdmitRequest r{"m", p, std::move(tenant), Clock::now() + wait, 10, slots};
     asio::co_spawn(io_, Run(*admission_, std::move(r), &c), asio::detached);
   }

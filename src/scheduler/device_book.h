@@ -60,8 +60,8 @@ class DeviceBook {
 
   boost::asio::thread_pool& blocking_;
   const DeviceSources sources_;
-  bool discovering_ = false;          // strand only
-  boost::asio::steady_timer found_;   // cancelled once the devices are found
+  bool discovering_ = false;         // strand only
+  boost::asio::steady_timer found_;  // cancelled once the devices are found
   mutable Mutex mu_;
   std::optional<std::vector<placement::PlacementDevice>> devices_ GUARDED_BY(mu_);
 };

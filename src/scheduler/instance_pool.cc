@@ -355,7 +355,8 @@ awaitable<void> InstancePool::KillHungOnStrand(std::string model, pid_t pid) {
   co_await TerminateOn(blocking_, instance);  // SIGKILL reaches a stopped process too
 }
 
-void NoteOwnFailure(CrashLoopBreaker& breaker, const std::string& model, const std::string& reason) {
+void NoteOwnFailure(CrashLoopBreaker& breaker, const std::string& model,
+                    const std::string& reason) {
   const auto hold = breaker.RecordFailure(model, reason, std::chrono::steady_clock::now());
   if (hold.count() > 0) {
     spdlog::error("'{}' failed on its own: not restarting it for {:.1f} s", model,

@@ -45,8 +45,8 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
                                                         const Entry& self, const EntryList& evicted,
                                                         bool with_workers) {
   // Found before any plan (AdmitMemory ensures it).
-  const std::vector<placement::PlacementDevice> devices = devices_.Snapshot().value_or(
-      std::vector<placement::PlacementDevice>{});
+  const std::vector<placement::PlacementDevice> devices =
+      devices_.Snapshot().value_or(std::vector<placement::PlacementDevice>{});
   std::vector<const placement::EnginePlan*> loaded;
   LoadContext context;
   context.replica = self.replica;
@@ -284,7 +284,7 @@ void LearnFromMeasured(const LoadPlanner& planner, PoolEvents* events, asio::thr
   if (measured == 0) return;  // gone already: nothing to learn
   if (events) {
     events->EngineMemory(instance.model(), instance.device(), placement::kCpuDevice, predicted,
-                          measured);
+                         measured);
   }
   // The write (a small file, fsync'd) runs on the blocking pool, off the
   // strand; the destructor joins that pool before the planner goes.

@@ -61,7 +61,7 @@ class QueueDiscipline {
  private:
   int EffectiveClass(const QueuedRequest& request, Clock::time_point now) const;
   std::vector<QueuedRequest>::const_iterator Best(Clock::time_point now,
-                                                 std::optional<Priority> only) const;
+                                                  std::optional<Priority> only) const;
   std::optional<QueuedRequest> PopBest(Clock::time_point now, std::optional<Priority> only);
 
   const std::chrono::milliseconds aging_step_;

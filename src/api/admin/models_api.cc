@@ -5,8 +5,8 @@
 #include "api/admin/request_body.h"
 #include "api/json_text.h"
 #include "api/model_file_json.h"
-#include "api/request/errors.h"
 #include "api/model_json.h"
+#include "api/request/errors.h"
 
 namespace zest::api::admin {
 namespace {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "core/duration.h"
 #include "api/pull_request.h"
+#include "core/duration.h"
 #include "core/result.h"
 
 namespace zest::api::admin {

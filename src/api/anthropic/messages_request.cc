@@ -71,8 +71,7 @@ Result<std::string> ToolResultContent(const json& block, const std::string& wher
         continue;
       }
       if (type != "text") {
-        return InvalidArgument(at + ".type: tool results hold text and images, not '" + type +
-                               "'");
+        return InvalidArgument(at + ".type: tool results hold text and images, not '" + type + "'");
       }
       ZEST_ASSIGN_OR_RETURN(std::string piece, StringMember(content[i], "text", at, true));
       text += piece;
@@ -176,9 +175,9 @@ Status AddTurns(const json& messages, std::string& system, std::vector<Message>&
     ZEST_ASSIGN_OR_RETURN(std::string role, StringMember(message, "role", where, true));
     if (role == "system") {
       ZEST_ASSIGN_OR_RETURN(SystemTurn turn, ReadSystemTurn(message, where));
-      const bool user_follows =
-          std::any_of(messages.begin() + static_cast<std::ptrdiff_t>(i) + 1, messages.end(),
-                      [](const json& m) { return m.is_object() && m.value("role", json()) == "user"; });
+      const bool user_follows = std::any_of(
+          messages.begin() + static_cast<std::ptrdiff_t>(i) + 1, messages.end(),
+          [](const json& m) { return m.is_object() && m.value("role", json()) == "user"; });
       std::string& into = started ? pending : system;
       if (!turn.text.empty() && !(turn.clear_at_next_user && user_follows)) {
         into += (into.empty() ? "" : "\n\n") + turn.text;
@@ -261,8 +260,7 @@ Status ApplyToolChanges(const std::vector<SystemTurn>& turns, std::set<std::stri
                         std::vector<engines::Tool>& tools) {
   for (const SystemTurn& turn : turns) {
     if (!turn.additions.empty()) {
-      ZEST_ASSIGN_OR_RETURN(std::vector<engines::Tool> added,
-                            Tools(json(turn.additions), server));
+      ZEST_ASSIGN_OR_RETURN(std::vector<engines::Tool> added, Tools(json(turn.additions), server));
       for (engines::Tool& tool : added) {
         std::erase_if(tools, [&](const engines::Tool& t) { return t.name == tool.name; });
         tools.push_back(std::move(tool));

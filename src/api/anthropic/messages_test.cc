@@ -149,10 +149,11 @@ TEST(MessagesRequestTest, RefusesWhatAnthropicRefusesNamingTheField) {
                       "tool_choice": {"type": "maybe"}})")
                 .find("tool_choice.type"),
             std::string::npos);
-  EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [],
+  EXPECT_NE(
+      error(R"({"model": "m", "max_tokens": 1, "messages": [],
                       "tools": [{"type": "bash_20250124", "name": "bash"}]})")
-                .find("tools[0].type: 'bash_20250124' is a tool Anthropic defines without a schema"),
-            std::string::npos);
+          .find("tools[0].type: 'bash_20250124' is a tool Anthropic defines without a schema"),
+      std::string::npos);
   EXPECT_NE(error(R"({"model": "m", "max_tokens": 1, "messages": [],
                       "container": "container_1"})")
                 .find("container: runs on Anthropic's servers"),

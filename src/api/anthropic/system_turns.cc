@@ -36,7 +36,8 @@ Result<SystemTurn> ReadSystemTurn(const json& message, const std::string& where)
       ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(tool, "name", at + ".tool", true));
       turn.removals.push_back(std::move(name));
     } else {
-      return InvalidArgument(at + ".type: '" + type + "' blocks are not supported in system messages");
+      return InvalidArgument(at + ".type: '" + type +
+                             "' blocks are not supported in system messages");
     }
   }
   return turn;
@@ -45,9 +46,9 @@ Result<SystemTurn> ReadSystemTurn(const json& message, const std::string& where)
 void PrependText(const std::string& text, engines::Message& message) {
   if (text.empty()) return;
   if (message.content == engines::Message::Content::kParts) {
-    message.parts.insert(message.parts.begin(),
-                         engines::ContentPart{.type = engines::ContentPart::Type::kText,
-                                              .text = text + "\n\n"});
+    message.parts.insert(
+        message.parts.begin(),
+        engines::ContentPart{.type = engines::ContentPart::Type::kText, .text = text + "\n\n"});
     return;
   }
   message.content = engines::Message::Content::kText;

@@ -4,8 +4,8 @@
 
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/request/errors.h"
 #include "api/ollama/ollama_models.h"
+#include "api/request/errors.h"
 
 namespace zest::api::ollama {
 

@@ -8,9 +8,9 @@
 
 #include "api/engine_relay.h"
 #include "api/openai/audio_format.h"
-#include "api/request/errors.h"
 #include "api/openai/openai_api.h"
 #include "api/openai/transcript_format.h"
+#include "api/request/errors.h"
 #include "http/multipart.h"
 
 namespace zest::api::openai {

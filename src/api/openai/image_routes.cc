@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "api/engine_relay.h"
-#include "api/request/errors.h"
 #include "api/openai/image_request.h"
 #include "api/openai/openai_api.h"
+#include "api/request/errors.h"
 #include "core/base64.h"
 
 namespace zest::api::openai {

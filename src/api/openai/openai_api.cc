@@ -136,7 +136,8 @@ void OpenAiApi::Register(http::Router& router) {
   auto get = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
     auto model = registry_.Find(r.params.at(0));
     if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-    nlohmann::json reply = ModelJson(*model, LoadedModels(engines_.instances).contains(model->name));
+    nlohmann::json reply =
+        ModelJson(*model, LoadedModels(engines_.instances).contains(model->name));
     if (model->error.empty()) AddFit(reply, fit_.Fit(*model));
     co_await SendJson(w, reply);
   };

@@ -260,7 +260,7 @@ TEST(RequestLimitsTest, ChoicesAreCapped) {
     EXPECT_TRUE(CheckLimits(r, limits, &param).ok()) << n;
   }
   for (const nlohmann::json& n : {nlohmann::json(5), nlohmann::json(0), nlohmann::json(-1),
-                                   nlohmann::json("2"), nlohmann::json(1.5)}) {
+                                  nlohmann::json("2"), nlohmann::json(1.5)}) {
     r.extra = {{"n", n}};
     Status refused = CheckLimits(r, limits, &param);
     EXPECT_EQ(refused.code(), ErrorCode::kInvalidArgument) << n;

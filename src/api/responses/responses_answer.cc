@@ -33,10 +33,16 @@ json ReasoningItem(const std::string& id) {
 // A call of `tool` as the client declared it: a function_call (with its
 // namespace, when not the default) or a custom_tool_call.
 json CallItem(const std::string& call_id, const ClientTool& tool) {
-  json item = tool.custom ? json{{"type", "custom_tool_call"}, {"id", NewId("ctc")},
-                                 {"call_id", call_id}, {"name", tool.name}, {"input", ""}}
-                          : json{{"type", "function_call"}, {"id", NewId("fc")},
-                                 {"call_id", call_id}, {"name", tool.name}, {"arguments", ""}};
+  json item = tool.custom ? json{{"type", "custom_tool_call"},
+                                 {"id", NewId("ctc")},
+                                 {"call_id", call_id},
+                                 {"name", tool.name},
+                                 {"input", ""}}
+                          : json{{"type", "function_call"},
+                                 {"id", NewId("fc")},
+                                 {"call_id", call_id},
+                                 {"name", tool.name},
+                                 {"arguments", ""}};
   if (!tool.ns.empty()) item["namespace"] = tool.ns;
   item["status"] = "in_progress";
   return item;
@@ -230,7 +236,8 @@ Result<std::string> ResponsesAnswer::Whole(const json& answer) {
   if (const json reasoning = message.value("reasoning_content", json()); reasoning.is_string()) {
     json item = ReasoningItem(NewId("rs"));
     item["content"] = json::array({{{"type", "reasoning_text"}, {"text", reasoning}}});
-    if (encrypted_reasoning_) item["encrypted_content"] = ReasoningBlob(reasoning.get<std::string>());
+    if (encrypted_reasoning_)
+      item["encrypted_content"] = ReasoningBlob(reasoning.get<std::string>());
     output_.push_back(std::move(item));
   }
   if (const json text = message.value("content", json());

@@ -53,10 +53,9 @@ json Conversation(const json& before, const json& own, bool instructions, const 
       const json arguments = item["type"] == "custom_tool_call"
                                  ? json(json{{"input", item.value("input", "")}}.dump())
                                  : item.value("arguments", json("{}"));
-      assistant["tool_calls"].push_back(
-          {{"id", item["call_id"]},
-           {"type", "function"},
-           {"function", {{"name", name}, {"arguments", arguments}}}});
+      assistant["tool_calls"].push_back({{"id", item["call_id"]},
+                                         {"type", "function"},
+                                         {"function", {{"name", name}, {"arguments", arguments}}}});
     }
   }
   assistant["content"] = text;
@@ -121,9 +120,8 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
   }
   ChatJob chat;
   chat.model = std::move(*model);
-  chat.translator =
-      std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done), job->tools,
-                                        job->encrypted_reasoning);
+  chat.translator = std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done),
+                                                      job->tools, job->encrypted_reasoning);
   chat.request = std::move(job->request);
   co_await RunChatJob(engines_, options_, r, w, observer, std::move(chat));
   observer.Finish(w);

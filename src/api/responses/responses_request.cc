@@ -209,9 +209,9 @@ Status AddItems(const json& input, std::vector<Message>& messages, json& items) 
 // the prompt (a local model cannot run them), refused only when forced.
 bool IsHostedTool(const std::string& type) {
   static const std::set<std::string, std::less<>> kHosted = {
-      "web_search",   "web_search_preview", "file_search", "code_interpreter",
-      "image_generation", "computer_use",   "computer_use_preview", "mcp",
-      "local_shell",  "shell",              "apply_patch", "tool_search"};
+      "web_search",   "web_search_preview",   "file_search", "code_interpreter", "image_generation",
+      "computer_use", "computer_use_preview", "mcp",         "local_shell",      "shell",
+      "apply_patch",  "tool_search"};
   return kHosted.contains(type) || type.starts_with("web_search_preview_");
 }
 
@@ -250,7 +250,8 @@ Status ReadTools(const json& tools, ResponsesJob& job) {
         const std::string member_at = at + ".tools[" + std::to_string(k) + "]";
         const json& member = members[k];
         if (!member.is_object()) return InvalidArgument(member_at + " must be an object");
-        ZEST_ASSIGN_OR_RETURN(std::string member_type, StringMember(member, "type", member_at, true));
+        ZEST_ASSIGN_OR_RETURN(std::string member_type,
+                              StringMember(member, "type", member_at, true));
         if (member_type != "function" && member_type != "custom") {
           return InvalidArgument(member_at + ".type must be function or custom");
         }

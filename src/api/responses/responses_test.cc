@@ -58,22 +58,28 @@ TEST(ResponsesRequestTest, MapsItemsToolsAndFormat) {
 // and on its content parts, while the defined ones come back as sent.
 TEST(ResponsesRequestTest, StoresOnlyTheMembersTheApiDefines) {
   const std::string padding(1000, 'x');
-  Result<ResponsesJob> job = ParseResponsesRequest(json{
-      {"model", "m"},
-      {"input",
-       json::array(
-           {{{"role", "user"},
-             {"padding", padding},
-             {"content", json::array({{{"type", "input_text"}, {"text", "hi"}, {"padding", padding}}})}},
-            {{"type", "reasoning"},
-             {"id", "rs_1"},
-             {"summary", json::array({{{"type", "summary_text"}, {"text", "t"}}})},
-             {"encrypted_content", "opaque"},
-             {"padding", padding}},
-            {{"type", "function_call"}, {"call_id", "c1"}, {"name", "f"}, {"arguments", "{}"},
-             {"padding", padding}},
-            {{"type", "function_call_output"}, {"call_id", "c1"}, {"output", "ok"},
-             {"padding", padding}}})}});
+  Result<ResponsesJob> job = ParseResponsesRequest(
+      json{{"model", "m"},
+           {"input",
+            json::array(
+                {{{"role", "user"},
+                  {"padding", padding},
+                  {"content",
+                   json::array({{{"type", "input_text"}, {"text", "hi"}, {"padding", padding}}})}},
+                 {{"type", "reasoning"},
+                  {"id", "rs_1"},
+                  {"summary", json::array({{{"type", "summary_text"}, {"text", "t"}}})},
+                  {"encrypted_content", "opaque"},
+                  {"padding", padding}},
+                 {{"type", "function_call"},
+                  {"call_id", "c1"},
+                  {"name", "f"},
+                  {"arguments", "{}"},
+                  {"padding", padding}},
+                 {{"type", "function_call_output"},
+                  {"call_id", "c1"},
+                  {"output", "ok"},
+                  {"padding", padding}}})}});
   ASSERT_TRUE(job.ok()) << job.status().message();
   ASSERT_EQ(job->input_items.size(), 4u);
   EXPECT_EQ(job->input_items.dump().find("padding"), std::string::npos) << job->input_items.dump();
@@ -280,7 +286,8 @@ TEST(ResponsesAnswerTest, CallsComeBackAsTheClientDeclaredThem) {
   bool input_done = false;
   for (const json& e : events) {
     if (e["type"] == "response.output_item.added") {
-      EXPECT_TRUE(e["item"]["type"] != "function_call" || e["item"]["namespace"] == "multi_agent_v1");
+      EXPECT_TRUE(e["item"]["type"] != "function_call" ||
+                  e["item"]["namespace"] == "multi_agent_v1");
     }
     if (e["type"] == "response.custom_tool_call_input.done") {
       input_done = true;
@@ -321,11 +328,11 @@ TEST(ResponsesReasoningTest, EncryptedContentRoundTrips) {
   EXPECT_EQ(ReasoningFromBlob(blob), "think hard");
 
   auto next_turn = [](const std::string& blob) {
-    json input = json::array({{{"role", "user"}, {"content", "q"}},
-                              {{"type", "reasoning"}, {"summary", json::array()},
-                               {"encrypted_content", blob}},
-                              {{"role", "assistant"}, {"content", "a"}},
-                              {{"role", "user"}, {"content", "more"}}});
+    json input = json::array(
+        {{{"role", "user"}, {"content", "q"}},
+         {{"type", "reasoning"}, {"summary", json::array()}, {"encrypted_content", blob}},
+         {{"role", "assistant"}, {"content", "a"}},
+         {{"role", "user"}, {"content", "more"}}});
     Result<ResponsesJob> job = ParseResponsesRequest(json{{"model", "m"}, {"input", input}});
     EXPECT_TRUE(job.ok());
     return Body(job->request)["messages"][1];
