@@ -456,6 +456,7 @@ awaitable<Outcome> RelayOnce(scheduler::InstanceDispatch& pool, const RelayReque
     if (connected.status().code() != ErrorCode::kCancelled) {
       spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
                    connected.status().message());
+      if (request.observer != nullptr) request.observer->OnFailed("loading");
     }
     co_await SendFailure(writer, request, connected.status());
     co_return std::nullopt;
@@ -492,10 +493,13 @@ awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequ
     const bool progressed = resume && resume->has_new();
     fruitless = progressed ? 0 : fruitless + 1;
     const bool again = fruitless < kEngineAttempts && tries < kMaxEngines;
+    RequestObserver* const observer = request.observer;
     if (resume && resume->any_sent()) {
       Result<engines::ChatRequest> rest =
           again ? resume->Continuation(*request.chat) : Result<engines::ChatRequest>(*broke);
+      if (observer != nullptr) observer->OnEngineBreak("mid_stream", rest.ok() ? "resumed" : "failed");
       if (!rest.ok()) {
+        if (observer != nullptr) observer->OnFailed("mid_stream");
         const Status failed = EngineFailed("the engine for '" + request.model.name +
                                            "' stopped mid-stream: " + broke->message() +
                                            (again ? " (" + rest.status().message() + ")" : ""));
@@ -511,7 +515,9 @@ awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequ
     spdlog::warn("{}engine for '{}' broke off before answering{}: {}",
                  RequestTag(request.request_id), request.model.name,
                  again ? ", trying a fresh one" : "", broke->message());
+    if (observer != nullptr) observer->OnEngineBreak("before_answer", again ? "retried" : "failed");
     if (again) continue;
+    if (observer != nullptr) observer->OnFailed("before_answer");
     const Status failed =
         EngineFailed("the engine for '" + request.model.name + "' failed " +
                      std::to_string(fruitless) + " times before answering: " + broke->message());

@@ -66,6 +66,13 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
       rejections(r.AddCounter("zest_rejections_total",
                               "Requests turned away before reaching an engine, by reason.",
                               {"model", "reason"})),
+      failures(r.AddCounter("zest_request_failures_total",
+                            "Admitted requests that failed, by the phase they failed in.",
+                            {"model", "phase"})),
+      engine_breaks(r.AddCounter(
+          "zest_engine_breaks_total",
+          "Engines that broke off a request, by phase and what zest did then.",
+          {"model", "phase", "then"})),
       prompt_processing(r.AddHistogram("zest_prompt_processing_seconds",
                                        "Engine time spent on the prompt (llama-server timings).",
                                        {"model"})),
@@ -174,6 +181,15 @@ void RequestObserver::OnAdmitted(std::string_view priority, double waited_s) {
 
 void RequestObserver::OnRejected(std::string_view reason) {
   if (metrics_ != nullptr) metrics_->rejections.With({model_, std::string(reason)}).Inc();
+}
+
+void RequestObserver::OnEngineBreak(std::string_view phase, std::string_view then) {
+  if (metrics_ == nullptr) return;
+  metrics_->engine_breaks.With({model_, std::string(phase), std::string(then)}).Inc();
+}
+
+void RequestObserver::OnFailed(std::string_view phase) {
+  if (metrics_ != nullptr) metrics_->failures.With({model_, std::string(phase)}).Inc();
 }
 
 void RequestObserver::Finish(const http::ResponseWriter& writer) {

@@ -54,6 +54,8 @@ struct InferenceMetrics {
   metrics::Family<metrics::Counter>& cached_tokens;          // model
   metrics::Family<metrics::Histogram>& queue_wait;           // model, priority
   metrics::Family<metrics::Counter>& rejections;             // model, reason
+  metrics::Family<metrics::Counter>& failures;               // model, phase
+  metrics::Family<metrics::Counter>& engine_breaks;          // model, phase, then
   metrics::Family<metrics::Histogram>& prompt_processing;    // model
   metrics::Family<metrics::Counter>& audio_seconds;          // model
   metrics::Family<metrics::Histogram>& realtime_factor;      // model
@@ -95,6 +97,16 @@ class RequestObserver {
   // The request was turned away before reaching an engine; `reason` is a
   // bounded word: queue_full, deadline, too_large, auth.
   void OnRejected(std::string_view reason);
+  // An engine broke off the request (was killed, stopped answering) in
+  // `phase` (RelayPhase: before_answer, mid_stream), and `then` what zest
+  // did: retried (on a fresh engine), resumed (the stream, on a fresh
+  // engine) or failed (the client got an error).
+  void OnEngineBreak(std::string_view phase, std::string_view then);
+  // The request failed after its admission, in `phase`: loading (no engine
+  // could be started or reached), before_answer (engines broke off before
+  // the answer's first byte, every try), mid_stream (a stream that could
+  // not be resumed).
+  void OnFailed(std::string_view phase);
   // An SSE event's data field, as the engine streamed it (also for a
   // non-streamed answer zest assembles from a stream).
   void OnStreamEvent(std::string_view data);
