@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { chaosRun, countKinds } from '../tests/lib/chaos.mjs';
+import { chaosRun, countKinds, phases } from '../tests/lib/chaos.mjs';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine, pct, startDirect } from './gateway_overhead.mjs';
 
@@ -23,8 +23,11 @@ const LEVELS = (process.env.BENCH_CHAOS_LEVELS ?? '1,4,8,16,32').split(',').map(
 // Requests per level: at least MIN_PER_LEVEL, else 10 per concurrent worker.
 const MIN_PER_LEVEL = Number(process.env.BENCH_CHAOS_MIN_PER_LEVEL ?? 200);
 const ROUNDS = 4;
-const CHAOS_REQUESTS = Number(process.env.BENCH_CHAOS_REQUESTS ?? 600);
-const CHAOS_CONCURRENCY = Number(process.env.BENCH_CHAOS_CONCURRENCY ?? 24);
+// The load of issue 28's review: 400 requests at 16 concurrent, half
+// streamed, engines killed every 0.8-2 s, default settings.
+const CHAOS_REQUESTS = Number(process.env.BENCH_CHAOS_REQUESTS ?? 400);
+const CHAOS_CONCURRENCY = Number(process.env.BENCH_CHAOS_CONCURRENCY ?? 16);
+const CHAOS_KILL_MS = [800, 2000];
 const OVERHEAD_MS = 5;
 const STREAM_TOKENS = 32;
 
@@ -132,18 +135,20 @@ function loadTable(rows) {
 async function chaos() {
   const zest = await startZest({
     home: makeHome({ a: 'tiny', b: 'tiny' }),
-    args: ['--parallel', '4'],
     env: { ZEST_LOG_LEVEL: 'info' },
   });
   try {
-    const run = await chaosRun(zest, { models: ['a', 'b'], requests: CHAOS_REQUESTS, concurrency: CHAOS_CONCURRENCY });
+    const run = await chaosRun(zest, { models: ['a', 'b'], requests: CHAOS_REQUESTS, concurrency: CHAOS_CONCURRENCY,
+                                       killEveryMs: CHAOS_KILL_MS });
     const kinds = countKinds(run.results);
+    const byPhase = await phases(zest);
+    const list = (counts) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
     const recover = run.kills.filter((k) => k.recoveredAt !== null).map((k) => k.recoveredAt - k.at);
     const crashed = zest.proc.exitCode !== null || zest.proc.signalCode !== null;
     const errors = Object.entries(kinds).filter(([k]) => k !== 'ok').map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
     return [
       `Chaos: ${CHAOS_REQUESTS} chat requests (half streamed, 4-24 tokens) at ${CHAOS_CONCURRENCY} concurrent over two ` +
-        'tiny models (--parallel 4, default supervision) while a random llama-server is SIGKILLed every 2-4 s.',
+        `tiny models (default settings) while a random llama-server is SIGKILLed every ${CHAOS_KILL_MS[0] / 1000}-${CHAOS_KILL_MS[1] / 1000} s.`,
       '',
       '| requests | ok | errors by kind | malformed, incomplete or lost | kills | recoveries | time to recover p50 / max (ms) | duration s | zest crashed |',
       '|---:|---:|---|---:|---:|---:|---|---:|---|',
@@ -153,6 +158,9 @@ async function chaos() {
       '',
       'A recovery is the first successful request to the killed model that started after the kill; the time to recover ' +
         'runs from the kill to its end (it includes the engine restart and that request).',
+      '',
+      `Failures by phase (zest_request_failures_total): ${list(byPhase.failures)}. ` +
+        `Engines that broke off a request, by phase and what zest did then (zest_engine_breaks_total): ${list(byPhase.breaks)}.`,
       '',
     ];
   } finally {

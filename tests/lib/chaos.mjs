@@ -174,3 +174,24 @@ export function countKinds(results) {
   for (const r of results) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
   return counts;
 }
+
+// What zest's metrics say of the run: failures by phase
+// (zest_request_failures_total) and engines that broke off a request, by
+// phase and what zest did then (zest_engine_breaks_total), summed over
+// models: {failures: {phase: n}, breaks: {"phase then": n}}.
+export async function phases(zest) {
+  const text = await (await fetch(`${zest.url}/metrics`)).text();
+  const sum = (name, key) => {
+    const out = {};
+    for (const m of text.matchAll(new RegExp(`^${name}\\{([^}]*)\\} (\\d+)$`, 'gm'))) {
+      const labels = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k, v]));
+      const k = key(labels);
+      out[k] = (out[k] ?? 0) + Number(m[2]);
+    }
+    return out;
+  };
+  return {
+    failures: sum('zest_request_failures_total', (l) => l.phase),
+    breaks: sum('zest_engine_breaks_total', (l) => `${l.phase} ${l.then}`),
+  };
+}
