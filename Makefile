@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build engines run test unit integration browser compat bench clean fuzz asan lint tidy soak
+.PHONY: all deps build engines run test unit integration browser compat agents bench clean fuzz asan lint tidy soak
 
 all: build
 
@@ -54,6 +54,14 @@ browser: tests/node_modules/.package-lock.json
 
 compat: tests/node_modules/.package-lock.json
 	@scripts/node-tests.mjs --label compat --out $(BUILD_DIR)/test-results tests/compat/*.test.mjs
+
+# The coding agents people point at zest (Codex, Claude Code, opencode, Qwen
+# Code, Continue), pinned in tests/agents/package.json, installed once.
+tests/agents/node_modules/.package-lock.json: tests/agents/package.json tests/agents/package-lock.json
+	@scripts/install-agents.sh
+
+agents: tests/node_modules/.package-lock.json tests/agents/node_modules/.package-lock.json
+	@scripts/node-tests.mjs --label agents --out $(BUILD_DIR)/test-results tests/agents/*.test.mjs
 
 # The timing-sensitive tests SOAK_N times (default 10) under `stress -c 2`,
 # with the failure count per test (scripts/soak.sh). Not part of make test.

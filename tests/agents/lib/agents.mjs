@@ -1,0 +1,65 @@
+// What the coding-agent tests share: where the pinned clients are
+// (tests/agents/node_modules, `make agents` installs them), an empty HOME
+// and a small project for each run, and running a client headless with a
+// time limit. Each test starts zest with a synthetic model made for long
+// agent prompts (the steering finds <tools> at the start of a 65,536-token
+// context) and puts a recording proxy (tests/lib/recording_proxy.mjs)
+// between the client and zest.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const agentsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const modules = path.join(agentsDir, 'node_modules');
+
+// The model every agent test serves, as makeHome takes it.
+export const CODER = { preset: 'tiny', args: ['--context', '65536'] };
+export const CODER_CONTEXT = 65536;
+
+// A fresh, empty directory to be a client's HOME: nothing set up for it.
+export function emptyHome() {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'zest-agent-home-'));
+}
+
+// A small project for the client to look at: two text files.
+export function scratchProject() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-agent-work-'));
+  fs.writeFileSync(path.join(dir, 'a.txt'), 'first line of a\nsecond line\n');
+  fs.writeFileSync(path.join(dir, 'b.txt'), 'b\n');
+  return dir;
+}
+
+// Runs `argv` in `cwd` with exactly `env` (and the system PATH), stdin
+// closed; resolves to {code, signal, stdout, stderr} when it exits, or
+// kills it after `timeoutMs` and resolves with signal SIGKILL.
+export function runClient(argv, { cwd, env, timeoutMs = 180000 }) {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (d) => out.push(d));
+    child.stderr.on('data', (d) => err.push(d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
+  });
+}
+
+// Every file under `dir`, relative, sorted: what a client wrote in its HOME.
+export function listTree(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p); else out.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
