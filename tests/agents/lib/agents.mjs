@@ -5,11 +5,15 @@
 // agent prompts (the steering finds <tools> at the start of a 65,536-token
 // context) and puts a recording proxy (tests/lib/recording_proxy.mjs)
 // between the client and zest.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { startRecordingProxy } from '../../lib/recording_proxy.mjs';
+import { makeHome, startZest } from '../../lib/zest.mjs';
 
 export const agentsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const modules = path.join(agentsDir, 'node_modules');
@@ -62,4 +66,40 @@ export function listTree(dir) {
   };
   walk(dir);
   return out.sort();
+}
+
+// The tool results a chat-API client sent back (OpenAI's `tool` messages).
+export const chatToolResults = (requests) => requests
+  .filter((r) => r.method === 'POST' && r.path.startsWith('/v1/chat/completions'))
+  .flatMap((r) => (Array.isArray(r.body?.messages) ? r.body.messages : []))
+  .filter((m) => m.role === 'tool');
+
+// One client's test: zest serving CODER behind a recording proxy, and one
+// turn of the client, `run({proxy, home, work})` (an empty HOME, a scratch
+// project; it resolves to runClient's result), that must exit 0 with no
+// request answered 400 or more, none repeated, and at least one tool result
+// sent back (`toolResults(requests)`): the model called one of the client's
+// tools, the client ran it and asked again.
+export function describeAgent(name, { run, toolResults }) {
+  describe(name, () => {
+    let zest;
+    let proxy;
+    before(async () => {
+      zest = await startZest({ home: makeHome({ coder: CODER }), args: ['--ctx-size', String(CODER_CONTEXT)] });
+      proxy = await startRecordingProxy(zest.url);
+    });
+    after(async () => { await proxy?.close(); await zest?.stop(); zest?.cleanup(); });
+
+    test('a turn with a tool round trip: nothing refused, nothing sent twice', async (t) => {
+      const home = emptyHome();
+      const work = scratchProject();
+      const result = await run({ proxy, home, work });
+      t.diagnostic(`${name} exited ${result.code ?? result.signal}; ${proxy.requests.length} requests; HOME: ${listTree(home).join(', ')}`);
+      assert.equal(result.code, 0, `${name} failed:\n${result.stderr.slice(-4000)}\n${result.stdout.slice(-4000)}`);
+      assert.deepEqual(proxy.failures().map((r) => `${r.method} ${r.path} ${r.status}`), []);
+      assert.deepEqual(proxy.repeats().map((r) => `${r.method} ${r.path}`), []);
+      assert.ok(toolResults(proxy.requests).length >= 1,
+        `${name} sent a tool's result back: the model called a tool and ${name} ran it`);
+    });
+  });
 }
