@@ -2,10 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include "engines/openai_request_json.h"
+
 namespace zest::api {
 namespace {
 
+using engines::ChatRequest;
+using engines::Message;
 using nlohmann::json;
+
+// The request as the engine gets it.
+json Body(const ChatRequest& request) { return engines::OpenAiRequestJson(request, {}); }
 
 models::ModelEntry PresetEntry() {
   models::ModelEntry entry;
@@ -22,8 +29,11 @@ models::ModelEntry PresetEntry() {
 
 TEST(ModelPresetTest, AddsTheSystemPromptMessagesAndDefaultsAndRunsOnTheBase) {
   models::ModelEntry model = PresetEntry();
-  json body = {{"messages", {{{"role", "user"}, {"content", "hi"}}}}, {"temperature", 0.9}};
-  ApplyPreset(model, body);
+  ChatRequest request;
+  request.messages = {Message::Text("user", "hi")};
+  request.sampling.temperature = 0.9;
+  ApplyPreset(model, request);
+  const json body = Body(request);
   EXPECT_EQ(model.name, "tiny");
   EXPECT_FALSE(model.preset.has_value());
   EXPECT_EQ(body["max_tokens"], 3);
@@ -36,21 +46,28 @@ TEST(ModelPresetTest, AddsTheSystemPromptMessagesAndDefaultsAndRunsOnTheBase) {
 
 TEST(ModelPresetTest, TheRequestsSystemMessageWinsAndCompletionsGetDefaultsOnly) {
   models::ModelEntry model = PresetEntry();
-  json chat = {{"messages",
-                {{{"role", "system"}, {"content", "x"}}, {{"role", "user"}, {"content", "hi"}}}}};
+  ChatRequest chat;
+  chat.messages = {Message::Text("system", "x"), Message::Text("user", "hi")};
   ApplyPreset(model, chat);
-  ASSERT_EQ(chat["messages"].size(), 4u);
-  EXPECT_EQ(chat["messages"][0]["content"], "x");
-  EXPECT_EQ(chat["messages"][1]["content"], "who?");
+  ASSERT_EQ(chat.messages.size(), 4u);
+  EXPECT_EQ(chat.messages[0].text, "x");
+  EXPECT_EQ(chat.messages[1].text, "who?");
   models::ModelEntry again = PresetEntry();
-  json completion = {{"prompt", "hi"}};
+  ChatRequest completion;
+  completion.kind = engines::Capability::kCompletions;
+  completion.prompt = "hi";
   ApplyPreset(again, completion);
-  EXPECT_EQ(completion, (json{{"prompt", "hi"}, {"max_tokens", 3}, {"temperature", 0.2}}));
+  EXPECT_TRUE(completion.messages.empty());
+  EXPECT_EQ(completion.max_tokens, 3);
+  EXPECT_EQ(completion.sampling.temperature, 0.2);
   models::ModelEntry plain;
   plain.name = "tiny";
-  json untouched = {{"prompt", "hi"}};
+  ChatRequest untouched;
+  untouched.kind = engines::Capability::kCompletions;
+  untouched.prompt = "hi";
   ApplyPreset(plain, untouched);
-  EXPECT_EQ(untouched, (json{{"prompt", "hi"}}));
+  EXPECT_FALSE(untouched.max_tokens.has_value());
+  EXPECT_FALSE(untouched.sampling.temperature.has_value());
   EXPECT_EQ(plain.name, "tiny");
 }
 

@@ -87,6 +87,7 @@ std::vector<std::string> EngineLocation::Command(const std::vector<std::string>&
                            .whole_etc = whole_etc,
                            .own_network = own_network,
                            .drop_capabilities = geteuid() == 0,
+                           .keep_capabilities = {},
                            .mounts = mounts});
   }
   argv.push_back(binary.string());

@@ -116,9 +116,10 @@ class ModelGate : public std::enable_shared_from_this<ModelGate> {
   }
 
   // Free slots enough and nobody queued ahead: the shared slots go in queue
-  // order; the reserved ones to a high request when no high one waits.
+  // order; a high request, which goes before every lower one queued, takes
+  // a shared or reserved one when no high one waits.
   bool CanStartNow(Priority priority, int take) const {
-    if (busy_ + take <= slots_) return queue_.size() == 0;
+    if (busy_ + take <= slots_ && queue_.size() == 0) return true;
     return priority == Priority::kHigh && busy_ + take <= slots_ + reserved_ &&
            queue_.CountOf(Priority::kHigh) == 0;
   }

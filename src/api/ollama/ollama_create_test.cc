@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "api/model_preset.h"
+#include "engines/openai_request_json.h"
 
 namespace zest::api::ollama {
 namespace {
@@ -14,9 +15,15 @@ using nlohmann::json;
 json Defaults(const models::ModelPreset& preset) {
   models::ModelEntry model;
   model.preset = preset;
-  json body = json::object();
-  ApplyPreset(model, body);
-  return body;
+  engines::ChatRequest request;
+  request.kind = engines::Capability::kCompletions;
+  ApplyPreset(model, request);
+  const json body = engines::OpenAiRequestJson(request, {});
+  json out = json::object();
+  for (const auto& [key, value] : body.items()) {
+    if (key != "prompt" && key != "model" && key != "stream") out[key] = value;
+  }
+  return out;
 }
 
 TEST(OllamaCreateTest, AModelfileFromAModelIsAPreset) {
