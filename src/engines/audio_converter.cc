@@ -39,14 +39,15 @@ Result<std::string> AudioConverter::Checked(Result<std::string> wav) const {
   if (wav.status().code() == ErrorCode::kInvalidArgument) {
     return InvalidArgument("the file is not audio zest can read: " + wav.status().message());
   }
-  const Status too_long(
-      ErrorCode::kTooLarge,
-      "the audio is too long: at most " + std::to_string(max_seconds_) + " s (limits.max_audio_s)");
-  if (wav.status().code() == ErrorCode::kTooLarge) return too_long;
+  const std::string too_long =
+      "the audio is too long: at most " + std::to_string(max_seconds_) + " s (limits.max_audio_s)";
+  if (wav.status().code() == ErrorCode::kTooLarge) {
+    return Status(ErrorCode::kTooLarge, too_long + "; " + wav.status().message());
+  }
   if (!wav.ok()) return wav.status().code() == ErrorCode::kNotFound ? Available() : wav.status();
   // Decoded past the limit: the header said less, or nothing.
   if (wav->size() > static_cast<uint64_t>(max_seconds_) * kWavBytesPerSecond + kWavHeaderRoom) {
-    return too_long;
+    return Status(ErrorCode::kTooLarge, too_long + "; it decodes to more");
   }
   // A WAV header (44 bytes) and nothing else.
   if (wav->size() <= 44) return InvalidArgument("the file holds no audio ffmpeg could decode");

@@ -138,9 +138,9 @@ Result<std::string> Ffmpeg::RunBlocking(std::string_view input, const FfmpegJob&
   if (job.max_input_seconds > 0) {
     std::optional<double> seconds = ProbeSeconds(dir.path(), in);
     if (seconds && *seconds > job.max_input_seconds) {
-      return Status(ErrorCode::kTooLarge, job.what + " lasts " +
-                                              std::to_string(static_cast<int64_t>(*seconds)) +
-                                              " s by its header");
+      return Status(
+          ErrorCode::kTooLarge,
+          "it lasts " + std::to_string(static_cast<int64_t>(*seconds)) + " s by its header");
     }
   }
   ZEST_ASSIGN_OR_RETURN(std::unique_ptr<Process> process,
