@@ -89,7 +89,7 @@ describe('OpenAI Responses API (official openai client)', () => {
     // What the next turn continues from: each turn once, the instructions
     // of neither (the file is zest's own record of the conversation).
     const third = await client.responses.create({ model: 'tiny', input: 'and again?', instructions: 'be brief', previous_response_id: second.id, max_output_tokens: 4 });
-    const thirdFile = path.join(zest.home, 'responses', `${third.id}.json`);
+    const thirdFile = path.join(zest.home, 'responses', 'local', `${third.id}.json`);
     await waitFor(() => fs.existsSync(thirdFile), { what: 'the stored response file' });
     const stored = JSON.parse(fs.readFileSync(thirdFile, 'utf8'));
     assert.deepEqual(stored.messages.map((m) => m.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
