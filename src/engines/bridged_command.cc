@@ -24,6 +24,13 @@ SandboxSpec BridgeSandbox(const EngineLocation& engine, const LaunchSpec& spec,
   outer.mounts.hidden = spec.hidden;
   outer.mounts.writable = {spec.socket.parent_path()};
   outer.mounts.readonly = spec.model_files;
+  // The engine's bwrap binds each model file from its resolved path (a Hugging
+  // Face snapshot link's blob), which must exist in here too.
+  for (const std::filesystem::path& file : spec.model_files) {
+    std::error_code ec;
+    std::filesystem::path resolved = std::filesystem::canonical(file, ec);
+    if (!ec && resolved != file) outer.mounts.readonly.push_back(resolved);
+  }
   if (!self_exe.empty()) outer.mounts.readonly.push_back(self_exe);
   if (!engine.rootfs.empty()) {
     outer.mounts.readonly.push_back(engine.rootfs);
