@@ -34,8 +34,10 @@ SandboxSpec BridgeSandbox(const EngineLocation& engine, const LaunchSpec& spec,
   if (!self_exe.empty()) outer.mounts.readonly.push_back(self_exe);
   if (!engine.rootfs.empty()) {
     outer.mounts.readonly.push_back(engine.rootfs);
-  } else if (auto tree = OwnBinaryTree(engine.binary)) {
-    outer.mounts.readonly.push_back(*tree);
+  } else {
+    // Its build tree, bound before the socket's directory (SandboxCommand's
+    // order), which may lie below it (a tree in /tmp).
+    outer.binary = engine.binary;
   }
   return outer;
 }
