@@ -211,8 +211,14 @@ describe('API keys', () => {
       const controller = new AbortController();
       const res = await zest.fetch('/api/v1/events', { headers: bearer(key), signal: controller.signal });
       assert.equal(res.status, 200);
-      for await (const data of sseData(res)) { controller.abort(); return JSON.parse(data); }
-      throw new Error('no event');
+      let event;
+      for await (const data of sseData(res)) {
+        event = JSON.parse(data);
+        break;
+      }
+      controller.abort();  // after the loop: aborting inside it rejects the stream's read
+      if (!event) throw new Error('no event');
+      return event;
     };
     const asUser = [(await zest.json('/api/v1/ps', undefined, { headers: bearer(user) })).data.instances,
       (await zest.json('/api/v1/health', undefined, { headers: bearer(user) })).data.instances,
