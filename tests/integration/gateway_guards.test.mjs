@@ -9,7 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connect, exchange } from '../lib/raw_http.mjs';
-import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
+import {
+  chatBody, makeHome, openStream, startZest, streamsUntilStopped, waitFor, zestBin,
+} from '../lib/zest.mjs';
 
 const bearer = (key) => ({ authorization: `Bearer ${key}` });
 
@@ -209,22 +211,24 @@ describe('connections', () => {
   });
 
   test('only when every connection is busy is a new one refused with 429', async () => {
-    const zest = await startZest({ home: makeHome({}), args: ['--max-connections-per-client', '3'] });
-    const ctl = new AbortController();
+    // Three answers in flight hold the three connections: each streams a
+    // budget the model cannot finish (its context shifts instead of ending).
+    const home = makeHome({ tiny: 'tiny' }, { config: streamsUntilStopped('tiny') });
+    const zest = await startZest({ home, args: ['--max-connections-per-client', '3'] });
+    const busy = [];
     try {
-      const follows = [];
       for (let i = 0; i < 3; i++) {
-        const res = await zest.fetch('/api/v1/logs?n=0&follow=1', { signal: ctl.signal });
-        assert.equal(res.status, 200);
-        follows.push(res);
+        const s = await openStream(zest, chatBody('tiny', { max_tokens: 100000 }), 1);
+        assert.equal(s.status, 200);
+        busy.push(s);
       }
       const r = await exchange(zest.url, [], { timeout: 3000 });
       assert.equal(r.status, 429, r.received);
       assert.match(r.received, /too many connections/);
-      ctl.abort();
+      busy.shift().abort();
       await waitFor(async () => (await zest.fetch('/health').catch(() => ({ status: 0 }))).status === 200,
         { timeout: 5000, what: 'room again' });
-    } finally { ctl.abort(); await zest.stop(); zest.cleanup(); }
+    } finally { for (const s of busy) s.abort(); await zest.stop(); zest.cleanup(); }
   });
 });
 
