@@ -497,7 +497,8 @@ awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequ
     if (resume && resume->any_sent()) {
       Result<engines::ChatRequest> rest =
           again ? resume->Continuation(*request.chat) : Result<engines::ChatRequest>(*broke);
-      if (observer != nullptr) observer->OnEngineBreak("mid_stream", rest.ok() ? "resumed" : "failed");
+      if (observer != nullptr)
+        observer->OnEngineBreak("mid_stream", rest.ok() ? "resumed" : "failed");
       if (!rest.ok()) {
         if (observer != nullptr) observer->OnFailed("mid_stream");
         const Status failed = EngineFailed("the engine for '" + request.model.name +

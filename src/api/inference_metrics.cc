@@ -69,10 +69,10 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
       failures(r.AddCounter("zest_request_failures_total",
                             "Admitted requests that failed, by the phase they failed in.",
                             {"model", "phase"})),
-      engine_breaks(r.AddCounter(
-          "zest_engine_breaks_total",
-          "Engines that broke off a request, by phase and what zest did then.",
-          {"model", "phase", "then"})),
+      engine_breaks(
+          r.AddCounter("zest_engine_breaks_total",
+                       "Engines that broke off a request, by phase and what zest did then.",
+                       {"model", "phase", "then"})),
       prompt_processing(r.AddHistogram("zest_prompt_processing_seconds",
                                        "Engine time spent on the prompt (llama-server timings).",
                                        {"model"})),

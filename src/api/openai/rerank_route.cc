@@ -7,9 +7,9 @@
 #include "api/engine_relay.h"
 #include "api/json_body.h"
 #include "api/json_text.h"
-#include "api/request/errors.h"
 #include "api/openai/openai_api.h"
 #include "api/openai/rerank_request.h"
+#include "api/request/errors.h"
 
 namespace zest::api::openai {
 
