@@ -87,14 +87,22 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
       seconds_per_image(r.AddHistogram("zest_image_seconds", "Request time per generated image.",
                                        {"model"}, {0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300})) {}
 
-void InferenceMetrics::SetLast(RequestStats stats) {
+void InferenceMetrics::SetLast(const std::string& principal, RequestStats stats) {
   MutexLock lock(last_mu_);
+  last_by_principal_[principal] = stats;
   last_ = std::move(stats);
 }
 
 std::optional<RequestStats> InferenceMetrics::Last() const {
   MutexLock lock(last_mu_);
   return last_;
+}
+
+std::optional<RequestStats> InferenceMetrics::LastOf(const std::string& principal) const {
+  MutexLock lock(last_mu_);
+  auto it = last_by_principal_.find(principal);
+  if (it == last_by_principal_.end()) return std::nullopt;
+  return it->second;
 }
 
 TokenUsage ParseTokenUsage(std::string_view text) {
@@ -137,8 +145,12 @@ const char* ApiLabel(Api api) {
 }
 
 RequestObserver::RequestObserver(InferenceMetrics* metrics, Api api, std::string endpoint,
-                                 std::string model)
-    : metrics_(metrics), api_(api), endpoint_(std::move(endpoint)), model_(std::move(model)) {}
+                                 std::string model, std::string principal)
+    : metrics_(metrics),
+      api_(api),
+      endpoint_(std::move(endpoint)),
+      model_(std::move(model)),
+      principal_(std::move(principal)) {}
 
 void RequestObserver::OnStreamEvent(std::string_view data) {
   if (metrics_ == nullptr) return;
@@ -216,7 +228,7 @@ void RequestObserver::Finish(int status) {
   metrics_->prompt_tokens.With({model_}).Inc(static_cast<double>(usage_.prompt));
   metrics_->completion_tokens.With({model_}).Inc(static_cast<double>(usage_.completion));
   metrics_->cached_tokens.With({model_}).Inc(static_cast<double>(usage_.cached));
-  if (status == 200) metrics_->SetLast(Stats(end));
+  if (status == 200) metrics_->SetLast(principal_, Stats(end));
 }
 
 RequestStats RequestObserver::Stats(Clock::time_point end) const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,9 +42,13 @@ struct RequestStats {
 struct InferenceMetrics {
   explicit InferenceMetrics(metrics::Registry& registry);
 
-  // The last successful request's stats; nullopt before the first. Any thread.
-  void SetLast(RequestStats stats);
+  // The last successful request's stats, of anyone's (Last) or of one
+  // key's (LastOf: an inference key sees only its own requests); nullopt
+  // before the first. `principal` is the key's name, "" without keys. Any
+  // thread.
+  void SetLast(const std::string& principal, RequestStats stats);
   std::optional<RequestStats> Last() const;
+  std::optional<RequestStats> LastOf(const std::string& principal) const;
 
   metrics::Family<metrics::Counter>& requests;               // api, endpoint, model, status
   metrics::Family<metrics::Histogram>& duration;             // api, endpoint, model
@@ -65,6 +70,8 @@ struct InferenceMetrics {
  private:
   mutable Mutex last_mu_;
   std::optional<RequestStats> last_ GUARDED_BY(last_mu_);
+  // One entry per API key that made a request: as many as the key file names.
+  std::map<std::string, RequestStats> last_by_principal_ GUARDED_BY(last_mu_);
 };
 
 // Token counts an engine reported for one request.
@@ -87,8 +94,10 @@ TokenUsage ParseTokenUsage(std::string_view json);
 class RequestObserver {
  public:
   // `metrics` may be null (metrics off). `model` must be a known model name
-  // or "" so label values stay bounded.
-  RequestObserver(InferenceMetrics* metrics, Api api, std::string endpoint, std::string model);
+  // or "" so label values stay bounded. `principal`: whose request it is
+  // (http::Request::principal), for the last-request stats.
+  RequestObserver(InferenceMetrics* metrics, Api api, std::string endpoint, std::string model,
+                  std::string principal);
 
   void SetModel(std::string model) { model_ = std::move(model); }
   void SetStream(bool stream) { stream_ = stream; }
@@ -129,6 +138,7 @@ class RequestObserver {
   const Api api_;
   const std::string endpoint_;
   std::string model_;
+  const std::string principal_;
   const Clock::time_point start_ = Clock::now();
   Clock::time_point last_token_{};
   bool first_token_seen_ = false;

@@ -29,7 +29,7 @@ TEST(RequestObserverTest, RecordsStreamLatenciesAndTokens) {
   metrics::Registry registry;
   InferenceMetrics m(registry);
   {
-    RequestObserver o(&m, Api::kOpenAi, "chat_completions", "tiny");
+    RequestObserver o(&m, Api::kOpenAi, "chat_completions", "tiny", "");
     o.OnStreamEvent(R"({"choices":[{"delta":{"role":"assistant","content":null}}]})");
     o.OnStreamEvent(R"({"choices":[{"delta":{"content":"a"}}]})");
     o.OnStreamEvent(R"({"choices":[{"delta":{"content":"b"}}]})");
@@ -59,7 +59,7 @@ TEST(RequestObserverTest, LastStatsKeepTimingsFromAnEarlierEvent) {
   metrics::Registry registry;
   InferenceMetrics m(registry);
   EXPECT_FALSE(m.Last().has_value());
-  RequestObserver o(&m, Api::kOpenAi, "chat_completions", "tiny");
+  RequestObserver o(&m, Api::kOpenAi, "chat_completions", "tiny", "");
   o.SetStream(true);
   o.OnStreamEvent(R"({"choices":[{"delta":{"content":"a"}}]})");
   o.OnStreamEvent(
@@ -81,9 +81,9 @@ TEST(RequestObserverTest, LastStatsKeepTimingsFromAnEarlierEvent) {
 TEST(RequestObserverTest, CountsQueueWaitAndRejections) {
   metrics::Registry registry;
   InferenceMetrics m(registry);
-  RequestObserver admitted(&m, Api::kOpenAi, "chat_completions", "tiny");
+  RequestObserver admitted(&m, Api::kOpenAi, "chat_completions", "tiny", "");
   admitted.OnAdmitted("high", 0.5);
-  RequestObserver rejected(&m, Api::kOpenAi, "chat_completions", "tiny");
+  RequestObserver rejected(&m, Api::kOpenAi, "chat_completions", "tiny", "");
   rejected.OnRejected("queue_full");
   rejected.Finish(429);
   EXPECT_EQ(m.queue_wait.With({"tiny", "high"}).Read().count, 1u);
@@ -94,10 +94,25 @@ TEST(RequestObserverTest, CountsQueueWaitAndRejections) {
 TEST(RequestObserverTest, UnknownModelCountsOnlyTheRequest) {
   metrics::Registry registry;
   InferenceMetrics m(registry);
-  RequestObserver o(&m, Api::kOpenAi, "chat_completions", "");
+  RequestObserver o(&m, Api::kOpenAi, "chat_completions", "", "");
   o.Finish(404);
   EXPECT_EQ(m.requests.With({"openai", "chat_completions", "", "404"}).value(), 1);
   EXPECT_EQ(registry.Render().find("zest_request_duration_seconds_count"), std::string::npos);
+}
+
+TEST(InferenceMetricsTest, KeepsEachKeysLastRequestApart) {
+  metrics::Registry registry;
+  InferenceMetrics m(registry);
+  RequestStats first;
+  first.completion_tokens = 3;
+  m.SetLast("app", first);
+  RequestStats second;
+  second.completion_tokens = 5;
+  m.SetLast("ops", second);
+  EXPECT_EQ(m.Last()->completion_tokens, 5u);
+  EXPECT_EQ(m.LastOf("app")->completion_tokens, 3u);
+  EXPECT_EQ(m.LastOf("ops")->completion_tokens, 5u);
+  EXPECT_FALSE(m.LastOf("other").has_value());
 }
 
 }  // namespace

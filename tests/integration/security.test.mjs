@@ -235,6 +235,20 @@ describe('API keys', () => {
     }
   });
 
+  test("an inference key's stats are its own: its last request, no totals", async () => {
+    // chatBody asks ignore_eos: each answer has exactly max_tokens tokens.
+    const mine = await zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 3 }), { headers: bearer(user) });
+    assert.equal(mine.status, 200, JSON.stringify(mine.data));
+    const theirs = await zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 5 }), { headers: bearer(admin) });
+    assert.equal(theirs.status, 200, JSON.stringify(theirs.data));
+    const asUser = (await zest.json('/api/v1/stats', undefined, { headers: bearer(user) })).data;
+    assert.equal(asUser.output_tokens, 3, JSON.stringify(asUser));
+    assert.ok(!('totals' in asUser), JSON.stringify(asUser));
+    const asAdmin = (await zest.json('/api/v1/stats', undefined, { headers: bearer(admin) })).data;
+    assert.equal(asAdmin.output_tokens, 5, JSON.stringify(asAdmin));
+    assert.ok(asAdmin.totals.requests >= 2, JSON.stringify(asAdmin));
+  });
+
   test('Anthropic clients send the key as x-api-key', async () => {
     const body = { model: 'tiny', max_tokens: 4, messages: [{ role: 'user', content: 'hi' }] };
     const ok = await zest.json('/v1/messages', body, { headers: { 'x-api-key': user, 'anthropic-version': '2023-06-01' } });

@@ -65,10 +65,11 @@ json EventsApi::LatencyJson() const {
           {"queue_wait", SummedHistogram(metrics_->queue_wait)}};
 }
 
-awaitable<json> EventsApi::Snapshot(http::Access access) {
+awaitable<json> EventsApi::Snapshot(const http::Request& reader) {
+  const http::Access access = reader.access;
   json system = co_await system_.InfoJson();
   json out = {{"time", UnixSeconds()},
-              {"stats", observability_.StatsJson()},
+              {"stats", observability_.StatsJson(reader)},
               {"ps", admin_.PsJson(access)},
               {"system", std::move(system)},
               {"latency", LatencyJson()},
@@ -84,7 +85,7 @@ awaitable<void> EventsApi::Stream(http::Request& request, http::ResponseWriter& 
   if (!co_await w.StartStream(200, "text/event-stream", headers)) co_return;
   asio::steady_timer timer(co_await asio::this_coro::executor);
   while (!w.client_gone()) {
-    json snapshot = co_await Snapshot(request.access);
+    json snapshot = co_await Snapshot(request);
     std::string event = http::SseData(JsonText(snapshot));
     if (!co_await w.WriteChunk(event)) co_return;
     timer.expires_after(kInterval);

@@ -41,7 +41,7 @@ class EventsApi {
   boost::asio::awaitable<void> Stream(http::Request& request, http::ResponseWriter& writer);
   // One event for a request with `access`: other requests' errors and the
   // engines' process ids and sockets for admin access only.
-  boost::asio::awaitable<nlohmann::json> Snapshot(http::Access access);
+  boost::asio::awaitable<nlohmann::json> Snapshot(const http::Request& reader);
   nlohmann::json LatencyJson() const;
 
   ObservabilityApi& observability_;

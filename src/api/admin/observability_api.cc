@@ -73,8 +73,11 @@ std::string LineEvent(const std::string& line) {
 
 }  // namespace
 
-json ObservabilityApi::StatsJson() const {
-  json out = LastRequestJson(metrics_ ? metrics_->Last() : std::nullopt);
+json ObservabilityApi::StatsJson(const http::Request& reader) const {
+  const bool admin = reader.access == http::Access::kAdmin;
+  std::optional<RequestStats> last;
+  if (metrics_) last = admin ? metrics_->Last() : metrics_->LastOf(reader.principal);
+  json out = LastRequestJson(last);
   json queues = json::array();
   for (const auto& q : admission_.Stats()) {
     queues.push_back(
@@ -85,7 +88,7 @@ json ObservabilityApi::StatsJson() const {
           {{"high", q.waiting_high}, {"normal", q.waiting_normal}, {"low", q.waiting_low}}}});
   }
   out["queues"] = queues;
-  if (metrics_) {
+  if (metrics_ && admin) {
     out["totals"] = {{"requests", Sum(metrics_->requests)},
                      {"prompt_tokens", Sum(metrics_->prompt_tokens)},
                      {"completion_tokens", Sum(metrics_->completion_tokens)},
@@ -145,8 +148,8 @@ awaitable<void> ObservabilityApi::Follow(std::shared_ptr<const LineRing> ring, s
 
 void ObservabilityApi::Register(http::Router& router) {
   router.Add("GET", "/api/v1/stats",
-             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
-               std::string body = StatsJson().dump();
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+               std::string body = StatsJson(r).dump();
                co_await w.Send(200, "application/json", std::move(body));
              });
   router.Add("GET", "/api/v1/logs",

@@ -34,8 +34,10 @@ class ObservabilityApi {
         log_ring_(std::move(log_ring)) {}
 
   void Register(http::Router& router);
-  // The body of GET /api/v1/stats.
-  nlohmann::json StatsJson() const;
+  // The body of GET /api/v1/stats, as `reader` may see it: an admin key
+  // (or any client of a server without keys) sees the last request of
+  // anyone and the totals; an inference key its own last request only.
+  nlohmann::json StatsJson(const http::Request& reader) const;
 
  private:
   boost::asio::awaitable<void> Logs(http::Request& request, http::ResponseWriter& writer);

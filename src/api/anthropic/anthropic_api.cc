@@ -42,7 +42,7 @@ Result<models::ModelEntry> FindModel(models::ModelRegistry& registry, const std:
 }  // namespace
 
 awaitable<void> AnthropicApi::Messages(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kAnthropic, "anthropic_messages", "");
+  RequestObserver observer(metrics_, Api::kAnthropic, "anthropic_messages", "", r.principal);
   Result<json> body = ParseJsonObject(r.body);
   Result<engines::ChatRequest> request =
       body.ok() ? ParseMessagesRequest(*body) : Result<engines::ChatRequest>(body.status());

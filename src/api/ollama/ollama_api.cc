@@ -104,7 +104,7 @@ awaitable<void> OllamaApi::Show(http::Request& r, http::ResponseWriter& w) {
 
 awaitable<void> OllamaApi::Embed(bool legacy, http::Request& r, http::ResponseWriter& w) {
   RequestObserver observer(metrics_, Api::kOllama, legacy ? "ollama_embeddings" : "ollama_embed",
-                           "");
+                           "", r.principal);
   co_await EmbedRoute(legacy, r, w, observer);
   observer.Finish(w);
 }
@@ -163,8 +163,8 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
 
 awaitable<void> OllamaApi::Chat(bool generate, http::Request& r, http::ResponseWriter& w) {
   const auto start = std::chrono::steady_clock::now();
-  RequestObserver observer(metrics_, Api::kOllama, generate ? "ollama_generate" : "ollama_chat",
-                           "");
+  RequestObserver observer(metrics_, Api::kOllama, generate ? "ollama_generate" : "ollama_chat", "",
+                           r.principal);
   Result<json> body = ParseJsonObject(r.body);
   Result<OllamaRequest> job = !body.ok() ? Result<OllamaRequest>(body.status())
                               : generate ? ParseGenerateRequest(*body)

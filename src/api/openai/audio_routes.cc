@@ -102,7 +102,7 @@ Result<AudioForm> ParseAudioForm(const http::Request& r, bool translate, std::st
 
 awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::ResponseWriter& w) {
   RequestObserver observer(metrics_, Api::kOpenAi, translate ? "translations" : "transcriptions",
-                           "");
+                           "", r.principal);
   co_await TranscribeRoute(translate, r, w, observer);
   observer.Finish(w);
 }

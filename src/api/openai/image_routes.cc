@@ -37,7 +37,7 @@ constexpr int kDefaultImageQuality = 100;
 }  // namespace
 
 awaitable<void> OpenAiApi::GenerateImages(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, "images", "");
+  RequestObserver observer(metrics_, Api::kOpenAi, "images", "", r.principal);
   co_await GenerateImagesRoute(r, w, observer);
   observer.Finish(w);
 }

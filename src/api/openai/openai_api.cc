@@ -70,7 +70,7 @@ std::string EndpointLabel(Capability kind) {
 }  // namespace
 
 awaitable<void> OpenAiApi::Inference(Capability kind, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, EndpointLabel(kind), "");
+  RequestObserver observer(metrics_, Api::kOpenAi, EndpointLabel(kind), "", r.principal);
   co_await Route(kind, r, w, observer);
   observer.Finish(w);
 }

@@ -18,7 +18,7 @@ using asio::awaitable;
 using nlohmann::json;
 
 awaitable<void> OpenAiApi::Rerank(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, "rerank", "");
+  RequestObserver observer(metrics_, Api::kOpenAi, "rerank", "", r.principal);
   co_await RerankRoute(r, w, observer);
   observer.Finish(w);
 }

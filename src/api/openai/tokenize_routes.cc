@@ -47,7 +47,8 @@ Result<json> TokenizerBody(bool detokenize, const json& body) {
 }  // namespace
 
 awaitable<void> OpenAiApi::Tokenize(bool detokenize, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, detokenize ? "detokenize" : "tokenize", "");
+  RequestObserver observer(metrics_, Api::kOpenAi, detokenize ? "detokenize" : "tokenize", "",
+                           r.principal);
   co_await TokenizeRoute(detokenize, r, w, observer);
   observer.Finish(w);
 }

@@ -66,7 +66,7 @@ json Conversation(const json& before, const json& own, bool instructions, const 
 }  // namespace
 
 awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, "responses", "");
+  RequestObserver observer(metrics_, Api::kOpenAi, "responses", "", r.principal);
   Result<json> body = ParseJsonObject(r.body);
   Result<ResponsesJob> job =
       body.ok() ? ParseResponsesRequest(*body) : Result<ResponsesJob>(body.status());
