@@ -33,6 +33,9 @@ struct ChatRouteOptions {
   RequestLimits limits;                     // what a request may hold
   Duration max_keep_alive;                  // an inference key's cap (key_scope.h)
   int default_max_tokens = 16384;           // for requests that name no limit
+  // Speech to text: the most bytes of audio requests hold at once (0: no
+  // limit; limits.max_audio_memory_mb).
+  uint64_t audio_memory_bytes = 512ull << 20;
 };
 
 // One request, read by its API.

@@ -46,10 +46,12 @@ class StreamAssembler {
   std::string Finish(const std::string& model) const;
 
  private:
+  // NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
   struct ToolCall {
     nlohmann::json id, type;  // null until a delta names them
     std::string name, arguments;
   };
+  // NOLINTNEXTLINE(bugprone-exception-escape): json members; moving them does not throw
   struct Choice {
     std::string content, reasoning, text;
     std::map<int, ToolCall> tool_calls;

@@ -77,6 +77,7 @@ api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
   o.limits = {s.max_messages, s.max_tokens_cap, s.max_choices};
   o.default_max_tokens = s.default_max_tokens;
+  o.audio_memory_bytes = static_cast<uint64_t>(s.max_audio_memory_mb) << 20;
   // Validated when the settings were loaded. The same for every API.
   o.max_keep_alive =
       ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();

@@ -287,6 +287,8 @@ std::vector<Field> SecurityFields() {
       IntField("limits.default_max_tokens", "ZEST_DEFAULT_MAX_TOKENS",
                &Settings::default_max_tokens, 1, 1 << 30),
       IntField("limits.max_audio_s", "ZEST_MAX_AUDIO_S", &Settings::max_audio_s, 1, 86400),
+      IntField("limits.max_audio_memory_mb", "ZEST_MAX_AUDIO_MEMORY_MB",
+               &Settings::max_audio_memory_mb, 0, 1 << 20),
       Field{"security.max_keep_alive", "ZEST_MAX_KEEP_ALIVE",
             [](Settings& s, const std::string& t) -> Status {
               if (!t.empty()) ZEST_RETURN_IF_ERROR(ParseDuration(t).status());

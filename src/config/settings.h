@@ -135,6 +135,11 @@ struct Settings {
   // The longest audio zest converts for speech-to-text (WebM, Opus, M4A...):
   // longer is refused by its header, before it is decoded.
   int max_audio_s = 1800;
+  // The most memory the audio of speech-to-text requests (uploaded, or
+  // decoded to WAV) may hold at once while it waits for or is in a speech
+  // engine: 512 MiB is about nine 30-minute recordings as 16 kHz WAV. A
+  // request over it gets 429 with Retry-After. 0: no limit.
+  int max_audio_memory_mb = 512;
   // [security]
   // The longest keep_alive an inference key may set; empty = the server's
   // scheduler.keep_alive.

@@ -204,7 +204,7 @@ TEST(Sandbox, BridgeSandboxHoldsTheEnginesSandboxWithOneCapabilityToSpare) {
                look + "touch " + (run.path() / "engine-1/s").string() + " && echo run=writable"});
   auto lines = RunArgv(argv, {"PATH=/usr/bin:/bin"});
   const std::string caps = ::geteuid() == 0 ? "0000000000200000" : "0000000000000000";
-  for (std::string line :
+  for (const std::string& line :
        {"CapEff:\t" + caps, std::string("keys=hidden"), std::string("weights"),
         std::string("host=unseen"), std::string("tcp=refused"), std::string("run=writable")}) {
     EXPECT_TRUE(Has(lines, line)) << line << " in " << ::testing::PrintToString(lines);

@@ -16,7 +16,7 @@ TEST(RequestIdTest, KeepsASafeClientId) {
 }
 
 TEST(RequestIdTest, ReplacesUnsafeOrOverlongIds) {
-  for (std::string bad :
+  for (const std::string& bad :
        {std::string(""), std::string("a b"), std::string("x\r\nSet-Cookie: y"), std::string("a\"b"),
         std::string("[req:x]"), std::string(kMaxRequestIdLength + 1, 'x')}) {
     std::string id = RequestIdFor(bad);

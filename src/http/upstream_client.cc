@@ -38,8 +38,8 @@ std::string ToString(beast::string_view text) { return std::string(text.data(), 
 // connections are local and cheap, and a fresh one never has stale state).
 class Exchange final : public UpstreamResponse {
  public:
-  Exchange(net::any_io_executor executor, std::shared_ptr<UpstreamCanceller> canceller)
-      : socket_(std::move(executor)), canceller_(std::move(canceller)) {
+  Exchange(const net::any_io_executor& executor, std::shared_ptr<UpstreamCanceller> canceller)
+      : socket_(executor), canceller_(std::move(canceller)) {
     // The hook is detached in the destructor, so `this` never dangles.
     if (canceller_) canceller_->SetHook([this] { Cancel(); });
   }

@@ -72,7 +72,7 @@ class UpstreamClientTest : public ::testing::Test {
     std::exception_ptr error;
     bool done = false;
     io_.restart();
-    net::co_spawn(io_, Store(std::move(task), &result), [&](std::exception_ptr e) {
+    net::co_spawn(io_, Store(std::move(task), &result), [&](const std::exception_ptr& e) {
       error = e;
       done = true;
       io_.stop();

@@ -212,6 +212,30 @@ describe('speech to text (whisper-server, synthetic model)', () => {
 
 // A fresh home with no models: speech models come from the (stand-in)
 // Hugging Face hub by their whisper.cpp names, and from the catalog.
+describe('the audio requests hold at once has a ceiling (limits.max_audio_memory_mb)', () => {
+  test('one over the ceiling is 429 with Retry-After; a request under it gives its share back when answered', async () => {
+    const zest = await startZest({ home: makeHome({ ears: 'whisper' }), env: { ZEST_MAX_AUDIO_MEMORY_MB: '3' } });
+    try {
+      const client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'none', maxRetries: 0 });
+      const wav = fs.readFileSync(sampleSpeech());
+      assert.ok(wav.length > 1.5 * 2 ** 20 && wav.length < 2 * 2 ** 20, `${wav.length} bytes`);
+      // Two in a row: the second fits only if the first gave its 1.8 MiB back.
+      for (let i = 0; i < 2; i++) {
+        const r = await client.audio.transcriptions.create({ file: await toFile(wav, 'speech.wav'), model: 'ears' });
+        assert.equal(r.text, `${syntheticWhisper().words} ${syntheticWhisper().words}`);
+      }
+      const big = Buffer.concat([wav, Buffer.alloc(1.5 * 2 ** 20)]);
+      const err = await client.audio.transcriptions.create({ file: await toFile(big, 'big.wav'), model: 'ears' })
+        .then(() => null, (e) => e);
+      assert.ok(err, 'refused');
+      assert.equal(err.status, 429, err.message);
+      assert.equal(err.headers.get('retry-after'), '1');
+      assert.match(err.error.message, /this one's 4 MiB would pass the 3 MiB they may hold at once \(limits\.max_audio_memory_mb\)/);
+      assert.equal(err.error.param, 'file');
+    } finally { await zest.stop(); zest.cleanup(); }
+  });
+});
+
 describe('speech models pulled from the hub', () => {
   const REPO = 'ggerganov/whisper.cpp';
   let hub;

@@ -98,6 +98,14 @@ Result<AudioForm> ParseAudioForm(const http::Request& r, bool translate, std::st
   return form;
 }
 
+std::string Mib(uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); }
+
+std::string AudioMemoryFull(const ByteBudget& budget, uint64_t bytes) {
+  return "the audio of the speech-to-text requests in progress holds " + Mib(budget.held()) +
+         " MiB; this one's " + Mib(bytes) + " MiB would pass the " + Mib(budget.limit()) +
+         " MiB they may hold at once (limits.max_audio_memory_mb); retry later";
+}
+
 }  // namespace
 
 awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::ResponseWriter& w) {
@@ -146,6 +154,14 @@ awaitable<void> OpenAiApi::TranscribeRoute(bool translate, http::Request& r,
   }
   if (Status converted = co_await ConvertAudio(form->job); !converted.ok()) {
     co_return co_await SendError(w, converted, "file");
+  }
+  // Counted until the engine has answered: queued requests hold their audio.
+  std::optional<ByteBudget::Lease> held = audio_memory_.TryTake(form->job.audio.size());
+  if (!held) {
+    const Status busy(ErrorCode::kQueueFull,
+                      AudioMemoryFull(audio_memory_, form->job.audio.size()));
+    const http::Headers retry = {{"Retry-After", "1"}};  // named: no temporaries in co_await
+    co_return co_await SendError(w, busy, "file", retry);
   }
   auto relay = EngineJob(r, *model, form->model, form->priority, observer);
   if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");

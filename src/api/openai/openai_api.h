@@ -10,6 +10,7 @@
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
 #include "api/openai/image_request.h"
+#include "core/byte_budget.h"
 #include "http/router.h"
 #include "models/model_registry.h"
 #include "scheduler/fit_estimates.h"
@@ -27,7 +28,12 @@ class OpenAiApi {
   // metrics).
   OpenAiApi(models::ModelRegistry& registry, EngineServices engines, scheduler::FitEstimates& fit,
             Options options, InferenceMetrics* metrics = nullptr)
-      : registry_(registry), engines_(engines), fit_(fit), options_(options), metrics_(metrics) {}
+      : registry_(registry),
+        engines_(engines),
+        fit_(fit),
+        options_(options),
+        metrics_(metrics),
+        audio_memory_(options.audio_memory_bytes) {}
 
   void Register(http::Router& router);
 
@@ -87,6 +93,9 @@ class OpenAiApi {
   scheduler::FitEstimates& fit_;
   const Options options_;
   InferenceMetrics* const metrics_;
+  // The audio speech-to-text requests hold, uploaded or decoded, from its
+  // conversion until the engine has answered.
+  ByteBudget audio_memory_;
 };
 
 }  // namespace zest::api::openai
