@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
-
 #include "app/settings_checks.h"
+#include "core/testing/temp_dir.h"
 #include "engines/engine_discovery.h"
 
 namespace zest::app {
@@ -25,21 +24,7 @@ std::shared_ptr<const engines::EngineSet> NoEngines() {
   return engines::DiscoverEngines(search);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "zest-app-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ignored;  // best effort: a leftover temp dir is not a test failure
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using zest::testing::TempDir;
 
 config::Settings Home(const fs::path& home) {
   config::Settings s;
@@ -50,7 +35,7 @@ config::Settings Home(const fs::path& home) {
 }
 
 TEST(PoolOptionsFor, EnginesRunTheReservedSlotsTooAndNeverSeeZestsHome) {
-  TempDir run;
+  TempDir run("app");
   config::Settings s = Home("/home/u/zest");
   s.parallel = 3;
   s.reserved_slots = 2;
@@ -69,7 +54,7 @@ TEST(PoolOptionsFor, EnginesRunTheReservedSlotsTooAndNeverSeeZestsHome) {
 }
 
 TEST(PoolOptionsFor, SlotsAreKeptOnlyWhenAskedAndTheSplitGetsAPrivateHandOverDirectory) {
-  TempDir run;
+  TempDir run("app");
   config::Settings s = Home("/home/u/zest");
   s.save_slots = false;
   s.split_prefill_tokens = 4096;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/secure_file.h"
+#include "core/testing/temp_dir.h"
 
 namespace zest::config {
 namespace {
@@ -16,12 +17,7 @@ namespace fs = std::filesystem;
 
 class SettingsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    home_ = fs::temp_directory_path() / ("zest-settings-" + std::to_string(::getpid()));
-    fs::create_directories(home_);
-    env_["ZEST_HOME"] = home_.string();
-  }
-  void TearDown() override { fs::remove_all(home_); }
+  void SetUp() override { env_["ZEST_HOME"] = home_.string(); }
 
   void WriteConfig(const std::string& text) { std::ofstream(home_ / "config.toml") << text; }
 
@@ -45,7 +41,8 @@ class SettingsTest : public ::testing::Test {
     return none;
   }
 
-  fs::path home_;
+  zest::testing::TempDir tmp_{"settings"};
+  const fs::path home_ = tmp_.path();
   std::map<std::string, std::string> env_;
   std::map<std::string, std::string> flags_;
 };

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
+#include <cstdio>
+
+#include "core/testing/temp_dir.h"
 
 namespace zest {
 namespace {
@@ -13,9 +15,8 @@ namespace fs = std::filesystem;
 fs::perms Mode(const fs::path& p) { return fs::status(p).permissions() & fs::perms::all; }
 
 TEST(PrivateDirs, EveryCreatedLevelIs0700EvenWithAPermissiveUmask) {
-  char tmpl[] = "/tmp/zest-private-dirs-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  fs::path root = tmpl;
+  zest::testing::TempDir tmp("private-dirs");
+  const fs::path& root = tmp.path();
   fs::permissions(root, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                             fs::perms::others_read | fs::perms::others_exec);
   mode_t old = umask(0);
@@ -34,7 +35,6 @@ TEST(PrivateDirs, EveryCreatedLevelIs0700EvenWithAPermissiveUmask) {
   st = CreatePrivateDirectories(root / "file" / "x");
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message().find((root / "file").string()), std::string::npos) << st.message();
-  fs::remove_all(root);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "core/testing/temp_dir.h"
 #include "engines/flm_command.h"
 
 namespace zest::engines {
@@ -96,12 +97,8 @@ pid_t FirstChild(pid_t pid) {
 
 class TcpBridgeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("zest-bridge-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  zest::testing::TempDir tmp_{"bridge"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(TcpBridgeTest, RelaysBothWaysAndPassesTheClientsLeavingOn) {

@@ -1,7 +1,7 @@
-// Helpers shared by the engines tests (test-only): a temporary directory
-// removed on destruction, small file writers, and a "has this pid gone"
-// check that treats a zombie as gone (an orphan's zombie belongs to init,
-// which may be slow to reap it, and it runs no code).
+// Helpers shared by the engines tests (test-only): TempDir (core/testing's,
+// named here for the tests that already use it), small file writers, and a
+// "has this pid gone" check that treats a zombie as gone (an orphan's zombie
+// belongs to init, which may be slow to reap it, and it runs no code).
 #pragma once
 
 #include <signal.h>
@@ -16,23 +16,11 @@
 #include <string>
 #include <thread>
 
+#include "core/testing/temp_dir.h"
+
 namespace zest::engines::testing {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "zest-engines-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ignored;  // best effort: a leftover temp dir is not a test failure
-    std::filesystem::remove_all(path_, ignored);
-  }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using zest::testing::TempDir;
 
 inline void WriteFile(const std::filesystem::path& path, const std::string& text, mode_t mode) {
   std::filesystem::create_directories(path.parent_path());

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "core/testing/temp_dir.h"
 #include "hardware/system_roots.h"
 
 namespace zest::hardware {
@@ -25,24 +26,18 @@ inline SystemRoots FixtureRoots(const std::string& name) {
 // destruction.
 class FixtureCopy {
  public:
-  explicit FixtureCopy(const std::string& name) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "zest-hw-XXXXXX").string();
-    dir_ = ::mkdtemp(pattern.data());
+  explicit FixtureCopy(const std::string& name) : dir_("hw") {
     std::filesystem::copy(
-        FixtureDir(name), dir_,
+        FixtureDir(name), dir_.path(),
         std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
   }
-  ~FixtureCopy() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  SystemRoots roots() const { return SystemRoots::Under(dir_); }
+  SystemRoots roots() const { return SystemRoots::Under(dir_.path()); }
   void Write(const std::string& relative, const std::string& text) const {
-    std::ofstream(dir_ / relative, std::ios::trunc) << text;
+    std::ofstream(dir_.path() / relative, std::ios::trunc) << text;
   }
 
  private:
-  std::filesystem::path dir_;
+  zest::testing::TempDir dir_;
 };
 
 }  // namespace zest::hardware

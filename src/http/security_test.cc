@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
 #include "http/api_keys.h"
 #include "http/authenticator.h"
 #include "http/cors.h"
@@ -20,14 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using std::chrono::seconds;
 
-struct TempDir {
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "zest-sec-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-  fs::path path;
-};
+using zest::testing::TempDir;
 
 unsigned Mode(const fs::path& p) {
   struct stat st {};
@@ -72,8 +65,8 @@ TEST(CorsPolicyTest, SameOriginOnlyForIpLiteralHosts) {
 }
 
 TEST(ApiKeysTest, AddListRemoveKeepsTheFilePrivateAndHashed) {
-  TempDir dir;
-  fs::path file = dir.path / "keys.json";
+  TempDir dir("sec");
+  fs::path file = dir.path() / "keys.json";
   auto key = AddApiKey(file, {"ci", "admin", "high", 60});
   ASSERT_TRUE(key.ok()) << key.status().message();
   EXPECT_EQ(Mode(file), 0600u);
@@ -97,8 +90,8 @@ TEST(ApiKeysTest, AddListRemoveKeepsTheFilePrivateAndHashed) {
 }
 
 TEST(ApiKeysTest, ReadableByOthersIsRefused) {
-  TempDir dir;
-  fs::path file = dir.path / "keys.json";
+  TempDir dir("sec");
+  fs::path file = dir.path() / "keys.json";
   ASSERT_TRUE(AddApiKey(file, {"a", "inference", "normal", 0}).ok());
   ::chmod(file.c_str(), 0640);
   auto keys = LoadApiKeys(file);
@@ -107,8 +100,8 @@ TEST(ApiKeysTest, ReadableByOthersIsRefused) {
 }
 
 TEST(AuthenticatorTest, DistinguishesMissingInvalidScopeAndRate) {
-  TempDir dir;
-  fs::path file = dir.path / "keys.json";
+  TempDir dir("sec");
+  fs::path file = dir.path() / "keys.json";
   std::string user = *AddApiKey(file, {"user", "inference", "low", 2});
   auto auth = Authenticator::Create({"", file});
   ASSERT_TRUE(auth.ok());
@@ -129,8 +122,8 @@ TEST(AuthenticatorTest, DistinguishesMissingInvalidScopeAndRate) {
 }
 
 TEST(AuthenticatorTest, PublicRoutesNameAValidKeyAndSlowWrongOnes) {
-  TempDir dir;
-  fs::path file = dir.path / "keys.json";
+  TempDir dir("sec");
+  fs::path file = dir.path() / "keys.json";
   std::string boss = *AddApiKey(file, {"boss", "admin", "normal", 0});
   auto auth = Authenticator::Create({"", file});
   ASSERT_TRUE(auth.ok());
@@ -156,8 +149,8 @@ TEST(AuthenticatorTest, PublicRoutesNameAValidKeyAndSlowWrongOnes) {
 }
 
 TEST(AuthenticatorTest, NoKeysMeansOpenAndABrokenReloadKeepsTheOldKeys) {
-  TempDir dir;
-  fs::path file = dir.path / "keys.json";
+  TempDir dir("sec");
+  fs::path file = dir.path() / "keys.json";
   auto auth = Authenticator::Create({"", file});
   ASSERT_TRUE(auth.ok());
   EXPECT_FALSE((*auth)->enabled());

@@ -1,7 +1,6 @@
 #include "http/upstream_client.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -25,6 +24,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "core/testing/temp_dir.h"
+
 namespace zest::http {
 namespace {
 
@@ -41,14 +42,6 @@ constexpr auto kTuple = net::as_tuple(net::use_awaitable);
 class UpstreamClientTest : public ::testing::Test {
  protected:
   using Script = std::function<net::awaitable<void>(Socket&)>;
-
-  void SetUp() override {
-    char pattern[] = "/tmp/zest-http-test-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    socket_path_ = dir_ + "/engine.sock";
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   void ServeOnce(Script script) {
     std::filesystem::remove(socket_path_);  // left by an earlier ServeOnce
@@ -91,8 +84,9 @@ class UpstreamClientTest : public ::testing::Test {
     co_await net::async_write(socket, net::buffer(bytes), net::use_awaitable);
   }
 
-  std::string dir_;
-  std::string socket_path_;
+  zest::testing::TempDir tmp_{"http-test"};
+  std::string dir_ = tmp_.path().string();
+  std::string socket_path_ = dir_ + "/engine.sock";
   net::io_context io_;
   std::unique_ptr<net::local::stream_protocol::acceptor> acceptor_;
   beast_http::request<beast_http::string_body> received_;

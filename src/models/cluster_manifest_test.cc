@@ -5,6 +5,8 @@
 
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
+
 namespace zest::models {
 namespace {
 
@@ -12,17 +14,13 @@ namespace fs = std::filesystem;
 
 class ManifestTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("zest-manifest-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   Result<std::vector<ManifestEntry>> Read(const std::string& text) {
     fs::path file = dir_ / "models.toml";
     std::ofstream(file) << text;
     return ReadManifest(file, nullptr);
   }
-  fs::path dir_;
+  zest::testing::TempDir tmp_{"manifest"};
+  const fs::path dir_ = tmp_.path();
 };
 
 const std::string kSha(64, 'a');

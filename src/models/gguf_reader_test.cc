@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
 #include "models/gguf_test_bytes.h"
 
 namespace zest::models {
@@ -57,8 +58,8 @@ TEST(GgufReaderTest, EveryTruncatedPrefixIsAnError) {
 }
 
 TEST(GgufReaderTest, ReadsFromDiskAndReportsMissingFiles) {
-  const auto path = std::filesystem::path(::testing::TempDir()) /
-                    ("reader_valid-" + std::to_string(::getpid()) + ".gguf");
+  zest::testing::TempDir dir("reader");
+  const auto path = dir.path() / "reader_valid.gguf";
   std::ofstream(path, std::ios::binary) << ValidFile();
   Result<GgufFile> file = ReadGguf(path);
   ASSERT_TRUE(file.ok()) << file.status().ToString();

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <map>
 
+#include "core/testing/temp_dir.h"
+
 namespace zest::models {
 namespace {
 
@@ -25,13 +27,6 @@ int Mode(const fs::path& p) {
 
 class HfStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("zest-hfstore-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
   // Writes a repo the way huggingface-cli leaves it: blobs named by sha,
   // relative symlinks from the snapshot, refs/main with the commit.
   void WriteForeignRepo(const std::string& dir, const std::string& commit,
@@ -50,7 +45,8 @@ class HfStoreTest : public ::testing::Test {
     }
   }
 
-  fs::path root_;
+  zest::testing::TempDir tmp_{"hfstore"};
+  const fs::path root_ = tmp_.path();
 };
 
 TEST(HfStoreNames, ValidatesRepoIds) {

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
 #include "models/model_registry.h"
 #include "tools/synthetic_model.h"
 
@@ -32,15 +33,12 @@ constexpr const char* kCatalogJson = R"({"models":[
 class RegistryStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("zest-registry-store-" + std::to_string(::getpid()));
-    fs::remove_all(root_);
     fs::create_directories(root_ / "models");
     fs::create_directories(root_ / "hub");
     auto parsed = Catalog::Parse(kCatalogJson);
     ASSERT_TRUE(parsed.ok()) << parsed.status().message();
     catalog_ = std::move(parsed).value();
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   ModelRegistry Registry() {
     return ModelRegistry(root_ / "models", root_ / "user_models.json", root_ / "hub", &catalog_);
@@ -77,7 +75,8 @@ class RegistryStoreTest : public ::testing::Test {
     return nullptr;
   }
 
-  fs::path root_;
+  zest::testing::TempDir tmp_{"registry-store"};
+  const fs::path root_ = tmp_.path();
   Catalog catalog_;
 };
 

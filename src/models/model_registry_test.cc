@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
 #include "tools/synthetic_model.h"
 
 namespace zest::models {
@@ -15,11 +16,9 @@ namespace fs = std::filesystem;
 class ModelRegistryTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("zest-registry-" + std::to_string(::getpid()));
     fs::create_directories(root_ / "models");
     fs::create_directories(root_ / "elsewhere");
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   fs::path WriteModel(const fs::path& path) {
     auto spec = tools::PresetSpec("tiny");
@@ -30,7 +29,8 @@ class ModelRegistryTest : public ::testing::Test {
 
   ModelRegistry Registry() { return ModelRegistry(root_ / "models", root_ / "user_models.json"); }
 
-  fs::path root_;
+  zest::testing::TempDir tmp_{"registry"};
+  const fs::path root_ = tmp_.path();
 };
 
 TEST_F(ModelRegistryTest, ScansGgufFilesByStemWithMetadata) {

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/testing/temp_dir.h"
+
 namespace zest::models {
 namespace {
 
@@ -32,18 +34,15 @@ nlohmann::json StableDiffusionHeader() {
           {"__metadata__", {{"modelspec.title", "tiny sd"}}}};
 }
 
+// A file holding `bytes` in a directory of its own, removed with it.
 class TempFile {
  public:
-  explicit TempFile(const std::string& bytes)
-      : path_(fs::temp_directory_path() /
-              ("zest_safetensors_" + std::to_string(::getpid()) + ".safetensors")) {
-    std::ofstream(path_, std::ios::binary) << bytes;
-  }
-  ~TempFile() { fs::remove(path_); }
+  explicit TempFile(const std::string& bytes) { std::ofstream(path_, std::ios::binary) << bytes; }
   const fs::path& path() const { return path_; }
 
  private:
-  fs::path path_;
+  zest::testing::TempDir dir_{"safetensors"};
+  fs::path path_ = dir_.path() / "model.safetensors";
 };
 
 TEST(SafetensorsFileTest, ReadsTheHeaderOfAWholeFile) {

@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
 #include "models/gguf_test_bytes.h"
 
 namespace zest::models {
@@ -79,10 +80,8 @@ TEST(WhisperFileTest, RejectsOtherFilesAndDamage) {
 }
 
 TEST(WhisperFileTest, ReadsFromDiskAndChecksTheMagic) {
-  // Its own directory: ctest runs tests two at a time.
-  const auto dir =
-      std::filesystem::path(::testing::TempDir()) / ("whisper-file-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  zest::testing::TempDir tmp("whisper-file");
+  const std::filesystem::path& dir = tmp.path();
   std::ofstream(dir / "whisper_valid.bin", std::ios::binary) << ValidFile();
   std::ofstream(dir / "whisper_other.bin", std::ios::binary) << "GGUF....";
   EXPECT_TRUE(ReadWhisperFile(dir / "whisper_valid.bin").ok());
@@ -90,7 +89,6 @@ TEST(WhisperFileTest, ReadsFromDiskAndChecksTheMagic) {
   EXPECT_FALSE(HasGgmlMagic(dir / "whisper_other.bin"));
   EXPECT_FALSE(HasGgmlMagic(dir / "missing.bin"));
   EXPECT_EQ(ReadWhisperFile(dir / "missing.bin").status().code(), ErrorCode::kNotFound);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -3,32 +3,19 @@
 #include "placement/memory_correction.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
+
+#include "core/testing/temp_dir.h"
 
 namespace zest::placement {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "zest-correction-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) != nullptr ? pattern : "";
-  }
-  ~TempDir() {
-    std::error_code ignored;  // best effort: a leftover temp dir is not a test failure
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using zest::testing::TempDir;
 
 std::string Read(const fs::path& file) {
   std::ifstream in(file);
@@ -65,7 +52,7 @@ constexpr auto kCpu = CorrectionScope::kCpuOnly;
 constexpr auto kGpu = CorrectionScope::kWithGpus;
 
 TEST(MemoryCorrectionTest, PersistsPerModelFileAndScope) {
-  TempDir dir;
+  TempDir dir("correction");
   const fs::path file = dir.path() / "memory_corrections.json";
   const std::string a = ModelFileIdentity("/m/a.gguf", 100, 7);
   {
@@ -98,7 +85,7 @@ TEST(MemoryCorrectionTest, PersistsPerModelFileAndScope) {
 }
 
 TEST(MemoryCorrectionTest, BadFileIsIgnoredAndRewritten) {
-  TempDir dir;
+  TempDir dir("correction");
   const fs::path file = dir.path() / "memory_corrections.json";
   std::ofstream(file) << "{ not json";
   MemoryCorrections store(file);

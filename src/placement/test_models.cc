@@ -1,7 +1,6 @@
 #include "placement/test_models.h"
 
-#include <unistd.h>
-
+#include "core/testing/temp_dir.h"
 #include "models/ggml_types.h"
 #include "tools/gguf_writer.h"
 
@@ -115,7 +114,7 @@ ArchSpec Gemma3_12B() {
   return s;
 }
 
-fs::path WriteSparseModelFile(const ArchSpec& spec) {
+fs::path WriteSparseModelFile(const ArchSpec& spec, const fs::path& dir) {
   tools::GgufWriter w;
   AddMetadata(w, spec);
   for (uint64_t i = 0; i < spec.layers; ++i) AddBlock(w, spec, i);
@@ -124,19 +123,17 @@ fs::path WriteSparseModelFile(const ArchSpec& spec) {
   if (!spec.tied_output) {
     Tensor(w, "output.weight", {spec.embedding, spec.vocab}, spec.embedding_type);
   }
-  // Per process: ctest runs each test case as its own process, in parallel.
-  fs::path path = fs::path(::testing::TempDir()) /
-                  ("zest_sparse_" + spec.name + "_" + std::to_string(::getpid()) + ".gguf");
+  fs::path path = dir / ("zest_sparse_" + spec.name + ".gguf");
   Status st = w.Write(path);
   EXPECT_TRUE(st.ok()) << st.message();
   return path;
 }
 
 models::ModelInfo WriteSparseModel(const ArchSpec& spec) {
-  fs::path path = WriteSparseModelFile(spec);
-  auto file = models::ReadGguf(path);
-  std::error_code ec;
-  fs::remove(path, ec);  // 60 GB of apparent size would confuse du and disk checks
+  // The file goes with `dir` on return: 60 GB of apparent size would confuse
+  // du and disk checks.
+  zest::testing::TempDir dir("sparse");
+  auto file = models::ReadGguf(WriteSparseModelFile(spec, dir.path()));
   EXPECT_TRUE(file.ok()) << file.status().message();
   return file.ok() ? models::Describe(*file) : models::ModelInfo{};
 }

@@ -47,14 +47,15 @@ ArchSpec Qwen3_30B_A3B();  // 48 MoE blocks, 128 experts (8 used), all Q8_0
 ArchSpec GptOss120B();     // 36 MoE blocks, MXFP4 experts, F16 attention, window 128
 ArchSpec Gemma3_12B();     // 48 dense blocks, window 1024 (5 of 6 blocks), tied output
 
-// Writes `spec` as a sparse GGUF file under the test's temp dir and reads it
-// back with the real reader.
+// Writes `spec` as a sparse GGUF file in a temporary directory, reads it
+// back with the real reader, and removes it.
 models::ModelInfo WriteSparseModel(const ArchSpec& spec);
 // Llama3_8B() written and read once per test binary (shared by the tests
 // that need one ordinary dense model).
 const models::ModelInfo& SparseLlama3_8B();
 // NOLINTEND(readability-identifier-naming)
-// The same, keeping the path (for tests that need the file itself).
-std::filesystem::path WriteSparseModelFile(const ArchSpec& spec);
+// Writes `spec` as a sparse GGUF file in `dir` and returns its path (for
+// tests that need the file itself).
+std::filesystem::path WriteSparseModelFile(const ArchSpec& spec, const std::filesystem::path& dir);
 
 }  // namespace zest::placement::testing

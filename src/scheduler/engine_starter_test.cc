@@ -10,6 +10,7 @@
 #include <boost/asio/use_future.hpp>
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
 #include "scheduler/fake_engine.h"
 
 namespace zest::scheduler {
@@ -22,14 +23,12 @@ using namespace std::chrono_literals;
 class EngineStarterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("zest-starter-" + std::to_string(::getpid()));
     fs::create_directories(root_ / "models");
     for (const char* file :
          {"big-00001-of-00002.gguf", "big-00002-of-00002.gguf", "m.gguf", "mmproj-m.gguf"}) {
       std::ofstream(root_ / "models" / file) << "GGUF";
     }
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   EngineStarter Make(std::chrono::seconds ready_timeout = 5s) {
     StarterOptions o;
@@ -64,7 +63,8 @@ class EngineStarterTest : public ::testing::Test {
     return ready.get();
   }
 
-  fs::path root_;
+  zest::testing::TempDir tmp_{"starter"};
+  const fs::path root_ = tmp_.path();
   std::shared_ptr<fake::FakeLauncher> launcher_ = std::make_shared<fake::FakeLauncher>();
   asio::io_context io_;
 };

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/mutex.h"
+#include "core/testing/temp_dir.h"
 #include "engines/engine_set.h"
 #include "models/model_registry.h"
 #include "scheduler/admission.h"
@@ -42,7 +43,6 @@ using fake::kKilledBySigkill;
 class InstancePoolTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("zest-pool-" + std::to_string(::getpid()));
     fs::create_directories(root_ / "models");
     fs::permissions(root_, fs::perms::owner_all);
     auto spec = tools::PresetSpec("tiny");
@@ -61,7 +61,6 @@ class InstancePoolTest : public ::testing::Test {
     work_.reset();
     io_.stop();
     runner_.join();
-    fs::remove_all(root_);
   }
 
   // A pool over fake engines; `cpu_bytes` 0 = no memory limit (and, with
@@ -117,7 +116,8 @@ class InstancePoolTest : public ::testing::Test {
     return bytes;
   }
 
-  fs::path root_;
+  zest::testing::TempDir tmp_{"pool"};
+  const fs::path root_ = tmp_.path();
   models::ModelEntry a_, b_;
   asio::io_context io_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{

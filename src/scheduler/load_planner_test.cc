@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "core/testing/temp_dir.h"
 #include "engines/placement_needs.h"
 #include "placement/cpu_model_plan.h"
 #include "placement/cpu_threads.h"
@@ -19,7 +20,6 @@ namespace fs = std::filesystem;
 class LoadPlannerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = fs::temp_directory_path() / ("zest-planner-" + std::to_string(::getpid()));
     fs::create_directories(root_ / "models");
     auto spec = tools::PresetSpec("tiny");
     ASSERT_TRUE(spec.ok());
@@ -27,7 +27,6 @@ class LoadPlannerTest : public ::testing::Test {
     models::ModelRegistry registry(root_ / "models", root_ / "user_models.json");
     model_ = registry.Find("m").value();
   }
-  void TearDown() override { fs::remove_all(root_); }
 
   static std::vector<placement::PlacementDevice> Cpu(uint64_t free = 8ull << 30) {
     placement::PlacementDevice cpu;
@@ -36,7 +35,8 @@ class LoadPlannerTest : public ::testing::Test {
     return {cpu};
   }
 
-  fs::path root_;
+  zest::testing::TempDir tmp_{"planner"};
+  const fs::path root_ = tmp_.path();
   models::ModelEntry model_;
 };
 

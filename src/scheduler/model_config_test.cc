@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
 #include "engines/llama_server_adapter.h"
 
 namespace zest::scheduler {
@@ -14,9 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(ModelConfigTest, ConfiguredOptionsAndTheEnginesFlagRules) {
-  const fs::path roots =
-      fs::temp_directory_path() / ("zest-model-config-" + std::to_string(::getpid()));
-  fs::create_directories(roots);
+  zest::testing::TempDir tmp("model-config");
+  const fs::path& roots = tmp.path();
   std::ofstream(roots / "template.jinja") << "{{ messages }}";
   config::ModelSettings tuned;
   tuned.parallel = 3;
@@ -39,7 +39,6 @@ TEST(ModelConfigTest, ConfiguredOptionsAndTheEnginesFlagRules) {
   const ModelConfig no_engine({}, nullptr, {});
   EXPECT_TRUE(no_engine.CheckExtraArgs({}).ok());
   EXPECT_EQ(no_engine.CheckExtraArgs({"--ignore-eos"}).code(), ErrorCode::kUnavailable);
-  fs::remove_all(roots);
 }
 
 }  // namespace

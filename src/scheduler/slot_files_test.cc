@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/testing/temp_dir.h"
+
 namespace zest::scheduler {
 namespace {
 
@@ -22,15 +24,12 @@ std::string Read(const fs::path& path) {
 class SlotFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/zest-slots-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     fs::create_directories(dir_ / "prefill");
     fs::create_directories(dir_ / "decode");
     std::ofstream(dir_ / "secret") << "keys";
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
+  zest::testing::TempDir tmp_{"slots"};
+  const fs::path dir_ = tmp_.path();
 };
 
 TEST_F(SlotFilesTest, MovesTheFile) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/testing/temp_dir.h"
 #include "models/gguf_reader.h"
 #include "tools/tensor_encoding.h"
 
@@ -17,14 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using models::GgufFile;
-
-fs::path TempDirFor(const std::string& name) {
-  fs::path dir =
-      fs::path(::testing::TempDir()) / ("zest_writer_" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 std::string ReadAll(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -58,7 +51,8 @@ void AddEveryMetadataType(GgufWriter& w) {
 TEST(GgufWriterTest, MetadataRoundTrips) {
   GgufWriter w;
   AddEveryMetadataType(w);
-  const fs::path path = TempDirFor("meta") / "m.gguf";
+  zest::testing::TempDir tmp("writer-meta");
+  const fs::path path = tmp.path() / "m.gguf";
   ASSERT_TRUE(w.Write(path).ok());
   Result<GgufFile> f = models::ReadGguf(path);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
@@ -97,7 +91,8 @@ TEST(GgufWriterTest, TensorsRoundTrip) {
   w.AddTensor("a", {3, 5}, TensorType::kF32, a);
   w.AddTensor("b", {7, 2}, TensorType::kF16, b);
   w.AddTensor("c", {64, 3}, TensorType::kQ8_0, c);
-  const fs::path path = TempDirFor("tensors") / "t.gguf";
+  zest::testing::TempDir tmp("writer-tensors");
+  const fs::path path = tmp.path() / "t.gguf";
   ASSERT_TRUE(w.Write(path).ok());
   const std::string bytes = ReadAll(path);
   EXPECT_EQ(bytes.size(), w.EncodedSize());
@@ -137,7 +132,8 @@ TEST(GgufWriterTest, TensorsRoundTrip) {
 }
 
 TEST(GgufWriterTest, WriteLeavesNoTemporaryFile) {
-  const fs::path dir = TempDirFor("atomic");
+  zest::testing::TempDir tmp("writer-atomic");
+  const fs::path& dir = tmp.path();
   GgufWriter w;
   w.AddString("k", "v");
   w.AddTensor("t", {4}, TensorType::kF32, {1, 2, 3, 4});
@@ -151,7 +147,8 @@ TEST(GgufWriterTest, WriteLeavesNoTemporaryFile) {
 }
 
 TEST(GgufWriterTest, FailedWriteLeavesNothing) {
-  const fs::path dir = TempDirFor("failed");
+  zest::testing::TempDir tmp("writer-failed");
+  const fs::path& dir = tmp.path();
   GgufWriter w;
   w.AddString("k", "v");
   // The target is an existing directory: rename fails after the data was written.
@@ -164,7 +161,8 @@ TEST(GgufWriterTest, FailedWriteLeavesNothing) {
 }
 
 TEST(GgufWriterTest, ReportsMistakesAtWrite) {
-  const fs::path dir = TempDirFor("mistakes");
+  zest::testing::TempDir tmp("writer-mistakes");
+  const fs::path& dir = tmp.path();
   auto expect_rejected = [&](GgufWriter& w, const char* what) {
     const Status s = w.Write(dir / "x.gguf");
     EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument) << what;
@@ -193,7 +191,8 @@ TEST(GgufWriterTest, EveryTruncatedPrefixFailsToRead) {
   AddEveryMetadataType(w);
   w.AddTensor("a", {3}, TensorType::kF32, {1, 2, 3});
   w.AddTensor("c", {32}, TensorType::kQ8_0, Ramp(32));
-  const fs::path path = TempDirFor("truncated") / "t.gguf";
+  zest::testing::TempDir tmp("writer-truncated");
+  const fs::path path = tmp.path() / "t.gguf";
   ASSERT_TRUE(w.Write(path).ok());
   const std::string bytes = ReadAll(path);
   ASSERT_TRUE(models::ParseGguf(bytes).ok());
@@ -211,7 +210,8 @@ TEST(GgufWriterTest, EveryTruncatedPrefixFailsToRead) {
 // Sparse tensors: the header describes 564 MB of MXFP4 data that the file
 // holds as a hole, so the reader sizes it exactly while the disk holds KBs.
 TEST(GgufWriterTest, SparseTensorsLeaveHoles) {
-  const fs::path dir = TempDirFor("sparse");
+  zest::testing::TempDir tmp("writer-sparse");
+  const fs::path& dir = tmp.path();
   GgufWriter w;
   w.AddString("general.architecture", "llama");
   w.AddTensor("small", {32}, TensorType::kF32, Ramp(32));

@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "core/testing/temp_dir.h"
 #include "models/gguf_reader.h"
 #include "tools/tensor_encoding.h"
 
@@ -34,18 +35,18 @@ uint64_t ColonPiece(const SyntheticVocab& vocab) {
 
 class QuoteBraceModel {
  public:
-  explicit QuoteBraceModel(TensorType type)
-      : path_(fs::path(::testing::TempDir()) / ("qb-" + std::to_string(::getpid()) + ".gguf")) {
+  explicit QuoteBraceModel(TensorType type) {
+    zest::testing::TempDir dir("qb");
+    const fs::path path = dir.path() / "qb.gguf";
     SyntheticModelSpec spec = *PresetSpec("tiny-quote-brace");
     spec.type = type;
     spec_ = spec;
-    EXPECT_TRUE(WriteSyntheticModel(spec, path_).ok());
-    std::ifstream in(path_, std::ios::binary);
+    EXPECT_TRUE(WriteSyntheticModel(spec, path).ok());
+    std::ifstream in(path, std::ios::binary);
     bytes_.assign(std::istreambuf_iterator<char>(in), {});
     Result<models::GgufFile> file = models::ParseGguf(bytes_);
     EXPECT_TRUE(file.ok()) << file.status().ToString();
     file_ = *file;
-    fs::remove(path_);
   }
 
   std::vector<float> Tensor(const std::string& name) const {
@@ -97,7 +98,6 @@ class QuoteBraceModel {
   const models::GgufFile& file() const { return file_; }
 
  private:
-  fs::path path_;
   SyntheticModelSpec spec_;
   std::string bytes_;
   models::GgufFile file_;
@@ -201,8 +201,8 @@ TEST(QuoteBraceWeightsTest, AloneWritesNoJsonUnderAnObjectGrammarAnObject) {
 TEST(QuoteBraceWeightsTest, RefusesShapesAndKindsItCannotBe) {
   SyntheticModelSpec spec = *PresetSpec("tiny-quote-brace");
   spec.embedding_model = true;
-  const fs::path path =
-      fs::path(::testing::TempDir()) / ("qb_bad-" + std::to_string(::getpid()) + ".gguf");
+  zest::testing::TempDir dir("qb-bad");
+  const fs::path path = dir.path() / "qb_bad.gguf";
   EXPECT_EQ(WriteSyntheticModel(spec, path).code(), ErrorCode::kInvalidArgument);
   spec = *PresetSpec("tiny-quote-brace");
   spec.embedding = 2;

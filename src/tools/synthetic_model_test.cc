@@ -8,6 +8,7 @@
 #include <iterator>
 #include <set>
 
+#include "core/testing/temp_dir.h"
 #include "models/gguf_reader.h"
 #include "tools/steering_weights.h"
 #include "tools/synthetic_vocab.h"
@@ -17,10 +18,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempPath(const std::string& name) {
-  return fs::path(::testing::TempDir()) /
-         ("zest_synth_" + name + "-" + std::to_string(::getpid()) + ".gguf");
-}
+// Each test writes its models in a directory of its own.
+class SyntheticModelTest : public ::testing::Test {
+ protected:
+  fs::path TempPath(const std::string& name) const {
+    return dir_.path() / ("zest_synth_" + name + ".gguf");
+  }
+  zest::testing::TempDir dir_{"synth"};
+};
 
 TEST(SyntheticVocabTest, HasControlByteAndWordTokens) {
   const SyntheticVocab v = BuildSyntheticVocab();
@@ -64,7 +69,7 @@ TEST(SyntheticVocabTest, HasControlByteAndWordTokens) {
   EXPECT_NE(ChatMlTemplate().find("<tool_call>"), std::string::npos);
 }
 
-TEST(SyntheticModelTest, PresetsAreKnown) {
+TEST_F(SyntheticModelTest, PresetsAreKnown) {
   EXPECT_TRUE(PresetSpec("tiny").ok());
   EXPECT_TRUE(PresetSpec("tiny-embed")->embedding_model);
   EXPECT_TRUE(PresetSpec("tiny-quote-brace")->quote_brace);
@@ -74,7 +79,7 @@ TEST(SyntheticModelTest, PresetsAreKnown) {
   EXPECT_EQ(PresetSpec("huge").status().code(), ErrorCode::kNotFound);
 }
 
-TEST(SyntheticModelTest, TinyDescribesItself) {
+TEST_F(SyntheticModelTest, TinyDescribesItself) {
   const fs::path path = TempPath("tiny");
   SyntheticModelSpec spec = *PresetSpec("tiny");
   spec.type = TensorType::kQ8_0;
@@ -101,13 +106,12 @@ TEST(SyntheticModelTest, TinyDescribesItself) {
   EXPECT_EQ(f->FindTensor("blk.0.ffn_down.weight")->dims, (std::vector<uint64_t>{ff, e}));
   EXPECT_EQ(f->FindTensor("output_norm.weight")->type, 0u);  // norms stay F32
   EXPECT_EQ(f->FindTensor("output.weight")->type, 8u);
-  fs::remove(path);
 }
 
 // The tool heads' rotary pair turns at most kMaxMarkerTurn over the whole
 // context: llama's base 10000 for the presets as they are, more for a long
 // context (an agent's prompt of 40k tokens has <tools> near its start).
-TEST(SyntheticModelTest, RopeBaseKeepsTheToolMarkerInReachOverTheWholeContext) {
+TEST_F(SyntheticModelTest, RopeBaseKeepsTheToolMarkerInReachOverTheWholeContext) {
   EXPECT_EQ(RopeFreqBase(16, 2048), 10000.0f);  // tiny
   EXPECT_EQ(RopeFreqBase(64, 4096), 10000.0f);  // small, bench
   for (uint32_t context : {32768u, 65536u, 131072u}) {
@@ -122,20 +126,18 @@ TEST(SyntheticModelTest, RopeBaseKeepsTheToolMarkerInReachOverTheWholeContext) {
   Result<models::GgufFile> f = models::ReadGguf(path);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_FLOAT_EQ(static_cast<float>(f->GetFloat("llama.rope.freq_base")), RopeFreqBase(16, 65536));
-  fs::remove(path);
 }
 
-TEST(SyntheticModelTest, EmbeddingModelHasMeanPooling) {
+TEST_F(SyntheticModelTest, EmbeddingModelHasMeanPooling) {
   const fs::path path = TempPath("embed");
   ASSERT_TRUE(WriteSyntheticModel(*PresetSpec("tiny-embed"), path).ok());
   Result<models::GgufFile> f = models::ReadGguf(path);
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ(f->GetUint("llama.pooling_type"), 1u);
   EXPECT_TRUE(models::Describe(*f).embedding);
-  fs::remove(path);
 }
 
-TEST(SyntheticModelTest, RerankerIsAQwen3WithRankPoolingAndAClassifierHead) {
+TEST_F(SyntheticModelTest, RerankerIsAQwen3WithRankPoolingAndAClassifierHead) {
   const fs::path path = TempPath("rerank");
   ASSERT_TRUE(WriteSyntheticModel(*PresetSpec("tiny-rerank"), path).ok());
   Result<models::GgufFile> f = models::ReadGguf(path);
@@ -154,10 +156,9 @@ TEST(SyntheticModelTest, RerankerIsAQwen3WithRankPoolingAndAClassifierHead) {
   }
   EXPECT_TRUE(head);
   EXPECT_TRUE(q_norm);
-  fs::remove(path);
 }
 
-TEST(SyntheticModelTest, SameSeedSameBytes) {
+TEST_F(SyntheticModelTest, SameSeedSameBytes) {
   SyntheticModelSpec spec = *PresetSpec("tiny");
   ASSERT_TRUE(WriteSyntheticModel(spec, TempPath("s1")).ok());
   ASSERT_TRUE(WriteSyntheticModel(spec, TempPath("s2")).ok());
@@ -169,10 +170,9 @@ TEST(SyntheticModelTest, SameSeedSameBytes) {
   };
   EXPECT_EQ(read(TempPath("s1")), read(TempPath("s2")));
   EXPECT_NE(read(TempPath("s1")), read(TempPath("s3")));
-  for (const char* n : {"s1", "s2", "s3"}) fs::remove(TempPath(n));
 }
 
-TEST(SyntheticModelTest, RejectsInconsistentShapes) {
+TEST_F(SyntheticModelTest, RejectsInconsistentShapes) {
   SyntheticModelSpec spec;
   spec.heads = 3;  // 64 is not a multiple of 3
   EXPECT_EQ(WriteSyntheticModel(spec, TempPath("bad")).code(), ErrorCode::kInvalidArgument);

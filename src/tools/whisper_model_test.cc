@@ -8,6 +8,7 @@
 #include <iterator>
 #include <set>
 
+#include "core/testing/temp_dir.h"
 #include "models/whisper_file.h"
 #include "tools/whisper_vocab.h"
 
@@ -16,10 +17,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path TempPath(const std::string& name) {
-  return fs::path(::testing::TempDir()) /
-         ("zest_whisper_" + name + "-" + std::to_string(::getpid()) + ".bin");
-}
+// Each test writes its models in a directory of its own.
+class WhisperModelTest : public ::testing::Test {
+ protected:
+  fs::path TempPath(const std::string& name) const {
+    return dir_.path() / ("zest_whisper_" + name + ".bin");
+  }
+  zest::testing::TempDir dir_{"whisper"};
+};
 
 TEST(WhisperVocabTest, SpecialTokensFollowNVocab) {
   const WhisperSpecialTokens en = WhisperSpecialTokensFor(kWhisperEnglishVocabSize);
@@ -57,7 +62,7 @@ TEST(WhisperVocabTest, StoresTheOrdinaryTokensOnce) {
   }
 }
 
-TEST(WhisperModelTest, ReadsBackWhatItWrote) {
+TEST_F(WhisperModelTest, ReadsBackWhatItWrote) {
   const fs::path path = TempPath("default");
   const WhisperModelSpec spec;
   ASSERT_TRUE(WriteWhisperModel(spec, path).ok());
@@ -99,10 +104,9 @@ TEST(WhisperModelTest, ReadsBackWhatItWrote) {
   EXPECT_EQ(type("decoder.ln.weight"), 0u);
   EXPECT_EQ(type("decoder.blocks.0.attn.query.weight"), 1u);
   EXPECT_LT(f->file_size, 10u << 20);
-  fs::remove(path);
 }
 
-TEST(WhisperModelTest, EnglishOnlyAndQ8_0) {
+TEST_F(WhisperModelTest, EnglishOnlyAndQ8_0) {
   const fs::path path = TempPath("en_q8");
   const WhisperModelSpec spec{
       .audio_layers = 1, .text_layers = 1, .multilingual = false, .type = TensorType::kQ8_0};
@@ -116,10 +120,9 @@ TEST(WhisperModelTest, EnglishOnlyAndQ8_0) {
   EXPECT_EQ(f->tensors.size(), 11u + 15 + 24);
   EXPECT_EQ(f->FindTensor("decoder.token_embedding.weight")->type, 8u);
   EXPECT_EQ(f->FindTensor("encoder.conv1.weight")->type, 1u);  // kernels stay F16
-  fs::remove(path);
 }
 
-TEST(WhisperModelTest, TranscriptIsFiveWordsPerSeed) {
+TEST_F(WhisperModelTest, TranscriptIsFiveWordsPerSeed) {
   WhisperModelSpec spec;
   const std::string words = WhisperModelTranscript(spec);
   EXPECT_EQ(std::count(words.begin(), words.end(), ' '), 5) << words;
@@ -128,7 +131,7 @@ TEST(WhisperModelTest, TranscriptIsFiveWordsPerSeed) {
   EXPECT_NE(WhisperModelTranscript(spec), words);
 }
 
-TEST(WhisperModelTest, SameSeedSameBytes) {
+TEST_F(WhisperModelTest, SameSeedSameBytes) {
   WhisperModelSpec spec;
   ASSERT_TRUE(WriteWhisperModel(spec, TempPath("s1")).ok());
   ASSERT_TRUE(WriteWhisperModel(spec, TempPath("s2")).ok());
@@ -140,10 +143,9 @@ TEST(WhisperModelTest, SameSeedSameBytes) {
   };
   EXPECT_EQ(read(TempPath("s1")), read(TempPath("s2")));
   EXPECT_NE(read(TempPath("s1")), read(TempPath("s3")));
-  for (const char* n : {"s1", "s2", "s3"}) fs::remove(TempPath(n));
 }
 
-TEST(WhisperModelTest, RejectsShapesWhisperCannotRun) {
+TEST_F(WhisperModelTest, RejectsShapesWhisperCannotRun) {
   WhisperModelSpec spec;
   spec.heads = 3;
   EXPECT_EQ(WriteWhisperModel(spec, TempPath("bad")).code(), ErrorCode::kInvalidArgument);

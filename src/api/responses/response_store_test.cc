@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "core/testing/temp_dir.h"
+
 namespace zest::api::responses {
 namespace {
 
@@ -14,13 +16,8 @@ using nlohmann::json;
 
 class ResponseStoreTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/zest-responses-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
+  zest::testing::TempDir tmp_{"responses"};
+  const std::filesystem::path dir_ = tmp_.path();
 };
 
 TEST_F(ResponseStoreTest, OnlyTheOwnerSeesItAndLimitsDropTheOldest) {
