@@ -9,7 +9,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void Tensor(tools::GgufWriter& w, const std::string& name, std::vector<uint64_t> dims,
+void Tensor(tools::GgufWriter& w, const std::string& name, const std::vector<uint64_t>& dims,
             uint32_t type) {
   auto bytes = models::TensorByteSize(type, dims);
   ASSERT_TRUE(bytes.ok()) << name << ": " << bytes.status().message();
@@ -139,8 +139,8 @@ models::ModelInfo WriteSparseModel(const ArchSpec& spec) {
 }
 
 const models::ModelInfo& SparseLlama3_8B() {
-  static const models::ModelInfo info = WriteSparseModel(Llama3_8B());
-  return info;
+  static const models::ModelInfo kInfo = WriteSparseModel(Llama3_8B());
+  return kInfo;
 }
 
 }  // namespace zest::placement::testing
