@@ -169,13 +169,14 @@ async function chaos() {
   }
 }
 
-async function main() {
+// The load-held part, before the chaos (BENCH_CHAOS_ONLY=1 skips it).
+async function loadPart() {
   const zest = await startZest({
     home: makeHome({ tiny: 'tiny' }),
     env: { ZEST_LOG_LEVEL: 'info', ZEST_PARALLEL: '32', ZEST_RESERVED_SLOTS: '0', ZEST_CTX_SIZE: '256', ZEST_MAX_QUEUE: '1024' },
   });
   let direct;
-  let load;
+  let load = [];
   try {
     await timedChat(zest.url, undefined, false);  // loads the engine
     const [instance] = await zest.instances();
@@ -187,6 +188,11 @@ async function main() {
     await zest.stop();
     zest.cleanup();
   }
+  return load;
+}
+
+async function main() {
+  const load = process.env.BENCH_CHAOS_ONLY === '1' ? [] : await loadPart();
   const chaosLines = await chaos();
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
   const lines = [

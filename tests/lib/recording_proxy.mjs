@@ -7,7 +7,8 @@
 //
 // Recorded per request: method, path (with its query), headers without the
 // credentials (Authorization, x-api-key, cookies), the body (parsed when it
-// is JSON), the status zest answered and when it started.
+// is JSON), the status zest answered, the start of its answer and when it
+// started.
 import http from 'node:http';
 
 const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'proxy-authorization']);
@@ -30,6 +31,10 @@ export async function startRecordingProxy(target) {
         headers: { ...req.headers, host: upstream.host },
       }, (answer) => {
         record.status = answer.statusCode;
+        record.answer = '';
+        answer.on('data', (c) => {  // its first 64 KiB, for a failing test's message
+          if (record.answer.length < 65536) record.answer += c.toString('utf8');
+        });
         res.writeHead(answer.statusCode, answer.headers);
         answer.pipe(res);  // streams (SSE) pass through as they come
       });

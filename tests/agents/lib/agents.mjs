@@ -21,6 +21,11 @@ export const modules = path.join(agentsDir, 'node_modules');
 // The model every agent test serves, as makeHome takes it.
 export const CODER = { preset: 'tiny', args: ['--context', '65536'] };
 export const CODER_CONTEXT = 65536;
+// Its engine samples from a fixed seed (clients send no seed of their own),
+// so a client's turn goes the same way on every run: the synthetic model's
+// words are random, and an unlucky draw (a tool's arguments no client can
+// parse) would make a test that passes or fails by chance.
+export const CODER_CONFIG = '[models."coder"]\nextra_args = ["--seed", "1"]\n';
 
 // A fresh, empty directory to be a client's HOME: nothing set up for it.
 export function emptyHome() {
@@ -85,7 +90,7 @@ export function describeAgent(name, { run, toolResults }) {
     let zest;
     let proxy;
     before(async () => {
-      zest = await startZest({ home: makeHome({ coder: CODER }), args: ['--ctx-size', String(CODER_CONTEXT)] });
+      zest = await startZest({ home: makeHome({ coder: CODER }, { config: CODER_CONFIG }), args: ['--ctx-size', String(CODER_CONTEXT)] });
       proxy = await startRecordingProxy(zest.url);
     });
     after(async () => { await proxy?.close(); await zest?.stop(); zest?.cleanup(); });
@@ -94,7 +99,11 @@ export function describeAgent(name, { run, toolResults }) {
       const home = emptyHome();
       const work = scratchProject();
       const result = await run({ proxy, home, work });
-      t.diagnostic(`${name} exited ${result.code ?? result.signal}; ${proxy.requests.length} requests; HOME: ${listTree(home).join(', ')}`);
+      // What crossed the proxy, for whoever reads a failure.
+      const record = path.join(os.tmpdir(), `zest-agent-${name.replace(/\W+/g, '-')}.json`);
+      fs.writeFileSync(record, JSON.stringify(proxy.requests, null, 1));
+      t.diagnostic(`${name} exited ${result.code ?? result.signal}; ${proxy.requests.length} requests ` +
+        `(${proxy.requests.map((r) => `${r.method} ${r.path} ${r.status}`).join('; ')}), recorded in ${record}`);
       assert.equal(result.code, 0, `${name} failed:\n${result.stderr.slice(-4000)}\n${result.stdout.slice(-4000)}`);
       assert.deepEqual(proxy.failures().map((r) => `${r.method} ${r.path} ${r.status}`), []);
       assert.deepEqual(proxy.repeats().map((r) => `${r.method} ${r.path}`), []);
