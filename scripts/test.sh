@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test: every stage in order (set-up, lint, unit, integration, browser,
-# compat, fuzz), each timed; stops at the first that fails and prints the
+# compat, agents, fuzz), each timed; stops at the first that fails and prints the
 # time of each stage either way, with the slowest test files of the node
 # stages (scripts/node-tests.mjs). ZEST_TEST_STRICT=1: a tool a test needs
 # that is missing fails the test instead of skipping it (make test installs
@@ -49,5 +49,6 @@ stage "unit" m unit
 stage "integration" m integration
 stage "browser" m browser
 stage "compat" m compat
+stage "agents" m agents
 stage "fuzz" m fuzz
 summary
