@@ -49,19 +49,32 @@ export async function healthLatency(url) {
 }
 
 // Probes /health every `interval` ms while `during` runs; returns the
-// latencies (and rethrows a probe failure).
+// latencies (and rethrows a probe failure). `during` gets `probes(n)`, which
+// resolves once n more probes have answered: a test waits on probes made in
+// the state it built, not on a sleep.
 export async function probeWhile(url, during, { interval = 50 } = {}) {
   const latencies = [];
+  const waiters = [];
   let done = false;
   let failure = null;
+  const wake = () => {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (failure || latencies.length >= waiters[i].count) waiters.splice(i, 1)[0].resolve();
+    }
+  };
+  const probes = (n) => new Promise((resolve) => {
+    waiters.push({ count: latencies.length + n, resolve });
+    wake();
+  });
   await healthLatency(url);  // warm-up: fetch's first call loads undici
   const prober = (async () => {
     while (!done) {
       try { latencies.push(await healthLatency(url)); } catch (e) { failure = e; done = true; }
+      wake();
       await new Promise((r) => setTimeout(r, interval));
     }
   })();
-  try { await during(); } finally { done = true; await prober; }
+  try { await during(probes); } finally { done = true; await prober; }
   if (failure) throw failure;
   return latencies;
 }
