@@ -17,7 +17,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { chaosRun, countKinds, phases } from '../tests/lib/chaos.mjs';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
-import { machine, pct, startDirect } from './gateway_overhead.mjs';
+import { benchModel, machine, pct, startDirect } from './gateway_overhead.mjs';
 
 const LEVELS = (process.env.BENCH_CHAOS_LEVELS ?? '1,4,8,16,32').split(',').map(Number);
 // Requests per level: at least MIN_PER_LEVEL, else 10 per concurrent worker.
@@ -132,9 +132,16 @@ function loadTable(rows) {
   ];
 }
 
+// The chaos run's two models: the ~0.5B bench model by default, slow enough
+// on 2 cores that 400 requests take minutes and the engines are killed
+// often while they answer (on the tiny model the whole run takes ~3 s and
+// sees one kill); BENCH_CHAOS_MODEL=tiny for the quick one.
+const CHAOS_MODEL = process.env.BENCH_CHAOS_MODEL ?? 'bench';
+
 async function chaos() {
+  const file = CHAOS_MODEL === 'bench' ? benchModel() : CHAOS_MODEL;
   const zest = await startZest({
-    home: makeHome({ a: 'tiny', b: 'tiny' }),
+    home: makeHome({ a: file, b: file }),
     env: { ZEST_LOG_LEVEL: 'info' },
   });
   try {
@@ -148,7 +155,7 @@ async function chaos() {
     const errors = Object.entries(kinds).filter(([k]) => k !== 'ok').map(([k, n]) => `${k} ${n}`).join(', ') || 'none';
     return [
       `Chaos: ${CHAOS_REQUESTS} chat requests (half streamed, 4-24 tokens) at ${CHAOS_CONCURRENCY} concurrent over two ` +
-        `tiny models (default settings) while a random llama-server is SIGKILLed every ${CHAOS_KILL_MS[0] / 1000}-${CHAOS_KILL_MS[1] / 1000} s.`,
+        `${CHAOS_MODEL} models (default settings) while a random llama-server is SIGKILLed every ${CHAOS_KILL_MS[0] / 1000}-${CHAOS_KILL_MS[1] / 1000} s.`,
       '',
       '| requests | ok | errors by kind | malformed, incomplete or lost | kills | recoveries | time to recover p50 / max (ms) | duration s | zest crashed |',
       '|---:|---:|---|---:|---:|---:|---|---:|---|',
