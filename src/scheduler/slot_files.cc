@@ -51,7 +51,7 @@ Status CopyInto(const fs::path& from, const fs::path& to) {
       const ssize_t w = ::write(out.get(), buffer + done, static_cast<std::size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;
       if (w < 0) {
-        const Status failed = Failed("write", to);
+        Status failed = Failed("write", to);
         ::unlink(to.c_str());
         return failed;
       }
