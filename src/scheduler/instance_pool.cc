@@ -30,9 +30,14 @@ using asio::use_awaitable;
 // How often a dying engine is looked at (ForgetIfDead).
 constexpr auto kDeathPollInterval = std::chrono::milliseconds(20);
 constexpr auto kDeathGracePeriod = std::chrono::milliseconds(1000);
-// Loads one request may start when each engine is killed from outside
-// while it loads.
+// Loads killed from outside while they load (the OOM killer, an operator,
+// a chaos test) are not the model's fault: a request waiting for one starts
+// another, at least kLoadAttempts times and for up to kKilledLoadPatience
+// (engines killed every second or two, while loads take seconds, would
+// otherwise fail every request waiting on a load). A model that is killed on
+// every load (the OOM killer, each time) still fails its requests after that.
 constexpr int kLoadAttempts = 3;
+constexpr std::chrono::seconds kKilledLoadPatience{30};
 // An engine that crashes on its own sooner than this after it was ready
 // counts for the crash-loop breaker as one that cannot start.
 constexpr std::chrono::seconds kCrashedAtOnce{10};
@@ -132,6 +137,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     bool explicit_load) {
   if (explicit_load) breaker_.Forget(model.name);
   int killed_loads = 0;
+  const auto started = std::chrono::steady_clock::now();
   bool said_draining = false;
   while (true) {
     EntryList entries;
@@ -194,7 +200,14 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     // an engine killed from outside while it loaded (not its fault), a few
     // times.
     if (loading->replica) continue;
-    if (loading->killed_from_outside && ++killed_loads < kLoadAttempts) continue;
+    if (loading->killed_from_outside &&
+        (++killed_loads < kLoadAttempts ||
+         std::chrono::steady_clock::now() - started < kKilledLoadPatience)) {
+      spdlog::info(
+          "'{}' was killed while it loaded ({} time(s) for this request); loading it again",
+          model.name, killed_loads);
+      continue;
+    }
     co_return loading->error;
   }
 }

@@ -276,6 +276,35 @@ describe('engine exits no request sees', () => {
   });
 });
 
+describe('loads killed from outside', () => {
+  test('a request waits through five loads killed in a row and is answered', async () => {
+    const zest = await startZest({ home: makeHome({ tiny: 'tiny' }) });
+    try {
+      // Each new engine is killed as soon as it appears, until zest has
+      // said five times that it loads again for the request (three used to
+      // be the most a request waited through).
+      const killedLoads = () => (zest.logs().match(/'tiny' was killed while it loaded/g) || []).length;
+      const seen = new Set();
+      let answered = false;
+      const killer = (async () => {
+        while (!answered && killedLoads() < 5) {
+          for (const p of enginePids(zest)) {
+            if (seen.has(p.pid)) continue;
+            seen.add(p.pid);
+            try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone already */ }
+          }
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })();
+      const r = await zest.json('/v1/chat/completions', chatBody('tiny'));
+      answered = true;
+      await killer;
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      assert.ok(killedLoads() >= 5, `loads killed and started again: ${killedLoads()}`);
+    } finally { await zest.stop(); zest.cleanup(); }
+  });
+});
+
 describe('zest shutdown', () => {
   test('SIGTERM stops every engine', async () => {
     const zest = await startZest({ home: makeHome({ a: 'tiny' }) });
