@@ -104,7 +104,7 @@ class RequestObserver {
   // The request got a slot after waiting `waited_s` in its priority class.
   void OnAdmitted(std::string_view priority, double waited_s);
   // The request was turned away before reaching an engine; `reason` is a
-  // bounded word: queue_full, deadline, too_large, auth.
+  // bounded word: queue_full, deadline, too_large, auth, audio_memory.
   void OnRejected(std::string_view reason);
   // An engine broke off the request (was killed, stopped answering) in
   // `phase` (RelayPhase: before_answer, mid_stream), and `then` what zest

@@ -232,6 +232,8 @@ describe('the audio requests hold at once has a ceiling (limits.max_audio_memory
       assert.equal(err.headers.get('retry-after'), '1');
       assert.match(err.error.message, /this one's 4 MiB would pass the 3 MiB they may hold at once \(limits\.max_audio_memory_mb\)/);
       assert.equal(err.error.param, 'file');
+      const metrics = await (await zest.fetch('/metrics')).text();
+      assert.match(metrics, /^zest_rejections_total\{model="ears",reason="audio_memory"\} 1$/m);
     } finally { await zest.stop(); zest.cleanup(); }
   });
 });

@@ -158,6 +158,7 @@ awaitable<void> OpenAiApi::TranscribeRoute(bool translate, http::Request& r,
   // Counted until the engine has answered: queued requests hold their audio.
   std::optional<ByteBudget::Lease> held = audio_memory_.TryTake(form->job.audio.size());
   if (!held) {
+    observer.OnRejected("audio_memory");
     const Status busy(ErrorCode::kQueueFull,
                       AudioMemoryFull(audio_memory_, form->job.audio.size()));
     const http::Headers retry = {{"Retry-After", "1"}};  // named: no temporaries in co_await
