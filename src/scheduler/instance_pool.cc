@@ -197,8 +197,8 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     }
     if (loading->state == Entry::State::kReady) co_return loading->instance;
     // A replica that failed leaves the model as it was; look again. So does
-    // an engine killed from outside while it loaded (not its fault), a few
-    // times.
+    // an engine killed from outside while it loaded (not its fault), for a
+    // while (kKilledLoadPatience).
     if (loading->replica) continue;
     if (loading->killed_from_outside &&
         (++killed_loads < kLoadAttempts ||
