@@ -249,29 +249,46 @@ net::awaitable<bool> Connection::ServeOne() {
     if (body_pending_) co_await LingerClose();
     co_return writer_.keep_alive() && !body_pending_;
   }
-  if (body_pending_) {
-    // Clients that wait for "100 Continue" (curl, for large bodies) would
-    // otherwise stall for a second before sending the body.
-    if (beast::iequals(parser.get()[beast_http::field::expect], "100-continue")) {
-      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      std::tie(ec, n) = co_await net::async_write(transport_, net::buffer(kContinue), kTuple);
-    }
-    ArmDeadline(context_->options.body_timeout);
-    // Beast reads at most the buffer's spare capacity at a time, which after
-    // the headers is a few hundred bytes: a 10 MB upload took 20,000 reads.
-    // Read it in 64 KiB pieces instead.
-    if (auto length = parser.content_length(); length && *length > kBodyReadChunk) {
-      buffer_.reserve(buffer_.size() + kBodyReadChunk);
-    }
-    if (!ec) std::tie(ec, n) = co_await beast_http::async_read(transport_, buffer_, parser, kTuple);
-    buffer_.shrink_to_fit();  // an idle kept-alive connection holds no 64 KiB
-    DisarmDeadline();
-    if (ec) {
-      co_await AnswerReadError(ec);
-      co_return false;
-    }
-  }
+  if (body_pending_ && !co_await ReadBody(parser)) co_return false;
   request.body = std::move(parser.get().body());
+  co_return co_await Serve(*handler, request, started);
+}
+
+// The body after the headers (100 Continue first when the client waits
+// for it); false when it cannot be read (answered, or the client went).
+net::awaitable<bool> Connection::ReadBody(RequestParser& parser) {
+  error_code ec;
+  // Clients that wait for "100 Continue" (curl, for large bodies) would
+  // otherwise stall for a second before sending the body.
+  if (beast::iequals(parser.get()[beast_http::field::expect], "100-continue")) {
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    std::tie(ec, std::ignore) =
+        co_await net::async_write(transport_, net::buffer(kContinue), kTuple);
+  }
+  ArmDeadline(context_->options.body_timeout);
+  // Beast reads at most the buffer's spare capacity at a time, which after
+  // the headers is a few hundred bytes: a 10 MB upload took 20,000 reads.
+  // Read it in 64 KiB pieces instead.
+  if (auto length = parser.content_length(); length && *length > kBodyReadChunk) {
+    buffer_.reserve(buffer_.size() + kBodyReadChunk);
+  }
+  if (!ec) {
+    std::tie(ec, std::ignore) =
+        co_await beast_http::async_read(transport_, buffer_, parser, kTuple);
+  }
+  buffer_.shrink_to_fit();  // an idle kept-alive connection holds no 64 KiB
+  DisarmDeadline();
+  if (ec) {
+    co_await AnswerReadError(ec);
+    co_return false;
+  }
+  co_return true;
+}
+
+// A request admitted and read whole: the body's nesting limit, a long-lived
+// stream's place, then its handler; returns whether to keep the connection.
+net::awaitable<bool> Connection::Serve(const Handler& handler, Request& request,
+                                       std::chrono::steady_clock::time_point started) {
   // One limit for every JSON route, before any handler parses the body.
   if (json_body_ && JsonDeeperThan(request.body, context_->options.max_json_depth)) {
     NoteRejected("malformed");
@@ -297,7 +314,7 @@ net::awaitable<bool> Connection::ServeOne() {
     co_return writer_.keep_alive();
   }
   registry_->SetBusy(id_, true);  // not to be closed to make room while it runs
-  co_await RunHandler(*handler, request);
+  co_await RunHandler(handler, request);
   registry_->SetBusy(id_, false);
   if (long_lived_) registry_->SetStreaming(id_, false);
   LogAccess(request, started);

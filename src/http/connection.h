@@ -26,6 +26,7 @@
 #include "http/connection_registry.h"
 #include "http/cors.h"
 #include "http/host_policy.h"
+#include "http/request_parsing.h"
 #include "http/router.h"
 #include "http/server.h"
 #include "http/socket_response_writer.h"
@@ -59,6 +60,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::awaitable<bool> Handshake();
   // Reads and answers one request; returns whether to keep the connection.
   boost::asio::awaitable<bool> ServeOne();
+  boost::asio::awaitable<bool> ReadBody(RequestParser& parser);
+  boost::asio::awaitable<bool> Serve(const Handler& handler, Request& request,
+                                     std::chrono::steady_clock::time_point started);
   void LogAccess(const Request& request, std::chrono::steady_clock::time_point started);
   // The whole answer of a redirecting server (ServerOptions::redirect_to_https_port).
   boost::asio::awaitable<void> RedirectToHttps(const Request& request);

@@ -293,6 +293,8 @@ describe('loads killed from outside', () => {
             seen.add(p.pid);
             try { process.kill(p.pid, 'SIGKILL'); } catch { /* gone already */ }
           }
+          // A poll of /proc, not a wait for zest: the engine must die while it
+          // loads, before zest could report it, so only its process shows it.
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
       })();
