@@ -228,7 +228,7 @@ awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const En
   // Its saved conversations would not match the new context: not kept.
   constexpr StopReason kReload{false, "reload"};
   std::string name = model;  // named: no temporaries in co_await
-  co_return co_await StopOnStrand(std::move(name), kReload);
+  co_return co_await Stop(std::move(name), kReload);
 }
 
 Result<std::shared_ptr<InstancePool::Entry>> InstancePool::AddEntry(const models::ModelEntry& model,
@@ -325,9 +325,11 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   co_return instance;
 }
 
-// The public coroutines below hop onto the strand (or the blocking pool) by
+// The public coroutines hop onto the strand (or the blocking pool) by
 // co_spawning a member coroutine, never a capturing lambda: GCC 12
-// miscompiles lambda coroutines whose captures outlive a suspension.
+// miscompiles lambda coroutines whose captures outlive a suspension. Those
+// that also run on the strand when called there (Stop, KillHung, AddReplica,
+// RemoveReplica) co_spawn themselves when called from elsewhere.
 awaitable<void> InstancePool::ReportBroken(std::shared_ptr<Instance> instance) {
   co_await asio::co_spawn(strand_, ForgetIfDead(std::move(instance)), use_awaitable);
 }
@@ -346,10 +348,10 @@ awaitable<void> InstancePool::ForgetExited() {
 }
 
 awaitable<void> InstancePool::KillHung(std::string model, pid_t pid) {
-  co_await asio::co_spawn(strand_, KillHungOnStrand(std::move(model), pid), use_awaitable);
-}
-
-awaitable<void> InstancePool::KillHungOnStrand(std::string model, pid_t pid) {
+  if (!strand_.running_in_this_thread()) {
+    co_await asio::co_spawn(strand_, KillHung(std::move(model), pid), use_awaitable);
+    co_return;
+  }
   std::shared_ptr<Instance> instance;
   {
     MutexLock lock(list_mu_);
@@ -428,10 +430,9 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
 }
 
 awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
-  co_return co_await asio::co_spawn(strand_, StopOnStrand(std::move(model), reason), use_awaitable);
-}
-
-awaitable<Status> InstancePool::StopOnStrand(std::string model, StopReason reason) {
+  if (!strand_.running_in_this_thread()) {
+    co_return co_await asio::co_spawn(strand_, Stop(std::move(model), reason), use_awaitable);
+  }
   EntryList stopping;
   {
     MutexLock lock(list_mu_);

@@ -141,10 +141,6 @@ class InstancePool : public EngineSlots,
   // kConflict unless every instance of `model` (loaded with other options
   // than asked) is idle; then they are stopped. Strand only.
   boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const EntryList& entries);
-  boost::asio::awaitable<Status> AddReplicaOnStrand(models::ModelEntry model, std::string reason,
-                                                    bool by_autoscaler);
-  boost::asio::awaitable<bool> RemoveReplicaOnStrand(std::string model, pid_t pid,
-                                                     std::string reason);
   // Lists a new instance of `model` (loading): its first, or with `replica`
   // another one on an unused device (no memory wait, no draining for it).
   // Fails at once while the crash-loop breaker holds the model off.
@@ -181,8 +177,6 @@ class InstancePool : public EngineSlots,
   // Stops `entry`'s instance if it is still idle; false if it got a request meanwhile.
   boost::asio::awaitable<bool> EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
-  boost::asio::awaitable<Status> StopOnStrand(std::string model, StopReason reason);
-  boost::asio::awaitable<void> KillHungOnStrand(std::string model, pid_t pid);
 
   const PoolOptions options_;
   const SlotDirs slot_dirs_;  // from options_

@@ -115,13 +115,10 @@ void InstancePool::PublishCapacity(const std::string& model) {
 
 awaitable<Status> InstancePool::AddReplica(models::ModelEntry model, std::string reason,
                                            bool by_autoscaler) {
-  co_return co_await asio::co_spawn(
-      strand_, AddReplicaOnStrand(std::move(model), std::move(reason), by_autoscaler),
-      use_awaitable);
-}
-
-awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std::string reason,
-                                                   bool by_autoscaler) {
+  if (!strand_.running_in_this_thread()) {
+    co_return co_await asio::co_spawn(
+        strand_, AddReplica(std::move(model), std::move(reason), by_autoscaler), use_awaitable);
+  }
   const char* what = by_autoscaler ? "autoscale up" : "replica";
   bool serving = false;
   {
@@ -157,12 +154,10 @@ awaitable<Status> InstancePool::AddReplicaOnStrand(models::ModelEntry model, std
 }
 
 awaitable<bool> InstancePool::RemoveReplica(std::string model, pid_t pid, std::string reason) {
-  co_return co_await asio::co_spawn(
-      strand_, RemoveReplicaOnStrand(std::move(model), pid, std::move(reason)), use_awaitable);
-}
-
-awaitable<bool> InstancePool::RemoveReplicaOnStrand(std::string model, pid_t pid,
-                                                    std::string reason) {
+  if (!strand_.running_in_this_thread()) {
+    co_return co_await asio::co_spawn(
+        strand_, RemoveReplica(std::move(model), pid, std::move(reason)), use_awaitable);
+  }
   std::shared_ptr<Entry> victim;
   {
     MutexLock lock(list_mu_);
