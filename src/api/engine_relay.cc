@@ -22,10 +22,13 @@ namespace asio = boost::asio;
 using asio::awaitable;
 
 constexpr std::size_t kMaxEngineResponseBytes = 256ull * 1024 * 1024;
-// How many engines one request may try: a fresh one each time the last died
-// before the client had a byte of its answer (killed from outside, crashed)
-// or, for a chat stream, since the last engine that sent some of it.
-constexpr int kEngineAttempts = 4;
+// How many engines that crashed on their own one request may try before the
+// client has a byte of its answer (or, for a chat stream, since the last
+// engine that sent some of it): a prompt that crashes the engine would
+// crash every engine it is sent to. Engines killed from outside (the OOM
+// killer, an operator, the watchdog) are not the request's doing: it tries
+// fresh ones until its deadline (scheduler.queue_timeout_s, X-Queue-Timeout).
+constexpr int kCrashedEngines = 4;
 // All engines one request may use, however much each of them answered.
 constexpr int kMaxEngines = 16;
 
@@ -95,6 +98,22 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& re
   co_await SendFailure(writer, request, status, kNone);
 }
 
+// Why an engine broke off a request before the client had all of its
+// answer (the pool has been told), and whether the engine was killed from
+// outside rather than crashing on its own.
+struct EngineBreak {
+  Status why;
+  bool killed = false;
+};
+
+// Tells the pool `instance` broke off (it forgets an instance whose engine
+// is dead, waiting a moment for it to die) and says why, for another try.
+awaitable<EngineBreak> ReportBreak(scheduler::InstanceDispatch& pool,
+                                   std::shared_ptr<scheduler::Instance> instance, Status why) {
+  co_await pool.ReportBroken(instance);
+  co_return EngineBreak{std::move(why), instance->KilledFromOutside()};
+}
+
 struct Connection {
   scheduler::InstanceLease lease;  // the slot on the instance, held until the engine has answered
   std::unique_ptr<http::UpstreamResponse> response;
@@ -129,13 +148,13 @@ awaitable<Result<bool>> AskChat(scheduler::InstanceDispatch& pool, const RelayRe
 }
 
 // Connects to the model's best instance (a slot on it is held from here
-// on). Sets `engine_dead` when the instance we got turns out to be dead
-// (killed between requests): the pool has forgotten it, and another try
-// starts a fresh one.
+// on). Sets `dead` when the instance we got turns out to be dead (killed
+// between requests): the pool has forgotten it, and another try starts a
+// fresh one.
 awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
                                       const RelayRequest& request,
                                       std::shared_ptr<http::UpstreamCanceller> canceller,
-                                      bool& engine_dead) {
+                                      std::optional<EngineBreak>& dead) {
   auto executor = co_await asio::this_coro::executor;
   const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
   auto lease = co_await pool.Dispatch(request.model, urgent);
@@ -166,17 +185,16 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
   if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
   std::shared_ptr<scheduler::Instance> broken = lease->instance();
   lease->Release();
-  co_await pool.ReportBroken(broken);
-  engine_dead = true;
-  co_return Unavailable("engine for '" + request.model.name +
-                        "' is not answering: " + response.status().message());
+  dead = co_await ReportBreak(pool, std::move(broken),
+                             Unavailable("engine for '" + request.model.name +
+                                         "' is not answering: " + response.status().message()));
+  co_return dead->why;
 }
 
 // What one try on an engine came to: nullopt when the client has its
 // answer (or an error, or left); else why the engine broke off before the
-// client had a byte of it (the pool has been told), so another engine may
-// try.
-using Outcome = std::optional<Status>;
+// client had all of it, so another engine may try.
+using Outcome = std::optional<EngineBreak>;
 
 // The engine's whole answer (`status`, `body`) in the client's API's shape.
 awaitable<void> SendTranslated(http::ResponseWriter& writer, const RelayRequest& request,
@@ -202,8 +220,7 @@ awaitable<Outcome> RelayWhole(scheduler::InstanceDispatch& pool, scheduler::Inst
   auto body = co_await upstream.ReadAll(kMaxEngineResponseBytes);
   lease.Release();
   if (!body.ok() && body.status().code() == ErrorCode::kUnavailable && !writer.client_gone()) {
-    co_await pool.ReportBroken(held);
-    co_return body.status();
+    co_return co_await ReportBreak(pool, std::move(held), body.status());
   }
   if (!body.ok()) {
     co_await SendFailure(writer, request, body.status());
@@ -329,8 +346,8 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
       spdlog::warn("{}engine for '{}' broke off a stream{}: {}", RequestTag(request.request_id),
                    instance->model(), relayed ? "" : " before its first event",
                    piece.status().message());
-      co_await pool.ReportBroken(instance);
-      if (!relayed) co_return piece.status();
+      EngineBreak broke = co_await ReportBreak(pool, instance, piece.status());
+      if (!relayed) co_return std::move(broke);
       if (resume != nullptr && resume->Finished()) {  // all of it but the stream's end
         const std::string done_event =
             request.translator != nullptr ? request.translator->End() : http::SseData("[DONE]");
@@ -338,7 +355,7 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
         done = true;  // the client's stream is closed
         break;
       }
-      if (resume != nullptr) co_return piece.status();  // the rest from another engine
+      if (resume != nullptr) co_return std::move(broke);  // the rest from another engine
       co_await writer.WriteChunk(StreamErrorEvent(
           request, EngineFailed("the engine for '" + instance->model() +
                                 "' stopped mid-stream: " + piece.status().message())));
@@ -427,8 +444,7 @@ awaitable<Outcome> RelayAssembled(scheduler::InstanceDispatch& pool, Connection&
   connected.lease.Release();  // as in RelayWhole: the engine is done with it
   if (!answer.ok() && answer.status().code() == ErrorCode::kUnavailable) {  // it broke off
     if (writer.client_gone()) co_return std::nullopt;
-    co_await pool.ReportBroken(instance);
-    co_return answer.status();
+    co_return co_await ReportBreak(pool, std::move(instance), answer.status());
   }
   if (!answer.ok()) {  // too long, or the client left
     co_await SendFailure(writer, request, answer.status());
@@ -448,10 +464,10 @@ awaitable<Outcome> RelayOnce(scheduler::InstanceDispatch& pool, const RelayReque
                              std::shared_ptr<http::UpstreamCanceller> canceller,
                              WaitHeartbeat& heartbeat, StreamResume* resume) {
   heartbeat.SetPhase("loading");
-  bool engine_dead = false;
-  auto connected = co_await Connect(pool, request, canceller, engine_dead);
+  std::optional<EngineBreak> dead;
+  auto connected = co_await Connect(pool, request, canceller, dead);
   co_await heartbeat.Stop();
-  if (engine_dead) co_return connected.status();  // now forgotten: another may try
+  if (dead) co_return std::move(dead);  // now forgotten: another may try
   if (!connected.ok()) {
     if (connected.status().code() != ErrorCode::kCancelled) {
       spdlog::warn("{}no engine for '{}': {}", RequestTag(request.request_id), request.model.name,
@@ -476,7 +492,9 @@ awaitable<Outcome> RelayOnce(scheduler::InstanceDispatch& pool, const RelayReque
 
 // Tries fresh engines while the one before died before the client had a
 // byte of its answer, streamed or not; a chat stream the client has part
-// of goes on from where it broke off (stream_resume.h).
+// of goes on from where it broke off (stream_resume.h). Gives up after
+// kCrashedEngines engines that crashed on their own, at the request's
+// deadline, or after kMaxEngines.
 awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequest& request,
                               http::ResponseWriter& writer,
                               std::shared_ptr<http::UpstreamCanceller> canceller,
@@ -484,30 +502,35 @@ awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequ
   std::optional<StreamResume> resume;
   if (request.stream && !request.to_engine && IsChat(request)) resume.emplace();
   std::optional<RelayRequest> continued;  // the request for the rest of the answer
-  int fruitless = 0;                      // tries since an engine last sent something
+  int crashed = 0;  // engines that crashed on their own since one last sent something
   for (int tries = 1;; ++tries) {
     const RelayRequest& asked = continued ? *continued : request;
     Outcome broke =
         co_await RelayOnce(pool, asked, writer, canceller, heartbeat, resume ? &*resume : nullptr);
     if (!broke) co_return;
     const bool progressed = resume && resume->has_new();
-    fruitless = progressed ? 0 : fruitless + 1;
-    const bool again = fruitless < kEngineAttempts && tries < kMaxEngines;
+    if (progressed) {
+      crashed = 0;
+    } else if (!broke->killed) {
+      ++crashed;
+    }
+    const bool again = crashed < kCrashedEngines && tries < kMaxEngines &&
+                       scheduler::Clock::now() < request.admit.deadline;
     RequestObserver* const observer = request.observer;
     if (resume && resume->any_sent()) {
       Result<engines::ChatRequest> rest =
-          again ? resume->Continuation(*request.chat) : Result<engines::ChatRequest>(*broke);
+          again ? resume->Continuation(*request.chat) : Result<engines::ChatRequest>(broke->why);
       if (observer != nullptr)
         observer->OnEngineBreak("mid_stream", rest.ok() ? "resumed" : "failed");
       if (!rest.ok()) {
         if (observer != nullptr) observer->OnFailed("mid_stream");
         const Status failed = EngineFailed("the engine for '" + request.model.name +
-                                           "' stopped mid-stream: " + broke->message() +
+                                           "' stopped mid-stream: " + broke->why.message() +
                                            (again ? " (" + rest.status().message() + ")" : ""));
         co_return co_await SendFailure(writer, request, failed);
       }
       spdlog::warn("{}engine for '{}' broke off a stream: {}; resuming it on a fresh engine",
-                   RequestTag(request.request_id), request.model.name, broke->message());
+                   RequestTag(request.request_id), request.model.name, broke->why.message());
       continued = request;
       continued->chat = std::make_shared<const engines::ChatRequest>(std::move(*rest));
       continued->split_prefill = false;
@@ -515,13 +538,16 @@ awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequ
     }
     spdlog::warn("{}engine for '{}' broke off before answering{}: {}",
                  RequestTag(request.request_id), request.model.name,
-                 again ? ", trying a fresh one" : "", broke->message());
+                 again ? ", trying a fresh one" : "", broke->why.message());
     if (observer != nullptr) observer->OnEngineBreak("before_answer", again ? "retried" : "failed");
     if (again) continue;
     if (observer != nullptr) observer->OnFailed("before_answer");
-    const Status failed =
-        EngineFailed("the engine for '" + request.model.name + "' failed " +
-                     std::to_string(fruitless) + " times before answering: " + broke->message());
+    const std::string why = crashed >= kCrashedEngines ? std::to_string(crashed) + " engines crashed"
+                            : tries >= kMaxEngines     ? std::to_string(tries) + " engines tried"
+                                                       : "its deadline passed";
+    const Status failed = EngineFailed("the engine for '" + request.model.name +
+                                       "' broke off before answering (" + why +
+                                       "): " + broke->why.message());
     co_return co_await SendFailure(writer, request, failed);
   }
 }

@@ -43,6 +43,13 @@ class Instance {
   engines::EngineProcess& process() { return *process_; }
   std::chrono::steady_clock::time_point started_at() const { return started_at_; }
   bool Alive() { return process_->Running(); }
+  // Whether its engine has exited, killed from outside (the OOM killer, an
+  // operator, the watchdog: engines::Process::KilledFromOutside) rather
+  // than ending on its own.
+  bool KilledFromOutside() {
+    std::optional<int> exit = process_->ExitStatus();
+    return exit.has_value() && engines::Process::KilledFromOutside(*exit);
+  }
   const std::string& device() const { return device_; }
   int slots() const { return slots_; }
 
