@@ -1,5 +1,9 @@
 #include "api/model_json.h"
 
+#include <algorithm>
+
+#include "models/capabilities.h"
+
 namespace zest::api {
 
 nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
@@ -27,6 +31,7 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
               : info.embedding ? "embedding"
                                : "llm";
   if (info.synthetic) j["synthetic"] = true;
+  j["capabilities"] = models::Capabilities(model);
   return j;
 }
 
@@ -53,6 +58,13 @@ void AddFit(nlohmann::json& model, const std::optional<placement::ModelFit>& fit
                   {"needed_bytes", fit->needed_bytes},
                   {"available_bytes", fit->available_bytes},
                   {"reason", fit->reason}};
+}
+
+void AddContext(nlohmann::json& model, uint64_t context, int max_tokens_cap) {
+  if (context == 0) return;
+  model["context_window"] = context;
+  model["max_model_len"] = context;
+  model["max_output_tokens"] = std::min<uint64_t>(context, std::max(max_tokens_cap, 0));
 }
 
 }  // namespace zest::api

@@ -22,4 +22,12 @@ nlohmann::json CatalogJson(const models::CatalogStatus& status);
 // added while the devices are not known yet.
 void AddFit(nlohmann::json& model, const std::optional<placement::ModelFit>& fit);
 
+// What a client sizes its requests by (coding agents ask for it): the
+// tokens one request may use, prompt and answer together, as
+// `context_window` and as vLLM names it, `max_model_len`: `context`, the
+// context per sequence of its running engine, or of the plan it would get
+// now; and `max_output_tokens`, the longest answer a request may ask for
+// (`max_tokens_cap`, within that context). Nothing when `context` is 0.
+void AddContext(nlohmann::json& model, uint64_t context, int max_tokens_cap);
+
 }  // namespace zest::api

@@ -112,6 +112,10 @@ struct ModelInfo {
   uint64_t head_count_kv = 0;
   std::string file_type;  // "Q8_0", "F16", ... from general.file_type
   bool has_chat_template = false;
+  // What its chat template handles (read from the template's text, as
+  // Ollama does): tool definitions and calls, and a thinking section.
+  bool template_tools = false;
+  bool template_thinking = false;
   // Embedding models: BERT-family architectures or a pooling type set.
   bool embedding = false;
   // Rerankers: rank pooling (pooling_type 4), a score per input; also

@@ -172,7 +172,11 @@ ModelInfo Describe(const GgufFile& file) {
   if (file.Find("general.file_type") != nullptr) {
     info.file_type = FileTypeName(file.GetUint("general.file_type"));
   }
-  info.has_chat_template = !file.GetString("tokenizer.chat_template").empty();
+  const std::string chat_template = file.GetString("tokenizer.chat_template");
+  info.has_chat_template = !chat_template.empty();
+  info.template_tools = chat_template.find("tools") != std::string::npos;
+  info.template_thinking = chat_template.find("<think>") != std::string::npos ||
+                           chat_template.find("enable_thinking") != std::string::npos;
   const bool encoder = std::find(kEncoderArchitectures.begin(), kEncoderArchitectures.end(),
                                  info.architecture) != kEncoderArchitectures.end();
   // pooling_type 0 is "none" (per-token outputs, not an embedding model).

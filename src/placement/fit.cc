@@ -44,6 +44,7 @@ ModelFit FitOfPlan(const Result<EnginePlan>& plan, const models::ModelInfo& mode
   }
   fit.needed_bytes = plan->TotalBytes();
   fit.reason = plan->explanation;
+  fit.ctx_per_slot = plan->ctx_per_slot;
   if (plan->on_npu) {
     fit.verdict = "npu";
   } else if (plan->gpu_devices.empty()) {

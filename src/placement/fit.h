@@ -25,6 +25,7 @@ struct ModelFit {
   uint64_t needed_bytes = 0;     // predicted for the model in all (the smallest way, for "no")
   uint64_t available_bytes = 0;  // RAM plus the memory of GPUs zest would use
   std::string reason;            // the plan's explanation or the refusal's message
+  uint64_t ctx_per_slot = 0;     // the context one request gets in that plan (0: no plan)
 };
 
 // The memory zest may use for a model: system RAM plus the GPUs it would

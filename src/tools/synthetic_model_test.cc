@@ -94,6 +94,8 @@ TEST_F(SyntheticModelTest, TinyDescribesItself) {
   EXPECT_EQ(info.embedding_length, spec.embedding);
   EXPECT_EQ(info.head_count_kv, spec.kv_heads);
   EXPECT_TRUE(info.has_chat_template);
+  EXPECT_TRUE(info.template_tools);  // its template renders tool definitions and calls
+  EXPECT_FALSE(info.template_thinking);
   EXPECT_FALSE(info.embedding);
   EXPECT_TRUE(info.synthetic);
   EXPECT_LT(info.file_size, 4u << 20);

@@ -1,7 +1,7 @@
 // Chat, completions and embeddings through real zest and real llama-server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, enginePost, jsonObjectOf, makeHome, quoteBracePreset, startZest } from '../lib/zest.mjs';
+import { chatBody, engineGet, enginePost, jsonObjectOf, makeHome, quoteBracePreset, startZest } from '../lib/zest.mjs';
 
 describe('inference routes', () => {
   let zest;
@@ -26,6 +26,26 @@ describe('inference routes', () => {
     assert.ok(tiny.size > 0);
     assert.equal(tiny.synthetic, true);
     assert.equal(r.data.data.find((m) => m.id === 'embed').type, 'embedding');
+  });
+
+  // Coding agents size their requests by these; a loaded model's context is
+  // its engine's own, as llama-server reports it.
+  test('GET /v1/models says what a client sizes requests by: context window, output limit, capabilities', async () => {
+    const listed = async (id) => (await zest.json('/v1/models')).data.data.find((m) => m.id === id);
+    const planned = await listed('tiny');
+    assert.deepEqual(planned.capabilities, ['completion', 'tools'], 'its template renders tools; no projector');
+    assert.deepEqual((await listed('embed')).capabilities, ['embedding']);
+    assert.ok(planned.context_window > 0, JSON.stringify(planned));
+    assert.equal(planned.max_model_len, planned.context_window);
+    assert.ok(planned.max_output_tokens > 0 && planned.max_output_tokens <= planned.context_window);
+    assert.equal((await zest.json('/api/v1/load', { model: 'tiny' })).status, 200);
+    const engine = (await zest.instances()).find((i) => i.model === 'tiny');
+    const props = await engineGet(engine.socket, '/props');
+    const engineContext = props.data.default_generation_settings.n_ctx;
+    assert.ok(engineContext > 0, JSON.stringify(props.data.default_generation_settings));
+    const loaded = await listed('tiny');
+    assert.equal(loaded.context_window, engineContext, 'the running engine\'s context per sequence');
+    assert.equal((await zest.json('/v1/models/tiny')).data.context_window, engineContext);
   });
 
   test('GET /v1/models/{id} and its /api/v1 alias', async () => {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "models/capabilities.h"
 #include "placement/devices.h"
 
 namespace zest::api::ollama {
@@ -14,23 +15,6 @@ using nlohmann::json;
 namespace {
 
 constexpr std::string_view kLatest = ":latest";
-
-// What Ollama's `capabilities` would say of the model: "completion" for
-// chat models, "embedding", "vision" with a projector, "tools" and
-// "thinking" when its chat template handles them.
-json Capabilities(const models::ModelEntry& model, const std::string& chat_template) {
-  json out = json::array();
-  if (model.info.speech || model.info.image) return out;
-  if (model.info.embedding) return json::array({"embedding"});
-  out.push_back("completion");
-  if (!model.mmproj.empty()) out.push_back("vision");
-  if (chat_template.find("tools") != std::string::npos) out.push_back("tools");
-  if (chat_template.find("<think>") != std::string::npos ||
-      chat_template.find("enable_thinking") != std::string::npos) {
-    out.push_back("thinking");
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -136,7 +120,7 @@ json ShowJson(const models::ModelEntry& model, const json& metadata) {
       {"template", chat_template},
       {"details", Details(model)},
       {"model_info", model_info},
-      {"capabilities", Capabilities(model, chat_template)},
+      {"capabilities", models::Capabilities(model)},
       {"modified_at", Rfc3339(model.created)}};
   if (model.preset) {  // made with /api/create: its Modelfile as Ollama writes one
     const models::ModelPreset& preset = *model.preset;

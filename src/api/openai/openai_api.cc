@@ -1,5 +1,6 @@
 #include "api/openai/openai_api.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -17,10 +18,14 @@ namespace asio = boost::asio;
 using asio::awaitable;
 using engines::Capability;
 
-std::set<std::string> LoadedModels(scheduler::InstanceDirectory& instances) {
-  std::set<std::string> loaded;
+// The loaded models, each with the context per sequence its engine runs
+// (the smallest, when replicas differ).
+std::map<std::string, uint64_t> LoadedContexts(scheduler::InstanceDirectory& instances) {
+  std::map<std::string, uint64_t> loaded;
   for (const auto& s : instances.List()) {
-    if (s.state == "ready") loaded.insert(s.model);
+    if (s.state != "ready") continue;
+    auto [it, added] = loaded.emplace(s.model, s.plan.ctx_per_slot);
+    if (!added) it->second = std::min(it->second, s.plan.ctx_per_slot);
   }
   return loaded;
 }
@@ -104,15 +109,28 @@ Result<RelayRequest> OpenAiApi::EngineJob(const http::Request& r, const models::
   return relay;
 }
 
+nlohmann::json OpenAiApi::Describe(const models::ModelEntry& model,
+                                   const std::map<std::string, uint64_t>& loaded) {
+  const auto running = loaded.find(model.name);
+  nlohmann::json j = ModelJson(model, running != loaded.end());
+  if (!model.error.empty()) return j;
+  const std::optional<placement::ModelFit> fit = fit_.Fit(model);
+  AddFit(j, fit);
+  const uint64_t context = running != loaded.end() ? running->second
+                           : fit                   ? fit->ctx_per_slot
+                                                   : 0;
+  AddContext(j, context, options_.limits.max_tokens);
+  return j;
+}
+
 // Every servable model (and, with `all`, the catalog), each with whether
 // this machine can run it: planned from its GGUF header when it is here,
 // estimated from the catalog's size when not.
 nlohmann::json OpenAiApi::ListJson(bool all) {
-  std::set<std::string> loaded = LoadedModels(engines_.instances);
+  const std::map<std::string, uint64_t> loaded = LoadedContexts(engines_.instances);
   nlohmann::json data = nlohmann::json::array();
   for (const auto& m : registry_.List()) {
-    nlohmann::json j = ModelJson(m, loaded.contains(m.name));
-    if (m.error.empty()) AddFit(j, fit_.Fit(m));
+    nlohmann::json j = Describe(m, loaded);
     if (std::vector<std::string> aliases = registry_.AliasesOf(m.name); !aliases.empty()) {
       j["aliases"] = aliases;  // the names and patterns that stand for it
     }
@@ -136,9 +154,7 @@ void OpenAiApi::Register(http::Router& router) {
   auto get = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
     auto model = registry_.Find(r.params.at(0));
     if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-    nlohmann::json reply =
-        ModelJson(*model, LoadedModels(engines_.instances).contains(model->name));
-    if (model->error.empty()) AddFit(reply, fit_.Fit(*model));
+    const nlohmann::json reply = Describe(*model, LoadedContexts(engines_.instances));
     co_await SendJson(w, reply);
   };
   auto inference = [this](Capability kind) {

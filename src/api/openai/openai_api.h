@@ -4,6 +4,7 @@
 // validate, resolve the model, and hand the request to the engine relay; nothing else.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "api/chat_route.h"
@@ -40,6 +41,11 @@ class OpenAiApi {
  private:
   // The `data` of GET /v1/models (with `all`: the catalog too), each with `fit`.
   nlohmann::json ListJson(bool all);
+  // One servable model as /v1/models shows it: ModelJson, its fit, and its
+  // context (model_json.h AddContext) from `loaded` (the running models'
+  // contexts) or its plan.
+  nlohmann::json Describe(const models::ModelEntry& model,
+                          const std::map<std::string, uint64_t>& loaded);
   // Chat and text completions, embeddings.
   boost::asio::awaitable<void> Inference(engines::Capability kind, http::Request& request,
                                          http::ResponseWriter& writer);
