@@ -172,6 +172,11 @@ async function chaos() {
     ];
   } finally {
     await zest.stop();
+    // zest's log says why each failed request failed (build/ is not committed).
+    const log = path.join(repo, 'build', 'chaos-zest.log');
+    fs.mkdirSync(path.dirname(log), { recursive: true });
+    fs.writeFileSync(log, zest.logs());
+    console.log(`zest's log of the chaos run: ${log}`);
     zest.cleanup();
   }
 }
