@@ -1,7 +1,7 @@
 // Chat, completions and embeddings through real zest and real llama-server.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { chatBody, engineGet, enginePost, jsonObjectOf, makeHome, quoteBracePreset, startZest } from '../lib/zest.mjs';
+import { chatBody, engineGet, enginePost, jsonObjectOf, makeHome, quoteBracePreset, startZest, waitFor } from '../lib/zest.mjs';
 
 describe('inference routes', () => {
   let zest;
@@ -32,6 +32,8 @@ describe('inference routes', () => {
   // its engine's own, as llama-server reports it.
   test('GET /v1/models says what a client sizes requests by: context window, output limit, capabilities', async () => {
     const listed = async (id) => (await zest.json('/v1/models')).data.data.find((m) => m.id === id);
+    // Planned once zest knows the devices (the first second or so).
+    await waitFor(async () => (await listed('tiny')).fit !== undefined, { what: 'the devices to be known' });
     const planned = await listed('tiny');
     assert.deepEqual(planned.capabilities, ['completion', 'tools'], 'its template renders tools; no projector');
     assert.deepEqual((await listed('embed')).capabilities, ['embedding']);
