@@ -42,7 +42,7 @@ export function writeFixture(dir, { client, pkg, version, file, requests, work, 
     method: r.method,
     path: r.path,
     headers: Object.fromEntries(Object.entries(r.headers).filter(([name]) => KEPT_HEADERS.has(name)).sort()),
-    body: r.body,
+    body: sortedMetadata(r.body),
   }));
   const fixture = {
     client,
@@ -68,11 +68,18 @@ export function about(client, version) {
     "betas and the client's own name are left out (credentials are never recorded). Bodies are whole.";
 }
 
-// `requests` with what differs from run to run though the client did the
-// same: the ids of tool calls (random, from the engine's answer, then sent
-// back with the call and its result) become call_1, call_2, ... (toolu_1
-// where they had that prefix), and Codex's client_metadata, which it writes
-// from a hash map in a new order each run, has its keys sorted.
+// `body` with its client_metadata's keys sorted: Codex writes it from a
+// hash map, in a new order each run (and ids are numbered in the order they
+// appear).
+function sortedMetadata(body) {
+  const metadata = body?.client_metadata;
+  if (!metadata || typeof metadata !== 'object') return body;
+  return { ...body, client_metadata: Object.fromEntries(Object.entries(metadata).sort()) };
+}
+
+// `requests` with the ids of tool calls (random, from the engine's answer,
+// then sent back with the call and its result) as call_1, call_2, ...
+// (toolu_1 where they had that prefix).
 function stableCallIds(requests) {
   const ids = new Map();
   for (const [key, value] of entries(requests)) {
@@ -80,12 +87,7 @@ function stableCallIds(requests) {
       ids.set(value, `${/^[a-z]+_/.exec(value)?.[0] ?? 'call_'}${ids.size + 1}`);
     }
   }
-  const out = replaceStrings(requests, ids);  // the call's own id, too
-  for (const r of out) {
-    const metadata = r.body?.client_metadata;
-    if (metadata && typeof metadata === 'object') r.body.client_metadata = Object.fromEntries(Object.entries(metadata).sort());
-  }
-  return out;
+  return replaceStrings(requests, ids);  // the call's own id, too
 }
 
 // Every [key, value] pair under `value`, depth first.
