@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build engines run test unit integration browser compat agents bench clean fuzz asan lint tidy soak
+.PHONY: all deps build engines run test unit integration browser compat agents record-agents bench clean fuzz asan lint tidy soak
 
 all: build
 
@@ -62,6 +62,12 @@ tests/agents/node_modules/.package-lock.json: tests/agents/package.json tests/ag
 
 agents: tests/node_modules/.package-lock.json tests/agents/node_modules/.package-lock.json
 	@scripts/node-tests.mjs --label agents --out $(BUILD_DIR)/test-results tests/agents/*.test.mjs
+
+# The same runs, each passing turn also written to tests/fixtures/agents/ as
+# what that client sent (redacted: tests/agents/lib/fixture.mjs), which the
+# integration stage replays without the clients. Not part of make test.
+record-agents: tests/node_modules/.package-lock.json tests/agents/node_modules/.package-lock.json
+	@ZEST_RECORD_AGENTS=tests/fixtures/agents scripts/node-tests.mjs --label record-agents --out $(BUILD_DIR)/test-results tests/agents/*.test.mjs
 
 # The timing-sensitive tests SOAK_N times (default 10) under `stress -c 2`,
 # with the failure count per test (scripts/soak.sh). Not part of make test.

@@ -10,6 +10,7 @@ const claude = path.join(modules, '@anthropic-ai/claude-code/bin/claude.exe');
 const model = 'coder';
 
 describeAgent('Claude Code', {
+  pkg: '@anthropic-ai/claude-code',
   run: ({ proxy, home, work }) => runClient([claude, '-p', 'List the files here with your tools, then read a.txt.',
     '--output-format', 'json', '--max-turns', '4', '--allowedTools', 'Read,Glob,Grep,LS', '--model', model], {
     cwd: work,

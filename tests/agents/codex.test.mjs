@@ -9,6 +9,7 @@ import { describeAgent, modules, runClient } from './lib/agents.mjs';
 const codex = path.join(modules, '@openai/codex/bin/codex.js');
 
 describeAgent('Codex CLI', {
+  pkg: '@openai/codex',
   run: ({ proxy, home, work }) => {
     const codexHome = path.join(home, '.codex');
     fs.mkdirSync(codexHome);

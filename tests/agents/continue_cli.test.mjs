@@ -9,6 +9,7 @@ import { CODER_CONTEXT, chatToolResults, describeAgent, modules, runClient } fro
 const cn = path.join(modules, '@continuedev/cli/dist/cn.js');
 
 describeAgent('Continue CLI', {
+  pkg: '@continuedev/cli',
   run: ({ proxy, home, work }) => {
     const config = path.join(home, 'zest.yaml');
     fs.writeFileSync(config, [

