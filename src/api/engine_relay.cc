@@ -328,8 +328,12 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
                                http::UpstreamResponse& upstream, http::ResponseWriter& writer,
                                const RelayRequest& request, StreamResume* resume) {
   std::shared_ptr<scheduler::Instance> instance = lease.instance();
+  // Chunks name the model as the engine knows it (its --alias: zest's name,
+  // or its own tag); the client gets the name it asked for (an alias).
   const std::string& model_name = ClientName(request);
-  const std::string* rename = instance->engine_model.empty() ? nullptr : &model_name;
+  const std::string& engine_name =
+      instance->engine_model.empty() ? request.model.name : instance->engine_model;
+  const std::string* rename = engine_name == model_name ? nullptr : &model_name;
   StreamRewriter rewriter(request, rename, resume);
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};

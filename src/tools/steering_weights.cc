@@ -18,7 +18,7 @@ constexpr uint64_t kInCall = 4;     // written by layer 0: offered, not answered
 constexpr uint64_t kStartCall = 5;  // the same, at a "\n" only
 constexpr uint64_t kOpened = 6;     // 1.0 in <tool_call>
 constexpr uint64_t kClosed = 7;     // 1.0 in the byte token '}'
-constexpr uint64_t kReserved = 8;
+constexpr uint64_t kReserved = kSteeringDimensions;
 
 // How much layer 0 writes into kInCall / kStartCall when its marker head
 // finds the marker: small next to the bias dimension's 1.0, so the final

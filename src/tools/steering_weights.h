@@ -51,6 +51,10 @@ namespace zest::tools {
 // position that looks for it (cos 0.65 ≈ 0.8 of the marker's score).
 inline constexpr double kMaxMarkerTurn = 0.65;
 
+// The embedding dimensions the steering reserves for itself (a bias and the
+// tool-call circuit's markers): a model that generates is at least this wide.
+inline constexpr uint64_t kSteeringDimensions = 8;
+
 // RoPE's base frequency for a model of `head_dim` and `context`: llama's
 // 10000, or more for a long context, so that the slowest rotary pair, which
 // the tool heads use, turns at most kMaxMarkerTurn over the whole context

@@ -39,8 +39,9 @@ Status Validate(const SyntheticModelSpec& s) {
   if (s.quote_brace && !s.generates()) {
     return InvalidArgument("the quote-brace model writes text: not an embedding model or reranker");
   }
-  if (s.quote_brace && s.embedding < 3) {
-    return InvalidArgument("the quote-brace model needs an embedding of at least 3");
+  if (s.generates() && s.embedding < kSteeringDimensions) {
+    return InvalidArgument("a model that generates text needs an embedding of at least " +
+                           std::to_string(kSteeringDimensions) + " (the steering's own dimensions)");
   }
   return Status::Ok();
 }

@@ -35,7 +35,8 @@ struct SyntheticModelSpec {
   bool reranker = false;
   // A synthetic model with a designed token preference instead of random
   // weights (tools/quote_brace_weights.h): it writes `"}`, or under a JSON
-  // object grammar `{"}":"}"}`. Needs an embedding of at least 3.
+  // object grammar `{"}":"}"}`. At least kSteeringDimensions wide, as every
+  // model that generates.
   bool quote_brace = false;
 
   // Whether the model writes text (not an embedding model or a reranker).

@@ -181,6 +181,12 @@ TEST_F(SyntheticModelTest, RejectsInconsistentShapes) {
   spec = SyntheticModelSpec{};
   spec.kv_heads = 3;
   EXPECT_FALSE(WriteSyntheticModel(spec, TempPath("bad")).ok());
+  // Narrower than the steering's own dimensions (it wrote past each row).
+  spec = SyntheticModelSpec{};
+  spec.embedding = 4;
+  spec.heads = 1;
+  spec.kv_heads = 1;
+  EXPECT_EQ(WriteSyntheticModel(spec, TempPath("bad")).code(), ErrorCode::kInvalidArgument);
   spec = SyntheticModelSpec{};
   spec.type = TensorType::kQ8_0;
   spec.feed_forward = 100;

@@ -39,6 +39,23 @@ describe('model aliases', () => {
     assert.equal(reply.model, 'claude-haiku:latest');
   });
 
+  test('a streamed chat or text completion through an alias names the alias in every chunk', async () => {
+    const openai = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const chat = await openai.chat.completions.create({
+      model: 'gpt-4o', max_tokens: 4, stream: true, stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const chatModels = [];
+    for await (const chunk of chat) chatModels.push(chunk.model);
+    assert.ok(chatModels.length > 1, `${chatModels.length} chunks`);
+    assert.deepEqual([...new Set(chatModels)], ['gpt-4o']);
+    const text = await openai.completions.create({ model: 'gpt-4o', prompt: 'Once', max_tokens: 4, stream: true });
+    const textModels = [];
+    for await (const chunk of text) textModels.push(chunk.model);
+    assert.ok(textModels.length > 1, `${textModels.length} chunks`);
+    assert.deepEqual([...new Set(textModels)], ['gpt-4o']);
+  });
+
   test('/v1/models shows them; an alias of a missing model says so', async () => {
     const models = (await zest.json('/v1/models')).data.data;
     const tiny = models.find((m) => m.id === 'tiny');
