@@ -30,7 +30,7 @@ const pinned = JSON.parse(fs.readFileSync(path.join(here, '../agents/package.jso
 const MAX_TOKENS = 16;
 // A synthetic model whose context holds the longest recorded prompt (Qwen
 // Code's, 53,000 of its tokens), as narrow as zest-make-model makes one
-// (one layer of 8, one head; narrower, it aborts): reading a prompt costs
+// (one layer of 8, one head; it refuses narrower): reading a prompt costs
 // attention over all of it, so Qwen Code's first request took 26 s at the
 // tiny preset's width (2 layers of 64, 4 heads) and 10 to 15 s at this one,
 // on two CPU cores. Its seed makes each answer the same from run to run.
