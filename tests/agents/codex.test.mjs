@@ -4,7 +4,7 @@
 // asks of every client).
 import fs from 'node:fs';
 import path from 'node:path';
-import { describeAgent, modules, runClient } from './lib/agents.mjs';
+import { CODER_CONTEXT, describeAgent, modules, runClient } from './lib/agents.mjs';
 
 const codex = path.join(modules, '@openai/codex/bin/codex.js');
 
@@ -17,6 +17,9 @@ describeAgent('Codex CLI', {
     // refused request shows as a failure rather than a second try.
     fs.writeFileSync(path.join(codexHome, 'config.toml'), [
       'model = "coder"',
+      // The model's context_window from /v1/models, as docs/api.md says to
+      // set it (Codex has no metadata for a model it does not know).
+      `model_context_window = ${CODER_CONTEXT}`,
       'model_provider = "zest"',
       'approval_policy = "never"',
       'sandbox_mode = "read-only"',
