@@ -186,8 +186,8 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
   std::shared_ptr<scheduler::Instance> broken = lease->instance();
   lease->Release();
   dead = co_await ReportBreak(pool, std::move(broken),
-                             Unavailable("engine for '" + request.model.name +
-                                         "' is not answering: " + response.status().message()));
+                              Unavailable("engine for '" + request.model.name +
+                                          "' is not answering: " + response.status().message()));
   co_return dead->why;
 }
 
@@ -546,12 +546,13 @@ awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequ
     if (observer != nullptr) observer->OnEngineBreak("before_answer", again ? "retried" : "failed");
     if (again) continue;
     if (observer != nullptr) observer->OnFailed("before_answer");
-    const std::string why = crashed >= kCrashedEngines ? std::to_string(crashed) + " engines crashed"
-                            : tries >= kMaxEngines     ? std::to_string(tries) + " engines tried"
-                                                       : "its deadline passed";
-    const Status failed = EngineFailed("the engine for '" + request.model.name +
-                                       "' broke off before answering (" + why +
-                                       "): " + broke->why.message());
+    const std::string why = crashed >= kCrashedEngines
+                                ? std::to_string(crashed) + " engines crashed"
+                            : tries >= kMaxEngines ? std::to_string(tries) + " engines tried"
+                                                   : "its deadline passed";
+    const Status failed =
+        EngineFailed("the engine for '" + request.model.name + "' broke off before answering (" +
+                     why + "): " + broke->why.message());
     co_return co_await SendFailure(writer, request, failed);
   }
 }

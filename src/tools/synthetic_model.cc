@@ -41,7 +41,8 @@ Status Validate(const SyntheticModelSpec& s) {
   }
   if (s.generates() && s.embedding < kSteeringDimensions) {
     return InvalidArgument("a model that generates text needs an embedding of at least " +
-                           std::to_string(kSteeringDimensions) + " (the steering's own dimensions)");
+                           std::to_string(kSteeringDimensions) +
+                           " (the steering's own dimensions)");
   }
   return Status::Ok();
 }

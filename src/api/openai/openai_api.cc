@@ -116,9 +116,7 @@ nlohmann::json OpenAiApi::Describe(const models::ModelEntry& model,
   if (!model.error.empty()) return j;
   const std::optional<placement::ModelFit> fit = fit_.Fit(model);
   AddFit(j, fit);
-  const uint64_t context = running != loaded.end() ? running->second
-                           : fit                   ? fit->ctx_per_slot
-                                                   : 0;
+  const uint64_t context = running != loaded.end() ? running->second : fit ? fit->ctx_per_slot : 0;
   AddContext(j, context, options_.limits.max_tokens);
   return j;
 }
