@@ -57,7 +57,7 @@ const body = (maxTokens, stream) => ({
   stream,
 });
 
-async function oneTokenLatency(url) {
+export async function oneTokenLatency(url) {
   const t0 = performance.now();
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body(1, false)),
