@@ -27,7 +27,8 @@ const ROUNDS = 4;
 // streamed, engines killed every 0.8-2 s, default settings.
 const CHAOS_REQUESTS = Number(process.env.BENCH_CHAOS_REQUESTS ?? 400);
 const CHAOS_CONCURRENCY = Number(process.env.BENCH_CHAOS_CONCURRENCY ?? 16);
-const CHAOS_KILL_MS = [800, 2000];
+// BENCH_CHAOS_KILL_MS=MIN,MAX for another kill rate.
+const CHAOS_KILL_MS = (process.env.BENCH_CHAOS_KILL_MS ?? '800,2000').split(',').map(Number);
 const OVERHEAD_MS = 5;
 const STREAM_TOKENS = 32;
 
