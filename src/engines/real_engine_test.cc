@@ -8,13 +8,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "config/settings.h"
+#include "core/base64.h"
 #include "engines/engine_locator.h"
 #include "engines/engine_probe.h"
 #include "engines/llama_server_flags.h"
 #include "engines/process.h"
 #include "engines/test_util.h"
+#include "models/gguf_reader.h"
+#include "models/projector_info.h"
+#include "tools/png_image.h"
+#include "tools/synthetic_model.h"
+#include "tools/vision_projector.h"
 
 namespace zest::engines {
 namespace {
@@ -34,9 +41,10 @@ EngineLocation RealEngine() {
   return location.ok() ? *location : EngineLocation{};
 }
 
-// Runs `argv` to completion and returns its output lines.
+// Runs `argv` to completion and returns its output lines; expects it to
+// exit 0 unless told otherwise.
 std::vector<std::string> RunToEnd(const std::vector<std::string>& argv,
-                                  std::vector<std::string> env = {}) {
+                                  std::vector<std::string> env = {}, bool expect_success = true) {
   SpawnOptions options;
   options.argv = argv;
   options.env = std::move(env);
@@ -47,7 +55,9 @@ std::vector<std::string> RunToEnd(const std::vector<std::string>& argv,
   while ((*process)->Running() && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(10ms);
   (*process)->Terminate();
-  EXPECT_EQ(*(*process)->ExitStatus(), 0) << Process::DescribeExit(*(*process)->ExitStatus());
+  if (expect_success) {
+    EXPECT_EQ(*(*process)->ExitStatus(), 0) << Process::DescribeExit(*(*process)->ExitStatus());
+  }
   return (*process)->output().Tail(1000);
 }
 
@@ -75,15 +85,15 @@ std::vector<pid_t> PidsMentioning(const std::string& needle) {
   return pids;
 }
 
-// Sends GET /health over the UNIX socket; the raw HTTP response.
-std::string GetHealth(const std::filesystem::path& socket_path) {
+// Sends `request` (a whole HTTP/1.1 request asking to close the
+// connection) over the UNIX socket; the raw HTTP response.
+std::string Exchange(const std::filesystem::path& socket_path, const std::string& request) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::strncpy(addr.sun_path, socket_path.c_str(), sizeof(addr.sun_path) - 1);
   std::string response;
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-    std::string request = "GET /health HTTP/1.1\r\nHost: engine\r\nConnection: close\r\n\r\n";
     if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
         static_cast<ssize_t>(request.size())) {
       char buffer[4096];
@@ -94,6 +104,11 @@ std::string GetHealth(const std::filesystem::path& socket_path) {
   }
   close(fd);
   return response;
+}
+
+// Sends GET /health over the UNIX socket; the raw HTTP response.
+std::string GetHealth(const std::filesystem::path& socket_path) {
+  return Exchange(socket_path, "GET /health HTTP/1.1\r\nHost: engine\r\nConnection: close\r\n\r\n");
 }
 
 TEST(RealEngine, ProbeReportsAVersion) {
@@ -192,16 +207,14 @@ TEST(RealEngine, VersionThroughCommandAndSpawn) {
   EXPECT_TRUE(Contains(lines, "version: ")) << ::testing::PrintToString(lines);
 }
 
-// Starts llama-server in router mode (it needs no model, which is all these
-// tests have) on `socket_path`, inside `dir`, and waits until /health answers.
-std::unique_ptr<Process> StartRouter(const EngineLocation& location,
+// Starts `args` (a llama-server command line without --host) on
+// `socket_path`, inside `dir`, and waits until /health answers.
+std::unique_ptr<Process> StartServer(const EngineLocation& location, std::vector<std::string> args,
                                      const std::filesystem::path& dir,
                                      const std::filesystem::path& socket_path) {
-  std::filesystem::create_directories(dir / "models");
+  args.insert(args.begin() + 1, {"--host", socket_path.string()});
   SpawnOptions options;
-  options.argv = location.Command(
-      {"llama-server", "--host", socket_path.string(), "--models-dir", (dir / "models").string()},
-      {{dir}, {}, {}});
+  options.argv = location.Command(args, {{dir}, {}, {}});
   auto process = Process::Spawn(options);
   EXPECT_TRUE(process.ok()) << process.status().ToString();
   if (!process.ok()) return nullptr;
@@ -216,6 +229,16 @@ std::unique_ptr<Process> StartRouter(const EngineLocation& location,
   EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u)
       << response << ::testing::PrintToString((*process)->output().Tail(20));
   return std::move(process).value();
+}
+
+// Starts llama-server in router mode (it needs no model, which is all these
+// tests have) on `socket_path`, inside `dir`, and waits until /health answers.
+std::unique_ptr<Process> StartRouter(const EngineLocation& location,
+                                     const std::filesystem::path& dir,
+                                     const std::filesystem::path& socket_path) {
+  std::filesystem::create_directories(dir / "models");
+  return StartServer(location, {"llama-server", "--models-dir", (dir / "models").string()}, dir,
+                     socket_path);
 }
 
 bool WaitNoneMentioning(const std::string& needle, std::chrono::milliseconds timeout) {
@@ -280,6 +303,109 @@ TEST(RealEngine, KillingBwrapAloneTakesTheEngineDown) {
   EXPECT_TRUE(gone) << "llama-server outlived bwrap";
   for (pid_t pid : PidsMentioning(socket_path.string()))
     kill(pid, SIGKILL);  // do not leak on failure
+}
+
+}  // namespace
+}  // namespace zest::engines
+
+namespace zest::engines {
+namespace {
+
+// POSTs a chat request with `content` as the user's message, asking for one
+// token; the HTTP status and the JSON body.
+std::pair<int, nlohmann::json> Chat(const std::filesystem::path& socket_path,
+                                    const nlohmann::json& content) {
+  nlohmann::json message = {{"role", "user"}, {"content", content}};
+  const nlohmann::json request = {{"messages", nlohmann::json::array({std::move(message)})},
+                                  {"max_tokens", 1}};
+  const std::string body = request.dump();
+  const std::string response =
+      Exchange(socket_path,
+               "POST /v1/chat/completions HTTP/1.1\r\nHost: engine\r\nConnection: close\r\n"
+               "Content-Type: application/json\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + body);
+  const std::size_t blank = response.find("\r\n\r\n");
+  if (response.rfind("HTTP/1.1 ", 0) != 0 || blank == std::string::npos) return {0, nullptr};
+  return {std::atoi(response.c_str() + 9),
+          nlohmann::json::parse(response.substr(blank + 4), nullptr, false)};
+}
+
+struct VisionPair {
+  std::filesystem::path model, projector;
+};
+
+// The tiny synthetic model and a projector of `projector_width` (its own
+// width when 0) in `dir`.
+VisionPair WriteVisionPair(const std::filesystem::path& dir, uint32_t projector_width = 0) {
+  const tools::SyntheticModelSpec model = *tools::PresetSpec("tiny");
+  const tools::VisionProjectorSpec projector = tools::ProjectorFor(
+      projector_width != 0 ? projector_width : model.embedding, model.type, model.name);
+  VisionPair pair{dir / "tiny.gguf", dir / "tiny.mmproj.gguf"};
+  EXPECT_TRUE(tools::WriteSyntheticModel(model, pair.model).ok());
+  EXPECT_TRUE(tools::WriteVisionProjector(projector, pair.projector).ok());
+  return pair;
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// zest-make-model's model and projector (tools/vision_projector.h) in the
+// real engine: an image in an OpenAI chat request is answered, and the
+// prompt grows by exactly the projector's image tokens.
+TEST(RealEngine, AnImageAddsTheProjectorsImageTokensToThePrompt) {
+  TempDir dir;
+  const VisionPair pair = WriteVisionPair(dir.path());
+  const auto socket_path = dir.path() / "engine.sock";
+  const auto start = std::chrono::steady_clock::now();
+  auto process = StartServer(RealEngine(),
+                             {"llama-server", "-m", pair.model.string(), "--mmproj",
+                              pair.projector.string(), "-c", "512", "-np", "1"},
+                             dir.path(), socket_path);
+  ASSERT_TRUE(process);
+  const auto loaded = std::chrono::steady_clock::now();
+  // 20x12: not the projector's square, which the engine resizes it to.
+  const std::string png = tools::EncodePng(20, 12, tools::GradientRgb(20, 12));
+  const nlohmann::json text = {{"type", "text"}, {"text", "What is in this picture?"}};
+  const nlohmann::json image = {
+      {"type", "image_url"},
+      {"image_url", {{"url", "data:image/png;base64," + Base64Encode(png)}}}};
+
+  const auto [with_status, with] = Chat(socket_path, nlohmann::json::array({text, image}));
+  const auto answered = std::chrono::steady_clock::now();
+  const auto [without_status, without] = Chat(socket_path, nlohmann::json::array({text}));
+  ASSERT_EQ(with_status, 200) << with.dump();
+  ASSERT_EQ(without_status, 200) << without.dump();
+  const int with_tokens = with["usage"]["prompt_tokens"].get<int>();
+  const int without_tokens = without["usage"]["prompt_tokens"].get<int>();
+  const tools::VisionProjectorSpec projector;  // what ProjectorFor chose, bar width and type
+  EXPECT_EQ(with_tokens - without_tokens, static_cast<int>(tools::ImageTokenCount(projector)))
+      << with_tokens << " with the image, " << without_tokens << " without";
+  std::cout << "prompt tokens " << with_tokens << " with the image, " << without_tokens
+            << " without; loaded model and projector in " << Seconds(loaded - start)
+            << " s, answered the image in " << Seconds(answered - loaded) << " s\n";
+  process->Terminate();
+}
+
+// The engine refuses a projector whose width is not the model's, and zest's
+// reader (models/projector_info.h) finds the same two numbers.
+TEST(RealEngine, AProjectorOfAnotherWidthIsRefusedAsZestsReaderPredicts) {
+  TempDir dir;
+  const VisionPair pair = WriteVisionPair(dir.path(), 128);
+  auto projector = models::ReadGguf(pair.projector);
+  ASSERT_TRUE(projector.ok()) << projector.status().ToString();
+  auto info = models::DescribeProjector(*projector);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_FALSE(models::CheckProjectorFits(*info, 64).ok());
+
+  auto lines = RunToEnd(RealEngine().Command({"llama-server", "-m", pair.model.string(), "--mmproj",
+                                              pair.projector.string(), "--host",
+                                              (dir.path() / "engine.sock").string()},
+                                             {{dir.path()}, {}, {}}),
+                        {}, /*expect_success=*/false);
+  EXPECT_TRUE(Contains(lines, "mismatch between text model (n_embd = 64) and mmproj (n_embd = " +
+                                  std::to_string(info->embedding_length) + ")"))
+      << ::testing::PrintToString(lines);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // demo, benchmarks): a llama GGUF that loads in llama-server, or (--arch
 // whisper) a whisper.cpp ggml .bin that loads in whisper-server. Both produce
 // gibberish. The tiny-quote-brace preset is a llama GGUF with designed
-// weights instead: a few chosen tokens, for tests of JSON grammars.
+// weights instead: a few chosen tokens, for tests of JSON grammars. With
+// --mmproj-out, a vision projector for the llama model beside it
+// (tools/vision_projector.h).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -11,6 +13,7 @@
 #include "models/gguf_reader.h"
 #include "models/whisper_file.h"
 #include "tools/synthetic_model.h"
+#include "tools/vision_projector.h"
 #include "tools/whisper_model.h"
 
 namespace {
@@ -110,8 +113,8 @@ void PrintWhisperSummary(const std::string& path, const WhisperModelSpec& spec) 
 
 // The llama-only options that --arch whisper rejects rather than ignores.
 bool RejectLlamaOnly(const CLI::App& app) {
-  for (const char* option :
-       {"--preset", "--name", "--kv-heads", "--ff", "--context", "--embedding-model"}) {
+  for (const char* option : {"--preset", "--name", "--kv-heads", "--ff", "--context",
+                             "--embedding-model", "--mmproj-out"}) {
     if (app.count(option) > 0) {
       std::fprintf(stderr, "error: %s does not apply to --arch whisper\n", option);
       return true;
@@ -120,20 +123,44 @@ bool RejectLlamaOnly(const CLI::App& app) {
   return false;
 }
 
-int WriteLlama(const std::string& preset, const Overrides& o, const std::string& out) {
+// The vision projector for `spec`'s model, at `out`; prints what it wrote.
+int WriteProjector(const SyntheticModelSpec& spec, const std::string& out) {
+  const zest::tools::VisionProjectorSpec projector =
+      zest::tools::ProjectorFor(spec.embedding, spec.type, spec.name);
+  const zest::Status status = zest::tools::WriteVisionProjector(projector, out);
+  if (!status.ok()) {
+    std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  std::printf(
+      "wrote %s\n  vision projector '%s' (%s), %ux%u px images in %u px patches: %u image "
+      "tokens each, output width %u\n",
+      out.c_str(), projector.name.c_str(), zest::tools::kProjectorTypeMlp, projector.image_size,
+      projector.image_size, projector.patch_size, zest::tools::ImageTokenCount(projector),
+      projector.text_embedding);
+  return 0;
+}
+
+int WriteLlama(const std::string& preset, const Overrides& o, const std::string& out,
+               const std::string& mmproj_out) {
   auto spec = zest::tools::PresetSpec(preset);
   if (!spec.ok()) {
     std::fprintf(stderr, "error: %s\n", spec.status().ToString().c_str());
     return 2;
   }
   ApplyOverrides(o, *spec);
+  if (!mmproj_out.empty() && !spec->generates()) {
+    std::fprintf(stderr, "error: --mmproj-out needs a model that writes text (not %s)\n",
+                 preset.c_str());
+    return 2;
+  }
   const zest::Status status = zest::tools::WriteSyntheticModel(*spec, out);
   if (!status.ok()) {
     std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
     return 1;
   }
   PrintSummary(out, *spec);
-  return 0;
+  return mmproj_out.empty() ? 0 : WriteProjector(*spec, mmproj_out);
 }
 
 int WriteWhisper(const Overrides& o, const std::string& out) {
@@ -165,12 +192,20 @@ int Run(int argc, char** argv) {
       "set by hand). After '\"' it writes '}' (else ':'), after '}' it ends its turn\n"
       "(else '\"'), after anything else '\"' (else '{'). Alone it answers '\"}', never\n"
       "JSON; under a JSON object grammar '{\"}\":\"}\"}', on any seed (--seed changes\n"
-      "nothing). For tests of such grammars.");
+      "nothing). For tests of such grammars.\n\n"
+      "--mmproj-out writes a vision projector for the model beside it (random weights;\n"
+      "llama-server -m MODEL --mmproj PROJECTOR): LLaVA's MLP projector over a 2-block\n"
+      "CLIP encoder, output width the model's embedding. Every image is resized to\n"
+      "32x32 px and takes 16 prompt tokens (8 px patches).");
   std::string out;
+  std::string mmproj_out;
   std::string arch = "llama";
   std::string preset = "tiny";
   Overrides o;
   app.add_option("--out", out, "output path (.gguf; .bin for whisper)")->required();
+  app.add_option("--mmproj-out", mmproj_out,
+                 "also write a vision projector for the model (.gguf; llama presets that "
+                 "write text)");
   app.add_option("--arch", arch, "model family")->check(CLI::IsMember({"llama", "whisper"}));
   app.add_option("--preset", preset, "size preset (llama)")
       ->check(CLI::IsMember(
@@ -197,7 +232,7 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "error: --english-only applies to --arch whisper only\n");
     return 2;
   }
-  return WriteLlama(preset, o, out);
+  return WriteLlama(preset, o, out, mmproj_out);
 }
 
 }  // namespace
