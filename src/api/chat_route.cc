@@ -46,6 +46,10 @@ Status PrepareChatJob(const ChatRouteOptions& options, ChatJob& job, std::string
     *param = "model";
     return capable;
   }
+  if (Status sees = CheckVision(job.model, request); !sees.ok()) {
+    *param = "messages";
+    return sees;
+  }
   ApplyPreset(job.model, request);
   // The same bounds for every API, and for what a preset added.
   ZEST_RETURN_IF_ERROR(CheckLimits(request, options.limits, param));
@@ -71,6 +75,17 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
   std::string param;
   if (Status ready = PrepareChatJob(options, job, &param); !ready.ok()) {
     co_return co_await send(writer, ready, param, kNone);
+  }
+  if (CountImages(job.request) > 0) {
+    if (options.images == nullptr) {
+      co_return co_await send(writer,
+                              Status(ErrorCode::kUnsupported, "this server takes no images"),
+                              "messages", kNone);
+    }
+    const engines::ImageConverter* converter =
+        engines.engines != nullptr ? engines.engines->image_converter() : nullptr;
+    Status images = co_await options.images->Prepare(job.request, converter, &param);
+    if (!images.ok()) co_return co_await send(writer, images, param, kNone);
   }
   Result<RelayRequest> relay =
       AdmittedRelay(request, job.model, job.request.model, job.request.priority,

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "api/answer_translator.h"
+#include "api/chat_images.h"
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
 #include "api/request/request_fields.h"
@@ -36,6 +37,9 @@ struct ChatRouteOptions {
   // Speech to text: the most bytes of audio requests hold at once (0: no
   // limit; limits.max_audio_memory_mb).
   uint64_t audio_memory_bytes = 512ull << 20;
+  // Images in chat (chat_images.h): limits, hosts to fetch from; shared by
+  // every API's copy of these options. Null: requests with images refused.
+  std::shared_ptr<const ChatImages> images;
 };
 
 // One request, read by its API.
@@ -53,8 +57,8 @@ struct ChatJob {
 // the right route otherwise, kInternal for a model file zest cannot read.
 Status CheckCapability(engines::Capability kind, const models::ModelEntry& model);
 
-// The steps before admission: capability, preset, bounds, tool choice,
-// default limit. kInvalidArgument etc. with the field at fault in `*param`.
+// The steps before admission: capability, vision, preset, bounds, tool
+// choice, default limit. kInvalidArgument etc. with the field at fault in `*param`.
 Status PrepareChatJob(const ChatRouteOptions& options, ChatJob& job, std::string* param);
 
 // Prepares, admits and relays `job`; every error goes out in the API's shape.

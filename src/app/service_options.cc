@@ -5,8 +5,10 @@
 #include "app/placement_wiring.h"
 #include "core/duration.h"
 #include "core/private_dirs.h"
+#include "core/strings.h"
 #include "engines/placement_needs.h"
 #include "engines/recipe_verdicts.h"
+#include "http/cors.h"
 
 namespace zest::app {
 
@@ -78,6 +80,14 @@ api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   o.limits = {s.max_messages, s.max_tokens_cap, s.max_choices};
   o.default_max_tokens = s.default_max_tokens;
   o.audio_memory_bytes = static_cast<uint64_t>(s.max_audio_memory_mb) << 20;
+  api::ImageLimits images{.max_images = s.max_images,
+                          .max_image_bytes = static_cast<uint64_t>(s.max_image_mb) << 20,
+                          .max_image_pixels = static_cast<uint64_t>(s.max_image_pixels),
+                          .url_hosts = {}};
+  for (const std::string& host : http::SplitOrigins(s.image_url_hosts)) {
+    images.url_hosts.push_back(AsciiLower(host));
+  }
+  o.images = std::make_shared<const api::ChatImages>(std::move(images));
   // Validated when the settings were loaded. The same for every API.
   o.max_keep_alive =
       ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();

@@ -1,3 +1,4 @@
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 
@@ -147,12 +148,15 @@ int Stop(const std::string& model) {
   return 0;
 }
 
-int Add(const std::string& name, const std::string& path) {
+int Add(const std::string& name, const std::string& path, const std::string& mmproj) {
   std::error_code ec;
   std::string absolute = std::filesystem::absolute(path, ec).string();
-  auto r = Client().Post("/api/v1/add", {{"name", name}, {"path", absolute}});
+  json body = {{"name", name}, {"path", absolute}};
+  if (!mmproj.empty()) body["mmproj"] = std::filesystem::absolute(mmproj, ec).string();
+  auto r = Client().Post("/api/v1/add", body);
   if (!r.ok()) return Fail(r.status());
-  std::printf("added %s → %s\n", name.c_str(), absolute.c_str());
+  std::printf("added %s → %s%s\n", name.c_str(), absolute.c_str(),
+              mmproj.empty() ? "" : (" with projector " + Str(*r, "mmproj")).c_str());
   return 0;
 }
 
@@ -278,11 +282,12 @@ void AddClientCommands(CLI::App& app, Action* action) {
   stop->callback([action, stop_model] { *action = [stop_model] { return Stop(*stop_model); }; });
 
   auto* add = app.add_subcommand("add", "Register a GGUF file under a model name");
-  auto add_args = std::make_shared<std::pair<std::string, std::string>>();
-  add->add_option("NAME", add_args->first, "Model name")->required();
-  add->add_option("PATH", add_args->second, "Path to the .gguf file")->required();
+  auto add_args = std::make_shared<std::array<std::string, 3>>();
+  add->add_option("NAME", (*add_args)[0], "Model name")->required();
+  add->add_option("PATH", (*add_args)[1], "Path to the .gguf file")->required();
+  add->add_option("--mmproj", (*add_args)[2], "Its vision projector (an mmproj .gguf file)");
   add->callback([action, add_args] {
-    *action = [add_args] { return Add(add_args->first, add_args->second); };
+    *action = [add_args] { return Add((*add_args)[0], (*add_args)[1], (*add_args)[2]); };
   });
 
   app.add_subcommand("engines", "List inference engines, their source, version and devices")

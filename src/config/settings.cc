@@ -284,11 +284,16 @@ std::vector<Field> SecurityFields() {
       IntField("server.max_connections", "ZEST_MAX_CONNECTIONS", &Settings::max_connections, 0,
                1 << 20),
       StringField("server.allowed_hosts", "ZEST_ALLOWED_HOSTS", &Settings::allowed_hosts),
+      StringField("server.image_url_hosts", "ZEST_IMAGE_URL_HOSTS", &Settings::image_url_hosts),
       IntField("limits.default_max_tokens", "ZEST_DEFAULT_MAX_TOKENS",
                &Settings::default_max_tokens, 1, 1 << 30),
       IntField("limits.max_audio_s", "ZEST_MAX_AUDIO_S", &Settings::max_audio_s, 1, 86400),
       IntField("limits.max_audio_memory_mb", "ZEST_MAX_AUDIO_MEMORY_MB",
                &Settings::max_audio_memory_mb, 0, 1 << 20),
+      IntField("limits.max_images", "ZEST_MAX_IMAGES", &Settings::max_images, 0, 4096),
+      IntField("limits.max_image_mb", "ZEST_MAX_IMAGE_MB", &Settings::max_image_mb, 1, 1024),
+      IntField<int64_t>("limits.max_image_pixels", "ZEST_MAX_IMAGE_PIXELS",
+                        &Settings::max_image_pixels, 1, int64_t{1} << 32),
       Field{"security.max_keep_alive", "ZEST_MAX_KEEP_ALIVE",
             [](Settings& s, const std::string& t) -> Status {
               if (!t.empty()) ZEST_RETURN_IF_ERROR(ParseDuration(t).status());

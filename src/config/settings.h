@@ -128,6 +128,10 @@ struct Settings {
   int max_connections = 1024;  // in all; 0 = unlimited (see http/connection.h)
   std::string allowed_hosts;   // comma-separated Host names besides loopback and
                                // the bind address (DNS-rebinding guard)
+  // Comma-separated hosts zest fetches chat images from when a request
+  // names an http(s) URL; empty (the default): none, the bytes must come
+  // in the request (api/chat_images.h).
+  std::string image_url_hosts;
   // [limits]
   // max_tokens of a chat or text completion that names none (the engine
   // would otherwise generate until the context is full).
@@ -140,6 +144,12 @@ struct Settings {
   // engine: 512 MiB is about nine 30-minute recordings as 16 kHz WAV. A
   // request over it gets 429 with Retry-After. 0: no limit.
   int max_audio_memory_mb = 512;
+  // Images in chat requests: how many one request may hold, and each one's
+  // size as sent and in pixels as its header declares (a small file can
+  // declare a picture the engine would need gigabytes to decode).
+  int max_images = 16;
+  int max_image_mb = 20;
+  int64_t max_image_pixels = 33'554'432;  // 8192 x 4096
   // [security]
   // The longest keep_alive an inference key may set; empty = the server's
   // scheduler.keep_alive.

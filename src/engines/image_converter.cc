@@ -65,6 +65,21 @@ boost::asio::awaitable<Result<std::string>> ImageConverter::Convert(std::string 
   co_return Checked(std::move(image));
 }
 
+boost::asio::awaitable<Result<std::string>> ImageConverter::ToPng(std::string image,
+                                                                  std::string demuxer) const {
+  FfmpegJob job;
+  // The demuxer is named, as above: ffmpeg reads the one format the
+  // image's header said and nothing else.
+  job.input_args = {"-f", std::move(demuxer)};
+  job.output_args = {"-frames:v", "1", "-c:v", "png", "-f", "image2pipe"};
+  job.max_output_bytes = kMaxConvertedImageBytes;
+  job.what = "the image";
+  job.dir_prefix = "zest-image";
+  Result<std::string> png = co_await ffmpeg_->Run(std::move(image), std::move(job));
+  if (!png.ok() && png.status().code() == ErrorCode::kNotFound) co_return Available();
+  co_return png;
+}
+
 Result<std::string> ImageConverter::ConvertBlocking(std::string_view png, std::string_view format,
                                                     int quality) const {
   ZEST_ASSIGN_OR_RETURN(FfmpegJob job, Job(format, quality));

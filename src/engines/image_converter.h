@@ -1,7 +1,8 @@
 // ImageConverter: an image engine's PNG made into JPEG or WebP by ffmpeg
 // (ffmpeg.h: sandboxed, on its own threads). zest asks image engines for
 // PNG only (not every engine encodes anything else) and makes the format
-// the client asked for itself.
+// the client asked for itself. The other way, a client's WebP or TIFF in a
+// chat request becomes PNG for a vision engine.
 //
 // Quality: OpenAI's `output_compression` (0-100, default 100) is taken as
 // the encoder's quality, 100 the best:
@@ -49,6 +50,11 @@ class ImageConverter {
   // Available() says.
   boost::asio::awaitable<Result<std::string>> Convert(std::string png, std::string format,
                                                       int quality) const;
+  // A client's image in a format the engine does not read (`demuxer`:
+  // ffmpeg's name for it, e.g. "webp_pipe") as PNG, for chat requests with
+  // images (api/chat_images.h). kInvalidArgument when ffmpeg cannot read
+  // it; kTooLarge, kTimeout; kNotFound/kUnavailable as Available() says.
+  boost::asio::awaitable<Result<std::string>> ToPng(std::string image, std::string demuxer) const;
   // The same, blocking the calling thread.
   Result<std::string> ConvertBlocking(std::string_view png, std::string_view format,
                                       int quality) const;

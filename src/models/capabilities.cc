@@ -7,7 +7,7 @@ std::vector<std::string> Capabilities(const ModelEntry& model) {
   if (info.speech || info.image) return {};
   if (info.embedding) return {"embedding"};
   std::vector<std::string> out = {"completion"};
-  if (!model.mmproj.empty()) out.push_back("vision");
+  if (!model.mmproj.empty() && model.projector.has_vision) out.push_back("vision");
   if (info.template_tools) out.push_back("tools");
   if (info.template_thinking) out.push_back("thinking");
   return out;

@@ -113,12 +113,23 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
     const bool bin = p.extension() == ".bin";
     if (!bin && p.extension() != ".gguf" && p.extension() != ".safetensors") continue;
     if (!it->is_regular_file(ec) || (bin && !HasGgmlMagic(p))) continue;
+    if (IsMmproj(p.filename().string())) continue;  // a projector, paired below
     std::string name = p.stem().string();
     if (!ValidName(name)) continue;
-    by_name[name] = Describe(name, p, "models_dir");
+    ModelEntry entry = Describe(name, p, "models_dir");
+    if (entry.info.architecture == "clip") continue;  // a projector named otherwise
+    if (p.extension() == ".gguf") {
+      fs::path projector = models_dir_ / (name + ".mmproj.gguf");
+      if (fs::is_regular_file(projector, ec)) entry.mmproj = std::move(projector);
+    }
+    by_name[name] = std::move(entry);
   }
   const UserModels user = LoadUserModels();
-  for (const auto& [name, path] : user.files) by_name[name] = Describe(name, path, "user");
+  for (const auto& [name, file] : user.files) {
+    ModelEntry entry = Describe(name, file.path, "user");
+    entry.mmproj = file.mmproj;
+    by_name[name] = std::move(entry);
+  }
   // A preset shows its base's file and details under its own name; one
   // whose base is gone is left out (Find says why).
   for (const auto& [name, preset] : user.presets) {
@@ -131,8 +142,35 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
     by_name[name] = std::move(entry);
   }
   std::vector<ModelEntry> out;
-  for (auto& [name, entry] : by_name) out.push_back(std::move(entry));
+  for (auto& [name, entry] : by_name) {
+    if (!entry.mmproj.empty() && entry.error.empty()) PairProjector(entry);
+    out.push_back(std::move(entry));
+  }
   return out;
+}
+
+void ModelRegistry::PairProjector(ModelEntry& entry) {
+  const int64_t mtime = MtimeSeconds(entry.mmproj);
+  std::error_code ec;
+  const uint64_t size = fs::file_size(entry.mmproj, ec);
+  Result<ProjectorInfo> projector = NotFound("cannot read " + entry.mmproj.string());
+  if (!ec) {
+    MutexLock lock(mu_);
+    CachedProjector& cached = projectors_[entry.mmproj.string()];
+    if (!cached.read || cached.size != size || cached.mtime != mtime) {
+      Result<GgufFile> gguf = ReadGguf(entry.mmproj);
+      cached = {true, size, mtime,
+                gguf.ok() ? DescribeProjector(*gguf) : Result<ProjectorInfo>(gguf.status())};
+    }
+    projector = cached.info;
+  }
+  Status fits = projector.ok() ? CheckProjectorFits(*projector, entry.info.embedding_length)
+                               : projector.status();
+  if (!fits.ok()) {
+    entry.error = "its projector " + entry.mmproj.string() + " cannot serve with it: " + fits.message();
+    return;
+  }
+  entry.projector = std::move(*projector);
 }
 
 namespace {
@@ -188,18 +226,34 @@ std::vector<std::string> ModelRegistry::AliasesOf(const std::string& model) cons
   return out;
 }
 
-Status ModelRegistry::Add(const std::string& name, const fs::path& path) {
+Status ModelRegistry::Add(const std::string& name, const fs::path& path, const fs::path& mmproj) {
   if (!ValidName(name)) return InvalidArgument("invalid model name '" + name + "'");
-  std::error_code ec;
-  fs::path absolute = fs::absolute(path, ec);
-  if (ec || !fs::is_regular_file(absolute, ec)) {
-    return InvalidArgument("no such file: " + path.string());
+  UserFile file;
+  for (auto [given, absolute] : {std::pair{&path, &file.path}, std::pair{&mmproj, &file.mmproj}}) {
+    if (given->empty()) continue;
+    std::error_code ec;
+    *absolute = fs::absolute(*given, ec);
+    if (ec || !fs::is_regular_file(*absolute, ec)) {
+      return InvalidArgument("no such file: " + given->string());
+    }
   }
-  Result<GgufFile> gguf = ReadGguf(absolute);
+  Result<GgufFile> gguf = ReadGguf(file.path);
   if (!gguf.ok()) return InvalidArgument(path.string() + ": " + gguf.status().message());
+  if (models::Describe(*gguf).architecture == "clip") {
+    return InvalidArgument(path.string() +
+                           " is a vision projector, not a model; give it as --mmproj");
+  }
+  if (!file.mmproj.empty()) {
+    Result<GgufFile> projector = ReadGguf(file.mmproj);
+    if (!projector.ok())
+      return InvalidArgument(mmproj.string() + ": " + projector.status().message());
+    Result<ProjectorInfo> info = DescribeProjector(*projector);
+    if (!info.ok()) return InvalidArgument(mmproj.string() + ": " + info.status().message());
+    ZEST_RETURN_IF_ERROR(CheckProjectorFits(*info, models::Describe(*gguf).embedding_length));
+  }
   UserModels models = LoadUserModels();
   models.presets.erase(name);
-  models.files[name] = absolute;
+  models.files[name] = std::move(file);
   return SaveUserModels(models);
 }
 
@@ -387,7 +441,13 @@ ModelRegistry::UserModels ModelRegistry::LoadUserModels() {
   }
   for (const auto& [name, value] : doc.items()) {
     if (!ValidName(name)) continue;
-    if (value.is_string()) models.files[name] = value.get<std::string>();
+    if (value.is_string()) models.files[name] = {value.get<std::string>(), {}};
+    if (value.is_object() && value.value("path", nlohmann::json()).is_string()) {
+      const nlohmann::json mmproj = value.value("mmproj", nlohmann::json());
+      models.files[name] = {value["path"].get<std::string>(),
+                            mmproj.is_string() ? mmproj.get<std::string>() : ""};
+      continue;
+    }
     const nlohmann::json from = value.is_object() ? value.value("from", nlohmann::json()) : nullptr;
     if (!from.is_string()) continue;
     ModelPreset& preset = models.presets[name];
@@ -402,7 +462,13 @@ ModelRegistry::UserModels ModelRegistry::LoadUserModels() {
 
 Status ModelRegistry::SaveUserModels(const UserModels& models) {
   nlohmann::json doc = nlohmann::json::object();
-  for (const auto& [name, path] : models.files) doc[name] = path.string();
+  for (const auto& [name, file] : models.files) {
+    if (file.mmproj.empty()) {
+      doc[name] = file.path.string();
+    } else {
+      doc[name] = {{"path", file.path.string()}, {"mmproj", file.mmproj.string()}};
+    }
+  }
   for (const auto& [name, preset] : models.presets) {
     doc[name] = {{"from", preset.from},
                  {"system", preset.system},

@@ -5,7 +5,10 @@
 //   store      GGUF files in the Hugging Face cache (models/hf_store.h),
 //              named "org/repo:QUANT" or "org/repo/<path>" (models/store_naming.h);
 //   models_dir every *.gguf in the models directory, named by its file stem;
-//   user       registrations made with `zest add NAME PATH` (a JSON file);
+//              NAME.mmproj.gguf beside NAME.gguf is its vision projector
+//              (files named *mmproj* are projectors, never models);
+//   user       registrations made with `zest add NAME PATH [--mmproj FILE]`
+//              (a JSON file);
 //   preset     models made from another with Ollama's /api/create (the same
 //              file): the other model's file and details, with request
 //              defaults (ModelPreset), kept in the same JSON file.
@@ -32,6 +35,7 @@
 #include "models/gguf_reader.h"
 #include "models/hf_store.h"
 #include "models/model_aliases.h"
+#include "models/projector_info.h"
 
 namespace zest::models {
 
@@ -60,6 +64,10 @@ struct ModelEntry {
   std::string repo;                      // "org/name"
   std::vector<std::string> store_paths;  // its files in the repo, first shard first
   std::filesystem::path mmproj;          // vision projector of its repo, if any
+  // What `mmproj` takes (images, audio), read from its header; a projector
+  // that cannot feed the model (another width, not a projector) makes the
+  // model's `error` instead, with both widths.
+  ProjectorInfo projector;
   std::string catalog;                   // the catalog entry naming this file, if any
   // A preset (source "preset"): what it adds to its base's file and details.
   std::optional<ModelPreset> preset;
@@ -106,7 +114,10 @@ class ModelRegistry {
   Status Remove(const ModelEntry& model);
   // Registers `path` (must be a readable GGUF) under `name` and persists the
   // list atomically. Replaces an earlier registration of the same name.
-  Status Add(const std::string& name, const std::filesystem::path& path);
+  // With `mmproj` (not empty): the model's vision projector, a GGUF of
+  // architecture "clip".
+  Status Add(const std::string& name, const std::filesystem::path& path,
+             const std::filesystem::path& mmproj = {});
   // Registers `preset` under `name` (its `from` must be a model here that is
   // not itself a preset) and persists the list. Replaces an earlier
   // registration of the same name.
@@ -124,6 +135,15 @@ class ModelRegistry {
   };
   ModelEntry Describe(const std::string& name, const std::filesystem::path& path,
                       const std::string& source);
+  // Reads `entry.mmproj` (cached like models) into entry.projector, or
+  // sets entry.error when it cannot serve with the model.
+  void PairProjector(ModelEntry& entry);
+  struct CachedProjector {
+    bool read = false;
+    uint64_t size = 0;
+    int64_t mtime = 0;
+    Result<ProjectorInfo> info;
+  };
   // Store models under their store names, and downloaded catalog models
   // under their catalog names.
   std::vector<ModelEntry> StoreEntries();
@@ -131,8 +151,12 @@ class ModelRegistry {
                                 const std::string& source);
   Status RemoveStoreModel(const ModelEntry& model);
   // The user file: `zest add` registrations (name → path) and presets.
+  struct UserFile {
+    std::filesystem::path path;
+    std::filesystem::path mmproj;  // empty: none
+  };
   struct UserModels {
-    std::map<std::string, std::filesystem::path> files;
+    std::map<std::string, UserFile> files;
     std::map<std::string, ModelPreset> presets;
   };
   UserModels LoadUserModels();
@@ -148,6 +172,7 @@ class ModelRegistry {
 
   Mutex mu_;
   std::map<std::string, CachedInfo> cache_ GUARDED_BY(mu_);  // by path
+  std::map<std::string, CachedProjector> projectors_ GUARDED_BY(mu_);  // by path
   // The last full listing: Find() reuses it for a moment instead of walking
   // the models dir and the whole HF cache on every request.
   Mutex snapshot_mu_;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/testing/temp_dir.h"
+#include "tools/vision_projector.h"
 #include "tools/synthetic_model.h"
 
 namespace zest::models {
@@ -27,6 +28,17 @@ class ModelRegistryTest : public ::testing::Test {
     return path;
   }
 
+  // A synthetic projector for the tiny preset's width (or another).
+  fs::path WriteProjector(const fs::path& path, uint32_t width = 0) {
+    auto spec = tools::PresetSpec("tiny");
+    EXPECT_TRUE(spec.ok());
+    EXPECT_TRUE(tools::WriteVisionProjector(
+                    tools::ProjectorFor(width ? width : spec->embedding, tools::TensorType::kF32, "p"),
+                    path)
+                    .ok());
+    return path;
+  }
+
   ModelRegistry Registry() { return ModelRegistry(root_ / "models", root_ / "user_models.json"); }
 
   zest::testing::TempDir tmp_{"registry"};
@@ -45,6 +57,60 @@ TEST_F(ModelRegistryTest, ScansGgufFilesByStemWithMetadata) {
   EXPECT_TRUE(all[0].error.empty());
   EXPECT_EQ(all[1].name, "broken");
   EXPECT_FALSE(all[1].error.empty());
+}
+
+TEST_F(ModelRegistryTest, PairsAProjectorByNameAndNeverListsItAsAModel) {
+  WriteModel(root_ / "models/seer.gguf");
+  WriteModel(root_ / "models/blind.gguf");
+  WriteProjector(root_ / "models/seer.mmproj.gguf");
+  WriteProjector(root_ / "models/mmproj-other-f16.gguf");
+  WriteProjector(root_ / "models/stray-projector.gguf");  // named otherwise: still not a model
+  auto all = Registry().List();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "blind");
+  EXPECT_TRUE(all[0].mmproj.empty());
+  EXPECT_EQ(all[1].name, "seer");
+  EXPECT_EQ(all[1].mmproj, root_ / "models/seer.mmproj.gguf");
+  EXPECT_TRUE(all[1].projector.has_vision);
+  EXPECT_TRUE(all[1].error.empty()) << all[1].error;
+}
+
+TEST_F(ModelRegistryTest, AProjectorOfAnotherWidthMakesTheModelsErrorWithBothWidths) {
+  WriteModel(root_ / "models/seer.gguf");
+  WriteProjector(root_ / "models/seer.mmproj.gguf", 512);
+  auto seer = Registry().Find("seer");
+  ASSERT_TRUE(seer.ok());
+  EXPECT_NE(seer->error.find("width 512"), std::string::npos) << seer->error;
+  EXPECT_NE(seer->error.find("embedding length is " + std::to_string(seer->info.embedding_length)),
+            std::string::npos)
+      << seer->error;
+  fs::path model = WriteModel(root_ / "elsewhere/m.gguf");
+  Status refused = Registry().Add("x", model, root_ / "models/seer.mmproj.gguf");
+  EXPECT_EQ(refused.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("width 512"), std::string::npos) << refused.message();
+}
+
+TEST_F(ModelRegistryTest, AddTakesAProjectorAndRefusesWhatIsNotOne) {
+  fs::path model = WriteModel(root_ / "elsewhere/m.gguf");
+  fs::path projector = WriteProjector(root_ / "elsewhere/p.gguf");
+  Status wrong_way = Registry().Add("x", projector);
+  EXPECT_EQ(wrong_way.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(wrong_way.message().find("is a vision projector"), std::string::npos);
+  Status not_one = Registry().Add("x", model, model);
+  EXPECT_EQ(not_one.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(not_one.message().find("not a multimodal projector"), std::string::npos)
+      << not_one.message();
+  EXPECT_FALSE(Registry().Add("x", model, root_ / "elsewhere/missing.gguf").ok());
+
+  ASSERT_TRUE(Registry().Add("seer", model, projector).ok());
+  ASSERT_TRUE(Registry().Add("plain", model).ok());
+  // Kept across registries (the JSON file), each with what it was given.
+  auto seer = Registry().Find("seer");
+  ASSERT_TRUE(seer.ok());
+  EXPECT_EQ(seer->mmproj, projector);
+  auto plain = Registry().Find("plain");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->mmproj.empty());
 }
 
 TEST_F(ModelRegistryTest, FindUnknownListsAvailableNames) {

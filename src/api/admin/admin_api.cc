@@ -196,13 +196,13 @@ void AdminApi::Register(http::Router& router) {
 
   router.Add("POST", "/api/v1/add",
              [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
-               auto name = StringField(r.body, "name");
-               if (!name.ok()) co_return co_await api::SendError(w, name.status(), "name");
-               auto path = StringField(r.body, "path");
-               if (!path.ok()) co_return co_await api::SendError(w, path.status(), "path");
-               Status st = registry_.Add(*name, *path);
+               std::string param;
+               Result<AddRequest> add = ParseAddRequest(r.body, &param);
+               if (!add.ok()) co_return co_await api::SendError(w, add.status(), param);
+               Status st = registry_.Add(add->name, add->path, add->mmproj);
                if (!st.ok()) co_return co_await api::SendError(w, st, "path");
-               json reply = {{"status", "added"}, {"name", *name}, {"path", *path}};
+               json reply = {{"status", "added"}, {"name", add->name}, {"path", add->path}};
+               if (!add->mmproj.empty()) reply["mmproj"] = add->mmproj;
                co_await SendJson(w, reply);
              });
 

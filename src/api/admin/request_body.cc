@@ -38,6 +38,19 @@ Result<std::string> StringField(const std::string& body, const char* field) {
   return RequiredString(doc, field, nullptr);
 }
 
+Result<AddRequest> ParseAddRequest(const std::string& body, std::string* param) {
+  ZEST_ASSIGN_OR_RETURN(json doc, ParseJsonObject(body));
+  AddRequest out;
+  ZEST_ASSIGN_OR_RETURN(out.name, RequiredString(doc, "name", param));
+  ZEST_ASSIGN_OR_RETURN(out.path, RequiredString(doc, "path", param));
+  auto mmproj = doc.find("mmproj");
+  if (mmproj != doc.end() && !mmproj->is_null()) {
+    if (!mmproj->is_string()) return Bad(param, "mmproj", "'mmproj' must be a path");
+    out.mmproj = mmproj->get<std::string>();
+  }
+  return out;
+}
+
 Result<LoadRequest> ParseLoadRequest(const std::string& body, std::string* param) {
   ZEST_ASSIGN_OR_RETURN(json doc, ParseJsonObject(body));
   LoadRequest request;

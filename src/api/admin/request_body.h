@@ -26,6 +26,14 @@ struct LoadRequest {
 };
 Result<LoadRequest> ParseLoadRequest(const std::string& body, std::string* param);
 
+// POST /api/v1/add: {"name", "path", "mmproj"?}.
+struct AddRequest {
+  std::string name;
+  std::string path;
+  std::string mmproj;  // the model's vision projector; "" = none
+};
+Result<AddRequest> ParseAddRequest(const std::string& body, std::string* param);
+
 // POST /api/v1/pull: {"model", "stream"?}.
 Result<PullRequest> ParsePullRequest(const std::string& body, std::string* param);
 

@@ -1,0 +1,213 @@
+#include "api/chat_images.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "api/request/image_probe.h"
+#include "core/base64.h"
+#include "core/strings.h"
+#include "models/http_fetch.h"
+
+namespace zest::api {
+
+namespace {
+
+using engines::ContentPart;
+
+std::string Megabytes(uint64_t bytes) { return std::to_string(bytes >> 20) + " MB"; }
+
+// ffmpeg's demuxer for a format zest converts.
+std::string Demuxer(ImageHeader::Format format) {
+  switch (format) {
+    case ImageHeader::Format::kWebp:
+      return "webp_pipe";
+    case ImageHeader::Format::kTiff:
+      return "tiff_pipe";
+    default:
+      return "mov";  // HEIF and AVIF are ISO media files
+  }
+}
+
+// The lower-cased host of an http(s) URL, or "" when it has none zest
+// would fetch from (user info, an empty host).
+std::string UrlHost(std::string_view url) {
+  size_t scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) return "";
+  std::string_view rest = url.substr(scheme_end + 3);
+  std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (authority.find('@') != std::string_view::npos) return "";
+  std::string_view host = authority;
+  if (host.starts_with('[')) {
+    host = host.substr(1, host.find(']') == std::string_view::npos ? 0 : host.find(']') - 1);
+  } else {
+    host = host.substr(0, host.find(':'));
+  }
+  return AsciiLower(std::string(host));
+}
+
+}  // namespace
+
+int CountImages(const engines::ChatRequest& request) {
+  int count = 0;
+  for (const engines::Message& m : request.messages) {
+    for (const ContentPart& p : m.parts) count += p.type == ContentPart::Type::kImage ? 1 : 0;
+  }
+  return count;
+}
+
+Status CheckVision(const models::ModelEntry& model, const engines::ChatRequest& request) {
+  if ((!model.mmproj.empty() && model.projector.has_vision) || CountImages(request) == 0) {
+    return Status::Ok();
+  }
+  return InvalidArgument("model '" + model.name +
+                         "' has no vision: no projector (mmproj) is paired with it, so it "
+                         "cannot read images; use a vision model, or pair one (`zest add NAME "
+                         "MODEL.gguf --mmproj MMPROJ.gguf`)");
+}
+
+boost::asio::awaitable<Status> ChatImages::Prepare(engines::ChatRequest& request,
+                                                   const engines::ImageConverter* converter,
+                                                   std::string* param) const {
+  const int count = CountImages(request);
+  if (count == 0) co_return Status::Ok();
+  *param = "messages";
+  if (count > limits_.max_images) {
+    co_return InvalidArgument("the request holds " + std::to_string(count) + " images; at most " +
+                              std::to_string(limits_.max_images) +
+                              " are allowed (limits.max_images)");
+  }
+  int index = 0;
+  for (engines::Message& m : request.messages) {
+    for (ContentPart& p : m.parts) {
+      if (p.type != ContentPart::Type::kImage) continue;
+      ++index;
+      Status ready = co_await PrepareOne(p, index, converter);
+      if (!ready.ok()) co_return ready;
+    }
+  }
+  co_return Status::Ok();
+}
+
+boost::asio::awaitable<Status> ChatImages::PrepareOne(
+    ContentPart& part, int index, const engines::ImageConverter* converter) const {
+  const std::string where = "image " + std::to_string(index);
+  std::string bytes;
+  if (part.url.starts_with("data:")) {
+    // data:[<mime>][;base64],<bytes>: only base64, as every API sends it.
+    size_t comma = part.url.find(',');
+    if (comma == std::string::npos ||
+        part.url.substr(0, comma).find(";base64") == std::string::npos) {
+      co_return InvalidArgument(where +
+                                ": a data: URL must hold base64 (data:image/png;base64,...)");
+    }
+    // Base64 is 4/3 of the bytes: refused before it is decoded.
+    if ((part.url.size() - comma - 1) / 4 * 3 > limits_.max_image_bytes + 2) {
+      co_return Status(
+          ErrorCode::kTooLarge,
+          where + " is over " + Megabytes(limits_.max_image_bytes) + " (limits.max_image_mb)");
+    }
+    std::optional<std::string> decoded = Base64Decode(std::string_view(part.url).substr(comma + 1));
+    if (!decoded) co_return InvalidArgument(where + ": its data: URL is not valid base64");
+    bytes = std::move(*decoded);
+  } else if (part.url.starts_with("https://") || part.url.starts_with("http://")) {
+    const std::string host = UrlHost(part.url);
+    if (host.empty() || std::find(limits_.url_hosts.begin(), limits_.url_hosts.end(), host) ==
+                            limits_.url_hosts.end()) {
+      co_return InvalidArgument(
+          where + ": zest does not fetch images from " + (host.empty() ? "that URL" : host) +
+          "; send the image's bytes as a data: URL (base64), or allow the host in "
+          "server.image_url_hosts");
+    }
+    Result<std::string> fetched = co_await FetchAsync(part.url, where);
+    if (!fetched.ok()) co_return fetched.status();
+    bytes = std::move(*fetched);
+  } else {
+    co_return InvalidArgument(where + ": an image URL must be a data: URL or an http(s) URL");
+  }
+  if (bytes.size() > limits_.max_image_bytes) {
+    co_return Status(
+        ErrorCode::kTooLarge,
+        where + " is over " + Megabytes(limits_.max_image_bytes) + " (limits.max_image_mb)");
+  }
+
+  ImageHeader header = ProbeImage(bytes);
+  if (!header.EngineReads() && !header.Convertible()) {
+    co_return InvalidArgument(where +
+                              " is not an image zest reads: send PNG, JPEG, GIF, BMP, WebP, TIFF, "
+                              "HEIF or AVIF");
+  }
+  auto check_pixels = [&](const ImageHeader& h) -> Status {
+    if (h.Pixels() <= limits_.max_image_pixels) return Status::Ok();
+    return Status(ErrorCode::kTooLarge, where + " is " + std::to_string(h.width) + " x " +
+                                            std::to_string(h.height) + " pixels; at most " +
+                                            std::to_string(limits_.max_image_pixels) +
+                                            " are allowed (limits.max_image_pixels)");
+  };
+  if (Status fits = check_pixels(header); !fits.ok()) co_return fits;
+  if (header.Convertible()) {
+    if (converter == nullptr) {
+      co_return InvalidArgument(where + " is " + header.Name() +
+                                ", which needs ffmpeg to convert; send PNG, JPEG, GIF or BMP");
+    }
+    Result<std::string> png = co_await converter->ToPng(std::move(bytes), Demuxer(header.format));
+    if (!png.ok()) {
+      spdlog::info("{} ({}) could not be converted: {}", where, header.Name(),
+                   png.status().message());
+      if (png.status().code() == ErrorCode::kInvalidArgument) {
+        co_return InvalidArgument(where + ": ffmpeg could not read it as " + header.Name());
+      }
+      co_return png.status();
+    }
+    bytes = std::move(*png);
+    header = ProbeImage(bytes);
+    if (Status fits = check_pixels(header); !fits.ok()) co_return fits;
+  }
+  part.url = "data:" + header.Mime() + ";base64," + Base64Encode(bytes);
+  co_return Status::Ok();
+}
+
+Result<std::string> ChatImages::Fetch(const std::string& url, const std::string& where) const {
+  std::string body;
+  bool too_large = false;
+  models::HttpGetOptions options;
+  options.connect_timeout_s = 10;
+  options.stall_timeout_s = 10;
+  // A redirect could lead to a host that is not allowed.
+  options.follow_redirects = false;
+  options.sink = [&](long, std::string_view chunk) {
+    if (body.size() + chunk.size() > limits_.max_image_bytes) {
+      too_large = true;
+      return false;
+    }
+    body.append(chunk);
+    return true;
+  };
+  models::HttpGetResult got = models::HttpGet(url, options);
+  if (too_large) {
+    return Status(ErrorCode::kTooLarge, where + " is over " + Megabytes(limits_.max_image_bytes) +
+                                            " (limits.max_image_mb)");
+  }
+  if (!got.transport_ok) {
+    return InvalidArgument(where + ": fetching " + url +
+                           " failed: " + (got.timed_out ? "it timed out" : got.transport_error));
+  }
+  if (got.status != 200) {
+    return InvalidArgument(where + ": fetching " + url + " answered HTTP " +
+                           std::to_string(got.status));
+  }
+  return body;
+}
+
+boost::asio::awaitable<Result<std::string>> ChatImages::FetchAsync(std::string url,
+                                                                   std::string where) const {
+  co_return co_await boost::asio::co_spawn(
+      fetchers_,
+      [this, url = std::move(url), where = std::move(where)]()
+          -> boost::asio::awaitable<Result<std::string>> { co_return Fetch(url, where); },
+      boost::asio::use_awaitable);
+}
+
+}  // namespace zest::api

@@ -1,0 +1,75 @@
+// ChatImages: the images a chat request carries (OpenAI image_url parts,
+// Responses input_image, Anthropic image blocks, Ollama `images`: all of
+// them ContentPart::kImage once parsed), checked and made ready for a
+// vision engine before the request is admitted:
+//   - the model must have a projector (mmproj) to see them: 400 otherwise;
+//   - at most `max_images` per request, each at most `max_image_bytes` as
+//     sent and `max_image_pixels` as its header declares (a small file can
+//     declare a huge picture, which the engine would allocate to decode);
+//   - PNG, JPEG, GIF and BMP go to the engine as they are; WebP, TIFF, HEIF
+//     and AVIF are converted to PNG in the sandboxed converter
+//     (engines/image_converter.h); anything else is refused;
+//   - an http(s) URL is fetched by zest, never by the engine, and only from
+//     a host in `url_hosts` (server.image_url_hosts; none by default):
+//     otherwise the client is told to send the bytes.
+// Every image then reaches the engine as a data: URL with its bytes.
+//
+// Thread-safe; fetches run on its own threads.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "engines/chat_request.h"
+#include "engines/image_converter.h"
+#include "models/model_registry.h"
+
+namespace zest::api {
+
+struct ImageLimits {
+  int max_images = 16;                     // per request (limits.max_images)
+  uint64_t max_image_bytes = 20ull << 20;  // each, as sent (limits.max_image_mb)
+  uint64_t max_image_pixels = 33'554'432;  // width × height (limits.max_image_pixels)
+  std::vector<std::string> url_hosts;      // hosts zest fetches images from
+};
+
+// The images in `request`'s messages.
+int CountImages(const engines::ChatRequest& request);
+
+// kInvalidArgument when `request` holds images and `model` has no
+// projector to see them.
+Status CheckVision(const models::ModelEntry& model, const engines::ChatRequest& request);
+
+class ChatImages {
+ public:
+  explicit ChatImages(ImageLimits limits) : limits_(std::move(limits)) {}
+  ~ChatImages() { fetchers_.join(); }
+  ChatImages(const ChatImages&) = delete;
+  ChatImages& operator=(const ChatImages&) = delete;
+
+  const ImageLimits& limits() const { return limits_; }
+
+  // Each image of `request` checked, fetched or converted as above and
+  // rewritten as a data: URL. kInvalidArgument (`*param` = "messages") or
+  // kTooLarge naming the image at fault ("image 2 ..."); the converter's
+  // errors when it cannot run. `converter` may be null (no conversions).
+  boost::asio::awaitable<Status> Prepare(engines::ChatRequest& request,
+                                         const engines::ImageConverter* converter,
+                                         std::string* param) const;
+
+ private:
+  boost::asio::awaitable<Status> PrepareOne(engines::ContentPart& part, int index,
+                                            const engines::ImageConverter* converter) const;
+  // The bytes at an allowed http(s) URL (blocking; on fetchers_).
+  Result<std::string> Fetch(const std::string& url, const std::string& where) const;
+  boost::asio::awaitable<Result<std::string>> FetchAsync(std::string url, std::string where) const;
+
+  const ImageLimits limits_;
+  mutable boost::asio::thread_pool fetchers_{2};
+};
+
+}  // namespace zest::api
