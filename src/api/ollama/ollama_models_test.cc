@@ -75,6 +75,7 @@ TEST(OllamaModelsTest, PsSaysWhatIsOnTheGpu) {
 TEST(OllamaModelsTest, ShowTakesTheTemplateOutAndSaysWhatTheModelCanDo) {
   models::ModelEntry m = Model("tiny");
   m.mmproj = "/models/mmproj.gguf";
+  m.projector.has_vision = true;
   m.info.template_tools = true;  // as the registry reads them from the template
   m.info.template_thinking = true;
   const json metadata = {{"general.architecture", "qwen3"},
