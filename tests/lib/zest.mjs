@@ -40,6 +40,23 @@ export function syntheticWhisper() {
   return whisperModel;
 }
 
+// A synthetic vision model (zest-make-model --preset tiny --mmproj-out):
+// {model, mmproj, imageTokens}, written once; `imageTokens` is what the
+// tool says one image takes in the prompt (the engine resizes every image
+// to the projector's square).
+let visionModel = null;
+export function syntheticVision() {
+  if (visionModel) return visionModel;
+  const model = path.join(modelCache, 'vision.gguf');
+  const mmproj = path.join(modelCache, 'vision.mmproj.gguf');
+  const out = execFileSync(makeModelBin, ['--preset', 'tiny', '--out', model, '--mmproj-out', mmproj],
+    { stdio: 'pipe' }).toString();
+  const tokens = Number(/(\d+) image tokens each/.exec(out)?.[1]);
+  if (!tokens) throw new Error(`zest-make-model did not say the image tokens: ${out}`);
+  visionModel = { model, mmproj, imageTokens: tokens };
+  return visionModel;
+}
+
 // The sample speech Debian's whisper.cpp-tools ships (mono 16 kHz WAV,
 // 53.37 s), from the engine rootfs `make engines` provisions, or the host.
 export function sampleSpeech() {
@@ -55,7 +72,8 @@ export function sampleSpeech() {
 
 // A temporary ZEST_HOME whose models/ holds the given models, by name: a
 // preset ('tiny'), a path ending in .gguf, or {preset, args} for
-// zest-make-model, or 'whisper' (a synthetic speech model); `config`, the
+// zest-make-model, 'whisper' (a synthetic speech model) or 'vision' (a
+// synthetic model and its projector, name.mmproj.gguf); `config`, the
 // text of its config.toml.
 export function makeHome(models = { tiny: 'tiny' }, { config } = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-test-home-'));
@@ -64,6 +82,11 @@ export function makeHome(models = { tiny: 'tiny' }, { config } = {}) {
   for (const [name, spec] of Object.entries(models)) {
     if (spec === 'whisper') {  // a speech model: name.bin
       fs.copyFileSync(syntheticWhisper().file, path.join(home, 'models', `${name}.bin`));
+      continue;
+    }
+    if (spec === 'vision') {
+      fs.copyFileSync(syntheticVision().model, path.join(home, 'models', `${name}.gguf`));
+      fs.copyFileSync(syntheticVision().mmproj, path.join(home, 'models', `${name}.mmproj.gguf`));
       continue;
     }
     const dest = path.join(home, 'models', `${name}.gguf`);

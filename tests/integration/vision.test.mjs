@@ -1,0 +1,210 @@
+// Images in chat through every API, with the real llama-server and a
+// synthetic vision model and projector (zest-make-model --mmproj-out:
+// random weights, so the answers are gibberish, but the engine really
+// encodes each image into the projector's tokens). Sent by the official
+// SDKs (openai, @anthropic-ai/sdk, ollama); what is checked is what the
+// engine reports: an image adds exactly the projector's image tokens to
+// the prompt, streamed and not, whichever API carried it. Then the checks
+// zest makes before any engine sees an image: no projector, too many, too
+// big, a header declaring too many pixels, a URL from a host not allowed,
+// what is not an image; and WebP and TIFF converted to PNG.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { Ollama } from 'ollama';
+import OpenAI from 'openai';
+import { makeHome, startZest, syntheticVision } from '../lib/zest.mjs';
+
+// A 37 x 23 test pattern written by ffmpeg in the format of `ext`.
+function picture(ext, args = []) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-vision-'));
+  try {
+    const file = path.join(dir, `p.${ext}`);
+    execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=s=37x23',
+      ...args, '-frames:v', '1', '-y', file]);
+    return fs.readFileSync(file);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const dataUrl = (mime, bytes) => `data:${mime};base64,${bytes.toString('base64')}`;
+const QUESTION = 'What is in this picture?';
+
+describe('vision: images through every API', () => {
+  let zest;
+  let openai;
+  let anthropic;
+  let ollama;
+  let imageTokens;
+  const png = picture('png');
+  before(async () => {
+    imageTokens = syntheticVision().imageTokens;
+    zest = await startZest({ home: makeHome({ seer: 'vision', tiny: 'tiny' }) });
+    openai = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    anthropic = new Anthropic({ baseURL: zest.url, apiKey: 'unused', maxRetries: 0 });
+    ollama = new Ollama({ host: zest.url });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('the model lists vision, the plain one does not, and the projector is no model of its own', async () => {
+    const { data } = (await zest.json('/v1/models')).data;
+    const byId = Object.fromEntries(data.map((m) => [m.id, m]));
+    assert.deepEqual(Object.keys(byId).sort(), ['seer', 'tiny']);
+    assert.ok(byId.seer.capabilities.includes('vision'), JSON.stringify(byId.seer.capabilities));
+    assert.ok(!byId.tiny.capabilities.includes('vision'));
+    const show = await ollama.show({ model: 'seer' });
+    assert.ok(show.capabilities.includes('vision'));
+  });
+
+  test('OpenAI chat: an image adds the projector\'s tokens to the prompt, streamed and not', async () => {
+    const ask = (parts, stream) => openai.chat.completions.create({
+      model: 'seer', max_tokens: 1, stream, ...(stream ? { stream_options: { include_usage: true } } : {}),
+      messages: [{ role: 'user', content: parts }],
+    });
+    const text = { type: 'text', text: QUESTION };
+    const image = { type: 'image_url', image_url: { url: dataUrl('image/png', png) } };
+    const without = (await ask([text], false)).usage.prompt_tokens;
+    const withImage = (await ask([text, image], false)).usage.prompt_tokens;
+    assert.equal(withImage - without, imageTokens);
+    let streamed = null;
+    for await (const chunk of await ask([text, image], true)) if (chunk.usage) streamed = chunk.usage.prompt_tokens;
+    assert.equal(streamed, withImage);
+    // Two images, two images' tokens.
+    assert.equal((await ask([text, image, image], false)).usage.prompt_tokens - without, 2 * imageTokens);
+  });
+
+  test('Responses: input_image adds the same tokens, streamed and not', async () => {
+    const ask = (content, stream) => openai.responses.create({
+      model: 'seer', max_output_tokens: 1, stream, store: false, input: [{ role: 'user', content }],
+    });
+    const text = { type: 'input_text', text: QUESTION };
+    const image = { type: 'input_image', image_url: dataUrl('image/png', png), detail: 'auto' };
+    const without = (await ask([text], false)).usage.input_tokens;
+    const withImage = (await ask([text, image], false)).usage.input_tokens;
+    assert.equal(withImage - without, imageTokens);
+    let streamed = null;
+    for await (const event of await ask([text, image], true)) {
+      // Cut at max_output_tokens: the last event is response.incomplete.
+      if (event.type === 'response.completed' || event.type === 'response.incomplete') {
+        streamed = event.response.usage.input_tokens;
+      }
+    }
+    assert.equal(streamed, withImage);
+  });
+
+  test('Anthropic: a base64 image block adds the same tokens, streamed and not, also in a tool result', async () => {
+    const ask = (content) => ({ model: 'seer', max_tokens: 1, messages: [{ role: 'user', content }] });
+    const text = { type: 'text', text: QUESTION };
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } };
+    const without = (await anthropic.messages.create(ask([text]))).usage.input_tokens;
+    const withImage = (await anthropic.messages.create(ask([text, image]))).usage.input_tokens;
+    assert.equal(withImage - without, imageTokens);
+    const streamed = await anthropic.messages.stream(ask([text, image])).finalMessage();
+    assert.equal(streamed.usage.input_tokens, withImage);
+    // A screenshot a tool returned, as coding agents send them.
+    const toolTurn = (content) => ({
+      model: 'seer', max_tokens: 1,
+      tools: [{ name: 'screenshot', description: 'Takes a screenshot', input_schema: { type: 'object', properties: {} } }],
+      messages: [
+        { role: 'user', content: 'Take a screenshot.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'screenshot', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content }] },
+      ],
+    });
+    // Its image goes to the model in a user turn after the tool results
+    // (chat templates take images in user turns only): the same prompt as
+    // that image sent beside the tool result, and the image's tokens more
+    // than the tool result alone (plus the turn's own).
+    const plain = (await anthropic.messages.create(toolTurn([{ type: 'text', text: 'done' }]))).usage.input_tokens;
+    const shot = (await anthropic.messages.create(toolTurn([{ type: 'text', text: 'done' }, image]))).usage.input_tokens;
+    const beside = toolTurn([{ type: 'text', text: 'done' }]);
+    beside.messages[2].content.push(image);
+    assert.equal(shot, (await anthropic.messages.create(beside)).usage.input_tokens);
+    assert.ok(shot - plain >= imageTokens, `${shot} - ${plain}`);
+  });
+
+  test('Ollama: images in chat and generate (the SDK encodes the bytes) add the same tokens', async () => {
+    const chat = async (images, stream) => {
+      const body = { model: 'seer', options: { num_predict: 1 }, messages: [{ role: 'user', content: QUESTION, images }] };
+      if (!stream) return (await ollama.chat({ ...body, stream: false })).prompt_eval_count;
+      let last = null;
+      for await (const part of await ollama.chat({ ...body, stream: true })) if (part.done) last = part.prompt_eval_count;
+      return last;
+    };
+    const without = await chat(undefined, false);
+    const withImage = await chat([new Uint8Array(png)], false);
+    assert.equal(withImage - without, imageTokens);
+    assert.equal(await chat([new Uint8Array(png)], true), withImage);
+    const generate = async (images) =>
+      (await ollama.generate({ model: 'seer', prompt: QUESTION, images, stream: false, options: { num_predict: 1 } })).prompt_eval_count;
+    assert.equal(await generate([png.toString('base64')]) - await generate(undefined), imageTokens);
+  });
+
+  test('WebP and TIFF reach the engine as PNG: the same tokens as the PNG', async () => {
+    const ask = async (mime, bytes) => (await openai.chat.completions.create({
+      model: 'seer', max_tokens: 1,
+      messages: [{ role: 'user', content: [{ type: 'text', text: QUESTION }, { type: 'image_url', image_url: { url: dataUrl(mime, bytes) } }] }],
+    })).usage.prompt_tokens;
+    const reference = await ask('image/png', png);
+    assert.equal(await ask('image/webp', picture('webp', ['-c:v', 'libwebp'])), reference);
+    assert.equal(await ask('image/tiff', picture('tiff')), reference);
+    assert.equal(await ask('image/jpeg', picture('jpg')), reference);
+    // The bytes say what an image is, not the MIME type the client names.
+    assert.equal(await ask('image/png', picture('gif')), reference);
+  });
+
+  test('refused before any engine sees them, in each API\'s own error shape', async () => {
+    const image = { type: 'image_url', image_url: { url: dataUrl('image/png', png) } };
+    const chat = (model, parts) => zest.json('/v1/chat/completions',
+      { model, max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'text', text: QUESTION }, ...parts] }] });
+    const instancesBefore = (await zest.instances()).map((i) => i.model).sort();
+
+    // A model without a projector, in OpenAI's, Anthropic's and Ollama's shapes.
+    const blind = await chat('tiny', [image]);
+    assert.equal(blind.status, 400);
+    assert.match(blind.data.error.message, /model 'tiny' has no vision/);
+    assert.equal(blind.data.error.param, 'messages');
+    await assert.rejects(anthropic.messages.create({ model: 'tiny', max_tokens: 1, messages: [{ role: 'user', content: [
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }] }] }),
+    (e) => e.status === 400 && e.error?.error?.type === 'invalid_request_error' && /has no vision/.test(e.error.error.message));
+    await assert.rejects(ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'x', images: [new Uint8Array(png)] }] }),
+      (e) => e.status_code === 400 && /has no vision/.test(e.error));
+
+    // Seventeen images: one more than limits.max_images.
+    const many = await chat('seer', Array(17).fill(image));
+    assert.equal(many.status, 400);
+    assert.match(many.data.error.message, /holds 17 images; at most 16/);
+
+    // A PNG header declaring 60000 x 50000 pixels in a few bytes: 413, unread.
+    const bomb = Buffer.from(png);
+    bomb.writeUInt32BE(60000, 16);
+    bomb.writeUInt32BE(50000, 20);
+    const huge = await chat('seer', [{ type: 'image_url', image_url: { url: dataUrl('image/png', bomb) } }]);
+    assert.equal(huge.status, 413);
+    assert.match(huge.data.error.message, /image 1 is 60000 x 50000 pixels; at most 33554432/);
+
+    // Over limits.max_image_mb (20 MB) as sent.
+    const big = Buffer.concat([png, Buffer.alloc(21 << 20)]);
+    const tooBig = await chat('seer', [{ type: 'image_url', image_url: { url: dataUrl('image/png', big) } }]);
+    assert.equal(tooBig.status, 413);
+    assert.match(tooBig.data.error.message, /image 1 is over 20 MB/);
+
+    // A URL: zest fetches none unless its host is allowed, and says how.
+    const url = await chat('seer', [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }]);
+    assert.equal(url.status, 400);
+    assert.match(url.data.error.message, /does not fetch images from example.com.*server\.image_url_hosts/);
+
+    // What is not an image.
+    const svg = await chat('seer', [{ type: 'image_url', image_url: { url: dataUrl('image/svg+xml', Buffer.from('<svg/>')) } }]);
+    assert.equal(svg.status, 400);
+    assert.match(svg.data.error.message, /image 1 is not an image zest reads/);
+
+    // None of them started an engine.
+    assert.deepEqual((await zest.instances()).map((i) => i.model).sort(), instancesBefore);
+  });
+});
