@@ -59,13 +59,31 @@ int CountImages(const engines::ChatRequest& request) {
 }
 
 Status CheckVision(const models::ModelEntry& model, const engines::ChatRequest& request) {
-  if ((!model.mmproj.empty() && model.projector.has_vision) || CountImages(request) == 0) {
-    return Status::Ok();
+  const bool paired = !model.mmproj.empty();
+  if (CountImages(request) > 0 && !(paired && model.projector.has_vision)) {
+    return InvalidArgument(
+        "model '" + model.name + "' has no vision: " +
+        (paired ? "its projector has no image encoder"
+                : "no projector (mmproj) is paired with it, so it cannot read images; use a "
+                  "vision model, or pair one (`zest add NAME MODEL.gguf --mmproj MMPROJ.gguf`)"));
   }
-  return InvalidArgument("model '" + model.name +
-                         "' has no vision: no projector (mmproj) is paired with it, so it "
-                         "cannot read images; use a vision model, or pair one (`zest add NAME "
-                         "MODEL.gguf --mmproj MMPROJ.gguf`)");
+  // OpenAI's input_audio parts pass to the engine as they came (libmtmd
+  // reads WAV and MP3) when the projector has an audio encoder.
+  bool audio = false;
+  for (const engines::Message& m : request.messages) {
+    for (const ContentPart& p : m.parts) {
+      audio = audio || (p.type == ContentPart::Type::kOther && p.extra.is_object() &&
+                        p.extra.value("type", "") == "input_audio");
+    }
+  }
+  if (audio && !(paired && model.projector.has_audio)) {
+    return InvalidArgument("model '" + model.name + "' takes no audio input: " +
+                           (paired
+                                ? "its projector has no audio encoder"
+                                : "no projector (mmproj) with an audio encoder is paired with it") +
+                           "; use /v1/audio/transcriptions with a speech model");
+  }
+  return Status::Ok();
 }
 
 boost::asio::awaitable<Status> ChatImages::Prepare(engines::ChatRequest& request,
@@ -203,11 +221,15 @@ Result<std::string> ChatImages::Fetch(const std::string& url, const std::string&
 
 boost::asio::awaitable<Result<std::string>> ChatImages::FetchAsync(std::string url,
                                                                    std::string where) const {
-  co_return co_await boost::asio::co_spawn(
-      fetchers_,
-      [this, url = std::move(url), where = std::move(where)]()
-          -> boost::asio::awaitable<Result<std::string>> { co_return Fetch(url, where); },
-      boost::asio::use_awaitable);
+  // A member coroutine, not a capturing lambda: GCC 12 miscompiles those
+  // (the captures are destroyed twice).
+  co_return co_await boost::asio::co_spawn(fetchers_, FetchOnPool(std::move(url), std::move(where)),
+                                           boost::asio::use_awaitable);
+}
+
+boost::asio::awaitable<Result<std::string>> ChatImages::FetchOnPool(std::string url,
+                                                                    std::string where) const {
+  co_return Fetch(url, where);
 }
 
 }  // namespace zest::api

@@ -40,8 +40,8 @@ struct ImageLimits {
 // The images in `request`'s messages.
 int CountImages(const engines::ChatRequest& request);
 
-// kInvalidArgument when `request` holds images and `model` has no
-// projector to see them.
+// kInvalidArgument when `request` holds images (or input_audio parts) and
+// `model` has no projector with an image (audio) encoder.
 Status CheckVision(const models::ModelEntry& model, const engines::ChatRequest& request);
 
 class ChatImages {
@@ -67,6 +67,7 @@ class ChatImages {
   // The bytes at an allowed http(s) URL (blocking; on fetchers_).
   Result<std::string> Fetch(const std::string& url, const std::string& where) const;
   boost::asio::awaitable<Result<std::string>> FetchAsync(std::string url, std::string where) const;
+  boost::asio::awaitable<Result<std::string>> FetchOnPool(std::string url, std::string where) const;
 
   const ImageLimits limits_;
   mutable boost::asio::thread_pool fetchers_{2};

@@ -30,7 +30,8 @@ ChatRequest WithImages(const std::vector<std::string>& urls) {
   m.role = "user";
   m.content = engines::Message::Content::kParts;
   m.parts.push_back({.type = ContentPart::Type::kText, .text = "What is this?"});
-  for (const std::string& url : urls) m.parts.push_back({.type = ContentPart::Type::kImage, .url = url});
+  for (const std::string& url : urls)
+    m.parts.push_back({.type = ContentPart::Type::kImage, .url = url});
   request.messages.push_back(std::move(m));
   return request;
 }
@@ -56,7 +57,7 @@ struct Prepared {
 };
 
 Prepared Prepare(const ChatImages& images, ChatRequest& request,
-             const engines::ImageConverter* converter = nullptr) {
+                 const engines::ImageConverter* converter = nullptr) {
   boost::asio::io_context io;
   Prepared out;
   auto done = boost::asio::co_spawn(
@@ -107,7 +108,8 @@ TEST(ChatImages, WebpBecomesPngOfTheSameSize) {
   EXPECT_TRUE(std::filesystem::is_empty(work.path())) << "the converter's files are gone";
 
   // Without a converter a WebP is refused with what to send instead.
-  ChatRequest again = WithImages({DataUrl("image/webp", Picture(dir.path(), "b.webp", "-c:v libwebp"))});
+  ChatRequest again =
+      WithImages({DataUrl("image/webp", Picture(dir.path(), "b.webp", "-c:v libwebp"))});
   Prepared refused = Prepare(images, again);
   EXPECT_EQ(refused.status.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(refused.status.message().find("send PNG, JPEG, GIF or BMP"), std::string::npos);
@@ -119,8 +121,8 @@ TEST(ChatImages, LimitsOnCountBytesAndDeclaredPixels) {
   ChatImages images(
       {.max_images = 2, .max_image_bytes = 4096, .max_image_pixels = 37 * 23, .url_hosts = {}});
 
-  ChatRequest three = WithImages({DataUrl("image/png", png), DataUrl("image/png", png),
-                                  DataUrl("image/png", png)});
+  ChatRequest three =
+      WithImages({DataUrl("image/png", png), DataUrl("image/png", png), DataUrl("image/png", png)});
   Prepared count = Prepare(images, three);
   EXPECT_EQ(count.status.code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(count.param, "messages");
@@ -160,7 +162,8 @@ TEST(ChatImages, UrlsAreFetchedOnlyFromAllowedHosts) {
 
 TEST(ChatImages, WhatIsNotAnImageIsRefused) {
   ChatImages images({});
-  ChatRequest svg = WithImages({DataUrl("image/svg+xml", "<svg xmlns='http://www.w3.org/2000/svg'/>")});
+  ChatRequest svg =
+      WithImages({DataUrl("image/svg+xml", "<svg xmlns='http://www.w3.org/2000/svg'/>")});
   Prepared p = Prepare(images, svg);
   EXPECT_EQ(p.status.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(p.status.message().find("image 1 is not an image zest reads"), std::string::npos);
@@ -183,6 +186,20 @@ TEST(ChatImages, AModelWithoutAProjectorIsToldItHasNoVision) {
   EXPECT_FALSE(CheckVision(model, request).ok());
   model.projector.has_vision = true;
   EXPECT_TRUE(CheckVision(model, request).ok());
+
+  // Audio parts need an audio encoder.
+  ChatRequest heard = WithImages({});
+  heard.messages[0].parts.push_back(
+      {.type = ContentPart::Type::kOther,
+       .extra = {{"type", "input_audio"}, {"input_audio", {{"data", "AAAA"}, {"format", "wav"}}}}});
+  model.projector.has_audio = false;
+  Status deaf = CheckVision(model, heard);
+  EXPECT_EQ(deaf.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(deaf.message().find("takes no audio input: its projector has no audio encoder"),
+            std::string::npos)
+      << deaf.message();
+  model.projector.has_audio = true;
+  EXPECT_TRUE(CheckVision(model, heard).ok());
 }
 
 }  // namespace

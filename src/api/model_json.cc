@@ -32,6 +32,21 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
                                : "llm";
   if (info.synthetic) j["synthetic"] = true;
   j["capabilities"] = models::Capabilities(model);
+  const models::ProjectorInfo& p = model.projector;
+  if (p.has_vision || p.has_audio) {
+    nlohmann::json projector = {{"name", p.name},
+                                {"vision", p.has_vision},
+                                {"audio", p.has_audio},
+                                {"embedding_length", p.embedding_length},
+                                {"size", p.tensor_bytes}};
+    if (p.has_vision) {
+      projector["type"] = p.vision_projector_type;
+      projector["image_size"] = p.image_size;
+      projector["patch_size"] = p.patch_size;
+    }
+    if (p.has_audio) projector["audio_type"] = p.audio_projector_type;
+    j["projector"] = std::move(projector);
+  }
   return j;
 }
 

@@ -27,6 +27,17 @@ std::string Str(const json& j, const char* key) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
+// What a chat model does beyond text ("vision,tools,thinking"); "-" when
+// nothing; "embedding" for embedding models.
+std::string Extras(const json& m) {
+  std::string out;
+  for (const json& c : m.value("capabilities", json::array())) {
+    if (!c.is_string() || c == "completion") continue;
+    out += (out.empty() ? "" : ",") + c.get<std::string>();
+  }
+  return out.empty() ? "-" : out;
+}
+
 std::string Labels(const json& m) {
   std::string out;
   for (const json& l : m.value("labels", json::array())) {
@@ -70,14 +81,16 @@ int List(bool all, bool as_json) {
   for (const json& m : (*models)["data"]) {
     rows.push_back({Str(m, "id"), Str(m, "architecture"), HumanCount(UintField(m, "parameters")),
                     Str(m, "quantization"), HumanBytes(UintField(m, "size")),
-                    Str(m, "context_length"), m.value("loaded", false) ? "yes" : "no", Fit(m),
-                    Str(m, "path")});
+                    Str(m, "context_length"), Extras(m), m.value("loaded", false) ? "yes" : "no",
+                    Fit(m), Str(m, "path")});
   }
   if (rows.empty()) {
     std::printf("no models; put .gguf files in the models directory or use `zest add`\n");
     return 0;
   }
-  PrintTable({"NAME", "ARCH", "PARAMS", "QUANT", "SIZE", "CONTEXT", "LOADED", "FIT", "PATH"}, rows);
+  PrintTable({"NAME", "ARCH", "PARAMS", "QUANT", "SIZE", "CONTEXT", "CAPABILITIES", "LOADED", "FIT",
+              "PATH"},
+             rows);
   // [aliases] from config.toml: other names (or patterns) clients may use.
   std::vector<std::vector<std::string>> aliases;
   for (const json& m : (*models)["data"]) {
@@ -190,6 +203,23 @@ int Show(const std::string& model) {
   rows.push_back({"size", HumanBytes(UintField(d, "size"))});
   rows.push_back({"format", Str(*r, "format")});
   rows.push_back({"tensors", Str(*r, "tensor_count")});
+  if (d.contains("capabilities")) {
+    std::string capabilities;
+    for (const json& c : d["capabilities"]) {
+      capabilities += (capabilities.empty() ? "" : ", ") + c.get<std::string>();
+    }
+    rows.push_back({"capabilities", capabilities});
+  }
+  if (d.contains("projector")) {  // what the vision projector reads
+    const json& p = d["projector"];
+    std::string what = Str(p, "name") + " (" + HumanBytes(UintField(p, "size")) + ")";
+    if (p.value("vision", false)) {
+      what += ", images: " + Str(p, "type") + ", " + Str(p, "image_size") + " px in " +
+              Str(p, "patch_size") + " px patches";
+    }
+    if (p.value("audio", false)) what += ", audio: " + Str(p, "audio_type");
+    rows.push_back({"projector", what});
+  }
   PrintTable({"MODEL", Str(*r, "model")}, rows);
   std::printf("\nmetadata:\n");
   for (const auto& [key, value] : (*r)["metadata"].items()) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
-import { makeHome, startZest, syntheticModel, waitFor, zestBin } from '../lib/zest.mjs';
+import { makeHome, startZest, syntheticModel, syntheticVision, waitFor, zestBin } from '../lib/zest.mjs';
 
 const run = promisify(execFile);
 
@@ -41,6 +41,19 @@ describe('zest CLI', () => {
     assert.match(stdout, /added other\/model/);
     assert.match((await cli('list')).stdout, /^other\/model\s+llama/m);
     await assert.rejects(cli('add', 'bad', '/nonexistent.gguf'), /no such file/);
+  });
+
+  test('add --mmproj pairs a vision projector: list and show say vision', async () => {
+    const { model, mmproj } = syntheticVision();
+    // The projector alone is not a model, and a model is not a projector.
+    await assert.rejects(cli('add', 'seer', mmproj), /is a vision projector, not a model; give it as --mmproj/);
+    await assert.rejects(cli('add', 'seer', model, '--mmproj', model), /not a multimodal projector/);
+    assert.match((await cli('add', 'seer', model, '--mmproj', mmproj)).stdout, /added seer .* with projector /);
+    assert.match((await cli('list')).stdout, /^seer\s+llama.*\bvision\b/m);
+    assert.doesNotMatch((await cli('list')).stdout, /^tiny\s+llama.*\bvision\b/m);
+    const show = (await cli('show', 'seer')).stdout;
+    assert.match(show, /capabilities\s+completion, vision/);
+    assert.match(show, /projector\s+zest-synthetic-mmproj .*images: mlp, 32 px in 8 px patches/);
   });
 
   test('run answers a one-shot prompt by streaming', async () => {

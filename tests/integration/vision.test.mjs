@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -206,5 +207,46 @@ describe('vision: images through every API', () => {
 
     // None of them started an engine.
     assert.deepEqual((await zest.instances()).map((i) => i.model).sort(), instancesBefore);
+  });
+});
+
+describe('vision: image URLs from allowed hosts only', () => {
+  let zest;
+  let server;
+  let port;
+  const png = picture('png');
+  before(async () => {
+    // A local web server: /cat.png, a redirect to it, and a 404.
+    server = http.createServer((req, res) => {
+      if (req.url === '/cat.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+      if (req.url === '/moved.png') return res.writeHead(302, { location: '/cat.png' }).end();
+      return res.writeHead(404).end();
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = server.address().port;
+    zest = await startZest({
+      home: makeHome({ seer: 'vision' }, { config: '[server]\nimage_url_hosts = ["127.0.0.1"]\n' }),
+    });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); server.close(); });
+
+  test('zest fetches the image itself; redirects and errors are refused', async () => {
+    const ask = (url) => zest.json('/v1/chat/completions', { model: 'seer', max_tokens: 1, messages: [{ role: 'user',
+      content: [{ type: 'text', text: QUESTION }, { type: 'image_url', image_url: { url } }] }] });
+    const byUrl = await ask(`http://127.0.0.1:${port}/cat.png`);
+    assert.equal(byUrl.status, 200, JSON.stringify(byUrl.data));
+    const inline = await ask(dataUrl('image/png', png));
+    assert.equal(byUrl.data.usage.prompt_tokens, inline.data.usage.prompt_tokens);
+    // A redirect could lead anywhere: not followed.
+    const moved = await ask(`http://127.0.0.1:${port}/moved.png`);
+    assert.equal(moved.status, 400);
+    assert.match(moved.data.error.message, /image 1: fetching .* answered HTTP 302/);
+    const missing = await ask(`http://127.0.0.1:${port}/nope.png`);
+    assert.equal(missing.status, 400);
+    assert.match(missing.data.error.message, /answered HTTP 404/);
+    // Another host is still not fetched.
+    const other = await ask(`http://localhost:${port}/cat.png`);
+    assert.equal(other.status, 400);
+    assert.match(other.data.error.message, /does not fetch images from localhost/);
   });
 });
