@@ -167,7 +167,8 @@ void ModelRegistry::PairProjector(ModelEntry& entry) {
   Status fits = projector.ok() ? CheckProjectorFits(*projector, entry.info.embedding_length)
                                : projector.status();
   if (!fits.ok()) {
-    entry.error = "its projector " + entry.mmproj.string() + " cannot serve with it: " + fits.message();
+    entry.error =
+        "its projector " + entry.mmproj.string() + " cannot serve with it: " + fits.message();
     return;
   }
   entry.projector = std::move(*projector);

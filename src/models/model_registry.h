@@ -68,7 +68,7 @@ struct ModelEntry {
   // that cannot feed the model (another width, not a projector) makes the
   // model's `error` instead, with both widths.
   ProjectorInfo projector;
-  std::string catalog;                   // the catalog entry naming this file, if any
+  std::string catalog;  // the catalog entry naming this file, if any
   // A preset (source "preset"): what it adds to its base's file and details.
   std::optional<ModelPreset> preset;
 };
@@ -171,7 +171,7 @@ class ModelRegistry {
   std::vector<ModelEntry> RecentList(bool* fresh);
 
   Mutex mu_;
-  std::map<std::string, CachedInfo> cache_ GUARDED_BY(mu_);  // by path
+  std::map<std::string, CachedInfo> cache_ GUARDED_BY(mu_);            // by path
   std::map<std::string, CachedProjector> projectors_ GUARDED_BY(mu_);  // by path
   // The last full listing: Find() reuses it for a moment instead of walking
   // the models dir and the whole HF cache on every request.

@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "core/testing/temp_dir.h"
-#include "tools/vision_projector.h"
 #include "tools/synthetic_model.h"
+#include "tools/vision_projector.h"
 
 namespace zest::models {
 namespace {
@@ -32,9 +32,9 @@ class ModelRegistryTest : public ::testing::Test {
   fs::path WriteProjector(const fs::path& path, uint32_t width = 0) {
     auto spec = tools::PresetSpec("tiny");
     EXPECT_TRUE(spec.ok());
-    EXPECT_TRUE(tools::WriteVisionProjector(
-                    tools::ProjectorFor(width ? width : spec->embedding, tools::TensorType::kF32, "p"),
-                    path)
+    EXPECT_TRUE(tools::WriteVisionProjector(tools::ProjectorFor(width ? width : spec->embedding,
+                                                                tools::TensorType::kF32, "p"),
+                                            path)
                     .ok());
     return path;
   }
