@@ -415,8 +415,7 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
   const auto ready_for = std::chrono::steady_clock::now() - instance->started_at() -
                          std::chrono::duration<double>(load_s);
   if (used_workers) NoteWorkersMayBeGone(instance->model());
-  if (forgotten && !used_workers && !engines::Process::KilledFromOutside(exit) &&
-      ready_for < kCrashedAtOnce) {
+  if (forgotten && !used_workers && !instance->KilledFromOutside() && ready_for < kCrashedAtOnce) {
     NoteOwnFailure(
         breaker_, instance->model(),
         "crashed " +
@@ -424,8 +423,7 @@ awaitable<void> InstancePool::ForgetIfDead(std::shared_ptr<Instance> instance) {
             " s after it was ready: " + engines::Process::DescribeExit(exit));
   }
   spdlog::warn("engine for '{}' (pid {}) {}; last output:\n{}", instance->model(), instance->pid(),
-               engines::Process::DescribeExit(instance->process().ExitStatus().value_or(0)),
-               FailureReason(instance->process()));
+               engines::Process::DescribeExit(exit), FailureReason(instance->process()));
   co_await TerminateOn(blocking_, instance);
 }
 
