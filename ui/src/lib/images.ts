@@ -9,8 +9,10 @@
 // projectors see a few hundred to ~1,500 pixels a side anyway. So an image
 // larger than `maxSide` pixels a side or `keepBytes` in size is redrawn at
 // most `maxSide` a side (PNG for drawings and screenshots, JPEG where PNG
-// would be large), which keeps it to about 1-4 MB; smaller ones are kept
-// byte for byte. The result is a data: URL stored inside the conversation
+// would be large), which keeps it to about 1-4 MB; smaller PNG, JPEG, GIF
+// and BMP files are kept byte for byte, and WebP, TIFF, HEIC and AVIF are
+// redrawn as well where the browser decodes them, so that zest need not
+// convert them again on every turn. The result is a data: URL stored inside the conversation
 // in IndexedDB, whose quota is a share of the disk (not localStorage's
 // ~5 MB), and Export writes it out as it is, so a file carries its images.
 import { formatBytes } from './format';
@@ -34,10 +36,15 @@ export const keepBytes = 1536 * 1024;
 /** A redrawn PNG larger than this is made a JPEG instead. */
 export const maxPngBytes = 4 * 1024 * 1024;
 
-/** Formats browsers show and the engine reads as they are. */
-const keptTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/bmp'];
-/** Formats zest converts to PNG itself, sent as they are where the browser cannot read them. */
-const convertedTypes = ['image/tiff', 'image/heic', 'image/heif', 'image/avif'];
+/** Formats the engine reads as they are: small ones are kept byte for byte. */
+const keptTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/bmp'];
+/**
+ * Formats zest converts to PNG itself, on every request that carries them:
+ * redrawn here once where the browser decodes them, else sent as they are.
+ */
+const convertedTypes = ['image/webp', 'image/tiff', 'image/heic', 'image/heif', 'image/avif'];
+/** Formats of photographs, redrawn as JPEG. */
+const photoTypes = ['image/jpeg', 'image/heic', 'image/heif', 'image/avif'];
 const byExtension: Record<string, string> = {
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp',
   bmp: 'image/bmp', tif: 'image/tiff', tiff: 'image/tiff', heic: 'image/heic', heif: 'image/heif', avif: 'image/avif',
@@ -66,9 +73,9 @@ export function keepAsIs(type: string, bytes: number, width: number, height: num
   return keptTypes.includes(type) && bytes <= keepBytes && Math.max(width, height) <= maxSide;
 }
 
-/** The format an image is redrawn in: JPEG for photos, PNG (lossless) for the rest. */
+/** The format an image is redrawn in: JPEG for photos, PNG (lossless, with transparency) for the rest. */
 export function redrawType(type: string): 'image/png' | 'image/jpeg' {
-  return type === 'image/jpeg' || convertedTypes.includes(type) ? 'image/jpeg' : 'image/png';
+  return photoTypes.includes(type) ? 'image/jpeg' : 'image/png';
 }
 
 /** The bytes a base64 data: URL holds (0 for anything else). */
