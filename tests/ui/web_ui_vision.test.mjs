@@ -35,6 +35,7 @@ let dir;
 let png;       // a 64 x 48 test pattern, small enough to be kept byte for byte
 let pngUrl;    // ...as the data: URL the page should keep and send
 let large;     // 3000 x 2000 patterns, PNG and JPEG: redrawn at 2048 pixels a side
+let webp;      // a 64 x 48 WebP, which zest would convert on every turn: redrawn as PNG
 
 before(async () => {
   if (!uiBuilt || !ffmpeg) return;
@@ -49,6 +50,8 @@ before(async () => {
       '-frames:v', '1', '-y', file]);
     return file;
   });
+  webp = path.join(dir, 'pattern.webp');
+  execFileSync('ffmpeg', ['-nostdin', '-loglevel', 'error', '-i', png, '-y', webp]);
   zest = await startZest({ home: makeHome({ seer: 'vision', tiny: 'tiny' }) });
   browser = await launchBrowser();
 });
@@ -168,6 +171,27 @@ describe('web UI: images in chat', { skip: needs(uiBuilt, 'the built web UI (ui/
     } finally { await close(); }
   });
 
+  test('a browser storage too full for an image says so; the conversation stays on the page', async () => {
+    const { page, problems, close } = await open();
+    try {
+      await shortAnswers(page);
+      await page.getByLabel('Model', { exact: true }).selectOption('seer');
+      await attach(page, large[1]);
+      const src = await page.getByRole('img', { name: 'Image to send: large.jpg' }).getAttribute('src');
+      // Chromium's own quota for the origin, set to less room than the
+      // image needs (what a full disk or a filled quota does).
+      const { usage } = await page.evaluate(() => navigator.storage.estimate());
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin: zest.url, quotaSize: usage + Math.floor(src.length / 4) });
+      await page.getByLabel('Message', { exact: true }).fill(QUESTION);
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await answerDone(page, 1);
+      await page.getByText('Could not save the conversation: the browser\'s storage for this site is full.').waitFor();
+      assert.equal(await attachedWidth(page), 2048);
+      await assertClean(page, problems, 'storage full');
+    } finally { await close(); }
+  });
+
   test('a model without vision: attach is off and says why, a paste says why, its refusal shows', async () => {
     // The last step asks zest to refuse: that 400 is expected.
     const refused = (url, status) => /status of 400/.test(url) || (status === 400 && url.endsWith('/v1/chat/completions'));
@@ -207,15 +231,16 @@ describe('web UI: images in chat', { skip: needs(uiBuilt, 'the built web UI (ui/
       await page.getByRole('img', { name: 'Image to send: dropped.png' }).waitFor();
       assert.equal(await thumbs.count(), 2);
       // Large images are redrawn at most 2048 pixels a side: a PNG stays a
-      // PNG (screenshots stay sharp), a JPEG a JPEG.
-      await attach(page, large);
-      for (const [name, type] of [['large.png', 'image/png'], ['large.jpg', 'image/jpeg']]) {
+      // PNG (screenshots stay sharp), a JPEG a JPEG; a WebP becomes a PNG.
+      await attach(page, [...large, webp]);
+      for (const [name, size, type] of [['large.png', [2048, 1365], 'image/png'], ['large.jpg', [2048, 1365], 'image/jpeg'],
+        ['pattern.webp', [64, 48], 'image/png']]) {
         const img = page.getByRole('img', { name: `Image to send: ${name}` });
         const seen = await img.evaluate(async (i) => { await i.decode(); return [i.naturalWidth, i.naturalHeight, i.src.split(',')[0]]; });
-        assert.deepEqual(seen, [2048, 1365, `data:${type};base64`], name);
+        assert.deepEqual(seen, [...size, `data:${type};base64`], name);
       }
       // Removed before sending.
-      for (const name of ['pasted.png', 'large.png', 'large.jpg']) {
+      for (const name of ['pasted.png', 'large.png', 'large.jpg', 'pattern.webp']) {
         await page.getByRole('button', { name: `Remove ${name}` }).click();
         await page.getByRole('img', { name: `Image to send: ${name}` }).waitFor({ state: 'detached' });
       }
