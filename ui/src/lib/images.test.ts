@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   dataUrlBytes, fitWithin, heldBy, imageLimits, imageType, imagesLeft, isImageDataUrl, keepAsIs, keepBytes, maxSide,
-  redrawType, refusalFor, serverTakes, tooManyImages,
+  redrawType, refusalFor, serverTakes, textRoom, tooManyImages,
 } from './images';
 
 // A data: URL whose base64 holds `bytes` bytes.
@@ -69,14 +69,19 @@ describe('images', () => {
   });
 
   it('refuses an image over the size zest takes, or one that would make the request too large', () => {
-    expect(refusalFor('a.png', urlOf(1000), heldBy([]))).toBe('');
-    expect(refusalFor('big.tiff', urlOf(25 << 20, 'image/tiff'), heldBy([])))
-      .toBe('big.tiff is 25 MiB; zest takes images of at most 20 MiB.');
-    expect(refusalFor('over.tiff', urlOf(imageLimits.maxImageBytes + 3, 'image/tiff'), heldBy([]))).not.toBe('');
-    expect(refusalFor('exact.tiff', urlOf(imageLimits.maxImageBytes - 2, 'image/tiff'), heldBy([]))).toBe('');
-    const held = heldBy([urlOf(12 << 20), urlOf(10 << 20)]);  // ~29.3 MiB of base64
+    // zest's defaults, as docs/api.md states them.
+    expect(imageLimits).toEqual({ maxImages: 16, maxImageBytes: 20 << 20, maxRequestBytes: 32 << 20 });
+    // Small limits, so that the test builds no 30 MB strings.
+    const limits = { maxImages: 16, maxImageBytes: 3000, maxRequestBytes: textRoom + 10_000 };
+    expect(refusalFor('a.png', urlOf(1000), heldBy([]), limits)).toBe('');
+    expect(refusalFor('big.tiff', urlOf(6000, 'image/tiff'), heldBy([]), limits))
+      .toBe('big.tiff is 5.9 KiB; zest takes images of at most 2.9 KiB.');
+    expect(refusalFor('over.tiff', urlOf(3003, 'image/tiff'), heldBy([]), limits)).not.toBe('');
+    expect(refusalFor('exact.tiff', urlOf(3000, 'image/tiff'), heldBy([]), limits)).toBe('');
+    const held = heldBy([urlOf(3000), urlOf(3000)]);  // 2 x 4,022 characters of data: URL
     expect(held.count).toBe(2);
-    expect(refusalFor('c.jpg', urlOf(1 << 20), held)).toBe('');
-    expect(refusalFor('d.jpg', urlOf(2 << 20), held)).toMatch(/^d\.jpg was not attached: .* over the 32 MiB zest takes\. Start a new chat/);
+    expect(refusalFor('c.jpg', urlOf(1200), held, limits)).toBe('');
+    expect(refusalFor('d.jpg', urlOf(1500), held, limits))
+      .toMatch(/^d\.jpg was not attached: .* over the 266 KiB zest takes\. Start a new chat/);
   });
 });

@@ -17,8 +17,14 @@
 // ~5 MB), and Export writes it out as it is, so a file carries its images.
 import { formatBytes } from './format';
 
+export interface ImageLimits {
+  maxImages: number;
+  maxImageBytes: number;
+  maxRequestBytes: number;
+}
+
 /** zest's default limits (docs/api.md, "Images in chat"); a server may be configured otherwise. */
-export const imageLimits = {
+export const imageLimits: ImageLimits = {
   /** Images per request, the history included (limits.max_images). */
   maxImages: 16,
   /** Bytes of one image as sent (limits.max_image_mb). */
@@ -27,7 +33,7 @@ export const imageLimits = {
   maxRequestBytes: 32 * 1024 * 1024,
 };
 /** Room left in a request for its text, beside the images. */
-const textRoom = 256 * 1024;
+export const textRoom = 256 * 1024;
 
 /** Longest side, in pixels, of an image as kept and sent. */
 export const maxSide = 2048;
@@ -117,14 +123,14 @@ export function tooManyImages(refused: number): string {
 }
 
 /** Why one prepared image cannot be sent beside `held`, or '' if it can. */
-export function refusalFor(name: string, url: string, held: Held): string {
+export function refusalFor(name: string, url: string, held: Held, limits = imageLimits): string {
   const bytes = dataUrlBytes(url);
-  if (bytes > imageLimits.maxImageBytes) {
-    return `${name} is ${formatBytes(bytes)}; zest takes images of at most ${formatBytes(imageLimits.maxImageBytes)}.`;
+  if (bytes > limits.maxImageBytes) {
+    return `${name} is ${formatBytes(bytes)}; zest takes images of at most ${formatBytes(limits.maxImageBytes)}.`;
   }
-  if (held.requestBytes + url.length + textRoom > imageLimits.maxRequestBytes) {
+  if (held.requestBytes + url.length + textRoom > limits.maxRequestBytes) {
     return `${name} was not attached: with the images this conversation already holds, each request would be ` +
-      `over the ${formatBytes(imageLimits.maxRequestBytes)} zest takes. Start a new chat for more images.`;
+      `over the ${formatBytes(limits.maxRequestBytes)} zest takes. Start a new chat for more images.`;
   }
   return '';
 }
