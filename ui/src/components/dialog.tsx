@@ -8,9 +8,11 @@ interface Props {
   title: string;
   onClose: () => void;
   children: ComponentChildren;
+  /** As wide as the window allows (an image viewer), not a form's width. */
+  wide?: boolean;
 }
 
-export function Dialog({ open, title, onClose, children }: Props) {
+export function Dialog({ open, title, onClose, children, wide = false }: Props) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -20,7 +22,7 @@ export function Dialog({ open, title, onClose, children }: Props) {
     if (!open && d.open) d.close();
   }, [open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby={titleId} onClose={onClose}>
+    <dialog ref={ref} class={wide ? 'dialog wide' : 'dialog'} aria-labelledby={titleId} onClose={onClose}>
       <h2 id={titleId}>{title}</h2>
       {children}
     </dialog>

@@ -21,24 +21,36 @@ function request<T>(r: IDBRequest<T>): Promise<T> {
   });
 }
 
+// A write is kept only once its transaction commits: a full disk or quota
+// (QuotaExceededError) aborts the transaction after the request itself
+// has succeeded, so waiting on the request alone would report it saved.
+function committed(t: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    t.oncomplete = () => resolve();
+    t.onabort = () => reject(t.error ?? new DOMException('The write was aborted.', 'AbortError'));
+  });
+}
+
 class IndexedDbStore implements ConversationStore {
   readonly persistent = true;
   constructor(private readonly db: IDBDatabase) {}
 
-  private store(mode: IDBTransactionMode): IDBObjectStore {
-    return this.db.transaction(storeName, mode).objectStore(storeName);
-  }
-
   loadAll(): Promise<Conversation[]> {
-    return request(this.store('readonly').getAll() as IDBRequest<Conversation[]>);
+    return request(this.db.transaction(storeName, 'readonly').objectStore(storeName).getAll() as IDBRequest<Conversation[]>);
   }
 
-  async put(c: Conversation): Promise<void> {
-    await request(this.store('readwrite').put(c));
+  private write(f: (s: IDBObjectStore) => void): Promise<void> {
+    const t = this.db.transaction(storeName, 'readwrite');
+    f(t.objectStore(storeName));
+    return committed(t);
   }
 
-  async remove(id: string): Promise<void> {
-    await request(this.store('readwrite').delete(id));
+  put(c: Conversation): Promise<void> {
+    return this.write((s) => s.put(c));
+  }
+
+  remove(id: string): Promise<void> {
+    return this.write((s) => s.delete(id));
   }
 }
 

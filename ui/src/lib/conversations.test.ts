@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Conversations, byRecency, exportJson, newConversation, parseImport, reduce, titleFrom } from './conversations';
+import { Conversations, byRecency, exportJson, imagesOf, newConversation, parseImport, reduce, titleFrom } from './conversations';
 
 function start(): Conversations {
   return reduce({}, { type: 'put', conversation: newConversation('a', 'tiny', '', 1) });
@@ -12,6 +12,19 @@ describe('reduce', () => {
     expect(s.a.title).toBe('What is 2+2?');
     expect(s.a.updated).toBe(3);
     expect(titleFrom('x'.repeat(80))).toHaveLength(60);
+  });
+
+  it('titles a message of images alone after them, and lists the images a request will carry', () => {
+    const png = 'data:image/png;base64,AA==';
+    const jpeg = 'data:image/jpeg;base64,AAAA';
+    let s = reduce(start(), { type: 'append', id: 'a', message: { role: 'user', content: ' ', images: [png] }, now: 2 });
+    expect(s.a.title).toBe('Image');
+    expect(titleFrom('', 3)).toBe('3 images');
+    expect(titleFrom('What is this?', 1)).toBe('What is this?');
+    s = reduce(s, { type: 'append', id: 'a', message: { role: 'assistant', content: 'a cat' }, now: 3 });
+    s = reduce(s, { type: 'append', id: 'a', message: { role: 'user', content: 'and these?', images: [jpeg, png] }, now: 4 });
+    expect(imagesOf(s.a)).toEqual([png, jpeg, png]);
+    expect(imagesOf(undefined)).toEqual([]);
   });
 
   it('streams into the last message, content and reasoning apart', () => {
@@ -60,6 +73,13 @@ describe('export and import', () => {
       error: 'Invalid file: conversations[0].messages[0].role must be "user" or "assistant".',
     });
     expect(bad({ id: 'x', messages: [{ role: 'user', content: 'x', images: ['javascript:1'] }] }).ok).toBe(false);
+    // Images only as base64 data: URLs of an image type: nothing fetched, nothing run.
+    for (const url of ['data:text/html;base64,PGI+', 'data:image/png,<svg onload=x>', 'https://example.com/a.png',
+      'data:image/png;base64,AA==" onerror="x', 42]) {
+      expect(bad({ id: 'x', messages: [{ role: 'user', content: 'x', images: [url] }] })).toEqual({
+        ok: false, error: 'Invalid file: conversations[0].messages[0].images must be a list of base64 data:image/ URLs.',
+      });
+    }
     expect(bad({ messages: [] }).ok).toBe(false);
   });
 

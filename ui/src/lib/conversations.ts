@@ -1,6 +1,7 @@
 // Conversations as a pure reducer over plain data, plus the JSON format of
 // Export and Import and its validation. The IndexedDB adapter
 // (conversation_db.ts) only stores what this produces.
+import { isImageDataUrl } from './images';
 
 export type Role = 'user' | 'assistant';
 
@@ -16,7 +17,7 @@ export interface Message {
   content: string;
   /** The model's reasoning_content, shown folded. */
   reasoning?: string;
-  /** Attached images as data: URLs (user messages). */
+  /** Attached images as base64 data: URLs (user messages; lib/images.ts says at what size). */
   images?: string[];
   stats?: AnswerStats;
   /** Why the answer stopped early: an error message, or "stopped". */
@@ -48,10 +49,16 @@ export type Action =
 
 const titleLength = 60;
 
-/** A title from the first user message: its first line, shortened. */
-export function titleFrom(text: string): string {
+/** A title from the first user message: its first line, shortened ("Image" for an image alone). */
+export function titleFrom(text: string, images = 0): string {
   const line = text.trim().split('\n')[0].trim();
+  if (!line && images > 0) return images === 1 ? 'Image' : `${images} images`;
   return line.length > titleLength ? `${line.slice(0, titleLength - 1)}…` : line || 'New chat';
+}
+
+/** Every image a conversation holds, in order: all of them go with its next request. */
+export function imagesOf(c: Conversation | null | undefined): string[] {
+  return c ? c.messages.flatMap((m) => m.images ?? []) : [];
 }
 
 export function newConversation(id: string, model: string, system: string, now: number): Conversation {
@@ -76,7 +83,7 @@ export function reduce(state: Conversations, action: Action): Conversations {
     case 'append':
       return update(state, action.id, (c) => ({
         ...c,
-        title: c.messages.length === 0 && action.message.role === 'user' ? titleFrom(action.message.content) : c.title,
+        title: c.messages.length === 0 && action.message.role === 'user' ? titleFrom(action.message.content, action.message.images?.length) : c.title,
         messages: [...c.messages, action.message],
         updated: action.now,
       }));
@@ -127,10 +134,10 @@ function checkMessage(m: unknown, where: string): string | Message {
   if (typeof m.reasoning === 'string') out.reasoning = m.reasoning;
   if (typeof m.error === 'string') out.error = m.error;
   if (m.images !== undefined) {
-    if (!Array.isArray(m.images) || !m.images.every((u) => typeof u === 'string' && u.startsWith('data:image/'))) {
-      return `${where}.images must be a list of data:image/ URLs`;
+    if (!Array.isArray(m.images) || !m.images.every(isImageDataUrl)) {
+      return `${where}.images must be a list of base64 data:image/ URLs`;
     }
-    out.images = m.images as string[];
+    out.images = m.images;
   }
   if (isObject(m.stats)) {
     const s = m.stats;

@@ -29,10 +29,13 @@ describe('models', () => {
     expect(isSpeechModel(undefined)).toBe(false);
   });
 
-  it('sees images with a projector or the vision label', () => {
-    expect(canSeeImages(m({ mmproj: '/p/mmproj.gguf' }))).toBe(true);
-    expect(canSeeImages(m({ labels: ['chat', 'vision'] }))).toBe(true);
-    expect(canSeeImages(m({ labels: ['chat'] }))).toBe(false);
+  it('sees images where the server lists vision among its capabilities', () => {
+    expect(canSeeImages(m({ mmproj: '/p/mmproj.gguf', capabilities: ['completion', 'vision'] }))).toBe(true);
+    // A projector that only hears, and a catalog entry's label, are no eyes.
+    expect(canSeeImages(m({ mmproj: '/p/mmproj.gguf', capabilities: ['completion'] }))).toBe(false);
+    expect(canSeeImages(m({ source: 'catalog', labels: ['chat', 'vision'] }))).toBe(false);
+    expect(canSeeImages(m({ capabilities: ['completion', 'vision'], error: 'truncated' }))).toBe(false);
+    expect(canSeeImages(m({ capabilities: ['completion'] }))).toBe(false);
     expect(canSeeImages(undefined)).toBe(false);
   });
 

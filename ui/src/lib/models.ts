@@ -22,6 +22,8 @@ export interface ModelEntry {
   labels?: string[];
   recipe?: string;
   mmproj?: string;
+  /** completion, vision, tools, thinking, embedding (served models; GET /v1/models). */
+  capabilities?: string[];
   description?: string;
   error?: string;
   fit?: Fit;
@@ -56,9 +58,12 @@ export function isSpeechModel(m: ModelEntry | undefined): boolean {
   return !!m && !m.error && m.source !== 'catalog' && m.type === 'speech';
 }
 
-/** A model with a vision projector: chat messages may carry images. */
+/**
+ * A model that reads images: zest lists "vision" in its capabilities when a
+ * projector that sees is paired with it (a projector alone may hear only).
+ */
 export function canSeeImages(m: ModelEntry | undefined): boolean {
-  return !!m && (!!m.mmproj || (m.labels ?? []).includes('vision'));
+  return !!m && !m.error && (m.capabilities ?? []).includes('vision');
 }
 
 /** Whether the model's files are here (catalog entries say; others are files). */

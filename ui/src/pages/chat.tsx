@@ -4,10 +4,11 @@ import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { byRecency, exportJson, parseImport } from '../lib/conversations';
 import { canSeeImages, isChatModel, isSpeechModel, pickerLabel } from '../lib/models';
 import { models, modelsError, refreshModels } from '../stores';
+import { Composer } from './chat_composer';
 import { AssistantMessage, UserMessage } from './chat_message';
 import {
   conversations, current, currentId, deleteChat, editAndResend, importConversations, loadConversations, loaded,
-  newChat, params, regenerate, send, setFields, setParam, stop, storageNote, streaming, transcribe,
+  newChat, params, regenerate, setFields, setParam, stop, storageNote, streaming, transcribe,
 } from './chat_state';
 
 function download(name: string, text: string) {
@@ -109,15 +110,6 @@ function Settings({ id }: { id: string | null }) {
   );
 }
 
-function readImage(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const r = new FileReader();
-    r.onload = () => resolve(String(r.result));
-    r.onerror = () => reject(r.error);
-    r.readAsDataURL(file);
-  });
-}
-
 // A speech model's composer: an audio file to transcribe.
 function AudioComposer({ id, model }: { id: string | null; model: string }) {
   const [file, setFile] = useState<File | null>(null);
@@ -143,68 +135,6 @@ function AudioComposer({ id, model }: { id: string | null; model: string }) {
           <button type="button" class="button danger" onClick={stop}>Stop</button>
         ) : (
           <button type="submit" class="button primary" disabled={!file || !model}>Transcribe</button>
-        )}
-      </div>
-    </form>
-  );
-}
-
-function Composer({ id, model, vision }: { id: string | null; model: string; vision: boolean }) {
-  const [text, setText] = useState('');
-  const [images, setImages] = useState<string[]>([]);
-  const busy = streaming.value !== null;
-
-  function submit() {
-    if (busy || !text.trim() || !model) return;
-    const target = id ?? newChat(model);
-    if (conversations.value[target]?.model !== model) setFields(target, { model });
-    void send(target, text, vision ? images : []).then(refreshModels);
-    setText('');
-    setImages([]);
-  }
-
-  async function attach(e: Event) {
-    const input = e.currentTarget as HTMLInputElement;
-    const files = [...(input.files ?? [])];
-    input.value = '';
-    const urls = await Promise.all(files.filter((f) => f.type.startsWith('image/')).map(readImage));
-    setImages((old) => [...old, ...urls]);
-  }
-
-  return (
-    <form class="composer" onSubmit={(e) => { e.preventDefault(); submit(); }}>
-      {vision && images.length > 0 && (
-        <ul class="thumbs">
-          {images.map((src, i) => (
-            <li key={i}>
-              <img src={src} alt={`Image ${i + 1} to send`} />
-              <button type="button" class="icon-button small" aria-label={`Remove image ${i + 1}`}
-                onClick={() => setImages(images.filter((_, j) => j !== i))}>×</button>
-            </li>
-          ))}
-        </ul>
-      )}
-      <label class="visually-hidden" for="message">Message</label>
-      <textarea id="message" rows={3} placeholder="Message (Enter sends, Shift+Enter for a new line)" value={text}
-        onInput={(e) => setText(e.currentTarget.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
-            e.preventDefault();
-            submit();
-          }
-        }} />
-      <div class="row">
-        {vision && (
-          <label class="button file-button">
-            Attach image
-            <input type="file" accept="image/*" multiple class="visually-hidden" onChange={attach} />
-          </label>
-        )}
-        <span class="grow" />
-        {busy ? (
-          <button type="button" class="button danger" onClick={stop}>Stop</button>
-        ) : (
-          <button type="submit" class="button primary" disabled={!text.trim() || !model}>Send</button>
         )}
       </div>
     </form>

@@ -1,6 +1,7 @@
-// One message of a conversation: the user's (plain text, with Edit) or the
+// One message of a conversation: the user's (plain text and images, with Edit) or the
 // model's (Markdown, folded reasoning, speed, Regenerate).
 import { useMemo, useState } from 'preact/hooks';
+import { Dialog } from '../components/dialog';
 import { formatCount, formatRate } from '../lib/format';
 import type { Message } from '../lib/conversations';
 import { renderMarkdown } from '../lib/markdown';
@@ -9,6 +10,28 @@ function Markdown({ text }: { text: string }) {
   const html = useMemo(() => renderMarkdown(text), [text]);
   // markdown-it runs with html: false, so this holds no markup from the model.
   return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+// A user message's images as thumbnails; a click shows one at full size.
+function Attachments({ images }: { images: string[] }) {
+  const [shown, setShown] = useState<number | null>(null);
+  return (
+    <div class="attachments">
+      {images.map((src, i) => (
+        <button type="button" key={i} class="attachment" title="View larger" onClick={() => setShown(i)}>
+          <img src={src} alt={`Attached image ${i + 1}`} />
+        </button>
+      ))}
+      {shown !== null && (
+        <Dialog open wide title={`Attached image ${shown + 1} of ${images.length}`} onClose={() => setShown(null)}>
+          <img class="viewer" src={images[shown]} alt={`Attached image ${shown + 1}, full size`} />
+          <div class="row end">
+            <button type="button" class="button" onClick={() => setShown(null)}>Close</button>
+          </div>
+        </Dialog>
+      )}
+    </div>
+  );
 }
 
 interface UserProps {
@@ -24,6 +47,7 @@ export function UserMessage({ message, busy, onEdit }: UserProps) {
   if (editing) {
     return (
       <article class="msg user" data-role="user">
+        {message.images?.length ? <Attachments images={message.images} /> : null}
         <form
           class="stack"
           onSubmit={(e) => {
@@ -38,7 +62,7 @@ export function UserMessage({ message, busy, onEdit }: UserProps) {
           </label>
           <div class="row end">
             <button type="button" class="button" onClick={() => setEditing(false)}>Cancel</button>
-            <button type="submit" class="button primary" disabled={busy || !text.trim()}>Save and send</button>
+            <button type="submit" class="button primary" disabled={busy || (!text.trim() && !message.images?.length)}>Save and send</button>
           </div>
         </form>
       </article>
@@ -46,8 +70,8 @@ export function UserMessage({ message, busy, onEdit }: UserProps) {
   }
   return (
     <article class="msg user" data-role="user">
-      {message.images?.map((src, i) => <img key={i} class="attachment" src={src} alt={`Attached image ${i + 1}`} />)}
-      <div class="text">{message.content}</div>
+      {message.images?.length ? <Attachments images={message.images} /> : null}
+      {message.content.trim() && <div class="text">{message.content}</div>}
       {onEdit && (
         <div class="msg-actions">
           <button type="button" class="link-button" disabled={busy} onClick={() => { setText(message.content); setEditing(true); }}>

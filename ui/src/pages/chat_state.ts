@@ -40,6 +40,7 @@ export function setParam(name: keyof Params, value: string): void {
 }
 
 let store: Promise<ConversationStore> | null = null;
+const notSaved = 'Could not save the conversation:';
 
 function dispatch(action: Action): void {
   conversations.value = reduce(conversations.value, action);
@@ -47,8 +48,13 @@ function dispatch(action: Action): void {
 
 function save(id: string): void {
   const c = conversations.value[id];
-  void store?.then((s) => (c ? s.put(c) : s.remove(id))).catch((e) => {
-    storageNote.value = `Could not save the conversation: ${messageOf(e)}`;
+  void store?.then((s) => (c ? s.put(c) : s.remove(id))).then(() => {
+    if (storageNote.value.startsWith(notSaved)) storageNote.value = '';
+  }, (e) => {
+    // Images are what fills a browser's storage; say so rather than name the exception.
+    storageNote.value = (e as Error)?.name === 'QuotaExceededError'
+      ? `${notSaved} the browser's storage for this site is full. Deleting conversations with images makes room.`
+      : `${notSaved} ${messageOf(e)}`;
   });
 }
 
@@ -157,7 +163,9 @@ function apiMessages(c: Conversation) {
   if (c.system.trim()) out.push({ role: 'system', content: c.system });
   for (const m of c.messages) {
     if (m.images?.length) {
-      const parts = [{ type: 'text', text: m.content }, ...m.images.map((url) => ({ type: 'image_url', image_url: { url } }))];
+      // Images before the text, as the model cards' own examples put them (LLaVA, Qwen-VL, Gemma 3).
+      const parts: unknown[] = m.images.map((url) => ({ type: 'image_url', image_url: { url } }));
+      if (m.content.trim()) parts.push({ type: 'text', text: m.content });
       out.push({ role: m.role, content: parts });
     } else {
       out.push({ role: m.role, content: m.content });
