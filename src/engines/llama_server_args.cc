@@ -54,7 +54,11 @@ std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options) {
                            std::to_string(options.parallel)});
   if (options.ctx_size > 0) argv.insert(argv.end(), {"-c", std::to_string(options.ctx_size)});
   if (options.threads > 0) argv.insert(argv.end(), {"-t", std::to_string(options.threads)});
-  if (!options.mmproj.empty()) argv.insert(argv.end(), {"--mmproj", options.mmproj.string()});
+  if (!options.mmproj.empty()) {
+    argv.insert(argv.end(), {"--mmproj", options.mmproj.string()});
+    if (options.placement && options.placement->mmproj_on_cpu)
+      argv.push_back("--no-mmproj-offload");
+  }
   if (options.reranking) {
     argv.push_back("--reranking");
   } else if (options.embeddings) {

@@ -21,6 +21,7 @@ struct EnginePlacement {
   int gpu_layers = 0;                   // -ngl
   std::vector<double> tensor_split;     // --tensor-split, when more than one device
   int n_cpu_moe = 0;                    // --n-cpu-moe, when > 0
+  bool mmproj_on_cpu = false;           // --no-mmproj-offload (with --mmproj)
   std::string cache_type_k = "f16";     // -ctk
   std::string cache_type_v = "f16";     // -ctv
   std::optional<bool> flash_attention;  // -fa on|off; unset = the engine's auto

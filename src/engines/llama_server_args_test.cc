@@ -49,6 +49,24 @@ TEST(LlamaServerArgs, AllOptionsInOrder) {
                                                                 "99"}));
 }
 
+TEST(LlamaServerArgs, AProjectorTheGpuHasNoRoomForStaysOnTheCpu) {
+  LlamaServerOptions options;
+  options.model = "/m.gguf";
+  options.socket = "/s.sock";
+  options.mmproj = "/mmproj.gguf";
+  options.placement = EnginePlacement();
+  options.placement->devices = {"Vulkan0"};
+  options.placement->gpu_layers = 17;
+  auto has = [](const std::vector<std::string>& argv, const char* flag) {
+    return std::find(argv.begin(), argv.end(), flag) != argv.end();
+  };
+  EXPECT_FALSE(has(LlamaServerArgs(options), "--no-mmproj-offload"));
+  options.placement->mmproj_on_cpu = true;
+  EXPECT_TRUE(has(LlamaServerArgs(options), "--no-mmproj-offload"));
+  options.mmproj.clear();  // no projector: nothing to keep anywhere
+  EXPECT_FALSE(has(LlamaServerArgs(options), "--no-mmproj-offload"));
+}
+
 TEST(LlamaServerArgs, ARerankerRunsWithRerankingNotEmbeddings) {
   LlamaServerOptions options;
   options.model = "/m.gguf";

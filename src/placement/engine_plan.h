@@ -37,7 +37,10 @@ struct EnginePlan {
   int n_gpu_layers = 0;              // -ngl (block_count + 1 = everything)
   std::vector<double> tensor_split;  // --tensor-split, one weight per GPU device
   int n_cpu_moe = 0;                 // --n-cpu-moe
-  uint64_t ctx_per_slot = 0;         // the engine gets ctx_per_slot × parallel
+  // A vision projector stays on the CPU though the model uses GPUs
+  // (--no-mmproj-offload; memory_ledger.h ProjectorOnCpu says when).
+  bool mmproj_on_cpu = false;
+  uint64_t ctx_per_slot = 0;  // the engine gets ctx_per_slot × parallel
   int parallel = 1;
   KvType cache_type_k = KvType::kF16;   // -ctk
   KvType cache_type_v = KvType::kF16;   // -ctv

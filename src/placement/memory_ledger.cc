@@ -112,6 +112,14 @@ int LayerDevice(const models::ModelInfo& model, const Layout& layout, uint64_t l
   return layout.gpu_count - 1;
 }
 
+bool ProjectorOnCpu(const models::ModelInfo& model, const Layout& layout) {
+  if (layout.gpu_count <= 0) return true;
+  for (uint64_t layer = 0; layer < model.block_count; ++layer) {
+    if (LayerDevice(model, layout, layer) < 0) return true;
+  }
+  return false;
+}
+
 std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const LoadShape& shape,
                                         const Layout& layout) {
   std::vector<DeviceMemory> devices(1 + std::max(layout.gpu_count, 0));
@@ -149,10 +157,11 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
   for (std::size_t d = 1; d < devices.size(); ++d) {
     if (runs_layers[d]) devices[d].overhead += kGpuContextBytes;
   }
-  // The projector goes where the main (first used) GPU is, else the CPU.
+  // The projector goes where the main (first used) GPU is, else the CPU
+  // (ProjectorOnCpu).
   auto main_gpu = std::find(runs_layers.begin() + 1, runs_layers.end(), true);
-  devices[main_gpu == runs_layers.end() ? 0 : main_gpu - runs_layers.begin()].overhead +=
-      shape.mmproj_bytes;
+  const bool projector_on_cpu = main_gpu == runs_layers.end() || ProjectorOnCpu(model, layout);
+  devices[projector_on_cpu ? 0 : main_gpu - runs_layers.begin()].overhead += shape.mmproj_bytes;
   return devices;
 }
 

@@ -99,5 +99,10 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
 
 // The GPU (0-based) that block `layer` runs on under `layout`, or -1 for the CPU.
 int LayerDevice(const models::ModelInfo& model, const Layout& layout, uint64_t layer);
+// Whether a vision projector stays on the CPU (the engine's
+// --no-mmproj-offload): where `layout` keeps some of the model's blocks on
+// the CPU, the GPU's room is worth more as layers than as the projector;
+// where the model is all on GPUs, the projector goes to the main one.
+bool ProjectorOnCpu(const models::ModelInfo& model, const Layout& layout);
 
 }  // namespace zest::placement

@@ -108,6 +108,26 @@ TEST(MemoryLedgerTest, Llama3_8BOnCpuAndOffloaded) {
   EXPECT_EQ(head[1].kv_cache, 0u);
 }
 
+// A vision projector goes with a model that is all on a GPU, and stays on
+// the CPU (--no-mmproj-offload) beside one split with the CPU.
+TEST(MemoryLedgerTest, ProjectorWithTheModelOnAGpuElseOnTheCpu) {
+  models::ModelInfo m = WriteSparseModel(Llama3_8B());
+  LoadShape shape = Shape(8192, 1);
+  const uint64_t cpu_overhead = PredictMemory(m, shape, {1, 33, {}, 0})[0].overhead;
+  const uint64_t gpu_overhead = PredictMemory(m, shape, {1, 33, {}, 0})[1].overhead;
+  shape.mmproj_bytes = 851 * kMiB;
+  EXPECT_FALSE(ProjectorOnCpu(m, {1, 33, {}, 0}));
+  auto full = PredictMemory(m, shape, {1, 33, {}, 0});
+  EXPECT_EQ(full[1].overhead, gpu_overhead + 851 * kMiB);
+  EXPECT_EQ(full[0].overhead, cpu_overhead);
+  EXPECT_TRUE(ProjectorOnCpu(m, {1, 17, {}, 0}));
+  auto half = PredictMemory(m, shape, {1, 17, {}, 0});
+  EXPECT_EQ(half[0].overhead, cpu_overhead + 851 * kMiB);
+  EXPECT_EQ(half[1].overhead, gpu_overhead);
+  EXPECT_TRUE(ProjectorOnCpu(m, {}));
+  EXPECT_EQ(PredictMemory(m, shape, {})[0].overhead, 24 * kMiB + 851 * kMiB);
+}
+
 // AMX: the CPU blocks' weights are copied (the mapped file stays resident
 // too); offloaded blocks and --load-mode none are not doubled.
 TEST(MemoryLedgerTest, CpuRepackHoldsBlockWeightsTwice) {

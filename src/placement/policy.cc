@@ -388,6 +388,8 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   plan.n_gpu_layers = c.gpus.empty() ? 0 : c.layout.gpu_layers;
   plan.tensor_split = c.layout.split;
   plan.n_cpu_moe = c.layout.cpu_moe_layers;
+  plan.mmproj_on_cpu =
+      p.shape.mmproj_bytes > 0 && !c.gpus.empty() && ProjectorOnCpu(p.model, c.layout);
   plan.ctx_per_slot = ctx;
   plan.parallel = p.shape.parallel;
   plan.cache_type_k = p.shape.cache_type_k;

@@ -71,6 +71,7 @@ engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
   p.gpu_layers = plan.n_gpu_layers;
   p.tensor_split = plan.tensor_split;
   p.n_cpu_moe = plan.n_cpu_moe;
+  p.mmproj_on_cpu = plan.mmproj_on_cpu;
   p.cache_type_k = placement::KvTypeName(plan.cache_type_k);
   p.cache_type_v = placement::KvTypeName(plan.cache_type_v);
   p.flash_attention = plan.flash_attention;
