@@ -11,6 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import crypto from 'node:crypto';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
+import { startFakeHub } from '../lib/fake_hub.mjs';
 import { makeHome, startZest, syntheticVision } from '../lib/zest.mjs';
 
 // A 37 x 23 test pattern written by ffmpeg in the format of `ext`.
@@ -248,5 +250,60 @@ describe('vision: image URLs from allowed hosts only', () => {
     const other = await ask(`http://localhost:${port}/cat.png`);
     assert.equal(other.status, 400);
     assert.match(other.data.error.message, /does not fetch images from localhost/);
+  });
+});
+
+describe('vision: a model pulled with its projector', () => {
+  let hub;
+  let zest;
+  let cache;
+  const REPO = 'test-org/Seer-GGUF';
+  before(async () => {
+    const { model, mmproj } = syntheticVision();
+    // The repo's layout as ggml-org publishes vision models: the model and
+    // its projector in two precisions; zest takes the F16 one.
+    hub = await startFakeHub({ repos: { [REPO]: { files: {
+      'Seer-Q8_0.gguf': fs.readFileSync(model),
+      'mmproj-Seer-f16.gguf': fs.readFileSync(mmproj),
+      'mmproj-Seer-Q8_0.gguf': fs.readFileSync(mmproj),
+    } } } });
+    cache = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-hf-cache-'));
+    zest = await startZest({ home: makeHome({}), env: { HF_ENDPOINT: hub.url, HF_HUB_CACHE: cache } });
+  });
+  after(async () => {
+    await zest.stop();
+    zest.cleanup();
+    await hub.close();
+    fs.rmSync(cache, { recursive: true, force: true });
+  });
+
+  test('zest pull brings the F16 projector; the model sees; a corrupt image is the engine\'s 400', async () => {
+    const pulled = await zest.json('/api/v1/pull', { model: REPO, stream: false });
+    assert.equal(pulled.status, 200, JSON.stringify(pulled.data));
+    const name = `${REPO}:Q8_0`;
+    const { data } = (await zest.json('/v1/models')).data;
+    const seer = data.find((m) => m.id === name);
+    assert.ok(seer, JSON.stringify(data.map((m) => m.id)));
+    assert.match(seer.mmproj, /mmproj-Seer-f16\.gguf$/);
+    assert.ok(seer.capabilities.includes('vision'));
+    assert.equal(data.filter((m) => /mmproj/.test(m.id)).length, 0, 'projectors are not models');
+
+    const png = picture('png');
+    const ask = (bytes) => zest.json('/v1/chat/completions', { model: name, max_tokens: 1, messages: [{ role: 'user',
+      content: [{ type: 'text', text: QUESTION }, ...(bytes ? [{ type: 'image_url', image_url: { url: dataUrl('image/png', bytes) } }] : [])] }] });
+    const without = await ask(null);
+    const withImage = await ask(png);
+    assert.equal(withImage.status, 200, JSON.stringify(withImage.data));
+    assert.equal(withImage.data.usage.prompt_tokens - without.data.usage.prompt_tokens, syntheticVision().imageTokens);
+
+    // A PNG whose header is sound and whose pixels are garbage passes zest's
+    // checks; the engine cannot decode it and says so, in OpenAI's shape.
+    const corrupt = Buffer.concat([png.subarray(0, 33), crypto.randomBytes(200)]);
+    const broken = await ask(corrupt);
+    assert.equal(broken.status, 400, JSON.stringify(broken.data));
+    assert.equal(typeof broken.data.error.message, 'string');
+    assert.ok(broken.data.error.message.length > 0);
+    // The engine survived it: the next image is answered.
+    assert.equal((await ask(png)).status, 200);
   });
 });
