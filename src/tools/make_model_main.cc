@@ -124,9 +124,13 @@ bool RejectLlamaOnly(const CLI::App& app) {
 }
 
 // The vision projector for `spec`'s model, at `out`; prints what it wrote.
-int WriteProjector(const SyntheticModelSpec& spec, const std::string& out) {
-  const zest::tools::VisionProjectorSpec projector =
+int WriteProjector(const SyntheticModelSpec& spec, const std::string& out, uint32_t width) {
+  zest::tools::VisionProjectorSpec projector =
       zest::tools::ProjectorFor(spec.embedding, spec.type, spec.name);
+  if (width) {  // a wider encoder: more weights (memory tests), the same tokens
+    projector.embedding = width;
+    projector.feed_forward = 2 * width;
+  }
   const zest::Status status = zest::tools::WriteVisionProjector(projector, out);
   if (!status.ok()) {
     std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
@@ -142,7 +146,7 @@ int WriteProjector(const SyntheticModelSpec& spec, const std::string& out) {
 }
 
 int WriteLlama(const std::string& preset, const Overrides& o, const std::string& out,
-               const std::string& mmproj_out) {
+               const std::string& mmproj_out, uint32_t mmproj_width) {
   auto spec = zest::tools::PresetSpec(preset);
   if (!spec.ok()) {
     std::fprintf(stderr, "error: %s\n", spec.status().ToString().c_str());
@@ -160,7 +164,7 @@ int WriteLlama(const std::string& preset, const Overrides& o, const std::string&
     return 1;
   }
   PrintSummary(out, *spec);
-  return mmproj_out.empty() ? 0 : WriteProjector(*spec, mmproj_out);
+  return mmproj_out.empty() ? 0 : WriteProjector(*spec, mmproj_out, mmproj_width);
 }
 
 int WriteWhisper(const Overrides& o, const std::string& out) {
@@ -206,6 +210,11 @@ int Run(int argc, char** argv) {
   app.add_option("--mmproj-out", mmproj_out,
                  "also write a vision projector for the model (.gguf; llama presets that "
                  "write text)");
+  uint32_t mmproj_width = 0;
+  app.add_option("--mmproj-width", mmproj_width,
+                 "the projector's vision encoder width (default 64; a multiple of 4; its "
+                 "weights grow with the square)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--arch", arch, "model family")->check(CLI::IsMember({"llama", "whisper"}));
   app.add_option("--preset", preset, "size preset (llama)")
       ->check(CLI::IsMember(
@@ -232,7 +241,7 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "error: --english-only applies to --arch whisper only\n");
     return 2;
   }
-  return WriteLlama(preset, o, out, mmproj_out);
+  return WriteLlama(preset, o, out, mmproj_out, mmproj_width);
 }
 
 }  // namespace

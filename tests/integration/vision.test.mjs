@@ -307,3 +307,31 @@ describe('vision: a model pulled with its projector', () => {
     assert.equal((await ask(png)).status, 200);
   });
 });
+
+describe('vision: the projector in the memory ledger', () => {
+  let zest;
+  before(async () => {
+    // The same text model with a 0.3 MB projector and with a ~65 MB one.
+    zest = await startZest({ home: makeHome({ seer: 'vision', wide: { vision: ['--mmproj-width', '1024'] } }) });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  test('the ledger counts the projector where the engine holds it: measured RSS grows as predicted', async () => {
+    const engines = {};
+    for (const model of ['seer', 'wide']) {
+      const r = await zest.json('/api/v1/load', { model });
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+    }
+    for (const i of await zest.instances()) engines[i.model] = i;  // /api/v1/ps: with measured RSS
+    const projectorBytes = (name) => fs.statSync(path.join(zest.home, 'models', `${name}.mmproj.gguf`)).size;
+    // The prediction grows by the projector file's size, on the CPU (no GPU).
+    const predicted = engines.wide.placement.predicted_bytes.CPU.total - engines.seer.placement.predicted_bytes.CPU.total;
+    assert.equal(predicted, projectorBytes('wide') - projectorBytes('seer'));
+    // The engines' resident memory grows by that much, give or take a quarter
+    // (the encoder's buffers, allocator slack; both models share the rest).
+    const measured = engines.wide.measured_rss_bytes - engines.seer.measured_rss_bytes;
+    console.log(`projector: predicted ${(predicted / 2 ** 20).toFixed(1)} MiB more, measured ${(measured / 2 ** 20).toFixed(1)} MiB more`);
+    assert.ok(Math.abs(measured - predicted) < predicted / 4,
+      `measured ${(measured / 2 ** 20).toFixed(1)} MiB more, predicted ${(predicted / 2 ** 20).toFixed(1)} MiB`);
+  });
+});

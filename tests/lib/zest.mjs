@@ -44,17 +44,20 @@ export function syntheticWhisper() {
 // {model, mmproj, imageTokens}, written once; `imageTokens` is what the
 // tool says one image takes in the prompt (the engine resizes every image
 // to the projector's square).
-let visionModel = null;
-export function syntheticVision() {
-  if (visionModel) return visionModel;
-  const model = path.join(modelCache, 'vision.gguf');
-  const mmproj = path.join(modelCache, 'vision.mmproj.gguf');
-  const out = execFileSync(makeModelBin, ['--preset', 'tiny', '--out', model, '--mmproj-out', mmproj],
+// `args`: more options (e.g. ['--mmproj-width', '1024'] for a projector
+// with more weights).
+const visionModels = new Map();
+export function syntheticVision(args = []) {
+  const key = ['vision', ...args].join('_').replace(/[^\w.-]/g, '');
+  if (visionModels.has(key)) return visionModels.get(key);
+  const model = path.join(modelCache, `${key}.gguf`);
+  const mmproj = path.join(modelCache, `${key}.mmproj.gguf`);
+  const out = execFileSync(makeModelBin, ['--preset', 'tiny', '--out', model, '--mmproj-out', mmproj, ...args],
     { stdio: 'pipe' }).toString();
   const tokens = Number(/(\d+) image tokens each/.exec(out)?.[1]);
   if (!tokens) throw new Error(`zest-make-model did not say the image tokens: ${out}`);
-  visionModel = { model, mmproj, imageTokens: tokens };
-  return visionModel;
+  visionModels.set(key, { model, mmproj, imageTokens: tokens });
+  return visionModels.get(key);
 }
 
 // The sample speech Debian's whisper.cpp-tools ships (mono 16 kHz WAV,
@@ -73,7 +76,8 @@ export function sampleSpeech() {
 // A temporary ZEST_HOME whose models/ holds the given models, by name: a
 // preset ('tiny'), a path ending in .gguf, or {preset, args} for
 // zest-make-model, 'whisper' (a synthetic speech model) or 'vision' (a
-// synthetic model and its projector, name.mmproj.gguf); `config`, the
+// synthetic model and its projector, name.mmproj.gguf; {vision: [options]}
+// with more zest-make-model options); `config`, the
 // text of its config.toml.
 export function makeHome(models = { tiny: 'tiny' }, { config } = {}) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-test-home-'));
@@ -84,9 +88,10 @@ export function makeHome(models = { tiny: 'tiny' }, { config } = {}) {
       fs.copyFileSync(syntheticWhisper().file, path.join(home, 'models', `${name}.bin`));
       continue;
     }
-    if (spec === 'vision') {
-      fs.copyFileSync(syntheticVision().model, path.join(home, 'models', `${name}.gguf`));
-      fs.copyFileSync(syntheticVision().mmproj, path.join(home, 'models', `${name}.mmproj.gguf`));
+    if (spec === 'vision' || spec?.vision) {  // 'vision', or {vision: [zest-make-model options]}
+      const files = syntheticVision(spec === 'vision' ? [] : spec.vision);
+      fs.copyFileSync(files.model, path.join(home, 'models', `${name}.gguf`));
+      fs.copyFileSync(files.mmproj, path.join(home, 'models', `${name}.mmproj.gguf`));
       continue;
     }
     const dest = path.join(home, 'models', `${name}.gguf`);
