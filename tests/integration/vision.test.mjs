@@ -295,6 +295,20 @@ describe('vision: a model pulled with its projector', () => {
     const withImage = await ask(png);
     assert.equal(withImage.status, 200, JSON.stringify(withImage.data));
     assert.equal(withImage.data.usage.prompt_tokens - without.data.usage.prompt_tokens, syntheticVision().imageTokens);
+    // The other three APIs, by their SDKs, on the pulled model.
+    const anthropic = new Anthropic({ baseURL: zest.url, apiKey: 'unused', maxRetries: 0 });
+    const message = await anthropic.messages.create({ model: name, max_tokens: 1, messages: [{ role: 'user', content: [
+      { type: 'text', text: QUESTION },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }] }] });
+    assert.ok(message.usage.input_tokens > syntheticVision().imageTokens);
+    const openai = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const response = await openai.responses.create({ model: name, max_output_tokens: 1, store: false, input: [{ role: 'user',
+      content: [{ type: 'input_text', text: QUESTION }, { type: 'input_image', image_url: dataUrl('image/png', png), detail: 'auto' }] }] });
+    assert.ok(response.usage.input_tokens > syntheticVision().imageTokens);
+    const ollama = new Ollama({ host: zest.url });
+    const chat = await ollama.chat({ model: name, stream: false, options: { num_predict: 1 },
+      messages: [{ role: 'user', content: QUESTION, images: [new Uint8Array(png)] }] });
+    assert.equal(chat.prompt_eval_count, withImage.data.usage.prompt_tokens);
 
     // A PNG whose header is sound and whose pixels are garbage passes zest's
     // checks; the engine cannot decode it and says so, in OpenAI's shape.
