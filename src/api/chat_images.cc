@@ -72,8 +72,9 @@ Status CheckVision(const models::ModelEntry& model, const engines::ChatRequest& 
   bool audio = false;
   for (const engines::Message& m : request.messages) {
     for (const ContentPart& p : m.parts) {
-      audio = audio || (p.type == ContentPart::Type::kOther && p.extra.is_object() &&
-                        p.extra.value("type", "") == "input_audio");
+      if (p.type != ContentPart::Type::kOther || !p.extra.is_object()) continue;
+      auto type = p.extra.find("type");  // a client's part: "type" may be anything
+      audio = audio || (type != p.extra.end() && *type == "input_audio");
     }
   }
   if (audio && !(paired && model.projector.has_audio)) {

@@ -200,6 +200,11 @@ TEST(ChatImages, AModelWithoutAProjectorIsToldItHasNoVision) {
       << deaf.message();
   model.projector.has_audio = true;
   EXPECT_TRUE(CheckVision(model, heard).ok());
+  // A part of another type, even a type that is not a string, is no audio.
+  ChatRequest odd = WithImages({});
+  odd.messages[0].parts.push_back({.type = ContentPart::Type::kOther, .extra = {{"type", 5}}});
+  model.mmproj.clear();
+  EXPECT_TRUE(CheckVision(model, odd).ok());
 }
 
 }  // namespace
