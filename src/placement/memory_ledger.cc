@@ -9,8 +9,8 @@ namespace {
 // ggml block geometry of the quantized cache types: 32 elements per block,
 // q8_0 = 2-byte scale + 32 bytes, q4_0 = 2-byte scale + 16 bytes.
 constexpr uint64_t kBlock = 32;
-constexpr uint64_t kQ8_0BlockBytes = 34;
-constexpr uint64_t kQ4_0BlockBytes = 18;
+constexpr uint64_t kBytesPerQ8Block = 34;
+constexpr uint64_t kBytesPerQ4Block = 18;
 
 uint64_t Blocks(uint64_t elements) { return (elements + kBlock - 1) / kBlock; }
 
@@ -61,9 +61,9 @@ uint64_t KvTypeBytes(KvType type, uint64_t elements) {
     case KvType::kF16:
       return elements * 2;
     case KvType::kQ8_0:
-      return Blocks(elements) * kQ8_0BlockBytes;
+      return Blocks(elements) * kBytesPerQ8Block;
     case KvType::kQ4_0:
-      return Blocks(elements) * kQ4_0BlockBytes;
+      return Blocks(elements) * kBytesPerQ4Block;
   }
   return elements * 2;
 }
