@@ -177,36 +177,39 @@ TEST_F(UpstreamClientTest, MissingSocketIsUnavailable) {
 TEST_F(UpstreamClientTest, RefusesASocketServedByAnotherUser) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to serve as another user";
   std::filesystem::permissions(dir_, std::filesystem::perms::all);
+  // The child says it listens through a pipe: waiting on that holds however
+  // slow a busy machine is (probing the socket instead filled its backlog
+  // under load, and the request was refused before the check could run).
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
   pid_t child = ::fork();
   if (child == 0) {
+    ::close(ready[0]);
     if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
     int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
     std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path_.c_str());
     if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-        ::listen(fd, 1) != 0) {
+        ::listen(fd, 16) != 0 || ::write(ready[1], "!", 1) != 1) {
       ::_exit(3);
     }
     const char answer[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-    while (true) {  // answers every connection, the test's probes included
+    while (true) {  // answers every connection
       int client = ::accept(fd, nullptr, nullptr);
       if (client >= 0 && ::write(client, answer, sizeof answer - 1) < 0) ::_exit(4);
       ::close(client);
     }
   }
   ASSERT_GT(child, 0);
-  // Until the other user's socket accepts a connection.
-  auto listening = [&] {
-    int probe = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path_.c_str());
-    const bool ok = ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-    ::close(probe);
-    return ok;
-  };
-  for (int i = 0; i < 500 && !listening(); ++i) ::usleep(10000);
+  ::close(ready[1]);
+  char byte = 0;
+  const bool started = ::read(ready[0], &byte, 1) == 1;
+  ::close(ready[0]);
+  if (!started) {
+    ::waitpid(child, nullptr, 0);
+    FAIL() << "the other user's server did not start";
+  }
   Status status = Run([&]() -> net::awaitable<Status> {
     UpstreamRequest request;
     request.method = "GET";
