@@ -9,6 +9,7 @@
 #include "api/request/image_probe.h"
 #include "core/base64.h"
 #include "core/strings.h"
+#include "http/url_host.h"
 #include "models/http_fetch.h"
 
 namespace zest::api {
@@ -29,23 +30,6 @@ std::string Demuxer(ImageHeader::Format format) {
     default:
       return "mov";  // HEIF and AVIF are ISO media files
   }
-}
-
-// The lower-cased host of an http(s) URL, or "" when it has none zest
-// would fetch from (user info, an empty host).
-std::string UrlHost(std::string_view url) {
-  size_t scheme_end = url.find("://");
-  if (scheme_end == std::string_view::npos) return "";
-  std::string_view rest = url.substr(scheme_end + 3);
-  std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
-  if (authority.find('@') != std::string_view::npos) return "";
-  std::string_view host = authority;
-  if (host.starts_with('[')) {
-    host = host.substr(1, host.find(']') == std::string_view::npos ? 0 : host.find(']') - 1);
-  } else {
-    host = host.substr(0, host.find(':'));
-  }
-  return AsciiLower(std::string(host));
 }
 
 }  // namespace
@@ -114,7 +98,8 @@ boost::asio::awaitable<Status> ChatImages::PrepareOne(
     ContentPart& part, int index, const engines::ImageConverter* converter) const {
   const std::string where = "image " + std::to_string(index);
   std::string bytes;
-  if (part.url.starts_with("data:")) {
+  const bool data_url = part.url.starts_with("data:");
+  if (data_url) {
     // data:[<mime>][;base64],<bytes>: only base64, as every API sends it.
     size_t comma = part.url.find(',');
     if (comma == std::string::npos ||
@@ -132,7 +117,7 @@ boost::asio::awaitable<Status> ChatImages::PrepareOne(
     if (!decoded) co_return InvalidArgument(where + ": its data: URL is not valid base64");
     bytes = std::move(*decoded);
   } else if (part.url.starts_with("https://") || part.url.starts_with("http://")) {
-    const std::string host = UrlHost(part.url);
+    const std::string host = http::UrlHost(part.url);
     if (host.empty() || std::find(limits_.url_hosts.begin(), limits_.url_hosts.end(), host) ==
                             limits_.url_hosts.end()) {
       co_return InvalidArgument(
@@ -166,7 +151,8 @@ boost::asio::awaitable<Status> ChatImages::PrepareOne(
                                             " are allowed (limits.max_image_pixels)");
   };
   if (Status fits = check_pixels(header); !fits.ok()) co_return fits;
-  if (header.Convertible()) {
+  const bool converted = header.Convertible();
+  if (converted) {
     if (converter == nullptr) {
       co_return InvalidArgument(where + " is " + header.Name() +
                                 ", which needs ffmpeg to convert; send PNG, JPEG, GIF or BMP");
@@ -184,7 +170,11 @@ boost::asio::awaitable<Status> ChatImages::PrepareOne(
     header = ProbeImage(bytes);
     if (Status fits = check_pixels(header); !fits.ok()) co_return fits;
   }
-  part.url = "data:" + header.Mime() + ";base64," + Base64Encode(bytes);
+  std::string prefix = "data:" + header.Mime() + ";base64,";
+  // A data: URL the engine reads as it is (its own format's MIME type, strict
+  // base64 just decoded) goes on unchanged: re-encoding 20 MB costs time.
+  if (data_url && !converted && part.url.starts_with(prefix)) co_return Status::Ok();
+  part.url = std::move(prefix) + Base64Encode(bytes);
   co_return Status::Ok();
 }
 

@@ -81,6 +81,17 @@ TEST(ChatImages, PngPassesAsItCame) {
   EXPECT_EQ(request.messages[0].parts[1].url, DataUrl("image/png", png));
 }
 
+// A wrong MIME type is put right: the engine is told what the bytes are.
+TEST(ChatImages, MislabelledPngIsRelabelled) {
+  testing::TempDir dir("chat-images");
+  const std::string png = Picture(dir.path(), "a.png");
+  ChatImages images({});
+  ChatRequest request = WithImages({DataUrl("image/jpeg", png)});
+  Prepared p = Prepare(images, request);
+  ASSERT_TRUE(p.status.ok()) << p.status.message();
+  EXPECT_EQ(request.messages[0].parts[1].url, DataUrl("image/png", png));
+}
+
 TEST(ChatImages, WebpBecomesPngOfTheSameSize) {
   testing::TempDir dir("chat-images");
   testing::TempDir work("chat-images-work");

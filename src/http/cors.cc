@@ -4,25 +4,17 @@
 #include <boost/asio/ip/address.hpp>
 #include <cctype>
 
+#include "http/url_host.h"
+
 namespace zest::http {
 namespace {
 
-// The host part of an origin's authority: "localhost", "127.0.0.1", "::1".
-// Empty when the origin is not "http(s)://authority".
+// The host of an origin "http(s)://authority" (nothing after the
+// authority), lower-cased; empty when it is not one.
 std::string OriginHost(std::string_view origin, std::string_view* authority = nullptr) {
-  std::size_t scheme_end = origin.find("://");
-  if (scheme_end == std::string_view::npos) return {};
-  std::string_view scheme = origin.substr(0, scheme_end);
-  if (scheme != "http" && scheme != "https") return {};
-  std::string_view rest = origin.substr(scheme_end + 3);
-  if (rest.empty() || rest.find_first_of("/?#@ ") != std::string_view::npos) return {};
-  if (authority) *authority = rest;
-  if (rest.front() == '[') {
-    std::size_t close = rest.find(']');
-    if (close == std::string_view::npos) return {};
-    return std::string(rest.substr(1, close - 1));
-  }
-  return std::string(rest.substr(0, rest.find(':')));
+  std::string_view rest;
+  std::string host = UrlHost(origin, authority, &rest);
+  return rest.empty() ? host : std::string();
 }
 
 bool IsIpLiteral(std::string_view host_header) {
@@ -43,7 +35,6 @@ CorsPolicy::CorsPolicy(std::vector<std::string> origins) : origins_(std::move(or
 
 bool CorsPolicy::IsLoopbackOrigin(std::string_view origin) {
   std::string host = OriginHost(origin);
-  for (char& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (host == "localhost") return true;
   boost::system::error_code ec;
   auto address = boost::asio::ip::make_address(host, ec);

@@ -240,7 +240,8 @@ Status ModelRegistry::Add(const std::string& name, const fs::path& path, const f
   }
   Result<GgufFile> gguf = ReadGguf(file.path);
   if (!gguf.ok()) return InvalidArgument(path.string() + ": " + gguf.status().message());
-  if (models::Describe(*gguf).architecture == "clip") {
+  const ModelInfo model = models::Describe(*gguf);
+  if (model.architecture == "clip") {
     return InvalidArgument(path.string() +
                            " is a vision projector, not a model; give it as --mmproj");
   }
@@ -250,7 +251,7 @@ Status ModelRegistry::Add(const std::string& name, const fs::path& path, const f
       return InvalidArgument(mmproj.string() + ": " + projector.status().message());
     Result<ProjectorInfo> info = DescribeProjector(*projector);
     if (!info.ok()) return InvalidArgument(mmproj.string() + ": " + info.status().message());
-    ZEST_RETURN_IF_ERROR(CheckProjectorFits(*info, models::Describe(*gguf).embedding_length));
+    ZEST_RETURN_IF_ERROR(CheckProjectorFits(*info, model.embedding_length));
   }
   UserModels models = LoadUserModels();
   models.presets.erase(name);

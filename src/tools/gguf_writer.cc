@@ -49,6 +49,17 @@ uint64_t PaddingFor(uint64_t size) {
 
 }  // namespace
 
+uint32_t GgufFileType(TensorType type) {
+  switch (type) {
+    case TensorType::kF16:
+      return 1;
+    case TensorType::kQ8_0:
+      return 7;
+    default:
+      return 0;
+  }
+}
+
 void GgufWriter::Fail(std::string message) {
   if (error_.empty()) error_ = std::move(message);
 }

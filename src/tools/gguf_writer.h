@@ -20,6 +20,10 @@ namespace zest::tools {
 
 enum class TensorType : uint32_t { kF32 = 0, kF16 = 1, kQ8_0 = 8 };
 
+// general.file_type (llama_ftype) of a file whose matrices are `type`:
+// 0 all F32, 1 mostly F16, 7 mostly Q8_0.
+uint32_t GgufFileType(TensorType type);
+
 // Data of every tensor starts at a multiple of this; Write() records it as
 // general.alignment, so callers must not add that key themselves.
 inline constexpr uint32_t kGgufAlignment = 32;

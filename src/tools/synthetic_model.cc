@@ -13,17 +13,6 @@
 namespace zest::tools {
 namespace {
 
-uint32_t FileTypeOf(TensorType type) {
-  switch (type) {
-    case TensorType::kF16:
-      return 1;
-    case TensorType::kQ8_0:
-      return 7;
-    default:
-      return 0;
-  }
-}
-
 Status Validate(const SyntheticModelSpec& s) {
   if (s.layers == 0 || s.embedding == 0 || s.heads == 0 || s.kv_heads == 0 || s.feed_forward == 0 ||
       s.context == 0) {
@@ -67,7 +56,7 @@ void AddModelMetadata(const SyntheticModelSpec& s, uint32_t vocab_size, GgufWrit
   // Marks the file as synthetic (random or designed weights), so zest can
   // warn whoever serves it.
   w.AddBool("zest.synthetic", true);
-  w.AddUint32("general.file_type", FileTypeOf(s.type));
+  w.AddUint32("general.file_type", GgufFileType(s.type));
   w.AddUint32(arch + ".context_length", s.context);
   w.AddUint32(arch + ".embedding_length", s.embedding);
   w.AddUint32(arch + ".block_count", s.layers);

@@ -14,18 +14,6 @@ namespace {
 // CLIP's layer norm epsilon.
 constexpr float kLayerNormEpsilon = 1e-5f;
 
-// general.file_type of the projector: what its matrices are (llama_ftype).
-uint32_t FileTypeOf(TensorType type) {
-  switch (type) {
-    case TensorType::kF16:
-      return 1;
-    case TensorType::kQ8_0:
-      return 7;
-    default:
-      return 0;
-  }
-}
-
 Status Validate(const VisionProjectorSpec& s) {
   if (s.text_embedding == 0 || s.image_size == 0 || s.patch_size == 0 || s.embedding == 0 ||
       s.heads == 0 || s.feed_forward == 0 || s.layers == 0) {
@@ -54,7 +42,7 @@ void AddMetadata(const VisionProjectorSpec& s, GgufWriter& w) {
   w.AddString("general.type", "mmproj");
   w.AddString("general.name", s.name);
   w.AddBool("zest.synthetic", true);
-  w.AddUint32("general.file_type", FileTypeOf(s.type));
+  w.AddUint32("general.file_type", GgufFileType(s.type));
   w.AddString("clip.projector_type", kProjectorTypeMlp);
   w.AddBool("clip.has_vision_encoder", true);
   w.AddUint32("clip.vision.image_size", s.image_size);

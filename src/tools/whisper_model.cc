@@ -11,6 +11,7 @@
 
 #include "models/whisper_file.h"
 #include "tools/atomic_file.h"
+#include "tools/gguf_writer.h"
 #include "tools/mel_filters.h"
 #include "tools/random_weights.h"
 #include "tools/tensor_encoding.h"
@@ -32,15 +33,10 @@ void AppendI32(int32_t v, std::string& out) {
   out.append(reinterpret_cast<const char*>(&v), sizeof v);
 }
 
+// whisper.cpp's ftype: the GGUF file type, quantized ones with the version.
 int32_t FileTypeOf(TensorType type) {
-  switch (type) {
-    case TensorType::kF16:
-      return 1;
-    case TensorType::kQ8_0:
-      return kQuantizationVersion * 1000 + 7;
-    default:
-      return 0;
-  }
+  const auto ftype = static_cast<int32_t>(GgufFileType(type));
+  return type == TensorType::kQ8_0 ? kQuantizationVersion * 1000 + ftype : ftype;
 }
 
 Status Validate(const WhisperModelSpec& s) {

@@ -120,62 +120,54 @@ ImageHeader ProbeImage(std::string_view b) {
   return {};
 }
 
+namespace {
+
+// What zest knows of each format: one row each.
+struct FormatFacts {
+  Format format;
+  std::string_view name;  // for messages
+  std::string_view mime;
+  bool engine_reads;  // else converted to PNG first
+};
+
+constexpr std::array<FormatFacts, 8> kFormats = {{
+    {Format::kPng, "PNG", "image/png", true},
+    {Format::kJpeg, "JPEG", "image/jpeg", true},
+    {Format::kGif, "GIF", "image/gif", true},
+    {Format::kBmp, "BMP", "image/bmp", true},
+    {Format::kWebp, "WebP", "image/webp", false},
+    {Format::kTiff, "TIFF", "image/tiff", false},
+    {Format::kHeif, "HEIF", "image/heic", false},
+    {Format::kAvif, "AVIF", "image/avif", false},
+}};
+
+const FormatFacts* FactsOf(Format format) {
+  for (const FormatFacts& f : kFormats) {
+    if (f.format == format) return &f;
+  }
+  return nullptr;  // kUnknown
+}
+
+}  // namespace
+
 bool ImageHeader::EngineReads() const {
-  return format == Format::kPng || format == Format::kJpeg || format == Format::kGif ||
-         format == Format::kBmp;
+  const FormatFacts* f = FactsOf(format);
+  return f != nullptr && f->engine_reads;
 }
 
 bool ImageHeader::Convertible() const {
-  return format == Format::kWebp || format == Format::kTiff || format == Format::kHeif ||
-         format == Format::kAvif;
+  const FormatFacts* f = FactsOf(format);
+  return f != nullptr && !f->engine_reads;
 }
 
 std::string ImageHeader::Mime() const {
-  switch (format) {
-    case Format::kPng:
-      return "image/png";
-    case Format::kJpeg:
-      return "image/jpeg";
-    case Format::kGif:
-      return "image/gif";
-    case Format::kBmp:
-      return "image/bmp";
-    case Format::kWebp:
-      return "image/webp";
-    case Format::kTiff:
-      return "image/tiff";
-    case Format::kHeif:
-      return "image/heic";
-    case Format::kAvif:
-      return "image/avif";
-    case Format::kUnknown:
-      break;
-  }
-  return "";
+  const FormatFacts* f = FactsOf(format);
+  return f != nullptr ? std::string(f->mime) : "";
 }
 
 std::string ImageHeader::Name() const {
-  switch (format) {
-    case Format::kPng:
-      return "PNG";
-    case Format::kJpeg:
-      return "JPEG";
-    case Format::kGif:
-      return "GIF";
-    case Format::kBmp:
-      return "BMP";
-    case Format::kWebp:
-      return "WebP";
-    case Format::kTiff:
-      return "TIFF";
-    case Format::kHeif:
-      return "HEIF";
-    case Format::kAvif:
-      return "AVIF";
-    case Format::kUnknown:
-      break;
-  }
-  return "an unknown format";
+  const FormatFacts* f = FactsOf(format);
+  return f != nullptr ? std::string(f->name) : "an unknown format";
 }
 
 }  // namespace zest::api
