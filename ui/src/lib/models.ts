@@ -17,7 +17,7 @@ export interface ModelEntry {
   quantization?: string;
   context_length?: number;
   suggested_ctx?: number;
-  /** llm, embedding, reranker, speech or image; absent for catalog entries. */
+  /** llm, embedding, reranker, speech (to text), tts (speech out) or image; absent for catalog entries. */
   type?: string;
   labels?: string[];
   recipe?: string;
@@ -56,6 +56,11 @@ export function isChatModel(m: ModelEntry): boolean {
 /** A downloaded speech-to-text model: the chat page transcribes audio files with it. */
 export function isSpeechModel(m: ModelEntry | undefined): boolean {
   return !!m && !m.error && m.source !== 'catalog' && m.type === 'speech';
+}
+
+/** A downloaded speech-out model: it reads answers aloud. */
+export function isSpeechOutModel(m: ModelEntry | undefined): boolean {
+  return !!m && !m.error && m.source !== 'catalog' && m.type === 'tts';
 }
 
 /**

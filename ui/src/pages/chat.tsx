@@ -2,7 +2,7 @@
 // its model and settings above it and the message box below.
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { byRecency, exportJson, parseImport } from '../lib/conversations';
-import { canSeeImages, isChatModel, isSpeechModel, pickerLabel } from '../lib/models';
+import { canSeeImages, isChatModel, isSpeechModel, isSpeechOutModel, pickerLabel } from '../lib/models';
 import { models, modelsError, refreshModels } from '../stores';
 import { Composer } from './chat_composer';
 import { AssistantMessage, UserMessage } from './chat_message';
@@ -10,6 +10,7 @@ import {
   conversations, current, currentId, deleteChat, editAndResend, importConversations, loadConversations, loaded,
   newChat, params, regenerate, setFields, setParam, stop, storageNote, streaming, transcribe,
 } from './chat_state';
+import { setVoiceModel, speak, speaking, stopSpeaking, voiceError, voiceModel } from './voice_state';
 
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
@@ -141,7 +142,7 @@ function AudioComposer({ id, model }: { id: string | null; model: string }) {
   );
 }
 
-function Messages({ id, speech }: { id: string; speech: boolean }) {
+function Messages({ id, speech, voice }: { id: string; speech: boolean; voice: string }) {
   const c = conversations.value[id];
   const ref = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
@@ -165,7 +166,9 @@ function Messages({ id, speech }: { id: string; speech: boolean }) {
         ) : (
           <AssistantMessage key={i} message={m} streaming={live && i === c.messages.length - 1}
             canRegenerate={!speech && i === lastAssistant && i === c.messages.length - 1 && streaming.value === null}
-            onRegenerate={() => void regenerate(id)} />
+            onRegenerate={() => void regenerate(id)}
+            listening={speaking.value?.key === `${id}:${i}`}
+            onListen={voice ? () => (speaking.value?.key === `${id}:${i}` ? stopSpeaking() : void speak(`${id}:${i}`, m.content, voice)) : null} />
         ),
       )}
     </div>
@@ -187,6 +190,10 @@ export function ChatPage() {
   const known = (name: string | undefined) => !!name && chatModels.some((m) => m.id === name);
   const model = known(c?.model) ? c!.model : known(pick) ? pick : chatModels[0]?.id ?? '';
   const entry = chatModels.find((m) => m.id === model);
+  // Speech-out models read answers aloud; a speech-to-text model hears voice mode.
+  const voices = (models.value ?? []).filter((m) => isSpeechOutModel(m));
+  const voice = voices.some((m) => m.id === voiceModel.value) ? voiceModel.value : '';
+  const listener = (models.value ?? []).find((m) => isSpeechModel(m))?.id ?? '';
 
   return (
     <div class="chat">
@@ -203,14 +210,24 @@ export function ChatPage() {
             }}>
             {chatModels.map((m) => <option key={m.id} value={m.id}>{pickerLabel(m, m.loaded ? 'ready' : undefined)}</option>)}
           </select>
+          {voices.length > 0 && (
+            <>
+              <label class="field inline" for={`${pickerId}-voice`}>Voice</label>
+              <select id={`${pickerId}-voice`} value={voice} onChange={(e) => setVoiceModel(e.currentTarget.value)}>
+                <option value="">None</option>
+                {voices.map((m) => <option key={m.id} value={m.id}>{m.id}</option>)}
+              </select>
+            </>
+          )}
           <Settings id={id} />
         </div>
+        {voiceError.value && <p role="alert" class="error small">{voiceError.value}</p>}
         {modelsError.value && <p role="alert" class="error">{modelsError.value}</p>}
         {models.value && chatModels.length === 0 && (
           <p class="muted">No chat model is downloaded yet: pull one on the <a href="#/models">Models</a> page.</p>
         )}
-        {loaded.value && id ? <Messages id={id} speech={isSpeechModel(entry)} /> : <div class="messages"><p class="muted empty">Ask something to start.</p></div>}
-        {isSpeechModel(entry) ? <AudioComposer id={id} model={model} /> : <Composer id={id} model={model} vision={canSeeImages(entry)} />}
+        {loaded.value && id ? <Messages id={id} speech={isSpeechModel(entry)} voice={voice} /> : <div class="messages"><p class="muted empty">Ask something to start.</p></div>}
+        {isSpeechModel(entry) ? <AudioComposer id={id} model={model} /> : <Composer id={id} model={model} vision={canSeeImages(entry)} listener={listener} />}
       </section>
     </div>
   );

@@ -10,6 +10,7 @@ import { prepareImage } from '../lib/image_file';
 import { heldBy, imageLimits, imageType, imagesLeft, refusalFor, tooManyImages } from '../lib/images';
 import { refreshModels } from '../stores';
 import { conversations, newChat, send, setFields, stop, streaming } from './chat_state';
+import { canRecord, recording, talk } from './voice_state';
 
 interface Pending {
   key: number;
@@ -30,9 +31,11 @@ interface Props {
   id: string | null;
   model: string;
   vision: boolean;
+  /** The speech-to-text model voice mode transcribes with; '' for none. */
+  listener: string;
 }
 
-export function Composer({ id, model, vision }: Props) {
+export function Composer({ id, model, vision, listener }: Props) {
   const [text, setText] = useState('');
   const [images, setImages] = useState<Pending[]>([]);
   const [notes, setNotes] = useState<string[]>([]);
@@ -186,6 +189,22 @@ export function Composer({ id, model, vision }: Props) {
             input.value = '';
             void attach(files, 'The chosen files were');
           }} />
+        {listener && canRecord() && !busy && (recording.value ? (
+          <>
+            <button type="button" class="button primary" onClick={() => recording.value?.finish()}>Stop and send</button>
+            <button type="button" class="button" onClick={() => recording.value?.cancel()}>Cancel</button>
+            <span class="muted small" role="status">Listening…</span>
+          </>
+        ) : (
+          <button type="button" class="button" disabled={!model} title={`Speak your message; ${listener} writes it down`}
+            onClick={() => {
+              const target = id ?? newChat(model);
+              if (conversations.value[target]?.model !== model) setFields(target, { model });
+              void talk(target, listener).then(refreshModels);
+            }}>
+            Talk
+          </button>
+        ))}
         <span class="grow" />
         {busy ? (
           <button type="button" class="button danger" onClick={stop}>Stop</button>

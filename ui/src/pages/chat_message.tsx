@@ -1,5 +1,5 @@
 // One message of a conversation: the user's (plain text and images, with Edit) or the
-// model's (Markdown, folded reasoning, speed, Regenerate).
+// model's (Markdown, folded reasoning, speed, Regenerate, Listen).
 import { useMemo, useState } from 'preact/hooks';
 import { Dialog } from '../components/dialog';
 import { formatCount, formatRate } from '../lib/format';
@@ -88,9 +88,13 @@ interface AssistantProps {
   streaming: boolean;
   canRegenerate: boolean;
   onRegenerate: () => void;
+  /** Reads the answer aloud (or stops it); null without a speech-out model. */
+  onListen: (() => void) | null;
+  /** Whether this answer is being read aloud now. */
+  listening: boolean;
 }
 
-export function AssistantMessage({ message, streaming, canRegenerate, onRegenerate }: AssistantProps) {
+export function AssistantMessage({ message, streaming, canRegenerate, onRegenerate, onListen, listening }: AssistantProps) {
   const s = message.stats;
   return (
     <article class="msg assistant" data-role="assistant" aria-busy={streaming ? 'true' : 'false'}>
@@ -110,6 +114,11 @@ export function AssistantMessage({ message, streaming, canRegenerate, onRegenera
         )}
         {canRegenerate && !streaming && (
           <button type="button" class="link-button" onClick={onRegenerate}>Regenerate</button>
+        )}
+        {onListen && !streaming && message.content.trim() && (
+          <button type="button" class="link-button" aria-pressed={listening ? 'true' : 'false'} onClick={onListen}>
+            {listening ? 'Stop reading' : 'Listen'}
+          </button>
         )}
       </div>
     </article>
