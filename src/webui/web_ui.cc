@@ -11,9 +11,10 @@ using asio::awaitable;
 // Scripts, styles, images and fetches from this origin only: no inline
 // script or style, no eval, no plugins, no framing, no form posts elsewhere.
 // Images may be data:/blob: URLs (attachments the user picks, shown before
-// sending).
+// sending); audio only blob: URLs (an answer read aloud, fetched first).
 constexpr std::string_view kContentSecurityPolicy =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "media-src blob:; "
     "connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; "
     "form-action 'none'; frame-ancestors 'none'";
 

@@ -76,6 +76,7 @@ describe('web UI over HTTP, no keys', () => {
     const csp = res.headers.get('content-security-policy');
     assert.match(csp, /default-src 'none'/);
     assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /media-src blob:(;|$)/);  // answers read aloud: fetched, then played
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     const html = await res.text();
