@@ -12,12 +12,13 @@ const require = createRequire(import.meta.url);
 export const chromiumPath = process.env.ZEST_CHROMIUM ?? '/usr/bin/chromium';
 export const screenshotDir = path.join(path.dirname(new URL(import.meta.url).pathname), '../ui/output');
 
-export async function launchBrowser() {
+// `args`: more Chromium switches (a fake microphone, autoplay) for a test.
+export async function launchBrowser({ args = [] } = {}) {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
     // Root (CI) cannot use Chromium's own sandbox; the pages are our own.
-    args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    args: ['--no-sandbox', '--disable-dev-shm-usage', ...args],
   });
 }
 

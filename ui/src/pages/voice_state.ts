@@ -30,8 +30,11 @@ export function setVoiceModel(name: string): void {
 
 /** The answer being read ("conversation id:message index") and how to stop it. */
 export const speaking = signal<{ key: string; stop: () => void } | null>(null);
-/** Voice mode's recorder while it listens, and how to end the recording. */
-export const recording = signal<{ finish: () => void; cancel: () => void } | null>(null);
+/**
+ * Voice mode's recorder while it listens, and how to end the recording;
+ * `hearing` once the microphone has delivered sound (then there is something to send).
+ */
+export const recording = signal<{ finish: () => void; cancel: () => void; hearing: boolean } | null>(null);
 /** What went wrong last in speaking or listening, for the page to show. */
 export const voiceError = signal('');
 
@@ -110,19 +113,27 @@ export async function talk(id: string, listenModel: string): Promise<void> {
   const chunks: Blob[] = [];
   const recorder = new MediaRecorder(media);
   let keep = true;
-  const stopped = new Promise<void>((resolve) => {
-    recorder.ondataavailable = (e) => chunks.push(e.data);
-    recorder.onstop = () => resolve();
-  });
-  recording.value = {
+  const controls = {
     finish: () => recorder.stop(),
     cancel: () => { keep = false; recorder.stop(); },
   };
-  recorder.start();
+  const stopped = new Promise<void>((resolve) => {
+    recorder.ondataavailable = (e) => {
+      if (e.data.size > 0) chunks.push(e.data);
+      if (chunks.length > 0 && recording.value && !recording.value.hearing) recording.value = { ...controls, hearing: true };
+    };
+    recorder.onstop = () => resolve();
+  });
+  recording.value = { ...controls, hearing: false };
+  recorder.start(250);  // a chunk each 250 ms: "hearing" as soon as sound arrives
   await stopped;
   media.getTracks().forEach((t) => t.stop());
   recording.value = null;
   if (!keep) return;
+  if (chunks.length === 0) {
+    voiceError.value = 'No sound was recorded.';
+    return;
+  }
   try {
     const text = await transcribeBlob(new Blob(chunks, { type: recorder.mimeType }), listenModel);
     if (!text) {
