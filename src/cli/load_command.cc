@@ -19,7 +19,7 @@ using nlohmann::json;
 struct LoadFlags {
   std::string model;
   std::string keep_alive;
-  std::optional<int64_t> ctx_size, n_gpu_layers, parallel, batch, ubatch, n_cpu_moe;
+  std::optional<int64_t> ctx_size, n_gpu_layers, parallel, batch, ubatch, n_cpu_moe, cache_ram;
   std::string device, kv_type, cache_type_k, cache_type_v, flash_attention, flm;
   std::vector<double> tensor_split;
   bool no_mmap = false, mlock = false;
@@ -35,6 +35,7 @@ struct LoadFlags {
     number("batch", batch);
     number("ubatch", ubatch);
     number("n_cpu_moe", n_cpu_moe);
+    number("cache_ram", cache_ram);
     if (!device.empty()) o["device"] = device;
     if (!flm.empty()) o["flm"] = flm;
     if (!kv_type.empty()) o["kv_type"] = kv_type;
@@ -86,6 +87,9 @@ void AddEngineOptions(CLI::App* load, LoadFlags& f) {
   load->add_option("--batch", f.batch, "Logical batch size (-b)");
   load->add_option("--ubatch", f.ubatch, "Physical batch size (-ub)");
   load->add_option("--n-cpu-moe", f.n_cpu_moe, "MoE: experts of the first N blocks on the CPU");
+  load->add_option("--cache-ram", f.cache_ram,
+                   "MiB of idle conversations the engine keeps in RAM (0 = none; default: "
+                   "as large as its KV cache, within a quarter of the free RAM)");
   load->add_flag("--no-mmap", f.no_mmap, "Read the weights into memory instead of mapping them");
   load->add_flag("--mlock", f.mlock, "Lock the weights in RAM");
 }

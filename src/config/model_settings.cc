@@ -107,6 +107,7 @@ const std::map<std::string, Option, std::less<>>& Options() {
       {"batch", Int(&ModelSettings::batch, 1, 1 << 20, "a token count")},
       {"ubatch", Int(&ModelSettings::ubatch, 1, 1 << 20, "a token count")},
       {"n_cpu_moe", Int(&ModelSettings::n_cpu_moe, 0, 100000, "a layer count")},
+      {"cache_ram", Int(&ModelSettings::cache_ram, 0, 1 << 20, "MiB, 0 to 1048576")},
       {"tensor_split",
        {SetTensorSplit,
         [](const ModelSettings& m) -> std::optional<OptionValue> {

@@ -10,6 +10,7 @@
 //   kv_type = "q8_0"        # f16, q8_0, q4_0: K and V cache both
 //   cache_type_v = "q4_0"   # one of them only; wins over kv_type
 //   tensor_split = [3, 1]   # per GPU used, in the engine's device order
+//   cache_ram = 2048        # MiB of idle conversations kept in RAM; 0 = none
 //   flm = "llama3.2:1b"     # its FastFlowLM build: may run on the NPU
 //   extra_args = ["--temp", "0.7"]
 //
@@ -46,6 +47,9 @@ struct ModelSettings {
   std::optional<uint32_t> batch;
   std::optional<uint32_t> ubatch;
   std::optional<int> n_cpu_moe;
+  // MiB of host RAM the engine may keep idle conversations in (llama-server's
+  // --cache-ram prompt cache); 0 = none; unset = zest sizes it (placement).
+  std::optional<uint64_t> cache_ram;
   // The share of the offloaded layers each GPU gets, one non-negative
   // weight per GPU the model is placed on (sum > 0); empty = zest divides
   // by free memory. The count is checked at placement, against the GPUs.

@@ -257,6 +257,17 @@ TEST(ModelOptionTest, SetAndListOptionsByName) {
   EXPECT_EQ(again, m);
 }
 
+TEST(ModelOptionTest, PromptCacheInMib) {
+  ModelSettings m;
+  EXPECT_TRUE(SetModelOption(m, "cache_ram", OptionValue(int64_t{0})).ok());
+  EXPECT_EQ(m.cache_ram, 0u);  // set to none, not unset
+  EXPECT_TRUE(SetModelOption(m, "cache_ram", OptionValue(int64_t{2048})).ok());
+  EXPECT_EQ(m.cache_ram, 2048u);
+  EXPECT_EQ(SetModelOption(m, "cache_ram", OptionValue(int64_t{-1})).message(),
+            "expected MiB, 0 to 1048576");
+  EXPECT_EQ(m.cache_ram, 2048u);
+}
+
 TEST(ModelOptionTest, CacheTypesAndTensorSplit) {
   ModelSettings m;
   EXPECT_TRUE(SetModelOption(m, "kv_type", OptionValue(std::string("q8_0"))).ok());

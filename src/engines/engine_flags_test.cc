@@ -79,6 +79,7 @@ TEST(LlamaServerFlags, FlagsZestSetsSayWhatToUseInstead) {
       {{"--port=8080"}, "socket"},
       {{"-ngl", "99"}, "use n_gpu_layers"},
       {{"--ctx_size", "4096"}, "use ctx_size"},
+      {{"--cache-ram", "-1"}, "use cache_ram"},
       {{"-t", "4"}, "engine.threads"},
       {{"--override-tensor", "exps=CPU"}, "places"},
       {{"--sleep-idle-seconds", "5"}, "keep_alive"},

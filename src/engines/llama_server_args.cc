@@ -41,6 +41,7 @@ void AppendPlacement(const EnginePlacement& p, std::vector<std::string>& argv) {
   if (const char* mode = LoadMode(p)) argv.insert(argv.end(), {"--load-mode", mode});
   if (p.batch) argv.insert(argv.end(), {"-b", std::to_string(*p.batch)});
   argv.insert(argv.end(), {"-ub", std::to_string(p.ubatch)});
+  if (p.cache_ram_mib) argv.insert(argv.end(), {"--cache-ram", std::to_string(*p.cache_ram_mib)});
 }
 
 }  // namespace

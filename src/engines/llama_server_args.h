@@ -29,6 +29,7 @@ struct EnginePlacement {
   bool mlock = false;                   // --load-mode mmap+mlock (or mlock)
   std::optional<uint32_t> batch;        // -b
   uint32_t ubatch = 512;                // -ub
+  std::optional<uint64_t> cache_ram_mib;  // --cache-ram; unset = the engine's default
 };
 
 struct LlamaServerOptions {

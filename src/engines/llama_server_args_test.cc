@@ -101,6 +101,7 @@ TEST(LlamaServerArgs, PlacementOnTwoGpus) {
   p.no_mmap = true;
   p.batch = 1024;
   p.ubatch = 256;
+  p.cache_ram_mib = 512;
   options.placement = p;
   options.extra = {"--temp", "0.5"};
   auto argv = LlamaServerArgs(options);
@@ -127,6 +128,8 @@ TEST(LlamaServerArgs, PlacementOnTwoGpus) {
                                             "1024",
                                             "-ub",
                                             "256",
+                                            "--cache-ram",
+                                            "512",
                                             "--temp",
                                             "0.5"}));
 }

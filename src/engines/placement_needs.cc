@@ -42,6 +42,7 @@ std::string NpuRefusedOptions(const config::ModelSettings& o) {
   add(o.flash_attention.has_value(), "flash_attention");
   add(o.batch.has_value() || o.ubatch.has_value(), "batch");
   add(o.no_mmap || o.mlock, "no_mmap/mlock");
+  add(o.cache_ram.has_value(), "cache_ram");
   add(!o.extra_args.empty(), "extra_args");
   return out.empty() ? out : out + ", which only llama-server takes";
 }

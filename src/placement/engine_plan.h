@@ -49,6 +49,9 @@ struct EnginePlan {
   bool mlock = false;
   std::optional<uint32_t> batch;
   uint32_t ubatch = 512;
+  // --cache-ram: MiB of idle conversations the engine keeps in host RAM
+  // (counted in the CPU's prompt_cache); unset for engines without one.
+  std::optional<uint64_t> cache_ram_mib;
   std::vector<std::string> extra_args;
   // -t: threads of an engine that computes on the CPU, from the pool's CPU
   // thread budget (cpu_threads.h) or the user's engine.threads; 0 = the

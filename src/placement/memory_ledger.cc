@@ -154,6 +154,7 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
   // With every block offloaded the CPU still embeds the input tokens.
   if (!runs_layers[0]) cpu.compute += 4ull * shape.ubatch * model.embedding_length;
   cpu.overhead += kEngineOverheadBytes + (shape.gpu_backend ? kGpuBackendHostBytes : 0);
+  cpu.prompt_cache = shape.prompt_cache_bytes;
   for (std::size_t d = 1; d < devices.size(); ++d) {
     if (runs_layers[d]) devices[d].overhead += kGpuContextBytes;
   }

@@ -19,6 +19,9 @@
 //            flash attention.
 //   repack   with cpu_repack and mmap, the CPU blocks' dense weights once more.
 //   overhead the engine process itself on the CPU, a driver context per GPU.
+//   prompt cache  the host-RAM cache of idle conversations (llama-server's
+//            --cache-ram), on the CPU at its full size: it fills as
+//            conversations come and go, and admission must hold room for it.
 //   learned  (added by placement, not here) what loads of this model file
 //            measured beyond the rest on the CPU (memory_correction.h).
 #pragma once
@@ -54,6 +57,7 @@ struct LoadShape {
   // too, so both copies are resident until the kernel reclaims the first.
   bool cpu_repack = false;
   bool gpu_backend = false;  // the engine has a GPU backend (kGpuBackendHostBytes)
+  uint64_t prompt_cache_bytes = 0;  // --cache-ram, on the CPU
 };
 
 // Where layers go: the output head and the last `gpu_layers` - 1 blocks on
@@ -72,10 +76,14 @@ struct DeviceMemory {
   uint64_t kv_cache = 0;
   uint64_t compute = 0;
   uint64_t overhead = 0;  // engine process, driver context, vision projector
+  uint64_t prompt_cache = 0;  // idle conversations in host RAM (CPU only)
   // What past loads measured beyond the rest (CPU only, memory_correction.h);
   // never set by PredictMemory, added by placement.
   uint64_t learned = 0;
-  uint64_t Total() const { return weights + kv_cache + compute + overhead + learned; }
+  uint64_t Total() const { return weights + kv_cache + compute + overhead + prompt_cache + learned; }
+  // What a load takes at once: all but the prompt cache, which starts empty
+  // (the figure memory corrections are learned against).
+  uint64_t AtLoad() const { return Total() - prompt_cache - learned; }
 };
 
 // The engine's own resident memory beside the model (measured for the
@@ -85,6 +93,9 @@ struct DeviceMemory {
 inline constexpr uint64_t kEngineOverheadBytes = 24ull << 20;
 inline constexpr uint64_t kGpuBackendHostBytes = 68ull << 20;
 inline constexpr uint64_t kGpuContextBytes = 256ull << 20;
+// llama-server's own --cache-ram default (8192 MiB): zest never gives more
+// unless cache_ram says so.
+inline constexpr uint64_t kMaxPromptCacheBytes = 8192ull << 20;
 
 // KV cache bytes of one block for the whole engine (all slots).
 uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape, uint64_t layer);

@@ -47,7 +47,7 @@ std::vector<DeviceMemory> Predict(const Problem& p, const Candidate& c, uint64_t
   // Admission, the plan and the 507 message all see the corrected figure.
   if (const auto& learned = CorrectionFor(p, c)) {
     use[0].learned =
-        static_cast<uint64_t>(static_cast<double>(use[0].Total()) * (learned->Factor() - 1.0));
+        static_cast<uint64_t>(static_cast<double>(use[0].AtLoad()) * (learned->Factor() - 1.0));
   }
   return use;
 }
@@ -331,6 +331,7 @@ Status CheckTensorSplit(const config::ModelSettings& o, const std::vector<std::s
 std::string Breakdown(const DeviceMemory& m) {
   return "weights " + FormatBytes(m.weights) + ", KV cache " + FormatBytes(m.kv_cache) +
          ", compute " + FormatBytes(m.compute) + ", engine " + FormatBytes(m.overhead) +
+         (m.prompt_cache > 0 ? ", prompt cache " + FormatBytes(m.prompt_cache) : "") +
          (m.learned > 0 ? ", learned from past loads " + FormatBytes(m.learned) : "");
 }
 
@@ -374,7 +375,21 @@ LoadShape ShapeFor(const config::ModelSettings& o, const PlacementRequest& r, Kv
   shape.ubatch = o.ubatch.value_or(512);
   shape.mmproj_bytes = r.mmproj_bytes;
   shape.mmap = !o.no_mmap;
+  shape.prompt_cache_bytes = o.cache_ram.value_or(0) << 20;  // unset: sized once placed
   return shape;
+}
+
+// The prompt cache zest gives an engine whose cache_ram is not set: as
+// large as its KV cache (room for as many idle conversations as it has
+// slots, at full length; more when they are shorter), at most a quarter
+// of the RAM the plan leaves free, and never above the engine's own
+// default; whole MiB, the engine's unit.
+uint64_t DefaultPromptCache(const std::vector<DeviceMemory>& use, uint64_t ram_used,
+                            uint64_t ram_free) {
+  uint64_t kv = 0;
+  for (const DeviceMemory& d : use) kv += d.kv_cache;
+  const uint64_t room = ram_free > ram_used ? (ram_free - ram_used) / 4 : 0;
+  return std::min({kv, room, kMaxPromptCacheBytes}) & ~((uint64_t{1} << 20) - 1);
 }
 
 EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
@@ -403,6 +418,10 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   plan.correction_scope = ScopeOf(c);
   plan.memory_correction = CorrectionFor(p, c);
   std::vector<DeviceMemory> use = Predict(p, c, ctx);
+  if (!o.cache_ram) {
+    use[0].prompt_cache = DefaultPromptCache(use, RamUse(p, c, use), p.devices[0].free_bytes);
+  }
+  plan.cache_ram_mib = use[0].prompt_cache >> 20;
   plan.memory.push_back({kCpuDevice, use[0]});
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
     plan.memory.push_back({p.devices[c.gpus[i]].name, use[i + 1]});

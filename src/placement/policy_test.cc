@@ -435,6 +435,43 @@ TEST(PolicyTest, PartialOffloadTakesMostLayersThatFit) {
   EXPECT_NE(plan->explanation.find("the rest on the CPU"), std::string::npos);
 }
 
+// The engine's host-RAM prompt cache (llama-server's --cache-ram) is in the
+// plan: unset, as large as the KV cache within a quarter of the RAM the
+// model leaves; set, as asked, and counted when the fit is decided.
+TEST(PolicyTest, PromptCacheIsSizedAndCounted) {
+  auto plan = PlanPlacement(Model("llama3-8b"), Machine("", {}), {"llama", {}, 4096, 4, 0});
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const DeviceMemory& cpu = plan->memory[0].memory;
+  EXPECT_GT(cpu.kv_cache, 0u);
+  EXPECT_EQ(cpu.prompt_cache, cpu.kv_cache / kMiB * kMiB);
+  ASSERT_TRUE(plan->cache_ram_mib.has_value());
+  EXPECT_EQ(*plan->cache_ram_mib * kMiB, cpu.prompt_cache);
+  EXPECT_EQ(cpu.Total(), cpu.AtLoad() + cpu.prompt_cache);
+  EXPECT_NE(plan->explanation.find("prompt cache"), std::string::npos) << plan->explanation;
+
+  // With 1 GiB left after the model, a quarter of it.
+  const uint64_t at_load = cpu.AtLoad();
+  auto tight = PlanPlacement(Model("llama3-8b"), Machine("", {}, at_load + kGiB),
+                             {"llama", {}, 4096, 4, 0});
+  ASSERT_TRUE(tight.ok()) << tight.status().message();
+  EXPECT_EQ(tight->memory[0].memory.prompt_cache, kGiB / 4);
+
+  // Asked for: given as it is, and a cache that leaves no room is refused.
+  config::ModelSettings o;
+  o.cache_ram = 100;
+  auto asked = PlanPlacement(Model("llama3-8b"), Machine("", {}), {"llama", o, 4096, 4, 0});
+  ASSERT_TRUE(asked.ok()) << asked.status().message();
+  EXPECT_EQ(*asked->cache_ram_mib, 100u);
+  EXPECT_EQ(asked->memory[0].memory.prompt_cache, 100 * kMiB);
+  o.cache_ram = 2048;
+  auto too_big = PlanPlacement(Model("llama3-8b"), Machine("", {}, at_load + kGiB),
+                               {"llama", o, 4096, 4, 0});
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_EQ(too_big.status().code(), ErrorCode::kInsufficientMemory);
+  EXPECT_NE(too_big.status().message().find("prompt cache 2.0 GiB"), std::string::npos)
+      << too_big.status().message();
+}
+
 // Without a context asked for, the largest that fits up to the trained one.
 TEST(PolicyTest, AutoContextIsTheLargestThatFits) {
   auto devices = Machine("radeon-7900xtx-desktop", kXtx);
@@ -489,7 +526,9 @@ TEST(PolicyTest, LearnedCorrectionRaisesTheCpuPrediction) {
   PlacementRequest request{"llama", {}, 4096, 4, 0};
   auto plain = PlanPlacement(Model("llama3-8b"), devices, request);
   ASSERT_TRUE(plain.ok()) << plain.status().message();
-  const uint64_t base = plain->BytesOn(kCpuDevice);
+  // Learned against what a load takes (the prompt cache starts empty).
+  const uint64_t base = plain->memory[0].memory.AtLoad();
+  const uint64_t plain_total = plain->BytesOn(kCpuDevice);
   EXPECT_EQ(plain->memory[0].memory.learned, 0u);
   EXPECT_FALSE(plain->memory_correction.has_value());
 
@@ -497,7 +536,7 @@ TEST(PolicyTest, LearnedCorrectionRaisesTheCpuPrediction) {
   auto corrected = PlanPlacement(Model("llama3-8b"), devices, request);
   ASSERT_TRUE(corrected.ok()) << corrected.status().message();
   EXPECT_EQ(corrected->memory[0].memory.learned, base / 4);
-  EXPECT_EQ(corrected->BytesOn(kCpuDevice), base + base / 4);
+  EXPECT_EQ(corrected->BytesOn(kCpuDevice), plain_total + base / 4);
   EXPECT_EQ(corrected->memory_correction, (MemoryCorrection{1.25, 3}));
   EXPECT_NE(corrected->explanation.find("learned from past loads"), std::string::npos)
       << corrected->explanation;
@@ -506,7 +545,7 @@ TEST(PolicyTest, LearnedCorrectionRaisesTheCpuPrediction) {
   request.learned.cpu_only = MemoryCorrection{0.6, 2};
   auto lower = PlanPlacement(Model("llama3-8b"), devices, request);
   ASSERT_TRUE(lower.ok());
-  EXPECT_EQ(lower->BytesOn(kCpuDevice), base);
+  EXPECT_EQ(lower->BytesOn(kCpuDevice), plain_total);
 
   // Admission counts it: a machine that holds the plain prediction but not
   // ×2 of it refuses, and the message says what was learned.
@@ -538,7 +577,7 @@ TEST(PolicyTest, LearnedCorrectionByScope) {
   ASSERT_TRUE(both.ok());
   EXPECT_EQ(both->memory_correction, (MemoryCorrection{1.1, 4}));
   const DeviceMemory& cpu = both->memory[0].memory;
-  const double ledger = static_cast<double>(cpu.Total() - cpu.learned);
+  const double ledger = static_cast<double>(cpu.AtLoad());
   EXPECT_EQ(cpu.learned, static_cast<uint64_t>(ledger * (1.1 - 1.0)));
   EXPECT_GT(cpu.learned, 0u);
   EXPECT_EQ(both->memory[1].memory.learned, 0u);  // the GPU's own memory is not corrected

@@ -79,6 +79,7 @@ engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan) {
   p.mlock = plan.mlock;
   p.batch = plan.batch;
   p.ubatch = plan.ubatch;
+  p.cache_ram_mib = plan.cache_ram_mib;
   return p;
 }
 

@@ -119,8 +119,7 @@ Result<placement::MemoryCorrection> LoadPlanner::Learn(const models::ModelEntry&
 }
 
 uint64_t LedgerCpuBytes(const placement::EnginePlan& plan) {
-  const placement::DeviceMemory& cpu = plan.memory.front().memory;
-  return cpu.Total() - cpu.learned;
+  return plan.memory.front().memory.AtLoad();
 }
 
 }  // namespace zest::scheduler

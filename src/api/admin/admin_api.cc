@@ -32,6 +32,7 @@ json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe)
   for (const auto& use : plan.memory) {
     predicted[use.device] = {{"weights", use.memory.weights}, {"kv_cache", use.memory.kv_cache},
                              {"compute", use.memory.compute}, {"overhead", use.memory.overhead},
+                             {"prompt_cache", use.memory.prompt_cache},
                              {"learned", use.memory.learned}, {"total", use.memory.Total()}};
   }
   json j = {{"recipe", recipe},
@@ -53,6 +54,7 @@ json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe)
   }
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
   if (plan.on_npu) j["flm"] = plan.engine_checkpoint;
+  if (plan.cache_ram_mib) j["cache_ram"] = *plan.cache_ram_mib;
   return j;
 }
 

@@ -1,0 +1,87 @@
+// The engine's host-RAM prompt cache (llama-server's --cache-ram) is in the
+// memory ledger: zest gives each engine a cache of a planned size and counts
+// it, so a long trace of many conversations on few slots leaves the engine's
+// resident memory within 10 % of zest's prediction. Left to itself the
+// engine grows its cache up to 8 GiB, beyond anything admission counted.
+// Real engine (the 'small' synthetic preset: 6 KiB of KV per token), real
+// /proc measurement of the engine's process tree.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import fs from 'node:fs';
+import { descendants, makeHome, startZest } from '../lib/zest.mjs';
+
+const CONVERSATIONS = 8;
+const SLOTS = 2;
+
+// A distinct opening of about `words` tokens for conversation `n`: idle
+// conversations are what the cache keeps.
+function opening(n, words) {
+  const out = [];
+  let x = n * 7919 + 1;
+  for (let i = 0; i < words; i++) {
+    x = (x * 48271) % 2147483647;
+    out.push(`w${x % 997}`);
+  }
+  return out.join(' ');
+}
+
+describe('the prompt cache in the ledger', () => {
+  let zest;
+  before(async () => {
+    const home = makeHome({ small: { preset: 'small' } }, {
+      config: `[models.small]\nparallel = ${SLOTS}\nctx_size = 4096\n`,
+    });
+    zest = await startZest({ home });
+  });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  const instance = async () => (await zest.json('/api/v1/ps')).data.instances.find((i) => i.model === 'small');
+
+  test('the engine gets a cache of the planned size, counted in the prediction', async () => {
+    const load = await zest.json('/api/v1/load', { model: 'small' });
+    assert.equal(load.status, 200, JSON.stringify(load.data));
+    const p = (await instance()).placement;
+    const cpu = p.predicted_bytes.CPU;
+    // Unset: as large as the KV cache (whole MiB), since this machine has room.
+    assert.equal(p.cache_ram, Math.floor(cpu.kv_cache / 2 ** 20));
+    assert.equal(cpu.prompt_cache, p.cache_ram * 2 ** 20);
+    assert.equal(cpu.total, cpu.weights + cpu.kv_cache + cpu.compute + cpu.overhead + cpu.prompt_cache + cpu.learned);
+    assert.match(p.explanation, /prompt cache \d+ MiB/);
+    // What the engine was told: its own command line.
+    const engine = descendants(zest.pid).find((d) => d.comm.startsWith('llama-server'));
+    assert.ok(engine, 'a llama-server runs');
+    const argv = fs.readFileSync(`/proc/${engine.pid}/cmdline`, 'utf8').split('\0');
+    assert.equal(argv[argv.indexOf('--cache-ram') + 1], String(p.cache_ram));
+  });
+
+  test(`${CONVERSATIONS} conversations on ${SLOTS} slots: the engine's RSS stays within 10 % of the prediction`, async (t) => {
+    const history = [];
+    for (let n = 0; n < CONVERSATIONS; n++) history.push([{ role: 'system', content: opening(n, 750) }]);
+    let promptTokens = 0;
+    for (let turn = 0; turn < 2; turn++) {
+      for (let n = 0; n < CONVERSATIONS; n++) {
+        history[n].push({ role: 'user', content: `turn ${turn} of conversation ${n}` });
+        const r = await zest.json('/v1/chat/completions', { model: 'small', messages: history[n], max_tokens: 4, temperature: 0 });
+        assert.equal(r.status, 200, JSON.stringify(r.data));
+        history[n].push({ role: 'assistant', content: r.data.choices[0].message.content ?? '' });
+        promptTokens = Math.max(promptTokens, r.data.usage.prompt_tokens);
+      }
+    }
+    // Conversations worth caching: each idle one is more than the slots' share of the cache.
+    assert.ok(promptTokens > 2000, `prompts of ${promptTokens} tokens`);
+    const i = await instance();
+    const predicted = i.placement.predicted_bytes.CPU.total;
+    const measured = i.measured_rss_bytes;
+    assert.ok(measured > 0, 'the engine is measured');
+    t.diagnostic(`engine RSS ${(measured / 2 ** 20).toFixed(1)} MiB, predicted ${(predicted / 2 ** 20).toFixed(1)} MiB ` +
+      `(prompt cache ${i.placement.cache_ram} MiB), prompts of ${promptTokens} tokens`);
+    assert.ok(measured <= predicted * 1.1,
+      `engine RSS ${(measured / 2 ** 20).toFixed(1)} MiB against ${(predicted / 2 ** 20).toFixed(1)} MiB predicted`);
+  });
+
+  test('--cache-ram in extra_args is refused: cache_ram is the option', async () => {
+    const r = await zest.json('/api/v1/load', { model: 'small', options: { extra_args: ['--cache-ram', '-1'] } });
+    assert.equal(r.status, 400, JSON.stringify(r.data));
+    assert.match(r.data.error.message, /use cache_ram/);
+  });
+});
