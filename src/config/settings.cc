@@ -197,6 +197,7 @@ std::vector<Field> EngineFields() {
       PathField("engine.llama_server", "ZEST_LLAMA_SERVER", &Settings::llama_server),
       PathField("engine.whisper_server", "ZEST_WHISPER_SERVER", &Settings::whisper_server),
       PathField("engine.sd_server", "ZEST_SD_SERVER", &Settings::sd_server),
+      PathField("engine.llama_tts", "ZEST_LLAMA_TTS", &Settings::llama_tts),
       PathField("engine.rootfs", "ZEST_ENGINE_ROOTFS", &Settings::engine_rootfs),
       PathField("engine.flm", "ZEST_FLM", &Settings::flm),
       PathField("engine.rpc_server", "ZEST_RPC_SERVER", &Settings::rpc_server),

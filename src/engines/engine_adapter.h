@@ -22,6 +22,7 @@
 #include "engines/engine_probe.h"
 #include "engines/image_generation.h"
 #include "engines/llama_server_args.h"
+#include "engines/speech.h"
 #include "engines/transcription.h"
 
 namespace zest::engines {
@@ -35,6 +36,7 @@ struct LaunchSpec {
   // read-only into the sandbox and nothing else of their directories.
   std::vector<std::filesystem::path> model_files;
   std::filesystem::path mmproj;  // vision projector; empty = none
+  std::filesystem::path vocoder;  // a speech-out model's vocoder; empty = none
   bool embeddings = false;       // an embedding model
   bool reranking = false;        // a reranker (rank pooling; embeddings too)
   // Where zest connects (a UNIX socket in a directory the engine alone has).
@@ -142,6 +144,12 @@ class EngineAdapter {
   // when it could not decode the audio). Default: kUnsupported.
   virtual Result<EngineCall> TranscriptionCall(const TranscriptionJob& job) const;
   virtual Result<Transcript> ReadTranscript(int status, std::string_view body) const;
+
+  // Text to speech (Capability::kSpeech): the job as a request in the
+  // engine's shape, and its answer as WAV (kUnavailable when the engine
+  // failed or was killed). Default: kUnsupported.
+  virtual Result<EngineCall> SpeechCall(const SpeechJob& job) const;
+  virtual Result<SpeechAudio> ReadSpeech(int status, std::string_view body) const;
 
   // Image generation (Capability::kImages): the job as a request in the
   // engine's shape, and its answer (kInvalidArgument for a job the engine

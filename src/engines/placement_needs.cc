@@ -64,6 +64,17 @@ placement::CpuEngineNeeds CpuEngineNeedsFor(const EngineChoice& choice,
     needs.ctx_per_slot = model.context_length;
     return needs;
   }
+  if (choice.tts) {
+    needs.what = "speech-out model";
+    needs.engine = "llama-tts";
+    // Its KV cache at the context it runs with (F16 K and V), one sequence.
+    needs.ctx_per_slot = std::min<uint64_t>(model.context_length, kTtsContext);
+    needs.buffers = 2 * 2 * model.block_count * needs.ctx_per_slot * model.head_count_kv *
+                    std::max<uint64_t>(model.key_length, 1);
+    needs.buffers_label = "KV cache";
+    needs.engine_bytes = kTtsEngineBytes;
+    return needs;
+  }
   needs.what = "image model";
   needs.engine = "stable-diffusion.cpp";
   needs.buffers = kImageComputeBytes;

@@ -41,6 +41,11 @@ inline constexpr uint64_t kSpeechEngineBytes = 48ull << 20;
 // the CPU; larger sizes and SDXL need more, which the engine's RSS then shows.
 inline constexpr uint64_t kImageComputeBytes = 1ull << 30;
 inline constexpr uint64_t kImageEngineBytes = 64ull << 20;
+// llama-tts beside a speech-out model: `zest tts-engine` and llama-tts's
+// libraries and buffers (the vocoder's weights are added by the caller), an
+// estimate; the context it is counted at (llama-tts's default).
+inline constexpr uint64_t kTtsEngineBytes = 96ull << 20;
+inline constexpr uint64_t kTtsContext = 8192;
 
 // The machine's side of the NPU request (present, usable, why, the NPU's
 // name) from the inventory and FastFlowLM's recipe verdict, with

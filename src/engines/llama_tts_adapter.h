@@ -1,0 +1,48 @@
+// LlamaTtsAdapter: llama.cpp's llama-tts, for speech out (text to speech)
+// with a GGUF backbone and its vocoder (OuteTTS with WavTokenizer). llama-tts
+// is a command-line tool that loads, writes one WAV and exits, so a
+// speech-out model's instance is `zest tts-engine` (tts_server.h) in the
+// outer sandbox the bridged engines use (bridged_command.h), which runs
+// llama-tts in zest's engine sandbox once per request. One request at a
+// time (one slot); no slot files; the relay passes the model name through
+// untouched (the request has none).
+#pragma once
+
+#include "engines/engine_adapter.h"
+#include "engines/engine_locator.h"
+
+namespace zest::engines {
+
+struct LlamaTtsSetup {
+  Result<EngineLocation> located = NotFound("llama-tts is not installed");
+  std::filesystem::path self_exe;  // this binary, run as `zest tts-engine`
+};
+
+// Audio tokens llama-tts may write for `text`: OuteTTS speaks about 75
+// tokens a second and a fast speaker 15 characters a second, so 5 tokens a
+// character plus a second's worth leaves room and still stops a model that
+// never ends (random weights, or a real one that rambles).
+int SpeechTokenCap(size_t text_chars);
+
+// llama-tts's own argv for a model (the run adds -p, -o and -n): the
+// backbone, the vocoder and the thread budget.
+std::vector<std::string> LlamaTtsArgs(const LaunchSpec& spec);
+
+class LlamaTtsAdapter : public EngineAdapter {
+ public:
+  explicit LlamaTtsAdapter(LlamaTtsSetup setup) : setup_(std::move(setup)) {}
+
+  const char* name() const override { return "llama-tts"; }
+  const char* recipe() const override { return "llamacpp"; }
+  Status Available() const override { return setup_.located.status(); }
+  Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
+  std::optional<std::string> PathFor(Capability capability) const override;
+  Result<EngineCall> SpeechCall(const SpeechJob& job) const override;
+  Result<SpeechAudio> ReadSpeech(int status, std::string_view body) const override;
+  EngineDescription Describe(const Result<EngineInfo>* probed) const override;
+
+ private:
+  const LlamaTtsSetup setup_;
+};
+
+}  // namespace zest::engines
