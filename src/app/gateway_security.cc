@@ -48,7 +48,8 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
   for (std::string prefix : {"/v1", "/api/v1"}) {
     for (const char* endpoint :
          {"/chat/completions", "/completions", "/embeddings", "/audio/transcriptions",
-          "/audio/translations", "/images/generations", "/tokenize", "/detokenize", "/rerank"}) {
+          "/audio/translations", "/audio/speech", "/images/generations", "/tokenize",
+          "/detokenize", "/rerank"}) {
       rules.push_back({"POST", prefix + endpoint, Access::kInference});
     }
   }

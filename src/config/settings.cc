@@ -291,6 +291,8 @@ std::vector<Field> SecurityFields() {
       IntField("limits.max_audio_s", "ZEST_MAX_AUDIO_S", &Settings::max_audio_s, 1, 86400),
       IntField("limits.max_audio_memory_mb", "ZEST_MAX_AUDIO_MEMORY_MB",
                &Settings::max_audio_memory_mb, 0, 1 << 20),
+      IntField("limits.max_speech_chars", "ZEST_MAX_SPEECH_CHARS", &Settings::max_speech_chars, 1,
+               1 << 20),
       IntField("limits.max_images", "ZEST_MAX_IMAGES", &Settings::max_images, 0, 4096),
       IntField("limits.max_image_mb", "ZEST_MAX_IMAGE_MB", &Settings::max_image_mb, 1, 1024),
       IntField<int64_t>("limits.max_image_pixels", "ZEST_MAX_IMAGE_PIXELS",

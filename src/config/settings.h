@@ -145,6 +145,9 @@ struct Settings {
   // engine: 512 MiB is about nine 30-minute recordings as 16 kHz WAV. A
   // request over it gets 429 with Retry-After. 0: no limit.
   int max_audio_memory_mb = 512;
+  // The longest text one /v1/audio/speech request may speak, in characters
+  // (OpenAI's limit); longer is a 400.
+  int max_speech_chars = 4096;
   // Images in chat requests: how many one request may hold, and each one's
   // size as sent and in pixels as its header declares (a small file can
   // declare a picture the engine would need gigabytes to decode).
