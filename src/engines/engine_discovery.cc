@@ -84,6 +84,7 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
   images.converts_images = pictures->Available().ok();
   LlamaTtsSetup speech_out;
   speech_out.located = std::move(tts);
+  speech_out.llama_server = llama;  // OuteTTS models run on two llama-servers
   speech_out.self_exe = search.self_exe;
   return std::make_shared<const EngineSet>(std::make_unique<LlamaServerAdapter>(std::move(llama)),
                                            std::make_unique<FlmAdapter>(std::move(flm)),

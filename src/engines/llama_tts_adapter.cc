@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "engines/bridged_command.h"
+#include "engines/llama_server_args.h"
+#include "models/gguf_reader.h"
 #include "engines/tts_server.h"
 #include "engines/wav_header.h"
 
@@ -26,9 +28,67 @@ std::vector<std::string> LlamaTtsArgs(const LaunchSpec& spec) {
   return args;
 }
 
+std::vector<std::string> OuteTtsBackboneArgs(const LaunchSpec& spec,
+                                             const std::filesystem::path& socket) {
+  LlamaServerOptions o;
+  o.model = spec.model_file;
+  o.socket = socket;
+  o.ctx_size = static_cast<int>(spec.ctx_per_slot);
+  o.threads = spec.threads;
+  o.placement = spec.placement;
+  return LlamaServerArgs(o);
+}
+
+std::vector<std::string> OuteTtsVocoderArgs(const LaunchSpec& spec,
+                                            const std::filesystem::path& socket) {
+  LlamaServerOptions o;
+  o.model = spec.vocoder;
+  o.socket = socket;
+  o.embeddings = true;
+  o.ctx_size = kOuteTtsVocoderBatch;
+  o.threads = spec.threads;
+  // The vocoder is not causal: a whole utterance goes through in one batch.
+  const std::string batch = std::to_string(kOuteTtsVocoderBatch);
+  o.extra = {"-b", batch, "-ub", batch};
+  return LlamaServerArgs(o);
+}
+
+bool LlamaTtsAdapter::IsOuteTts(const LaunchSpec& spec) const {
+  if (setup_.vocoder_architecture) return setup_.vocoder_architecture(spec.vocoder) == "wavtokenizer-dec";
+  Result<models::GgufFile> gguf = models::ReadGguf(spec.vocoder);
+  return gguf.ok() && gguf->Architecture() == "wavtokenizer-dec";
+}
+
+Result<LaunchCommand> LlamaTtsAdapter::OuteTtsCommand(const LaunchSpec& spec) const {
+  if (!setup_.llama_server.ok()) return Unavailable(setup_.llama_server.status().message());
+  const EngineLocation& engine = *setup_.llama_server;
+  const std::filesystem::path work_dir = spec.socket.parent_path();
+  SandboxMounts mounts;
+  mounts.hidden = spec.hidden;
+  mounts.readonly = spec.model_files;
+  mounts.writable = {work_dir};
+  OuteTtsServers servers;
+  servers.backbone.socket = work_dir / "backbone.sock";
+  servers.vocoder.socket = work_dir / "vocoder.sock";
+  servers.vocoder_batch = kOuteTtsVocoderBatch;
+  const bool own_network = !engine.sandboxed();  // the outer sandbox has its own
+  servers.backbone.argv =
+      engine.Command(OuteTtsBackboneArgs(spec, servers.backbone.socket), mounts, own_network);
+  servers.vocoder.argv =
+      engine.Command(OuteTtsVocoderArgs(spec, servers.vocoder.socket), mounts, own_network);
+  LaunchCommand command;
+  if (engine.sandboxed()) command.argv = SandboxCommand(BridgeSandbox(engine, spec, setup_.self_exe));
+  const std::vector<std::string> server =
+      OuteTtsServerCommand(setup_.self_exe, spec.socket, work_dir, servers);
+  command.argv.insert(command.argv.end(), server.begin(), server.end());
+  command.env = engine.Environment();
+  return command;
+}
+
 Result<LaunchCommand> LlamaTtsAdapter::Command(const LaunchSpec& spec) const {
-  if (!setup_.located.ok()) return Unavailable(setup_.located.status().message());
   if (spec.vocoder.empty()) return InvalidArgument("a speech-out model needs its vocoder");
+  if (IsOuteTts(spec)) return OuteTtsCommand(spec);
+  if (!setup_.located.ok()) return Unavailable(setup_.located.status().message());
   const EngineLocation& engine = *setup_.located;
   // Each run writes its WAV into a private directory below the instance's
   // own socket directory, which no other engine sees.
@@ -86,7 +146,9 @@ EngineDescription LlamaTtsAdapter::Describe(const Result<EngineInfo>* probed) co
   EngineDescription d = EngineAdapter::Describe(probed);
   DescribeLocation(setup_.located, d);
   if (setup_.located.ok()) d.sandbox += "; run once per request by `zest tts-engine`";
-  d.notes = {"speech-out models: NAME.gguf with NAME.vocoder.gguf beside it"};
+  d.notes = {"speech-out models: NAME.gguf with NAME.vocoder.gguf beside it",
+             "OuteTTS 0.2 with a WavTokenizer vocoder: two llama-servers per model, zest's own "
+             "inverse STFT"};
   return d;
 }
 

@@ -105,3 +105,76 @@ TEST(LlamaTtsAdapterTest, TheServersErrorsBecomeStatuses) {
 
 }  // namespace
 }  // namespace zest::engines
+
+namespace zest::engines {
+namespace {
+
+TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSandbox) {
+  LlamaTtsSetup setup;
+  EngineLocation location;
+  location.source = EngineSource::kRootfs;
+  location.rootfs = "/var/cache/zest/engines/debian-sid";
+  location.binary = "/usr/bin/llama-server";
+  location.bwrap = "/usr/bin/bwrap";
+  setup.llama_server = location;  // no llama-tts at all
+  setup.self_exe = "/opt/zest/bin/zest";
+  setup.vocoder_architecture = [](const std::filesystem::path&) { return "wavtokenizer-dec"; };
+  LlamaTtsAdapter adapter(std::move(setup));
+  EXPECT_TRUE(adapter.Available().ok());
+  LaunchSpec spec = Spec();
+  spec.ctx_per_slot = 4096;
+  Result<LaunchCommand> command = adapter.Command(spec);
+  ASSERT_TRUE(command.ok()) << command.status().message();
+  const std::vector<std::string>& argv = command->argv;
+  EXPECT_EQ(argv.front(), "/usr/bin/bwrap");
+  const long server = Index(argv, "tts-engine");
+  ASSERT_GT(server, 0);
+  const long json = Index(argv, "--outetts");
+  ASSERT_GT(json, server);
+  Result<OuteTtsServers> servers = ParseOuteTtsServers(argv[json + 1]);
+  ASSERT_TRUE(servers.ok()) << servers.status().message();
+  EXPECT_EQ(servers->backbone.socket, "/run/zest/engines/talker-1/backbone.sock");
+  EXPECT_EQ(servers->vocoder.socket, "/run/zest/engines/talker-1/vocoder.sock");
+  EXPECT_EQ(servers->vocoder_batch, kOuteTtsVocoderBatch);
+  for (const auto* child : {&servers->backbone.argv, &servers->vocoder.argv}) {
+    EXPECT_EQ(child->front(), "/usr/bin/bwrap");  // each in the engine sandbox
+    EXPECT_GT(Index(*child, "/run/zest/engines/talker-1"), 0);
+  }
+  const std::vector<std::string>& vocoder = servers->vocoder.argv;
+  EXPECT_GT(Index(vocoder, "--embeddings"), 0);
+  EXPECT_EQ(vocoder[Index(vocoder, "-ub") + 1], "4096");
+  EXPECT_EQ(vocoder[Index(vocoder, "-m") + 1], "/models/talker.vocoder.gguf");
+  const std::vector<std::string>& backbone = servers->backbone.argv;
+  EXPECT_EQ(backbone[Index(backbone, "-m") + 1], "/models/talker.gguf");
+  EXPECT_EQ(backbone[Index(backbone, "-c") + 1], "4096");
+  EXPECT_EQ(backbone[Index(backbone, "-t") + 1], "6");
+  EXPECT_EQ(Index(backbone, "--embeddings"), -1);
+}
+
+TEST(LlamaTtsAdapterTest, OtherVocodersStayWithLlamaTts) {
+  LlamaTtsSetup setup;
+  setup.vocoder_architecture = [](const std::filesystem::path&) { return "clip"; };
+  EngineLocation location;
+  location.source = EngineSource::kSystem;
+  location.binary = "/usr/bin/llama-server";
+  setup.llama_server = location;
+  LlamaTtsAdapter adapter(std::move(setup));
+  EXPECT_EQ(adapter.Command(Spec()).status().code(), ErrorCode::kUnavailable);  // no llama-tts
+}
+
+TEST(OuteTtsServersJson, RoundTrips) {
+  OuteTtsServers s;
+  s.backbone = {{"a", "b c"}, "/x/b.sock"};
+  s.vocoder = {{"d"}, "/x/v.sock"};
+  s.vocoder_batch = 77;
+  Result<OuteTtsServers> back = ParseOuteTtsServers(OuteTtsServersJson(s));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->backbone.argv, s.backbone.argv);
+  EXPECT_EQ(back->vocoder.socket, s.vocoder.socket);
+  EXPECT_EQ(back->vocoder_batch, 77);
+  EXPECT_FALSE(ParseOuteTtsServers("{}").ok());
+  EXPECT_FALSE(ParseOuteTtsServers("nope").ok());
+}
+
+}  // namespace
+}  // namespace zest::engines

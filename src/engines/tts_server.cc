@@ -35,6 +35,7 @@ constexpr size_t kMaxHead = 16 * 1024;
 constexpr size_t kMaxBody = 1024 * 1024;
 constexpr uint64_t kMaxWavBytes = 512ull * 1024 * 1024;
 constexpr int kDefaultTimeoutS = 300;
+constexpr int kLoadTimeoutS = 600;  // both llama-servers of an OuteTTS model
 
 int ListenUnix(const fs::path& path) {
   sockaddr_un addr{};
@@ -187,7 +188,21 @@ void Synthesize(int fd, const TtsServerOptions& options, const nlohmann::json& j
   Answer(fd, 200, "audio/wav", wav);
 }
 
-void Serve(int fd, const TtsServerOptions& options) {
+// The OuteTTS route: the two llama-servers do the work.
+void Speak(int fd, OuteTtsEngine& engine, const nlohmann::json& job) {
+  const std::string text = job.value("input", std::string());
+  const int max_tokens = job.value("n_predict", 0);
+  const int timeout_s = job.value("timeout_s", kDefaultTimeoutS);
+  if (text.empty() || max_tokens <= 0) {
+    return AnswerError(fd, 400, "`input` and a positive `n_predict` are required");
+  }
+  const TtsReply reply =
+      engine.Speak(text, max_tokens, timeout_s, [fd] { return ClientGone(fd) || g_signal != 0; });
+  if (ClientGone(fd)) return;  // nobody to answer
+  Answer(fd, reply.status, reply.content_type, reply.body);
+}
+
+void Serve(int fd, const TtsServerOptions& options, OuteTtsEngine* outetts) {
   HttpRequest request;
   if (!ReadRequest(fd, request)) return;
   if (request.method == "GET" && request.path == "/health") {
@@ -198,6 +213,13 @@ void Serve(int fd, const TtsServerOptions& options) {
   }
   nlohmann::json job = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (!job.is_object()) return AnswerError(fd, 400, "the body is not a JSON object");
+  if (outetts != nullptr) {
+    try {
+      return Speak(fd, *outetts, job);
+    } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+      return AnswerError(fd, 400, e.what());
+    }
+  }
   std::string pattern = (options.work_dir / "tts-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     return AnswerError(fd, 500, std::string("cannot make a work directory: ") + strerror(errno));
@@ -226,6 +248,13 @@ std::vector<std::string> TtsServerCommand(const fs::path& zest, const fs::path& 
           work_dir.string(), "--"};
 }
 
+std::vector<std::string> OuteTtsServerCommand(const fs::path& zest, const fs::path& socket,
+                                              const fs::path& work_dir,
+                                              const OuteTtsServers& servers) {
+  return {zest.string(), "tts-engine", "--socket", socket.string(), "--work-dir",
+          work_dir.string(), "--outetts", OuteTtsServersJson(servers)};
+}
+
 std::vector<std::string> TtsRunArgs(const std::vector<std::string>& command,
                                     const std::string& text, const fs::path& out,
                                     int max_tokens) {
@@ -236,15 +265,27 @@ std::vector<std::string> TtsRunArgs(const std::vector<std::string>& command,
 
 int RunTtsServer(const TtsServerOptions& options) {
   ::umask(077);  // each run's directory 0700, its WAV 0600
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGPIPE, SIG_IGN);
+  // An OuteTTS model's llama-servers load first: the socket appears when
+  // the instance can answer, as with every other engine.
+  std::unique_ptr<OuteTtsEngine> outetts;
+  if (options.outetts) {
+    Result<std::unique_ptr<OuteTtsEngine>> started = OuteTtsEngine::Start(
+        *options.outetts, std::chrono::seconds(kLoadTimeoutS), [] { return g_signal != 0; });
+    if (!started.ok()) {
+      std::fprintf(stderr, "zest tts-engine: %s\n", started.status().message().c_str());
+      return 1;
+    }
+    outetts = std::move(*started);
+  }
   const int listener = ListenUnix(options.socket);
   if (listener < 0) {
     std::fprintf(stderr, "zest tts-engine: cannot listen on %s: %s\n", options.socket.c_str(),
                  strerror(errno));
     return 1;
   }
-  std::signal(SIGTERM, OnSignal);
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGPIPE, SIG_IGN);
   std::list<Worker> workers;
   while (g_signal == 0) {
     std::erase_if(workers, [](const Worker& w) { return w.done.load(); });
@@ -253,8 +294,8 @@ int RunTtsServer(const TtsServerOptions& options) {
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     Worker& worker = workers.emplace_back();
-    worker.thread = std::jthread([fd, &options, &worker] {
-      Serve(fd, options);
+    worker.thread = std::jthread([fd, &options, &worker, engine = outetts.get()] {
+      Serve(fd, options, engine);
       ::close(fd);
       worker.done = true;
     });
