@@ -205,6 +205,9 @@ Result<std::unique_ptr<OuteTtsEngine>> OuteTtsEngine::Start(const OuteTtsServers
   std::unique_ptr<Process> children[2];
   const OuteTtsServer* which[2] = {&servers.backbone, &servers.vocoder};
   for (int i = 0; i < 2; ++i) {
+    // llama-server does not bind over a socket left by a killed one.
+    std::error_code ec;
+    fs::remove(which[i]->socket, ec);
     SpawnOptions spawn;
     spawn.argv = which[i]->argv;
     spawn.ring_lines = 50;
