@@ -83,10 +83,10 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
           "Request time over the audio's length, per transcription (below 1: faster than "
           "real time).",
           {"model"}, {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5})),
-      speech_seconds(r.AddCounter("zest_speech_seconds_total", "Seconds of audio spoken.",
-                                  {"model"})),
-      speech_characters(r.AddCounter("zest_speech_characters_total",
-                                     "Characters of text spoken.", {"model"})),
+      speech_seconds(
+          r.AddCounter("zest_speech_seconds_total", "Seconds of audio spoken.", {"model"})),
+      speech_characters(
+          r.AddCounter("zest_speech_characters_total", "Characters of text spoken.", {"model"})),
       speech_realtime(r.AddHistogram(
           "zest_speech_realtime_factor",
           "Request time over the spoken audio's length, per speech request (below 1: faster "

@@ -199,8 +199,7 @@ int Show(const std::string& model) {
   const json& d = (*r)["details"];
   std::vector<std::vector<std::string>> rows;
   for (const char* key : {"id", "source", "path", "repo", "mmproj", "vocoder", "architecture",
-                          "quantization",
-                          "context_length", "type"}) {
+                          "quantization", "context_length", "type"}) {
     if (d.contains(key)) rows.push_back({key, Str(d, key)});
   }
   rows.push_back({"parameters", HumanCount(UintField(d, "parameters"))});

@@ -52,7 +52,7 @@ struct Settings {
   std::filesystem::path llama_server;    // configured engine binary; empty = search
   std::filesystem::path whisper_server;  // speech-to-text engine; empty = search
   std::filesystem::path sd_server;       // image engine (stable-diffusion.cpp); empty = search
-  std::filesystem::path llama_tts;       // speech-out engine (llama.cpp's llama-tts); empty = search
+  std::filesystem::path llama_tts;  // speech-out engine (llama.cpp's llama-tts); empty = search
   // The Debian sid rootfs scripts/provision-engines.sh makes: ZEST_ENGINE_ROOTFS,
   // else /var/cache/zest/engines/debian-sid as root, else
   // $XDG_CACHE_HOME (or ~/.cache)/zest/engines/debian-sid.

@@ -61,8 +61,8 @@ boost::asio::awaitable<Result<std::string>> AudioConverter::Convert(std::string 
 }
 
 boost::asio::awaitable<Result<std::string>> AudioConverter::Encode(std::string wav,
-                                                                  SpeechFormat format,
-                                                                  double speed) const {
+                                                                   SpeechFormat format,
+                                                                   double speed) const {
   FfmpegJob job;
   job.input_args = {"-f", "wav"};
   job.output_args = SpeechOutputArgs(format, speed);

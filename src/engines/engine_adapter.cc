@@ -49,9 +49,9 @@ EngineDescription EngineAdapter::Describe(const Result<EngineInfo>* probed) cons
   EngineDescription d;
   d.name = name();
   d.available = Available();
-  for (Capability c : {Capability::kChat, Capability::kCompletions, Capability::kEmbeddings,
-                       Capability::kRerank, Capability::kTranscription, Capability::kImages,
-                       Capability::kSpeech}) {
+  for (Capability c :
+       {Capability::kChat, Capability::kCompletions, Capability::kEmbeddings, Capability::kRerank,
+        Capability::kTranscription, Capability::kImages, Capability::kSpeech}) {
     if (PathFor(c)) d.serves.push_back(CapabilityName(c));
   }
   if (probed != nullptr && probed->ok()) {

@@ -35,10 +35,10 @@ struct LaunchSpec {
   // Every file the engine reads for the model (shards, projector), bound
   // read-only into the sandbox and nothing else of their directories.
   std::vector<std::filesystem::path> model_files;
-  std::filesystem::path mmproj;  // vision projector; empty = none
+  std::filesystem::path mmproj;   // vision projector; empty = none
   std::filesystem::path vocoder;  // a speech-out model's vocoder; empty = none
-  bool embeddings = false;       // an embedding model
-  bool reranking = false;        // a reranker (rank pooling; embeddings too)
+  bool embeddings = false;        // an embedding model
+  bool reranking = false;         // a reranker (rank pooling; embeddings too)
   // Where zest connects (a UNIX socket in a directory the engine alone has).
   std::filesystem::path socket;
   std::filesystem::path slot_dir;            // slot save/restore files; empty = none

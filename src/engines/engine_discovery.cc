@@ -86,12 +86,12 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
   speech_out.located = std::move(tts);
   speech_out.llama_server = llama;  // OuteTTS models run on two llama-servers
   speech_out.self_exe = search.self_exe;
-  return std::make_shared<const EngineSet>(std::make_unique<LlamaServerAdapter>(std::move(llama)),
-                                           std::make_unique<FlmAdapter>(std::move(flm)),
-                                           std::make_unique<WhisperAdapter>(std::move(speech)),
-                                           std::make_unique<SdServerAdapter>(std::move(images)),
-                                           std::move(converter), std::move(pictures),
-                                           std::make_unique<LlamaTtsAdapter>(std::move(speech_out)));
+  return std::make_shared<const EngineSet>(
+      std::make_unique<LlamaServerAdapter>(std::move(llama)),
+      std::make_unique<FlmAdapter>(std::move(flm)),
+      std::make_unique<WhisperAdapter>(std::move(speech)),
+      std::make_unique<SdServerAdapter>(std::move(images)), std::move(converter),
+      std::move(pictures), std::make_unique<LlamaTtsAdapter>(std::move(speech_out)));
 }
 
 Status CheckLanguageEngineFlags(const std::vector<std::string>& args) {

@@ -5,8 +5,7 @@ namespace zest::engines {
 EngineSet::EngineSet(std::unique_ptr<EngineAdapter> language, std::unique_ptr<EngineAdapter> npu,
                      std::unique_ptr<EngineAdapter> speech, std::unique_ptr<EngineAdapter> images,
                      std::unique_ptr<AudioConverter> audio,
-                     std::unique_ptr<ImageConverter> pictures,
-                     std::unique_ptr<EngineAdapter> tts)
+                     std::unique_ptr<ImageConverter> pictures, std::unique_ptr<EngineAdapter> tts)
     : language_(std::move(language)),
       npu_(std::move(npu)),
       speech_(std::move(speech)),
@@ -42,7 +41,8 @@ const EngineAdapter* EngineSet::Named(std::string_view name) const {
 
 std::vector<const EngineAdapter*> EngineSet::All() const {
   std::vector<const EngineAdapter*> all;
-  for (const auto* adapter : {language_.get(), npu_.get(), speech_.get(), images_.get(), tts_.get()}) {
+  for (const auto* adapter :
+       {language_.get(), npu_.get(), speech_.get(), images_.get(), tts_.get()}) {
     if (adapter != nullptr) all.push_back(adapter);
   }
   return all;

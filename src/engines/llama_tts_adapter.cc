@@ -13,7 +13,7 @@ namespace zest::engines {
 namespace {
 
 constexpr int kTokensPerChar = 5;
-constexpr int kTokensPerSecond = 75;  // WavTokenizer's 75 frames a second
+constexpr int kTokensPerSecond = 75;  // a second of the densest codec's frames
 
 }  // namespace
 
@@ -100,7 +100,8 @@ Result<LaunchCommand> LlamaTtsAdapter::Command(const LaunchSpec& spec) const {
   std::vector<std::string> inner = engine.Command(LlamaTtsArgs(spec), mounts,
                                                   /*own_network=*/!engine.sandboxed());
   LaunchCommand command;
-  if (engine.sandboxed()) command.argv = SandboxCommand(BridgeSandbox(engine, spec, setup_.self_exe));
+  if (engine.sandboxed())
+    command.argv = SandboxCommand(BridgeSandbox(engine, spec, setup_.self_exe));
   const std::vector<std::string> server = TtsServerCommand(setup_.self_exe, spec.socket, work_dir);
   command.argv.insert(command.argv.end(), server.begin(), server.end());
   command.argv.insert(command.argv.end(), inner.begin(), inner.end());

@@ -1,5 +1,6 @@
 // LlamaTtsAdapter: llama.cpp's llama-tts, for speech out (text to speech)
-// with a GGUF backbone and its vocoder (OuteTTS with WavTokenizer). llama-tts
+// with a GGUF backbone and its vocoder, which the libmtmd-based llama-tts
+// (build 11669 on) loads as a projector with -mm (Qwen3-TTS, Pocket TTS). llama-tts
 // is a command-line tool that loads, writes one WAV and exits, so a
 // speech-out model's instance is `zest tts-engine` (tts_server.h) in the
 // outer sandbox the bridged engines use (bridged_command.h), which runs
@@ -42,10 +43,10 @@ std::vector<std::string> OuteTtsBackboneArgs(const LaunchSpec& spec,
 std::vector<std::string> OuteTtsVocoderArgs(const LaunchSpec& spec,
                                             const std::filesystem::path& socket);
 
-// Audio tokens llama-tts may write for `text`: OuteTTS speaks about 75
-// tokens a second and a fast speaker 15 characters a second, so 5 tokens a
-// character plus a second's worth leaves room and still stops a model that
-// never ends (random weights, or a real one that rambles).
+// Audio frames (-n) llama-tts may write for `text`: a fast speaker says 15
+// characters a second and the models write 12.5 (Qwen3-TTS-12Hz) to 75
+// frames a second, so 5 a character plus 75 leaves room and still stops a
+// model that never ends (random weights, or a real one that rambles).
 int SpeechTokenCap(size_t text_chars);
 
 // llama-tts's own argv for a model (the run adds -p, -o and -n): the

@@ -86,18 +86,17 @@ TEST(LlamaTtsAdapterTest, EachRunCapsAudioTokensInProportionToTheText) {
   EXPECT_EQ(body["timeout_s"], 30);
   EXPECT_LT(SpeechTokenCap(10), SpeechTokenCap(100));
   EXPECT_EQ(TtsRunArgs({"bwrap", "llama-tts"}, "hi", "/w/tts-1/speech.wav", 85),
-            (std::vector<std::string>{"bwrap", "llama-tts", "-p", "hi", "-o",
-                                      "/w/tts-1/speech.wav", "-n", "85"}));
+            (std::vector<std::string>{"bwrap", "llama-tts", "-p", "hi", "-o", "/w/tts-1/speech.wav",
+                                      "-n", "85"}));
 }
 
 TEST(LlamaTtsAdapterTest, TheServersErrorsBecomeStatuses) {
   LlamaTtsAdapter adapter{LlamaTtsSetup{}};
   EXPECT_EQ(adapter.ReadSpeech(400, R"({"error":{"message":"no input"}})").status().code(),
             ErrorCode::kInvalidArgument);
-  EXPECT_EQ(adapter.ReadSpeech(503, R"({"error":{"message":"killed by signal 9"}})")
-                .status()
-                .code(),
-            ErrorCode::kUnavailable);
+  EXPECT_EQ(
+      adapter.ReadSpeech(503, R"({"error":{"message":"killed by signal 9"}})").status().code(),
+      ErrorCode::kUnavailable);
   EXPECT_EQ(adapter.ReadSpeech(504, "{}").status().code(), ErrorCode::kTimeout);
   EXPECT_EQ(adapter.ReadSpeech(500, "boom").status().code(), ErrorCode::kEngineFailed);
   EXPECT_EQ(adapter.ReadSpeech(200, "not a wav").status().code(), ErrorCode::kEngineFailed);

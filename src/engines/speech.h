@@ -11,7 +11,7 @@
 namespace zest::engines {
 
 struct SpeechJob {
-  std::string text;     // what to say (the API has checked its length)
+  std::string text;   // what to say (the API has checked its length)
   int timeout_s = 0;  // the engine's run is killed past this; 0 = the engine's default
 };
 
@@ -21,7 +21,7 @@ struct SpeechAudio {
   uint32_t sample_rate = 0;
   uint16_t channels = 0;
   uint16_t bits_per_sample = 0;
-  double seconds = 0;  // the audio's length
+  double seconds = 0;      // the audio's length
   size_t data_offset = 0;  // where the samples start in `wav`
   size_t data_size = 0;
 };

@@ -83,8 +83,7 @@ std::vector<std::string> SpeechOutputArgs(SpeechFormat format, double speed) {
       args.insert(args.end(), {"-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3"});
       break;
     case SpeechFormat::kOpus:  // Ogg Opus, as OpenAI sends it; libopus takes 24 kHz
-      args.insert(args.end(),
-                  {"-ar", "24000", "-c:a", "libopus", "-b:a", "32k", "-f", "ogg"});
+      args.insert(args.end(), {"-ar", "24000", "-c:a", "libopus", "-b:a", "32k", "-f", "ogg"});
       break;
     case SpeechFormat::kAac:
       args.insert(args.end(), {"-c:a", "aac", "-b:a", "64k", "-f", "adts"});
@@ -96,8 +95,8 @@ std::vector<std::string> SpeechOutputArgs(SpeechFormat format, double speed) {
       args.insert(args.end(), {"-c:a", "pcm_s16le", "-f", "wav"});
       break;
     case SpeechFormat::kPcm:
-      args.insert(args.end(), {"-ar", std::to_string(kPcmSampleRate), "-c:a", "pcm_s16le", "-f",
-                               "s16le"});
+      args.insert(args.end(),
+                  {"-ar", std::to_string(kPcmSampleRate), "-c:a", "pcm_s16le", "-f", "s16le"});
       break;
   }
   return args;

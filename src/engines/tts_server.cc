@@ -116,7 +116,8 @@ bool ReadRequest(int fd, HttpRequest& out) {
   std::string line;
   while (std::getline(head, line)) {
     const std::string lower = AsciiLower(line);
-    if (lower.rfind("content-length:", 0) == 0) length = std::strtoul(line.c_str() + 15, nullptr, 10);
+    if (lower.rfind("content-length:", 0) == 0)
+      length = std::strtoul(line.c_str() + 15, nullptr, 10);
   }
   if (length > kMaxBody) return false;
   out.body = data.substr(head_end + 4);
@@ -174,8 +175,11 @@ void Synthesize(int fd, const TtsServerOptions& options, const nlohmann::json& j
   }
   const int status = *(*process)->ExitStatus();
   if (status != 0) {
-    const std::string why = "llama-tts " + Process::DescribeExit(status) + Tail(**process);
-    return AnswerError(fd, Process::KilledFromOutside(status) ? 503 : 500, why);
+    // Its sandbox's bwrap reports a kill as exit code 128 + the signal.
+    if (Process::KilledFromOutside(status)) {
+      return AnswerError(fd, 503, "llama-tts was killed (" + Process::DescribeExit(status) + ")");
+    }
+    return AnswerError(fd, 500, "llama-tts " + Process::DescribeExit(status) + Tail(**process));
   }
   std::error_code ec;
   const uint64_t size = fs::file_size(out, ec);
@@ -244,8 +248,8 @@ struct Worker {
 
 std::vector<std::string> TtsServerCommand(const fs::path& zest, const fs::path& socket,
                                           const fs::path& work_dir) {
-  return {zest.string(), "tts-engine", "--socket", socket.string(), "--work-dir",
-          work_dir.string(), "--"};
+  return {zest.string(), "tts-engine",      "--socket", socket.string(),
+          "--work-dir",  work_dir.string(), "--"};
 }
 
 std::vector<std::string> OuteTtsServerCommand(const fs::path& zest, const fs::path& socket,
@@ -256,8 +260,7 @@ std::vector<std::string> OuteTtsServerCommand(const fs::path& zest, const fs::pa
 }
 
 std::vector<std::string> TtsRunArgs(const std::vector<std::string>& command,
-                                    const std::string& text, const fs::path& out,
-                                    int max_tokens) {
+                                    const std::string& text, const fs::path& out, int max_tokens) {
   std::vector<std::string> argv = command;
   argv.insert(argv.end(), {"-p", text, "-o", out.string(), "-n", std::to_string(max_tokens)});
   return argv;

@@ -13,8 +13,7 @@ uint32_t Le32(std::string_view b, size_t at) {
 }
 
 uint16_t Le16(std::string_view b, size_t at) {
-  return static_cast<uint16_t>(static_cast<uint8_t>(b[at]) |
-                               static_cast<uint8_t>(b[at + 1]) << 8);
+  return static_cast<uint16_t>(static_cast<uint8_t>(b[at]) | static_cast<uint8_t>(b[at + 1]) << 8);
 }
 
 constexpr size_t kRiffHeader = 12;  // "RIFF" size "WAVE"

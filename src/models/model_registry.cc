@@ -126,7 +126,7 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
     std::string name = p.stem().string();
     if (!ValidName(name)) continue;
     ModelEntry entry = Describe(name, p, "models_dir");
-    if (entry.info.architecture == "clip") continue;  // a projector named otherwise
+    if (entry.info.architecture == "clip") continue;               // a projector named otherwise
     if (IsVocoderArchitecture(entry.info.architecture)) continue;  // a vocoder named otherwise
     if (p.extension() == ".gguf") {
       fs::path projector = models_dir_ / (name + ".mmproj.gguf");

@@ -92,13 +92,11 @@ Result<std::shared_ptr<Instance>> EngineStarter::Start(const models::ModelEntry&
                                                        const placement::EnginePlan& plan,
                                                        const StartRequest& request) const {
   if (!options_.engines) return Unavailable("no engine is set up");
-  ZEST_ASSIGN_OR_RETURN(
-      const engines::EngineAdapter* engine,
-      options_.engines->For(
-          {.speech = model.info.speech,
-           .on_npu = plan.on_npu,
-           .images = model.info.image,
-           .tts = model.info.tts}));
+  ZEST_ASSIGN_OR_RETURN(const engines::EngineAdapter* engine,
+                        options_.engines->For({.speech = model.info.speech,
+                                               .on_npu = plan.on_npu,
+                                               .images = model.info.image,
+                                               .tts = model.info.tts}));
   engines::LaunchSpec spec = SpecFor(model, plan, request);
   if (!engine->saves_slots()) spec.slot_dir.clear();
   ZEST_ASSIGN_OR_RETURN(std::unique_ptr<engines::EngineProcess> process,

@@ -57,7 +57,8 @@ Result<placement::EnginePlan> LoadPlanner::Plan(const models::ModelEntry& model,
         .speech = model.info.speech, .images = model.info.image, .tts = model.info.tts};
     placement::CpuEngineNeeds needs = engines::CpuEngineNeedsFor(choice, model.info);
     std::error_code ec;
-    const uint64_t vocoder = model.vocoder.empty() ? 0 : std::filesystem::file_size(model.vocoder, ec);
+    const uint64_t vocoder =
+        model.vocoder.empty() ? 0 : std::filesystem::file_size(model.vocoder, ec);
     if (!ec) needs.engine_bytes += vocoder;  // the vocoder's weights, beside the backbone
     return placement::PlanWholeOnCpu(model.info, context.free, needs);
   }

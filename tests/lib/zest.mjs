@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // ZEST_BIN lets a developer test a binary from another build directory.
 export const zestBin = process.env.ZEST_BIN ?? path.join(repo, 'build/zest');
-const makeModelBin = path.join(repo, 'build/zest-make-model');
+const makeModelBin = process.env.ZEST_MAKE_MODEL_BIN ?? path.join(repo, 'build/zest-make-model');
 
 // Synthetic models are written once per test process into a shared cache.
 const modelCache = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-test-models-'));
@@ -38,6 +38,21 @@ export function syntheticWhisper() {
   if (!words) throw new Error(`zest-make-model did not say its script: ${out}`);
   whisperModel = { file, words: words.trim() };
   return whisperModel;
+}
+
+// A synthetic speech-out model (zest-make-model --arch outetts): an
+// OuteTTS-0.2-style backbone and its WavTokenizer vocoder beside it,
+// written once: {model, vocoder}. The engine rootfs's llama-tts (the libmtmd
+// rewrite) refuses this pair; the tests speak with it through the stand-in
+// (fake_llama_tts.mjs).
+let ttsModel = null;
+export function syntheticTts() {
+  if (ttsModel) return ttsModel;
+  const model = path.join(modelCache, 'tts.gguf');
+  execFileSync(makeModelBin, ['--arch', 'outetts', '--out', model], { stdio: 'pipe' });
+  ttsModel = { model, vocoder: path.join(modelCache, 'tts.vocoder.gguf') };
+  if (!fs.existsSync(ttsModel.vocoder)) throw new Error(`zest-make-model wrote no ${ttsModel.vocoder}`);
+  return ttsModel;
 }
 
 // A synthetic vision model (zest-make-model --preset tiny --mmproj-out):
@@ -75,7 +90,8 @@ export function sampleSpeech() {
 
 // A temporary ZEST_HOME whose models/ holds the given models, by name: a
 // preset ('tiny'), a path ending in .gguf, or {preset, args} for
-// zest-make-model, 'whisper' (a synthetic speech model) or 'vision' (a
+// zest-make-model, 'whisper' (a synthetic speech model), 'tts' (a
+// synthetic speech-out model and its vocoder, name.vocoder.gguf) or 'vision' (a
 // synthetic model and its projector, name.mmproj.gguf; {vision: [options]}
 // with more zest-make-model options); `config`, the
 // text of its config.toml.
@@ -86,6 +102,11 @@ export function makeHome(models = { tiny: 'tiny' }, { config } = {}) {
   for (const [name, spec] of Object.entries(models)) {
     if (spec === 'whisper') {  // a speech model: name.bin
       fs.copyFileSync(syntheticWhisper().file, path.join(home, 'models', `${name}.bin`));
+      continue;
+    }
+    if (spec === 'tts') {  // a speech-out model: name.gguf and name.vocoder.gguf
+      fs.copyFileSync(syntheticTts().model, path.join(home, 'models', `${name}.gguf`));
+      fs.copyFileSync(syntheticTts().vocoder, path.join(home, 'models', `${name}.vocoder.gguf`));
       continue;
     }
     if (spec === 'vision' || spec?.vision) {  // 'vision', or {vision: [zest-make-model options]}

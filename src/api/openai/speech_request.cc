@@ -8,8 +8,8 @@
 namespace zest::api::openai {
 
 const std::vector<std::string>& SpeechVoices() {
-  static const std::vector<std::string> kVoices = {"alloy", "ash",  "ballad", "coral",
-                                                   "echo",  "fable", "onyx",  "nova",
+  static const std::vector<std::string> kVoices = {"alloy", "ash",     "ballad", "coral",
+                                                   "echo",  "fable",   "onyx",   "nova",
                                                    "sage",  "shimmer", "verse"};
   return kVoices;
 }

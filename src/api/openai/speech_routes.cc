@@ -133,19 +133,19 @@ awaitable<Result<ApiAnswer>> OpenAiApi::SpeechAnswer(const engines::EngineAdapte
   if (engines::SpeechNeedsFfmpeg(*audio, request.format, request.speed)) {
     const engines::AudioConverter* converter = engines_.engines->audio_converter();
     std::string wav = std::move(audio->wav);  // named: no temporaries in co_await
-    Result<std::string> encoded = co_await converter->Encode(std::move(wav), request.format,
-                                                             request.speed);
+    Result<std::string> encoded =
+        co_await converter->Encode(std::move(wav), request.format, request.speed);
     if (!encoded.ok()) co_return encoded.status();
     out = std::move(*encoded);
   } else {
     out = engines::SpeechWithoutFfmpeg(*audio, request.format);
   }
   observer->OnSpeech(characters, seconds);
-  spdlog::info("{}speech: {} characters, {:.2f} s of audio as {} (speed {}), encoded in {:.0f} ms",
-               RequestTag(request_id), characters, seconds,
-               engines::SpeechFormatName(request.format), request.speed,
-               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                   .count());
+  spdlog::info(
+      "{}speech: {} characters, {:.2f} s of audio as {} (speed {}), encoded in {:.0f} ms",
+      RequestTag(request_id), characters, seconds, engines::SpeechFormatName(request.format),
+      request.speed,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   if (request.stream == SpeechStream::kSse) {
     co_return ApiAnswer{200, "text/event-stream", SseAnswer(out, characters, seconds)};
   }
