@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "engines/llama_tts_adapter.h"
 #include "models/catalog.h"
 
 namespace zest::engines {
@@ -81,6 +82,20 @@ placement::CpuEngineNeeds CpuEngineNeedsFor(const EngineChoice& choice,
   needs.buffers_label = "working buffers (estimated at 512x512)";
   needs.engine_bytes = kImageEngineBytes;
   return needs;
+}
+
+uint64_t VocoderBytes(const std::filesystem::path& vocoder) {
+  std::error_code ec;
+  const uint64_t weights = std::filesystem::file_size(vocoder, ec);
+  if (ec) return 0;
+  Result<models::GgufFile> gguf = models::ReadGguf(vocoder);
+  if (!gguf.ok() || gguf->Architecture() != "wavtokenizer-dec") return weights;
+  constexpr uint64_t kOutputFloats = 1282;  // 641 log magnitudes and 641 phases
+  constexpr uint64_t kHiddenActivations = 8;
+  const uint64_t width = gguf->ArchUint("embedding_length", 768);
+  const uint64_t buffers = static_cast<uint64_t>(kOuteTtsVocoderBatch) *
+                           (kOutputFloats + kHiddenActivations * width) * sizeof(float);
+  return weights + kTtsEngineBytes + buffers;
 }
 
 }  // namespace zest::engines

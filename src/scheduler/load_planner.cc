@@ -56,10 +56,8 @@ Result<placement::EnginePlan> LoadPlanner::Plan(const models::ModelEntry& model,
     const engines::EngineChoice choice{
         .speech = model.info.speech, .images = model.info.image, .tts = model.info.tts};
     placement::CpuEngineNeeds needs = engines::CpuEngineNeedsFor(choice, model.info);
-    std::error_code ec;
-    const uint64_t vocoder =
-        model.vocoder.empty() ? 0 : std::filesystem::file_size(model.vocoder, ec);
-    if (!ec) needs.engine_bytes += vocoder;  // the vocoder's weights, beside the backbone
+    // The vocoder's weights beside the backbone (and, for OuteTTS, its own llama-server).
+    if (!model.vocoder.empty()) needs.engine_bytes += engines::VocoderBytes(model.vocoder);
     return placement::PlanWholeOnCpu(model.info, context.free, needs);
   }
   placement::PlacementRequest request = RequestFor(model, settings);
