@@ -42,16 +42,29 @@ export function syntheticWhisper() {
 
 // A synthetic speech-out model (zest-make-model --arch outetts): an
 // OuteTTS-0.2-style backbone and its WavTokenizer vocoder beside it,
-// written once: {model, vocoder}. The engine rootfs's llama-tts (the libmtmd
-// rewrite) refuses this pair; the tests speak with it through the stand-in
-// (fake_llama_tts.mjs).
+// written once: {model, vocoder, standInVocoder}. zest serves this pair on
+// two llama-servers (the OuteTTS route); the engine rootfs's llama-tts (the
+// libmtmd rewrite) refuses it. `standInVocoder` is the same vocoder with its
+// general.architecture renamed (same length, so the file stays valid), which
+// zest hands to llama-tts like a Qwen3-TTS or Pocket TTS codec: the tests of
+// the llama-tts path speak with it through the stand-in (fake_llama_tts.mjs).
 let ttsModel = null;
 export function syntheticTts() {
   if (ttsModel) return ttsModel;
   const model = path.join(modelCache, 'tts.gguf');
   execFileSync(makeModelBin, ['--arch', 'outetts', '--out', model], { stdio: 'pipe' });
-  ttsModel = { model, vocoder: path.join(modelCache, 'tts.vocoder.gguf') };
-  if (!fs.existsSync(ttsModel.vocoder)) throw new Error(`zest-make-model wrote no ${ttsModel.vocoder}`);
+  const vocoder = path.join(modelCache, 'tts.vocoder.gguf');
+  if (!fs.existsSync(vocoder)) throw new Error(`zest-make-model wrote no ${vocoder}`);
+  const bytes = fs.readFileSync(vocoder);
+  const key = bytes.indexOf('general.architecture');
+  const value = key + 'general.architecture'.length + 4 + 8;  // type (u32), length (u64)
+  if (key < 0 || bytes.toString('latin1', value, value + 16) !== 'wavtokenizer-dec') {
+    throw new Error(`${vocoder}: no wavtokenizer-dec architecture where expected`);
+  }
+  bytes.write('qwen3tts-standin', value, 'latin1');
+  const standInVocoder = path.join(modelCache, 'tts.standin.vocoder.gguf');
+  fs.writeFileSync(standInVocoder, bytes);
+  ttsModel = { model, vocoder, standInVocoder };
   return ttsModel;
 }
 
@@ -90,8 +103,10 @@ export function sampleSpeech() {
 
 // A temporary ZEST_HOME whose models/ holds the given models, by name: a
 // preset ('tiny'), a path ending in .gguf, or {preset, args} for
-// zest-make-model, 'whisper' (a synthetic speech model), 'tts' (a
-// synthetic speech-out model and its vocoder, name.vocoder.gguf) or 'vision' (a
+// zest-make-model, 'whisper' (a synthetic speech model), 'outetts' (a
+// synthetic OuteTTS speech-out model and its WavTokenizer vocoder,
+// name.vocoder.gguf), 'tts' (the same backbone with a vocoder zest gives to
+// llama-tts: the stand-in's tests) or 'vision' (a
 // synthetic model and its projector, name.mmproj.gguf; {vision: [options]}
 // with more zest-make-model options); `config`, the
 // text of its config.toml.
@@ -104,9 +119,11 @@ export function makeHome(models = { tiny: 'tiny' }, { config } = {}) {
       fs.copyFileSync(syntheticWhisper().file, path.join(home, 'models', `${name}.bin`));
       continue;
     }
-    if (spec === 'tts') {  // a speech-out model: name.gguf and name.vocoder.gguf
-      fs.copyFileSync(syntheticTts().model, path.join(home, 'models', `${name}.gguf`));
-      fs.copyFileSync(syntheticTts().vocoder, path.join(home, 'models', `${name}.vocoder.gguf`));
+    if (spec === 'tts' || spec === 'outetts') {  // a speech-out model: name.gguf and name.vocoder.gguf
+      const files = syntheticTts();
+      fs.copyFileSync(files.model, path.join(home, 'models', `${name}.gguf`));
+      fs.copyFileSync(spec === 'tts' ? files.standInVocoder : files.vocoder,
+        path.join(home, 'models', `${name}.vocoder.gguf`));
       continue;
     }
     if (spec === 'vision' || spec?.vision) {  // 'vision', or {vision: [zest-make-model options]}
