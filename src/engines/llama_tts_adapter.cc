@@ -4,9 +4,9 @@
 
 #include "engines/bridged_command.h"
 #include "engines/llama_server_args.h"
-#include "models/gguf_reader.h"
 #include "engines/tts_server.h"
 #include "engines/wav_header.h"
+#include "models/gguf_reader.h"
 
 namespace zest::engines {
 
@@ -54,7 +54,8 @@ std::vector<std::string> OuteTtsVocoderArgs(const LaunchSpec& spec,
 }
 
 bool LlamaTtsAdapter::IsOuteTts(const LaunchSpec& spec) const {
-  if (setup_.vocoder_architecture) return setup_.vocoder_architecture(spec.vocoder) == "wavtokenizer-dec";
+  if (setup_.vocoder_architecture)
+    return setup_.vocoder_architecture(spec.vocoder) == "wavtokenizer-dec";
   Result<models::GgufFile> gguf = models::ReadGguf(spec.vocoder);
   return gguf.ok() && gguf->Architecture() == "wavtokenizer-dec";
 }
@@ -77,7 +78,8 @@ Result<LaunchCommand> LlamaTtsAdapter::OuteTtsCommand(const LaunchSpec& spec) co
   servers.vocoder.argv =
       engine.Command(OuteTtsVocoderArgs(spec, servers.vocoder.socket), mounts, own_network);
   LaunchCommand command;
-  if (engine.sandboxed()) command.argv = SandboxCommand(BridgeSandbox(engine, spec, setup_.self_exe));
+  if (engine.sandboxed())
+    command.argv = SandboxCommand(BridgeSandbox(engine, spec, setup_.self_exe));
   const std::vector<std::string> server =
       OuteTtsServerCommand(setup_.self_exe, spec.socket, work_dir, servers);
   command.argv.insert(command.argv.end(), server.begin(), server.end());

@@ -50,7 +50,8 @@ Result<HttpReply> Exchange(const fs::path& socket, const std::string& method,
                            const std::string& path, const std::string& body,
                            Clock::time_point deadline, const std::function<bool()>& give_up) {
   sockaddr_un addr{};
-  if (socket.native().size() >= sizeof(addr.sun_path)) return InvalidArgument("socket path too long");
+  if (socket.native().size() >= sizeof(addr.sun_path))
+    return InvalidArgument("socket path too long");
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return Unavailable(std::string("socket: ") + strerror(errno));
   addr.sun_family = AF_UNIX;
@@ -62,9 +63,11 @@ Result<HttpReply> Exchange(const fs::path& socket, const std::string& method,
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
     return Unavailable("cannot connect to " + socket.string() + ": " + strerror(errno));
   }
-  std::string request = method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n";
+  std::string request =
+      method + " " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n";
   if (!body.empty()) {
-    request += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+    request +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
   }
   request += "\r\n" + body;
   for (std::string_view rest = request; !rest.empty();) {
@@ -95,8 +98,10 @@ Result<HttpReply> Exchange(const fs::path& socket, const std::string& method,
   reply.status = std::atoi(data.c_str() + 9);
   reply.body = data.substr(head_end + 4);
   std::string head = data.substr(0, head_end);
-  std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (head.find("transfer-encoding: chunked") != std::string::npos) reply.body = Unchunk(reply.body);
+  std::transform(head.begin(), head.end(), head.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (head.find("transfer-encoding: chunked") != std::string::npos)
+    reply.body = Unchunk(reply.body);
   return reply;
 }
 
@@ -125,9 +130,9 @@ int StatusFor(const Status& status) {
 Result<std::vector<int32_t>> Generate(const fs::path& socket, const std::string& prompt,
                                       int max_tokens, Clock::time_point deadline,
                                       const std::function<bool()>& cancelled) {
-  const nlohmann::json body = {{"prompt", prompt},         {"n_predict", max_tokens},
-                               {"top_k", 4},               {"samplers", {"top_k"}},
-                               {"return_tokens", true},    {"cache_prompt", false}};
+  const nlohmann::json body = {
+      {"prompt", prompt},      {"n_predict", max_tokens}, {"top_k", 4},
+      {"samplers", {"top_k"}}, {"return_tokens", true},   {"cache_prompt", false}};
   ZEST_ASSIGN_OR_RETURN(HttpReply reply,
                         Exchange(socket, "POST", "/completion", body.dump(), deadline, cancelled));
   const nlohmann::json j = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
@@ -169,11 +174,10 @@ Status Vocode(const fs::path& socket, std::span<const int32_t> codes, Clock::tim
 }  // namespace
 
 std::string OuteTtsServersJson(const OuteTtsServers& servers) {
-  return nlohmann::json{{"backbone", {{"argv", servers.backbone.argv},
-                                      {"socket", servers.backbone.socket.string()}}},
-                        {"vocoder", {{"argv", servers.vocoder.argv},
-                                     {"socket", servers.vocoder.socket.string()}}},
-                        {"vocoder_batch", servers.vocoder_batch}}
+  return nlohmann::json{
+      {"backbone", {{"argv", servers.backbone.argv}, {"socket", servers.backbone.socket.string()}}},
+      {"vocoder", {{"argv", servers.vocoder.argv}, {"socket", servers.vocoder.socket.string()}}},
+      {"vocoder_batch", servers.vocoder_batch}}
       .dump();
 }
 
@@ -200,8 +204,8 @@ OuteTtsEngine::OuteTtsEngine(OuteTtsServers servers, std::unique_ptr<Process> ba
     : servers_(std::move(servers)), backbone_(std::move(backbone)), vocoder_(std::move(vocoder)) {}
 
 Result<std::unique_ptr<OuteTtsEngine>> OuteTtsEngine::Start(const OuteTtsServers& servers,
-                                                           std::chrono::seconds timeout,
-                                                           const std::function<bool()>& stopping) {
+                                                            std::chrono::seconds timeout,
+                                                            const std::function<bool()>& stopping) {
   std::unique_ptr<Process> children[2];
   const OuteTtsServer* which[2] = {&servers.backbone, &servers.vocoder};
   for (int i = 0; i < 2; ++i) {
@@ -219,7 +223,8 @@ Result<std::unique_ptr<OuteTtsEngine>> OuteTtsEngine::Start(const OuteTtsServers
     for (;;) {
       if (stopping()) return Status(ErrorCode::kCancelled, "stopped while loading");
       if (std::optional<int> exit = children[i]->ExitStatus()) {
-        return Unavailable(std::string(name) + " " + Process::DescribeExit(*exit) + Tail(*children[i]));
+        return Unavailable(std::string(name) + " " + Process::DescribeExit(*exit) +
+                           Tail(*children[i]));
       }
       if (Clock::now() > deadline) return Unavailable(std::string(name) + " did not load in time");
       Result<HttpReply> health = Exchange(which[i]->socket, "GET", "/health", "",

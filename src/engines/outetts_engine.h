@@ -32,7 +32,7 @@ struct OuteTtsServer {
 
 struct OuteTtsServers {
   OuteTtsServer backbone;
-  OuteTtsServer vocoder;      // started with --embeddings and -b/-ub = vocoder_batch
+  OuteTtsServer vocoder;     // started with --embeddings and -b/-ub = vocoder_batch
   int vocoder_batch = 4096;  // codes per /embedding call (the vocoder is not causal)
 };
 

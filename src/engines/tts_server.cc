@@ -255,8 +255,8 @@ std::vector<std::string> TtsServerCommand(const fs::path& zest, const fs::path& 
 std::vector<std::string> OuteTtsServerCommand(const fs::path& zest, const fs::path& socket,
                                               const fs::path& work_dir,
                                               const OuteTtsServers& servers) {
-  return {zest.string(), "tts-engine", "--socket", socket.string(), "--work-dir",
-          work_dir.string(), "--outetts", OuteTtsServersJson(servers)};
+  return {zest.string(), "tts-engine",      "--socket",  socket.string(),
+          "--work-dir",  work_dir.string(), "--outetts", OuteTtsServersJson(servers)};
 }
 
 std::vector<std::string> TtsRunArgs(const std::vector<std::string>& command,

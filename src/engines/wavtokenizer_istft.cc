@@ -36,7 +36,8 @@ std::vector<float> HannWindow(int n) {
 }  // namespace
 
 Fft::Fft(int n) : n_(n), roots_(static_cast<size_t>(n)), scratch_(static_cast<size_t>(n)) {
-  for (int j = 0; j < n; ++j) roots_[static_cast<size_t>(j)] = std::polar(1.0, -2 * std::numbers::pi * j / n);
+  for (int j = 0; j < n; ++j)
+    roots_[static_cast<size_t>(j)] = std::polar(1.0, -2 * std::numbers::pi * j / n);
 }
 
 void Fft::Transform(std::vector<std::complex<float>>& data, int sign) {
@@ -56,7 +57,7 @@ void Fft::Recurse(const std::complex<float>* in, int stride, int n, std::complex
   const int p = SmallestFactor(n);
   const int m = n / p;
   for (int r = 0; r < p; ++r) Recurse(in + r * stride, stride * p, m, out + r * m, sign);
-  const int step = n_ / n;  // roots_ holds the n_-th roots; n divides n_
+  const int step = n_ / n;      // roots_ holds the n_-th roots; n divides n_
   std::complex<float> sums[8];  // radix 2 or 5 here; larger primes take the slow path
   std::vector<std::complex<float>> big;
   std::complex<float>* acc = sums;

@@ -16,7 +16,7 @@
 namespace zest::engines {
 
 inline constexpr int kWavTokenizerFft = 1280;
-inline constexpr int kWavTokenizerBins = kWavTokenizerFft / 2 + 1;  // 641
+inline constexpr int kWavTokenizerBins = kWavTokenizerFft / 2 + 1;      // 641
 inline constexpr int kWavTokenizerFrameFloats = 2 * kWavTokenizerBins;  // 1282
 
 // An in-place complex FFT of any length whose prime factors are small

@@ -29,14 +29,14 @@ std::vector<std::complex<float>> Dft(const std::vector<std::complex<float>>& x, 
 TEST(Fft, MatchesTheDirectTransform) {
   for (int n : {1, 2, 5, 12, 1280}) {
     std::vector<std::complex<float>> x(static_cast<size_t>(n));
-    for (int i = 0; i < n; ++i) x[static_cast<size_t>(i)] = {std::sin(i * 0.7f), std::cos(i * 1.3f)};
+    for (int i = 0; i < n; ++i)
+      x[static_cast<size_t>(i)] = {std::sin(i * 0.7f), std::cos(i * 1.3f)};
     for (int sign : {-1, +1}) {
       std::vector<std::complex<float>> y = x;
       Fft(n).Transform(y, sign);
       const std::vector<std::complex<float>> want = Dft(x, sign);
       for (int i = 0; i < n; ++i) {
-        EXPECT_NEAR(std::abs(y[static_cast<size_t>(i)] - want[static_cast<size_t>(i)]), 0,
-                    1e-3 * n)
+        EXPECT_NEAR(std::abs(y[static_cast<size_t>(i)] - want[static_cast<size_t>(i)]), 0, 1e-3 * n)
             << "n=" << n << " i=" << i;
       }
     }
@@ -61,7 +61,8 @@ std::vector<float> Analyse(const std::vector<float>& x, size_t n_frames) {
     for (int k = 0; k < kWavTokenizerBins; ++k) {
       frames.push_back(std::log(std::max(std::abs(buf[static_cast<size_t>(k)]), 1e-12f)));
     }
-    for (int k = 0; k < kWavTokenizerBins; ++k) frames.push_back(std::arg(buf[static_cast<size_t>(k)]));
+    for (int k = 0; k < kWavTokenizerBins; ++k)
+      frames.push_back(std::arg(buf[static_cast<size_t>(k)]));
   }
   return frames;
 }
