@@ -31,7 +31,7 @@ std::string Str(const json& j, const char* key) {
 // nothing; "embedding" for embedding models; the type of a model without
 // chat ("speech", "tts", "image").
 std::string Extras(const json& m) {
-  const std::string type = m.value("type", std::string());
+  std::string type = m.value("type", std::string());
   if (type == "speech" || type == "tts" || type == "image") return type;
   std::string out;
   for (const json& c : m.value("capabilities", json::array())) {

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -36,6 +37,7 @@ constexpr size_t kMaxBody = 1024 * 1024;
 constexpr uint64_t kMaxWavBytes = 512ull * 1024 * 1024;
 constexpr int kDefaultTimeoutS = 300;
 constexpr int kLoadTimeoutS = 600;  // both llama-servers of an OuteTTS model
+constexpr int kReadTimeoutS = 10;
 
 int ListenUnix(const fs::path& path) {
   sockaddr_un addr{};
@@ -296,6 +298,10 @@ int RunTtsServer(const TtsServerOptions& options) {
     if (::poll(&p, 1, 200) <= 0) continue;
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
+    // A client that sends no whole request in time holds no thread for
+    // long (nor the exit at SIGTERM, which joins every thread).
+    const timeval read_limit{.tv_sec = kReadTimeoutS, .tv_usec = 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &read_limit, sizeof(read_limit));
     Worker& worker = workers.emplace_back();
     worker.thread = std::jthread([fd, &options, &worker, engine = outetts.get()] {
       Serve(fd, options, engine);

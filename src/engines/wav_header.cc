@@ -61,7 +61,8 @@ Result<SpeechAudio> ReadWav(std::string wav) {
   ZEST_ASSIGN_OR_RETURN(DataChunk data, Chunks(b, audio));
   const uint64_t frame = static_cast<uint64_t>(audio.channels) * (audio.bits_per_sample / 8);
   if (frame == 0 || audio.sample_rate == 0) return InvalidArgument("the WAV's format is empty");
-  audio.seconds = static_cast<double>(data.size / frame) / audio.sample_rate;
+  const uint64_t frames = data.size / frame;  // whole frames only
+  audio.seconds = static_cast<double>(frames) / audio.sample_rate;
   audio.data_offset = data.offset;
   audio.data_size = data.size;
   audio.wav = std::move(wav);

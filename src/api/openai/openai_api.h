@@ -30,7 +30,7 @@ class OpenAiApi {
   // /v1/models reports as each model's `fit`; `metrics` may be null (no
   // metrics).
   OpenAiApi(models::ModelRegistry& registry, EngineServices engines, scheduler::FitEstimates& fit,
-            Options options, InferenceMetrics* metrics = nullptr)
+            const Options& options, InferenceMetrics* metrics = nullptr)
       : registry_(registry),
         engines_(engines),
         fit_(fit),
