@@ -7,7 +7,10 @@ build=(g++ cmake ninja-build ccache pkg-config make
        libboost1.81-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
        libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev
        libvulkan-dev)
-engines=(debootstrap bubblewrap)
+# ffmpeg: speech out answers mp3, opus, aac and flac (and speeds other than
+# 1) made by it, and speech to text reads WebM, Opus and M4A converted by it
+# (engines/audio_converter.h), so `make run` installs it too.
+engines=(debootstrap bubblewrap ffmpeg)
 wanted=("${build[@]}" "${engines[@]}")
 # The web UI (ui/) is built with its npm toolchain (scripts/build-ui.sh);
 # the tests drive zest with node's test runner and the official SDKs.
@@ -24,10 +27,6 @@ fi
 if [[ ${1:-} == --test ]]; then
   wanted+=(prometheus)
 fi
-
-# The speech tests convert WebM/Opus and M4A uploads with ffmpeg (zest uses
-# it where it is installed; engines/audio_converter.h).
-[[ ${1:-} == --test ]] && wanted+=(ffmpeg)
 
 # make soak loads both cores with stress while it repeats the timing tests.
 [[ ${1:-} == --test ]] && wanted+=(stress)

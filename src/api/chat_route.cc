@@ -25,6 +25,10 @@ Status CheckCapability(Capability kind, const models::ModelEntry& model) {
     return InvalidArgument("model '" + model.name +
                            "' is an image generation model; use /v1/images/generations");
   }
+  if (model.info.tts) {
+    return InvalidArgument("model '" + model.name +
+                           "' is a text-to-speech model; use /v1/audio/speech");
+  }
   if (model.info.reranker) {
     return InvalidArgument("model '" + model.name + "' is a reranker; use /v1/rerank");
   }

@@ -37,6 +37,8 @@ struct ChatRouteOptions {
   // Speech to text: the most bytes of audio requests hold at once (0: no
   // limit; limits.max_audio_memory_mb).
   uint64_t audio_memory_bytes = 512ull << 20;
+  // Text to speech: the longest input, in characters (limits.max_speech_chars).
+  int max_speech_chars = 4096;
   // Images in chat (chat_images.h): limits, hosts to fetch from; shared by
   // every API's copy of these options. Null: requests with images refused.
   std::shared_ptr<const ChatImages> images;

@@ -83,6 +83,15 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
           "Request time over the audio's length, per transcription (below 1: faster than "
           "real time).",
           {"model"}, {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5})),
+      speech_seconds(
+          r.AddCounter("zest_speech_seconds_total", "Seconds of audio spoken.", {"model"})),
+      speech_characters(
+          r.AddCounter("zest_speech_characters_total", "Characters of text spoken.", {"model"})),
+      speech_realtime(r.AddHistogram(
+          "zest_speech_realtime_factor",
+          "Request time over the spoken audio's length, per speech request (below 1: faster "
+          "than real time).",
+          {"model"}, {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10})),
       images(r.AddCounter("zest_images_generated_total", "Images generated.", {"model"})),
       seconds_per_image(r.AddHistogram("zest_image_seconds", "Request time per generated image.",
                                        {"model"}, {0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300})) {}
@@ -217,6 +226,11 @@ void RequestObserver::Finish(int status) {
   if (audio_s_ && *audio_s_ > 0 && status == 200) {
     metrics_->audio_seconds.With({model_}).Inc(*audio_s_);
     metrics_->realtime_factor.With({model_}).Observe(Seconds(end - start_) / *audio_s_);
+  }
+  if (speech_s_ > 0 && status == 200) {
+    metrics_->speech_seconds.With({model_}).Inc(speech_s_);
+    metrics_->speech_characters.With({model_}).Inc(static_cast<double>(speech_chars_));
+    metrics_->speech_realtime.With({model_}).Observe(Seconds(end - start_) / speech_s_);
   }
   if (images_ > 0 && status == 200) {
     metrics_->images.With({model_}).Inc(images_);

@@ -64,6 +64,9 @@ struct InferenceMetrics {
   metrics::Family<metrics::Histogram>& prompt_processing;    // model
   metrics::Family<metrics::Counter>& audio_seconds;          // model
   metrics::Family<metrics::Histogram>& realtime_factor;      // model
+  metrics::Family<metrics::Counter>& speech_seconds;         // model
+  metrics::Family<metrics::Counter>& speech_characters;      // model
+  metrics::Family<metrics::Histogram>& speech_realtime;      // model
   metrics::Family<metrics::Counter>& images;                 // model
   metrics::Family<metrics::Histogram>& seconds_per_image;    // model
 
@@ -123,6 +126,11 @@ class RequestObserver {
   void OnBody(std::string_view body);
   // Speech to text: the transcribed audio's length.
   void OnAudio(double seconds) { audio_s_ = seconds; }
+  // Text to speech: the characters spoken and the audio's length.
+  void OnSpeech(size_t characters, double seconds) {
+    speech_chars_ = characters;
+    speech_s_ = seconds;
+  }
   // Image generation: how many images the answer holds.
   void OnImages(int count) { images_ = count; }
   // Records the request: status, duration and tokens. Call once.
@@ -146,6 +154,8 @@ class RequestObserver {
   std::optional<double> ttft_s_;
   TokenUsage usage_;
   std::optional<double> audio_s_;
+  size_t speech_chars_ = 0;
+  double speech_s_ = 0;
   int images_ = 0;
 };
 

@@ -14,6 +14,7 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
   };
   if (!model.repo.empty()) j["repo"] = model.repo;
   if (!model.mmproj.empty()) j["mmproj"] = model.mmproj.string();
+  if (!model.vocoder.empty()) j["vocoder"] = model.vocoder.string();
   if (!model.catalog.empty()) j["catalog"] = model.catalog;
   if (!model.error.empty()) {
     j["error"] = model.error;
@@ -26,6 +27,7 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
   j["parameters"] = info.parameter_count;
   j["quantization"] = info.file_type;
   j["type"] = info.speech      ? "speech"
+              : info.tts       ? "tts"
               : info.image     ? "image"
               : info.reranker  ? "reranker"
               : info.embedding ? "embedding"

@@ -11,6 +11,7 @@ engines::EngineSearch EngineSearchFor(const config::Settings& s) {
   search.llama_server = s.llama_server;
   search.whisper_server = s.whisper_server;
   search.sd_server = s.sd_server;
+  search.llama_tts = s.llama_tts;
   search.flm = s.flm;
   search.path_env = config::ProcessEnv("PATH").value_or("");
   search.rootfs = s.engine_rootfs;

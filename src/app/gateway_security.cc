@@ -46,9 +46,9 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       {"GET", "/api/v1/session", Access::kPublic},
   };
   for (std::string prefix : {"/v1", "/api/v1"}) {
-    for (const char* endpoint :
-         {"/chat/completions", "/completions", "/embeddings", "/audio/transcriptions",
-          "/audio/translations", "/images/generations", "/tokenize", "/detokenize", "/rerank"}) {
+    for (const char* endpoint : {"/chat/completions", "/completions", "/embeddings",
+                                 "/audio/transcriptions", "/audio/translations", "/audio/speech",
+                                 "/images/generations", "/tokenize", "/detokenize", "/rerank"}) {
       rules.push_back({"POST", prefix + endpoint, Access::kInference});
     }
   }

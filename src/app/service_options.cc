@@ -80,6 +80,7 @@ api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   o.limits = {s.max_messages, s.max_tokens_cap, s.max_choices};
   o.default_max_tokens = s.default_max_tokens;
   o.audio_memory_bytes = static_cast<uint64_t>(s.max_audio_memory_mb) << 20;
+  o.max_speech_chars = s.max_speech_chars;
   api::ImageLimits images{.max_images = s.max_images,
                           .max_image_bytes = static_cast<uint64_t>(s.max_image_mb) << 20,
                           .max_image_pixels = static_cast<uint64_t>(s.max_image_pixels),

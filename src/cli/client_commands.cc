@@ -28,8 +28,11 @@ std::string Str(const json& j, const char* key) {
 }
 
 // What a chat model does beyond text ("vision,tools,thinking"); "-" when
-// nothing; "embedding" for embedding models.
+// nothing; "embedding" for embedding models; the type of a model without
+// chat ("speech", "tts", "image").
 std::string Extras(const json& m) {
+  std::string type = m.value("type", std::string());
+  if (type == "speech" || type == "tts" || type == "image") return type;
   std::string out;
   for (const json& c : m.value("capabilities", json::array())) {
     if (!c.is_string() || c == "completion") continue;
@@ -195,8 +198,8 @@ int Show(const std::string& model) {
   if (!r.ok()) return Fail(r.status());
   const json& d = (*r)["details"];
   std::vector<std::vector<std::string>> rows;
-  for (const char* key : {"id", "source", "path", "repo", "mmproj", "architecture", "quantization",
-                          "context_length", "type"}) {
+  for (const char* key : {"id", "source", "path", "repo", "mmproj", "vocoder", "architecture",
+                          "quantization", "context_length", "type"}) {
     if (d.contains(key)) rows.push_back({key, Str(d, key)});
   }
   rows.push_back({"parameters", HumanCount(UintField(d, "parameters"))});

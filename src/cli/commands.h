@@ -24,5 +24,6 @@ void AddHaproxyConfigCommand(CLI::App& app, Action* action);  // haproxy-config 
 void AddSyncCommand(CLI::App& app, Action* action);           // sync (the cluster manifest)
 void AddWorkerCommand(CLI::App& app, Action* action);         // worker (ggml RPC, scale-out)
 void AddEngineBridgeCommand(CLI::App& app, Action* action);   // engine-bridge (zest's own use)
+void AddTtsEngineCommand(CLI::App& app, Action* action);      // tts-engine (zest's own use)
 
 }  // namespace zest::cli

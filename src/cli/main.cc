@@ -30,6 +30,7 @@ int Run(int argc, char** argv) {
   zest::cli::AddSyncCommand(app, &action);
   zest::cli::AddWorkerCommand(app, &action);
   zest::cli::AddEngineBridgeCommand(app, &action);
+  zest::cli::AddTtsEngineCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
 
   // No curl_global_init: libcurl is loaded when first used

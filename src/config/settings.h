@@ -52,6 +52,7 @@ struct Settings {
   std::filesystem::path llama_server;    // configured engine binary; empty = search
   std::filesystem::path whisper_server;  // speech-to-text engine; empty = search
   std::filesystem::path sd_server;       // image engine (stable-diffusion.cpp); empty = search
+  std::filesystem::path llama_tts;  // speech-out engine (llama.cpp's llama-tts); empty = search
   // The Debian sid rootfs scripts/provision-engines.sh makes: ZEST_ENGINE_ROOTFS,
   // else /var/cache/zest/engines/debian-sid as root, else
   // $XDG_CACHE_HOME (or ~/.cache)/zest/engines/debian-sid.
@@ -144,6 +145,9 @@ struct Settings {
   // engine: 512 MiB is about nine 30-minute recordings as 16 kHz WAV. A
   // request over it gets 429 with Retry-After. 0: no limit.
   int max_audio_memory_mb = 512;
+  // The longest text one /v1/audio/speech request may speak, in characters
+  // (OpenAI's limit); longer is a 400.
+  int max_speech_chars = 4096;
   // Images in chat requests: how many one request may hold, and each one's
   // size as sent and in pixels as its header declares (a small file can
   // declare a picture the engine would need gigabytes to decode).

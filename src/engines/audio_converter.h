@@ -1,6 +1,8 @@
 // AudioConverter: ffmpeg (ffmpeg.h: sandboxed, on its own threads) turns
 // audio that speech engines do not decode themselves (WebM, Opus, M4A/AAC,
-// ...) into 16 kHz mono 16-bit WAV, which every speech engine reads.
+// ...) into 16 kHz mono 16-bit WAV, which every speech engine reads; and a
+// speech-out engine's WAV into the format a client asked for
+// (speech_format.h), at the speed it asked for.
 //
 // Thread-safe.
 #pragma once
@@ -13,6 +15,7 @@
 
 #include "core/result.h"
 #include "engines/ffmpeg.h"
+#include "engines/speech_format.h"
 
 namespace zest::engines {
 
@@ -42,6 +45,12 @@ class AudioConverter {
   boost::asio::awaitable<Result<std::string>> Convert(std::string audio) const;
   // The same, blocking the calling thread.
   Result<std::string> ConvertBlocking(std::string_view audio) const;
+
+  // A speech-out engine's WAV as `format` at `speed` (0.25 to 4), on
+  // ffmpeg's threads. kNotFound/kUnavailable as Available() says;
+  // kInvalidArgument when ffmpeg cannot encode it; kTimeout.
+  boost::asio::awaitable<Result<std::string>> Encode(std::string wav, SpeechFormat format,
+                                                     double speed) const;
 
  private:
   FfmpegJob Job() const;

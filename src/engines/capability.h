@@ -14,6 +14,8 @@ enum class Capability {
   kRerank,
   kTranscription,
   kImages,
+  // Text to speech (speech.h): a SpeechJob in, WAV out.
+  kSpeech,
   // The model's tokenizer: text to token ids ({"content", "add_special",
   // "with_pieces"} → {"tokens"}) and back ({"tokens"} → {"content"}), in
   // llama-server's shape.

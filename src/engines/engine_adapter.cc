@@ -18,6 +18,8 @@ const char* CapabilityName(Capability capability) {
       return "transcription";
     case Capability::kImages:
       return "images";
+    case Capability::kSpeech:
+      return "speech";
     case Capability::kTokenize:
       return "tokenize";
     case Capability::kDetokenize:
@@ -47,8 +49,9 @@ EngineDescription EngineAdapter::Describe(const Result<EngineInfo>* probed) cons
   EngineDescription d;
   d.name = name();
   d.available = Available();
-  for (Capability c : {Capability::kChat, Capability::kCompletions, Capability::kEmbeddings,
-                       Capability::kRerank, Capability::kTranscription, Capability::kImages}) {
+  for (Capability c :
+       {Capability::kChat, Capability::kCompletions, Capability::kEmbeddings, Capability::kRerank,
+        Capability::kTranscription, Capability::kImages, Capability::kSpeech}) {
     if (PathFor(c)) d.serves.push_back(CapabilityName(c));
   }
   if (probed != nullptr && probed->ok()) {
@@ -85,6 +88,14 @@ Result<EngineCall> EngineAdapter::TranscriptionCall(const TranscriptionJob&) con
 
 Result<Transcript> EngineAdapter::ReadTranscript(int, std::string_view) const {
   return Status(ErrorCode::kUnsupported, std::string(name()) + " does not transcribe speech");
+}
+
+Result<EngineCall> EngineAdapter::SpeechCall(const SpeechJob&) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " does not speak");
+}
+
+Result<SpeechAudio> EngineAdapter::ReadSpeech(int, std::string_view) const {
+  return Status(ErrorCode::kUnsupported, std::string(name()) + " does not speak");
 }
 
 Result<EngineCall> EngineAdapter::ImageCall(const ImageJob&) const {

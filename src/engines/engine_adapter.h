@@ -22,6 +22,7 @@
 #include "engines/engine_probe.h"
 #include "engines/image_generation.h"
 #include "engines/llama_server_args.h"
+#include "engines/speech.h"
 #include "engines/transcription.h"
 
 namespace zest::engines {
@@ -34,9 +35,10 @@ struct LaunchSpec {
   // Every file the engine reads for the model (shards, projector), bound
   // read-only into the sandbox and nothing else of their directories.
   std::vector<std::filesystem::path> model_files;
-  std::filesystem::path mmproj;  // vision projector; empty = none
-  bool embeddings = false;       // an embedding model
-  bool reranking = false;        // a reranker (rank pooling; embeddings too)
+  std::filesystem::path mmproj;   // vision projector; empty = none
+  std::filesystem::path vocoder;  // a speech-out model's vocoder; empty = none
+  bool embeddings = false;        // an embedding model
+  bool reranking = false;         // a reranker (rank pooling; embeddings too)
   // Where zest connects (a UNIX socket in a directory the engine alone has).
   std::filesystem::path socket;
   std::filesystem::path slot_dir;            // slot save/restore files; empty = none
@@ -142,6 +144,12 @@ class EngineAdapter {
   // when it could not decode the audio). Default: kUnsupported.
   virtual Result<EngineCall> TranscriptionCall(const TranscriptionJob& job) const;
   virtual Result<Transcript> ReadTranscript(int status, std::string_view body) const;
+
+  // Text to speech (Capability::kSpeech): the job as a request in the
+  // engine's shape, and its answer as WAV (kUnavailable when the engine
+  // failed or was killed). Default: kUnsupported.
+  virtual Result<EngineCall> SpeechCall(const SpeechJob& job) const;
+  virtual Result<SpeechAudio> ReadSpeech(int status, std::string_view body) const;
 
   // Image generation (Capability::kImages): the job as a request in the
   // engine's shape, and its answer (kInvalidArgument for a job the engine

@@ -7,6 +7,7 @@
 #include "engines/flm_command.h"
 #include "engines/llama_server_adapter.h"
 #include "engines/llama_server_flags.h"
+#include "engines/llama_tts_adapter.h"
 #include "engines/sd_server_adapter.h"
 #include "engines/whisper_adapter.h"
 
@@ -42,10 +43,12 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
   Result<EngineLocation> llama = Locate(search, search.llama_server, "llama-server");
   Result<EngineLocation> whisper = Locate(search, search.whisper_server, "whisper-server");
   Result<EngineLocation> sd = Locate(search, search.sd_server, "sd-server");
+  Result<EngineLocation> tts = Locate(search, search.llama_tts, "llama-tts");
   if (search.log) {
     LogLocation(llama, "engine for language models");
     LogLocation(whisper, "speech-to-text engine");
     if (sd.ok() || !search.sd_server.empty()) LogLocation(sd, "image engine");
+    LogLocation(tts, "text-to-speech engine");
   }
 
   // FastFlowLM listens on TCP only: it runs behind `zest engine-bridge`,
@@ -79,11 +82,16 @@ std::shared_ptr<const EngineSet> DiscoverEngines(const EngineSearch& search) {
   images.located = std::move(sd);
   images.self_exe = search.self_exe;
   images.converts_images = pictures->Available().ok();
-  return std::make_shared<const EngineSet>(std::make_unique<LlamaServerAdapter>(std::move(llama)),
-                                           std::make_unique<FlmAdapter>(std::move(flm)),
-                                           std::make_unique<WhisperAdapter>(std::move(speech)),
-                                           std::make_unique<SdServerAdapter>(std::move(images)),
-                                           std::move(converter), std::move(pictures));
+  LlamaTtsSetup speech_out;
+  speech_out.located = std::move(tts);
+  speech_out.llama_server = llama;  // OuteTTS models run on two llama-servers
+  speech_out.self_exe = search.self_exe;
+  return std::make_shared<const EngineSet>(
+      std::make_unique<LlamaServerAdapter>(std::move(llama)),
+      std::make_unique<FlmAdapter>(std::move(flm)),
+      std::make_unique<WhisperAdapter>(std::move(speech)),
+      std::make_unique<SdServerAdapter>(std::move(images)), std::move(converter),
+      std::move(pictures), std::make_unique<LlamaTtsAdapter>(std::move(speech_out)));
 }
 
 Status CheckLanguageEngineFlags(const std::vector<std::string>& args) {

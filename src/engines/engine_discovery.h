@@ -16,10 +16,11 @@ namespace zest::engines {
 
 struct EngineSearch {
   // Binaries the settings name (engine.llama_server, engine.whisper_server,
-  // engine.sd_server, engine.flm); empty = search.
+  // engine.sd_server, engine.flm, engine.llama_tts); empty = search.
   std::filesystem::path llama_server;
   std::filesystem::path whisper_server;
   std::filesystem::path sd_server;
+  std::filesystem::path llama_tts;
   std::filesystem::path flm;
   std::string path_env;                    // $PATH
   std::filesystem::path rootfs;            // engine.rootfs

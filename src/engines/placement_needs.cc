@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "engines/llama_tts_adapter.h"
 #include "models/catalog.h"
 
 namespace zest::engines {
@@ -65,12 +66,37 @@ placement::CpuEngineNeeds CpuEngineNeedsFor(const EngineChoice& choice,
     needs.ctx_per_slot = model.context_length;
     return needs;
   }
+  if (choice.tts) {
+    needs.what = "speech-out model";
+    needs.engine = "llama-tts";
+    // Its KV cache at the context it runs with (F16 K and V), one sequence.
+    needs.ctx_per_slot = std::min<uint64_t>(model.context_length, kTtsContext);
+    needs.buffers = 2 * 2 * model.block_count * needs.ctx_per_slot * model.head_count_kv *
+                    std::max<uint64_t>(model.key_length, 1);
+    needs.buffers_label = "KV cache";
+    needs.engine_bytes = kTtsEngineBytes;
+    return needs;
+  }
   needs.what = "image model";
   needs.engine = "stable-diffusion.cpp";
   needs.buffers = kImageComputeBytes;
   needs.buffers_label = "working buffers (estimated at 512x512)";
   needs.engine_bytes = kImageEngineBytes;
   return needs;
+}
+
+uint64_t VocoderBytes(const std::filesystem::path& vocoder) {
+  std::error_code ec;
+  const uint64_t weights = std::filesystem::file_size(vocoder, ec);
+  if (ec) return 0;
+  Result<models::GgufFile> gguf = models::ReadGguf(vocoder);
+  if (!gguf.ok() || gguf->Architecture() != "wavtokenizer-dec") return weights;
+  constexpr uint64_t kOutputFloats = 1282;  // 641 log magnitudes and 641 phases
+  constexpr uint64_t kHiddenActivations = 8;
+  const uint64_t width = gguf->ArchUint("embedding_length", 768);
+  const uint64_t buffers = static_cast<uint64_t>(kOuteTtsVocoderBatch) *
+                           (kOutputFloats + kHiddenActivations * width) * sizeof(float);
+  return weights + kTtsEngineBytes + buffers;
 }
 
 }  // namespace zest::engines

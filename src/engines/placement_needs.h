@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,21 @@ inline constexpr uint64_t kSpeechEngineBytes = 48ull << 20;
 // the CPU; larger sizes and SDXL need more, which the engine's RSS then shows.
 inline constexpr uint64_t kImageComputeBytes = 1ull << 30;
 inline constexpr uint64_t kImageEngineBytes = 64ull << 20;
+// llama-tts beside a speech-out model: `zest tts-engine` and llama-tts's
+// libraries and buffers (the vocoder's weights are added by the caller), an
+// estimate; the context it is counted at (llama-tts's default).
+inline constexpr uint64_t kTtsEngineBytes = 96ull << 20;
+inline constexpr uint64_t kTtsContext = 8192;
+
+// What a speech-out model's vocoder adds beside its backbone: its weights
+// (the file's size); for an OuteTTS model's WavTokenizer (a
+// `wavtokenizer-dec` GGUF, served by a llama-server of its own) also that
+// second engine's runtime (kTtsEngineBytes) and its working buffers for a
+// whole batch of codes (kOuteTtsVocoderBatch): the 1282 output floats and
+// about eight hidden-width activations a code, F32 (an estimate from the
+// graph's shape: for WavTokenizer-large, 768 wide, 122 MiB). 0 when the file
+// cannot be read.
+uint64_t VocoderBytes(const std::filesystem::path& vocoder);
 
 // The machine's side of the NPU request (present, usable, why, the NPU's
 // name) from the inventory and FastFlowLM's recipe verdict, with

@@ -13,6 +13,7 @@
 #include "placement/fit.h"
 #include "placement/policy.h"
 #include "placement/test_models.h"
+#include "tools/gguf_writer.h"
 
 namespace zest::engines {
 namespace {
@@ -244,6 +245,32 @@ TEST(CpuEngineNeedsTest, SpeechAndImageEnginesSayWhatTheyNeedBesideTheWeights) {
       plan->explanation.find("Image model (stable-diffusion) on the CPU (stable-diffusion.cpp)"),
       std::string::npos)
       << plan->explanation;
+}
+
+}  // namespace
+}  // namespace zest::engines
+
+namespace zest::engines {
+namespace {
+
+// A GGUF of `architecture` with an embedding width, no tensors.
+std::filesystem::path WriteVocoder(const std::string& name, const std::string& architecture) {
+  const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / name;
+  tools::GgufWriter w;
+  w.AddString("general.architecture", architecture);
+  w.AddUint32(architecture + ".embedding_length", 768);
+  EXPECT_TRUE(w.Write(path).ok());
+  return path;
+}
+
+TEST(VocoderBytesTest, AWavTokenizerAddsItsOwnEngineAndABatchOfWorkingBuffers) {
+  const std::filesystem::path wav = WriteVocoder("wt.vocoder.gguf", "wavtokenizer-dec");
+  const std::filesystem::path other = WriteVocoder("qt.vocoder.gguf", "clip");
+  const uint64_t wav_file = std::filesystem::file_size(wav);
+  // 4096 codes x (1282 outputs + 8 x 768 activations) x 4 bytes: ~115 MiB.
+  EXPECT_EQ(VocoderBytes(wav), wav_file + kTtsEngineBytes + 4096ull * (1282 + 8 * 768) * 4);
+  EXPECT_EQ(VocoderBytes(other), std::filesystem::file_size(other));  // llama-tts's: its weights
+  EXPECT_EQ(VocoderBytes("/no/such.vocoder.gguf"), 0u);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "engines/test_util.h"
 #include "models/gguf_reader.h"
 #include "models/projector_info.h"
+#include "tools/outetts_model.h"
 #include "tools/png_image.h"
 #include "tools/synthetic_model.h"
 #include "tools/vision_projector.h"
@@ -311,6 +312,21 @@ TEST(RealEngine, KillingBwrapAloneTakesTheEngineDown) {
 namespace zest::engines {
 namespace {
 
+// POSTs `request` as JSON to `path`; the HTTP status and the JSON body.
+std::pair<int, nlohmann::json> PostJson(const std::filesystem::path& socket_path,
+                                        const std::string& path, const nlohmann::json& request) {
+  const std::string body = request.dump();
+  const std::string response =
+      Exchange(socket_path, "POST " + path +
+                                " HTTP/1.1\r\nHost: engine\r\nConnection: close\r\n"
+                                "Content-Type: application/json\r\nContent-Length: " +
+                                std::to_string(body.size()) + "\r\n\r\n" + body);
+  const std::size_t blank = response.find("\r\n\r\n");
+  if (response.rfind("HTTP/1.1 ", 0) != 0 || blank == std::string::npos) return {0, nullptr};
+  return {std::atoi(response.c_str() + 9),
+          nlohmann::json::parse(response.substr(blank + 4), nullptr, false)};
+}
+
 // POSTs a chat request with `content` as the user's message, asking for one
 // token; the HTTP status and the JSON body.
 std::pair<int, nlohmann::json> Chat(const std::filesystem::path& socket_path,
@@ -318,16 +334,7 @@ std::pair<int, nlohmann::json> Chat(const std::filesystem::path& socket_path,
   nlohmann::json message = {{"role", "user"}, {"content", content}};
   const nlohmann::json request = {{"messages", nlohmann::json::array({std::move(message)})},
                                   {"max_tokens", 1}};
-  const std::string body = request.dump();
-  const std::string response =
-      Exchange(socket_path,
-               "POST /v1/chat/completions HTTP/1.1\r\nHost: engine\r\nConnection: close\r\n"
-               "Content-Type: application/json\r\nContent-Length: " +
-                   std::to_string(body.size()) + "\r\n\r\n" + body);
-  const std::size_t blank = response.find("\r\n\r\n");
-  if (response.rfind("HTTP/1.1 ", 0) != 0 || blank == std::string::npos) return {0, nullptr};
-  return {std::atoi(response.c_str() + 9),
-          nlohmann::json::parse(response.substr(blank + 4), nullptr, false)};
+  return PostJson(socket_path, "/v1/chat/completions", request);
 }
 
 struct VisionPair {
@@ -406,6 +413,58 @@ TEST(RealEngine, AProjectorOfAnotherWidthIsRefusedAsZestsReaderPredicts) {
   EXPECT_TRUE(Contains(lines, "mismatch between text model (n_embd = 64) and mmproj (n_embd = " +
                                   std::to_string(info->embedding_length) + ")"))
       << ::testing::PrintToString(lines);
+}
+
+// zest-make-model --arch outetts's backbone in the real llama-server: from an
+// OuteTTS prompt it writes audio codes only (tokens kOuteTtsFirstCodeToken +
+// code, code < 4096), as many as asked for.
+TEST(RealEngine, OuteTtsBackboneWritesOnlyAudioCodes) {
+  TempDir dir;
+  const auto backbone = dir.path() / "voice.gguf";
+  ASSERT_TRUE(tools::WriteOuteTtsModel({}, backbone).ok());
+  const auto socket_path = dir.path() / "engine.sock";
+  auto process = StartServer(RealEngine(), {"llama-server", "-m", backbone.string(), "-c", "512"},
+                             dir.path(), socket_path);
+  ASSERT_TRUE(process);
+  const nlohmann::json request = {
+      {"prompt",
+       "<|im_start|>\n<|text_start|>hello<|text_sep|>world<|text_end|>\n<|audio_start|>\n"},
+      {"n_predict", 20},
+      {"top_k", 4},
+      {"samplers", {"top_k"}},
+      {"return_tokens", true}};
+  const auto [status, body] = PostJson(socket_path, "/completion", request);
+  ASSERT_EQ(status, 200) << body.dump();
+  const std::vector<int> tokens = body["tokens"].get<std::vector<int>>();
+  EXPECT_EQ(tokens.size(), 20u);
+  for (int token : tokens) {
+    EXPECT_GE(token, static_cast<int>(tools::kOuteTtsFirstCodeToken));
+    EXPECT_LT(token, static_cast<int>(tools::kOuteTtsFirstCodeToken + tools::kOuteTtsCodebookSize));
+  }
+  process->Terminate();
+}
+
+// Its WavTokenizer vocoder in the real llama-server (libllama's
+// wavtokenizer-dec): one 1282-wide spectrum (641 log-magnitudes, 641
+// phases) per code, which is what an iSTFT turns into 320 samples.
+TEST(RealEngine, OuteTtsVocoderGivesASpectrumPerCode) {
+  TempDir dir;
+  const auto backbone = dir.path() / "voice.gguf";
+  ASSERT_TRUE(tools::WriteOuteTtsModel({}, backbone).ok());
+  const auto socket_path = dir.path() / "engine.sock";
+  auto process = StartServer(RealEngine(),
+                             {"llama-server", "-m", tools::OuteTtsVocoderPath(backbone).string(),
+                              "--embeddings", "-c", "512", "-b", "512", "-ub", "512"},
+                             dir.path(), socket_path);
+  ASSERT_TRUE(process);
+  const nlohmann::json codes = {0, 1, 2, 3, 4000, 4095, 7, 8, 9, 10};
+  const auto [status, body] =
+      PostJson(socket_path, "/embedding", {{"content", codes}, {"embd_normalize", -1}});
+  ASSERT_EQ(status, 200) << body.dump();
+  const auto& rows = body[0]["embedding"];
+  ASSERT_EQ(rows.size(), codes.size());
+  for (const auto& row : rows) EXPECT_EQ(row.size(), tools::kOuteTtsVocoderOutput);
+  process->Terminate();
 }
 
 }  // namespace

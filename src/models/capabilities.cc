@@ -4,7 +4,7 @@ namespace zest::models {
 
 std::vector<std::string> Capabilities(const ModelEntry& model) {
   const ModelInfo& info = model.info;
-  if (info.speech || info.image) return {};
+  if (info.speech || info.image || info.tts) return {};
   if (info.embedding) return {"embedding"};
   std::vector<std::string> out = {"completion"};
   if (!model.mmproj.empty() && model.projector.has_vision) out.push_back("vision");

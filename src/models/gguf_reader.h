@@ -134,6 +134,9 @@ struct ModelInfo {
   // An image generation model: a diffusion model in safetensors
   // (models/safetensors_file.h), not a GGUF language model.
   bool image = false;
+  // A speech-out (text-to-speech) model: a GGUF backbone whose vocoder
+  // (ModelEntry::vocoder) the registry paired; set there, not from the file.
+  bool tts = false;
   uint64_t tensor_bytes = 0;  // sum of tensor data sizes (weights in memory)
 
   // The model's memory shape, what placement needs to predict weights, KV

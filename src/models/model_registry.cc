@@ -59,6 +59,14 @@ bool LooksLikeStoreName(const std::string& name) {
   return HfStore::ValidRepoId(repo.substr(0, second_slash));
 }
 
+// A GGUF backbone with its vocoder beside it is a speech-out model.
+void PairVocoder(ModelEntry& entry, const fs::path& vocoder) {
+  std::error_code ec;
+  if (entry.info.speech || entry.info.image || !fs::is_regular_file(vocoder, ec)) return;
+  entry.vocoder = vocoder;
+  entry.info.tts = true;
+}
+
 }  // namespace
 
 ModelRegistry::ModelRegistry(fs::path models_dir, fs::path user_models_file, fs::path hf_store_root,
@@ -113,14 +121,17 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
     const bool bin = p.extension() == ".bin";
     if (!bin && p.extension() != ".gguf" && p.extension() != ".safetensors") continue;
     if (!it->is_regular_file(ec) || (bin && !HasGgmlMagic(p))) continue;
-    if (IsMmproj(p.filename().string())) continue;  // a projector, paired below
+    if (IsMmproj(p.filename().string())) continue;   // a projector, paired below
+    if (IsVocoder(p.filename().string())) continue;  // a vocoder, paired below
     std::string name = p.stem().string();
     if (!ValidName(name)) continue;
     ModelEntry entry = Describe(name, p, "models_dir");
-    if (entry.info.architecture == "clip") continue;  // a projector named otherwise
+    if (entry.info.architecture == "clip") continue;               // a projector named otherwise
+    if (IsVocoderArchitecture(entry.info.architecture)) continue;  // a vocoder named otherwise
     if (p.extension() == ".gguf") {
       fs::path projector = models_dir_ / (name + ".mmproj.gguf");
       if (fs::is_regular_file(projector, ec)) entry.mmproj = std::move(projector);
+      PairVocoder(entry, models_dir_ / (name + ".vocoder.gguf"));
     }
     by_name[name] = std::move(entry);
   }
@@ -143,6 +154,7 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
   }
   std::vector<ModelEntry> out;
   for (auto& [name, entry] : by_name) {
+    if (IsVocoderArchitecture(entry.info.architecture)) continue;  // a stored vocoder
     if (!entry.mmproj.empty() && entry.error.empty()) PairProjector(entry);
     out.push_back(std::move(entry));
   }

@@ -7,6 +7,9 @@
 //   models_dir every *.gguf in the models directory, named by its file stem;
 //              NAME.mmproj.gguf beside NAME.gguf is its vision projector
 //              (files named *mmproj* are projectors, never models);
+//              NAME.vocoder.gguf beside NAME.gguf makes NAME a speech-out
+//              model (info.tts) with that vocoder (files named *vocoder*
+//              and wavtokenizer-dec GGUFs are vocoders, never models);
 //   user       registrations made with `zest add NAME PATH [--mmproj FILE]`
 //              (a JSON file);
 //   preset     models made from another with Ollama's /api/create (the same
@@ -68,6 +71,10 @@ struct ModelEntry {
   // that cannot feed the model (another width, not a projector) makes the
   // model's `error` instead, with both widths.
   ProjectorInfo projector;
+  // A speech-out model's vocoder (NAME.vocoder.gguf beside it, or its store
+  // repo's *vocoder* GGUF): the backbone writes audio codes, the vocoder
+  // makes them a waveform. Set: `info.tts`.
+  std::filesystem::path vocoder;
   std::string catalog;  // the catalog entry naming this file, if any
   // A preset (source "preset"): what it adds to its base's file and details.
   std::optional<ModelPreset> preset;

@@ -75,6 +75,22 @@ TEST_F(ModelRegistryTest, PairsAProjectorByNameAndNeverListsItAsAModel) {
   EXPECT_TRUE(all[1].error.empty()) << all[1].error;
 }
 
+TEST_F(ModelRegistryTest, PairsAVocoderByNameAsASpeechOutModelAndNeverListsItAsAModel) {
+  WriteModel(root_ / "models/talker.gguf");
+  WriteModel(root_ / "models/mute.gguf");
+  WriteModel(root_ / "models/talker.vocoder.gguf");
+  WriteModel(root_ / "models/WavTokenizer-vocoder-F16.gguf");  // unpaired: still not a model
+  auto all = Registry().List();
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name, "mute");
+  EXPECT_TRUE(all[0].vocoder.empty());
+  EXPECT_FALSE(all[0].info.tts);
+  EXPECT_EQ(all[1].name, "talker");
+  EXPECT_EQ(all[1].vocoder, root_ / "models/talker.vocoder.gguf");
+  EXPECT_TRUE(all[1].info.tts);
+  EXPECT_TRUE(all[1].error.empty()) << all[1].error;
+}
+
 TEST_F(ModelRegistryTest, AProjectorOfAnotherWidthMakesTheModelsErrorWithBothWidths) {
   WriteModel(root_ / "models/seer.gguf");
   WriteProjector(root_ / "models/seer.mmproj.gguf", 512);

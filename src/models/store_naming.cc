@@ -201,6 +201,16 @@ bool IsMmproj(std::string_view path) {
   return name.find("mmproj") != std::string::npos;
 }
 
+bool IsVocoder(std::string_view path) {
+  size_t slash = path.rfind('/');
+  std::string name = AsciiLower(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  return name.find("vocoder") != std::string::npos;
+}
+
+bool IsVocoderArchitecture(std::string_view architecture) {
+  return architecture == "wavtokenizer-dec";
+}
+
 std::vector<StoreModel> GroupStoreModels(const std::vector<StoreFile>& repo_files) {
   std::vector<StoreFile> mmprojs;
   std::set<std::string> seen;

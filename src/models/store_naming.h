@@ -47,6 +47,12 @@ std::optional<ShardInfo> ParseShard(std::string_view path);
 // True for vision projector files (file name starting with "mmproj").
 bool IsMmproj(std::string_view path);
 
+// True for a speech-out model's vocoder file (a file name containing
+// "vocoder"), and for a vocoder's GGUF architecture (WavTokenizer's
+// decoder): paired with a backbone, never a model of its own.
+bool IsVocoder(std::string_view path);
+bool IsVocoderArchitecture(std::string_view architecture);
+
 // One model of a repo: its files (shards in order; the first is what the
 // engine loads) and the name it is served under.
 struct StoreModel {

@@ -61,6 +61,7 @@ std::vector<fs::path> ModelFiles(const models::ModelEntry& model) {
     }
   }
   if (!model.mmproj.empty()) files.push_back(model.mmproj);
+  if (!model.vocoder.empty()) files.push_back(model.vocoder);
   return files;
 }
 
@@ -92,10 +93,11 @@ Result<std::shared_ptr<Instance>> EngineStarter::Start(const models::ModelEntry&
                                                        const placement::EnginePlan& plan,
                                                        const StartRequest& request) const {
   if (!options_.engines) return Unavailable("no engine is set up");
-  ZEST_ASSIGN_OR_RETURN(
-      const engines::EngineAdapter* engine,
-      options_.engines->For(
-          {.speech = model.info.speech, .on_npu = plan.on_npu, .images = model.info.image}));
+  ZEST_ASSIGN_OR_RETURN(const engines::EngineAdapter* engine,
+                        options_.engines->For({.speech = model.info.speech,
+                                               .on_npu = plan.on_npu,
+                                               .images = model.info.image,
+                                               .tts = model.info.tts}));
   engines::LaunchSpec spec = SpecFor(model, plan, request);
   if (!engine->saves_slots()) spec.slot_dir.clear();
   ZEST_ASSIGN_OR_RETURN(std::unique_ptr<engines::EngineProcess> process,
@@ -116,6 +118,7 @@ engines::LaunchSpec EngineStarter::SpecFor(const models::ModelEntry& model,
   spec.model_file = model.path;
   spec.model_files = ModelFiles(model);
   spec.mmproj = model.mmproj;
+  spec.vocoder = model.vocoder;
   spec.embeddings = model.info.embedding;
   spec.reranking = model.info.reranker;
   spec.socket = request.socket;

@@ -52,10 +52,13 @@ placement::PlacementRequest LoadPlanner::RequestFor(const models::ModelEntry& mo
 Result<placement::EnginePlan> LoadPlanner::Plan(const models::ModelEntry& model,
                                                 const config::ModelSettings& settings,
                                                 const LoadContext& context) const {
-  if (model.info.speech || model.info.image) {
-    const engines::EngineChoice choice{.speech = model.info.speech, .images = model.info.image};
-    return placement::PlanWholeOnCpu(model.info, context.free,
-                                     engines::CpuEngineNeedsFor(choice, model.info));
+  if (model.info.speech || model.info.image || model.info.tts) {
+    const engines::EngineChoice choice{
+        .speech = model.info.speech, .images = model.info.image, .tts = model.info.tts};
+    placement::CpuEngineNeeds needs = engines::CpuEngineNeedsFor(choice, model.info);
+    // The vocoder's weights beside the backbone (and, for OuteTTS, its own llama-server).
+    if (!model.vocoder.empty()) needs.engine_bytes += engines::VocoderBytes(model.vocoder);
+    return placement::PlanWholeOnCpu(model.info, context.free, needs);
   }
   placement::PlacementRequest request = RequestFor(model, settings);
   request.npu.held_by = context.npu_held_by;  // for an engine that runs one model at a time
@@ -86,7 +89,7 @@ void LoadPlanner::AssignCpuThreads(const models::ModelEntry& model, const std::v
 placement::ModelFit LoadPlanner::Fit(const models::ModelEntry& model,
                                      const std::vector<placement::PlacementDevice>& devices) const {
   // Speech and image models run on the CPU whole: the file's size is what counts.
-  if (model.info.speech || model.info.image) {
+  if (model.info.speech || model.info.image || model.info.tts) {
     return placement::FitOfSize(model.info.file_size, devices);
   }
   const placement::PlacementRequest request = RequestFor(model, Configured(model.name));

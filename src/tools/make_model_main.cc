@@ -4,7 +4,9 @@
 // gibberish. The tiny-quote-brace preset is a llama GGUF with designed
 // weights instead: a few chosen tokens, for tests of JSON grammars. With
 // --mmproj-out, a vision projector for the llama model beside it
-// (tools/vision_projector.h).
+// (tools/vision_projector.h). --arch outetts writes an OuteTTS-style
+// speech-out pair for the llama-tts of llama.cpp before its libmtmd rewrite
+// (tools/outetts_model.h); the engine rootfs's llama-tts cannot run it.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -12,6 +14,7 @@
 
 #include "models/gguf_reader.h"
 #include "models/whisper_file.h"
+#include "tools/outetts_model.h"
 #include "tools/synthetic_model.h"
 #include "tools/vision_projector.h"
 #include "tools/whisper_model.h"
@@ -178,6 +181,39 @@ int WriteWhisper(const Overrides& o, const std::string& out) {
   return 0;
 }
 
+int WriteOuteTts(const Overrides& o, const std::string& out) {
+  zest::tools::OuteTtsModelSpec spec;
+  if (!o.name.empty()) spec.name = o.name;
+  if (o.seed) spec.seed = o.seed;
+  const zest::Status status = zest::tools::WriteOuteTtsModel(spec, out);
+  if (!status.ok()) {
+    std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
+    return 1;
+  }
+  std::printf(
+      "wrote %s\n  OuteTTS-style backbone '%s' (llama, %u-token vocabulary)\n"
+      "wrote %s\n  its WavTokenizer vocoder (wavtokenizer-dec)\n"
+      "  an OuteTTS llama-tts (-m BACKBONE -mv VOCODER -n N) writes N+1 audio codes: %.4f s\n"
+      "  of 24 kHz noise each (-n 74: 1.0 s); llama-tts 0.7.0 (libmtmd) cannot run it\n",
+      out.c_str(), spec.name.c_str(), zest::tools::kOuteTtsBackboneVocab,
+      zest::tools::OuteTtsVocoderPath(out).c_str(), zest::tools::kOuteTtsSecondsPerCode);
+  std::printf("%s", kRandomWarning);
+  return 0;
+}
+
+// The options --arch outetts rejects rather than ignores.
+bool RejectForOuteTts(const CLI::App& app) {
+  for (const char* option :
+       {"--preset", "--type", "--layers", "--embedding", "--heads", "--kv-heads", "--ff",
+        "--context", "--embedding-model", "--mmproj-out", "--mmproj-width", "--english-only"}) {
+    if (app.count(option) > 0) {
+      std::fprintf(stderr, "error: %s does not apply to --arch outetts\n", option);
+      return true;
+    }
+  }
+  return false;
+}
+
 int Run(int argc, char** argv) {
   CLI::App app{
       "Writes a synthetic model with random weights (output is gibberish), or with designed\n"
@@ -200,7 +236,14 @@ int Run(int argc, char** argv) {
       "--mmproj-out writes a vision projector for the model beside it (random weights;\n"
       "llama-server -m MODEL --mmproj PROJECTOR): LLaVA's MLP projector over a 2-block\n"
       "CLIP encoder, output width the model's embedding. Every image is resized to\n"
-      "32x32 px and takes 16 prompt tokens (8 px patches).");
+      "32x32 px and takes 16 prompt tokens (8 px patches).\n\n"
+      "--arch outetts writes an OuteTTS-0.2-style speech-out pair: a backbone at --out\n"
+      "(NAME.gguf; the tokens the OuteTTS llama-tts looks up, steered to write only audio\n"
+      "codes) and a WavTokenizer vocoder (NAME.vocoder.gguf, wavtokenizer-dec), about\n"
+      "15 MB together, for llama-tts builds before llama.cpp's libmtmd rewrite (PR 26254:\n"
+      "llama-tts -m NAME.gguf -mv NAME.vocoder.gguf -n N; 24 kHz noise, (N+1)/75 s).\n"
+      "The engine rootfs's llama-tts (0.7.0, build 11669) runs Qwen3-TTS and Pocket TTS\n"
+      "only and rejects this vocoder. It takes --name and --seed.");
   std::string out;
   std::string mmproj_out;
   std::string arch = "llama";
@@ -215,7 +258,8 @@ int Run(int argc, char** argv) {
                  "the projector's vision encoder width (default 64; a multiple of 4; its "
                  "weights grow with the square)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--arch", arch, "model family")->check(CLI::IsMember({"llama", "whisper"}));
+  app.add_option("--arch", arch, "model family")
+      ->check(CLI::IsMember({"llama", "whisper", "outetts"}));
   app.add_option("--preset", preset, "size preset (llama)")
       ->check(CLI::IsMember(
           {"tiny", "small", "bench", "tiny-embed", "tiny-rerank", "tiny-quote-brace"}));
@@ -233,6 +277,10 @@ int Run(int argc, char** argv) {
   app.add_flag("--english-only", o.english_only, "an English-only vocabulary (whisper)");
   CLI11_PARSE(app, argc, argv);
 
+  if (arch == "outetts") {
+    if (RejectForOuteTts(app)) return 2;
+    return WriteOuteTts(o, out);
+  }
   if (arch == "whisper") {
     if (RejectLlamaOnly(app)) return 2;
     return WriteWhisper(o, out);

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 // ZEST_BIN lets a developer test a binary from another build directory.
 export const zestBin = process.env.ZEST_BIN ?? path.join(repo, 'build/zest');
-const makeModelBin = path.join(repo, 'build/zest-make-model');
+const makeModelBin = process.env.ZEST_MAKE_MODEL_BIN ?? path.join(repo, 'build/zest-make-model');
 
 // Synthetic models are written once per test process into a shared cache.
 const modelCache = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-test-models-'));
@@ -38,6 +38,34 @@ export function syntheticWhisper() {
   if (!words) throw new Error(`zest-make-model did not say its script: ${out}`);
   whisperModel = { file, words: words.trim() };
   return whisperModel;
+}
+
+// A synthetic speech-out model (zest-make-model --arch outetts): an
+// OuteTTS-0.2-style backbone and its WavTokenizer vocoder beside it,
+// written once: {model, vocoder, standInVocoder}. zest serves this pair on
+// two llama-servers (the OuteTTS route); the engine rootfs's llama-tts (the
+// libmtmd rewrite) refuses it. `standInVocoder` is the same vocoder with its
+// general.architecture renamed (same length, so the file stays valid), which
+// zest hands to llama-tts like a Qwen3-TTS or Pocket TTS codec: the tests of
+// the llama-tts path speak with it through the stand-in (fake_llama_tts.mjs).
+let ttsModel = null;
+export function syntheticTts() {
+  if (ttsModel) return ttsModel;
+  const model = path.join(modelCache, 'tts.gguf');
+  execFileSync(makeModelBin, ['--arch', 'outetts', '--out', model], { stdio: 'pipe' });
+  const vocoder = path.join(modelCache, 'tts.vocoder.gguf');
+  if (!fs.existsSync(vocoder)) throw new Error(`zest-make-model wrote no ${vocoder}`);
+  const bytes = fs.readFileSync(vocoder);
+  const key = bytes.indexOf('general.architecture');
+  const value = key + 'general.architecture'.length + 4 + 8;  // type (u32), length (u64)
+  if (key < 0 || bytes.toString('latin1', value, value + 16) !== 'wavtokenizer-dec') {
+    throw new Error(`${vocoder}: no wavtokenizer-dec architecture where expected`);
+  }
+  bytes.write('qwen3tts-standin', value, 'latin1');
+  const standInVocoder = path.join(modelCache, 'tts.standin.vocoder.gguf');
+  fs.writeFileSync(standInVocoder, bytes);
+  ttsModel = { model, vocoder, standInVocoder };
+  return ttsModel;
 }
 
 // A synthetic vision model (zest-make-model --preset tiny --mmproj-out):
@@ -75,7 +103,10 @@ export function sampleSpeech() {
 
 // A temporary ZEST_HOME whose models/ holds the given models, by name: a
 // preset ('tiny'), a path ending in .gguf, or {preset, args} for
-// zest-make-model, 'whisper' (a synthetic speech model) or 'vision' (a
+// zest-make-model, 'whisper' (a synthetic speech model), 'outetts' (a
+// synthetic OuteTTS speech-out model and its WavTokenizer vocoder,
+// name.vocoder.gguf), 'tts' (the same backbone with a vocoder zest gives to
+// llama-tts: the stand-in's tests) or 'vision' (a
 // synthetic model and its projector, name.mmproj.gguf; {vision: [options]}
 // with more zest-make-model options); `config`, the
 // text of its config.toml.
@@ -86,6 +117,13 @@ export function makeHome(models = { tiny: 'tiny' }, { config } = {}) {
   for (const [name, spec] of Object.entries(models)) {
     if (spec === 'whisper') {  // a speech model: name.bin
       fs.copyFileSync(syntheticWhisper().file, path.join(home, 'models', `${name}.bin`));
+      continue;
+    }
+    if (spec === 'tts' || spec === 'outetts') {  // a speech-out model: name.gguf and name.vocoder.gguf
+      const files = syntheticTts();
+      fs.copyFileSync(files.model, path.join(home, 'models', `${name}.gguf`));
+      fs.copyFileSync(spec === 'tts' ? files.standInVocoder : files.vocoder,
+        path.join(home, 'models', `${name}.vocoder.gguf`));
       continue;
     }
     if (spec === 'vision' || spec?.vision) {  // 'vision', or {vision: [zest-make-model options]}

@@ -180,6 +180,14 @@ void OpenAiApi::Register(http::Router& router) {
                [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                  co_await GenerateImages(r, w);
                });
+    router.Add("POST", prefix + "/audio/speech",
+               [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+                 co_await Speak(r, w);
+               });
+    router.Add("GET", prefix + "/audio/voices",
+               [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
+                 co_await Voices(r, w);
+               });
     for (bool translate : {false, true}) {
       router.Add(
           "POST", prefix + (translate ? "/audio/translations" : "/audio/transcriptions"),

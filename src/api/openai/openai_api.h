@@ -1,6 +1,7 @@
 // OpenAiApi: the OpenAI-compatible routes, under /v1/ and /api/v1/:
 // GET models, GET models/{id}, POST chat/completions, completions,
-// embeddings, audio/transcriptions, audio/translations, images/generations. Handlers parse and
+// embeddings, audio/transcriptions, audio/translations, audio/speech, GET
+// audio/voices, images/generations. Handlers parse and
 // validate, resolve the model, and hand the request to the engine relay; nothing else.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include "api/engine_relay.h"
 #include "api/inference_metrics.h"
 #include "api/openai/image_request.h"
+#include "api/openai/speech_request.h"
 #include "core/byte_budget.h"
 #include "http/router.h"
 #include "models/model_registry.h"
@@ -28,7 +30,7 @@ class OpenAiApi {
   // /v1/models reports as each model's `fit`; `metrics` may be null (no
   // metrics).
   OpenAiApi(models::ModelRegistry& registry, EngineServices engines, scheduler::FitEstimates& fit,
-            Options options, InferenceMetrics* metrics = nullptr)
+            const Options& options, InferenceMetrics* metrics = nullptr)
       : registry_(registry),
         engines_(engines),
         fit_(fit),
@@ -59,6 +61,21 @@ class OpenAiApi {
                                                RequestObserver& observer);
   // Converts the job's audio to WAV when the engines do not decode it.
   boost::asio::awaitable<Status> ConvertAudio(engines::TranscriptionJob& job);
+
+  // Text to speech (speech_routes.cc), and the voices it takes.
+  boost::asio::awaitable<void> Speak(http::Request& request, http::ResponseWriter& writer);
+  boost::asio::awaitable<void> SpeakRoute(http::Request& request, http::ResponseWriter& writer,
+                                          RequestObserver& observer);
+  boost::asio::awaitable<void> Voices(http::Request& request, http::ResponseWriter& writer);
+  // A 400 for a format (or speed) that needs ffmpeg when zest has none.
+  Status CheckSpeechFormat(const SpeechRequest& request) const;
+  // The engine's WAV in the format and at the speed asked for, as a body or
+  // as SSE events.
+  boost::asio::awaitable<Result<ApiAnswer>> SpeechAnswer(const engines::EngineAdapter* engine,
+                                                         int status, std::string body,
+                                                         SpeechRequest request,
+                                                         RequestObserver* observer,
+                                                         std::string request_id);
 
   // The model's tokenizer (tokenize_routes.cc): tokenize, or detokenize.
   boost::asio::awaitable<void> Tokenize(bool detokenize, http::Request& request,

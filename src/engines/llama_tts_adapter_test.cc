@@ -1,0 +1,179 @@
+// LlamaTtsAdapter's command lines (the server in its outer sandbox,
+// llama-tts in the engine sandbox inside, each run's arguments) and its
+// reading of the server's answers.
+#include "engines/llama_tts_adapter.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "engines/tts_server.h"
+
+namespace zest::engines {
+namespace {
+
+LaunchSpec Spec() {
+  LaunchSpec spec;
+  spec.model_name = "talker";
+  spec.model_file = "/models/talker.gguf";
+  spec.vocoder = "/models/talker.vocoder.gguf";
+  spec.model_files = {spec.model_file, spec.vocoder};
+  spec.socket = "/run/zest/engines/talker-1/engine.sock";
+  spec.threads = 6;
+  return spec;
+}
+
+template <typename T>
+long Index(const std::vector<std::string>& argv, const T& value) {
+  auto it = std::find(argv.begin(), argv.end(), value);
+  return it == argv.end() ? -1 : it - argv.begin();
+}
+
+TEST(LlamaTtsAdapterTest, LlamaTtsGetsTheBackboneTheVocoderAndTheThreadBudget) {
+  EXPECT_EQ(LlamaTtsArgs(Spec()),
+            (std::vector<std::string>{"llama-tts", "-m", "/models/talker.gguf", "-mm",
+                                      "/models/talker.vocoder.gguf", "-t", "6"}));
+  LaunchSpec no_threads = Spec();
+  no_threads.threads = 0;
+  EXPECT_EQ(Index(LlamaTtsArgs(no_threads), "-t"), -1);
+}
+
+TEST(LlamaTtsAdapterTest, TheServerRunsInTheOuterSandboxAndLlamaTtsInTheEngineSandbox) {
+  LlamaTtsSetup setup;
+  EngineLocation location;
+  location.source = EngineSource::kRootfs;
+  location.rootfs = "/var/cache/zest/engines/debian-sid";
+  location.binary = "/usr/bin/llama-tts";
+  location.bwrap = "/usr/bin/bwrap";
+  setup.located = location;
+  setup.self_exe = "/opt/zest/bin/zest";
+  LlamaTtsAdapter adapter(std::move(setup));
+  Result<LaunchCommand> command = adapter.Command(Spec());
+  ASSERT_TRUE(command.ok()) << command.status().message();
+  const std::vector<std::string>& argv = command->argv;
+  EXPECT_EQ(argv.front(), "/usr/bin/bwrap");  // the outer sandbox
+  const long server = Index(argv, "tts-engine");
+  ASSERT_GT(server, 0);
+  EXPECT_EQ(argv[server - 1], "/opt/zest/bin/zest");
+  EXPECT_EQ(argv[server + 2], "/run/zest/engines/talker-1/engine.sock");
+  EXPECT_EQ(argv[server + 4], "/run/zest/engines/talker-1");  // the work directory
+  EXPECT_EQ(argv[server + 5], "--");
+  // The inner bwrap, then llama-tts with the vocoder and the writable work dir.
+  const std::vector<std::string> inner(argv.begin() + server + 6, argv.end());
+  EXPECT_EQ(inner.front(), "/usr/bin/bwrap");
+  EXPECT_GE(Index(inner, "/models/talker.vocoder.gguf"), 0);
+  EXPECT_GE(Index(inner, "-mm"), 0);
+  EXPECT_GE(Index(inner, "/run/zest/engines/talker-1"), 0);
+}
+
+TEST(LlamaTtsAdapterTest, WithoutAVocoderOrTheEngineThereIsNoCommand) {
+  LlamaTtsAdapter missing{LlamaTtsSetup{}};
+  EXPECT_FALSE(missing.Command(Spec()).ok());
+  EXPECT_FALSE(missing.Available().ok());
+}
+
+TEST(LlamaTtsAdapterTest, EachRunCapsAudioTokensInProportionToTheText) {
+  LlamaTtsAdapter adapter{LlamaTtsSetup{}};
+  SpeechJob job;
+  job.text = "héllo";  // five characters, six bytes
+  job.timeout_s = 30;
+  Result<EngineCall> call = adapter.SpeechCall(job);
+  ASSERT_TRUE(call.ok());
+  EXPECT_EQ(call->path, "/speech");
+  nlohmann::json body = nlohmann::json::parse(call->body);
+  EXPECT_EQ(body["n_predict"], SpeechTokenCap(5));
+  EXPECT_EQ(body["timeout_s"], 30);
+  EXPECT_LT(SpeechTokenCap(10), SpeechTokenCap(100));
+  EXPECT_EQ(TtsRunArgs({"bwrap", "llama-tts"}, "hi", "/w/tts-1/speech.wav", 85),
+            (std::vector<std::string>{"bwrap", "llama-tts", "-p", "hi", "-o", "/w/tts-1/speech.wav",
+                                      "-n", "85"}));
+}
+
+TEST(LlamaTtsAdapterTest, TheServersErrorsBecomeStatuses) {
+  LlamaTtsAdapter adapter{LlamaTtsSetup{}};
+  EXPECT_EQ(adapter.ReadSpeech(400, R"({"error":{"message":"no input"}})").status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      adapter.ReadSpeech(503, R"({"error":{"message":"killed by signal 9"}})").status().code(),
+      ErrorCode::kUnavailable);
+  EXPECT_EQ(adapter.ReadSpeech(504, "{}").status().code(), ErrorCode::kTimeout);
+  EXPECT_EQ(adapter.ReadSpeech(500, "boom").status().code(), ErrorCode::kEngineFailed);
+  EXPECT_EQ(adapter.ReadSpeech(200, "not a wav").status().code(), ErrorCode::kEngineFailed);
+}
+
+}  // namespace
+}  // namespace zest::engines
+
+namespace zest::engines {
+namespace {
+
+TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSandbox) {
+  LlamaTtsSetup setup;
+  EngineLocation location;
+  location.source = EngineSource::kRootfs;
+  location.rootfs = "/var/cache/zest/engines/debian-sid";
+  location.binary = "/usr/bin/llama-server";
+  location.bwrap = "/usr/bin/bwrap";
+  setup.llama_server = location;  // no llama-tts at all
+  setup.self_exe = "/opt/zest/bin/zest";
+  setup.vocoder_architecture = [](const std::filesystem::path&) { return "wavtokenizer-dec"; };
+  LlamaTtsAdapter adapter(std::move(setup));
+  EXPECT_TRUE(adapter.Available().ok());
+  LaunchSpec spec = Spec();
+  spec.ctx_per_slot = 4096;
+  Result<LaunchCommand> command = adapter.Command(spec);
+  ASSERT_TRUE(command.ok()) << command.status().message();
+  const std::vector<std::string>& argv = command->argv;
+  EXPECT_EQ(argv.front(), "/usr/bin/bwrap");
+  const long server = Index(argv, "tts-engine");
+  ASSERT_GT(server, 0);
+  const long json = Index(argv, "--outetts");
+  ASSERT_GT(json, server);
+  Result<OuteTtsServers> servers = ParseOuteTtsServers(argv[json + 1]);
+  ASSERT_TRUE(servers.ok()) << servers.status().message();
+  EXPECT_EQ(servers->backbone.socket, "/run/zest/engines/talker-1/backbone.sock");
+  EXPECT_EQ(servers->vocoder.socket, "/run/zest/engines/talker-1/vocoder.sock");
+  EXPECT_EQ(servers->vocoder_batch, kOuteTtsVocoderBatch);
+  for (const auto* child : {&servers->backbone.argv, &servers->vocoder.argv}) {
+    EXPECT_EQ(child->front(), "/usr/bin/bwrap");  // each in the engine sandbox
+    EXPECT_GT(Index(*child, "/run/zest/engines/talker-1"), 0);
+  }
+  const std::vector<std::string>& vocoder = servers->vocoder.argv;
+  EXPECT_GT(Index(vocoder, "--embeddings"), 0);
+  EXPECT_EQ(vocoder[Index(vocoder, "-ub") + 1], "4096");
+  EXPECT_EQ(vocoder[Index(vocoder, "-m") + 1], "/models/talker.vocoder.gguf");
+  const std::vector<std::string>& backbone = servers->backbone.argv;
+  EXPECT_EQ(backbone[Index(backbone, "-m") + 1], "/models/talker.gguf");
+  EXPECT_EQ(backbone[Index(backbone, "-c") + 1], "4096");
+  EXPECT_EQ(backbone[Index(backbone, "-t") + 1], "6");
+  EXPECT_EQ(Index(backbone, "--embeddings"), -1);
+}
+
+TEST(LlamaTtsAdapterTest, OtherVocodersStayWithLlamaTts) {
+  LlamaTtsSetup setup;
+  setup.vocoder_architecture = [](const std::filesystem::path&) { return "clip"; };
+  EngineLocation location;
+  location.source = EngineSource::kSystem;
+  location.binary = "/usr/bin/llama-server";
+  setup.llama_server = location;
+  LlamaTtsAdapter adapter(std::move(setup));
+  EXPECT_EQ(adapter.Command(Spec()).status().code(), ErrorCode::kUnavailable);  // no llama-tts
+}
+
+TEST(OuteTtsServersJson, RoundTrips) {
+  OuteTtsServers s;
+  s.backbone = {{"a", "b c"}, "/x/b.sock"};
+  s.vocoder = {{"d"}, "/x/v.sock"};
+  s.vocoder_batch = 77;
+  Result<OuteTtsServers> back = ParseOuteTtsServers(OuteTtsServersJson(s));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->backbone.argv, s.backbone.argv);
+  EXPECT_EQ(back->vocoder.socket, s.vocoder.socket);
+  EXPECT_EQ(back->vocoder_batch, 77);
+  EXPECT_FALSE(ParseOuteTtsServers("{}").ok());
+  EXPECT_FALSE(ParseOuteTtsServers("nope").ok());
+}
+
+}  // namespace
+}  // namespace zest::engines

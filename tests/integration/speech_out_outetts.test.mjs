@@ -1,0 +1,97 @@
+// Speech out with the REAL engine: an OuteTTS-0.2-style model and its
+// WavTokenizer vocoder (zest-make-model --arch outetts, random weights: the
+// audio is noise of the right length, rate and format), which zest serves on
+// two llama-servers from the engine rootfs (the backbone writes audio codes,
+// the vocoder turns them into STFT frames, zest's inverse STFT makes the
+// samples), through the official `openai` SDK's audio.speech.create.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import OpenAI from 'openai';
+import { alive, descendants, makeHome, startZest, waitFor } from '../lib/zest.mjs';
+
+const rootfsServer = '/var/cache/zest/engines/debian-sid/usr/bin/llama-server';
+const hasFfprobe = (() => {
+  try { execFileSync('ffprobe', ['-version'], { stdio: 'ignore' }); return true; } catch { return false; }
+})();
+
+// What ffprobe says of `bytes`.
+function probe(bytes) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-outetts-test-'));
+  try {
+    const file = path.join(dir, 'audio');
+    fs.writeFileSync(file, bytes);
+    const j = JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file]));
+    return { codec: j.streams[0].codec_name, rate: Number(j.streams[0].sample_rate), channels: j.streams[0].channels,
+      seconds: Number(j.format.duration ?? j.streams[0].duration) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const SHORT = 'Hello there.';
+const LONG = 'Hello there. This sentence is a good deal longer, so the speech it makes lasts longer too.';
+
+describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
+  skip: (!fs.existsSync(rootfsServer) && 'no engine rootfs with llama-server (make engines)') ||
+    (!hasFfprobe && 'no ffprobe'),
+}, () => {
+  let zest;
+  let client;
+  const speak = async (body) => {
+    const res = await client.audio.speech.create({ model: 'voice', voice: 'alloy', input: SHORT, ...body });
+    return { type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+  };
+  before(async () => {
+    zest = await startZest({ home: makeHome({ voice: 'outetts' }) });
+    client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'none', maxRetries: 0 });
+  });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  test('wav: 24 kHz mono 16-bit, as long as the codes the backbone wrote', async () => {
+    const t0 = Date.now();
+    const res = await speak({ response_format: 'wav' });
+    const ms = Date.now() - t0;
+    assert.equal(res.type, 'audio/wav');
+    const p = probe(res.bytes);
+    assert.equal(p.codec, 'pcm_s16le');
+    assert.equal(p.rate, 24000);
+    assert.equal(p.channels, 1);
+    assert.ok(p.seconds > 0.1, `${p.seconds} s`);
+    // 320 samples a code: a whole number of codes.
+    const codes = Math.round(p.seconds * 75);
+    assert.ok(Math.abs(codes / 75 - p.seconds) < 1e-3, `${p.seconds} s`);
+    console.log(`# wav: ${p.seconds.toFixed(2)} s of audio in ${ms} ms (first request: the engines load)`);
+  });
+
+  test('mp3 through the sandboxed ffmpeg', async () => {
+    const res = await speak({ response_format: 'mp3' });
+    assert.equal(res.type, 'audio/mpeg');
+    const p = probe(res.bytes);
+    assert.equal(p.codec, 'mp3');
+    assert.equal(p.rate, 24000);
+    assert.ok(p.seconds > 0.1, `${p.seconds} s`);
+  });
+
+  test('the audio grows with the input; the real-time factor', async () => {
+    const short = probe((await speak({ response_format: 'wav', input: SHORT })).bytes);
+    const t0 = Date.now();
+    const long = probe((await speak({ response_format: 'wav', input: LONG })).bytes);
+    const s = (Date.now() - t0) / 1000;
+    assert.ok(long.seconds > short.seconds * 1.5, `${short.seconds} s, then ${long.seconds} s`);
+    console.log(`# real-time factor: ${(s / long.seconds).toFixed(3)} (${long.seconds.toFixed(2)} s of audio in ${s.toFixed(2)} s)`);
+  });
+
+  test('two llama-servers under the tts-engine, none left when zest stops', async () => {
+    const servers = () => descendants(zest.pid).filter((p) => p.comm === 'llama-server');
+    assert.equal(servers().length, 2, JSON.stringify(descendants(zest.pid)));
+    const all = descendants(zest.pid).map((p) => p.pid);
+    await zest.stop();
+    await waitFor(() => all.every((pid) => !alive(pid)), { timeout: 10000, what: 'no engine process left' });
+    zest.cleanup();
+    zest = null;
+  });
+});
