@@ -32,7 +32,8 @@ json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe)
   for (const auto& use : plan.memory) {
     predicted[use.device] = {{"weights", use.memory.weights}, {"kv_cache", use.memory.kv_cache},
                              {"compute", use.memory.compute}, {"overhead", use.memory.overhead},
-                             {"learned", use.memory.learned}, {"total", use.memory.Total()}};
+                             {"learned", use.memory.learned}, {"draft", use.memory.draft},
+                             {"total", use.memory.Total()}};
   }
   json j = {{"recipe", recipe},
             {"devices", plan.gpu_devices.empty() ? json::array({placement::PrimaryDevice(plan)})
@@ -53,6 +54,14 @@ json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe)
   }
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
   if (plan.on_npu) j["flm"] = plan.engine_checkpoint;
+  const placement::SpeculativePlan& spec = plan.speculative;
+  if (spec.kind != placement::SpeculativeKind::kNone) {
+    j["speculative"] = {{"kind", placement::SpeculativeKindName(spec.kind)}};
+    if (!spec.draft_model.empty()) {
+      j["speculative"]["draft"] = spec.draft_model;
+      j["speculative"]["draft_device"] = spec.draft_device.empty() ? "CPU" : spec.draft_device;
+    }
+  }
   return j;
 }
 
