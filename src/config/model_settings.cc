@@ -47,7 +47,7 @@ Option Flag(bool ModelSettings::*member) {
           "true or false"};
 }
 
-Option Text(std::string ModelSettings::*member, std::vector<std::string> allowed,
+Option Text(std::string ModelSettings::*member, const std::vector<std::string>& allowed,
             const char* what) {
   return {
       [=](const OptionValue& v, ModelSettings& m) {
