@@ -33,3 +33,5 @@ node bench/response_store.mjs
 node bench/haproxy.mjs
 # One model across machines: all on the head vs split with a `zest worker`.
 node bench/rpc.mjs
+# Speculative decoding: a draft model (agreeing, and by chance) and n-gram drafting.
+node bench/speculative.mjs

@@ -17,6 +17,12 @@ uint64_t UintAt(const json& j, const char* key) {
   return it != j.end() && it->is_number_unsigned() ? it->get<uint64_t>() : 0;
 }
 
+std::optional<uint64_t> CountAt(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_unsigned()) return std::nullopt;
+  return it->get<uint64_t>();
+}
+
 std::optional<double> PositiveAt(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number() || it->get<double>() <= 0) return std::nullopt;
@@ -94,7 +100,12 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
           {"model"}, {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10})),
       images(r.AddCounter("zest_images_generated_total", "Images generated.", {"model"})),
       seconds_per_image(r.AddHistogram("zest_image_seconds", "Request time per generated image.",
-                                       {"model"}, {0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300})) {}
+                                       {"model"}, {0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300})),
+      spec_drafted(r.AddCounter("zest_spec_drafted_tokens_total",
+                                "Tokens drafted by speculative decoding (llama-server timings).",
+                                {"model"})),
+      spec_accepted(r.AddCounter("zest_spec_accepted_tokens_total",
+                                 "Drafted tokens the model accepted.", {"model"})) {}
 
 void InferenceMetrics::SetLast(const std::string& principal, RequestStats stats) {
   MutexLock lock(last_mu_);
@@ -124,6 +135,8 @@ TokenUsage ParseTokenUsage(std::string_view text) {
     usage.prompt_ms = PositiveAt(*t, "prompt_ms");
     usage.prompt_per_second = PositiveAt(*t, "prompt_per_second");
     usage.predicted_per_second = PositiveAt(*t, "predicted_per_second");
+    usage.draft_n = CountAt(*t, "draft_n");
+    usage.draft_accepted = CountAt(*t, "draft_n_accepted");
   }
   if (auto u = doc.find("usage"); u != doc.end() && u->is_object()) {
     usage.prompt = UintAt(*u, "prompt_tokens");
@@ -182,11 +195,15 @@ void RequestObserver::OnStreamEvent(std::string_view data) {
     // Timings and usage may come in separate events; keep the timings.
     if (!usage.prompt_ms) usage.prompt_ms = usage_.prompt_ms;
     if (!usage.predicted_per_second) usage.predicted_per_second = usage_.predicted_per_second;
+    if (!usage.draft_n) usage.draft_n = usage_.draft_n;
+    if (!usage.draft_accepted) usage.draft_accepted = usage_.draft_accepted;
     if (usage.found && (!usage_.found || data.find("\"usage\"") != std::string_view::npos)) {
       usage_ = usage;
     } else {
       usage_.prompt_ms = usage.prompt_ms;
       usage_.predicted_per_second = usage.predicted_per_second;
+      usage_.draft_n = usage.draft_n;
+      usage_.draft_accepted = usage.draft_accepted;
     }
   }
 }
@@ -238,6 +255,11 @@ void RequestObserver::Finish(int status) {
   }
   if (usage_.prompt_ms)
     metrics_->prompt_processing.With({model_}).Observe(*usage_.prompt_ms / 1000);
+  if (usage_.draft_n) {
+    metrics_->spec_drafted.With({model_}).Inc(static_cast<double>(*usage_.draft_n));
+    metrics_->spec_accepted.With({model_}).Inc(
+        static_cast<double>(usage_.draft_accepted.value_or(0)));
+  }
   if (!usage_.found) return;
   metrics_->prompt_tokens.With({model_}).Inc(static_cast<double>(usage_.prompt));
   metrics_->completion_tokens.With({model_}).Inc(static_cast<double>(usage_.completion));
@@ -257,6 +279,8 @@ RequestStats RequestObserver::Stats(Clock::time_point end) const {
   s.prompt_tokens = usage_.prompt;
   s.completion_tokens = usage_.completion;
   s.cached_tokens = usage_.cached;
+  s.draft_tokens = usage_.draft_n;
+  if (usage_.draft_n) s.accepted_tokens = usage_.draft_accepted.value_or(0);
   // The engine's own generation speed when it reports one, else what zest
   // saw: tokens over the time from the first token to the end.
   s.tokens_per_second = usage_.predicted_per_second;

@@ -37,6 +37,10 @@ struct RequestStats {
   uint64_t prompt_tokens = 0;
   uint64_t completion_tokens = 0;
   uint64_t cached_tokens = 0;
+  // Speculative decoding: tokens drafted and the ones the model accepted
+  // (llama-server's timings.draft_n / draft_n_accepted); unset without it.
+  std::optional<uint64_t> draft_tokens;
+  std::optional<uint64_t> accepted_tokens;
 };
 
 struct InferenceMetrics {
@@ -69,6 +73,8 @@ struct InferenceMetrics {
   metrics::Family<metrics::Histogram>& speech_realtime;      // model
   metrics::Family<metrics::Counter>& images;                 // model
   metrics::Family<metrics::Histogram>& seconds_per_image;    // model
+  metrics::Family<metrics::Counter>& spec_drafted;           // model
+  metrics::Family<metrics::Counter>& spec_accepted;          // model
 
  private:
   mutable Mutex last_mu_;
@@ -87,6 +93,10 @@ struct TokenUsage {
   std::optional<double> prompt_ms;
   std::optional<double> prompt_per_second;  // prompt processing speed
   std::optional<double> predicted_per_second;
+  // Speculative decoding's drafted and accepted tokens (timings.draft_n,
+  // timings.draft_n_accepted), where the engine drafted.
+  std::optional<uint64_t> draft_n;
+  std::optional<uint64_t> draft_accepted;
 };
 
 // Reads OpenAI `usage` (preferred) or llama-server `timings` from one JSON

@@ -55,6 +55,30 @@ TEST(TokenUsageTest, ReadsEngineTimings) {
   EXPECT_FALSE(ParseTokenUsage(R"({"usage":{"prompt_tokens":4}})").prompt_ms.has_value());
 }
 
+TEST(TokenUsageTest, ReadsDraftedAndAcceptedTokens) {
+  TokenUsage u =
+      ParseTokenUsage(R"({"timings":{"predicted_n":40,"draft_n":36,"draft_n_accepted":30}})");
+  EXPECT_EQ(u.draft_n, 36u);
+  EXPECT_EQ(u.draft_accepted, 30u);
+  EXPECT_FALSE(ParseTokenUsage(R"({"timings":{"predicted_n":40}})").draft_n.has_value());
+}
+
+TEST(RequestObserverTest, CountsDraftedAndAcceptedTokensPerModel) {
+  metrics::Registry registry;
+  InferenceMetrics m(registry);
+  for (int i = 0; i < 2; ++i) {
+    RequestObserver o(&m, Api::kOpenAi, "chat_completions", "t", "");
+    o.OnStreamEvent(
+        R"({"choices":[],"timings":{"prompt_n":4,"predicted_n":9,"draft_n":8,"draft_n_accepted":6}})");
+    o.OnStreamEvent(R"({"choices":[],"usage":{"prompt_tokens":4,"completion_tokens":9}})");
+    o.Finish(200);
+  }
+  EXPECT_EQ(m.spec_drafted.With({"t"}).value(), 16);
+  EXPECT_EQ(m.spec_accepted.With({"t"}).value(), 12);
+  EXPECT_EQ(m.Last()->draft_tokens, 8u);
+  EXPECT_EQ(m.Last()->accepted_tokens, 6u);
+}
+
 TEST(RequestObserverTest, LastStatsKeepTimingsFromAnEarlierEvent) {
   metrics::Registry registry;
   InferenceMetrics m(registry);

@@ -151,7 +151,8 @@ struct ServerApp::Parts {
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),
         engine_metrics(metrics),
-        pool_options(PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers)),
+        pool_options(WithModelLookup(
+            PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers), registry)),
         pool(io, pool_options, s.metrics_enabled ? &engine_metrics : nullptr),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.

@@ -60,6 +60,12 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path&
   return o;
 }
 
+scheduler::PoolOptions WithModelLookup(scheduler::PoolOptions options,
+                                       models::ModelRegistry& registry) {
+  options.find_model = [&registry](const std::string& name) { return registry.Find(name); };
+  return options;
+}
+
 scheduler::AdmissionLimits AdmissionLimitsFor(const config::Settings& s) {
   return {s.parallel, static_cast<std::size_t>(s.max_queue), s.max_queued_tokens,
           std::chrono::seconds(s.aging_s), s.reserved_slots};

@@ -16,6 +16,7 @@
 #include "metrics/registry.h"
 #include "models/downloader.h"
 #include "models/model_aliases.h"
+#include "models/model_registry.h"
 #include "scheduler/admission.h"
 #include "scheduler/autoscaler.h"
 #include "scheduler/pool_options.h"
@@ -33,6 +34,12 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& settings,
                                       const hardware::Inventory& inventory,
                                       std::shared_ptr<const engines::EngineSet> engine_set,
                                       RpcWorkers& rpc_workers);
+
+// `options` with the registry as its model lookup (draft models for
+// speculative decoding, scheduler/speculative_choice.h). `registry` must
+// outlive the pool.
+scheduler::PoolOptions WithModelLookup(scheduler::PoolOptions options,
+                                       models::ModelRegistry& registry);
 
 scheduler::AdmissionLimits AdmissionLimitsFor(const config::Settings& settings);
 

@@ -47,7 +47,7 @@ Option Flag(bool ModelSettings::*member) {
           "true or false"};
 }
 
-Option Text(std::string ModelSettings::*member, std::vector<std::string> allowed,
+Option Text(std::string ModelSettings::*member, const std::vector<std::string>& allowed,
             const char* what) {
   return {
       [=](const OptionValue& v, ModelSettings& m) {
@@ -127,6 +127,11 @@ const std::map<std::string, Option, std::less<>>& Options() {
           return OptionValue(m.flm);
         },
         "a FastFlowLM model tag such as \"llama3.2:1b\""}},
+      {"draft", Text(&ModelSettings::draft, {}, "a model name")},
+      {"speculative", Text(&ModelSettings::speculative, {"auto", "off", "ngram", "draft", "mtp"},
+                           "auto, off, ngram, draft or mtp")},
+      {"draft_max", Int(&ModelSettings::draft_max, 1, 1024, "1 to 1024 tokens")},
+      {"draft_min", Int(&ModelSettings::draft_min, 0, 1024, "0 to 1024 tokens")},
       {"extra_args",
        {[](const OptionValue& v, ModelSettings& m) {
           const auto* args = std::get_if<std::vector<std::string>>(&v);

@@ -12,6 +12,9 @@
 //   tensor_split = [3, 1]   # per GPU used, in the engine's device order
 //   cache_ram = 2048        # MiB of idle conversations kept in RAM; 0 = none
 //   flm = "llama3.2:1b"     # its FastFlowLM build: may run on the NPU
+//   draft = "qwen3:0.6b"    # speculative decoding with this draft model
+//   speculative = "auto"    # auto, off, ngram, draft, mtp
+//   draft_max = 16          # tokens drafted per step, at most
 //   extra_args = ["--temp", "0.7"]
 //
 // Unset fields mean "zest decides" (placement/policy.h). Plain data.
@@ -59,6 +62,14 @@ struct ModelSettings {
   // built for the NPU, which placement prefers when the NPU is usable and
   // free (placement/npu.h). Overrides the catalog entry's.
   std::string flm;
+  // Speculative decoding: a draft model zest knows (by name; its tokenizer
+  // must be this model's, models/tokenizer_match.h), how to draft ("" =
+  // "auto": the draft when one is named, else none), and the tokens drafted
+  // per step (unset: the engine's defaults). engines/speculative.h maps them.
+  std::string draft;
+  std::string speculative;
+  std::optional<int> draft_max;
+  std::optional<int> draft_min;
 
   bool operator==(const ModelSettings&) const = default;
 };

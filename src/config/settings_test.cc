@@ -314,6 +314,23 @@ TEST(ModelOptionTest, FlmTagIsAFastFlowLmCheckpointName) {
   EXPECT_FALSE(ValidFlmTag("--port"));
 }
 
+TEST(ModelOptionTest, SpeculativeOptions) {
+  ModelSettings m;
+  EXPECT_TRUE(SetModelOption(m, "draft", OptionValue(std::string("qwen3:0.6b"))).ok());
+  EXPECT_TRUE(SetModelOption(m, "speculative", OptionValue(std::string("ngram"))).ok());
+  EXPECT_TRUE(SetModelOption(m, "draft_max", OptionValue(int64_t{32})).ok());
+  EXPECT_TRUE(SetModelOption(m, "draft_min", OptionValue(int64_t{0})).ok());
+  EXPECT_EQ(m.draft, "qwen3:0.6b");
+  EXPECT_EQ(m.speculative, "ngram");
+  EXPECT_EQ(m.draft_max, 32);
+  EXPECT_EQ(m.draft_min, 0);
+  EXPECT_EQ(SetModelOption(m, "speculative", OptionValue(std::string("eagle"))).message(),
+            "expected auto, off, ngram, draft or mtp");
+  EXPECT_EQ(SetModelOption(m, "draft_max", OptionValue(int64_t{0})).message(),
+            "expected 1 to 1024 tokens");
+  EXPECT_EQ(m.speculative, "ngram");
+}
+
 // Every variable zest reads is a setting `zest config` shows with its origin.
 TEST_F(SettingsTest, TheHuggingFaceCacheFollowsHuggingFaceHubsOrder) {
   struct Case {

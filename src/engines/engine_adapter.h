@@ -48,7 +48,10 @@ struct LaunchSpec {
   bool software_gpu = false;                 // its "GPU" is llvmpipe: threads of its own
   std::optional<EnginePlacement> placement;  // devices, layers, KV cache
   std::vector<std::string> extra_args;       // the user's engine flags, unchecked
-  std::string engine_checkpoint;             // the engine's own model tag (FastFlowLM)
+  // Speculative decoding (llama-server only); its draft model is among
+  // model_files too.
+  SpeculativeArgs speculative;
+  std::string engine_checkpoint;  // the engine's own model tag (FastFlowLM)
   // Roots below which files named by engine flags must lie.
   std::vector<std::filesystem::path> model_roots;
   // Hidden from the engine (zest's home: keys, config, logs).

@@ -32,6 +32,7 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
   o.parallel = spec.parallel;
   o.ctx_size = static_cast<int>(spec.ctx_per_slot) * spec.parallel;
   o.placement = spec.placement;
+  o.speculative = spec.speculative;
   o.extra = FlagArgv(extra);
   // Workers are reached over the network: such an engine shares zest's
   // network namespace (docs/scale-out.md says what that opens).

@@ -69,6 +69,8 @@ std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options) {
     argv.insert(argv.end(), {"--slot-save-path", options.slot_save_path.string()});
   }
   if (options.placement) AppendPlacement(*options.placement, argv);
+  const std::vector<std::string> speculative = SpeculativeArgv(options.speculative);
+  argv.insert(argv.end(), speculative.begin(), speculative.end());
   argv.insert(argv.end(), options.extra.begin(), options.extra.end());
   return argv;
 }

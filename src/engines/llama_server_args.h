@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "engines/speculative_args.h"
+
 namespace zest::engines {
 
 // Where and how the engine holds the model, as zest's placement chose it
@@ -44,12 +46,13 @@ struct LlamaServerOptions {
   bool reranking = false;                    // --reranking instead (rerankers)
   std::filesystem::path slot_save_path;      // --slot-save-path (slot save/restore); empty = none
   std::optional<EnginePlacement> placement;  // unset: the engine decides
+  SpeculativeArgs speculative;               // none unless spec_type is set
   std::vector<std::string> extra;            // appended as given
 };
 
 // argv starting with "llama-server": --host SOCKET [--alias NAME] -m MODEL
 // --metrics --jinja --parallel N [-c N] [-t N] [--mmproj F] [--embeddings | --reranking]
-// [placement flags] [--slot-save-path DIR] extra... (--alias only when an
+// [placement flags] [--slot-save-path DIR] [speculative flags] extra... (--alias only when an
 // alias is given). Pass it to EngineLocation::Command.
 std::vector<std::string> LlamaServerArgs(const LlamaServerOptions& options);
 

@@ -150,7 +150,10 @@ struct ModelInfo {
   // group) still attends to the whole context, the others only to the window:
   // llama.cpp's per-architecture pattern (gemma3: 6, gemma2 and gpt-oss: 2).
   uint32_t swa_pattern = 0;
-  uint64_t expert_count = 0;                 // MoE: experts per layer; 0 = dense
+  uint64_t expert_count = 0;  // MoE: experts per layer; 0 = dense
+  // Multi-token-prediction heads (<arch>.nextn_predict_layers): what the
+  // engine's MTP drafting needs.
+  uint64_t mtp_layers = 0;
   uint64_t expert_used_count = 0;            // MoE: experts active per token
   std::vector<uint64_t> layer_bytes;         // tensor bytes of blk.N.*, per layer
   std::vector<uint64_t> layer_expert_bytes;  // of those, the experts' (*_exps) per layer

@@ -69,6 +69,7 @@ void DescribeAttention(const GgufFile& file, ModelInfo& info) {
   info.swa_pattern = static_cast<uint32_t>(
       file.ArchUint("attention.sliding_window_pattern", DefaultSwaPattern(info.architecture)));
   info.expert_count = file.ArchUint("expert_count");
+  info.mtp_layers = file.ArchUint("nextn_predict_layers");
   info.expert_used_count = file.ArchUint("expert_used_count");
 }
 

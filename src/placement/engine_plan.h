@@ -22,6 +22,21 @@ struct DeviceUse {
   DeviceMemory memory;
 };
 
+// Speculative decoding as planned: how the engine drafts tokens for the
+// model to check (docs/configuration.md, `speculative`), and where a draft
+// model runs: the target's main device (memory_ledger.h counts it there).
+enum class SpeculativeKind { kNone, kDraft, kNgram, kMtp };
+const char* SpeculativeKindName(SpeculativeKind kind);  // "none", "draft", "ngram", "mtp"
+
+struct SpeculativePlan {
+  SpeculativeKind kind = SpeculativeKind::kNone;
+  std::string draft_model;        // zest's name for the draft (kDraft)
+  std::string draft_file;         // its GGUF file
+  std::string draft_device;       // the GPU it runs on; "" = the CPU
+  std::optional<int> max_tokens;  // drafted per step; unset = the engine's default
+  std::optional<int> min_tokens;
+};
+
 struct EnginePlan {
   // On the NPU, running the model's NPU build (npu.h), named by
   // engine_checkpoint; otherwise the model file on the CPU and gpu_devices.
@@ -53,6 +68,7 @@ struct EnginePlan {
   // (counted in the CPU's prompt_cache); unset for engines without one.
   std::optional<uint64_t> cache_ram_mib;
   std::vector<std::string> extra_args;
+  SpeculativePlan speculative;
   // -t: threads of an engine that computes on the CPU, from the pool's CPU
   // thread budget (cpu_threads.h) or the user's engine.threads; 0 = the
   // engine's default.

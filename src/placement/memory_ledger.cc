@@ -120,6 +120,18 @@ bool ProjectorOnCpu(const models::ModelInfo& model, const Layout& layout) {
   return false;
 }
 
+uint64_t DraftBytes(const models::ModelInfo& draft, const LoadShape& target_shape) {
+  LoadShape shape = target_shape;
+  shape.draft.reset();
+  shape.mmproj_bytes = 0;
+  shape.cpu_repack = false;
+  uint64_t bytes = 0;
+  for (const DeviceMemory& m : PredictMemory(draft, shape, Layout{})) {
+    bytes += m.weights + m.kv_cache + m.compute;
+  }
+  return bytes;
+}
+
 std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const LoadShape& shape,
                                         const Layout& layout) {
   std::vector<DeviceMemory> devices(1 + std::max(layout.gpu_count, 0));
@@ -163,6 +175,12 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
   auto main_gpu = std::find(runs_layers.begin() + 1, runs_layers.end(), true);
   const bool projector_on_cpu = main_gpu == runs_layers.end() || ProjectorOnCpu(model, layout);
   devices[projector_on_cpu ? 0 : main_gpu - runs_layers.begin()].overhead += shape.mmproj_bytes;
+  // The draft runs beside the model's first layers' device (the engine's
+  // main device), whole: it is small, and on the GPU it is fast.
+  if (shape.draft) {
+    const std::size_t home = main_gpu == runs_layers.end() ? 0 : main_gpu - runs_layers.begin();
+    devices[home].draft += DraftBytes(*shape.draft, shape);
+  }
   return devices;
 }
 

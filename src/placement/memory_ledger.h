@@ -22,11 +22,15 @@
 //   prompt cache  the host-RAM cache of idle conversations (llama-server's
 //            --cache-ram), on the CPU at its full size: it fills as
 //            conversations come and go, and admission must hold room for it.
+//   draft    a speculative-decoding draft model's weights, KV cache (the
+//            target's context and slots) and compute buffer, all on the
+//            target's main device: its first GPU, else the CPU.
 //   learned  (added by placement, not here) what loads of this model file
 //            measured beyond the rest on the CPU (memory_correction.h).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,6 +62,8 @@ struct LoadShape {
   bool cpu_repack = false;
   bool gpu_backend = false;  // the engine has a GPU backend (kGpuBackendHostBytes)
   uint64_t prompt_cache_bytes = 0;  // --cache-ram, on the CPU
+  // A draft model for speculative decoding, loaded beside the model; null = none.
+  std::shared_ptr<const models::ModelInfo> draft;
 };
 
 // Where layers go: the output head and the last `gpu_layers` - 1 blocks on
@@ -80,7 +86,10 @@ struct DeviceMemory {
   // What past loads measured beyond the rest (CPU only, memory_correction.h);
   // never set by PredictMemory, added by placement.
   uint64_t learned = 0;
-  uint64_t Total() const { return weights + kv_cache + compute + overhead + prompt_cache + learned; }
+  uint64_t draft = 0;  // a draft model's weights, KV cache and compute
+  uint64_t Total() const {
+    return weights + kv_cache + compute + overhead + prompt_cache + learned + draft;
+  }
   // What a load takes at once: all but the prompt cache, which starts empty
   // (the figure memory corrections are learned against).
   uint64_t AtLoad() const { return Total() - prompt_cache - learned; }
@@ -103,6 +112,10 @@ uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape, ui
 uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape);
 // Compute buffer of one device that runs layers.
 uint64_t ComputeBufferBytes(const models::ModelInfo& model, const LoadShape& shape);
+
+// What a draft model takes on one device: all its layers there, at the
+// target's context, slots and KV types.
+uint64_t DraftBytes(const models::ModelInfo& draft, const LoadShape& target_shape);
 
 // Index 0 is the CPU, index 1 + i is GPU i of the layout.
 std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const LoadShape& shape,

@@ -128,6 +128,31 @@ TEST(MemoryLedgerTest, ProjectorWithTheModelOnAGpuElseOnTheCpu) {
   EXPECT_EQ(PredictMemory(m, shape, {})[0].overhead, 24 * kMiB + 851 * kMiB);
 }
 
+// A draft model (speculative decoding): its weights, KV cache and compute
+// at the target's context and slots, on the target's main device.
+TEST(MemoryLedgerTest, DraftModelOnTheTargetsMainDevice) {
+  const models::ModelInfo& target = testing::SparseLlama3_8B();
+  const models::ModelInfo draft = target;  // as big as the target: easy to check
+  LoadShape shape = Shape(4096, 2);
+  const uint64_t draft_bytes = DraftBytes(draft, shape);
+  LoadShape alone = shape;
+  alone.ubatch = shape.ubatch;
+  uint64_t expected = 0;
+  for (const DeviceMemory& m : PredictMemory(draft, alone, {})) {
+    expected += m.weights + m.kv_cache + m.compute;
+  }
+  EXPECT_EQ(draft_bytes, expected);
+  EXPECT_GT(draft_bytes, draft.tensor_bytes + KvCacheBytes(draft, shape) - 1);
+  const auto without = PredictMemory(target, shape, {1, 33, {}, 0});
+  shape.draft = std::make_shared<const models::ModelInfo>(draft);
+  const auto on_gpu = PredictMemory(target, shape, {1, 33, {}, 0});
+  EXPECT_EQ(on_gpu[1].draft, draft_bytes);
+  EXPECT_EQ(on_gpu[1].Total(), without[1].Total() + draft_bytes);
+  EXPECT_EQ(on_gpu[0].draft, 0u);
+  const auto on_cpu = PredictMemory(target, shape, {});
+  EXPECT_EQ(on_cpu[0].draft, draft_bytes);
+}
+
 // AMX: the CPU blocks' weights are copied (the mapped file stays resident
 // too); offloaded blocks and --load-mode none are not doubled.
 TEST(MemoryLedgerTest, CpuRepackHoldsBlockWeightsTwice) {

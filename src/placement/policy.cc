@@ -28,6 +28,7 @@ struct Problem {
   const std::vector<PlacementDevice>& devices;
   LoadShape shape;
   LearnedCorrections learned;
+  SpeculativePlan speculative;
 };
 
 // The kind of layout candidate `c` is, for learned corrections.
@@ -332,7 +333,8 @@ std::string Breakdown(const DeviceMemory& m) {
   return "weights " + FormatBytes(m.weights) + ", KV cache " + FormatBytes(m.kv_cache) +
          ", compute " + FormatBytes(m.compute) + ", engine " + FormatBytes(m.overhead) +
          (m.prompt_cache > 0 ? ", prompt cache " + FormatBytes(m.prompt_cache) : "") +
-         (m.learned > 0 ? ", learned from past loads " + FormatBytes(m.learned) : "");
+         (m.learned > 0 ? ", learned from past loads " + FormatBytes(m.learned) : "") +
+         (m.draft > 0 ? ", draft model " + FormatBytes(m.draft) : "");
 }
 
 // What was needed and what each device has, for the kInsufficientMemory error.
@@ -376,6 +378,7 @@ LoadShape ShapeFor(const config::ModelSettings& o, const PlacementRequest& r, Kv
   shape.mmproj_bytes = r.mmproj_bytes;
   shape.mmap = !o.no_mmap;
   shape.prompt_cache_bytes = o.cache_ram.value_or(0) << 20;  // unset: sized once placed
+  shape.draft = r.draft;
   return shape;
 }
 
@@ -415,6 +418,8 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   plan.batch = o.batch;
   plan.ubatch = p.shape.ubatch;
   plan.extra_args = o.extra_args;
+  plan.speculative = p.speculative;
+  if (p.shape.draft && !c.gpus.empty()) plan.speculative.draft_device = plan.gpu_devices.front();
   plan.correction_scope = ScopeOf(c);
   plan.memory_correction = CorrectionFor(p, c);
   std::vector<DeviceMemory> use = Predict(p, c, ctx);
@@ -443,10 +448,31 @@ std::string Explain(const Problem& p, const EnginePlan& plan, const Candidate& c
             FormatBytes(d ? d->free_bytes : 0) + " free (" + Breakdown(u.memory) + ");";
   }
   text.back() = '.';
+  const SpeculativePlan& spec = plan.speculative;
+  if (spec.kind == SpeculativeKind::kDraft) {
+    text += " Speculative decoding with the draft model '" + spec.draft_model + "' on " +
+            (spec.draft_device.empty() ? std::string("the CPU") : spec.draft_device) +
+            " (its tokenizer checked).";
+  } else if (spec.kind != SpeculativeKind::kNone) {
+    text += std::string(" Speculative decoding: ") + SpeculativeKindName(spec.kind) + " drafting.";
+  }
   return text;
 }
 
 }  // namespace
+
+const char* SpeculativeKindName(SpeculativeKind kind) {
+  switch (kind) {
+    case SpeculativeKind::kDraft:
+      return "draft";
+    case SpeculativeKind::kNgram:
+      return "ngram";
+    case SpeculativeKind::kMtp:
+      return "mtp";
+    default:
+      return "none";
+  }
+}
 
 uint64_t EnginePlan::TotalBytes() const {
   uint64_t total = 0;
@@ -484,7 +510,7 @@ Result<EnginePlan> PlanPlacement(const models::ModelInfo& model,
   }
   ZEST_ASSIGN_OR_RETURN(std::vector<std::size_t> gpus, ChooseGpus(devices, o.device));
   ZEST_RETURN_IF_ERROR(CheckTensorSplit(o, gpus, devices, request.model_name));
-  Problem p{model, devices, ShapeFor(o, request, kv), request.learned};
+  Problem p{model, devices, ShapeFor(o, request, kv), request.learned, request.speculative};
   p.shape.cpu_repack = devices[0].repacks_weights;
   p.shape.gpu_backend = std::any_of(devices.begin() + 1, devices.end(),
                                     [](const PlacementDevice& d) { return !d.remote(); });

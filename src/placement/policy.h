@@ -21,6 +21,7 @@
 // that says what was needed and what each device has.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,11 @@ struct PlacementRequest {
   uint64_t default_ctx_per_slot = 4096;
   int default_parallel = 4;
   uint64_t mmproj_bytes = 0;
+  // Speculative decoding (the scheduler resolved the draft model and checked
+  // its tokenizer): copied into the plan, the draft placed on the model's
+  // main device; `draft` is the draft model's shape for the ledger.
+  SpeculativePlan speculative;
+  std::shared_ptr<const models::ModelInfo> draft;
   // Learned from earlier loads of this model file: the CPU prediction of a
   // layout is scaled by its scope's Factor() (the extra shows as
   // DeviceMemory::learned).

@@ -129,6 +129,16 @@ engines::LaunchSpec EngineStarter::SpecFor(const models::ModelEntry& model,
   spec.software_gpu = plan.software_gpu;
   spec.placement = EnginePlacementFor(plan);
   spec.extra_args = plan.extra_args;
+  const placement::SpeculativePlan& speculative = plan.speculative;
+  spec.speculative.spec_type =
+      engines::SpecTypeFor(placement::SpeculativeKindName(speculative.kind));
+  if (speculative.kind == placement::SpeculativeKind::kDraft) {
+    spec.speculative.draft_model = speculative.draft_file;
+    spec.speculative.draft_device = speculative.draft_device;
+    spec.model_files.push_back(speculative.draft_file);  // bound read-only into the sandbox
+  }
+  spec.speculative.max_tokens = speculative.max_tokens;
+  spec.speculative.min_tokens = speculative.min_tokens;
   spec.engine_checkpoint = plan.engine_checkpoint;
   spec.model_roots = options_.model_roots;
   spec.hidden = options_.hidden_dirs;

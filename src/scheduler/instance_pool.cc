@@ -81,7 +81,8 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options, PoolEvents
                               .cpu_cores = options_.cpu_cores,
                               .npu = options_.npu,
                               .model_settings = options_.model_settings,
-                              .memory_corrections_file = options_.memory_corrections_file}) {
+                              .memory_corrections_file = options_.memory_corrections_file,
+                              .find_model = options_.find_model}) {
   asio::co_spawn(strand_, devices_.Ensure(), asio::detached);
 }
 

@@ -1,5 +1,7 @@
 #include "scheduler/load_planner.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <thread>
 
@@ -15,6 +17,21 @@ namespace {
 // The file a model's memory correction was learned from (memory_correction.h).
 std::string FileIdentity(const models::ModelEntry& model) {
   return placement::ModelFileIdentity(model.path, model.info.file_size, model.created);
+}
+
+// Configured speculative decoding that cannot be had (an unknown draft, a
+// tokenizer that differs) leaves the model to load without it, said in the
+// log: an explicit load's options were checked before (api/admin/load_api).
+void AddSpeculative(const models::ModelEntry& model, const config::ModelSettings& settings,
+                    const FindModel& find, placement::PlacementRequest& request) {
+  Result<SpeculativeChoice> choice = ChooseSpeculative(model, settings, find);
+  if (!choice.ok()) {
+    spdlog::warn("'{}' loads without speculative decoding: {}", model.name,
+                 choice.status().message());
+    return;
+  }
+  request.speculative = std::move(choice->plan);
+  request.draft = std::move(choice->draft);
 }
 
 }  // namespace
@@ -61,6 +78,7 @@ Result<placement::EnginePlan> LoadPlanner::Plan(const models::ModelEntry& model,
     return placement::PlanWholeOnCpu(model.info, context.free, needs);
   }
   placement::PlacementRequest request = RequestFor(model, settings);
+  AddSpeculative(model, settings, options_.find_model, request);
   request.npu.held_by = context.npu_held_by;  // for an engine that runs one model at a time
   if (context.replica) {
     return placement::PlanReplica(model.info, context.free, request, context.used);

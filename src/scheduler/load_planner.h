@@ -28,6 +28,7 @@
 #include "placement/fit.h"
 #include "placement/memory_correction.h"
 #include "placement/policy.h"
+#include "scheduler/speculative_choice.h"
 
 namespace zest::scheduler {
 
@@ -39,6 +40,7 @@ struct PlannerOptions {
   placement::NpuRequest npu;
   std::map<std::string, config::ModelSettings> model_settings;  // by model name
   std::filesystem::path memory_corrections_file;                // empty = this process only
+  FindModel find_model;  // draft models by name; empty = no draft can be found
 };
 
 // What the other instances leave a load (InstancePool gathers it).

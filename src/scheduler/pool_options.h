@@ -15,6 +15,7 @@
 #include "config/model_settings.h"
 #include "engines/engine_set.h"
 #include "engines/launcher.h"
+#include "models/model_registry.h"
 #include "placement/devices.h"
 #include "placement/npu.h"
 
@@ -75,6 +76,9 @@ struct PoolOptions {
   // Where the learned memory corrections persist (placement/
   // memory_correction.h); empty = learned for this process only.
   std::filesystem::path memory_corrections_file;
+  // Finds a model by name: the draft models speculative decoding names
+  // (speculative_choice.h). Empty: a draft is never found.
+  std::function<Result<models::ModelEntry>(const std::string&)> find_model;
 };
 
 }  // namespace zest::scheduler

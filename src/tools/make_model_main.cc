@@ -170,6 +170,30 @@ int WriteLlama(const std::string& preset, const Overrides& o, const std::string&
   return mmproj_out.empty() ? 0 : WriteProjector(*spec, mmproj_out, mmproj_width);
 }
 
+// A target (the preset) and a draft that agree (tools/successor_chain.h),
+// or with `chance` agree only by chance: for speculative decoding.
+int WriteDraftPair(const std::string& preset, const Overrides& o, const std::string& out,
+                   const std::string& draft_out, uint32_t draft_layers, bool chance) {
+  auto spec = zest::tools::PresetSpec(preset);
+  if (!spec.ok() || !spec->generates() || spec->quote_brace) {
+    std::fprintf(stderr, "error: --draft-out needs a random preset that writes text\n");
+    return 2;
+  }
+  ApplyOverrides(o, *spec);
+  const SyntheticModelSpec draft = zest::tools::DraftSpecFor(*spec, draft_layers, chance);
+  for (const auto& [s, path] : {std::pair{*spec, out}, std::pair{draft, draft_out}}) {
+    const zest::Status status = zest::tools::WriteSyntheticModel(s, path);
+    if (!status.ok()) {
+      std::fprintf(stderr, "error: %s\n", status.ToString().c_str());
+      return 1;
+    }
+    PrintSummary(path, s);
+  }
+  std::printf("  the draft %s the target's next token; neither ends its turn on its own\n",
+              chance ? "agrees only by chance with" : "predicts");
+  return 0;
+}
+
 int WriteWhisper(const Overrides& o, const std::string& out) {
   const WhisperModelSpec spec = WhisperSpecFrom(o);
   const zest::Status status = zest::tools::WriteWhisperModel(spec, out);
@@ -275,7 +299,21 @@ int Run(int argc, char** argv) {
   app.add_flag("--embedding-model", o.embedding_model,
                "write an embedding model (mean pooling; llama)");
   app.add_flag("--english-only", o.english_only, "an English-only vocabulary (whisper)");
+  std::string draft_out;
+  uint32_t draft_layers = 1;
+  bool draft_chance = false;
+  app.add_option("--draft-out", draft_out,
+                 "also write a draft model for speculative decoding (.gguf; llama): the\n"
+                 "preset's width and vocabulary, --draft-layers blocks, and both models\n"
+                 "follow one successor chain, so the draft predicts the target");
+  app.add_option("--draft-layers", draft_layers, "the draft's transformer blocks (default 1)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--draft-chance", draft_chance,
+               "a draft that agrees with the target only by chance (its own chain)");
   CLI11_PARSE(app, argc, argv);
+  if (!draft_out.empty() && arch == "llama" && mmproj_out.empty()) {
+    return WriteDraftPair(preset, o, out, draft_out, draft_layers, draft_chance);
+  }
 
   if (arch == "outetts") {
     if (RejectForOuteTts(app)) return 2;

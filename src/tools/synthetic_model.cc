@@ -8,6 +8,7 @@
 #include "tools/quote_brace_weights.h"
 #include "tools/random_weights.h"
 #include "tools/steering_weights.h"
+#include "tools/successor_chain.h"
 #include "tools/synthetic_vocab.h"
 
 namespace zest::tools {
@@ -24,6 +25,9 @@ Status Validate(const SyntheticModelSpec& s) {
   if (s.heads % s.kv_heads != 0) return InvalidArgument("heads must be a multiple of kv-heads");
   if (s.type == TensorType::kQ8_0 && (s.embedding % 32 != 0 || s.feed_forward % 32 != 0)) {
     return InvalidArgument("Q8_0 needs embedding and ff to be multiples of 32");
+  }
+  if (s.successor_chain && (s.quote_brace || !s.generates())) {
+    return InvalidArgument("a successor chain goes on a random model that writes text");
   }
   if (s.quote_brace && !s.generates()) {
     return InvalidArgument("the quote-brace model writes text: not an embedding model or reranker");
@@ -174,6 +178,7 @@ void AddRandomWeights(const SyntheticModelSpec& spec, const SyntheticVocab& voca
   w.AddTensor("output_norm.weight", {n_embd}, TensorType::kF32, std::vector<float>(n_embd, 1.0f));
   std::vector<float> output = gen.Random(n_embd * n_vocab);
   steering.AdjustOutput(output);
+  if (spec.successor_chain) AddSuccessorChain(spec, vocab, embeddings, output);
   w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, output);
   // A reranker's classifier head: one score from the last position.
   if (spec.reranker) {
@@ -237,6 +242,16 @@ Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
   }
   return NotFound("unknown preset '" + preset +
                   "' (tiny, tiny-embed, tiny-rerank, tiny-quote-brace, small, bench)");
+}
+
+SyntheticModelSpec DraftSpecFor(SyntheticModelSpec& target, uint32_t layers, bool chance) {
+  target.successor_chain = true;
+  SyntheticModelSpec draft = target;
+  draft.name = target.name + "-draft";
+  draft.layers = layers;
+  // Any other seed: the two chains then share a successor only by chance.
+  if (chance) draft.chain_seed = target.chain_seed + 1;
+  return draft;
 }
 
 Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem::path& path) {

@@ -38,6 +38,11 @@ struct SyntheticModelSpec {
   // object grammar `{"}":"}"}`. At least kSteeringDimensions wide, as every
   // model that generates.
   bool quote_brace = false;
+  // A successor chain over the random weights (tools/successor_chain.h):
+  // greedy decoding follows a fixed cycle of word pieces, chosen by
+  // `chain_seed`. What makes a target and its draft agree.
+  bool successor_chain = false;
+  uint64_t chain_seed = 1;
 
   // Whether the model writes text (not an embedding model or a reranker).
   bool generates() const { return !embedding_model && !reranker; }
@@ -47,6 +52,13 @@ struct SyntheticModelSpec {
 // "tiny-quote-brace" (tiny's shape, designed weights), "small" (the `make run` demo),
 // "bench" (~0.5B parameters, Q8_0: realistic CPU speeds). kNotFound if unknown.
 Result<SyntheticModelSpec> PresetSpec(const std::string& preset);
+
+// A draft model for `target` (speculative decoding): the same vocabulary,
+// width and embeddings (the same seed), `layers` blocks, and both with a
+// successor chain, so the two agree on almost every token; with `chance`,
+// the draft's chain has another seed and agrees only by chance. Sets
+// `target`'s chain too.
+SyntheticModelSpec DraftSpecFor(SyntheticModelSpec& target, uint32_t layers, bool chance);
 
 Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem::path& path);
 

@@ -11,6 +11,7 @@
 #include "core/testing/temp_dir.h"
 #include "models/gguf_reader.h"
 #include "tools/steering_weights.h"
+#include "tools/successor_chain.h"
 #include "tools/synthetic_vocab.h"
 
 namespace zest::tools {
@@ -192,6 +193,42 @@ TEST_F(SyntheticModelTest, RejectsInconsistentShapes) {
   spec.feed_forward = 100;
   EXPECT_FALSE(WriteSyntheticModel(spec, TempPath("bad")).ok());
   EXPECT_FALSE(fs::exists(TempPath("bad")));
+}
+
+}  // namespace
+}  // namespace zest::tools
+
+namespace zest::tools {
+namespace {
+
+TEST(SuccessorChainTest, EveryTokenLeadsIntoOneCycleOfWordPieces) {
+  const SyntheticVocab vocab = BuildSyntheticVocab();
+  const std::vector<uint32_t> cycle = SuccessorCycle(vocab, 1);
+  ASSERT_GT(cycle.size(), 100u);
+  EXPECT_EQ(std::set<uint32_t>(cycle.begin(), cycle.end()).size(), cycle.size());
+  for (uint32_t id : cycle) EXPECT_EQ(vocab.types[id], kTokenNormal);
+  // Following the chain from a word piece visits the whole cycle once.
+  std::set<uint32_t> seen;
+  uint32_t token = cycle.front();
+  for (std::size_t i = 0; i < cycle.size(); ++i) seen.insert(token = ChainSuccessor(cycle, token));
+  EXPECT_EQ(seen.size(), cycle.size());
+  EXPECT_EQ(token, cycle.front());
+  // Anything else (a control token, a byte) goes into the cycle.
+  EXPECT_TRUE(seen.count(ChainSuccessor(cycle, vocab.im_end_id)));
+  // Another seed, another order: a chance draft's.
+  EXPECT_NE(SuccessorCycle(vocab, 2), cycle);
+}
+
+TEST(SuccessorChainTest, ADraftSharesTheTargetsSeedAndChainUnlessByChance) {
+  SyntheticModelSpec target = PresetSpec("bench").value();
+  const SyntheticModelSpec draft = DraftSpecFor(target, 1, false);
+  EXPECT_TRUE(target.successor_chain && draft.successor_chain);
+  EXPECT_EQ(draft.layers, 1u);
+  EXPECT_EQ(draft.embedding, target.embedding);
+  EXPECT_EQ(draft.seed, target.seed);
+  EXPECT_EQ(draft.chain_seed, target.chain_seed);
+  EXPECT_EQ(draft.name, "zest-synthetic-bench-draft");
+  EXPECT_NE(DraftSpecFor(target, 1, true).chain_seed, target.chain_seed);
 }
 
 }  // namespace

@@ -88,6 +88,21 @@ export function syntheticVision(args = []) {
   return visionModels.get(key);
 }
 
+// A synthetic target and a draft for speculative decoding (zest-make-model
+// --draft-out), written once per preset: {target, draft}. With `chance`, a
+// draft that agrees with the target only by chance.
+const draftPairs = new Map();
+export function syntheticDraftPair(preset = 'tiny', { chance = false } = {}) {
+  const key = `${preset}${chance ? '-chance' : ''}`;
+  if (draftPairs.has(key)) return draftPairs.get(key);
+  const target = path.join(modelCache, `pair-${key}.gguf`);
+  const draft = path.join(modelCache, `pair-${key}.draft.gguf`);
+  execFileSync(makeModelBin, ['--preset', preset, '--out', target, '--draft-out', draft,
+    ...(chance ? ['--draft-chance'] : [])], { stdio: 'pipe' });
+  draftPairs.set(key, { target, draft });
+  return draftPairs.get(key);
+}
+
 // The sample speech Debian's whisper.cpp-tools ships (mono 16 kHz WAV,
 // 53.37 s), from the engine rootfs `make engines` provisions, or the host.
 export function sampleSpeech() {

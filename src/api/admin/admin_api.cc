@@ -33,7 +33,8 @@ json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe)
     predicted[use.device] = {{"weights", use.memory.weights}, {"kv_cache", use.memory.kv_cache},
                              {"compute", use.memory.compute}, {"overhead", use.memory.overhead},
                              {"prompt_cache", use.memory.prompt_cache},
-                             {"learned", use.memory.learned}, {"total", use.memory.Total()}};
+                             {"learned", use.memory.learned}, {"draft", use.memory.draft},
+                             {"total", use.memory.Total()}};
   }
   json j = {{"recipe", recipe},
             {"devices", plan.gpu_devices.empty() ? json::array({placement::PrimaryDevice(plan)})
@@ -55,6 +56,14 @@ json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe)
   if (!plan.tensor_split.empty()) j["tensor_split"] = plan.tensor_split;
   if (plan.on_npu) j["flm"] = plan.engine_checkpoint;
   if (plan.cache_ram_mib) j["cache_ram"] = *plan.cache_ram_mib;
+  const placement::SpeculativePlan& spec = plan.speculative;
+  if (spec.kind != placement::SpeculativeKind::kNone) {
+    j["speculative"] = {{"kind", placement::SpeculativeKindName(spec.kind)}};
+    if (!spec.draft_model.empty()) {
+      j["speculative"]["draft"] = spec.draft_model;
+      j["speculative"]["draft_device"] = spec.draft_device.empty() ? "CPU" : spec.draft_device;
+    }
+  }
   return j;
 }
 

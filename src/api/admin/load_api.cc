@@ -6,6 +6,7 @@
 #include "api/admin/request_body.h"
 #include "api/request/errors.h"
 #include "api/request/request_fields.h"
+#include "scheduler/speculative_choice.h"
 
 namespace zest::api::admin {
 
@@ -33,6 +34,13 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
     // Flags the engine's allow-list refuses, or files it does not serve.
     const Status args = config_.CheckExtraArgs(settings->extra_args);
     if (!args.ok()) co_return co_await api::SendError(w, args, "options.extra_args");
+    // A draft zest does not know, or whose tokenizer is not the model's:
+    // refused here with the reason (a configured one only makes a log line).
+    auto speculative = scheduler::ChooseSpeculative(
+        *model, *settings, [this](const std::string& name) { return registry_.Find(name); });
+    if (!speculative.ok()) {
+      co_return co_await api::SendError(w, speculative.status(), "options.draft");
+    }
   }
   auto started = std::chrono::steady_clock::now();
   // Held while loading, so the reaper cannot unload what is being loaded.

@@ -5,6 +5,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <charconv>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "api/admin/models_api.h"
@@ -35,18 +36,42 @@ json LastRequestJson(const std::optional<RequestStats>& last) {
             {"input_tokens", nullptr},
             {"output_tokens", nullptr}};
   }
-  return {{"model", last->model},
-          {"api", last->api},
-          {"endpoint", last->endpoint},
-          {"stream", last->stream},
-          {"time_to_first_token", Optional(last->time_to_first_token_s)},
-          {"prompt_processing_seconds", Optional(last->prompt_processing_s)},
-          {"tokens_per_second", Optional(last->tokens_per_second)},
-          {"duration_seconds", last->duration_s},
-          {"input_tokens", last->prompt_tokens},
-          {"prompt_tokens", last->prompt_tokens},
-          {"output_tokens", last->completion_tokens},
-          {"cached_tokens", last->cached_tokens}};
+  return {
+      {"model", last->model},
+      {"api", last->api},
+      {"endpoint", last->endpoint},
+      {"stream", last->stream},
+      {"time_to_first_token", Optional(last->time_to_first_token_s)},
+      {"prompt_processing_seconds", Optional(last->prompt_processing_s)},
+      {"tokens_per_second", Optional(last->tokens_per_second)},
+      {"duration_seconds", last->duration_s},
+      {"input_tokens", last->prompt_tokens},
+      {"prompt_tokens", last->prompt_tokens},
+      {"output_tokens", last->completion_tokens},
+      {"cached_tokens", last->cached_tokens},
+      {"draft_tokens", last->draft_tokens ? json(*last->draft_tokens) : json(nullptr)},
+      {"accepted_tokens", last->accepted_tokens ? json(*last->accepted_tokens) : json(nullptr)}};
+}
+
+// Per model that drafted: tokens drafted and accepted since the start, and
+// the share accepted (what decides whether drafting pays).
+json SpeculativeJson(const InferenceMetrics& metrics) {
+  std::map<std::string, std::pair<double, double>> by_model;
+  metrics.spec_drafted.ForEach([&](const metrics::LabelValues& labels, const metrics::Counter& c) {
+    by_model[labels.at(0)].first = c.value();
+  });
+  metrics.spec_accepted.ForEach([&](const metrics::LabelValues& labels, const metrics::Counter& c) {
+    by_model[labels.at(0)].second = c.value();
+  });
+  json out = json::array();
+  for (const auto& [model, counts] : by_model) {
+    const auto [drafted, accepted] = counts;
+    out.push_back({{"model", model},
+                   {"drafted_tokens", drafted},
+                   {"accepted_tokens", accepted},
+                   {"acceptance", drafted > 0 ? json(accepted / drafted) : json(nullptr)}});
+  }
+  return out;
 }
 
 double Sum(const metrics::Family<metrics::Counter>& family) {
@@ -93,6 +118,7 @@ json ObservabilityApi::StatsJson(const http::Request& reader) const {
                      {"prompt_tokens", Sum(metrics_->prompt_tokens)},
                      {"completion_tokens", Sum(metrics_->completion_tokens)},
                      {"cached_tokens", Sum(metrics_->cached_tokens)}};
+    out["speculative"] = SpeculativeJson(*metrics_);
   }
   return out;
 }

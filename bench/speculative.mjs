@@ -1,0 +1,165 @@
+// Speculative decoding, side by side in one run: decode tokens/s of the
+// synthetic bench target (~0.5B parameters, Q8_0) with and without a draft,
+// direct llama-server and through zest (the draft loaded by
+// POST /api/v1/load {"model":"T","options":{"draft":"D"}}); a draft that
+// agrees only by chance (the cost where drafting does not pay); and n-gram
+// drafting (no draft model) on an edit-shaped request, whose answer repeats
+// its prompt. The target and the drafts come from zest-make-model --preset
+// bench --draft-out (successor chains: tools/successor_chain.h). Greedy
+// decoding (temperature 0), one request at a time, rounds interleaved.
+// Appends a table to bench/RESULTS.md.
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { argvOnTcp, engineArgv, makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+import { machine } from './gateway_overhead.mjs';
+import { everyRun } from './lib/runs.mjs';
+
+const ROUNDS = Number(process.env.BENCH_SPEC_ROUNDS ?? 2);
+const TOKENS = Number(process.env.BENCH_SPEC_TOKENS ?? 64);
+// A chance draft costs several times plain decoding per token: a short answer.
+const CHANCE_TOKENS = Number(process.env.BENCH_SPEC_CHANCE_TOKENS ?? 8);
+const DRAFT_MAX = 32;
+const makeModel = path.join(repo, 'build/zest-make-model');
+
+// The target and both drafts, written once into the bench cache.
+function benchPair() {
+  const dir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest', 'bench');
+  fs.mkdirSync(dir, { recursive: true });
+  const files = { target: path.join(dir, 'spec-target.gguf'), draft: path.join(dir, 'spec-draft.gguf'),
+    chance: path.join(dir, 'spec-chance.gguf') };
+  if (!fs.existsSync(files.draft)) {
+    execFileSync(makeModel, ['--preset', 'bench', '--out', files.target, '--draft-out', files.draft], { stdio: 'inherit' });
+  }
+  if (!fs.existsSync(files.chance)) {
+    const scratch = path.join(dir, 'spec-chance-target.gguf');  // the same target again
+    execFileSync(makeModel, ['--preset', 'bench', '--out', scratch, '--draft-out', files.chance, '--draft-chance'],
+      { stdio: 'inherit' });
+    fs.rmSync(scratch);
+  }
+  return files;
+}
+
+const chat = (content, extra = {}) => ({
+  model: 'T', messages: [{ role: 'user', content }], max_tokens: TOKENS, temperature: 0, ...extra,
+});
+
+// Decode tokens/s of one request (the engine's own timings) and its text.
+async function decode(url, body) {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  const data = await res.json();
+  if (res.status !== 200) throw new Error(JSON.stringify(data));
+  const t = data.timings ?? {};
+  if (!t.predicted_per_second) throw new Error(`no timings: ${JSON.stringify(data).slice(0, 300)}`);
+  return { tps: t.predicted_per_second, drafted: t.draft_n ?? 0, accepted: t.draft_n_accepted ?? 0,
+    text: data.choices[0].message.content };
+}
+
+async function load(zest, options) {
+  const r = await zest.json('/api/v1/load', { model: 'T', ...(options ? { options } : {}) });
+  if (r.status !== 200) throw new Error(JSON.stringify(r.data));
+  const [instance] = (await zest.instances()).filter((i) => i.model === 'T');
+  return engineArgv(instance.pid);
+}
+
+// The same engine command line, by hand on TCP, while zest's is unloaded.
+async function direct(zest, argv, body) {
+  await zest.json('/api/v1/unload', { model: 'T' });
+  const port = 21000 + Math.floor(Math.random() * 5000);
+  const cmd = argvOnTcp(argv, port);
+  const proc = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(async () => {
+      try { return (await fetch(`${url}/health`)).status === 200; } catch { return false; }
+    }, { timeout: 300000, interval: 50, what: 'the direct llama-server' });
+    return await decode(url, body);
+  } finally {
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await exited;
+  }
+}
+
+// Rounds of zest and direct, interleaved, for one engine setup.
+async function sideBySide(zest, options, body) {
+  const z = [];
+  const d = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const argv = await load(zest, options);
+    z.push(await decode(zest.url, body));
+    d.push(await direct(zest, argv, body));
+  }
+  return { z, d };
+}
+
+async function zestOnly(zest, options, body) {
+  await load(zest, options);
+  const runs = [];
+  for (let i = 0; i < ROUNDS; i++) runs.push(await decode(zest.url, body));
+  return runs;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const tps = (runs) => median(runs.map((r) => r.tps));
+const acceptance = (runs) => {
+  const drafted = runs.reduce((s, r) => s + r.drafted, 0);
+  return drafted ? (runs.reduce((s, r) => s + r.accepted, 0) / drafted).toFixed(2) : '–';
+};
+
+async function main() {
+  const files = benchPair();
+  const zest = await startZest({
+    home: makeHome({ T: files.target, D: files.draft, C: files.chance }),
+    env: { ZEST_LOG_LEVEL: 'info', ZEST_SAVE_SLOTS: 'false' },
+  });
+  try {
+    const story = chat('Write a story.');
+    const plain = await sideBySide(zest, null, story);
+    const drafted = await sideBySide(zest, { draft: 'D', draft_max: DRAFT_MAX }, story);
+    const chance = await zestOnly(zest, { draft: 'C', draft_max: DRAFT_MAX }, { ...story, max_tokens: CHANCE_TOKENS });
+    // Edit-shaped: the prompt holds the text the answer repeats (the
+    // model's own answer to the story prompt).
+    const edit = chat(`Fix the spelling in this text and give it back whole:\n${plain.z[0].text}`);
+    const editPlain = await zestOnly(zest, null, edit);
+    const ngram = await zestOnly(zest, { speculative: 'ngram', draft_max: 16 }, edit);
+
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
+    const f = (x) => x.toFixed(2);
+    const base = tps(plain.z);
+    const row = (what, direct, through, ref, target, acc = '–') =>
+      `| ${what} | ${direct === null ? '' : f(direct)} | ${f(through)} | ${f(through / ref)} | ${acc} | ${target} |`;
+    const lines = [
+      `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — speculative decoding: ${machine()} — commit ${commit}`,
+      '',
+      `Target: synthetic bench preset (24 blocks, ~0.5B params, Q8_0) with a successor chain; draft: the same ` +
+        `width and vocabulary, 1 block (21 MiB), same chain (agrees by construction); chance draft: another ` +
+        `chain. ${TOKENS}-token greedy answers (the chance draft: ${CHANCE_TOKENS}), ${ROUNDS} rounds each, median decode tokens/s from the engine's ` +
+        `timings; draft_max ${DRAFT_MAX} (n-gram: 16). Direct: zest's own engine command line run by hand on TCP.`,
+      '',
+      '| setup | llama-server direct (tok/s) | through zest (tok/s) | speed-up vs plain zest | acceptance | target |',
+      '|---|---:|---:|---:|---:|---|',
+      row('plain decoding', tps(plain.d), base, base, ''),
+      row('draft model (agrees)', tps(drafted.d), tps(drafted.z), base, '≥ 1.5×', acceptance(drafted.z)),
+      row('draft model (chance agreement)', null, tps(chance), base, '(auto should switch off: ≤ 5 % slower)', acceptance(chance)),
+      row('edit-shaped prompt, plain', null, tps(editPlain), tps(editPlain), ''),
+      row('edit-shaped prompt, n-gram drafting', null, tps(ngram), tps(editPlain), '≥ 1.3×', acceptance(ngram)),
+      '',
+      `Every run, tokens/s: plain direct ${everyRun(plain.d.map((r) => r.tps))}, zest ${everyRun(plain.z.map((r) => r.tps))}; ` +
+        `draft direct ${everyRun(drafted.d.map((r) => r.tps))}, zest ${everyRun(drafted.z.map((r) => r.tps))}; ` +
+        `chance ${everyRun(chance.map((r) => r.tps))}; edit plain ${everyRun(editPlain.map((r) => r.tps))}, ` +
+        `n-gram ${everyRun(ngram.map((r) => r.tps))}.`,
+      '',
+    ];
+    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
+    console.log(lines.join('\n'));
+  } finally {
+    await zest.stop();
+    zest.cleanup();
+  }
+}
+
+main().catch((err) => { console.error(err); process.exit(1); });

@@ -1,0 +1,65 @@
+#include "scheduler/speculative_choice.h"
+
+#include "models/tokenizer_match.h"
+
+namespace zest::scheduler {
+namespace {
+
+using placement::SpeculativeKind;
+
+Result<SpeculativeChoice> WithDraft(const models::ModelEntry& target,
+                                    const config::ModelSettings& settings, const FindModel& find) {
+  const std::string refused =
+      "draft '" + settings.draft + "' for '" + target.name + "' is refused: ";
+  if (!find) return InvalidArgument(refused + "no model registry to find it in");
+  Result<models::ModelEntry> draft = find(settings.draft);
+  if (!draft.ok()) return InvalidArgument(refused + draft.status().message());
+  if (draft->name == target.name) return InvalidArgument(refused + "it is the model itself");
+  if (!draft->error.empty()) return InvalidArgument(refused + draft->error);
+  const models::ModelInfo& info = draft->info;
+  if (info.embedding || info.reranker || info.speech || info.image) {
+    return InvalidArgument(refused + "it is not a model that writes text");
+  }
+  if (Status same = models::CheckSameTokenizer(target.path, draft->path); !same.ok()) {
+    return InvalidArgument(refused + same.message());
+  }
+  SpeculativeChoice choice;
+  choice.plan.kind = SpeculativeKind::kDraft;
+  choice.plan.draft_model = draft->name;
+  choice.plan.draft_file = draft->path.string();
+  choice.draft = std::make_shared<const models::ModelInfo>(info);
+  return choice;
+}
+
+}  // namespace
+
+Result<SpeculativeChoice> ChooseSpeculative(const models::ModelEntry& target,
+                                            const config::ModelSettings& settings,
+                                            const FindModel& find) {
+  const std::string mode = settings.speculative.empty() ? "auto" : settings.speculative;
+  SpeculativeChoice choice;
+  if (mode == "off") return choice;
+  if (mode == "draft" && settings.draft.empty()) {
+    return InvalidArgument("speculative = \"draft\" for '" + target.name +
+                           "' needs a draft model (the option draft)");
+  }
+  if (mode == "draft" || (mode == "auto" && !settings.draft.empty())) {
+    ZEST_ASSIGN_OR_RETURN(choice, WithDraft(target, settings, find));
+  } else if (mode == "ngram") {
+    choice.plan.kind = SpeculativeKind::kNgram;
+  } else if (mode == "mtp" || mode == "auto") {
+    const bool heads = target.info.mtp_layers > 0;
+    if (mode == "mtp" && !heads) {
+      return InvalidArgument("speculative = \"mtp\" for '" + target.name +
+                             "': its GGUF has no multi-token-prediction heads");
+    }
+    if (heads) choice.plan.kind = SpeculativeKind::kMtp;
+  }
+  if (choice.plan.kind != SpeculativeKind::kNone) {
+    choice.plan.max_tokens = settings.draft_max;
+    choice.plan.min_tokens = settings.draft_min;
+  }
+  return choice;
+}
+
+}  // namespace zest::scheduler

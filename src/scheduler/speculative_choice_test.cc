@@ -1,0 +1,137 @@
+// Speculative decoding chosen for real (synthetic) model files: a draft
+// with the target's tokenizer is paired, placed and counted; one without is
+// refused with the reason, and a configured one then leaves the model to
+// load without it.
+#include "scheduler/speculative_choice.h"
+
+#include <gtest/gtest.h>
+
+#include "core/testing/temp_dir.h"
+#include "scheduler/load_planner.h"
+#include "tools/gguf_writer.h"
+#include "tools/synthetic_model.h"
+
+namespace zest::scheduler {
+namespace {
+
+namespace fs = std::filesystem;
+using placement::SpeculativeKind;
+
+class SpeculativeChoiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(root_ / "models");
+    auto spec = tools::PresetSpec("tiny");
+    ASSERT_TRUE(spec.ok());
+    const tools::SyntheticModelSpec draft = tools::DraftSpecFor(*spec, 1, false);
+    ASSERT_TRUE(tools::WriteSyntheticModel(*spec, root_ / "models" / "t.gguf").ok());
+    ASSERT_TRUE(tools::WriteSyntheticModel(draft, root_ / "models" / "d.gguf").ok());
+    // Another vocabulary: a header with a token list of its own.
+    tools::GgufWriter odd;
+    odd.AddString("general.architecture", "llama");
+    odd.AddString("tokenizer.ggml.model", "llama");
+    odd.AddStringArray("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "x"});
+    ASSERT_TRUE(odd.Write(root_ / "odd.gguf").ok());
+    models::ModelRegistry registry(root_ / "models", root_ / "user_models.json");
+    target_ = registry.Find("t").value();
+    draft_ = registry.Find("d").value();
+    odd_ = draft_;
+    odd_.name = "odd";
+    odd_.path = root_ / "odd.gguf";
+  }
+
+  FindModel Find() const {
+    return [this](const std::string& name) -> Result<models::ModelEntry> {
+      if (name == "d") return draft_;
+      if (name == "odd") return odd_;
+      if (name == "t") return target_;
+      return NotFound("model '" + name + "' not found");
+    };
+  }
+
+  static config::ModelSettings With(std::string draft, std::string mode = "") {
+    config::ModelSettings s;
+    s.draft = std::move(draft);
+    s.speculative = std::move(mode);
+    return s;
+  }
+
+  zest::testing::TempDir tmp_{"speculative"};
+  const fs::path root_ = tmp_.path();
+  models::ModelEntry target_, draft_, odd_;
+};
+
+TEST_F(SpeculativeChoiceTest, ADraftWithTheSameTokenizerIsPaired) {
+  config::ModelSettings s = With("d");
+  s.draft_max = 32;
+  Result<SpeculativeChoice> choice = ChooseSpeculative(target_, s, Find());
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->plan.kind, SpeculativeKind::kDraft);
+  EXPECT_EQ(choice->plan.draft_model, "d");
+  EXPECT_EQ(choice->plan.draft_file, draft_.path.string());
+  EXPECT_EQ(choice->plan.max_tokens, 32);
+  ASSERT_NE(choice->draft, nullptr);
+  EXPECT_EQ(choice->draft->block_count, 1u);
+}
+
+TEST_F(SpeculativeChoiceTest, RefusalsSayWhy) {
+  struct Case {
+    config::ModelSettings settings;
+    ErrorCode code;
+    std::string reason;
+  };
+  const Case cases[] = {
+      {With("odd"), ErrorCode::kInvalidArgument, "draft 'odd' for 't' is refused: the draft's"},
+      {With("nope"), ErrorCode::kInvalidArgument, "draft 'nope' for 't' is refused: model 'nope'"},
+      {With("t"), ErrorCode::kInvalidArgument, "it is the model itself"},
+      {With("", "draft"), ErrorCode::kInvalidArgument, "needs a draft model"},
+      {With("", "mtp"), ErrorCode::kInvalidArgument, "no multi-token-prediction heads"},
+  };
+  for (const Case& c : cases) {
+    Result<SpeculativeChoice> choice = ChooseSpeculative(target_, c.settings, Find());
+    ASSERT_FALSE(choice.ok()) << c.reason;
+    EXPECT_EQ(choice.status().code(), c.code) << choice.status().message();
+    EXPECT_NE(choice.status().message().find(c.reason), std::string::npos)
+        << choice.status().message();
+  }
+}
+
+TEST_F(SpeculativeChoiceTest, ModesWithoutADraftModel) {
+  EXPECT_EQ(ChooseSpeculative(target_, With(""), Find())->plan.kind, SpeculativeKind::kNone);
+  EXPECT_EQ(ChooseSpeculative(target_, With("d", "off"), Find())->plan.kind,
+            SpeculativeKind::kNone);
+  EXPECT_EQ(ChooseSpeculative(target_, With("", "ngram"), Find())->plan.kind,
+            SpeculativeKind::kNgram);
+  models::ModelEntry with_heads = target_;
+  with_heads.info.mtp_layers = 1;
+  EXPECT_EQ(ChooseSpeculative(with_heads, With(""), Find())->plan.kind, SpeculativeKind::kMtp);
+}
+
+TEST_F(SpeculativeChoiceTest, ThePlanCountsTheDraftOnTheCpuAndDropsARefusedOne) {
+  PlannerOptions options;
+  options.find_model = Find();
+  LoadPlanner planner(options);
+  placement::PlacementDevice cpu;
+  cpu.name = placement::kCpuDevice;
+  cpu.total_bytes = cpu.free_bytes = 8ull << 30;
+  const LoadContext context{.free = {cpu}, .replica = false, .used = {}, .npu_held_by = {}};
+
+  Result<placement::EnginePlan> plain = planner.Plan(target_, {}, context);
+  Result<placement::EnginePlan> paired = planner.Plan(target_, With("d"), context);
+  ASSERT_TRUE(plain.ok() && paired.ok());
+  EXPECT_EQ(plain->memory[0].memory.draft, 0u);
+  EXPECT_GT(paired->memory[0].memory.draft, draft_.info.tensor_bytes);
+  EXPECT_EQ(paired->TotalBytes(), plain->TotalBytes() + paired->memory[0].memory.draft);
+  EXPECT_EQ(paired->speculative.kind, SpeculativeKind::kDraft);
+  EXPECT_EQ(paired->speculative.draft_device, "");
+  EXPECT_NE(paired->explanation.find("draft model 'd' on the CPU"), std::string::npos)
+      << paired->explanation;
+
+  Result<placement::EnginePlan> refused = planner.Plan(target_, With("odd"), context);
+  ASSERT_TRUE(refused.ok());
+  EXPECT_EQ(refused->speculative.kind, SpeculativeKind::kNone);
+  EXPECT_EQ(refused->memory[0].memory.draft, 0u);
+}
+
+}  // namespace
+}  // namespace zest::scheduler
