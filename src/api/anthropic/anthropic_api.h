@@ -11,6 +11,7 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <utility>
 
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
@@ -25,7 +26,10 @@ class AnthropicApi {
   // All must outlive the router; `metrics` may be null (no metrics).
   AnthropicApi(models::ModelRegistry& registry, EngineServices engines, ChatRouteOptions options,
                InferenceMetrics* metrics = nullptr)
-      : registry_(registry), engines_(engines), options_(options), metrics_(metrics) {}
+      : registry_(registry),
+        engines_(std::move(engines)),
+        options_(std::move(options)),
+        metrics_(metrics) {}
 
   void Register(http::Router& router);
 

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <utility>
 
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
@@ -45,8 +46,8 @@ class OllamaApi {
       : registry_(registry),
         models_(models),
         pulls_(pulls),
-        engines_(engines),
-        options_(options),
+        engines_(std::move(engines)),
+        options_(std::move(options)),
         metrics_(metrics) {}
 
   void Register(http::Router& router);

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
@@ -32,7 +33,7 @@ class OpenAiApi {
   OpenAiApi(models::ModelRegistry& registry, EngineServices engines, scheduler::FitEstimates& fit,
             const Options& options, InferenceMetrics* metrics = nullptr)
       : registry_(registry),
-        engines_(engines),
+        engines_(std::move(engines)),
         fit_(fit),
         options_(options),
         metrics_(metrics),

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <utility>
 
 #include "api/chat_route.h"
 #include "api/engine_relay.h"
@@ -26,8 +27,8 @@ class ResponsesApi {
   ResponsesApi(models::ModelRegistry& registry, EngineServices engines, ChatRouteOptions options,
                ResponseStore& store, InferenceMetrics* metrics = nullptr)
       : registry_(registry),
-        engines_(engines),
-        options_(options),
+        engines_(std::move(engines)),
+        options_(std::move(options)),
         store_(store),
         metrics_(metrics) {}
 
