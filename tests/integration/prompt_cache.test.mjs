@@ -45,7 +45,7 @@ describe('the prompt cache in the ledger', () => {
     // Unset: as large as the KV cache (whole MiB), since this machine has room.
     assert.equal(p.cache_ram, Math.floor(cpu.kv_cache / 2 ** 20));
     assert.equal(cpu.prompt_cache, p.cache_ram * 2 ** 20);
-    assert.equal(cpu.total, cpu.weights + cpu.kv_cache + cpu.compute + cpu.overhead + cpu.prompt_cache + cpu.learned);
+    assert.equal(cpu.total, cpu.weights + cpu.kv_cache + cpu.compute + cpu.overhead + cpu.prompt_cache + cpu.learned + cpu.draft);
     assert.match(p.explanation, /prompt cache \d+ MiB/);
     // What the engine was told: its own command line.
     const engine = descendants(zest.pid).find((d) => d.comm.startsWith('llama-server'));

@@ -82,7 +82,7 @@ describe('speculative decoding', () => {
     // Weights, KV cache and compute: at least the draft file's tensors.
     const draftFile = fs.statSync(path.join(zest.home, 'models', 'd.gguf')).size;
     assert.ok(cpu.draft > 0.9 * draftFile, JSON.stringify(cpu));
-    assert.equal(cpu.total, cpu.weights + cpu.kv_cache + cpu.compute + cpu.overhead + cpu.learned + cpu.draft);
+    assert.equal(cpu.total, cpu.weights + cpu.kv_cache + cpu.compute + cpu.overhead + cpu.prompt_cache + cpu.learned + cpu.draft);
     assert.deepEqual(t.placement.speculative, { kind: 'draft', draft: 'd', draft_device: 'CPU' });
     assert.match(t.placement.explanation, /draft model 'd' on the CPU/);
   });
