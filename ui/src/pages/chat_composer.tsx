@@ -194,7 +194,7 @@ export function Composer({ id, model, vision, listener }: Props) {
             <button type="button" class="button primary" disabled={!recording.value.hearing}
               onClick={() => recording.value?.finish()}>Stop and send</button>
             <button type="button" class="button" onClick={() => recording.value?.cancel()}>Cancel</button>
-            <span class="muted small" role="status">{recording.value.hearing ? 'Listening…' : 'Starting the microphone…'}</span>
+            <span class="muted small" role="status">{recording.value.hearing ? `Listening… ${recording.value.seconds} s` : 'Starting the microphone…'}</span>
           </>
         ) : (
           <button type="button" class="button" disabled={!model} title={`Speak your message; ${listener} writes it down`}

@@ -32,9 +32,10 @@ export function setVoiceModel(name: string): void {
 export const speaking = signal<{ key: string; stop: () => void } | null>(null);
 /**
  * Voice mode's recorder while it listens, and how to end the recording;
- * `hearing` once the microphone has delivered sound (then there is something to send).
+ * `hearing` once the microphone has delivered sound (then there is something to
+ * send), and whole `seconds` recorded so far.
  */
-export const recording = signal<{ finish: () => void; cancel: () => void; hearing: boolean } | null>(null);
+export const recording = signal<{ finish: () => void; cancel: () => void; hearing: boolean; seconds: number } | null>(null);
 /** What went wrong last in speaking or listening, for the page to show. */
 export const voiceError = signal('');
 
@@ -85,6 +86,9 @@ export function canRecord(): boolean {
   return typeof MediaRecorder !== 'undefined' && !!navigator.mediaDevices?.getUserMedia;
 }
 
+// The recorder hands over what it has every chunkMs.
+const chunkMs = 250;
+
 async function transcribeBlob(blob: Blob, model: string): Promise<string> {
   const form = new FormData();
   form.append('model', model);
@@ -120,12 +124,15 @@ export async function talk(id: string, listenModel: string): Promise<void> {
   const stopped = new Promise<void>((resolve) => {
     recorder.ondataavailable = (e) => {
       if (e.data.size > 0) chunks.push(e.data);
-      if (chunks.length > 0 && recording.value && !recording.value.hearing) recording.value = { ...controls, hearing: true };
+      const seconds = Math.floor((chunks.length * chunkMs) / 1000);
+      if (chunks.length > 0 && recording.value && (!recording.value.hearing || recording.value.seconds !== seconds)) {
+        recording.value = { ...controls, hearing: true, seconds };
+      }
     };
     recorder.onstop = () => resolve();
   });
-  recording.value = { ...controls, hearing: false };
-  recorder.start(250);  // a chunk each 250 ms: "hearing" as soon as sound arrives
+  recording.value = { ...controls, hearing: false, seconds: 0 };
+  recorder.start(chunkMs);  // "hearing" as soon as sound arrives, and a running time
   await stopped;
   media.getTracks().forEach((t) => t.stop());
   recording.value = null;
