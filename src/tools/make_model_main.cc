@@ -4,9 +4,9 @@
 // gibberish. The tiny-quote-brace preset is a llama GGUF with designed
 // weights instead: a few chosen tokens, for tests of JSON grammars. With
 // --mmproj-out, a vision projector for the llama model beside it
-// (tools/vision_projector.h). --arch outetts writes an OuteTTS-style
-// speech-out pair for the llama-tts of llama.cpp before its libmtmd rewrite
-// (tools/outetts_model.h); the engine rootfs's llama-tts cannot run it.
+// (tools/vision_projector.h). --arch tts (or outetts) writes an
+// OuteTTS-style speech-out pair (tools/outetts_model.h), which zest serves
+// on two llama-servers (the engine rootfs's llama-tts cannot run it).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
@@ -217,8 +217,8 @@ int WriteOuteTts(const Overrides& o, const std::string& out) {
   std::printf(
       "wrote %s\n  OuteTTS-style backbone '%s' (llama, %u-token vocabulary)\n"
       "wrote %s\n  its WavTokenizer vocoder (wavtokenizer-dec)\n"
-      "  an OuteTTS llama-tts (-m BACKBONE -mv VOCODER -n N) writes N+1 audio codes: %.4f s\n"
-      "  of 24 kHz noise each (-n 74: 1.0 s); llama-tts 0.7.0 (libmtmd) cannot run it\n",
+      "  zest serves the pair from a models directory as a speech-out model: each audio\n"
+      "  code the backbone writes is %.4f s of 24 kHz noise\n",
       out.c_str(), spec.name.c_str(), zest::tools::kOuteTtsBackboneVocab,
       zest::tools::OuteTtsVocoderPath(out).c_str(), zest::tools::kOuteTtsSecondsPerCode);
   std::printf("%s", kRandomWarning);
@@ -261,13 +261,13 @@ int Run(int argc, char** argv) {
       "llama-server -m MODEL --mmproj PROJECTOR): LLaVA's MLP projector over a 2-block\n"
       "CLIP encoder, output width the model's embedding. Every image is resized to\n"
       "32x32 px and takes 16 prompt tokens (8 px patches).\n\n"
-      "--arch outetts writes an OuteTTS-0.2-style speech-out pair: a backbone at --out\n"
-      "(NAME.gguf; the tokens the OuteTTS llama-tts looks up, steered to write only audio\n"
-      "codes) and a WavTokenizer vocoder (NAME.vocoder.gguf, wavtokenizer-dec), about\n"
-      "15 MB together, for llama-tts builds before llama.cpp's libmtmd rewrite (PR 26254:\n"
-      "llama-tts -m NAME.gguf -mv NAME.vocoder.gguf -n N; 24 kHz noise, (N+1)/75 s).\n"
-      "The engine rootfs's llama-tts (0.7.0, build 11669) runs Qwen3-TTS and Pocket TTS\n"
-      "only and rejects this vocoder. It takes --name and --seed.");
+      "--arch tts (or outetts) writes an OuteTTS-0.2-style speech-out pair that zest\n"
+      "serves as NAME: a backbone at --out (NAME.gguf; OuteTTS's tokens, steered to\n"
+      "write only audio codes) and a WavTokenizer vocoder (NAME.vocoder.gguf,\n"
+      "wavtokenizer-dec), about 15 MB together. zest runs them on two llama-servers\n"
+      "and makes the vocoder's frames 24 kHz audio (noise: random weights), 75 codes\n"
+      "a second. The engine rootfs's llama-tts (build 11669) runs Qwen3-TTS and Pocket\n"
+      "TTS only and rejects this vocoder. It takes --name and --seed.");
   std::string out;
   std::string mmproj_out;
   std::string arch = "llama";
@@ -283,7 +283,7 @@ int Run(int argc, char** argv) {
                  "weights grow with the square)")
       ->check(CLI::PositiveNumber);
   app.add_option("--arch", arch, "model family")
-      ->check(CLI::IsMember({"llama", "whisper", "outetts"}));
+      ->check(CLI::IsMember({"llama", "whisper", "tts", "outetts"}));
   app.add_option("--preset", preset, "size preset (llama)")
       ->check(CLI::IsMember(
           {"tiny", "small", "bench", "tiny-embed", "tiny-rerank", "tiny-quote-brace"}));
@@ -315,7 +315,7 @@ int Run(int argc, char** argv) {
     return WriteDraftPair(preset, o, out, draft_out, draft_layers, draft_chance);
   }
 
-  if (arch == "outetts") {
+  if (arch == "tts" || arch == "outetts") {  // the one speech-out family zest can make
     if (RejectForOuteTts(app)) return 2;
     return WriteOuteTts(o, out);
   }

@@ -40,7 +40,7 @@ export function syntheticWhisper() {
   return whisperModel;
 }
 
-// A synthetic speech-out model (zest-make-model --arch outetts): an
+// A synthetic speech-out model (zest-make-model --arch tts): an
 // OuteTTS-0.2-style backbone and its WavTokenizer vocoder beside it,
 // written once: {model, vocoder, standInVocoder}. zest serves this pair on
 // two llama-servers (the OuteTTS route); the engine rootfs's llama-tts (the
@@ -52,7 +52,7 @@ let ttsModel = null;
 export function syntheticTts() {
   if (ttsModel) return ttsModel;
   const model = path.join(modelCache, 'tts.gguf');
-  execFileSync(makeModelBin, ['--arch', 'outetts', '--out', model], { stdio: 'pipe' });
+  execFileSync(makeModelBin, ['--arch', 'tts', '--out', model], { stdio: 'pipe' });
   const vocoder = path.join(modelCache, 'tts.vocoder.gguf');
   if (!fs.existsSync(vocoder)) throw new Error(`zest-make-model wrote no ${vocoder}`);
   const bytes = fs.readFileSync(vocoder);
