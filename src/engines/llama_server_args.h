@@ -20,17 +20,17 @@ struct EnginePlacement {
   // --rpc A,B: ggml RPC workers (rpc_backend.h), in the order that names
   // their devices RPC0, RPC1... in `devices`.
   std::vector<std::string> rpc_servers;
-  int gpu_layers = 0;                   // -ngl
-  std::vector<double> tensor_split;     // --tensor-split, when more than one device
-  int n_cpu_moe = 0;                    // --n-cpu-moe, when > 0
-  bool mmproj_on_cpu = false;           // --no-mmproj-offload (with --mmproj)
-  std::string cache_type_k = "f16";     // -ctk
-  std::string cache_type_v = "f16";     // -ctv
-  std::optional<bool> flash_attention;  // -fa on|off; unset = the engine's auto
-  bool no_mmap = false;                 // --load-mode none (or mlock)
-  bool mlock = false;                   // --load-mode mmap+mlock (or mlock)
-  std::optional<uint32_t> batch;        // -b
-  uint32_t ubatch = 512;                // -ub
+  int gpu_layers = 0;                     // -ngl
+  std::vector<double> tensor_split;       // --tensor-split, when more than one device
+  int n_cpu_moe = 0;                      // --n-cpu-moe, when > 0
+  bool mmproj_on_cpu = false;             // --no-mmproj-offload (with --mmproj)
+  std::string cache_type_k = "f16";       // -ctk
+  std::string cache_type_v = "f16";       // -ctv
+  std::optional<bool> flash_attention;    // -fa on|off; unset = the engine's auto
+  bool no_mmap = false;                   // --load-mode none (or mlock)
+  bool mlock = false;                     // --load-mode mmap+mlock (or mlock)
+  std::optional<uint32_t> batch;          // -b
+  uint32_t ubatch = 512;                  // -ub
   std::optional<uint64_t> cache_ram_mib;  // --cache-ram; unset = the engine's default
 };
 

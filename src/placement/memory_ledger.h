@@ -60,7 +60,7 @@ struct LoadShape {
   // (AMX on CPUs that have it). With mmap the file pages it read stay mapped
   // too, so both copies are resident until the kernel reclaims the first.
   bool cpu_repack = false;
-  bool gpu_backend = false;  // the engine has a GPU backend (kGpuBackendHostBytes)
+  bool gpu_backend = false;         // the engine has a GPU backend (kGpuBackendHostBytes)
   uint64_t prompt_cache_bytes = 0;  // --cache-ram, on the CPU
   // A draft model for speculative decoding, loaded beside the model; null = none.
   std::shared_ptr<const models::ModelInfo> draft;
@@ -81,7 +81,7 @@ struct DeviceMemory {
   uint64_t weights = 0;
   uint64_t kv_cache = 0;
   uint64_t compute = 0;
-  uint64_t overhead = 0;  // engine process, driver context, vision projector
+  uint64_t overhead = 0;      // engine process, driver context, vision projector
   uint64_t prompt_cache = 0;  // idle conversations in host RAM (CPU only)
   // What past loads measured beyond the rest (CPU only, memory_correction.h);
   // never set by PredictMemory, added by placement.

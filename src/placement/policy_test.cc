@@ -451,8 +451,8 @@ TEST(PolicyTest, PromptCacheIsSizedAndCounted) {
 
   // With 1 GiB left after the model, a quarter of it.
   const uint64_t at_load = cpu.AtLoad();
-  auto tight = PlanPlacement(Model("llama3-8b"), Machine("", {}, at_load + kGiB),
-                             {"llama", {}, 4096, 4, 0});
+  auto tight =
+      PlanPlacement(Model("llama3-8b"), Machine("", {}, at_load + kGiB), {"llama", {}, 4096, 4, 0});
   ASSERT_TRUE(tight.ok()) << tight.status().message();
   EXPECT_EQ(tight->memory[0].memory.prompt_cache, kGiB / 4);
 
@@ -464,8 +464,8 @@ TEST(PolicyTest, PromptCacheIsSizedAndCounted) {
   EXPECT_EQ(*asked->cache_ram_mib, 100u);
   EXPECT_EQ(asked->memory[0].memory.prompt_cache, 100 * kMiB);
   o.cache_ram = 2048;
-  auto too_big = PlanPlacement(Model("llama3-8b"), Machine("", {}, at_load + kGiB),
-                               {"llama", o, 4096, 4, 0});
+  auto too_big =
+      PlanPlacement(Model("llama3-8b"), Machine("", {}, at_load + kGiB), {"llama", o, 4096, 4, 0});
   ASSERT_FALSE(too_big.ok());
   EXPECT_EQ(too_big.status().code(), ErrorCode::kInsufficientMemory);
   EXPECT_NE(too_big.status().message().find("prompt cache 2.0 GiB"), std::string::npos)

@@ -30,10 +30,13 @@ awaitable<void> SendJson(http::ResponseWriter& w, const json& j, int status = 20
 json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe) {
   json predicted = json::object();
   for (const auto& use : plan.memory) {
-    predicted[use.device] = {{"weights", use.memory.weights}, {"kv_cache", use.memory.kv_cache},
-                             {"compute", use.memory.compute}, {"overhead", use.memory.overhead},
+    predicted[use.device] = {{"weights", use.memory.weights},
+                             {"kv_cache", use.memory.kv_cache},
+                             {"compute", use.memory.compute},
+                             {"overhead", use.memory.overhead},
                              {"prompt_cache", use.memory.prompt_cache},
-                             {"learned", use.memory.learned}, {"draft", use.memory.draft},
+                             {"learned", use.memory.learned},
+                             {"draft", use.memory.draft},
                              {"total", use.memory.Total()}};
   }
   json j = {{"recipe", recipe},
