@@ -26,12 +26,16 @@ default_files=(
   tests/integration/metrics.test.mjs
   tests/integration/observability.test.mjs
   tests/integration/placement.test.mjs
+  tests/integration/prompt_cache.test.mjs
   tests/integration/queue.test.mjs
   tests/integration/replicas.test.mjs
   tests/integration/residency.test.mjs
   tests/integration/rpc.test.mjs
   tests/integration/security.test.mjs
+  tests/integration/speculative.test.mjs
   tests/integration/speech.test.mjs
+  tests/integration/speech_out.test.mjs
+  tests/integration/speech_out_outetts.test.mjs
   tests/integration/web_ui_http.test.mjs
 )
 read -r -a files <<<"${SOAK_FILES:-${default_files[*]}}"

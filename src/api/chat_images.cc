@@ -97,45 +97,10 @@ boost::asio::awaitable<Status> ChatImages::Prepare(engines::ChatRequest& request
 boost::asio::awaitable<Status> ChatImages::PrepareOne(
     ContentPart& part, int index, const engines::ImageConverter* converter) const {
   const std::string where = "image " + std::to_string(index);
-  std::string bytes;
-  const bool data_url = part.url.starts_with("data:");
-  if (data_url) {
-    // data:[<mime>][;base64],<bytes>: only base64, as every API sends it.
-    size_t comma = part.url.find(',');
-    if (comma == std::string::npos ||
-        part.url.substr(0, comma).find(";base64") == std::string::npos) {
-      co_return InvalidArgument(where +
-                                ": a data: URL must hold base64 (data:image/png;base64,...)");
-    }
-    // Base64 is 4/3 of the bytes: refused before it is decoded.
-    if ((part.url.size() - comma - 1) / 4 * 3 > limits_.max_image_bytes + 2) {
-      co_return Status(
-          ErrorCode::kTooLarge,
-          where + " is over " + Megabytes(limits_.max_image_bytes) + " (limits.max_image_mb)");
-    }
-    std::optional<std::string> decoded = Base64Decode(std::string_view(part.url).substr(comma + 1));
-    if (!decoded) co_return InvalidArgument(where + ": its data: URL is not valid base64");
-    bytes = std::move(*decoded);
-  } else if (part.url.starts_with("https://") || part.url.starts_with("http://")) {
-    const std::string host = http::UrlHost(part.url);
-    if (host.empty() || std::find(limits_.url_hosts.begin(), limits_.url_hosts.end(), host) ==
-                            limits_.url_hosts.end()) {
-      co_return InvalidArgument(
-          where + ": zest does not fetch images from " + (host.empty() ? "that URL" : host) +
-          "; send the image's bytes as a data: URL (base64), or allow the host in "
-          "server.image_url_hosts");
-    }
-    Result<std::string> fetched = co_await FetchAsync(part.url, where);
-    if (!fetched.ok()) co_return fetched.status();
-    bytes = std::move(*fetched);
-  } else {
-    co_return InvalidArgument(where + ": an image URL must be a data: URL or an http(s) URL");
-  }
-  if (bytes.size() > limits_.max_image_bytes) {
-    co_return Status(
-        ErrorCode::kTooLarge,
-        where + " is over " + Megabytes(limits_.max_image_bytes) + " (limits.max_image_mb)");
-  }
+  Result<std::string> read = co_await ReadBytes(part.url, where);
+  if (!read.ok()) co_return read.status();
+  std::string bytes = std::move(*read);
+  if (bytes.size() > limits_.max_image_bytes) co_return OverBytes(where);
 
   ImageHeader header = ProbeImage(bytes);
   if (!header.EngineReads() && !header.Convertible()) {
@@ -143,39 +108,84 @@ boost::asio::awaitable<Status> ChatImages::PrepareOne(
                               " is not an image zest reads: send PNG, JPEG, GIF, BMP, WebP, TIFF, "
                               "HEIF or AVIF");
   }
-  auto check_pixels = [&](const ImageHeader& h) -> Status {
-    if (h.Pixels() <= limits_.max_image_pixels) return Status::Ok();
-    return Status(ErrorCode::kTooLarge, where + " is " + std::to_string(h.width) + " x " +
-                                            std::to_string(h.height) + " pixels; at most " +
-                                            std::to_string(limits_.max_image_pixels) +
-                                            " are allowed (limits.max_image_pixels)");
-  };
-  if (Status fits = check_pixels(header); !fits.ok()) co_return fits;
+  if (Status fits = CheckPixels(header, where); !fits.ok()) co_return fits;
   const bool converted = header.Convertible();
   if (converted) {
-    if (converter == nullptr) {
-      co_return InvalidArgument(where + " is " + header.Name() +
-                                ", which needs ffmpeg to convert; send PNG, JPEG, GIF or BMP");
-    }
-    Result<std::string> png = co_await converter->ToPng(std::move(bytes), Demuxer(header.format));
-    if (!png.ok()) {
-      spdlog::info("{} ({}) could not be converted: {}", where, header.Name(),
-                   png.status().message());
-      if (png.status().code() == ErrorCode::kInvalidArgument) {
-        co_return InvalidArgument(where + ": ffmpeg could not read it as " + header.Name());
-      }
-      co_return png.status();
-    }
+    Result<std::string> png = co_await ToPng(std::move(bytes), header, where, converter);
+    if (!png.ok()) co_return png.status();
     bytes = std::move(*png);
     header = ProbeImage(bytes);
-    if (Status fits = check_pixels(header); !fits.ok()) co_return fits;
+    if (Status fits = CheckPixels(header, where); !fits.ok()) co_return fits;
   }
   std::string prefix = "data:" + header.Mime() + ";base64,";
   // A data: URL the engine reads as it is (its own format's MIME type, strict
   // base64 just decoded) goes on unchanged: re-encoding 20 MB costs time.
-  if (data_url && !converted && part.url.starts_with(prefix)) co_return Status::Ok();
+  if (part.url.starts_with("data:") && !converted && part.url.starts_with(prefix)) {
+    co_return Status::Ok();
+  }
   part.url = std::move(prefix) + Base64Encode(bytes);
   co_return Status::Ok();
+}
+
+boost::asio::awaitable<Result<std::string>> ChatImages::ReadBytes(const std::string& url,
+                                                                  const std::string& where) const {
+  if (url.starts_with("data:")) co_return DecodeDataUrl(url, where);
+  if (!url.starts_with("https://") && !url.starts_with("http://")) {
+    co_return InvalidArgument(where + ": an image URL must be a data: URL or an http(s) URL");
+  }
+  const std::string host = http::UrlHost(url);
+  if (host.empty() || std::find(limits_.url_hosts.begin(), limits_.url_hosts.end(), host) ==
+                          limits_.url_hosts.end()) {
+    co_return InvalidArgument(
+        where + ": zest does not fetch images from " + (host.empty() ? "that URL" : host) +
+        "; send the image's bytes as a data: URL (base64), or allow the host in "
+        "server.image_url_hosts");
+  }
+  co_return co_await FetchAsync(url, where);
+}
+
+Result<std::string> ChatImages::DecodeDataUrl(std::string_view url,
+                                              const std::string& where) const {
+  // data:[<mime>][;base64],<bytes>: only base64, as every API sends it.
+  size_t comma = url.find(',');
+  if (comma == std::string_view::npos ||
+      url.substr(0, comma).find(";base64") == std::string_view::npos) {
+    return InvalidArgument(where + ": a data: URL must hold base64 (data:image/png;base64,...)");
+  }
+  // Base64 is 4/3 of the bytes: refused before it is decoded.
+  if ((url.size() - comma - 1) / 4 * 3 > limits_.max_image_bytes + 2) return OverBytes(where);
+  std::optional<std::string> decoded = Base64Decode(url.substr(comma + 1));
+  if (!decoded) return InvalidArgument(where + ": its data: URL is not valid base64");
+  return std::move(*decoded);
+}
+
+boost::asio::awaitable<Result<std::string>> ChatImages::ToPng(
+    std::string bytes, const ImageHeader& header, const std::string& where,
+    const engines::ImageConverter* converter) const {
+  if (converter == nullptr) {
+    co_return InvalidArgument(where + " is " + header.Name() +
+                              ", which needs ffmpeg to convert; send PNG, JPEG, GIF or BMP");
+  }
+  Result<std::string> png = co_await converter->ToPng(std::move(bytes), Demuxer(header.format));
+  if (png.ok()) co_return png;
+  spdlog::info("{} ({}) could not be converted: {}", where, header.Name(), png.status().message());
+  if (png.status().code() == ErrorCode::kInvalidArgument) {
+    co_return InvalidArgument(where + ": ffmpeg could not read it as " + header.Name());
+  }
+  co_return png.status();
+}
+
+Status ChatImages::CheckPixels(const ImageHeader& header, const std::string& where) const {
+  if (header.Pixels() <= limits_.max_image_pixels) return Status::Ok();
+  return Status(ErrorCode::kTooLarge, where + " is " + std::to_string(header.width) + " x " +
+                                          std::to_string(header.height) + " pixels; at most " +
+                                          std::to_string(limits_.max_image_pixels) +
+                                          " are allowed (limits.max_image_pixels)");
+}
+
+Status ChatImages::OverBytes(const std::string& where) const {
+  return Status(ErrorCode::kTooLarge, where + " is over " + Megabytes(limits_.max_image_bytes) +
+                                          " (limits.max_image_mb)");
 }
 
 Result<std::string> ChatImages::Fetch(const std::string& url, const std::string& where) const {
@@ -195,10 +205,7 @@ Result<std::string> ChatImages::Fetch(const std::string& url, const std::string&
     return true;
   };
   models::HttpGetResult got = models::HttpGet(url, options);
-  if (too_large) {
-    return Status(ErrorCode::kTooLarge, where + " is over " + Megabytes(limits_.max_image_bytes) +
-                                            " (limits.max_image_mb)");
-  }
+  if (too_large) return OverBytes(where);
   if (!got.transport_ok) {
     return InvalidArgument(where + ": fetching " + url +
                            " failed: " + (got.timed_out ? "it timed out" : got.transport_error));

@@ -21,8 +21,10 @@
 #include <boost/asio/thread_pool.hpp>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "api/request/image_probe.h"
 #include "core/result.h"
 #include "engines/chat_request.h"
 #include "engines/image_converter.h"
@@ -64,6 +66,17 @@ class ChatImages {
  private:
   boost::asio::awaitable<Status> PrepareOne(engines::ContentPart& part, int index,
                                             const engines::ImageConverter* converter) const;
+  // The image's bytes, from its data: URL or an allowed http(s) URL.
+  boost::asio::awaitable<Result<std::string>> ReadBytes(const std::string& url,
+                                                        const std::string& where) const;
+  Result<std::string> DecodeDataUrl(std::string_view url, const std::string& where) const;
+  // WebP, TIFF, HEIF or AVIF as PNG, by the sandboxed converter.
+  boost::asio::awaitable<Result<std::string>> ToPng(std::string bytes, const ImageHeader& header,
+                                                    const std::string& where,
+                                                    const engines::ImageConverter* converter) const;
+  Status CheckPixels(const ImageHeader& header, const std::string& where) const;
+  // kTooLarge: over limits.max_image_mb.
+  Status OverBytes(const std::string& where) const;
   // The bytes at an allowed http(s) URL (blocking; on fetchers_).
   Result<std::string> Fetch(const std::string& url, const std::string& where) const;
   boost::asio::awaitable<Result<std::string>> FetchAsync(std::string url, std::string where) const;

@@ -15,6 +15,16 @@ namespace {
 constexpr int kTokensPerChar = 5;
 constexpr int kTokensPerSecond = 75;  // a second of the densest codec's frames
 
+// What an engine of `spec` sees: its model files read-only, and the
+// instance's own socket directory (where each run writes) writable.
+SandboxMounts WorkDirMounts(const LaunchSpec& spec) {
+  SandboxMounts mounts;
+  mounts.hidden = spec.hidden;
+  mounts.readonly = spec.model_files;
+  mounts.writable = {spec.socket.parent_path()};
+  return mounts;
+}
+
 }  // namespace
 
 int SpeechTokenCap(size_t text_chars) {
@@ -64,10 +74,7 @@ Result<LaunchCommand> LlamaTtsAdapter::OuteTtsCommand(const LaunchSpec& spec) co
   if (!setup_.llama_server.ok()) return Unavailable(setup_.llama_server.status().message());
   const EngineLocation& engine = *setup_.llama_server;
   const std::filesystem::path work_dir = spec.socket.parent_path();
-  SandboxMounts mounts;
-  mounts.hidden = spec.hidden;
-  mounts.readonly = spec.model_files;
-  mounts.writable = {work_dir};
+  const SandboxMounts mounts = WorkDirMounts(spec);
   OuteTtsServers servers;
   servers.backbone.socket = work_dir / "backbone.sock";
   servers.vocoder.socket = work_dir / "vocoder.sock";
@@ -94,17 +101,13 @@ Result<LaunchCommand> LlamaTtsAdapter::Command(const LaunchSpec& spec) const {
   const EngineLocation& engine = *setup_.located;
   // Each run writes its WAV into a private directory below the instance's
   // own socket directory, which no other engine sees.
-  const std::filesystem::path work_dir = spec.socket.parent_path();
-  SandboxMounts mounts;
-  mounts.hidden = spec.hidden;
-  mounts.readonly = spec.model_files;
-  mounts.writable = {work_dir};
-  std::vector<std::string> inner = engine.Command(LlamaTtsArgs(spec), mounts,
+  std::vector<std::string> inner = engine.Command(LlamaTtsArgs(spec), WorkDirMounts(spec),
                                                   /*own_network=*/!engine.sandboxed());
   LaunchCommand command;
   if (engine.sandboxed())
     command.argv = SandboxCommand(BridgeSandbox(engine, spec, setup_.self_exe));
-  const std::vector<std::string> server = TtsServerCommand(setup_.self_exe, spec.socket, work_dir);
+  const std::vector<std::string> server =
+      TtsServerCommand(setup_.self_exe, spec.socket, spec.socket.parent_path());
   command.argv.insert(command.argv.end(), server.begin(), server.end());
   command.argv.insert(command.argv.end(), inner.begin(), inner.end());
   command.env = engine.Environment();

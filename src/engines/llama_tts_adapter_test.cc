@@ -24,6 +24,16 @@ LaunchSpec Spec() {
   return spec;
 }
 
+// `binary` in the engine rootfs, run by bwrap.
+EngineLocation RootfsEngine(const char* binary) {
+  EngineLocation location;
+  location.source = EngineSource::kRootfs;
+  location.rootfs = "/var/cache/zest/engines/debian-sid";
+  location.binary = binary;
+  location.bwrap = "/usr/bin/bwrap";
+  return location;
+}
+
 template <typename T>
 long Index(const std::vector<std::string>& argv, const T& value) {
   auto it = std::find(argv.begin(), argv.end(), value);
@@ -41,12 +51,7 @@ TEST(LlamaTtsAdapterTest, LlamaTtsGetsTheBackboneTheVocoderAndTheThreadBudget) {
 
 TEST(LlamaTtsAdapterTest, TheServerRunsInTheOuterSandboxAndLlamaTtsInTheEngineSandbox) {
   LlamaTtsSetup setup;
-  EngineLocation location;
-  location.source = EngineSource::kRootfs;
-  location.rootfs = "/var/cache/zest/engines/debian-sid";
-  location.binary = "/usr/bin/llama-tts";
-  location.bwrap = "/usr/bin/bwrap";
-  setup.located = location;
+  setup.located = RootfsEngine("/usr/bin/llama-tts");
   setup.self_exe = "/opt/zest/bin/zest";
   LlamaTtsAdapter adapter(std::move(setup));
   Result<LaunchCommand> command = adapter.Command(Spec());
@@ -102,20 +107,9 @@ TEST(LlamaTtsAdapterTest, TheServersErrorsBecomeStatuses) {
   EXPECT_EQ(adapter.ReadSpeech(200, "not a wav").status().code(), ErrorCode::kEngineFailed);
 }
 
-}  // namespace
-}  // namespace zest::engines
-
-namespace zest::engines {
-namespace {
-
 TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSandbox) {
   LlamaTtsSetup setup;
-  EngineLocation location;
-  location.source = EngineSource::kRootfs;
-  location.rootfs = "/var/cache/zest/engines/debian-sid";
-  location.binary = "/usr/bin/llama-server";
-  location.bwrap = "/usr/bin/bwrap";
-  setup.llama_server = location;  // no llama-tts at all
+  setup.llama_server = RootfsEngine("/usr/bin/llama-server");  // no llama-tts at all
   setup.self_exe = "/opt/zest/bin/zest";
   setup.vocoder_architecture = [](const std::filesystem::path&) { return "wavtokenizer-dec"; };
   LlamaTtsAdapter adapter(std::move(setup));

@@ -238,53 +238,63 @@ bool RejectForOuteTts(const CLI::App& app) {
   return false;
 }
 
-int Run(int argc, char** argv) {
-  CLI::App app{
-      "Writes a synthetic model with random weights (output is gibberish), or with designed\n"
-      "ones (tiny-quote-brace)."};
-  app.footer(
-      "--arch whisper writes a whisper.cpp model in its legacy ggml format (.bin, what\n"
-      "whisper-server -m loads): multilingual (n_vocab 51865; --english-only: 51864),\n"
-      "80 mel bands, 1500 audio and 448 text positions, 2 encoder and 1 decoder layers\n"
-      "of width 64, F16 (about 8 MiB). Whatever the audio, each 30 s window transcribes\n"
-      "to the same five made-up words (chosen by --seed; printed when written), fast.\n"
-      "Of the options above it takes --type, --layers (encoder and decoder each; avoid\n"
-      "2: whisper.cpp takes a 2-layer decoder for distil-whisper), --embedding, --heads\n"
-      "and --seed.\n\n"
-      "--preset tiny-quote-brace is not random: a synthetic model with a designed token\n"
-      "preference (tiny's shape; layers that add nothing, embeddings and output rows\n"
-      "set by hand). After '\"' it writes '}' (else ':'), after '}' it ends its turn\n"
-      "(else '\"'), after anything else '\"' (else '{'). Alone it answers '\"}', never\n"
-      "JSON; under a JSON object grammar '{\"}\":\"}\"}', on any seed (--seed changes\n"
-      "nothing). For tests of such grammars.\n\n"
-      "--mmproj-out writes a vision projector for the model beside it (random weights;\n"
-      "llama-server -m MODEL --mmproj PROJECTOR): LLaVA's MLP projector over a 2-block\n"
-      "CLIP encoder, output width the model's embedding. Every image is resized to\n"
-      "32x32 px and takes 16 prompt tokens (8 px patches).\n\n"
-      "--arch tts (or outetts) writes an OuteTTS-0.2-style speech-out pair that zest\n"
-      "serves as NAME: a backbone at --out (NAME.gguf; OuteTTS's tokens, steered to\n"
-      "write only audio codes) and a WavTokenizer vocoder (NAME.vocoder.gguf,\n"
-      "wavtokenizer-dec), about 15 MB together. zest runs them on two llama-servers\n"
-      "and makes the vocoder's frames 24 kHz audio (noise: random weights), 75 codes\n"
-      "a second. The engine rootfs's llama-tts (build 11669) runs Qwen3-TTS and Pocket\n"
-      "TTS only and rejects this vocoder. It takes --name and --seed.");
+constexpr const char* kDescription =
+    "Writes a synthetic model with random weights (output is gibberish), or with designed\n"
+    "ones (tiny-quote-brace).";
+
+constexpr const char* kFooter =
+    "--arch whisper writes a whisper.cpp model in its legacy ggml format (.bin, what\n"
+    "whisper-server -m loads): multilingual (n_vocab 51865; --english-only: 51864),\n"
+    "80 mel bands, 1500 audio and 448 text positions, 2 encoder and 1 decoder layers\n"
+    "of width 64, F16 (about 8 MiB). Whatever the audio, each 30 s window transcribes\n"
+    "to the same five made-up words (chosen by --seed; printed when written), fast.\n"
+    "Of the options above it takes --type, --layers (encoder and decoder each; avoid\n"
+    "2: whisper.cpp takes a 2-layer decoder for distil-whisper), --embedding, --heads\n"
+    "and --seed.\n\n"
+    "--preset tiny-quote-brace is not random: a synthetic model with a designed token\n"
+    "preference (tiny's shape; layers that add nothing, embeddings and output rows\n"
+    "set by hand). After '\"' it writes '}' (else ':'), after '}' it ends its turn\n"
+    "(else '\"'), after anything else '\"' (else '{'). Alone it answers '\"}', never\n"
+    "JSON; under a JSON object grammar '{\"}\":\"}\"}', on any seed (--seed changes\n"
+    "nothing). For tests of such grammars.\n\n"
+    "--mmproj-out writes a vision projector for the model beside it (random weights;\n"
+    "llama-server -m MODEL --mmproj PROJECTOR): LLaVA's MLP projector over a 2-block\n"
+    "CLIP encoder, output width the model's embedding. Every image is resized to\n"
+    "32x32 px and takes 16 prompt tokens (8 px patches).\n\n"
+    "--arch tts (or outetts) writes an OuteTTS-0.2-style speech-out pair that zest\n"
+    "serves as NAME: a backbone at --out (NAME.gguf; OuteTTS's tokens, steered to\n"
+    "write only audio codes) and a WavTokenizer vocoder (NAME.vocoder.gguf,\n"
+    "wavtokenizer-dec), about 15 MB together. zest runs them on two llama-servers\n"
+    "and makes the vocoder's frames 24 kHz audio (noise: random weights), 75 codes\n"
+    "a second. The engine rootfs's llama-tts (build 11669) runs Qwen3-TTS and Pocket\n"
+    "TTS only and rejects this vocoder. It takes --name and --seed.";
+
+// Everything the command line sets.
+struct Options {
   std::string out;
-  std::string mmproj_out;
   std::string arch = "llama";
   std::string preset = "tiny";
-  Overrides o;
-  app.add_option("--out", out, "output path (.gguf; .bin for whisper)")->required();
-  app.add_option("--mmproj-out", mmproj_out,
+  std::string mmproj_out;
+  uint32_t mmproj_width = 0;
+  std::string draft_out;
+  uint32_t draft_layers = 1;
+  bool draft_chance = false;
+  Overrides overrides;
+};
+
+void AddOptions(CLI::App& app, Options& opt) {
+  Overrides& o = opt.overrides;
+  app.add_option("--out", opt.out, "output path (.gguf; .bin for whisper)")->required();
+  app.add_option("--mmproj-out", opt.mmproj_out,
                  "also write a vision projector for the model (.gguf; llama presets that "
                  "write text)");
-  uint32_t mmproj_width = 0;
-  app.add_option("--mmproj-width", mmproj_width,
+  app.add_option("--mmproj-width", opt.mmproj_width,
                  "the projector's vision encoder width (default 64; a multiple of 4; its "
                  "weights grow with the square)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--arch", arch, "model family")
+  app.add_option("--arch", opt.arch, "model family")
       ->check(CLI::IsMember({"llama", "whisper", "tts", "outetts"}));
-  app.add_option("--preset", preset, "size preset (llama)")
+  app.add_option("--preset", opt.preset, "size preset (llama)")
       ->check(CLI::IsMember(
           {"tiny", "small", "bench", "tiny-embed", "tiny-rerank", "tiny-quote-brace"}));
   app.add_option("--name", o.name, "general.name (llama)");
@@ -299,35 +309,49 @@ int Run(int argc, char** argv) {
   app.add_flag("--embedding-model", o.embedding_model,
                "write an embedding model (mean pooling; llama)");
   app.add_flag("--english-only", o.english_only, "an English-only vocabulary (whisper)");
-  std::string draft_out;
-  uint32_t draft_layers = 1;
-  bool draft_chance = false;
-  app.add_option("--draft-out", draft_out,
+  app.add_option("--draft-out", opt.draft_out,
                  "also write a draft model for speculative decoding (.gguf; llama): the\n"
                  "preset's width and vocabulary, --draft-layers blocks, and both models\n"
                  "follow one successor chain, so the draft predicts the target");
-  app.add_option("--draft-layers", draft_layers, "the draft's transformer blocks (default 1)")
+  app.add_option("--draft-layers", opt.draft_layers, "the draft's transformer blocks (default 1)")
       ->check(CLI::PositiveNumber);
-  app.add_flag("--draft-chance", draft_chance,
+  app.add_flag("--draft-chance", opt.draft_chance,
                "a draft that agrees with the target only by chance (its own chain)");
-  CLI11_PARSE(app, argc, argv);
-  if (!draft_out.empty() && arch == "llama" && mmproj_out.empty()) {
-    return WriteDraftPair(preset, o, out, draft_out, draft_layers, draft_chance);
-  }
+}
 
-  if (arch == "tts" || arch == "outetts") {  // the one speech-out family zest can make
-    if (RejectForOuteTts(app)) return 2;
-    return WriteOuteTts(o, out);
+// The writer the options ask for; 2 for options that do not go together.
+int Write(const CLI::App& app, const Options& opt) {
+  const Overrides& o = opt.overrides;
+  if (!opt.draft_out.empty()) {
+    if (opt.arch != "llama" || !opt.mmproj_out.empty()) {
+      std::fprintf(stderr, "error: --draft-out applies to --arch llama without --mmproj-out\n");
+      return 2;
+    }
+    return WriteDraftPair(opt.preset, o, opt.out, opt.draft_out, opt.draft_layers,
+                          opt.draft_chance);
   }
-  if (arch == "whisper") {
+  if (opt.arch == "tts" || opt.arch == "outetts") {  // the one speech-out family zest can make
+    if (RejectForOuteTts(app)) return 2;
+    return WriteOuteTts(o, opt.out);
+  }
+  if (opt.arch == "whisper") {
     if (RejectLlamaOnly(app)) return 2;
-    return WriteWhisper(o, out);
+    return WriteWhisper(o, opt.out);
   }
   if (o.english_only) {
     std::fprintf(stderr, "error: --english-only applies to --arch whisper only\n");
     return 2;
   }
-  return WriteLlama(preset, o, out, mmproj_out, mmproj_width);
+  return WriteLlama(opt.preset, o, opt.out, opt.mmproj_out, opt.mmproj_width);
+}
+
+int Run(int argc, char** argv) {
+  CLI::App app{kDescription};
+  app.footer(kFooter);
+  Options options;
+  AddOptions(app, options);
+  CLI11_PARSE(app, argc, argv);
+  return Write(app, options);
 }
 
 }  // namespace

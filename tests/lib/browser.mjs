@@ -2,6 +2,7 @@
 // driven by playwright-core, headless. Each page is watched for console
 // errors, uncaught exceptions, CSP violations and failed requests, so a
 // test can insist that a page ran clean; axe-core checks accessibility.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -44,6 +45,29 @@ export async function watchedPage(browser, { viewport = { width: 1280, height: 9
     }
   });
   return { context, page, problems };
+}
+
+// watchedPage at `url`; close() ends its context.
+export async function openPage(browser, url, options = {}) {
+  const watched = await watchedPage(browser, options);
+  await watched.page.goto(url);
+  return { ...watched, close: () => watched.context.close() };
+}
+
+// No serious accessibility violation on the page, and nothing went wrong
+// (watchedPage's problems).
+export async function assertClean(page, problems, name) {
+  assert.deepEqual(await accessibilityViolations(page), [], `${name}: accessibility`);
+  assert.deepEqual(problems, [], `${name}: console and network`);
+}
+
+// The chat page's answers kept to 4 tokens, when a test is about the
+// prompt or the controls, not the answer.
+export async function shortAnswers(page) {
+  const sampling = page.getByText('System prompt and sampling');
+  await sampling.click();
+  await page.getByLabel('Max tokens').fill('4');
+  await sampling.click();
 }
 
 // axe-core's serious and critical violations on the page as it is now.

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { needs } from '../lib/requirements.mjs';
-import { accessibilityViolations, launchBrowser, screenshot, watchedPage } from '../lib/browser.mjs';
+import { assertClean, launchBrowser, openPage, screenshot } from '../lib/browser.mjs';
 import { startFakeHub } from '../lib/fake_hub.mjs';
 import { chatBody, makeHome, sampleSpeech, startZest, syntheticModel, syntheticWhisper, waitFor } from '../lib/zest.mjs';
 
@@ -50,16 +50,7 @@ after(async () => {
 });
 
 // Opens a page of the UI in a fresh context; returns {page, problems, close}.
-async function open(route, options = {}) {
-  const watched = await watchedPage(browser, options);
-  await watched.page.goto(`${zest.url}/ui/#/${route}`);
-  return { ...watched, close: () => watched.context.close() };
-}
-
-async function assertClean(page, problems, name) {
-  assert.deepEqual(await accessibilityViolations(page), [], `${name}: accessibility`);
-  assert.deepEqual(problems, [], `${name}: console and network`);
-}
+const open = (route, options = {}) => openPage(browser, `${zest.url}/ui/#/${route}`, options);
 
 const loadedModels = async () => (await zest.instances()).map((i) => i.model).sort();
 

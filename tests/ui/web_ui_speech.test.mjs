@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { needs } from '../lib/requirements.mjs';
-import { accessibilityViolations, launchBrowser, screenshot, watchedPage } from '../lib/browser.mjs';
+import { assertClean, launchBrowser, openPage, screenshot, shortAnswers } from '../lib/browser.mjs';
 import { makeHome, startZest, syntheticWhisper } from '../lib/zest.mjs';
 
 const uiBuilt = fs.existsSync(new URL('../../ui/dist/index.html', import.meta.url));
@@ -45,23 +45,7 @@ after(async () => {
   zest?.cleanup();
 });
 
-async function open() {
-  const watched = await watchedPage(browser);
-  await watched.page.goto(`${zest.url}/ui/#/chat`);
-  return { ...watched, close: () => watched.context.close() };
-}
-
-async function assertClean(page, problems, name) {
-  assert.deepEqual(await accessibilityViolations(page), [], `${name}: accessibility`);
-  assert.deepEqual(problems, [], `${name}: console and network`);
-}
-
-async function shortAnswers(page) {
-  const sampling = page.getByText('System prompt and sampling');
-  await sampling.click();
-  await page.getByLabel('Max tokens').fill('4');
-  await sampling.click();
-}
+const open = () => openPage(browser, `${zest.url}/ui/#/chat`);
 
 // Resolves once answer `n` (1-based) has finished.
 function answerDone(page, n) {

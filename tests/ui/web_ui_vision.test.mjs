@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { needs } from '../lib/requirements.mjs';
-import { accessibilityViolations, launchBrowser, screenshot, watchedPage } from '../lib/browser.mjs';
+import { assertClean, launchBrowser, openPage, screenshot, shortAnswers } from '../lib/browser.mjs';
 import { makeHome, startZest, syntheticVision } from '../lib/zest.mjs';
 
 const uiBuilt = fs.existsSync(new URL('../../ui/dist/index.html', import.meta.url));
@@ -63,24 +63,7 @@ after(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function open(options = {}) {
-  const watched = await watchedPage(browser, options);
-  await watched.page.goto(`${zest.url}/ui/#/chat`);
-  return { ...watched, close: () => watched.context.close() };
-}
-
-async function assertClean(page, problems, name) {
-  assert.deepEqual(await accessibilityViolations(page), [], `${name}: accessibility`);
-  assert.deepEqual(problems, [], `${name}: console and network`);
-}
-
-// Short answers: the test is about the prompt, not the answer.
-async function shortAnswers(page) {
-  const sampling = page.getByText('System prompt and sampling');
-  await sampling.click();
-  await page.getByLabel('Max tokens').fill('4');
-  await sampling.click();
-}
+const open = (options = {}) => openPage(browser, `${zest.url}/ui/#/chat`, options);
 
 // Picks files through the Attach button's own file chooser.
 async function attach(page, files) {

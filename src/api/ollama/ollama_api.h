@@ -46,7 +46,7 @@ class OllamaApi {
       : registry_(registry),
         models_(models),
         pulls_(pulls),
-        engines_(std::move(engines)),
+        engines_(engines),
         options_(std::move(options)),
         metrics_(metrics) {}
 

@@ -139,19 +139,9 @@ awaitable<void> OpenAiApi::TranscribeRoute(bool translate, http::Request& r,
   auto form = ParseAudioForm(r, translate, &param);
   if (!form.ok()) co_return co_await SendError(w, form.status(), param);
   r.body.clear();  // the job holds the audio now
-  auto model = registry_.Find(form->model);
+  auto model = FindModelOfKind(form->model, &models::ModelInfo::speech,
+                               "a speech-to-text model (a whisper.cpp model file)", observer);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-  observer.SetModel(model->name);
-  if (!model->error.empty()) {
-    co_return co_await SendError(
-        w, Internal("model '" + model->name + "' cannot be loaded: " + model->error), "model");
-  }
-  if (!model->info.speech) {
-    const Status not_speech = InvalidArgument("model '" + model->name +
-                                              "' is not a speech-to-text model (a whisper.cpp "
-                                              "model file); see GET /v1/models");
-    co_return co_await SendError(w, not_speech, "model");
-  }
   if (Status converted = co_await ConvertAudio(form->job); !converted.ok()) {
     co_return co_await SendError(w, converted, "file");
   }

@@ -63,20 +63,10 @@ awaitable<void> OpenAiApi::GenerateImagesRoute(http::Request& r, http::ResponseW
   if (Status format = CheckImageFormat(*request); !format.ok()) {
     co_return co_await SendError(w, format, "output_format");
   }
-  auto model = registry_.Find(request->model);
+  auto model =
+      FindModelOfKind(request->model, &models::ModelInfo::image,
+                      "an image generation model (a diffusion model in safetensors)", observer);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-  observer.SetModel(model->name);
-  if (!model->error.empty()) {
-    co_return co_await SendError(
-        w, Internal("model '" + model->name + "' cannot be loaded: " + model->error), "model");
-  }
-  if (!model->info.image) {
-    const Status not_image = InvalidArgument(
-        "model '" + model->name +
-        "' is not an image generation model (a diffusion model in safetensors); see GET "
-        "/v1/models");
-    co_return co_await SendError(w, not_image, "model");
-  }
   auto relay = EngineJob(r, *model, request->model, request->priority, observer);
   if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
   relay->to_engine = [job = request->job](const engines::EngineAdapter& engine) {

@@ -99,6 +99,22 @@ awaitable<void> OpenAiApi::Route(Capability kind, http::Request& r, http::Respon
 // A job the engine takes in its own shape, one at a time (speech, images,
 // reranking, the tokenizer): admitted as one request (the queue counts
 // requests, not bytes).
+Result<models::ModelEntry> OpenAiApi::FindModelOfKind(const std::string& name,
+                                                      bool models::ModelInfo::*kind,
+                                                      std::string_view what,
+                                                      RequestObserver& observer) const {
+  ZEST_ASSIGN_OR_RETURN(models::ModelEntry model, registry_.Find(name));
+  observer.SetModel(model.name);
+  if (!model.error.empty()) {
+    return Internal("model '" + model.name + "' cannot be loaded: " + model.error);
+  }
+  if (!(model.info.*kind)) {
+    return InvalidArgument("model '" + model.name + "' is not " + std::string(what) +
+                           "; see GET /v1/models");
+  }
+  return model;
+}
+
 Result<RelayRequest> OpenAiApi::EngineJob(const http::Request& r, const models::ModelEntry& model,
                                           const std::string& client_model,
                                           const std::string& priority,

@@ -33,7 +33,7 @@ class OpenAiApi {
   OpenAiApi(models::ModelRegistry& registry, EngineServices engines, scheduler::FitEstimates& fit,
             const Options& options, InferenceMetrics* metrics = nullptr)
       : registry_(registry),
-        engines_(std::move(engines)),
+        engines_(engines),
         fit_(fit),
         options_(options),
         metrics_(metrics),
@@ -103,6 +103,14 @@ class OpenAiApi {
                                                          int status, std::string body,
                                                          ImageRequest request,
                                                          RequestObserver* observer);
+
+  // The model a speech, transcription or image route names, when it is of
+  // the route's kind (`kind` set in its ModelInfo), with the observer told
+  // its name: kNotFound; kInternal when it cannot be loaded; kInvalidArgument
+  // "model 'M' is not `what`; see GET /v1/models".
+  Result<models::ModelEntry> FindModelOfKind(const std::string& name, bool models::ModelInfo::*kind,
+                                             std::string_view what,
+                                             RequestObserver& observer) const;
 
   // A job the engine takes in its own shape, one at a time (speech,
   // images): admitted as one request (the queue counts requests, not

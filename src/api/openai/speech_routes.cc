@@ -89,19 +89,10 @@ awaitable<void> OpenAiApi::SpeakRoute(http::Request& r, http::ResponseWriter& w,
   if (Status format = CheckSpeechFormat(*request); !format.ok()) {
     co_return co_await SendError(w, format, "response_format");
   }
-  auto model = registry_.Find(request->model);
+  auto model =
+      FindModelOfKind(request->model, &models::ModelInfo::tts,
+                      "a text-to-speech model (NAME.gguf with NAME.vocoder.gguf)", observer);
   if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-  observer.SetModel(model->name);
-  if (!model->error.empty()) {
-    co_return co_await SendError(
-        w, Internal("model '" + model->name + "' cannot be loaded: " + model->error), "model");
-  }
-  if (!model->info.tts) {
-    const Status not_tts = InvalidArgument(
-        "model '" + model->name +
-        "' is not a text-to-speech model (NAME.gguf with NAME.vocoder.gguf); see GET /v1/models");
-    co_return co_await SendError(w, not_tts, "model");
-  }
   observer.SetStream(request->stream != SpeechStream::kNone);
   auto relay = EngineJob(r, *model, request->model, request->priority, observer);
   if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
