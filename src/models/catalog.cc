@@ -17,8 +17,9 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kLabels = {"chat",         "reasoning",  "coding",    "vision",
-                                       "tool-calling", "embeddings", "reranking", "transcription"};
+const std::set<std::string> kLabels = {"chat",      "reasoning",     "coding",
+                                       "vision",    "tool-calling",  "embeddings",
+                                       "reranking", "transcription", "tts"};
 const std::set<std::string> kRecipes = {"llamacpp", "whispercpp", "flm", "ryzenai"};
 
 // Reads one entry, naming it and the field in every error.

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "config/secure_file.h"
 #include "core/private_dirs.h"
@@ -175,6 +176,14 @@ void ModelRegistry::PairProjector(ModelEntry& entry) {
                 gguf.ok() ? DescribeProjector(*gguf) : Result<ProjectorInfo>(gguf.status())};
     }
     projector = cached.info;
+  }
+  if (projector.ok() && projector->has_gen_audio && !projector->has_vision &&
+      !projector->has_audio) {
+    // A codec that writes audio (Qwen3-TTS, Pocket TTS): the model speaks.
+    if (entry.info.speech || entry.info.image) return;
+    entry.vocoder = std::exchange(entry.mmproj, {});
+    entry.info.tts = true;
+    return;
   }
   Status fits = projector.ok() ? CheckProjectorFits(*projector, entry.info.embedding_length)
                                : projector.status();

@@ -10,6 +10,10 @@
 //              NAME.vocoder.gguf beside NAME.gguf makes NAME a speech-out
 //              model (info.tts) with that vocoder (files named *vocoder*
 //              and wavtokenizer-dec GGUFs are vocoders, never models);
+//              a projector that writes audio (clip.has_gen_audio_encoder:
+//              the codec of Qwen3-TTS or Pocket TTS, shipped as an mmproj)
+//              is the model's vocoder too, in the models directory, the
+//              store and `zest add --mmproj` alike;
 //   user       registrations made with `zest add NAME PATH [--mmproj FILE]`
 //              (a JSON file);
 //   preset     models made from another with Ollama's /api/create (the same
@@ -71,9 +75,9 @@ struct ModelEntry {
   // that cannot feed the model (another width, not a projector) makes the
   // model's `error` instead, with both widths.
   ProjectorInfo projector;
-  // A speech-out model's vocoder (NAME.vocoder.gguf beside it, or its store
-  // repo's *vocoder* GGUF): the backbone writes audio codes, the vocoder
-  // makes them a waveform. Set: `info.tts`.
+  // A speech-out model's vocoder (NAME.vocoder.gguf beside it, or an mmproj
+  // that writes audio): the backbone writes audio codes, the vocoder makes
+  // them a waveform. Set: `info.tts`.
   std::filesystem::path vocoder;
   std::string catalog;  // the catalog entry naming this file, if any
   // A preset (source "preset"): what it adds to its base's file and details.
@@ -143,7 +147,8 @@ class ModelRegistry {
   ModelEntry Describe(const std::string& name, const std::filesystem::path& path,
                       const std::string& source);
   // Reads `entry.mmproj` (cached like models) into entry.projector, or
-  // sets entry.error when it cannot serve with the model.
+  // sets entry.error when it cannot serve with the model. A projector that
+  // writes audio becomes the model's vocoder instead (info.tts).
   void PairProjector(ModelEntry& entry);
   struct CachedProjector {
     bool read = false;

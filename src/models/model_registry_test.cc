@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "core/testing/temp_dir.h"
+#include "tools/gguf_writer.h"
 #include "tools/synthetic_model.h"
 #include "tools/vision_projector.h"
 
@@ -89,6 +90,25 @@ TEST_F(ModelRegistryTest, PairsAVocoderByNameAsASpeechOutModelAndNeverListsItAsA
   EXPECT_EQ(all[1].vocoder, root_ / "models/talker.vocoder.gguf");
   EXPECT_TRUE(all[1].info.tts);
   EXPECT_TRUE(all[1].error.empty()) << all[1].error;
+}
+
+// Qwen3-TTS's and Pocket TTS's repos ship their codec as an mmproj that
+// writes audio: the model beside it speaks, and sees nothing.
+TEST_F(ModelRegistryTest, AProjectorThatWritesAudioIsTheModelsVocoder) {
+  WriteModel(root_ / "models/talker.gguf");
+  tools::GgufWriter codec;
+  codec.AddString("general.architecture", "clip");
+  codec.AddString("general.type", "mmproj");
+  codec.AddBool("clip.has_gen_audio_encoder", true);
+  codec.AddString("clip.gen.audio.projector_type", "qwen3tts");
+  ASSERT_TRUE(codec.Write(root_ / "models/talker.mmproj.gguf").ok());
+  auto talker = Registry().Find("talker");
+  ASSERT_TRUE(talker.ok()) << talker.status().ToString();
+  EXPECT_TRUE(talker->error.empty()) << talker->error;
+  EXPECT_TRUE(talker->info.tts);
+  EXPECT_EQ(talker->vocoder, root_ / "models/talker.mmproj.gguf");
+  EXPECT_TRUE(talker->mmproj.empty());
+  EXPECT_FALSE(talker->projector.has_vision);
 }
 
 TEST_F(ModelRegistryTest, AProjectorOfAnotherWidthMakesTheModelsErrorWithBothWidths) {

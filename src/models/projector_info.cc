@@ -36,13 +36,15 @@ Result<ProjectorInfo> DescribeProjector(const GgufFile& file) {
   info.name = file.GetString("general.name");
   info.has_vision = file.GetBool("clip.has_vision_encoder");
   info.has_audio = file.GetBool("clip.has_audio_encoder");
-  if (!info.has_vision && !info.has_audio) {
+  info.has_gen_audio = file.GetBool("clip.has_gen_audio_encoder");
+  if (!info.has_vision && !info.has_audio && !info.has_gen_audio) {
     return InvalidArgument("projector '" + info.name +
-                           "' declares neither a vision nor an audio "
-                           "encoder");
+                           "' declares no vision, audio or audio generation encoder");
   }
-  // One type for the file, or one per encoder where it has both.
+  // One type for the file, or one per encoder where it has several.
   const std::string shared = file.GetString("clip.projector_type");
+  if (info.has_gen_audio)
+    info.gen_audio_projector_type = file.GetString("clip.gen.audio.projector_type", shared);
   if (info.has_vision)
     info.vision_projector_type = file.GetString("clip.vision.projector_type", shared);
   if (info.has_audio)

@@ -22,6 +22,13 @@ struct ProjectorInfo {
   std::string audio_projector_type;
   bool has_vision = false;  // clip.has_vision_encoder: takes images
   bool has_audio = false;   // clip.has_audio_encoder: takes audio
+  // clip.has_gen_audio_encoder: writes audio. The codec of a speech-out
+  // model that llama-tts (libmtmd) runs, such as Qwen3-TTS's or Pocket
+  // TTS's, is shipped as an mmproj; the registry pairs it as the model's
+  // vocoder, not as a projector. Its type is clip.gen.audio.projector_type
+  // ("qwen3tts", "pockettts").
+  bool has_gen_audio = false;
+  std::string gen_audio_projector_type;
   // The width of the embeddings it feeds the text model, which must equal
   // the text model's embedding length (the engine refuses the pair
   // otherwise). 0 when the file does not say.
@@ -35,8 +42,8 @@ struct ProjectorInfo {
 };
 
 // kInvalidArgument when `file` is not a projector (not general.architecture
-// "clip" / general.type "mmproj", e.g. a language model) or declares
-// neither a vision nor an audio encoder.
+// "clip" / general.type "mmproj", e.g. a language model) or declares no
+// encoder at all (vision, audio, or audio generation).
 Result<ProjectorInfo> DescribeProjector(const GgufFile& file);
 
 // kInvalidArgument, naming both widths, when a projector of `projector`'s

@@ -16,6 +16,7 @@ struct Projector {
   std::string projector_type = "mlp";  // empty: one type per encoder
   bool vision = true;
   bool audio = false;
+  bool gen_audio = false;  // a speech-out codec (clip.has_gen_audio_encoder)
   uint32_t projection_dim = 2048;
   uint64_t mm2_rows = 0;  // an mm.2.weight of {64, mm2_rows} when set
 };
@@ -26,7 +27,7 @@ std::string ProjectorBytes(const Projector& p) {
   const uint64_t tensors = p.mm2_rows != 0 ? 1 : 0;
   const bool mixed = p.projector_type.empty();
   GgufBytes b;
-  b.Header(tensors, 9 + (mixed ? 2 : 1));
+  b.Header(tensors, 9 + (mixed ? 2 : 1) + (p.gen_audio ? 2 : 0));
   b.Str("general.architecture").U32(kGgufString).Str(p.arch);
   b.Str("general.name").U32(kGgufString).Str("proj");
   if (mixed) {
@@ -37,6 +38,10 @@ std::string ProjectorBytes(const Projector& p) {
   }
   b.Str("clip.has_vision_encoder").U32(kGgufBool).Pod<uint8_t>(p.vision);
   b.Str("clip.has_audio_encoder").U32(kGgufBool).Pod<uint8_t>(p.audio);
+  if (p.gen_audio) {
+    b.Str("clip.has_gen_audio_encoder").U32(kGgufBool).Pod<uint8_t>(1);
+    b.Str("clip.gen.audio.projector_type").U32(kGgufString).Str("qwen3tts");
+  }
   b.Str("clip.vision.image_size").U32(kGgufUint32).U32(448);
   b.Str("clip.vision.patch_size").U32(kGgufUint32).U32(14);
   b.Str("clip.vision.projection_dim").U32(kGgufUint32).U32(p.projection_dim);
@@ -110,7 +115,19 @@ TEST(ProjectorInfoTest, RefusesWhatIsNotAProjector) {
   EXPECT_NE(model.status().message().find("'llama'"), std::string::npos);
   Result<ProjectorInfo> empty = Describe({.vision = false});
   ASSERT_FALSE(empty.ok());
-  EXPECT_NE(empty.status().message().find("neither"), std::string::npos);
+  EXPECT_NE(empty.status().message().find("no vision, audio or audio generation encoder"),
+            std::string::npos);
+}
+
+// Qwen3-TTS's and Pocket TTS's codecs ship as projectors that write audio.
+TEST(ProjectorInfoTest, ReadsACodecThatWritesAudio) {
+  Result<ProjectorInfo> info =
+      Describe({.projector_type = "qwen3tts", .vision = false, .gen_audio = true});
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_TRUE(info->has_gen_audio);
+  EXPECT_FALSE(info->has_vision);
+  EXPECT_FALSE(info->has_audio);
+  EXPECT_EQ(info->gen_audio_projector_type, "qwen3tts");
 }
 
 TEST(ProjectorInfoTest, AWidthThatDiffersFromTheModelsIsRefusedWithBoth) {

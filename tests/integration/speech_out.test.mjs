@@ -15,8 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import OpenAI, { toFile } from 'openai';
-import { writeFakeLlamaTts } from '../lib/fake_llama_tts.mjs';
-import { descendants, engineArgv, makeHome, sseData, startZest, waitFor, zestBin } from '../lib/zest.mjs';
+import { startFakeHub } from '../lib/fake_hub.mjs';
+import { writeFakeLlamaTts, writeStandInCodec } from '../lib/fake_llama_tts.mjs';
+import { descendants, engineArgv, makeHome, sseData, startZest, syntheticTts, waitFor, zestBin } from '../lib/zest.mjs';
 
 // What ffprobe says of `bytes` (read as `args` say, for raw pcm).
 function probe(bytes, args = []) {
@@ -201,6 +202,53 @@ describe('speech out (llama-tts, synthetic model)', () => {
     controller.abort();
     await pending;
     await waitFor(() => runs().length === 0, { timeout: 5000, what: 'llama-tts stopped' });
+  });
+});
+
+describe('speech out: a Qwen3-TTS-style repo pulled from the hub', () => {
+  // The layout of ggml-org's speech-out repos for llama-tts: the backbone,
+  // and its codec as an mmproj (one that writes audio). Here the backbone
+  // is the synthetic one and the codec the STAND-IN's (writeStandInCodec),
+  // spoken by the stand-in llama-tts; the pull, the pairing, the typing and
+  // the route are zest's own.
+  const REPO = 'test-org/Talker-TTS-GGUF';
+  let hub;
+  let zest;
+  let dir;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-tts-pull-'));
+    const codec = writeStandInCodec(path.join(dir, 'codec.gguf'));
+    hub = await startFakeHub({ repos: { [REPO]: { files: {
+      'Talker-Q8_0.gguf': fs.readFileSync(syntheticTts().model),
+      'mmproj-Talker-f16.gguf': fs.readFileSync(codec),
+    } } } });
+    zest = await startZest({ home: makeHome({}), env: {
+      HF_ENDPOINT: hub.url, HF_HUB_CACHE: path.join(dir, 'hub'), ZEST_LLAMA_TTS: writeFakeLlamaTts(dir) } });
+  });
+  after(async () => {
+    await zest?.stop();
+    zest?.cleanup();
+    await hub?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('zest pull brings the backbone and its codec; the model is tts and speaks', async () => {
+    const pulled = await zest.json('/api/v1/pull', { model: REPO, stream: false });
+    assert.equal(pulled.status, 200, JSON.stringify(pulled.data));
+    const name = `${REPO}:Q8_0`;
+    const { data } = (await zest.json('/v1/models')).data;
+    const talker = data.find((m) => m.id === name);
+    assert.equal(talker?.type, 'tts', JSON.stringify(data));
+    assert.match(talker.vocoder, /mmproj-Talker-f16\.gguf$/);
+    assert.equal(talker.mmproj, undefined, 'the codec is its vocoder, not a projector');
+    assert.ok(!(talker.capabilities ?? []).includes('vision'));
+    const client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'none', maxRetries: 0 });
+    const res = await client.audio.speech.create({ model: name, voice: 'alloy', input: SHORT, response_format: 'wav' });
+    const audio = probe(Buffer.from(await res.arrayBuffer()));
+    assert.equal(audio.rate, 24000);
+    assert.ok(audio.seconds > 0.5, `${audio.seconds} s`);
+    const argv = descendants(zest.pid).map((p) => engineArgv(p.pid)).find((a) => a.includes('tts-engine')) ?? [];
+    assert.ok(argv.some((a) => /mmproj-Talker-f16\.gguf$/.test(a)), argv.join(' '));
   });
 });
 

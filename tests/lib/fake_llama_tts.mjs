@@ -60,3 +60,29 @@ setTimeout(() => {
 `, { mode: 0o755 });
   return script;
 }
+
+// A STAND-IN codec for the stand-in llama-tts: a GGUF that says what a
+// Qwen3-TTS or Pocket TTS codec says of itself, as those repos publish it
+// (an mmproj: general.architecture "clip", clip.has_gen_audio_encoder,
+// clip.gen.audio.projector_type), and holds no tensor. Only the stand-in
+// runs it; zest reads its header to pair it with the backbone as a
+// vocoder, which is what the tests of that pairing need.
+export function writeStandInCodec(file, { type = 'qwen3tts', name = 'STAND-IN codec' } = {}) {
+  const parts = [];
+  const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+  const u64 = (n) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; };
+  const str = (s) => Buffer.concat([u64(Buffer.byteLength(s)), Buffer.from(s)]);
+  const GGUF_BOOL = 7;
+  const GGUF_STRING = 8;
+  const kv = [
+    ['general.architecture', GGUF_STRING, str('clip')],
+    ['general.type', GGUF_STRING, str('mmproj')],
+    ['general.name', GGUF_STRING, str(name)],
+    ['clip.has_gen_audio_encoder', GGUF_BOOL, Buffer.from([1])],
+    ['clip.gen.audio.projector_type', GGUF_STRING, str(type)],
+  ];
+  parts.push(Buffer.from('GGUF'), u32(3), u64(0), u64(kv.length));
+  for (const [key, kind, value] of kv) parts.push(str(key), u32(kind), value);
+  fs.writeFileSync(file, Buffer.concat(parts));
+  return file;
+}
