@@ -241,7 +241,7 @@ TtsReply OuteTtsEngine::Speak(const std::string& text, int max_tokens, int timeo
                               const std::function<bool()>& cancelled) {
   const std::string prompt = OuteTtsPrompt(text);
   if (prompt.empty()) return Error(400, "the text has no words OuteTTS can read");
-  if (!backbone_->Running() || !vocoder_->Running()) {
+  if (!Running()) {
     return Error(503, "a llama-server of this speech-out model has exited");
   }
   const Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout_s);

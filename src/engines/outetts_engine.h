@@ -62,6 +62,9 @@ class OuteTtsEngine {
   TtsReply Speak(const std::string& text, int max_tokens, int timeout_s,
                  const std::function<bool()>& cancelled);
 
+  // False once either llama-server has exited.
+  bool Running() const { return backbone_->Running() && vocoder_->Running(); }
+
  private:
   OuteTtsEngine(OuteTtsServers servers, std::unique_ptr<Process> backbone,
                 std::unique_ptr<Process> vocoder);

@@ -292,8 +292,17 @@ int RunTtsServer(const TtsServerOptions& options) {
     return 1;
   }
   std::list<Worker> workers;
+  int exit_code = 0;
   while (g_signal == 0) {
     std::erase_if(workers, [](const Worker& w) { return w.done.load(); });
+    if (outetts && !outetts->Running()) {
+      // A dead child is not restarted here: the instance exits, and zest's
+      // supervisor restarts it whole, as with any engine that dies. The
+      // runs in progress answer 503 first.
+      std::fprintf(stderr, "zest tts-engine: a llama-server exited; stopping\n");
+      exit_code = 1;
+      break;
+    }
     pollfd p{listener, POLLIN, 0};
     if (::poll(&p, 1, 200) <= 0) continue;
     const int fd = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
@@ -312,7 +321,7 @@ int RunTtsServer(const TtsServerOptions& options) {
   workers.clear();  // each run sees the signal and kills its llama-tts
   ::close(listener);
   ::unlink(options.socket.c_str());
-  return 0;
+  return exit_code;
 }
 
 }  // namespace zest::engines

@@ -61,7 +61,8 @@ std::vector<std::string> TtsRunArgs(const std::vector<std::string>& command,
 
 // Serves until SIGTERM or SIGINT, then kills the runs in progress (and an
 // OuteTTS model's llama-servers); returns 0, or 1 when the socket could not
-// be made or the llama-servers did not load. Blocks; meant to be the whole
+// be made, the llama-servers did not load, or one of them exited (zest's
+// supervisor then restarts the instance). Blocks; meant to be the whole
 // process.
 int RunTtsServer(const TtsServerOptions& options);
 

@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import OpenAI from 'openai';
-import { alive, descendants, makeHome, startZest, waitFor } from '../lib/zest.mjs';
+import OpenAI, { toFile } from 'openai';
+import { alive, chatBody, descendants, engineArgv, makeHome, sampleSpeech, startZest, waitFor } from '../lib/zest.mjs';
 
 const rootfsServer = '/var/cache/zest/engines/debian-sid/usr/bin/llama-server';
 const hasFfprobe = (() => {
@@ -46,7 +46,7 @@ describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
     return { type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
   };
   before(async () => {
-    zest = await startZest({ home: makeHome({ voice: 'outetts' }) });
+    zest = await startZest({ home: makeHome({ voice: 'outetts', tiny: 'tiny', ears: 'whisper' }) });
     client = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'none', maxRetries: 0 });
   });
   after(async () => { await zest?.stop(); zest?.cleanup(); });
@@ -85,8 +85,58 @@ describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
     console.log(`# real-time factor: ${(s / long.seconds).toFixed(3)} (${long.seconds.toFixed(2)} s of audio in ${s.toFixed(2)} s)`);
   });
 
+  test('speech, chat and transcription at once, each engine within its predicted memory', async () => {
+    const [speech, chat, heard] = await Promise.all([
+      speak({ response_format: 'wav', input: LONG }),
+      zest.json('/v1/chat/completions', chatBody('tiny')),
+      client.audio.transcriptions.create({ model: 'ears', file: await toFile(fs.readFileSync(sampleSpeech()), 'sample.wav') }),
+    ]);
+    assert.ok(probe(speech.bytes).seconds > 0.5);
+    assert.equal(chat.status, 200, JSON.stringify(chat.data));
+    assert.equal(typeof heard.text, 'string');
+    const instances = await zest.instances();
+    assert.deepEqual(instances.map((i) => i.model).sort(), ['ears', 'tiny', 'voice']);
+    for (const i of instances) {
+      // The tts-engine's tree holds both llama-servers: the plan counts both.
+      const predicted = i.placement.predicted_total_bytes;
+      console.log(`# ${i.model}: predicted ${(predicted / 2 ** 20).toFixed(1)} MiB, ` +
+                  `measured RSS ${(i.measured_rss_bytes / 2 ** 20).toFixed(1)} MiB`);
+      assert.ok(i.measured_rss_bytes <= predicted * 1.25, `${i.model}: ${i.measured_rss_bytes} > 1.25 × ${predicted}`);
+    }
+  });
+
+  test('the backbone killed mid-request: a 5xx in OpenAI\'s shape or the audio, and then it speaks again', async () => {
+    const backbone = () => descendants(zest.pid)
+      .find((p) => p.comm === 'llama-server' && !engineArgv(p.pid).includes('--embeddings'));
+    const before = backbone();
+    assert.ok(before, 'a backbone llama-server');
+    const instance = (await zest.instances()).find((i) => i.model === 'voice' && i.state === 'ready');
+    assert.ok(instance?.pid, 'the voice instance, ready');
+    // Four times the long text: more codes than the backbone writes before
+    // the kill lands (it never ends a turn early: the cap is the budget).
+    const pending = speak({ response_format: 'wav', input: LONG.repeat(4) }).then((r) => r, (e) => e);
+    await waitFor(async () => (await zest.instances()).find((i) => i.model === 'voice')?.in_flight > 0,
+      { timeout: 20000, what: 'the speech request in flight' });
+    process.kill(before.pid, 'SIGKILL');
+    const outcome = await pending;
+    if (outcome instanceof Error) {
+      assert.ok(outcome.status >= 500 && outcome.status < 600, `${outcome.status}: ${outcome.message}`);
+      assert.equal(typeof outcome.error?.message, 'string', JSON.stringify(outcome.error));
+    } else {
+      assert.ok(probe(outcome.bytes).seconds > 0.1);
+    }
+    // The tts-engine exits when a llama-server of its own dies; zest's
+    // supervisor sees the instance gone, and the next request loads it anew.
+    await waitFor(async () => !(await zest.instances()).some((i) => i.pid === instance.pid),
+      { timeout: 10000, what: 'the broken voice instance gone' });
+    const again = await speak({ response_format: 'wav' });
+    assert.ok(probe(again.bytes).seconds > 0.1);
+    await waitFor(() => !alive(before.pid), { timeout: 5000, what: 'the killed backbone reaped' });
+  });
+
   test('two llama-servers under the tts-engine, none left when zest stops', async () => {
-    const servers = () => descendants(zest.pid).filter((p) => p.comm === 'llama-server');
+    const servers = () => descendants(zest.pid).filter((p) => p.comm === 'llama-server' &&
+      engineArgv(p.pid).some((a) => /voice(\.vocoder)?\.gguf$/.test(a)));
     assert.equal(servers().length, 2, JSON.stringify(descendants(zest.pid)));
     const all = descendants(zest.pid).map((p) => p.pid);
     await zest.stop();
