@@ -85,6 +85,15 @@ describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
     console.log(`# real-time factor: ${(s / long.seconds).toFixed(3)} (${long.seconds.toFixed(2)} s of audio in ${s.toFixed(2)} s)`);
   });
 
+  test('text to speech to text: whisper hears as much audio as OuteTTS spoke', async () => {
+    const spoken = await speak({ response_format: 'wav', input: LONG });
+    const seconds = probe(spoken.bytes).seconds;
+    const heard = await client.audio.transcriptions.create({
+      model: 'ears', file: await toFile(spoken.bytes, 'speech.wav', { type: 'audio/wav' }), response_format: 'verbose_json' });
+    assert.ok(Math.abs(heard.duration - seconds) < 0.05, `spoken ${seconds} s, heard ${heard.duration} s`);
+    assert.ok(heard.segments.every((seg) => seg.start <= seg.end), JSON.stringify(heard.segments));
+  });
+
   test('speech, chat and transcription at once, each engine within its predicted memory', async () => {
     const [speech, chat, heard] = await Promise.all([
       speak({ response_format: 'wav', input: LONG }),
