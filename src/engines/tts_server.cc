@@ -195,6 +195,18 @@ void Synthesize(int fd, const TtsServerOptions& options, const nlohmann::json& j
 }
 
 // The OuteTTS route: the two llama-servers do the work.
+// Whether one of the engine's llama-servers has died, given two seconds to be
+// reaped: the broken connection to a killed one comes a moment before its
+// exit can be seen. Asked only after an error, so a healthy engine never
+// waits.
+bool ChildDied(OuteTtsEngine& engine) {
+  for (int i = 0; i < 100; ++i) {
+    if (!engine.Running()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return !engine.Running();
+}
+
 void Speak(int fd, OuteTtsEngine& engine, const nlohmann::json& job) {
   const std::string text = job.value("input", std::string());
   const int max_tokens = job.value("n_predict", 0);
@@ -205,6 +217,10 @@ void Speak(int fd, OuteTtsEngine& engine, const nlohmann::json& job) {
   const TtsReply reply =
       engine.Speak(text, max_tokens, timeout_s, [fd] { return ClientGone(fd) || g_signal != 0; });
   if (ClientGone(fd)) return;  // nobody to answer
+  // A llama-server died under the request: no answer at all, as from any
+  // engine that dies, so zest's relay tries the request on a fresh instance
+  // (this one exits: RunTtsServer); a 503 would end it.
+  if (reply.status >= 500 && ChildDied(engine)) return;
   Answer(fd, reply.status, reply.content_type, reply.body);
 }
 

@@ -114,9 +114,9 @@ describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
     }
   });
 
-  test('the backbone killed mid-request: a 5xx in OpenAI\'s shape or the audio, and then it speaks again', async () => {
+  test('the backbone killed mid-request: zest tries it again on a fresh instance, and the client gets its audio', async () => {
     const backbone = () => descendants(zest.pid)
-      .find((p) => p.comm === 'llama-server' && !engineArgv(p.pid).includes('--embeddings'));
+      .find((p) => p.comm === 'llama-server' && engineArgv(p.pid).some((a) => /voice\.gguf$/.test(a)));
     const before = backbone();
     assert.ok(before, 'a backbone llama-server');
     const instance = (await zest.instances()).find((i) => i.model === 'voice' && i.state === 'ready');
@@ -128,12 +128,11 @@ describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
       { timeout: 20000, what: 'the speech request in flight' });
     process.kill(before.pid, 'SIGKILL');
     const outcome = await pending;
-    if (outcome instanceof Error) {
-      assert.ok(outcome.status >= 500 && outcome.status < 600, `${outcome.status}: ${outcome.message}`);
-      assert.equal(typeof outcome.error?.message, 'string', JSON.stringify(outcome.error));
-    } else {
-      assert.ok(probe(outcome.bytes).seconds > 0.1);
-    }
+    // The tts-engine gives no answer when a llama-server of its own died
+    // under a request, as any engine that dies, so zest tries it again on a
+    // fresh instance: the client gets its audio.
+    assert.ok(!(outcome instanceof Error), `${outcome.status}: ${outcome.message}`);
+    assert.ok(probe(outcome.bytes).seconds > 1);
     // The tts-engine exits when a llama-server of its own dies; zest's
     // supervisor sees the instance gone, and the next request loads it anew.
     await waitFor(async () => !(await zest.instances()).some((i) => i.pid === instance.pid),
