@@ -101,6 +101,9 @@ TEST(MessagesRequestTest, TakesWhatClaudeCodeSends) {
   for (const char* field : {"metadata", "context_management", "output_config", "cache_control"}) {
     EXPECT_EQ(b.dump().find(field), std::string::npos) << field;
   }
+  EXPECT_EQ(SessionOf(json::parse(R"({"metadata": {"user_id": "u"}})")), "u")
+      << "metadata.user_id names the session";
+  EXPECT_EQ(SessionOf(json::parse(R"({"metadata": {"user_id": 7}})")), "");
 }
 
 // A system message that clears at the next user message is gone once one
