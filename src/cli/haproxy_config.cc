@@ -91,8 +91,8 @@ backend zest_nodes
     # and its session, so a model's conversations spread over the nodes and
     # each stays on its node, where the engine's prompt cache holds it.
     # Consistent hashing moves only what hashed to a node that goes away.
-    # Requests without a JSON "model" (GET /v1/models, uploads) hash the
-    # same empty key: one node answers them.
+    # Requests without a JSON "model" (GET /v1/models, uploads) have
+    # nothing to hash: HAProxy takes turns over the nodes for them.
     balance hash var(txn.zest_model),concat(/,txn.zest_session,)
     hash-type consistent
     # Readiness, not liveness: a draining node (SIGTERM) answers 503 here
