@@ -6,14 +6,17 @@
 // the replica its first turn went to, both replicas get conversations, and
 // the later turns find their prompt in that engine's cache. What dispatch
 // did is read from zest's debug log (the pid each session went to) and
-// zest_session_affinity_total. Real engines; needs the Vulkan rootfs.
+// zest_session_affinity_total. Real engines; needs the Vulkan rootfs. And
+// sessions are scoped by API key: two keys naming the same session are two
+// sessions (one engine is enough to see that).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { needs } from '../lib/requirements.mjs';
-import { makeHome, startZest } from '../lib/zest.mjs';
+import { makeHome, startZest, zestBin } from '../lib/zest.mjs';
 
 const defaultRoot = process.getuid() === 0
   ? '/var/cache/zest/engines/debian-sid-vulkan'
@@ -146,5 +149,36 @@ describe('session affinity over two replicas', { skip }, () => {
     assert.equal(seriesValue(metrics, 'zest_session_affinity_total{model="hot",outcome="miss"}'), 4);
     assert.equal(seriesValue(metrics, 'zest_session_affinity_total{model="hot",outcome="hit"}'), 8);
     assert.equal(seriesValue(metrics, 'zest_session_affinity_total{model="hot",outcome="fallback"}'), 0);
+  });
+});
+
+describe('sessions are scoped by API key', () => {
+  let zest;
+  const keys = {};
+  before(async () => {
+    const home = makeHome({ tiny: 'tiny' });
+    const cli = (args) => execFileSync(zestBin, args, {
+      env: { ...process.env, ZEST_HOME: home, ZEST_API_KEY: '' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+    keys.alice = cli(['keys', 'add', 'alice', '--scope', 'admin']);
+    keys.bob = cli(['keys', 'add', 'bob']);
+    zest = await startZest({ home, env: { ZEST_API_KEY: '', ZEST_LOG_LEVEL: 'debug' } });
+  });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  test('two keys naming the same session do not share it', async () => {
+    const ask = async (who) => {
+      const r = await zest.json('/v1/chat/completions',
+        { model: 'tiny', messages: [{ role: 'user', content: `hello from ${who}` }], max_tokens: 2, prompt_cache_key: 'same-name' },
+        { headers: { authorization: `Bearer ${keys[who]}` } });
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+    };
+    for (const who of ['alice', 'bob', 'alice', 'bob']) await ask(who);
+    const sessions = new Set([...zest.logs().matchAll(/dispatch 'tiny': session ([0-9a-f]{8}) to pid/g)].map((m) => m[1]));
+    assert.equal(sessions.size, 2, `one session per key: ${[...sessions]}`);
+    const metrics = await (await zest.fetch('/metrics', { headers: { authorization: `Bearer ${keys.alice}` } })).text();
+    // Bob's first request is a new session of his own, not a hit on Alice's.
+    assert.equal(seriesValue(metrics, 'zest_session_affinity_total{model="tiny",outcome="miss"}'), 2);
+    assert.equal(seriesValue(metrics, 'zest_session_affinity_total{model="tiny",outcome="hit"}'), 2);
   });
 });
