@@ -26,10 +26,7 @@ class AnthropicApi {
   // All must outlive the router; `metrics` may be null (no metrics).
   AnthropicApi(models::ModelRegistry& registry, EngineServices engines, ChatRouteOptions options,
                InferenceMetrics* metrics = nullptr)
-      : registry_(registry),
-        engines_(std::move(engines)),
-        options_(std::move(options)),
-        metrics_(metrics) {}
+      : registry_(registry), engines_(engines), options_(std::move(options)), metrics_(metrics) {}
 
   void Register(http::Router& router);
 

@@ -33,7 +33,7 @@ class OpenAiApi {
   OpenAiApi(models::ModelRegistry& registry, EngineServices engines, scheduler::FitEstimates& fit,
             const Options& options, InferenceMetrics* metrics = nullptr)
       : registry_(registry),
-        engines_(std::move(engines)),
+        engines_(engines),
         fit_(fit),
         options_(options),
         metrics_(metrics),

@@ -27,7 +27,7 @@ class ResponsesApi {
   ResponsesApi(models::ModelRegistry& registry, EngineServices engines, ChatRouteOptions options,
                ResponseStore& store, InferenceMetrics* metrics = nullptr)
       : registry_(registry),
-        engines_(std::move(engines)),
+        engines_(engines),
         options_(std::move(options)),
         store_(store),
         metrics_(metrics) {}
