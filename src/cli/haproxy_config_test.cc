@@ -19,10 +19,11 @@ TEST(HaproxyConfigTest, ChecksReadinessHashesTheModelAndListsEachNode) {
   for (const char* line :
        {"bind 0.0.0.0:8080\n", "option http-buffer-request\n",
         "http-request set-var(txn.zest_model) req.body,json_query('$.model')\n",
-        "http-request set-var(txn.zest_session) req.hdr(X-Session-Id) if { req.hdr(X-Session-Id) "
-        "-m found }\n",
-        "http-request set-var(txn.zest_session) req.body,json_query('$.prompt_cache_key') unless { "
-        "var(txn.zest_session) -m found }\n",
+        // The session: the header first, then the body's fields, each only if none yet.
+        "set-var(txn.zest_session) req.hdr(X-Session-Id) if { req.hdr(X-Session-Id) -m found }\n",
+        "set-var(txn.zest_session) req.body,json_query('$.prompt_cache_key') unless {",
+        "set-var(txn.zest_session) req.body,json_query('$.metadata.user_id') unless {",
+        "unless { var(txn.zest_session) -m found }\n",
         "balance hash var(txn.zest_model),concat(/,txn.zest_session,)\n", "hash-type consistent\n",
         "option httpchk GET /ready\n", "retry-on conn-failure\n", "maxconn 64\n",
         "server node1 10.0.0.1:9378 check\n", "server node2 fd00::2:9378 check\n"}) {
