@@ -7,6 +7,7 @@
 #include "api/model_preset.h"
 #include "api/request/errors.h"
 #include "api/request/tool_choice.h"
+#include "api/session_key.h"
 
 namespace zest::api {
 
@@ -96,6 +97,7 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
                     options.queue_timeout, &observer);
   if (!relay.ok()) co_return co_await send(writer, relay.status(), "priority", kNone);
   relay->keep_alive = AllowedKeepAlive(request, job.request.keep_alive, options.max_keep_alive);
+  relay->session = ScopedSessionKey(request.principal, ClientSession(request, job.session));
   relay->send_error = job.send_error;
   relay->translator = std::move(job.translator);
   relay->stream = job.request.stream;

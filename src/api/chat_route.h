@@ -52,6 +52,9 @@ struct ChatJob {
   // The answer in the API's shape; null: the engine's (OpenAI's) as it is.
   std::shared_ptr<AnswerTranslator> translator;
   ErrorSender send_error = nullptr;  // the API's error shape; null: OpenAI's
+  // The conversation as the client names it in the API's own field
+  // (prompt_cache_key, metadata.user_id...; session_key.h); "" = none.
+  std::string session;
 };
 
 // Whether `model` serves `kind` (a generating model for chat and

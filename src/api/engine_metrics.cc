@@ -30,7 +30,12 @@ EngineMetrics::EngineMetrics(metrics::Registry& r)
                                 LoadBuckets())),
       autoscale_(r.AddCounter("zest_autoscale_total",
                               "Instances the autoscaler added (up) or removed (down).",
-                              {"model", "direction"})) {}
+                              {"model", "direction"})),
+      affinity_(r.AddCounter("zest_session_affinity_total",
+                             "Requests of a session by where dispatch sent them: to the replica "
+                             "that served the session last (hit), by load for a new session "
+                             "(miss), or by load because that replica was full or gone (fallback).",
+                             {"model", "outcome"})) {}
 
 void EngineMetrics::EngineReady(const std::string& model, double load_seconds) {
   starts_.With({model, "ready"}).Inc();
@@ -55,6 +60,10 @@ void EngineMetrics::EngineStopped(const std::string& model, std::string_view rea
 
 void EngineMetrics::Autoscaled(const std::string& model, std::string_view direction) {
   autoscale_.With({model, std::string(direction)}).Inc();
+}
+
+void EngineMetrics::SessionDispatched(const std::string& model, std::string_view outcome) {
+  affinity_.With({model, std::string(outcome)}).Inc();
 }
 
 void EngineMetrics::EngineMemory(const std::string& model, const std::string& instance_device,

@@ -2,7 +2,8 @@
 // (scheduler::PoolEvents): starts by result, crashes, restarts (a start
 // after a crash of the same model), evictions by reason, and the model load
 // time distribution (spawn to ready, as the pool measured it), and the
-// autoscaler's replicas added and removed.
+// autoscaler's replicas added and removed, and where requests of a session
+// went (session affinity: hit, miss, fallback).
 // Thread-safe.
 #pragma once
 
@@ -25,6 +26,7 @@ class EngineMetrics : public scheduler::PoolEvents {
   void EngineCrashed(const std::string& model) override;
   void EngineStopped(const std::string& model, std::string_view reason) override;
   void Autoscaled(const std::string& model, std::string_view direction) override;
+  void SessionDispatched(const std::string& model, std::string_view outcome) override;
   void EngineMemory(const std::string& model, const std::string& instance_device,
                     const std::string& device, uint64_t predicted_bytes,
                     uint64_t measured_bytes) override;
@@ -41,6 +43,7 @@ class EngineMetrics : public scheduler::PoolEvents {
   metrics::Family<metrics::Counter>& evictions_;    // model, reason
   metrics::Family<metrics::Histogram>& load_time_;  // model
   metrics::Family<metrics::Counter>& autoscale_;    // model, direction
+  metrics::Family<metrics::Counter>& affinity_;     // model, outcome
   Mutex mu_;
   std::set<std::string> crashed_ GUARDED_BY(mu_);  // models whose last engine crashed
 };

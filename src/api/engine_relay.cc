@@ -157,7 +157,7 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
                                       std::optional<EngineBreak>& dead) {
   auto executor = co_await asio::this_coro::executor;
   const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
-  auto lease = co_await pool.Dispatch(request.model, urgent);
+  auto lease = co_await pool.Dispatch(request.model, urgent, request.session);
   if (!lease.ok()) co_return lease.status();
   http::UpstreamRequest up;
   up.method = "POST";

@@ -60,6 +60,9 @@ struct RelayRequest {
   std::string client_model;             // the name as the client spelled it
   std::optional<scheduler::KeepAlive> keep_alive;  // the request's own, else the default
   std::string request_id;                          // for log lines about this request
+  // The conversation's key (api/session_key.h): dispatch keeps it on the
+  // replica that served it last. "" = none.
+  std::string session;
   // Prefill on another instance of the model first (api/prefill_handoff.h);
   // set from EngineServices::split_prefill_tokens.
   bool split_prefill = false;

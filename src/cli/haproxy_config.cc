@@ -74,16 +74,26 @@ defaults
 frontend zest
     bind {bind}
     # The body is read before a node is picked: the backend hashes its
-    # "model" field.
+    # "model" field, and the conversation's session when it names one.
     option http-buffer-request
+    http-request set-var(txn.zest_model) req.body,json_query('$.model')
+    # The session as zest reads it (docs/scheduling.md): the X-Session-Id
+    # header, else OpenAI's prompt_cache_key, else Anthropic's
+    # metadata.user_id.
+    http-request set-var(txn.zest_session) req.hdr(X-Session-Id) if {{ req.hdr(X-Session-Id) -m found }}
+    http-request set-var(txn.zest_session) req.body,json_query('$.prompt_cache_key') unless {{ var(txn.zest_session) -m found }}
+    http-request set-var(txn.zest_session) req.body,json_query('$.metadata.user_id') unless {{ var(txn.zest_session) -m found }}
     default_backend zest_nodes
 
 backend zest_nodes
     # Model affinity: one node per model while it is up, so each model is
-    # loaded once in the cluster. Consistent hashing moves only the models of
-    # a node that goes away. Requests without a JSON "model" (GET /v1/models,
-    # uploads) hash the empty string: one node answers them.
-    balance hash req.body,json_query('$.model')
+    # loaded once in the cluster; a request of a session hashes its model
+    # and its session, so a model's conversations spread over the nodes and
+    # each stays on its node, where the engine's prompt cache holds it.
+    # Consistent hashing moves only what hashed to a node that goes away.
+    # Requests without a JSON "model" (GET /v1/models, uploads) have
+    # nothing to hash: HAProxy takes turns over the nodes for them.
+    balance hash var(txn.zest_model),concat(/,txn.zest_session,)
     hash-type consistent
     # Readiness, not liveness: a draining node (SIGTERM) answers 503 here
     # while it finishes what it runs, and gets no new work.

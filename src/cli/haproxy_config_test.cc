@@ -18,7 +18,13 @@ TEST(HaproxyConfigTest, ChecksReadinessHashesTheModelAndListsEachNode) {
   ASSERT_TRUE(config.ok()) << config.status().message();
   for (const char* line :
        {"bind 0.0.0.0:8080\n", "option http-buffer-request\n",
-        "balance hash req.body,json_query('$.model')\n", "hash-type consistent\n",
+        "http-request set-var(txn.zest_model) req.body,json_query('$.model')\n",
+        // The session: the header first, then the body's fields, each only if none yet.
+        "set-var(txn.zest_session) req.hdr(X-Session-Id) if { req.hdr(X-Session-Id) -m found }\n",
+        "set-var(txn.zest_session) req.body,json_query('$.prompt_cache_key') unless {",
+        "set-var(txn.zest_session) req.body,json_query('$.metadata.user_id') unless {",
+        "unless { var(txn.zest_session) -m found }\n",
+        "balance hash var(txn.zest_model),concat(/,txn.zest_session,)\n", "hash-type consistent\n",
         "option httpchk GET /ready\n", "retry-on conn-failure\n", "maxconn 64\n",
         "server node1 10.0.0.1:9378 check\n", "server node2 fd00::2:9378 check\n"}) {
     EXPECT_NE(config->find(line), std::string::npos) << line << " in\n" << *config;

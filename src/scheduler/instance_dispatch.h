@@ -25,8 +25,11 @@ class InstanceDispatch {
   // the first instance when needed; `urgent` (high priority) may drain a
   // busy instance of another model for the memory. When every instance is
   // full (their number just shrank) it waits for a slot to free.
+  // `session` (api/session_key.h; "" = none): the replica that served it
+  // last, while that one has a free slot (session_affinity.h).
   virtual boost::asio::awaitable<Result<InstanceLease>> Dispatch(models::ModelEntry model,
-                                                                 bool urgent) = 0;
+                                                                 bool urgent,
+                                                                 std::string session) = 0;
 
   // A free slot on a ready instance of `model` other than `decode`, on
   // another device, with a slot directory (api/prefill_handoff.h); an empty

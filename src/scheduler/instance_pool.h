@@ -51,6 +51,7 @@
 #include "scheduler/load_planner.h"
 #include "scheduler/pool_events.h"
 #include "scheduler/pool_options.h"
+#include "scheduler/session_affinity.h"
 #include "scheduler/slot_dirs.h"
 
 namespace zest::scheduler {
@@ -98,8 +99,8 @@ class InstancePool : public EngineSlots,
 
   // InstanceDispatch (instance_dispatch.h): the request path. Dispatch
   // loads the first instance as Acquire does.
-  boost::asio::awaitable<Result<InstanceLease>> Dispatch(models::ModelEntry model,
-                                                         bool urgent) override;
+  boost::asio::awaitable<Result<InstanceLease>> Dispatch(models::ModelEntry model, bool urgent,
+                                                         std::string session) override;
   InstanceLease TryReserveOther(const std::string& model, const Instance& decode) override;
   boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance) override;
 
@@ -125,13 +126,14 @@ class InstancePool : public EngineSlots,
   // The model's entries, first instance first. Caller holds list_mu_.
   EntryList EntriesOf(const std::string& model) const;
   void Erase(const std::shared_ptr<Entry>& entry);  // caller holds list_mu_
-  // Takes a slot on the best ready instance of `model` (dispatch.h); an
-  // empty lease when none is ready or every one is full. Any thread.
-  InstanceLease TryReserve(const std::string& model);
+  // Takes a slot on the best ready instance of `model` (dispatch.h), the
+  // session's own while it has one free (session_affinity.h); an empty
+  // lease when none is ready or every one is full. Any thread.
+  InstanceLease TryReserve(const std::string& model, const std::string& session);
   // Tells the capacity listener what takes requests for `model` now. Strand only.
   void PublishCapacity(const std::string& model);
   boost::asio::awaitable<Result<InstanceLease>> DispatchOnStrand(models::ModelEntry model,
-                                                                 bool urgent);
+                                                                 bool urgent, std::string session);
   // `settings` unset: the configured ones, and any loaded instance will do.
   // `explicit_load` (a user's): the crash-loop breaker's hold is lifted
   // first.
@@ -188,8 +190,9 @@ class InstancePool : public EngineSlots,
   // list_mu_ (which also lets List(), Find() and dispatch read it anywhere).
   std::multimap<std::string, std::shared_ptr<Entry>> entries_;
   Mutex list_mu_;
-  uint64_t next_socket_id_ = 0;  // on strand_ only
-  CrashLoopBreaker breaker_;     // on strand_ only
+  SessionAffinity affinity_ GUARDED_BY(list_mu_);  // the replica of each conversation
+  uint64_t next_socket_id_ = 0;                    // on strand_ only
+  CrashLoopBreaker breaker_;                       // on strand_ only
   // Found once, from the constructor on (so the first load rarely waits for
   // the engine probe); the RPC workers' part again when a load needs them.
   DeviceBook devices_;

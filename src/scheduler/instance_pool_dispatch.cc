@@ -39,23 +39,39 @@ void InstancePool::Erase(const std::shared_ptr<Entry>& entry) {
   }
 }
 
-InstanceLease InstancePool::TryReserve(const std::string& model) {
-  std::vector<std::shared_ptr<Instance>> ready;
-  std::vector<DispatchCandidate> candidates;
-  // Under the lock: the in_flight checked here is only raised here, so two
-  // requests cannot both take an instance's last slot.
-  MutexLock lock(list_mu_);
-  for (auto [it, end] = entries_.equal_range(model); it != end; ++it) {
-    const Entry& entry = *it->second;
-    if (entry.state != Entry::State::kReady || entry.draining || !entry.instance->Alive()) continue;
-    ready.push_back(entry.instance);
-    candidates.push_back(
-        {entry.instance->in_flight.load(), entry.instance->slots(), entry.instance->PerTokenMs()});
+InstanceLease InstancePool::TryReserve(const std::string& model, const std::string& session) {
+  std::shared_ptr<Instance> chosen;
+  SessionPick pick;
+  {
+    std::vector<std::shared_ptr<Instance>> ready;
+    std::vector<DispatchCandidate> candidates;
+    // Under the lock: the in_flight checked here is only raised here, so two
+    // requests cannot both take an instance's last slot.
+    MutexLock lock(list_mu_);
+    const std::optional<pid_t> home = session.empty() ? std::nullopt : affinity_.Find(session);
+    std::optional<std::size_t> home_index;
+    for (auto [it, end] = entries_.equal_range(model); it != end; ++it) {
+      const Entry& entry = *it->second;
+      if (entry.state != Entry::State::kReady || entry.draining || !entry.instance->Alive())
+        continue;
+      if (home && entry.instance->pid() == *home) home_index = ready.size();
+      ready.push_back(entry.instance);
+      candidates.push_back({entry.instance->in_flight.load(), entry.instance->slots(),
+                            entry.instance->PerTokenMs()});
+    }
+    pick = session.empty() ? SessionPick{PickInstance(candidates), AffinityOutcome::kNone}
+                           : PickForSession(candidates, home_index, home.has_value());
+    if (!pick.index) return {};
+    chosen = ready[*pick.index];
+    ++chosen->in_flight;
+    if (!session.empty()) affinity_.Remember(session, chosen->pid());
   }
-  std::optional<std::size_t> pick = PickInstance(candidates);
-  if (!pick) return {};
-  ++ready[*pick]->in_flight;
-  return InstanceLease::Adopt(ready[*pick]);
+  if (pick.outcome != AffinityOutcome::kNone) {
+    spdlog::debug("dispatch '{}': session {} to pid {} ({})", model, session.substr(0, 8),
+                  chosen->pid(), AffinityOutcomeName(pick.outcome));
+    if (events_) events_->SessionDispatched(model, AffinityOutcomeName(pick.outcome));
+  }
+  return InstanceLease::Adopt(std::move(chosen));
 }
 
 InstanceLease InstancePool::TryReserveOther(const std::string& model, const Instance& decode) {
@@ -74,21 +90,22 @@ InstanceLease InstancePool::TryReserveOther(const std::string& model, const Inst
   return {};
 }
 
-awaitable<Result<InstanceLease>> InstancePool::Dispatch(models::ModelEntry model, bool urgent) {
-  InstanceLease lease = TryReserve(model.name);
+awaitable<Result<InstanceLease>> InstancePool::Dispatch(models::ModelEntry model, bool urgent,
+                                                        std::string session) {
+  InstanceLease lease = TryReserve(model.name, session);
   if (lease.instance()) co_return std::move(lease);
-  co_return co_await asio::co_spawn(strand_, DispatchOnStrand(std::move(model), urgent),
-                                    use_awaitable);
+  co_return co_await asio::co_spawn(
+      strand_, DispatchOnStrand(std::move(model), urgent, std::move(session)), use_awaitable);
 }
 
 awaitable<Result<InstanceLease>> InstancePool::DispatchOnStrand(models::ModelEntry model,
-                                                                bool urgent) {
+                                                                bool urgent, std::string session) {
   asio::steady_timer pause(strand_);
   while (true) {
     std::optional<config::ModelSettings> configured;  // named: no temporaries in co_await
     Result<std::shared_ptr<Instance>> ready = co_await AcquireOnStrand(model, configured, urgent);
     if (!ready.ok()) co_return ready.status();
-    InstanceLease lease = TryReserve(model.name);
+    InstanceLease lease = TryReserve(model.name, session);
     if (lease.instance()) co_return std::move(lease);
     // Admission granted a slot the instances no longer have (a replica just
     // went): wait for one to free rather than overfill an engine.

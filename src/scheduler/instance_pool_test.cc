@@ -104,7 +104,7 @@ class InstancePoolTest : public ::testing::Test {
     return asio::co_spawn(io_, pool_->Acquire(model), asio::use_future).get();
   }
   std::future<Result<InstanceLease>> Dispatch(const models::ModelEntry& model) {
-    return asio::co_spawn(io_, pool_->Dispatch(model, false), asio::use_future);
+    return asio::co_spawn(io_, pool_->Dispatch(model, false, ""), asio::use_future);
   }
   void ForgetExited() { asio::co_spawn(io_, pool_->ForgetExited(), asio::use_future).get(); }
   // Bytes one loaded instance of `model` is predicted to take.

@@ -26,6 +26,10 @@ class PoolEvents {
   // The autoscaler added (`direction` "up") or removed ("down") an
   // instance of `model`.
   virtual void Autoscaled(const std::string& /*model*/, std::string_view /*direction*/) {}
+  // A request of a session (api/session_key.h) was dispatched to one of
+  // `model`'s instances; `outcome` "hit", "miss" or "fallback"
+  // (session_affinity.h), a metric label.
+  virtual void SessionDispatched(const std::string& /*model*/, std::string_view /*outcome*/) {}
   // After a load: the memory the placement ledger predicted on `device`
   // and what the engine really took there, for the model's instance that
   // computes on `instance_device` (a model's replicas each have their own).

@@ -67,7 +67,8 @@ function checkMessages(stream, body) {
   assert.deepEqual(blocks, blocks.map((_, i) => i), 'blocks numbered from 0');
   const delta = stream.find((e) => e.name === 'message_delta').data;
   assert.ok(['end_turn', 'max_tokens', 'tool_use'].includes(delta.delta.stop_reason), JSON.stringify(delta));
-  return { input: delta.usage.input_tokens, output: delta.usage.output_tokens };
+  // Anthropic's prompt comes in parts: what was read from the cache and the rest.
+  return { input: delta.usage.input_tokens + delta.usage.cache_read_input_tokens, output: delta.usage.output_tokens };
 }
 
 // What a Responses client reads: created, in progress, each item and part

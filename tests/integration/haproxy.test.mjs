@@ -3,7 +3,8 @@
 // node only (model affinity), a SIGTERMed node loses no request (it turns
 // /ready to 503, serves on, then drains), a SIGKILLed node fails at most
 // what ran on it while new requests go to the other node, and it gets its
-// models back when it returns. Real HAProxy, real zest, real llama-server.
+// models back when it returns; conversations of one model that name a
+// session spread over both nodes, each staying on its node. Real HAProxy, real zest, real llama-server.
 // As root each node runs in a network namespace of its own, reached over a
 // veth pair (10.231.N.0/24), so the traffic crosses real interfaces and the
 // nodes listen beyond loopback with an API key, as in production; without
@@ -21,6 +22,7 @@ import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs
 
 const haproxyBin = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => fs.existsSync(p));
 const MODELS = ['alpha', 'beta', 'gamma'];
+const SESSION_MODEL = 'delta';  // only the sessions' test asks for it
 // Draining nodes keep serving this long: HAProxy's checks (every 1 s, down
 // after 2 failures) see /ready at 503 well before the listener closes.
 const NODE_ENV = { ZEST_SHUTDOWN_DELAY: '4', ZEST_DRAIN_TIMEOUT: '60' };
@@ -104,7 +106,7 @@ before(async () => {
   if (skip) return;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-haproxy-'));
   for (let i = 0; i < 2; i++) {
-    const node = { port: await freePort(), home: makeHome(Object.fromEntries(MODELS.map((m) => [m, 'tiny']))) };
+    const node = { port: await freePort(), home: makeHome(Object.fromEntries([...MODELS, SESSION_MODEL].map((m) => [m, 'tiny']))) };
     node.netns = asRoot ? makeNodeNamespace(i + 1) : null;
     node.address = node.netns?.address ?? '127.0.0.1';
     nodes.push(node);
@@ -187,5 +189,43 @@ describe('zest nodes behind HAProxy', { skip }, () => {
       const now = await loadedOn(victim);
       return mine.every((m) => now.includes(m));
     }, { timeout: 20000, interval: 200, what: `the restarted node to get ${mine} back` });
+  });
+
+  test('conversations of one model that name a session spread over the nodes, each staying on its node', async (t) => {
+    const served = () => Promise.all(nodes.map(async (n) => (await nodeJson(n, '/api/v1/stats')).totals.requests));
+    const sessions = Array.from({ length: 8 }, (_, n) => ({
+      name: `conversation-${n}`,
+      // Two by zest's header, the others by OpenAI's body field.
+      byHeader: n >= 6,
+      messages: [{ role: 'system', content: Array.from({ length: 120 }, (_, i) => `w${(n * 131 + i * 7) % 997}`).join(' ') }],
+      nodes: [],
+      cached: [],
+    }));
+    for (let turn = 0; turn < 2; turn++) {
+      for (const s of sessions) {
+        s.messages.push({ role: 'user', content: `question ${turn}` });
+        const body = { model: SESSION_MODEL, messages: s.messages, max_tokens: 4, temperature: 0 };
+        if (!s.byHeader) body.prompt_cache_key = s.name;
+        const before = await served();
+        const res = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...auth, ...(s.byHeader ? { 'x-session-id': s.name } : {}) },
+          body: JSON.stringify(body),
+        });
+        const data = await res.json();
+        assert.equal(res.status, 200, JSON.stringify(data));
+        s.messages.push({ role: 'assistant', content: data.choices[0].message.content || 'ok' });
+        s.cached.push(data.usage.prompt_tokens_details.cached_tokens / data.usage.prompt_tokens);
+        const after = await served();
+        s.nodes.push(after.findIndex((count, i) => count > before[i]));
+      }
+    }
+    t.diagnostic(sessions.map((s) => `${s.name}: node ${s.nodes.join('→')}, cached ${s.cached.map((c) => c.toFixed(2)).join('/')}`).join('; '));
+    for (const s of sessions) {
+      assert.ok(s.nodes[0] >= 0 && s.nodes[0] === s.nodes[1], `${s.name} stayed on its node: ${s.nodes}`);
+      assert.ok(s.cached[1] >= 0.8, `${s.name}'s second turn read its prompt from that node's cache: ${s.cached}`);
+    }
+    const used = new Set(sessions.map((s) => s.nodes[0]));
+    assert.equal(used.size, 2, 'both nodes serve conversations of the one model');
   });
 });

@@ -276,13 +276,24 @@ describe('Ollama API (official ollama client)', () => {
     // (the synthetic model's FIM tokens, from its GGUF), tokenized by the model itself.
     const framed = await zest.json('/v1/tokenize', { model: 'tiny', content: `<|fim_prefix|>${prompt}<|fim_suffix|>${suffix}<|fim_middle|>`, add_special: true });
     assert.equal(framed.status, 200);
+    // The engine saw the framed prompt: what it evaluated (prompt_eval_count)
+    // and what it found in its prompt cache (zest's stats of the request) add up to it.
+    const sawFramed = async (evaluated, outputTokens) => {
+      let last;
+      await waitFor(async () => {
+        last = (await zest.json('/api/v1/stats')).data;
+        return last.endpoint === 'ollama_generate' && last.output_tokens === outputTokens;
+      }, { what: 'the stats of the generate request' });
+      assert.equal(last.input_tokens, framed.data.count, 'the framed prompt, no chat template');
+      assert.equal(evaluated + last.cached_tokens, framed.data.count);
+    };
     const whole = await ollama.generate({ model: 'tiny', prompt, suffix, stream: false, options: { num_predict: 6 } });
     assertTotals(whole, 6);
-    assert.equal(whole.prompt_eval_count, framed.data.count, 'the framed prompt, no chat template');
+    await sawFramed(whole.prompt_eval_count, 6);
     const parts = [];
     for await (const part of await ollama.generate({ model: 'tiny', prompt, suffix, stream: true, options: { num_predict: 4 } })) parts.push(part);
     assertTotals(parts.at(-1), 4);
-    assert.equal(parts.at(-1).prompt_eval_count, framed.data.count);
+    await sawFramed(parts.at(-1).prompt_eval_count, 4);
   });
 
   test('chat and generate errors are Ollama\'s: 400 naming the field, 404 for a model', async () => {

@@ -20,7 +20,21 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { startFakeHub } from '../lib/fake_hub.mjs';
-import { makeHome, startZest, syntheticVision } from '../lib/zest.mjs';
+import { makeHome, startZest, syntheticVision, waitFor } from '../lib/zest.mjs';
+
+// The whole prompt of the Ollama request `send` makes (it resolves to its
+// prompt_eval_count), as the engine counted it: zest's prompt token total
+// grows by it. prompt_eval_count is only what the engine evaluated, less
+// what it found in its prompt cache.
+async function ollamaPrompt(zest, send) {
+  const total = async () => (await zest.json('/api/v1/stats')).data.totals.prompt_tokens;
+  const before = await total();
+  const evaluated = await send();
+  let after;
+  await waitFor(async () => (after = await total()) > before, { what: 'the request in the totals' });
+  assert.ok(evaluated > 0 && evaluated <= after - before, `evaluated ${evaluated} of ${after - before}`);
+  return after - before;
+}
 
 // A 37 x 23 test pattern written by ffmpeg in the format of `ext`.
 function picture(ext, args = []) {
@@ -101,14 +115,16 @@ describe('vision: images through every API', () => {
   });
 
   test('Anthropic: a base64 image block adds the same tokens, streamed and not, also in a tool result', async () => {
+    // The whole prompt: Anthropic counts it in parts, read from the cache and the rest.
+    const prompt = (message) => message.usage.input_tokens + message.usage.cache_read_input_tokens;
     const ask = (content) => ({ model: 'seer', max_tokens: 1, messages: [{ role: 'user', content }] });
     const text = { type: 'text', text: QUESTION };
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } };
-    const without = (await anthropic.messages.create(ask([text]))).usage.input_tokens;
-    const withImage = (await anthropic.messages.create(ask([text, image]))).usage.input_tokens;
+    const without = prompt(await anthropic.messages.create(ask([text])));
+    const withImage = prompt(await anthropic.messages.create(ask([text, image])));
     assert.equal(withImage - without, imageTokens);
     const streamed = await anthropic.messages.stream(ask([text, image])).finalMessage();
-    assert.equal(streamed.usage.input_tokens, withImage);
+    assert.equal(prompt(streamed), withImage);
     // A screenshot a tool returned, as coding agents send them.
     const toolTurn = (content) => ({
       model: 'seer', max_tokens: 1,
@@ -123,28 +139,28 @@ describe('vision: images through every API', () => {
     // (chat templates take images in user turns only): the same prompt as
     // that image sent beside the tool result, and the image's tokens more
     // than the tool result alone (plus the turn's own).
-    const plain = (await anthropic.messages.create(toolTurn([{ type: 'text', text: 'done' }]))).usage.input_tokens;
-    const shot = (await anthropic.messages.create(toolTurn([{ type: 'text', text: 'done' }, image]))).usage.input_tokens;
+    const plain = prompt(await anthropic.messages.create(toolTurn([{ type: 'text', text: 'done' }])));
+    const shot = prompt(await anthropic.messages.create(toolTurn([{ type: 'text', text: 'done' }, image])));
     const beside = toolTurn([{ type: 'text', text: 'done' }]);
     beside.messages[2].content.push(image);
-    assert.equal(shot, (await anthropic.messages.create(beside)).usage.input_tokens);
+    assert.equal(shot, prompt(await anthropic.messages.create(beside)));
     assert.ok(shot - plain >= imageTokens, `${shot} - ${plain}`);
   });
 
   test('Ollama: images in chat and generate (the SDK encodes the bytes) add the same tokens', async () => {
-    const chat = async (images, stream) => {
+    const chat = (images, stream) => ollamaPrompt(zest, async () => {
       const body = { model: 'seer', options: { num_predict: 1 }, messages: [{ role: 'user', content: QUESTION, images }] };
       if (!stream) return (await ollama.chat({ ...body, stream: false })).prompt_eval_count;
       let last = null;
       for await (const part of await ollama.chat({ ...body, stream: true })) if (part.done) last = part.prompt_eval_count;
       return last;
-    };
+    });
     const without = await chat(undefined, false);
     const withImage = await chat([new Uint8Array(png)], false);
     assert.equal(withImage - without, imageTokens);
     assert.equal(await chat([new Uint8Array(png)], true), withImage);
-    const generate = async (images) =>
-      (await ollama.generate({ model: 'seer', prompt: QUESTION, images, stream: false, options: { num_predict: 1 } })).prompt_eval_count;
+    const generate = (images) => ollamaPrompt(zest, async () =>
+      (await ollama.generate({ model: 'seer', prompt: QUESTION, images, stream: false, options: { num_predict: 1 } })).prompt_eval_count);
     assert.equal(await generate([png.toString('base64')]) - await generate(undefined), imageTokens);
   });
 
@@ -300,15 +316,15 @@ describe('vision: a model pulled with its projector', () => {
     const message = await anthropic.messages.create({ model: name, max_tokens: 1, messages: [{ role: 'user', content: [
       { type: 'text', text: QUESTION },
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png.toString('base64') } }] }] });
-    assert.ok(message.usage.input_tokens > syntheticVision().imageTokens);
+    assert.ok(message.usage.input_tokens + message.usage.cache_read_input_tokens > syntheticVision().imageTokens);
     const openai = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'unused', maxRetries: 0 });
     const response = await openai.responses.create({ model: name, max_output_tokens: 1, store: false, input: [{ role: 'user',
       content: [{ type: 'input_text', text: QUESTION }, { type: 'input_image', image_url: dataUrl('image/png', png), detail: 'auto' }] }] });
     assert.ok(response.usage.input_tokens > syntheticVision().imageTokens);
     const ollama = new Ollama({ host: zest.url });
-    const chat = await ollama.chat({ model: name, stream: false, options: { num_predict: 1 },
-      messages: [{ role: 'user', content: QUESTION, images: [new Uint8Array(png)] }] });
-    assert.equal(chat.prompt_eval_count, withImage.data.usage.prompt_tokens);
+    const chat = await ollamaPrompt(zest, async () => (await ollama.chat({ model: name, stream: false, options: { num_predict: 1 },
+      messages: [{ role: 'user', content: QUESTION, images: [new Uint8Array(png)] }] })).prompt_eval_count);
+    assert.equal(chat, withImage.data.usage.prompt_tokens);
 
     // A PNG whose header is sound and whose pixels are garbage passes zest's
     // checks; the engine cannot decode it and says so, in OpenAI's shape.

@@ -57,6 +57,7 @@ awaitable<void> AnthropicApi::Messages(http::Request& r, http::ResponseWriter& w
         std::make_shared<MessagesAnswer>(request->model, "msg_" + http::RequestIdFor(""));
     job.send_error = SendAnthropicError;
     job.request = std::move(*request);
+    job.session = SessionOf(*body);
     co_await RunChatJob(engines_, options_, r, w, observer, std::move(job));
   }
   observer.Finish(w);

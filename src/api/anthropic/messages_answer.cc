@@ -1,5 +1,7 @@
 #include "api/anthropic/messages_answer.h"
 
+#include <algorithm>
+
 #include "api/json_text.h"
 #include "api/request/errors.h"
 
@@ -25,13 +27,18 @@ uint64_t Count(const json& object, const char* key) {
   return value.is_number_unsigned() ? value.get<uint64_t>() : 0;
 }
 
-// The engine's usage in Anthropic's shape.
+// The engine's usage in Anthropic's shape. Anthropic counts a prompt in
+// parts that add up to the whole: input_tokens are only those not read from
+// the cache (the engine's prompt_tokens count them all). zest writes no
+// cache on request, so cache_creation_input_tokens is 0.
 json UsageOf(const json& usage) {
   const json details = usage.is_object() ? usage.value("prompt_tokens_details", json()) : json();
-  return {{"input_tokens", Count(usage, "prompt_tokens")},
+  const uint64_t prompt = Count(usage, "prompt_tokens");
+  const uint64_t cached = std::min(Count(details, "cached_tokens"), prompt);
+  return {{"input_tokens", prompt - cached},
           {"output_tokens", Count(usage, "completion_tokens")},
           {"cache_creation_input_tokens", 0},
-          {"cache_read_input_tokens", Count(details, "cached_tokens")}};
+          {"cache_read_input_tokens", cached}};
 }
 
 // A tool_use block's id as Anthropic writes them ("toolu_..."): the

@@ -9,8 +9,9 @@
 // thoughts), the text as a `text` block, each tool call as a `tool_use`
 // block whose input arrives as JSON fragments. finish_reason stop →
 // end_turn, length → max_tokens, tool_calls → tool_use. Usage is the
-// engine's: input_tokens, output_tokens and cache_read_input_tokens (the
-// prompt tokens llama-server reused from its cache). Pure; one per request.
+// engine's, in Anthropic's parts: cache_read_input_tokens (the prompt
+// tokens llama-server reused from its cache), input_tokens (the rest of the
+// prompt, so the two add up to it) and output_tokens. Pure; one per request.
 #pragma once
 
 #include <nlohmann/json.hpp>

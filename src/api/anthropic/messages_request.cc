@@ -395,4 +395,10 @@ Result<engines::ChatRequest> ParseMessagesRequest(const json& body, bool count_o
   return request;
 }
 
+std::string SessionOf(const json& body) {
+  const json metadata = body.is_object() ? body.value("metadata", json()) : json();
+  const json user = metadata.is_object() ? metadata.value("user_id", json()) : json();
+  return user.is_string() ? user.get<std::string>() : "";
+}
+
 }  // namespace zest::api::anthropic

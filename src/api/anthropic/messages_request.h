@@ -37,4 +37,9 @@ namespace zest::api::anthropic {
 Result<engines::ChatRequest> ParseMessagesRequest(const nlohmann::json& body,
                                                   bool count_only = false);
 
+// The conversation's session (api/session_key.h): metadata.user_id, the one
+// per-conversation field Anthropic's API has (Claude Code sends one per
+// session). "" when there is none.
+std::string SessionOf(const nlohmann::json& body);
+
 }  // namespace zest::api::anthropic

@@ -101,6 +101,9 @@ TEST(MessagesRequestTest, TakesWhatClaudeCodeSends) {
   for (const char* field : {"metadata", "context_management", "output_config", "cache_control"}) {
     EXPECT_EQ(b.dump().find(field), std::string::npos) << field;
   }
+  EXPECT_EQ(SessionOf(json::parse(R"({"metadata": {"user_id": "u"}})")), "u")
+      << "metadata.user_id names the session";
+  EXPECT_EQ(SessionOf(json::parse(R"({"metadata": {"user_id": 7}})")), "");
 }
 
 // A system message that clears at the next user message is gone once one
@@ -238,7 +241,7 @@ TEST(MessagesAnswerTest, StreamsThinkingTextAndToolUseBlocks) {
   EXPECT_EQ(events[9].second["index"], 2);
   const json& delta = events[13].second;
   EXPECT_EQ(delta["delta"]["stop_reason"], "tool_use");
-  EXPECT_EQ(delta["usage"]["input_tokens"], 9);
+  EXPECT_EQ(delta["usage"]["input_tokens"], 7) << "only what was not read from the cache";
   EXPECT_EQ(delta["usage"]["output_tokens"], 4);
   EXPECT_EQ(delta["usage"]["cache_read_input_tokens"], 2);
   auto error = Events(answer.StreamError(EngineFailed("gone")));

@@ -1,5 +1,6 @@
 #include "api/ollama/ollama_chat.h"
 
+#include <algorithm>
 #include <ctime>
 #include <deque>
 
@@ -198,6 +199,16 @@ std::optional<int64_t> Count(const json& object, const char* key) {
   return value.get<int64_t>();
 }
 
+// The prompt tokens the engine evaluated, as Ollama's prompt_eval_count
+// means them: the prompt less what came from the engine's prompt cache.
+int64_t EvaluatedPromptTokens(const json& usage, const json& timings) {
+  if (std::optional<int64_t> prompt = Count(usage, "prompt_tokens")) {
+    const json details = usage.value("prompt_tokens_details", json());
+    return std::max<int64_t>(*prompt - Count(details, "cached_tokens").value_or(0), 0);
+  }
+  return Count(timings, "prompt_n").value_or(0);
+}
+
 // OpenAI's finish_reason as Ollama's done_reason.
 std::string DoneReason(const json& finish_reason) {
   return finish_reason == "length" ? "length" : "stop";
@@ -334,8 +345,7 @@ void OllamaAnswer::AddTotals(json& line, const json& usage, const json& timings)
   line["done_reason"] = done_reason_;
   line["total_duration"] = total;
   line["load_duration"] = std::max<int64_t>(before, 0);
-  line["prompt_eval_count"] =
-      Count(usage, "prompt_tokens").value_or(Count(timings, "prompt_n").value_or(0));
+  line["prompt_eval_count"] = EvaluatedPromptTokens(usage, timings);
   line["prompt_eval_duration"] = prompt_ns;
   line["eval_count"] =
       Count(usage, "completion_tokens").value_or(Count(timings, "predicted_n").value_or(0));

@@ -33,7 +33,8 @@
 // The answer: each line {model, created_at, message|response, done:false};
 // tool calls whole in one line once their arguments are complete (as Ollama
 // sends them); the last line done:true with done_reason and real counts and
-// durations: prompt_eval_count/eval_count from the engine's usage,
+// durations: prompt_eval_count/eval_count from the engine's usage (the
+// prompt tokens it evaluated: those from its prompt cache are not counted),
 // prompt_eval_duration/eval_duration from llama-server's timings,
 // total_duration measured by zest, load_duration the time before the engine
 // began on the prompt (queue, model load).

@@ -199,7 +199,8 @@ TEST(OllamaChatTest, StreamsLinesWithWholeToolCallsAndRealTotals) {
       R"({"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"ty\":\"Oslo\"}"}}]}}]})"));
   out += answer.Chunk(json::parse(R"({"choices":[{"delta":{},"finish_reason":"tool_calls"}]})"));
   out += answer.Chunk(json::parse(
-      R"({"choices":[],"usage":{"prompt_tokens":11,"completion_tokens":9},
+      R"({"choices":[],"usage":{"prompt_tokens":11,"completion_tokens":9,
+                               "prompt_tokens_details":{"cached_tokens":3}},
           "timings":{"prompt_ms":2.5,"predicted_ms":4.0}})"));
   out += answer.End();
   std::vector<json> lines = Lines(out);
@@ -215,7 +216,7 @@ TEST(OllamaChatTest, StreamsLinesWithWholeToolCallsAndRealTotals) {
   const json& last = lines[3];
   EXPECT_EQ(last["done"], true);
   EXPECT_EQ(last["done_reason"], "stop");
-  EXPECT_EQ(last["prompt_eval_count"], 11);
+  EXPECT_EQ(last["prompt_eval_count"], 8) << "only what the engine evaluated, not its cache";
   EXPECT_EQ(last["eval_count"], 9);
   EXPECT_EQ(last["prompt_eval_duration"], 2500000);
   EXPECT_EQ(last["eval_duration"], 4000000);

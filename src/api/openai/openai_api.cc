@@ -93,6 +93,7 @@ awaitable<void> OpenAiApi::Route(Capability kind, http::Request& r, http::Respon
   ChatJob job;
   job.model = std::move(*model);
   job.request = std::move(*parsed);
+  job.session = TakePromptCacheKey(job.request);
   co_await RunChatJob(engines_, options_, r, w, observer, std::move(job));
 }
 

@@ -189,4 +189,12 @@ Result<ChatRequest> ParseInferenceRequest(Capability kind, std::string_view body
   return request;
 }
 
+std::string TakePromptCacheKey(engines::ChatRequest& request) {
+  auto key = request.extra.find("prompt_cache_key");
+  if (key == request.extra.end() || !key->is_string()) return "";
+  std::string session = key->get<std::string>();
+  request.extra.erase(key);
+  return session;
+}
+
 }  // namespace zest::api::openai

@@ -32,4 +32,9 @@ Result<engines::ChatRequest> ParseInferenceRequest(engines::Capability kind, std
                                                    std::string* param = nullptr,
                                                    const RequestLimits& limits = {});
 
+// The request's prompt_cache_key (a string), taken out of what the engine
+// is sent: it names the conversation's session (api/session_key.h),
+// which is zest's business. "" when there is none.
+std::string TakePromptCacheKey(engines::ChatRequest& request);
+
 }  // namespace zest::api::openai

@@ -26,6 +26,18 @@ TEST(RequestParseTest, ChatRequestGivesModelAndStream) {
   EXPECT_TRUE(r->tools.empty());
 }
 
+TEST(RequestParseTest, PromptCacheKeyIsTheSessionNotTheEngines) {
+  std::string param;
+  auto r = ParseInferenceRequest(
+      Capability::kChat,
+      R"({"model":"m","prompt_cache_key":"conv-1","messages":[{"role":"user","content":"hi"}]})",
+      &param);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(TakePromptCacheKey(*r), "conv-1");
+  EXPECT_FALSE(r->extra.contains("prompt_cache_key")) << "not sent to the engine";
+  EXPECT_EQ(TakePromptCacheKey(*r), "") << "taken once";
+}
+
 TEST(RequestParseTest, StreamDefaultsToFalseAndNullIsFalse) {
   auto r = ParseInferenceRequest(Capability::kCompletions,
                                  R"({"model":"m","prompt":"x","stream":null})");

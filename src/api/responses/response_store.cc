@@ -120,7 +120,8 @@ void ResponseStore::Write(const std::string& id, uint64_t put) {
     text = JsonText(json{{"owner", r.owner},
                          {"response", r.response},
                          {"input_items", r.input_items},
-                         {"messages", r.messages}});
+                         {"messages", r.messages},
+                         {"chain", r.chain}});
   }
   std::error_code ec;
   for (const fs::path& dir : {dir_, path.parent_path()}) {
@@ -175,6 +176,7 @@ Result<StoredResponse> ResponseStore::Get(const std::string& id, const std::stri
   record.response = doc.value("response", json::object());
   record.input_items = doc.value("input_items", json::array());
   record.messages = doc.value("messages", json::array());
+  record.chain = doc.value("chain", "");
   return record;
 }
 

@@ -39,6 +39,9 @@ struct StoredResponse {
   // The whole conversation up to and including this response, as OpenAI
   // chat messages (without instructions), for the next turn.
   nlohmann::json messages;
+  // The id of the first response of its previous_response_id chain (its
+  // own when it continues none): the conversation's session.
+  std::string chain;
 };
 
 class ResponseStore {

@@ -22,10 +22,12 @@ class ResponseStoreTest : public ::testing::Test {
 
 TEST_F(ResponseStoreTest, OnlyTheOwnerSeesItAndLimitsDropTheOldest) {
   ResponseStore store(dir_ / "responses", {.max_count = 2});
-  StoredResponse record{"alice", json{{"id", "resp_a"}}, json::array(), json::array()};
+  StoredResponse record{"alice", json{{"id", "resp_a"}}, json::array(), json::array(),
+                        "resp_first"};
   ASSERT_TRUE(store.Put("resp_a", record).ok());
   EXPECT_TRUE(store.Get("resp_a", "alice").ok());  // at once, before it is on disk
   store.Flush();
+  EXPECT_EQ(store.Get("resp_a", "alice")->chain, "resp_first") << "read back from its file";
   EXPECT_EQ(store.Get("resp_a", "bob").status().code(), ErrorCode::kNotFound);
   EXPECT_EQ(store.Delete("resp_a", "bob").code(), ErrorCode::kNotFound);
   EXPECT_EQ(store.Get("../keys", "alice").status().code(), ErrorCode::kNotFound);
@@ -52,7 +54,7 @@ TEST_F(ResponseStoreTest, WritesBehindAndADeleteBeforeTheWriteLeavesNoFile) {
   const std::filesystem::path file = dir_ / "responses" / "key-alice" / "resp_x.json";
   {
     ResponseStore store(dir_ / "responses", {});
-    StoredResponse record{"alice", json{{"id", "resp_x"}}, json::array(), json::array()};
+    StoredResponse record{"alice", json{{"id", "resp_x"}}, json::array(), json::array(), ""};
     for (int i = 0; i < 20; ++i) {
       ASSERT_TRUE(store.Put("resp_" + std::to_string(i), record).ok());
       EXPECT_TRUE(store.Get("resp_" + std::to_string(i), "alice").ok());  // seen at once
@@ -71,7 +73,7 @@ namespace fs = std::filesystem;
 
 StoredResponse Record(const std::string& owner, std::size_t padding = 0) {
   return {owner, json{{"id", "r"}, {"pad", std::string(padding, 'x')}}, json::array(),
-          json::array()};
+          json::array(), ""};
 }
 
 // Ages `owner`'s stored `id` by `seconds`, so that order by time is certain.

@@ -72,6 +72,7 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
       body.ok() ? ParseResponsesRequest(*body) : Result<ResponsesJob>(body.status());
   // The earlier turns, when it continues a stored response.
   json before = json::array();
+  std::string chain;  // the first id of the chain it continues; "" = none
   // This request's own messages, before the earlier turns go in front
   // (kept for the conversation stored after it).
   json own =
@@ -83,6 +84,7 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
                       : Result<std::vector<engines::Message>>(previous.status());
     if (earlier.ok()) {
       before = std::move(previous->messages);
+      chain = previous->chain.empty() ? job->previous_response_id : previous->chain;
       PrependConversation(std::move(*earlier), *job);
     } else {
       job = earlier.status();
@@ -96,6 +98,10 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
     co_return;
   }
   const std::string id = NewId("resp");
+  // A stored conversation is a session (api/session_key.h), named by its
+  // first response, unless the client names one.
+  if (job->store && chain.empty()) chain = id;
+  const std::string session = job->session.empty() ? chain : job->session;
   json base = job->echo;
   base["id"] = id;
   base["created_at"] = std::chrono::duration_cast<std::chrono::seconds>(
@@ -109,10 +115,10 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
   ResponsesAnswer::Done on_done;
   if (job->store) {
     // Kept once the answer is whole, before the client has its last event.
-    on_done = [this, id, owner = r.principal, before, own, items = job->input_items,
+    on_done = [this, id, owner = r.principal, before, own, items = job->input_items, chain,
                instructions = !job->echo["instructions"].is_null()](const json& response) {
       StoredResponse record{owner, response, items,
-                            Conversation(before, own, instructions, response)};
+                            Conversation(before, own, instructions, response), chain};
       if (Status put = store_.Put(id, record); !put.ok()) {
         spdlog::warn("responses: could not store {}: {}", id, put.message());
       }
@@ -123,6 +129,7 @@ awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) 
   chat.translator = std::make_shared<ResponsesAnswer>(std::move(base), std::move(on_done),
                                                       job->tools, job->encrypted_reasoning);
   chat.request = std::move(job->request);
+  chat.session = session;
   co_await RunChatJob(engines_, options_, r, w, observer, std::move(chat));
   observer.Finish(w);
 }

@@ -382,6 +382,9 @@ Result<ResponsesJob> ParseResponsesRequest(const json& body) {
   if (auto p = body.find("priority"); p != body.end() && p->is_string()) {
     request.priority = p->get<std::string>();
   }
+  if (auto key = body.find("prompt_cache_key"); key != body.end() && key->is_string()) {
+    job.session = key->get<std::string>();
+  }
   request.include_usage = request.stream;
   if (const json include = body.value("include", json()); include.is_array()) {
     job.encrypted_reasoning = std::find(include.begin(), include.end(),

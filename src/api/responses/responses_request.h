@@ -21,11 +21,12 @@
 //   - text.format text / json_object / json_schema → response_format;
 //   - max_output_tokens, temperature, top_p, reasoning.effort;
 //   - previous_response_id: the stored conversation's messages first
-//     (responses_api.h looks it up); store, metadata, user: echoed.
+//     (responses_api.h looks it up); store, metadata, user: echoed;
+//   - prompt_cache_key → the session (api/session_key.h).
 // Built-in tools (web search, file search, computer use, code interpreter,
 // MCP...) are left out of the prompt, as the model cannot run them; a
 // tool_choice that forces one is refused. Fields that change nothing for a
-// local model (include, prompt_cache_key, client_metadata, service_tier,
+// local model (include, client_metadata, service_tier,
 // truncation, safety_identifier...) are accepted and ignored.
 #pragma once
 
@@ -55,6 +56,7 @@ struct ResponsesJob {
   bool encrypted_reasoning = false;
   bool store = true;
   std::string previous_response_id;  // "" when none
+  std::string session;               // prompt_cache_key (api/session_key.h); "" when none
   // What the response object echoes: instructions, max_output_tokens,
   // metadata, parallel_tool_calls, reasoning, temperature, text,
   // tool_choice, tools, top_p, user.

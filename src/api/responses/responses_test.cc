@@ -96,6 +96,13 @@ TEST(ResponsesRequestTest, StoresOnlyTheMembersTheApiDefines) {
   EXPECT_FALSE(job->input_items[2].contains("content"));
 }
 
+TEST(ResponsesRequestTest, PromptCacheKeyIsTheSession) {
+  Result<ResponsesJob> job = ParseResponsesRequest(
+      json::parse(R"({"model": "m", "input": "x", "prompt_cache_key": "conv-9"})"));
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->session, "conv-9");
+}
+
 TEST(ResponsesRequestTest, RefusesWhatItCannotServeNamingTheField) {
   auto error = [](const char* body) {
     Result<ResponsesJob> job = ParseResponsesRequest(json::parse(body));
