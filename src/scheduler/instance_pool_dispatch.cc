@@ -48,6 +48,9 @@ InstanceLease InstancePool::TryReserve(const std::string& model) {
   for (auto [it, end] = entries_.equal_range(model); it != end; ++it) {
     const Entry& entry = *it->second;
     if (entry.state != Entry::State::kReady || entry.draining || !entry.instance->Alive()) continue;
+    // Its draft does not pay: the request waits on the strand for the
+    // reload without it (InstancePool::SwitchOffDraft).
+    if (entry.instance->DraftSwitchOff()) continue;
     ready.push_back(entry.instance);
     candidates.push_back(
         {entry.instance->in_flight.load(), entry.instance->slots(), entry.instance->PerTokenMs()});
