@@ -175,6 +175,8 @@ describe('auto switch-off of a draft that does not pay', () => {
     assert.equal(ct.placement.predicted_bytes.CPU.draft, 0);
     const argv = engineArgv(zest, 'ct');
     assert.equal(argv.includes('--model-draft'), false, argv.join(' '));
+    assert.match(await (await zest.fetch('/metrics')).text(),
+      /^zest_evictions_total\{model="ct",reason="draft_switched_off"\} 1$/m);
     const stats = (await zest.json('/api/v1/stats')).data.speculative.find((m) => m.model === 'ct');
     assert.deepEqual(stats.switched_off, off);
     assert.match(zest.logs(), /'ct': speculative decoding switched off: its draft model 'cd' had 0\.\d\d of \d+ drafted tokens accepted/);
