@@ -19,6 +19,9 @@ void MeasureSpeed(scheduler::Instance& instance, std::string_view json) {
   if (usage.prompt_per_second && usage.prompt >= usage.cached + kMinPromptTokensMeasured) {
     instance.RecordPromptMsPerToken(1000.0 / *usage.prompt_per_second);
   }
+  if (instance.draft_acceptance && usage.draft_n) {
+    instance.draft_acceptance->Record(*usage.draft_n, usage.draft_accepted.value_or(0));
+  }
 }
 
 }  // namespace zest::api

@@ -1,7 +1,8 @@
 // An instance's measured speeds, from the `timings` llama-server reports
 // with an answer or a stream's closing event: generation time per token
-// (dispatch weighs replicas by it) and prompt time per token (the
-// prefill/decode split sends prompts by it).
+// (dispatch weighs replicas by it), prompt time per token (the
+// prefill/decode split sends prompts by it), and a draft model's drafted
+// and accepted tokens (whether `auto` keeps it: scheduler/draft_acceptance.h).
 #pragma once
 
 #include <string_view>

@@ -2,6 +2,7 @@
 
 #include "api/request/messages_json.h"
 #include "api/request/sampling_fields.h"
+#include "models/preset_load_options.h"
 
 namespace zest::api {
 
@@ -30,9 +31,13 @@ void AddPresetMessages(const models::ModelPreset& preset, std::vector<Message>& 
 
 void ApplyPreset(models::ModelEntry& model, engines::ChatRequest& request) {
   if (!model.preset) return;
-  const models::ModelPreset preset = std::move(*model.preset);
-  model.preset.reset();
-  model.name = preset.from;
+  const models::ModelPreset preset = *model.preset;
+  // One that drafts differently (models/preset_load_options.h) keeps its
+  // name and preset: the pool loads it on an engine of its own.
+  if (!models::HasLoadOptions(preset)) {
+    model.preset.reset();
+    model.name = preset.from;
+  }
   if (request.kind == engines::Capability::kEmbeddings) return;
   // Its options as Ollama's chat reads them (checked when the preset was
   // made), where the request sets none.

@@ -13,7 +13,9 @@ namespace zest::api {
 
 // Applies `model`'s preset, if it has one, to `request` and makes `model`
 // the base model it runs on (its name; the file and details are the base's
-// already). A preset's parts that do not read (a hand-edited file) are
+// already), unless the preset sets load options of its own
+// (models/preset_load_options.h): then `model` stays the preset, loaded on
+// its own engine. A preset's parts that do not read (a hand-edited file) are
 // left out: they were checked when it was made.
 void ApplyPreset(models::ModelEntry& model, engines::ChatRequest& request);
 

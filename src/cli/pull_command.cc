@@ -2,6 +2,8 @@
 // progress: a redrawn bar (bytes, speed, ETA) on a terminal, plain lines
 // otherwise. Ctrl-C disconnects, which stops the server's download unless
 // another pull still waits for it; the partial file stays for next time.
+// `--with-draft` also pulls the usual draft model the catalog names for a
+// catalog model, which `speculative = "auto"` then pairs with it.
 #include <unistd.h>
 
 #include <atomic>
@@ -15,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/table.h"
 #include "config/settings.h"
+#include "models/catalog.h"
 
 namespace zest::cli {
 namespace {
@@ -155,6 +158,25 @@ int Pull(const std::string& model) {
   return 0;
 }
 
+// The model, then the usual draft the catalog names for it. The catalog is
+// the one compiled into zest, the server's too.
+int PullWithDraft(const std::string& model) {
+  const models::CatalogEntry* entry = models::Catalog::Builtin().Find(model);
+  if (entry == nullptr || entry->draft.empty()) {
+    std::fprintf(stderr,
+                 "zest: --with-draft: the catalog names no draft model for '%s' (`zest list "
+                 "--all` shows catalog names); pull a draft by name and set the model's "
+                 "`draft` option instead\n",
+                 model.c_str());
+    return 2;
+  }
+  if (int rc = Pull(model); rc != 0) return rc;
+  if (int rc = Pull(entry->draft); rc != 0) return rc;
+  std::printf("%s drafts for %s (speculative = \"auto\" pairs them)\n", entry->draft.c_str(),
+              entry->name.c_str());
+  return 0;
+}
+
 }  // namespace
 
 void AddPullCommand(CLI::App& app, Action* action) {
@@ -163,7 +185,12 @@ void AddPullCommand(CLI::App& app, Action* action) {
                                  "org/repo[:QUANT] or hf.co/org/repo/file.gguf");
   auto model = std::make_shared<std::string>();
   cmd->add_option("model", *model, "what to pull")->required();
-  cmd->callback([action, model] { *action = [model] { return Pull(*model); }; });
+  auto with_draft = std::make_shared<bool>(false);
+  cmd->add_flag("--with-draft", *with_draft,
+                "also pull the draft model the catalog names for it (speculative decoding)");
+  cmd->callback([action, model, with_draft] {
+    *action = [model, with_draft] { return *with_draft ? PullWithDraft(*model) : Pull(*model); };
+  });
 }
 
 }  // namespace zest::cli

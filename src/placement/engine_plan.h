@@ -28,13 +28,28 @@ struct DeviceUse {
 enum class SpeculativeKind { kNone, kDraft, kNgram, kMtp };
 const char* SpeculativeKindName(SpeculativeKind kind);  // "none", "draft", "ngram", "mtp"
 
+// What a draft model under `speculative = "auto"` was measured to do before
+// zest switched it off (scheduler/draft_acceptance.h): too few of its
+// drafted tokens accepted to pay for drafting them.
+struct DraftSwitchOff {
+  std::string draft_model;
+  double acceptance = 0;  // accepted / drafted
+  uint64_t drafted = 0;   // drafted tokens measured
+};
+
 struct SpeculativePlan {
   SpeculativeKind kind = SpeculativeKind::kNone;
+  // Set (with kind kNone) when the model's `auto` draft was switched off:
+  // it loads without it until its options are given again.
+  std::optional<DraftSwitchOff> switched_off;
   std::string draft_model;        // zest's name for the draft (kDraft)
   std::string draft_file;         // its GGUF file
   std::string draft_device;       // the GPU it runs on; "" = the CPU
   std::optional<int> max_tokens;  // drafted per step; unset = the engine's default
   std::optional<int> min_tokens;
+  // Chosen by `speculative = "auto"` (or unset), not asked for by name: a
+  // draft that does not pay may be switched off (scheduler/draft_acceptance.h).
+  bool chosen_by_auto = false;
 };
 
 struct EnginePlan {

@@ -455,6 +455,13 @@ std::string Explain(const Problem& p, const EnginePlan& plan, const Candidate& c
             " (its tokenizer checked).";
   } else if (spec.kind != SpeculativeKind::kNone) {
     text += std::string(" Speculative decoding: ") + SpeculativeKindName(spec.kind) + " drafting.";
+  } else if (spec.switched_off) {
+    char measured[96];
+    std::snprintf(measured, sizeof measured, "%.2f of %llu drafted tokens accepted",
+                  spec.switched_off->acceptance,
+                  static_cast<unsigned long long>(spec.switched_off->drafted));
+    text += " No speculative decoding: auto switched the draft model '" +
+            spec.switched_off->draft_model + "' off (" + measured + ").";
   }
   return text;
 }

@@ -19,6 +19,7 @@
 #include "engines/engine_adapter.h"
 #include "engines/launcher.h"
 #include "scheduler/dispatch.h"
+#include "scheduler/draft_acceptance.h"
 
 namespace zest::scheduler {
 
@@ -65,6 +66,14 @@ class Instance {
   // talks to it and what answers once it is up. Set before the instance
   // is published, then read-only; null only in tests.
   const engines::EngineAdapter* engine = nullptr;
+  // How well its draft model guesses (draft_acceptance.h); null without a
+  // draft model. Set before the instance is published, then read-only.
+  std::unique_ptr<DraftAcceptance> draft_acceptance;
+  // Set when its `auto` draft does not pay: the pool sends it no new
+  // requests and reloads the model without the draft once it is idle.
+  std::optional<placement::DraftSwitchOff> DraftSwitchOff() const {
+    return draft_acceptance ? draft_acceptance->SwitchOff() : std::nullopt;
+  }
   const char* ready_path() const { return engine ? engine->ready_path() : "/health"; }
 
   // Requests dispatched to this instance and not finished. Raised only by

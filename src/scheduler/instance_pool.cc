@@ -14,6 +14,7 @@
 #include "core/private_dirs.h"
 #include "http/upstream_client.h"
 #include "models/model_file_safety.h"
+#include "models/preset_load_options.h"
 #include "models/store_naming.h"
 #include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
@@ -47,6 +48,21 @@ constexpr std::chrono::seconds kCrashedAtOnce{10};
 // load checks the workers again, planning without one that is gone.
 void NoteWorkersMayBeGone(const std::string& model) {
   spdlog::warn("'{}' used RPC workers; if one went away, the next load plans without it", model);
+}
+
+// The options a load without explicit ones gets: the model's configured
+// ones; for a preset with load options of its own (an Ollama `create` with
+// PARAMETER draft ...), its base's configured ones with those over them.
+config::ModelSettings ConfiguredFor(const LoadPlanner& planner, const models::ModelEntry& model) {
+  if (!model.preset || !models::HasLoadOptions(*model.preset))
+    return planner.Configured(model.name);
+  Result<config::ModelSettings> own =
+      models::WithLoadOptions(model.preset->parameters, planner.Configured(model.preset->from));
+  if (own.ok()) return *own;
+  // Checked when it was made: only a hand-edited file gets here.
+  spdlog::warn("'{}': its preset's load options are ignored: {}", model.name,
+               own.status().message());
+  return planner.Configured(model.preset->from);
 }
 
 // The engine's socket and the directory it alone has (EngineStarter).
@@ -140,6 +156,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
   int killed_loads = 0;
   const auto started = std::chrono::steady_clock::now();
   bool said_draining = false;
+  std::optional<config::ModelSettings> reload_with;
   while (true) {
     EntryList entries;
     {
@@ -147,13 +164,23 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       entries = EntriesOf(model.name);
     }
     // An explicit load with other options than the model's instances have:
-    // reload it, but never under a request.
+    // reload it, but never under a request. The options given anew may
+    // pair a draft again.
     if (settings && std::any_of(entries.begin(), entries.end(),
                                 [&](const auto& e) { return e->settings != *settings; })) {
       Status replaced = co_await ReplaceIfIdle(model.name, entries);
       if (!replaced.ok()) co_return replaced;
+      draft_switched_off_.erase(model.name);
       continue;
     }
+    // A draft switched off reloads the model with the options it had (an
+    // explicit load's included), less the draft.
+    for (const auto& entry : entries) {
+      if (entry->state == Entry::State::kReady && entry->instance->DraftSwitchOff()) {
+        reload_with = entry->settings;
+      }
+    }
+    if (co_await SwitchOffDraft(model.name, entries)) continue;
     std::shared_ptr<Entry> loading, dead;
     bool draining = false;
     for (const auto& entry : entries) {
@@ -185,7 +212,9 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       continue;
     }
     if (!loading) {
-      config::ModelSettings chosen = settings ? *settings : planner_.Configured(model.name);
+      config::ModelSettings chosen = settings      ? *settings
+                                     : reload_with ? *reload_with
+                                                   : ConfiguredFor(planner_, model);
       Result<std::shared_ptr<Entry>> added = AddEntry(model, std::move(chosen), urgent, false);
       if (!added.ok()) co_return added.status();
       loading = *added;
@@ -230,6 +259,37 @@ awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const En
   constexpr StopReason kReload{false, "reload"};
   std::string name = model;  // named: no temporaries in co_await
   co_return co_await Stop(std::move(name), kReload);
+}
+
+awaitable<bool> InstancePool::SwitchOffDraft(const std::string& model, const EntryList& entries) {
+  std::optional<placement::DraftSwitchOff> off;
+  bool busy = false;
+  for (const auto& entry : entries) {
+    if (entry->state != Entry::State::kReady) continue;
+    if (std::optional<placement::DraftSwitchOff> verdict = entry->instance->DraftSwitchOff()) {
+      off = std::move(verdict);
+    }
+    busy = busy || entry->instance->in_flight.load() > 0;
+  }
+  if (!off) co_return false;
+  if (busy) {
+    // Its requests in flight finish with the draft; new ones wait for the
+    // reload (dispatch sends them none: TryReserve).
+    asio::steady_timer pause(strand_, std::chrono::milliseconds(20));
+    co_await pause.async_wait(asio::as_tuple(use_awaitable));
+    co_return true;
+  }
+  spdlog::warn(
+      "'{}': speculative decoding switched off: its draft model '{}' had {:.2f} of {} drafted "
+      "tokens accepted (drafting pays from {:.2f}); reloading it without the draft",
+      model, off->draft_model, off->acceptance, off->drafted,
+      DraftAcceptance::kMinPayingAcceptance);
+  draft_switched_off_[model] = *off;
+  // Its saved conversations carry the draft's state too: not kept.
+  constexpr StopReason kSwitchOff{false, "draft_switched_off"};
+  std::string name = model;  // named: no temporaries in co_await
+  (void)co_await Stop(std::move(name), kSwitchOff);
+  co_return true;
 }
 
 Result<std::shared_ptr<InstancePool::Entry>> InstancePool::AddEntry(const models::ModelEntry& model,
@@ -278,6 +338,10 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     co_return started.status();
   }
   std::shared_ptr<Instance> instance = *started;
+  if (plan->speculative.kind == placement::SpeculativeKind::kDraft) {
+    instance->draft_acceptance = std::make_unique<DraftAcceptance>(
+        plan->speculative.draft_model, plan->speculative.chosen_by_auto);
+  }
   {
     MutexLock lock(list_mu_);
     entry->instance = instance;

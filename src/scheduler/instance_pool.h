@@ -143,6 +143,11 @@ class InstancePool : public EngineSlots,
   // kConflict unless every instance of `model` (loaded with other options
   // than asked) is idle; then they are stopped. Strand only.
   boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const EntryList& entries);
+  // When an instance of `model` says its `auto` draft does not pay
+  // (Instance::DraftSwitchOff): once all are idle, notes it (later loads go
+  // without the draft), logs it and stops them; true when it did, or when
+  // the model must wait for its requests in flight. Strand only.
+  boost::asio::awaitable<bool> SwitchOffDraft(const std::string& model, const EntryList& entries);
   // Lists a new instance of `model` (loading): its first, or with `replica`
   // another one on an unused device (no memory wait, no draining for it).
   // Fails at once while the crash-loop breaker holds the model off.
@@ -193,6 +198,9 @@ class InstancePool : public EngineSlots,
   SessionAffinity affinity_ GUARDED_BY(list_mu_);  // the replica of each conversation
   uint64_t next_socket_id_ = 0;                    // on strand_ only
   CrashLoopBreaker breaker_;                       // on strand_ only
+  // Models whose `auto` draft was switched off, and what was measured; an
+  // explicit load with other options forgets it. On strand_ only.
+  std::map<std::string, placement::DraftSwitchOff> draft_switched_off_;
   // Found once, from the constructor on (so the first load rarely waits for
   // the engine probe); the RPC workers' part again when a load needs them.
   DeviceBook devices_;

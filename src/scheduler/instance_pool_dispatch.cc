@@ -54,6 +54,9 @@ InstanceLease InstancePool::TryReserve(const std::string& model, const std::stri
       const Entry& entry = *it->second;
       if (entry.state != Entry::State::kReady || entry.draining || !entry.instance->Alive())
         continue;
+      // Its draft does not pay: the request waits on the strand for the
+      // reload without it (InstancePool::SwitchOffDraft).
+      if (entry.instance->DraftSwitchOff()) continue;
       if (home && entry.instance->pid() == *home) home_index = ready.size();
       ready.push_back(entry.instance);
       candidates.push_back({entry.instance->in_flight.load(), entry.instance->slots(),

@@ -50,6 +50,9 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
   std::vector<const placement::EnginePlan*> loaded;
   LoadContext context;
   context.replica = self.replica;
+  if (auto off = draft_switched_off_.find(model.name); off != draft_switched_off_.end()) {
+    context.draft_switched_off = off->second;
+  }
   MutexLock lock(list_mu_);  // the plans of loading entries may still change
   for (const auto& [name, entry] : entries_) {
     if (entry.get() == &self || std::find(evicted.begin(), evicted.end(), entry) != evicted.end()) {

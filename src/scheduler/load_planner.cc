@@ -22,12 +22,21 @@ std::string FileIdentity(const models::ModelEntry& model) {
 // Configured speculative decoding that cannot be had (an unknown draft, a
 // tokenizer that differs) leaves the model to load without it, said in the
 // log: an explicit load's options were checked before (api/admin/load_api).
+// A draft `auto` chose and then switched off for not paying
+// (draft_acceptance.h) is left out, and the plan says why.
 void AddSpeculative(const models::ModelEntry& model, const config::ModelSettings& settings,
-                    const FindModel& find, placement::PlacementRequest& request) {
+                    const FindModel& find,
+                    const std::optional<placement::DraftSwitchOff>& switched_off,
+                    placement::PlacementRequest& request) {
   Result<SpeculativeChoice> choice = ChooseSpeculative(model, settings, find);
   if (!choice.ok()) {
     spdlog::warn("'{}' loads without speculative decoding: {}", model.name,
                  choice.status().message());
+    return;
+  }
+  if (switched_off && choice->plan.kind == placement::SpeculativeKind::kDraft &&
+      choice->plan.chosen_by_auto) {
+    request.speculative.switched_off = switched_off;
     return;
   }
   request.speculative = std::move(choice->plan);
@@ -78,7 +87,7 @@ Result<placement::EnginePlan> LoadPlanner::Plan(const models::ModelEntry& model,
     return placement::PlanWholeOnCpu(model.info, context.free, needs);
   }
   placement::PlacementRequest request = RequestFor(model, settings);
-  AddSpeculative(model, settings, options_.find_model, request);
+  AddSpeculative(model, settings, options_.find_model, context.draft_switched_off, request);
   request.npu.held_by = context.npu_held_by;  // for an engine that runs one model at a time
   if (context.replica) {
     return placement::PlanReplica(model.info, context.free, request, context.used);

@@ -49,6 +49,9 @@ struct LoadContext {
   bool replica = false;                          // another instance of a loaded model
   std::vector<std::string> used;                 // devices its other instances compute on
   std::string npu_held_by;                       // the model on the NPU now; empty = none
+  // Its `auto` draft was switched off for not paying (draft_acceptance.h):
+  // an `auto` load goes without it.
+  std::optional<placement::DraftSwitchOff> draft_switched_off;
 };
 
 class LoadPlanner {

@@ -42,7 +42,8 @@ class LoadPlannerTest : public ::testing::Test {
 
 TEST_F(LoadPlannerTest, SpeechAndImageModelsRunWholeOnTheCpu) {
   LoadPlanner planner({});
-  LoadContext context{.free = Cpu(), .replica = false, .used = {}, .npu_held_by = {}};
+  LoadContext context{
+      .free = Cpu(), .replica = false, .used = {}, .npu_held_by = {}, .draft_switched_off = {}};
   models::ModelEntry ears = model_;
   ears.info.speech = true;
   models::ModelEntry pics = model_;
@@ -91,9 +92,14 @@ TEST_F(LoadPlannerTest, CpuEnginesShareTheCoresUnlessTheUserSetsThreads) {
   PlannerOptions options;
   options.cpu_cores = 8;
   LoadPlanner shared(options);
-  placement::EnginePlan plan =
-      shared.Plan(model_, {}, {.free = Cpu(), .replica = false, .used = {}, .npu_held_by = {}})
-          .value();
+  placement::EnginePlan plan = shared
+                                   .Plan(model_, {},
+                                         {.free = Cpu(),
+                                          .replica = false,
+                                          .used = {},
+                                          .npu_held_by = {},
+                                          .draft_switched_off = {}})
+                                   .value();
   ASSERT_TRUE(placement::ComputesOnCpu(plan, model_.info.block_count));
   shared.AssignCpuThreads(model_, {6}, plan);
   EXPECT_EQ(plan.cpu_threads, placement::CpuThreadShare(8, {6}));
@@ -108,7 +114,8 @@ TEST_F(LoadPlannerTest, CpuEnginesShareTheCoresUnlessTheUserSetsThreads) {
 
 TEST_F(LoadPlannerTest, AMeasurementIsLearnedAndRaisesTheNextPrediction) {
   LoadPlanner planner({});
-  LoadContext context{.free = Cpu(), .replica = false, .used = {}, .npu_held_by = {}};
+  LoadContext context{
+      .free = Cpu(), .replica = false, .used = {}, .npu_held_by = {}, .draft_switched_off = {}};
   placement::EnginePlan first = planner.Plan(model_, {}, context).value();
   EXPECT_FALSE(planner.RequestFor(model_, {}).learned.cpu_only.has_value());
   const uint64_t ledger = LedgerCpuBytes(first);

@@ -1,5 +1,8 @@
 #include "scheduler/speculative_choice.h"
 
+#include <optional>
+
+#include "models/catalog.h"
 #include "models/tokenizer_match.h"
 
 namespace zest::scheduler {
@@ -31,6 +34,24 @@ Result<SpeculativeChoice> WithDraft(const models::ModelEntry& target,
   return choice;
 }
 
+// The usual draft the catalog names for a catalog model (`zest pull NAME
+// --with-draft` brings it), when it is here and pairs: `auto`'s draft
+// without a `draft` option. Anything that keeps it from pairing leaves the
+// model to the next choice, quietly: nobody asked for this draft. The
+// catalog is the one compiled in, which the registry named the entry from.
+std::optional<SpeculativeChoice> CatalogDraft(const models::ModelEntry& target,
+                                              const config::ModelSettings& settings,
+                                              const FindModel& find) {
+  if (target.catalog.empty() || !find) return std::nullopt;
+  const models::CatalogEntry* entry = models::Catalog::Builtin().Find(target.catalog);
+  if (entry == nullptr || entry->draft.empty()) return std::nullopt;
+  config::ModelSettings with_draft = settings;
+  with_draft.draft = entry->draft;
+  Result<SpeculativeChoice> choice = WithDraft(target, with_draft, find);
+  if (!choice.ok()) return std::nullopt;
+  return std::move(*choice);
+}
+
 }  // namespace
 
 Result<SpeculativeChoice> ChooseSpeculative(const models::ModelEntry& target,
@@ -43,8 +64,11 @@ Result<SpeculativeChoice> ChooseSpeculative(const models::ModelEntry& target,
     return InvalidArgument("speculative = \"draft\" for '" + target.name +
                            "' needs a draft model (the option draft)");
   }
+  std::optional<SpeculativeChoice> usual;
   if (mode == "draft" || (mode == "auto" && !settings.draft.empty())) {
     ZEST_ASSIGN_OR_RETURN(choice, WithDraft(target, settings, find));
+  } else if (mode == "auto" && (usual = CatalogDraft(target, settings, find))) {
+    choice = std::move(*usual);
   } else if (mode == "ngram") {
     choice.plan.kind = SpeculativeKind::kNgram;
   } else if (mode == "mtp" || mode == "auto") {
@@ -58,6 +82,7 @@ Result<SpeculativeChoice> ChooseSpeculative(const models::ModelEntry& target,
   if (choice.plan.kind != SpeculativeKind::kNone) {
     choice.plan.max_tokens = settings.draft_max;
     choice.plan.min_tokens = settings.draft_min;
+    choice.plan.chosen_by_auto = mode == "auto";
   }
   return choice;
 }

@@ -5,8 +5,11 @@
 //   mtp     the model's own multi-token-prediction heads (the GGUF must
 //           carry them: <arch>.nextn_predict_layers);
 //   draft   the draft model named by `draft`;
-//   auto    (or unset) the draft when one is named, else MTP heads when the
-//           GGUF has them, else none.
+//   auto    (or unset) the draft when one is named, else the usual draft
+//           the catalog names for a catalog model when it is here and
+//           pairs, else MTP heads when the GGUF has them, else none; a
+//           draft auto chose may be switched off later for not paying
+//           (draft_acceptance.h).
 // A draft must be a text model zest knows whose tokenizer is the target's
 // (models/tokenizer_match.h): anything else is refused with the reason.
 // Reads the two GGUF headers of a draft pairing (the token lists); thread-safe

@@ -114,7 +114,8 @@ TEST_F(SpeculativeChoiceTest, ThePlanCountsTheDraftOnTheCpuAndDropsARefusedOne) 
   placement::PlacementDevice cpu;
   cpu.name = placement::kCpuDevice;
   cpu.total_bytes = cpu.free_bytes = 8ull << 30;
-  const LoadContext context{.free = {cpu}, .replica = false, .used = {}, .npu_held_by = {}};
+  const LoadContext context{
+      .free = {cpu}, .replica = false, .used = {}, .npu_held_by = {}, .draft_switched_off = {}};
 
   Result<placement::EnginePlan> plain = planner.Plan(target_, {}, context);
   Result<placement::EnginePlan> paired = planner.Plan(target_, With("d"), context);
@@ -131,6 +132,41 @@ TEST_F(SpeculativeChoiceTest, ThePlanCountsTheDraftOnTheCpuAndDropsARefusedOne) 
   ASSERT_TRUE(refused.ok());
   EXPECT_EQ(refused->speculative.kind, SpeculativeKind::kNone);
   EXPECT_EQ(refused->memory[0].memory.draft, 0u);
+}
+
+// After `auto` switched a draft off for not paying (draft_acceptance.h),
+// the next plan leaves it out and says why; a draft asked for by name
+// (speculative = "draft") stays.
+TEST_F(SpeculativeChoiceTest, ASwitchedOffAutoDraftIsLeftOutOfThePlan) {
+  PlannerOptions options;
+  options.find_model = Find();
+  LoadPlanner planner(options);
+  placement::PlacementDevice cpu;
+  cpu.name = placement::kCpuDevice;
+  cpu.total_bytes = cpu.free_bytes = 8ull << 30;
+  LoadContext context{
+      .free = {cpu}, .replica = false, .used = {}, .npu_held_by = {}, .draft_switched_off = {}};
+  Result<placement::EnginePlan> before = planner.Plan(target_, With("d"), context);
+  ASSERT_TRUE(before.ok());
+  EXPECT_TRUE(before->speculative.chosen_by_auto);
+
+  context.draft_switched_off =
+      placement::DraftSwitchOff{.draft_model = "d", .acceptance = 0.03, .drafted = 300};
+  Result<placement::EnginePlan> after = planner.Plan(target_, With("d"), context);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->speculative.kind, SpeculativeKind::kNone);
+  EXPECT_EQ(after->memory[0].memory.draft, 0u);
+  ASSERT_TRUE(after->speculative.switched_off);
+  EXPECT_EQ(after->speculative.switched_off->drafted, 300u);
+  EXPECT_NE(after->explanation.find(
+                "auto switched the draft model 'd' off (0.03 of 300 drafted tokens accepted)"),
+            std::string::npos)
+      << after->explanation;
+
+  Result<placement::EnginePlan> named = planner.Plan(target_, With("d", "draft"), context);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->speculative.kind, SpeculativeKind::kDraft);
+  EXPECT_FALSE(named->speculative.chosen_by_auto);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startZest, makeHome, syntheticModel, zestBin, chatBody, waitFor } from '../lib/zest.mjs';
+import { startZest, makeHome, syntheticModel, syntheticDraftPair, zestBin, chatBody, waitFor } from '../lib/zest.mjs';
 import { startFakeHub } from '../lib/fake_hub.mjs';
 import { Ollama } from 'ollama';
 
@@ -20,6 +20,7 @@ let bigData;
 
 before(async () => {
   bigData = crypto.randomBytes(64 * MiB);
+  const pair = syntheticDraftPair('tiny');
   hub = await startFakeHub({
     repos: {
       [TINY]: { files: { 'tiny-Q4_K_M.gguf': fs.readFileSync(syntheticModel('tiny')), 'README.md': Buffer.from('hi') } },
@@ -27,6 +28,10 @@ before(async () => {
       'test-org/Flaky-GGUF': { files: { 'flaky-Q8_0.gguf': crypto.randomBytes(3 * MiB) } },
       'test-org/Bad-GGUF': { files: { 'bad-Q4_K_M.gguf': crypto.randomBytes(2 * MiB) } },
       'test-org/Hostile-GGUF': { files: { 'x-Q4_K_M.gguf': Buffer.from('x') } },
+      // Catalog entries (catalog/models.json) and the usual draft it names
+      // for the first: a synthetic pair that shares its tokenizer.
+      'unsloth/Qwen3-8B-GGUF': { files: { 'Qwen3-8B-Q4_K_M.gguf': fs.readFileSync(pair.target) } },
+      'unsloth/Qwen3-0.6B-GGUF': { files: { 'Qwen3-0.6B-Q8_0.gguf': fs.readFileSync(pair.draft) } },
     },
   });
 });
@@ -320,6 +325,27 @@ test('zest pull shows progress lines and the pulled name; failures exit non-zero
     const bad = await runCli(['pull', 'test-org/NoSuchRepo'], { ZEST_HOST: zest.url });
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /no .*test-org\/NoSuchRepo/);
+  });
+});
+
+test('zest pull --with-draft also brings the draft the catalog names, and auto pairs the two', async () => {
+  await withZest({}, async (zest) => {
+    const r = await runCli(['pull', 'Qwen3-8B-GGUF', '--with-draft'], { ZEST_HOST: zest.url });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /pulled .*Qwen3-8B/);
+    assert.match(r.stdout, /pulled .*Qwen3-0\.6B/);
+    assert.match(r.stdout, /Qwen3-0\.6B-GGUF drafts for Qwen3-8B-GGUF/);
+    // No `draft` option anywhere: `auto` takes the catalog's usual draft.
+    const load = await zest.json('/api/v1/load', { model: 'Qwen3-8B-GGUF' });
+    assert.equal(load.status, 200, JSON.stringify(load.data));
+    const inst = (await zest.instances()).find((i) => i.model === 'Qwen3-8B-GGUF');
+    assert.deepEqual(inst.placement.speculative,
+      { kind: 'draft', draft: 'Qwen3-0.6B-GGUF', draft_device: 'CPU' });
+    assert.ok(inst.placement.predicted_bytes.CPU.draft > 0);
+
+    const none = await runCli(['pull', 'test-org/Flaky-GGUF', '--with-draft'], { ZEST_HOST: zest.url });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /the catalog names no draft model for 'test-org\/Flaky-GGUF'/);
   });
 });
 

@@ -4,7 +4,9 @@
 // memory plan on the target's device, and the engine's drafted and accepted
 // tokens show in /metrics and /api/v1/stats; a draft with another
 // vocabulary is refused with the reason (400 on load, a log line and a
-// plain load from config.toml).
+// plain load from config.toml). Under `auto`, a draft whose acceptance is
+// too low to pay is switched off once enough tokens were drafted (the model
+// reloads without it); one that agrees, or one asked for by name, stays.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -87,6 +89,28 @@ describe('speculative decoding', () => {
     assert.match(t.placement.explanation, /draft model 'd' on the CPU/);
   });
 
+  test('an Ollama create with PARAMETER draft makes a model that drafts, on an engine of its own', async () => {
+    const created = await zest.json('/api/create', {
+      model: 'fast', from: 't', parameters: { draft: 'd', draft_max: 4, temperature: 0 }, stream: false });
+    assert.deepEqual([created.status, created.data], [200, { status: 'success' }]);
+    const bad = await zest.json('/api/create', {
+      model: 'worse', from: 't', parameters: { draft_max: 0 }, stream: false });
+    assert.equal(bad.status, 400, JSON.stringify(bad.data));
+    assert.match(bad.data.error, /parameters\.draft_max/);
+
+    const chat = await zest.json('/api/chat', {
+      model: 'fast', messages: [{ role: 'user', content: 'Go on.' }], stream: false, options: { num_predict: 24 } });
+    assert.equal(chat.status, 200, JSON.stringify(chat.data));
+    const fast = await instance(zest, 'fast');
+    assert.deepEqual(fast.placement.speculative, { kind: 'draft', draft: 'd', draft_device: 'CPU' });
+    assert.equal(flag(engineArgv(zest, 'fast'), '--spec-draft-n-max'), '4');
+    await waitFor(async () => (await counter(zest, 'zest_spec_drafted_tokens_total', 'fast')) > 0,
+      { timeout: 10000, what: "drafted tokens for 'fast' in /metrics" });
+    // Its base keeps its own engine and options.
+    assert.equal(flag(engineArgv(zest, 't'), '--spec-draft-n-max'), '8');
+    await zest.json('/api/v1/unload', { model: 'fast' });
+  });
+
   test('a draft with another vocabulary is refused with the reason', async () => {
     const r = await zest.json('/api/v1/load', { model: 't', options: { draft: 'odd' } });
     assert.equal(r.status, 400, JSON.stringify(r.data));
@@ -104,5 +128,94 @@ describe('speculative decoding', () => {
       { what: 'the log line' });
     const plain = await instance(zest, 'plain');
     assert.equal(plain.placement.predicted_bytes.CPU.draft, 0);
+  });
+});
+
+describe('auto switch-off of a draft that does not pay', () => {
+  let zest;
+  before(async () => {
+    const chance = syntheticDraftPair('tiny', { chance: true });
+    // The small preset's pair agrees on every token (tiny's, at a width of
+    // 64, on about one in eight: auto rightly switches that one off too).
+    const agree = syntheticDraftPair('small');
+    const home = makeHome({ ct: chance.target, cd: chance.draft, at: agree.target, ad: agree.draft });
+    zest = await startZest({ home, env: { ZEST_LOG_LEVEL: 'info' } });
+  });
+  after(async () => { await zest.stop(); zest.cleanup(); });
+
+  const ask = async (model) => {
+    const chat = await zest.json('/v1/chat/completions', {
+      model, messages: [{ role: 'user', content: 'Go on.' }], max_tokens: 48, temperature: 0 });
+    assert.equal(chat.status, 200, JSON.stringify(chat.data));
+  };
+  // Sends requests until `done` (the server's own state) holds.
+  const askUntil = (model, done, what) => waitFor(async () => {
+    await ask(model);
+    return done();
+  }, { timeout: 120000, interval: 0, what });
+  const drafted = (model) => counter(zest, 'zest_spec_drafted_tokens_total', model);
+
+  test('a draft that agrees only by chance is switched off after its sample, with a log line', async () => {
+    const r = await zest.json('/api/v1/load', { model: 'ct', options: { draft: 'cd', draft_max: 16 } });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    const first = await instance(zest, 'ct');
+    assert.equal(first.placement.speculative.kind, 'draft');
+    await askUntil('ct', async () => (await instance(zest, 'ct'))?.placement.speculative?.switched_off,
+      "ps saying auto switched 'ct''s draft off");
+
+    const ct = await instance(zest, 'ct');
+    assert.notEqual(ct.pid, first.pid, 'reloaded');
+    const off = ct.placement.speculative.switched_off;
+    assert.equal(ct.placement.speculative.kind, 'none');
+    assert.equal(off.draft, 'cd');
+    assert.ok(off.drafted_tokens >= 256, JSON.stringify(off));
+    assert.ok(off.acceptance < 0.25, JSON.stringify(off));
+    assert.equal(off.drafted_tokens, await drafted('ct'), 'every drafted token was measured');
+    assert.match(ct.placement.explanation, /auto switched the draft model 'cd' off/);
+    assert.equal(ct.placement.predicted_bytes.CPU.draft, 0);
+    const argv = engineArgv(zest, 'ct');
+    assert.equal(argv.includes('--model-draft'), false, argv.join(' '));
+    assert.match(await (await zest.fetch('/metrics')).text(),
+      /^zest_evictions_total\{model="ct",reason="draft_switched_off"\} 1$/m);
+    const stats = (await zest.json('/api/v1/stats')).data.speculative.find((m) => m.model === 'ct');
+    assert.deepEqual(stats.switched_off, off);
+    assert.match(zest.logs(), /'ct': speculative decoding switched off: its draft model 'cd' had 0\.\d\d of \d+ drafted tokens accepted/);
+
+    // Plain decoding from now on: nothing more is drafted.
+    const before = await drafted('ct');
+    await ask('ct');
+    assert.equal(await drafted('ct'), before);
+    assert.equal((await instance(zest, 'ct')).pid, ct.pid);
+  });
+
+  test('a draft asked for by name (speculative = "draft") is never switched off', async () => {
+    const r = await zest.json('/api/v1/load', {
+      model: 'ct', options: { draft: 'cd', draft_max: 16, speculative: 'draft' } });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    const first = await instance(zest, 'ct');
+    assert.equal(first.placement.speculative.kind, 'draft');
+    const start = await drafted('ct');
+    // Twice the sample that switches an auto draft off, then one more
+    // request (the one whose dispatch would reload it).
+    await askUntil('ct', async () => (await drafted('ct')) - start >= 512, '512 more drafted tokens');
+    await ask('ct');
+    const ct = await instance(zest, 'ct');
+    assert.equal(ct.pid, first.pid);
+    assert.equal(ct.placement.speculative.kind, 'draft');
+    assert.ok(engineArgv(zest, 'ct').includes('--model-draft'));
+  });
+
+  test('a draft that agrees stays on under auto', async () => {
+    const r = await zest.json('/api/v1/load', { model: 'at', options: { draft: 'ad', draft_max: 8 } });
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    const first = await instance(zest, 'at');
+    await askUntil('at', async () => (await drafted('at')) >= 512, '512 drafted tokens');
+    await ask('at');
+    const at = await instance(zest, 'at');
+    assert.equal(at.pid, first.pid);
+    assert.deepEqual(at.placement.speculative, { kind: 'draft', draft: 'ad', draft_device: 'CPU' });
+    const accepted = await counter(zest, 'zest_spec_accepted_tokens_total', 'at');
+    assert.ok(accepted / (await drafted('at')) >= 0.25, `accepted ${accepted}`);
+    assert.doesNotMatch(zest.logs(), /'at': speculative decoding switched off/);
   });
 });

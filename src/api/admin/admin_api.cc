@@ -66,6 +66,12 @@ json PlacementJson(const placement::EnginePlan& plan, const std::string& recipe)
       j["speculative"]["draft"] = spec.draft_model;
       j["speculative"]["draft_device"] = spec.draft_device.empty() ? "CPU" : spec.draft_device;
     }
+  } else if (spec.switched_off) {
+    j["speculative"] = {{"kind", "none"},
+                        {"switched_off",
+                         {{"draft", spec.switched_off->draft_model},
+                          {"acceptance", spec.switched_off->acceptance},
+                          {"drafted_tokens", spec.switched_off->drafted}}}};
   }
   return j;
 }

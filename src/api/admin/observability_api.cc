@@ -54,8 +54,11 @@ json LastRequestJson(const std::optional<RequestStats>& last) {
 }
 
 // Per model that drafted: tokens drafted and accepted since the start, and
-// the share accepted (what decides whether drafting pays).
-json SpeculativeJson(const InferenceMetrics& metrics) {
+// the share accepted (what decides whether drafting pays); and, where
+// `auto` switched its draft off for that (scheduler/draft_acceptance.h),
+// what its loaded instance's plan says was measured.
+json SpeculativeJson(const InferenceMetrics& metrics,
+                     const std::vector<scheduler::InstanceStatus>& instances) {
   std::map<std::string, std::pair<double, double>> by_model;
   metrics.spec_drafted.ForEach([&](const metrics::LabelValues& labels, const metrics::Counter& c) {
     by_model[labels.at(0)].first = c.value();
@@ -70,6 +73,13 @@ json SpeculativeJson(const InferenceMetrics& metrics) {
                    {"drafted_tokens", drafted},
                    {"accepted_tokens", accepted},
                    {"acceptance", drafted > 0 ? json(accepted / drafted) : json(nullptr)}});
+    for (const auto& instance : instances) {
+      const auto& off = instance.plan.speculative.switched_off;
+      if (instance.model != model || !off) continue;
+      out.back()["switched_off"] = {{"draft", off->draft_model},
+                                    {"acceptance", off->acceptance},
+                                    {"drafted_tokens", off->drafted}};
+    }
   }
   return out;
 }
@@ -118,7 +128,7 @@ json ObservabilityApi::StatsJson(const http::Request& reader) const {
                      {"prompt_tokens", Sum(metrics_->prompt_tokens)},
                      {"completion_tokens", Sum(metrics_->completion_tokens)},
                      {"cached_tokens", Sum(metrics_->cached_tokens)}};
-    out["speculative"] = SpeculativeJson(*metrics_);
+    out["speculative"] = SpeculativeJson(*metrics_, pool_.List());
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include "api/ollama/ollama_models.h"
 #include "api/request/sampling_fields.h"
 #include "engines/openai_request_json.h"
+#include "models/preset_load_options.h"
 
 namespace zest::api::ollama {
 
@@ -74,6 +75,9 @@ Result<CreateRequest> ParseCreateRequest(const json& body) {
   engines::Sampling checked;
   std::optional<int64_t> max_tokens;
   ZEST_RETURN_IF_ERROR(ReadOllamaOptions(preset.parameters, checked, max_tokens));
+  // Speculative decoding's load options (a Modelfile's PARAMETER draft ...):
+  // their forms now, the pairing when the model loads.
+  ZEST_RETURN_IF_ERROR(models::WithLoadOptions(preset.parameters, {}).status());
   // Kept in OpenAI's shape, which every API's preset requests read.
   const json messages = body.value("messages", json::array());
   ZEST_ASSIGN_OR_RETURN(std::vector<engines::Message> typed,

@@ -45,6 +45,41 @@ TEST(OllamaCreateTest, AModelfileFromAModelIsAPreset) {
   EXPECT_EQ(r->preset.messages[1], (json{{"role", "assistant"}, {"content", "Mario!"}}));
 }
 
+// A Modelfile's PARAMETER draft (speculative decoding's options): checked
+// at create, and a preset with them keeps its own name when applied (the
+// pool loads it on an engine of its own); one without runs as its base.
+TEST(OllamaCreateTest, SpeculativeParametersAreCheckedAndKeepThePresetApart) {
+  Result<CreateRequest> r = ParseCreateRequest(json::parse(R"({
+      "model": "fast", "from": "tiny", "parameters": {"draft": "tiny-draft", "draft_max": 8}})"));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  models::ModelEntry fast;
+  fast.name = "fast";
+  fast.preset = r->preset;
+  engines::ChatRequest request;
+  request.kind = engines::Capability::kChat;
+  ApplyPreset(fast, request);
+  EXPECT_EQ(fast.name, "fast");
+  EXPECT_TRUE(fast.preset.has_value());
+
+  Result<CreateRequest> plain = ParseCreateRequest(
+      json::parse(R"({"model": "calm", "from": "tiny", "parameters": {"temperature": 0.1}})"));
+  ASSERT_TRUE(plain.ok());
+  models::ModelEntry calm;
+  calm.name = "calm";
+  calm.preset = plain->preset;
+  ApplyPreset(calm, request);
+  EXPECT_EQ(calm.name, "tiny");
+  EXPECT_FALSE(calm.preset.has_value());
+
+  for (const char* body :
+       {R"({"model": "m", "from": "tiny", "parameters": {"draft_max": 0}})",
+        R"({"model": "m", "from": "tiny", "parameters": {"draft": 7}})",
+        R"({"model": "m", "from": "tiny", "parameters": {"speculative": "x"}})"}) {
+    EXPECT_EQ(ParseCreateRequest(json::parse(body)).status().code(), ErrorCode::kInvalidArgument)
+        << body;
+  }
+}
+
 TEST(OllamaCreateTest, AGgufPathIsAFileAndWhatDoesNotMapIsUnsupported) {
   Result<CreateRequest> file =
       ParseCreateRequest(json::parse(R"({"model": "m", "from": "/data/m.gguf"})"));
