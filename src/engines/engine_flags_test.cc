@@ -80,6 +80,8 @@ TEST(LlamaServerFlags, FlagsZestSetsSayWhatToUseInstead) {
       {{"-ngl", "99"}, "use n_gpu_layers"},
       {{"--ctx_size", "4096"}, "use ctx_size"},
       {{"--cache-ram", "-1"}, "use cache_ram"},
+      {{"-md", "/models/d.gguf"}, "use draft"},
+      {{"--spec-draft-n-max", "16"}, "use draft_max"},
       {{"-t", "4"}, "engine.threads"},
       {{"--override-tensor", "exps=CPU"}, "places"},
       {{"--sleep-idle-seconds", "5"}, "keep_alive"},

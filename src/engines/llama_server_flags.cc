@@ -137,19 +137,18 @@ std::vector<FlagSpec> SamplingFlags() {
   };
 }
 
-// Speculative decoding. The draft model's memory is not in zest's
-// ledger; its device and layers follow the engine's defaults.
+// Speculative decoding's finer settings. The draft model itself, and how
+// many tokens it drafts, are the model's options (draft, draft_max,
+// draft_min: kOwned): zest checks the draft's tokenizer, counts it in the
+// ledger and places it (engines/speculative_args).
 std::vector<FlagSpec> SpeculativeFlags() {
   return {
-      File({"--model-draft", "--spec-draft-model", "-md"}),
       Choice({"--cache-type-k-draft", "--spec-draft-type-k", "-ctkd"}, kKvTypes),
       Choice({"--cache-type-v-draft", "--spec-draft-type-v", "-ctvd"}, kKvTypes),
       {{"--spec-type"},
        FlagValue::kChoiceList,
        {"none", "draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark",
         "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache"}},
-      Int({"--spec-draft-n-max"}, 0, 1024),
-      Int({"--spec-draft-n-min"}, 0, 1024),
       Int({"--spec-draft-n-ubatch"}, 1, 1 << 20),
       Num({"--spec-draft-p-split", "--draft-p-split"}, 0, 1),
       Num({"--spec-draft-p-min", "--draft-p-min"}, 0, 1),
@@ -284,6 +283,11 @@ constexpr OwnedFlag kOwned[] = {
     {"--ubatch-size", "use ubatch"},
     {"-ub", "use ubatch"},
     {"--cache-ram", "use cache_ram"},
+    {"--model-draft", "use draft"},
+    {"--spec-draft-model", "use draft"},
+    {"-md", "use draft"},
+    {"--spec-draft-n-max", "use draft_max"},
+    {"--spec-draft-n-min", "use draft_min"},
     {"-cram", "use cache_ram"},
     {"--load-mode", "use no_mmap and mlock"},
     {"-lm", "use no_mmap and mlock"},

@@ -120,6 +120,15 @@ bool ProjectorOnCpu(const models::ModelInfo& model, const Layout& layout) {
   return false;
 }
 
+int MainGpu(const models::ModelInfo& model, const Layout& layout) {
+  int main = -1;
+  for (uint64_t layer = 0; layer < model.block_count; ++layer) {
+    const int gpu = LayerDevice(model, layout, layer);
+    if (gpu >= 0 && (main < 0 || gpu < main)) main = gpu;
+  }
+  return main;
+}
+
 uint64_t DraftBytes(const models::ModelInfo& draft, const LoadShape& target_shape) {
   LoadShape shape = target_shape;
   shape.draft.reset();
@@ -170,17 +179,12 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
   for (std::size_t d = 1; d < devices.size(); ++d) {
     if (runs_layers[d]) devices[d].overhead += kGpuContextBytes;
   }
-  // The projector goes where the main (first used) GPU is, else the CPU
-  // (ProjectorOnCpu).
-  auto main_gpu = std::find(runs_layers.begin() + 1, runs_layers.end(), true);
-  const bool projector_on_cpu = main_gpu == runs_layers.end() || ProjectorOnCpu(model, layout);
-  devices[projector_on_cpu ? 0 : main_gpu - runs_layers.begin()].overhead += shape.mmproj_bytes;
-  // The draft runs beside the model's first layers' device (the engine's
-  // main device), whole: it is small, and on the GPU it is fast.
-  if (shape.draft) {
-    const std::size_t home = main_gpu == runs_layers.end() ? 0 : main_gpu - runs_layers.begin();
-    devices[home].draft += DraftBytes(*shape.draft, shape);
-  }
+  // The projector goes where the main GPU is, else the CPU (ProjectorOnCpu).
+  const std::size_t main = static_cast<std::size_t>(MainGpu(model, layout) + 1);  // 0: CPU
+  devices[main == 0 || ProjectorOnCpu(model, layout) ? 0 : main].overhead += shape.mmproj_bytes;
+  // The draft runs on the engine's main device, whole: it is small, and on
+  // the GPU it is fast.
+  if (shape.draft) devices[main].draft += DraftBytes(*shape.draft, shape);
   return devices;
 }
 

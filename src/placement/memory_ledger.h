@@ -123,6 +123,11 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
 
 // The GPU (0-based) that block `layer` runs on under `layout`, or -1 for the CPU.
 int LayerDevice(const models::ModelInfo& model, const Layout& layout, uint64_t layer);
+// The engine's main device under `layout`: the first GPU (0-based) that runs
+// a block, or -1 when every block stays on the CPU. The draft model goes
+// there whole, and the projector too unless ProjectorOnCpu; the plan's
+// --device-draft and the ledger both ask here.
+int MainGpu(const models::ModelInfo& model, const Layout& layout);
 // Whether a vision projector stays on the CPU (the engine's
 // --no-mmproj-offload): where `layout` keeps some of the model's blocks on
 // the CPU, the GPU's room is worth more as layers than as the projector;

@@ -419,7 +419,10 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
   plan.ubatch = p.shape.ubatch;
   plan.extra_args = o.extra_args;
   plan.speculative = p.speculative;
-  if (p.shape.draft && !c.gpus.empty()) plan.speculative.draft_device = plan.gpu_devices.front();
+  // Where the ledger counts it (MainGpu): no GPU that runs a block, the CPU.
+  if (const int main = MainGpu(p.model, c.layout); p.shape.draft && main >= 0) {
+    plan.speculative.draft_device = plan.gpu_devices[static_cast<std::size_t>(main)];
+  }
   plan.correction_scope = ScopeOf(c);
   plan.memory_correction = CorrectionFor(p, c);
   std::vector<DeviceMemory> use = Predict(p, c, ctx);

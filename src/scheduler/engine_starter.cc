@@ -45,21 +45,27 @@ std::string FailureReason(const engines::EngineProcess& process) {
   return last;
 }
 
-// As zest names them (a store model's snapshot links): llama.cpp finds the
-// other shards by name beside the first. Each is bound read-only into the
-// sandbox, and nothing else of its directory: the models directory may
-// hold zest's own files.
-std::vector<fs::path> ModelFiles(const models::ModelEntry& model) {
-  std::vector<fs::path> files = {model.path};
-  if (auto shard = models::ParseShard(model.path.string()); shard && shard->count > 1) {
+// A GGUF file and, when it is the first of a split model, the other shards
+// as zest names them (a store model's snapshot links): llama.cpp finds them
+// by name beside the first. Each is bound read-only into the sandbox, and
+// nothing else of its directory: the models directory may hold zest's own
+// files.
+std::vector<fs::path> WithShards(const fs::path& first) {
+  std::vector<fs::path> files = {first};
+  if (auto shard = models::ParseShard(first.string()); shard && shard->count > 1) {
     for (int i = 1; i <= shard->count; ++i) {
       char suffix[32];
       std::snprintf(suffix, sizeof(suffix), "-%05d-of-%05d.gguf", i, shard->count);
       fs::path file = shard->base + suffix;
       std::error_code ec;
-      if (file != model.path && fs::exists(file, ec)) files.push_back(file);
+      if (file != first && fs::exists(file, ec)) files.push_back(file);
     }
   }
+  return files;
+}
+
+std::vector<fs::path> ModelFiles(const models::ModelEntry& model) {
+  std::vector<fs::path> files = WithShards(model.path);
   if (!model.mmproj.empty()) files.push_back(model.mmproj);
   if (!model.vocoder.empty()) files.push_back(model.vocoder);
   return files;
@@ -135,7 +141,9 @@ engines::LaunchSpec EngineStarter::SpecFor(const models::ModelEntry& model,
   if (speculative.kind == placement::SpeculativeKind::kDraft) {
     spec.speculative.draft_model = speculative.draft_file;
     spec.speculative.draft_device = speculative.draft_device;
-    spec.model_files.push_back(speculative.draft_file);  // bound read-only into the sandbox
+    for (fs::path& file : WithShards(speculative.draft_file)) {  // read-only in the sandbox
+      spec.model_files.push_back(std::move(file));
+    }
   }
   spec.speculative.max_tokens = speculative.max_tokens;
   spec.speculative.min_tokens = speculative.min_tokens;

@@ -60,6 +60,11 @@ Result<SpeculativeChoice> ChooseSpeculative(const models::ModelEntry& target,
   const std::string mode = settings.speculative.empty() ? "auto" : settings.speculative;
   SpeculativeChoice choice;
   if (mode == "off") return choice;
+  if (settings.draft_max && settings.draft_min && *settings.draft_min > *settings.draft_max) {
+    return InvalidArgument("draft_min (" + std::to_string(*settings.draft_min) +
+                           ") is above draft_max (" + std::to_string(*settings.draft_max) +
+                           ") for '" + target.name + "'");
+  }
   if (mode == "draft" && settings.draft.empty()) {
     return InvalidArgument("speculative = \"draft\" for '" + target.name +
                            "' needs a draft model (the option draft)");

@@ -74,6 +74,14 @@ TEST_F(SpeculativeChoiceTest, ADraftWithTheSameTokenizerIsPaired) {
   EXPECT_EQ(choice->draft->block_count, 1u);
 }
 
+config::ModelSettings MinAboveMax() {
+  config::ModelSettings settings;
+  settings.speculative = "ngram";
+  settings.draft_max = 4;
+  settings.draft_min = 9;
+  return settings;
+}
+
 TEST_F(SpeculativeChoiceTest, RefusalsSayWhy) {
   struct Case {
     config::ModelSettings settings;
@@ -86,6 +94,7 @@ TEST_F(SpeculativeChoiceTest, RefusalsSayWhy) {
       {With("t"), ErrorCode::kInvalidArgument, "it is the model itself"},
       {With("", "draft"), ErrorCode::kInvalidArgument, "needs a draft model"},
       {With("", "mtp"), ErrorCode::kInvalidArgument, "no multi-token-prediction heads"},
+      {MinAboveMax(), ErrorCode::kInvalidArgument, "draft_min (9) is above draft_max (4)"},
   };
   for (const Case& c : cases) {
     Result<SpeculativeChoice> choice = ChooseSpeculative(target_, c.settings, Find());
