@@ -97,9 +97,6 @@ awaitable<void> OpenAiApi::Route(Capability kind, http::Request& r, http::Respon
   co_await RunChatJob(engines_, options_, r, w, observer, std::move(job));
 }
 
-// A job the engine takes in its own shape, one at a time (speech, images,
-// reranking, the tokenizer): admitted as one request (the queue counts
-// requests, not bytes).
 Result<models::ModelEntry> OpenAiApi::FindModelOfKind(const std::string& name,
                                                       bool models::ModelInfo::*kind,
                                                       std::string_view what,
@@ -116,6 +113,9 @@ Result<models::ModelEntry> OpenAiApi::FindModelOfKind(const std::string& name,
   return model;
 }
 
+// A job the engine takes in its own shape, one at a time (speech, images,
+// reranking, the tokenizer): admitted as one request (the queue counts
+// requests, not bytes).
 Result<RelayRequest> OpenAiApi::EngineJob(const http::Request& r, const models::ModelEntry& model,
                                           const std::string& client_model,
                                           const std::string& priority,
