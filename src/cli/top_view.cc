@@ -115,6 +115,30 @@ std::string LastRequest(const json& s) {
                      s.value("cached_tokens", 0), s.value("output_tokens", 0));
 }
 
+// Speculative decoding per model: how much of what the drafts wrote the
+// target kept, or that `auto` switched a draft off. Empty without drafts.
+std::string Drafts(const json& stats) {
+  const json list = stats.value("speculative", json::array());
+  if (!list.is_array() || list.empty()) return "";
+  std::string line = "DRAFTS    ";
+  for (const json& s : list) {
+    if (!s.is_object()) continue;
+    line += " " + TextField(s, "model") + ": ";
+    if (s.contains("switched_off")) {
+      line += fmt::format("switched off ({:.2f} accepted)",
+                          NumberField(s["switched_off"], "acceptance"));
+    } else if (Has(s, "acceptance")) {
+      line += fmt::format("{:.2f} of {} drafted accepted", NumberField(s, "acceptance"),
+                          std::llround(NumberField(s, "drafted_tokens")));
+    } else {
+      line += "no drafts yet";
+    }
+    line += ";";
+  }
+  line.pop_back();
+  return line;
+}
+
 }  // namespace
 
 std::string Bar(double fraction, int cells) {
@@ -129,13 +153,15 @@ std::vector<std::string> RenderTop(const TopInput& in, int width, int height) {
   out.push_back("");
   Devices(in, out);
   out.push_back("");
-  std::size_t footer = 3;  // blank, throughput, last request
+  const std::string drafts = Drafts(in.stats);
+  std::size_t footer = drafts.empty() ? 3 : 4;  // blank, throughput, drafts, last request
   std::size_t used = out.size() + footer;
   std::size_t room =
       height > 0 && std::size_t(height) > used + 1 ? std::size_t(height) - used - 1 : 1;
   Models(in, out, room);
   out.push_back("");
   out.push_back(Throughput(in));
+  if (!drafts.empty()) out.push_back(drafts);
   out.push_back(LastRequest(in.stats));
   if (height > 0 && out.size() > std::size_t(height)) out.resize(std::size_t(height));
   for (std::string& line : out) line = Fit(std::move(line), std::size_t(std::max(width, 1)));

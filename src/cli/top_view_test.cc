@@ -55,6 +55,23 @@ TEST(TopViewTest, ShowsDevicesQueuesAndThroughput) {
       << frame;
 }
 
+TEST(TopViewTest, ShowsHowMuchOfEachDraftWasAccepted) {
+  TopInput in = Sample(1);
+  EXPECT_EQ(Joined(RenderTop(in, 120, 24)).find("DRAFTS"), std::string::npos);
+  in.stats["speculative"] = json::array(
+      {{{"model", "t"}, {"drafted_tokens", 400}, {"accepted_tokens", 300}, {"acceptance", 0.75}},
+       {{"model", "u"},
+        {"drafted_tokens", 300},
+        {"accepted_tokens", 3},
+        {"acceptance", 0.01},
+        {"switched_off", {{"draft", "d"}, {"acceptance", 0.01}, {"drafted_tokens", 300}}}}});
+  std::string frame = Joined(RenderTop(in, 120, 24));
+  EXPECT_NE(frame.find("DRAFTS     t: 0.75 of 400 drafted accepted; u: switched off (0.01 "
+                       "accepted)"),
+            std::string::npos)
+      << frame;
+}
+
 TEST(TopViewTest, FitsTheTerminalWithManyModels) {
   std::vector<std::string> lines = RenderTop(Sample(40), 80, 24);
   EXPECT_LE(lines.size(), 24u);
