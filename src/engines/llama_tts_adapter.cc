@@ -57,9 +57,21 @@ std::vector<std::string> OuteTtsVocoderArgs(const LaunchSpec& spec,
   o.embeddings = true;
   o.ctx_size = kOuteTtsVocoderBatch;
   o.threads = spec.threads;
+  // On the CPU, always: placement counts the vocoder in host memory
+  // (placement_needs.h), so llama-server's own fitting must not put it on a
+  // GPU the ledger does not charge. The rest of the model's settings (load
+  // mode, KV cache types) carry over.
+  EnginePlacement cpu = spec.placement.value_or(EnginePlacement{});
+  cpu.devices.clear();
+  cpu.rpc_servers.clear();
+  cpu.tensor_split.clear();
+  cpu.gpu_layers = 0;
+  cpu.n_cpu_moe = 0;
+  cpu.mmproj_on_cpu = false;
   // The vocoder is not causal: a whole utterance goes through in one batch.
-  const std::string batch = std::to_string(kOuteTtsVocoderBatch);
-  o.extra = {"-b", batch, "-ub", batch};
+  cpu.batch = kOuteTtsVocoderBatch;
+  cpu.ubatch = kOuteTtsVocoderBatch;
+  o.placement = cpu;
   return LlamaServerArgs(o);
 }
 

@@ -144,6 +144,36 @@ TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSa
   EXPECT_EQ(Index(backbone, "--embeddings"), -1);
 }
 
+TEST(LlamaTtsAdapterTest, TheVocodersLlamaServerIsPinnedToTheCpuWhereverTheBackboneGoes) {
+  LaunchSpec spec = Spec();
+  EnginePlacement gpu;
+  gpu.devices = {"CUDA0", "CUDA1"};
+  gpu.gpu_layers = 99;
+  gpu.tensor_split = {1, 1};
+  gpu.cache_type_k = "q8_0";
+  spec.placement = gpu;
+  const std::vector<std::string> backbone = OuteTtsBackboneArgs(spec, "/w/backbone.sock");
+  EXPECT_EQ(backbone[Index(backbone, "--device") + 1], "CUDA0,CUDA1");
+  // Placement charges the vocoder to host memory: llama-server must neither
+  // fit it onto a GPU itself nor follow the backbone there.
+  for (const std::optional<EnginePlacement>& placement :
+       {std::optional(gpu), std::optional<EnginePlacement>()}) {
+    spec.placement = placement;
+    const std::vector<std::string> vocoder = OuteTtsVocoderArgs(spec, "/w/vocoder.sock");
+    ASSERT_GT(Index(vocoder, "--fit"), 0);
+    EXPECT_EQ(vocoder[Index(vocoder, "--fit") + 1], "off");
+    EXPECT_EQ(vocoder[Index(vocoder, "--device") + 1], "none");
+    EXPECT_EQ(vocoder[Index(vocoder, "-ngl") + 1], "0");
+    EXPECT_EQ(Index(vocoder, "--tensor-split"), -1);
+    EXPECT_EQ(vocoder[Index(vocoder, "-b") + 1], "4096");
+    EXPECT_EQ(vocoder[Index(vocoder, "-ub") + 1], "4096");
+    EXPECT_EQ(std::count(vocoder.begin(), vocoder.end(), "-ub"), 1);
+  }
+  spec.placement = gpu;
+  const std::vector<std::string> vocoder = OuteTtsVocoderArgs(spec, "/w/vocoder.sock");
+  EXPECT_EQ(vocoder[Index(vocoder, "-ctk") + 1], "q8_0");  // the model's other settings carry over
+}
+
 TEST(LlamaTtsAdapterTest, OtherVocodersStayWithLlamaTts) {
   LlamaTtsSetup setup;
   setup.vocoder_architecture = [](const std::filesystem::path&) { return "clip"; };
