@@ -86,6 +86,7 @@ placement::CpuEngineNeeds CpuEngineNeedsFor(const EngineChoice& choice,
 }
 
 uint64_t VocoderBytes(const std::filesystem::path& vocoder) {
+  constexpr uint64_t kMaxVocoderWidth = uint64_t{1} << 16;
   std::error_code ec;
   const uint64_t weights = std::filesystem::file_size(vocoder, ec);
   if (ec) return 0;
@@ -93,7 +94,10 @@ uint64_t VocoderBytes(const std::filesystem::path& vocoder) {
   if (!gguf.ok() || gguf->Architecture() != "wavtokenizer-dec") return weights;
   constexpr uint64_t kOutputFloats = 1282;  // 641 log magnitudes and 641 phases
   constexpr uint64_t kHiddenActivations = 8;
-  const uint64_t width = gguf->ArchUint("embedding_length", 768);
+  // The width comes from the file: a claim past any real vocoder's (768 for
+  // WavTokenizer-large) is charged as kMaxVocoderWidth, so a hostile GGUF
+  // cannot overflow the sum into a small number that fits anywhere.
+  const uint64_t width = std::min(gguf->ArchUint("embedding_length", 768), kMaxVocoderWidth);
   const uint64_t buffers = static_cast<uint64_t>(kOuteTtsVocoderBatch) *
                            (kOutputFloats + kHiddenActivations * width) * sizeof(float);
   return weights + kTtsEngineBytes + buffers;
