@@ -12,7 +12,7 @@ namespace zest::engines {
 
 namespace {
 
-constexpr int kTokensPerChar = 5;
+constexpr int kTokensPerChar = 10;    // why: SpeechTokenCap in the header
 constexpr int kTokensPerSecond = 75;  // a second of the densest codec's frames
 
 // What an engine of `spec` sees: its model files read-only, and the
@@ -91,6 +91,7 @@ Result<LaunchCommand> LlamaTtsAdapter::OuteTtsCommand(const LaunchSpec& spec) co
   servers.backbone.socket = work_dir / "backbone.sock";
   servers.vocoder.socket = work_dir / "vocoder.sock";
   servers.vocoder_batch = kOuteTtsVocoderBatch;
+  servers.context = static_cast<int>(spec.ctx_per_slot);
   const bool own_network = !engine.sandboxed();  // the outer sandbox has its own
   servers.backbone.argv =
       engine.Command(OuteTtsBackboneArgs(spec, servers.backbone.socket), mounts, own_network);

@@ -90,6 +90,9 @@ TEST(LlamaTtsAdapterTest, EachRunCapsAudioTokensInProportionToTheText) {
   EXPECT_EQ(body["n_predict"], SpeechTokenCap(5));
   EXPECT_EQ(body["timeout_s"], 30);
   EXPECT_LT(SpeechTokenCap(10), SpeechTokenCap(100));
+  // 120 characters said in 10 s: 750 WavTokenizer codes and about a token a
+  // character of OuteTTS's words, durations and code markers.
+  EXPECT_GE(SpeechTokenCap(120), 750 + 120);
   EXPECT_EQ(TtsRunArgs({"bwrap", "llama-tts"}, "hi", "/w/tts-1/speech.wav", 85),
             (std::vector<std::string>{"bwrap", "llama-tts", "-p", "hi", "-o", "/w/tts-1/speech.wav",
                                       "-n", "85"}));
@@ -129,6 +132,7 @@ TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSa
   EXPECT_EQ(servers->backbone.socket, "/run/zest/engines/talker-1/backbone.sock");
   EXPECT_EQ(servers->vocoder.socket, "/run/zest/engines/talker-1/vocoder.sock");
   EXPECT_EQ(servers->vocoder_batch, kOuteTtsVocoderBatch);
+  EXPECT_EQ(servers->context, 4096);  // the backbone's -c, for OuteTtsTooLong
   for (const auto* child : {&servers->backbone.argv, &servers->vocoder.argv}) {
     EXPECT_EQ(child->front(), "/usr/bin/bwrap");  // each in the engine sandbox
     EXPECT_GT(Index(*child, "/run/zest/engines/talker-1"), 0);
@@ -190,11 +194,13 @@ TEST(OuteTtsServersJson, RoundTrips) {
   s.backbone = {{"a", "b c"}, "/x/b.sock"};
   s.vocoder = {{"d"}, "/x/v.sock"};
   s.vocoder_batch = 77;
+  s.context = 8192;
   Result<OuteTtsServers> back = ParseOuteTtsServers(OuteTtsServersJson(s));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->backbone.argv, s.backbone.argv);
   EXPECT_EQ(back->vocoder.socket, s.vocoder.socket);
   EXPECT_EQ(back->vocoder_batch, 77);
+  EXPECT_EQ(back->context, 8192);
   EXPECT_FALSE(ParseOuteTtsServers("{}").ok());
   EXPECT_FALSE(ParseOuteTtsServers("nope").ok());
 }

@@ -177,7 +177,8 @@ std::string OuteTtsServersJson(const OuteTtsServers& servers) {
   return nlohmann::json{
       {"backbone", {{"argv", servers.backbone.argv}, {"socket", servers.backbone.socket.string()}}},
       {"vocoder", {{"argv", servers.vocoder.argv}, {"socket", servers.vocoder.socket.string()}}},
-      {"vocoder_batch", servers.vocoder_batch}}
+      {"vocoder_batch", servers.vocoder_batch},
+      {"context", servers.context}}
       .dump();
 }
 
@@ -190,6 +191,7 @@ Result<OuteTtsServers> ParseOuteTtsServers(std::string_view json) {
     s.vocoder.argv = j.at("vocoder").at("argv").get<std::vector<std::string>>();
     s.vocoder.socket = j.at("vocoder").at("socket").get<std::string>();
     s.vocoder_batch = j.value("vocoder_batch", s.vocoder_batch);
+    s.context = j.value("context", s.context);
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(std::string("--outetts: ") + e.what());
   }
@@ -241,6 +243,11 @@ TtsReply OuteTtsEngine::Speak(const std::string& text, int max_tokens, int timeo
                               const std::function<bool()>& cancelled) {
   const std::string prompt = OuteTtsPrompt(text);
   if (prompt.empty()) return Error(400, "the text has no words OuteTTS can read");
+  if (std::optional<size_t> most = OuteTtsTooLong(text, max_tokens, servers_.context)) {
+    return Error(400, "the text is too long for this speech model: it speaks about " +
+                          std::to_string(*most) + " characters at most in one request (its " +
+                          std::to_string(servers_.context) + "-token context)");
+  }
   if (!Running()) {
     return Error(503, "a llama-server of this speech-out model has exited");
   }
