@@ -15,13 +15,19 @@ namespace {
 constexpr int kTokensPerChar = 10;    // why: SpeechTokenCap in the header
 constexpr int kTokensPerSecond = 75;  // a second of the densest codec's frames
 
-// What an engine of `spec` sees: its model files read-only, and the
-// instance's own socket directory (where each run writes) writable.
+// The one directory the engines of `spec` may write: `runs/` in the
+// instance's socket directory, which `zest tts-engine` makes (mode 0700)
+// before it runs any. Each llama-tts run's private directory goes there, or
+// an OuteTTS model's two llama-server sockets; the tts-engine's own socket
+// stays outside, where no engine can replace it.
+std::filesystem::path RunsDir(const LaunchSpec& spec) { return spec.socket.parent_path() / "runs"; }
+
+// What an engine of `spec` sees: its model files read-only, RunsDir writable.
 SandboxMounts WorkDirMounts(const LaunchSpec& spec) {
   SandboxMounts mounts;
   mounts.hidden = spec.hidden;
   mounts.readonly = spec.model_files;
-  mounts.writable = {spec.socket.parent_path()};
+  mounts.writable = {RunsDir(spec)};
   return mounts;
 }
 
@@ -85,7 +91,7 @@ bool LlamaTtsAdapter::IsOuteTts(const LaunchSpec& spec) const {
 Result<LaunchCommand> LlamaTtsAdapter::OuteTtsCommand(const LaunchSpec& spec) const {
   if (!setup_.llama_server.ok()) return Unavailable(setup_.llama_server.status().message());
   const EngineLocation& engine = *setup_.llama_server;
-  const std::filesystem::path work_dir = spec.socket.parent_path();
+  const std::filesystem::path work_dir = RunsDir(spec);
   const SandboxMounts mounts = WorkDirMounts(spec);
   OuteTtsServers servers;
   servers.backbone.socket = work_dir / "backbone.sock";
@@ -112,15 +118,15 @@ Result<LaunchCommand> LlamaTtsAdapter::Command(const LaunchSpec& spec) const {
   if (IsOuteTts(spec)) return OuteTtsCommand(spec);
   if (!setup_.located.ok()) return Unavailable(setup_.located.status().message());
   const EngineLocation& engine = *setup_.located;
-  // Each run writes its WAV into a private directory below the instance's
-  // own socket directory, which no other engine sees.
+  // Each run writes its WAV into a private directory in RunsDir, which no
+  // other engine sees.
   std::vector<std::string> inner = engine.Command(LlamaTtsArgs(spec), WorkDirMounts(spec),
                                                   /*own_network=*/!engine.sandboxed());
   LaunchCommand command;
   if (engine.sandboxed())
     command.argv = SandboxCommand(BridgeSandbox(engine, spec, setup_.self_exe));
   const std::vector<std::string> server =
-      TtsServerCommand(setup_.self_exe, spec.socket, spec.socket.parent_path());
+      TtsServerCommand(setup_.self_exe, spec.socket, RunsDir(spec));
   command.argv.insert(command.argv.end(), server.begin(), server.end());
   command.argv.insert(command.argv.end(), inner.begin(), inner.end());
   command.env = engine.Environment();

@@ -62,14 +62,18 @@ TEST(LlamaTtsAdapterTest, TheServerRunsInTheOuterSandboxAndLlamaTtsInTheEngineSa
   ASSERT_GT(server, 0);
   EXPECT_EQ(argv[server - 1], "/opt/zest/bin/zest");
   EXPECT_EQ(argv[server + 2], "/run/zest/engines/talker-1/engine.sock");
-  EXPECT_EQ(argv[server + 4], "/run/zest/engines/talker-1");  // the work directory
+  EXPECT_EQ(argv[server + 4], "/run/zest/engines/talker-1/runs");  // the work directory
   EXPECT_EQ(argv[server + 5], "--");
   // The inner bwrap, then llama-tts with the vocoder and the writable work dir.
   const std::vector<std::string> inner(argv.begin() + server + 6, argv.end());
   EXPECT_EQ(inner.front(), "/usr/bin/bwrap");
   EXPECT_GE(Index(inner, "/models/talker.vocoder.gguf"), 0);
   EXPECT_GE(Index(inner, "-mm"), 0);
-  EXPECT_GE(Index(inner, "/run/zest/engines/talker-1"), 0);
+  // Only runs/ is writable to llama-tts: the socket directory, with the
+  // tts-engine's own socket, is not mounted into its sandbox at all.
+  EXPECT_GE(Index(inner, "/run/zest/engines/talker-1/runs"), 0);
+  EXPECT_EQ(Index(inner, "/run/zest/engines/talker-1"), -1);
+  EXPECT_EQ(Index(inner, "/run/zest/engines/talker-1/engine.sock"), -1);
 }
 
 TEST(LlamaTtsAdapterTest, WithoutAVocoderOrTheEngineThereIsNoCommand) {
@@ -129,13 +133,14 @@ TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSa
   ASSERT_GT(json, server);
   Result<OuteTtsServers> servers = ParseOuteTtsServers(argv[json + 1]);
   ASSERT_TRUE(servers.ok()) << servers.status().message();
-  EXPECT_EQ(servers->backbone.socket, "/run/zest/engines/talker-1/backbone.sock");
-  EXPECT_EQ(servers->vocoder.socket, "/run/zest/engines/talker-1/vocoder.sock");
+  EXPECT_EQ(servers->backbone.socket, "/run/zest/engines/talker-1/runs/backbone.sock");
+  EXPECT_EQ(servers->vocoder.socket, "/run/zest/engines/talker-1/runs/vocoder.sock");
   EXPECT_EQ(servers->vocoder_batch, kOuteTtsVocoderBatch);
   EXPECT_EQ(servers->context, 4096);  // the backbone's -c, for OuteTtsTooLong
   for (const auto* child : {&servers->backbone.argv, &servers->vocoder.argv}) {
     EXPECT_EQ(child->front(), "/usr/bin/bwrap");  // each in the engine sandbox
-    EXPECT_GT(Index(*child, "/run/zest/engines/talker-1"), 0);
+    EXPECT_GT(Index(*child, "/run/zest/engines/talker-1/runs"), 0);
+    EXPECT_EQ(Index(*child, "/run/zest/engines/talker-1"), -1);
   }
   const std::vector<std::string>& vocoder = servers->vocoder.argv;
   EXPECT_GT(Index(vocoder, "--embeddings"), 0);

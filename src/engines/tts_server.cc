@@ -322,6 +322,13 @@ int RunTtsServer(const TtsServerOptions& options) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
+  // The engines' one writable directory (llama_tts_adapter.cc RunsDir):
+  // each run's directory, or the llama-servers' sockets, go below it.
+  if (::mkdir(options.work_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "zest tts-engine: cannot make %s: %s\n", options.work_dir.c_str(),
+                 strerror(errno));
+    return 1;
+  }
   // An OuteTTS model's llama-servers load first: the socket appears when
   // the instance can answer, as with every other engine.
   std::unique_ptr<OuteTtsEngine> outetts;
