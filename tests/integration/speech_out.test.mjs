@@ -181,7 +181,6 @@ describe('speech out (llama-tts, synthetic model)', () => {
     // llama-tts may write runs/ only: the tts-engine's socket is a level up.
     assert.equal(path.basename(workDir), 'runs');
     assert.ok(fs.existsSync(path.join(path.dirname(workDir), 'engine.sock')), 'the socket beside runs/');
-    assert.ok(!engineArgv(runs()[0].pid).includes(path.dirname(workDir)), 'the socket directory not mounted');
     const inFlight = fs.readdirSync(workDir).filter((n) => n.startsWith('tts-'));
     assert.equal(inFlight.length, 1, 'the run has its private directory');
     assert.equal(fs.statSync(path.join(workDir, inFlight[0])).mode & 0o777, 0o700);
