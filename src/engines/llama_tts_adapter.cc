@@ -1,5 +1,7 @@
 #include "engines/llama_tts_adapter.h"
 
+#include <spdlog/spdlog.h>
+
 #include <nlohmann/json.hpp>
 
 #include "engines/bridged_command.h"
@@ -149,16 +151,24 @@ Result<EngineCall> LlamaTtsAdapter::SpeechCall(const SpeechJob& job) const {
 
 Result<SpeechAudio> LlamaTtsAdapter::ReadSpeech(int status, std::string_view body) const {
   if (status != 200) {
-    nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-    std::string message = std::string(body.substr(0, 300));
+    // The tts-engine's own words go to the client; what the engine printed
+    // (its "detail", or a body that is not the tts-engine's) only to the log.
+    const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+    std::string message = "it answered " + std::to_string(status);
+    std::string detail;
     if (j.is_object() && j.contains("error") && j["error"].is_object()) {
       message = j["error"].value("message", message);
+      detail = j["error"].value("detail", "");
+    } else {
+      detail = std::string(body.substr(0, 300));
     }
+    if (!detail.empty()) spdlog::warn("speech engine: {}: {}", message, detail);
     if (status == 400) return InvalidArgument(message);
     const ErrorCode code = status == 504   ? ErrorCode::kTimeout
                            : status == 503 ? ErrorCode::kUnavailable
                                            : ErrorCode::kEngineFailed;
-    return Status(code, "the speech engine failed: " + message);
+    const char* hint = detail.empty() ? "" : " (zest's log has the engine's output)";
+    return Status(code, "the speech engine failed: " + message + hint);
   }
   Result<SpeechAudio> audio = ReadWav(std::string(body));
   if (!audio.ok()) {

@@ -112,6 +112,18 @@ TEST(LlamaTtsAdapterTest, TheServersErrorsBecomeStatuses) {
   EXPECT_EQ(adapter.ReadSpeech(504, "{}").status().code(), ErrorCode::kTimeout);
   EXPECT_EQ(adapter.ReadSpeech(500, "boom").status().code(), ErrorCode::kEngineFailed);
   EXPECT_EQ(adapter.ReadSpeech(200, "not a wav").status().code(), ErrorCode::kEngineFailed);
+  // What the engine printed is for zest's log only, never the client.
+  const Status failed =
+      adapter
+          .ReadSpeech(
+              500,
+              R"({"error":{"message":"llama-tts exited with code 1","detail":"/secret/x.gguf"}})")
+          .status();
+  EXPECT_EQ(failed.message(),
+            "the speech engine failed: llama-tts exited with code 1 (zest's log has the engine's "
+            "output)");
+  const Status raw = adapter.ReadSpeech(502, "upstream said /secret/y").status();
+  EXPECT_EQ(raw.message().find("/secret"), std::string::npos) << raw.message();
 }
 
 TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSandbox) {

@@ -111,8 +111,21 @@ std::string Tail(const Process& process) {
   return out;
 }
 
-TtsReply Error(int status, const std::string& message) {
-  return {status, "application/json", nlohmann::json{{"error", {{"message", message}}}}.dump()};
+// An error answer: `message` for the client, `detail` (what a llama-server
+// said) for zest's log only (AnswerError in tts_server.cc).
+TtsReply Error(int status, const std::string& message, const std::string& detail = "") {
+  nlohmann::json error = {{"message", message}};
+  if (!detail.empty()) error["detail"] = detail;
+  return {status, "application/json", nlohmann::json{{"error", error}}.dump()};
+}
+
+// A failed exchange's status, with what the llama-server answered kept
+// apart from the message (EngineFailed's text is "MESSAGE\nDETAIL").
+TtsReply ErrorFor(int status, const Status& failed) {
+  const std::string& text = failed.message();
+  const size_t cut = text.find('\n');
+  if (cut == std::string::npos) return Error(status, text);
+  return Error(status, text.substr(0, cut), text.substr(cut + 1));
 }
 
 int StatusFor(const Status& status) {
@@ -137,7 +150,7 @@ Result<std::vector<int32_t>> Generate(const fs::path& socket, const std::string&
                         Exchange(socket, "POST", "/completion", body.dump(), deadline, cancelled));
   const nlohmann::json j = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
   if (reply.status != 200 || !j.is_object() || !j.contains("tokens") || !j["tokens"].is_array()) {
-    return EngineFailed("the backbone answered " + std::to_string(reply.status) + ": " +
+    return EngineFailed("the backbone answered " + std::to_string(reply.status) + "\n" +
                         reply.body.substr(0, 300));
   }
   std::vector<int32_t> tokens;
@@ -159,7 +172,7 @@ Status Vocode(const fs::path& socket, std::span<const int32_t> codes, Clock::tim
   if (reply.status != 200 || !j.is_array() || j.empty() || !j[0].is_object() ||
       !j[0].contains("embedding") || !j[0]["embedding"].is_array() ||
       j[0]["embedding"].size() != codes.size()) {
-    return EngineFailed("the vocoder answered " + std::to_string(reply.status) + ": " +
+    return EngineFailed("the vocoder answered " + std::to_string(reply.status) + "\n" +
                         reply.body.substr(0, 300));
   }
   for (const auto& row : j[0]["embedding"]) {
@@ -254,7 +267,7 @@ TtsReply OuteTtsEngine::Speak(const std::string& text, int max_tokens, int timeo
   const Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout_s);
   Result<std::vector<int32_t>> tokens =
       Generate(servers_.backbone.socket, prompt, max_tokens, deadline, cancelled);
-  if (!tokens.ok()) return Error(StatusFor(tokens.status()), tokens.status().message());
+  if (!tokens.ok()) return ErrorFor(StatusFor(tokens.status()), tokens.status());
   const std::vector<int32_t> codes = OuteTtsCodes(*tokens);
   if (codes.empty()) return Error(500, "the backbone wrote no audio codes");
   // The vocoder sees each chunk whole (it is not causal), so a text longer
@@ -265,7 +278,7 @@ TtsReply OuteTtsEngine::Speak(const std::string& text, int max_tokens, int timeo
   for (size_t at = 0; at < codes.size(); at += batch) {
     const std::span<const int32_t> chunk(codes.data() + at, std::min(batch, codes.size() - at));
     if (Status s = Vocode(servers_.vocoder.socket, chunk, deadline, cancelled, frames); !s.ok()) {
-      return Error(StatusFor(s), s.message());
+      return ErrorFor(StatusFor(s), s);
     }
   }
   const std::vector<float> samples = WavTokenizerSamples(frames);

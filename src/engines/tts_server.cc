@@ -94,8 +94,13 @@ void Answer(int fd, int status, std::string_view content_type, std::string_view 
   SendAll(fd, body);
 }
 
-void AnswerError(int fd, int status, const std::string& message) {
-  Answer(fd, status, "application/json", nlohmann::json{{"error", {{"message", message}}}}.dump());
+// `message` is for the API client; `detail` (the engine's own output) only
+// for zest's log: LlamaTtsAdapter::ReadSpeech logs it and passes it on to
+// nobody, since engine output can hold paths and text of other requests.
+void AnswerError(int fd, int status, const std::string& message, const std::string& detail = "") {
+  nlohmann::json error = {{"message", message}};
+  if (!detail.empty()) error["detail"] = detail;
+  Answer(fd, status, "application/json", nlohmann::json{{"error", error}}.dump());
 }
 
 struct HttpRequest {
@@ -233,10 +238,10 @@ void Synthesize(int fd, const TtsServerOptions& options, const SpeechArgs& args,
     if (Process::KilledFromOutside(status)) {
       return AnswerError(fd, 503, "llama-tts was killed (" + Process::DescribeExit(status) + ")");
     }
-    return AnswerError(fd, 500, "llama-tts " + Process::DescribeExit(status) + Tail(**process));
+    return AnswerError(fd, 500, "llama-tts " + Process::DescribeExit(status), Tail(**process));
   }
   std::optional<std::string> wav = ReadWavFile(out);
-  if (!wav) return AnswerError(fd, 500, "llama-tts wrote no usable audio" + Tail(**process));
+  if (!wav) return AnswerError(fd, 500, "llama-tts wrote no usable audio", Tail(**process));
   Answer(fd, 200, "audio/wav", *wav);
 }
 
