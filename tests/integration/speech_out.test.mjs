@@ -257,7 +257,7 @@ describe('speech out: a Qwen3-TTS-style repo pulled from the hub', () => {
 
 describe('speech out with the engine rootfs\'s real llama-tts', () => {
   const rootfsTts = '/var/cache/zest/engines/debian-sid/usr/bin/llama-tts';
-  test('it refuses the OuteTTS pair (its vocoder is no projector): a clean 5xx, its words in zest's log, nothing left', {
+  test('it refuses the OuteTTS pair (its vocoder is no projector): a clean 5xx, its words in zest\'s log, nothing left', {
     skip: !fs.existsSync(rootfsTts) && 'no engine rootfs with llama-tts (make engines)',
   }, async () => {
     const zest = await startZest({ home: makeHome({ voice: 'tts' }) });
