@@ -105,12 +105,6 @@ Result<HttpReply> Exchange(const fs::path& socket, const std::string& method,
   return reply;
 }
 
-std::string Tail(const Process& process) {
-  std::string out;
-  for (const std::string& line : process.output().Tail(4)) out += "\n" + line;
-  return out;
-}
-
 // An error answer: `message` for the client, `detail` (what a llama-server
 // said) for zest's log only (AnswerError in tts_server.cc).
 TtsReply Error(int status, const std::string& message, const std::string& detail = "") {
@@ -239,7 +233,7 @@ Result<std::unique_ptr<OuteTtsEngine>> OuteTtsEngine::Start(const OuteTtsServers
       if (stopping()) return Status(ErrorCode::kCancelled, "stopped while loading");
       if (std::optional<int> exit = children[i]->ExitStatus()) {
         return Unavailable(std::string(name) + " " + Process::DescribeExit(*exit) +
-                           Tail(*children[i]));
+                           children[i]->OutputTail(4));
       }
       if (Clock::now() > deadline) return Unavailable(std::string(name) + " did not load in time");
       Result<HttpReply> health = Exchange(which[i]->socket, "GET", "/health", "",

@@ -100,7 +100,15 @@ uint64_t VocoderBytes(const std::filesystem::path& vocoder) {
   const uint64_t width = std::min(gguf->ArchUint("embedding_length", 768), kMaxVocoderWidth);
   const uint64_t buffers = static_cast<uint64_t>(kOuteTtsVocoderBatch) *
                            (kOutputFloats + kHiddenActivations * width) * sizeof(float);
-  return weights + kTtsEngineBytes + buffers;
+  // The batch's frames also travel as JSON text (/embedding): llama-server
+  // builds and prints it, the tts-engine reads, unchunks and parses it, and
+  // neither heap gives the pages back. Measured with the synthetic pair
+  // (speech_out_outetts.test.mjs, a 4096-code batch): about 52 bytes a
+  // float over the rest, all copies together; 64 leaves room.
+  constexpr uint64_t kReplyBytesPerFloat = 64;
+  const uint64_t reply =
+      static_cast<uint64_t>(kOuteTtsVocoderBatch) * kOutputFloats * kReplyBytesPerFloat;
+  return weights + kTtsEngineBytes + buffers + reply;
 }
 
 }  // namespace zest::engines

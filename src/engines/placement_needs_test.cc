@@ -268,8 +268,10 @@ TEST(VocoderBytesTest, AWavTokenizerAddsItsOwnEngineAndABatchOfWorkingBuffers) {
   const std::filesystem::path wav = WriteVocoder("wt.vocoder.gguf", "wavtokenizer-dec");
   const std::filesystem::path other = WriteVocoder("qt.vocoder.gguf", "clip");
   const uint64_t wav_file = std::filesystem::file_size(wav);
-  // 4096 codes x (1282 outputs + 8 x 768 activations) x 4 bytes: ~115 MiB.
-  EXPECT_EQ(VocoderBytes(wav), wav_file + kTtsEngineBytes + 4096ull * (1282 + 8 * 768) * 4);
+  // 4096 codes x (1282 outputs + 8 x 768 activations) x 4 bytes: ~115 MiB,
+  // and the batch's 1282 floats a code as JSON text, 64 bytes a float: 321 MiB.
+  EXPECT_EQ(VocoderBytes(wav),
+            wav_file + kTtsEngineBytes + 4096ull * (1282 + 8 * 768) * 4 + 4096ull * 1282 * 64);
   EXPECT_EQ(VocoderBytes(other), std::filesystem::file_size(other));  // llama-tts's: its weights
   EXPECT_EQ(VocoderBytes("/no/such.vocoder.gguf"), 0u);
 }
@@ -279,7 +281,8 @@ TEST(VocoderBytesTest, AnUntrustedWidthIsChargedAtMostTheCapNeverWrapped) {
   const std::filesystem::path huge =
       WriteVocoder("huge.vocoder.gguf", "wavtokenizer-dec", uint64_t{1} << 62);
   const uint64_t file = std::filesystem::file_size(huge);
-  EXPECT_EQ(VocoderBytes(huge), file + kTtsEngineBytes + 4096ull * (1282 + 8 * 65536ull) * 4);
+  EXPECT_EQ(VocoderBytes(huge),
+            file + kTtsEngineBytes + 4096ull * (1282 + 8 * 65536ull) * 4 + 4096ull * 1282 * 64);
   const std::filesystem::path at_cap =
       WriteVocoder("cap.vocoder.gguf", "wavtokenizer-dec", uint64_t{1} << 16);
   EXPECT_EQ(VocoderBytes(at_cap), VocoderBytes(huge));

@@ -153,12 +153,6 @@ bool ClientGone(int fd) {
   return ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
-std::string Tail(const Process& process) {
-  std::string out;
-  for (const std::string& line : process.output().Tail(6)) out += "\n" + line;
-  return out;
-}
-
 // The WAV llama-tts wrote at `path`, read without following a link there
 // (llama-tts may write its run's directory, so it could leave one pointing
 // at a file of ours); nullopt when it is no regular file of a sane size.
@@ -238,10 +232,12 @@ void Synthesize(int fd, const TtsServerOptions& options, const SpeechArgs& args,
     if (Process::KilledFromOutside(status)) {
       return AnswerError(fd, 503, "llama-tts was killed (" + Process::DescribeExit(status) + ")");
     }
-    return AnswerError(fd, 500, "llama-tts " + Process::DescribeExit(status), Tail(**process));
+    return AnswerError(fd, 500, "llama-tts " + Process::DescribeExit(status),
+                       (*process)->OutputTail(6));
   }
   std::optional<std::string> wav = ReadWavFile(out);
-  if (!wav) return AnswerError(fd, 500, "llama-tts wrote no usable audio", Tail(**process));
+  if (!wav)
+    return AnswerError(fd, 500, "llama-tts wrote no usable audio", (*process)->OutputTail(6));
   Answer(fd, 200, "audio/wav", *wav);
 }
 
