@@ -291,8 +291,11 @@ std::vector<Field> SecurityFields() {
       IntField("limits.max_audio_s", "ZEST_MAX_AUDIO_S", &Settings::max_audio_s, 1, 86400),
       IntField("limits.max_audio_memory_mb", "ZEST_MAX_AUDIO_MEMORY_MB",
                &Settings::max_audio_memory_mb, 0, 1 << 20),
+      // The text reaches llama-tts as one argument (-p TEXT), which Linux
+      // caps at 128 KiB (MAX_ARG_STRLEN): 32000 characters of up to four
+      // bytes stay under it, and under the tts-engine's 1 MiB body limit.
       IntField("limits.max_speech_chars", "ZEST_MAX_SPEECH_CHARS", &Settings::max_speech_chars, 1,
-               1 << 20),
+               32000),
       IntField("limits.max_images", "ZEST_MAX_IMAGES", &Settings::max_images, 0, 4096),
       IntField("limits.max_image_mb", "ZEST_MAX_IMAGE_MB", &Settings::max_image_mb, 1, 1024),
       IntField<int64_t>("limits.max_image_pixels", "ZEST_MAX_IMAGE_PIXELS",

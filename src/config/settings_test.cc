@@ -99,6 +99,18 @@ TEST_F(SettingsTest, BadValuesNameTheirSource) {
   EXPECT_FALSE(Load().ok());
 }
 
+TEST_F(SettingsTest, SpeechTextStaysUnderOneArgumentsLimit) {
+  env_["ZEST_MAX_SPEECH_CHARS"] = "32000";
+  auto loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->settings.max_speech_chars, 32000);
+  env_["ZEST_MAX_SPEECH_CHARS"] = "32001";  // four-byte characters would pass 128 KiB
+  loaded = Load();
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("ZEST_MAX_SPEECH_CHARS"), std::string::npos);
+  EXPECT_NE(loaded.status().message().find("32000"), std::string::npos);
+}
+
 TEST_F(SettingsTest, KeepAliveIsADuration) {
   EXPECT_EQ(Load()->settings.keep_alive, "10m");
   WriteConfig("[scheduler]\nkeep_alive = \"1h30m\"\n");

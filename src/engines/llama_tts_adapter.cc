@@ -1,5 +1,7 @@
 #include "engines/llama_tts_adapter.h"
 
+#include <spdlog/spdlog.h>
+
 #include <nlohmann/json.hpp>
 
 #include "engines/bridged_command.h"
@@ -12,16 +14,22 @@ namespace zest::engines {
 
 namespace {
 
-constexpr int kTokensPerChar = 5;
+constexpr int kTokensPerChar = 10;    // why: SpeechTokenCap in the header
 constexpr int kTokensPerSecond = 75;  // a second of the densest codec's frames
 
-// What an engine of `spec` sees: its model files read-only, and the
-// instance's own socket directory (where each run writes) writable.
+// The one directory the engines of `spec` may write: `runs/` in the
+// instance's socket directory, which `zest tts-engine` makes (mode 0700)
+// before it runs any. Each llama-tts run's private directory goes there, or
+// an OuteTTS model's two llama-server sockets; the tts-engine's own socket
+// stays outside, where no engine can replace it.
+std::filesystem::path RunsDir(const LaunchSpec& spec) { return spec.socket.parent_path() / "runs"; }
+
+// What an engine of `spec` sees: its model files read-only, RunsDir writable.
 SandboxMounts WorkDirMounts(const LaunchSpec& spec) {
   SandboxMounts mounts;
   mounts.hidden = spec.hidden;
   mounts.readonly = spec.model_files;
-  mounts.writable = {spec.socket.parent_path()};
+  mounts.writable = {RunsDir(spec)};
   return mounts;
 }
 
@@ -57,9 +65,21 @@ std::vector<std::string> OuteTtsVocoderArgs(const LaunchSpec& spec,
   o.embeddings = true;
   o.ctx_size = kOuteTtsVocoderBatch;
   o.threads = spec.threads;
+  // On the CPU, always: placement counts the vocoder in host memory
+  // (placement_needs.h), so llama-server's own fitting must not put it on a
+  // GPU the ledger does not charge. The rest of the model's settings (load
+  // mode, KV cache types) carry over.
+  EnginePlacement cpu = spec.placement.value_or(EnginePlacement{});
+  cpu.devices.clear();
+  cpu.rpc_servers.clear();
+  cpu.tensor_split.clear();
+  cpu.gpu_layers = 0;
+  cpu.n_cpu_moe = 0;
+  cpu.mmproj_on_cpu = false;
   // The vocoder is not causal: a whole utterance goes through in one batch.
-  const std::string batch = std::to_string(kOuteTtsVocoderBatch);
-  o.extra = {"-b", batch, "-ub", batch};
+  cpu.batch = kOuteTtsVocoderBatch;
+  cpu.ubatch = kOuteTtsVocoderBatch;
+  o.placement = cpu;
   return LlamaServerArgs(o);
 }
 
@@ -73,12 +93,13 @@ bool LlamaTtsAdapter::IsOuteTts(const LaunchSpec& spec) const {
 Result<LaunchCommand> LlamaTtsAdapter::OuteTtsCommand(const LaunchSpec& spec) const {
   if (!setup_.llama_server.ok()) return Unavailable(setup_.llama_server.status().message());
   const EngineLocation& engine = *setup_.llama_server;
-  const std::filesystem::path work_dir = spec.socket.parent_path();
+  const std::filesystem::path work_dir = RunsDir(spec);
   const SandboxMounts mounts = WorkDirMounts(spec);
   OuteTtsServers servers;
   servers.backbone.socket = work_dir / "backbone.sock";
   servers.vocoder.socket = work_dir / "vocoder.sock";
   servers.vocoder_batch = kOuteTtsVocoderBatch;
+  servers.context = static_cast<int>(spec.ctx_per_slot);
   const bool own_network = !engine.sandboxed();  // the outer sandbox has its own
   servers.backbone.argv =
       engine.Command(OuteTtsBackboneArgs(spec, servers.backbone.socket), mounts, own_network);
@@ -99,15 +120,15 @@ Result<LaunchCommand> LlamaTtsAdapter::Command(const LaunchSpec& spec) const {
   if (IsOuteTts(spec)) return OuteTtsCommand(spec);
   if (!setup_.located.ok()) return Unavailable(setup_.located.status().message());
   const EngineLocation& engine = *setup_.located;
-  // Each run writes its WAV into a private directory below the instance's
-  // own socket directory, which no other engine sees.
+  // Each run writes its WAV into a private directory in RunsDir, which no
+  // other engine sees.
   std::vector<std::string> inner = engine.Command(LlamaTtsArgs(spec), WorkDirMounts(spec),
                                                   /*own_network=*/!engine.sandboxed());
   LaunchCommand command;
   if (engine.sandboxed())
     command.argv = SandboxCommand(BridgeSandbox(engine, spec, setup_.self_exe));
   const std::vector<std::string> server =
-      TtsServerCommand(setup_.self_exe, spec.socket, spec.socket.parent_path());
+      TtsServerCommand(setup_.self_exe, spec.socket, RunsDir(spec));
   command.argv.insert(command.argv.end(), server.begin(), server.end());
   command.argv.insert(command.argv.end(), inner.begin(), inner.end());
   command.env = engine.Environment();
@@ -130,16 +151,24 @@ Result<EngineCall> LlamaTtsAdapter::SpeechCall(const SpeechJob& job) const {
 
 Result<SpeechAudio> LlamaTtsAdapter::ReadSpeech(int status, std::string_view body) const {
   if (status != 200) {
-    nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-    std::string message = std::string(body.substr(0, 300));
+    // The tts-engine's own words go to the client; what the engine printed
+    // (its "detail", or a body that is not the tts-engine's) only to the log.
+    const nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+    std::string message = "it answered " + std::to_string(status);
+    std::string detail;
     if (j.is_object() && j.contains("error") && j["error"].is_object()) {
       message = j["error"].value("message", message);
+      detail = j["error"].value("detail", "");
+    } else {
+      detail = std::string(body.substr(0, 300));
     }
+    if (!detail.empty()) spdlog::warn("speech engine: {}: {}", message, detail);
     if (status == 400) return InvalidArgument(message);
     const ErrorCode code = status == 504   ? ErrorCode::kTimeout
                            : status == 503 ? ErrorCode::kUnavailable
                                            : ErrorCode::kEngineFailed;
-    return Status(code, "the speech engine failed: " + message);
+    const char* hint = detail.empty() ? "" : " (zest's log has the engine's output)";
+    return Status(code, "the speech engine failed: " + message + hint);
   }
   Result<SpeechAudio> audio = ReadWav(std::string(body));
   if (!audio.ok()) {

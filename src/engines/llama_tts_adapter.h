@@ -43,10 +43,16 @@ std::vector<std::string> OuteTtsBackboneArgs(const LaunchSpec& spec,
 std::vector<std::string> OuteTtsVocoderArgs(const LaunchSpec& spec,
                                             const std::filesystem::path& socket);
 
-// Audio frames (-n) llama-tts may write for `text`: a fast speaker says 15
-// characters a second and the models write 12.5 (Qwen3-TTS-12Hz) to 75
-// frames a second, so 5 a character plus 75 leaves room and still stops a
-// model that never ends (random weights, or a real one that rambles).
+// Tokens (-n, or the backbone's n_predict) a model may write for `text`:
+// enough for the whole text, yet a bound on a model that never ends (random
+// weights, or a real one that rambles). The densest codec writes 75 codes a
+// second (OuteTTS's WavTokenizer; Qwen3-TTS-12Hz writes 12.5), and a calm
+// speaker says about 12 characters a second: 6.25 codes a character, and
+// OuteTTS writes about one token more for each character's share of its
+// word, duration and code_start/code_end tokens. 10 a character leaves room
+// for a slow speaker (9 characters a second), plus a second (75) for the
+// pauses at either end. An OuteTTS backbone must also hold this cap after
+// its prompt in its context (OuteTtsTooLong).
 int SpeechTokenCap(size_t text_chars);
 
 // llama-tts's own argv for a model (the run adds -p, -o and -n): the

@@ -62,14 +62,18 @@ TEST(LlamaTtsAdapterTest, TheServerRunsInTheOuterSandboxAndLlamaTtsInTheEngineSa
   ASSERT_GT(server, 0);
   EXPECT_EQ(argv[server - 1], "/opt/zest/bin/zest");
   EXPECT_EQ(argv[server + 2], "/run/zest/engines/talker-1/engine.sock");
-  EXPECT_EQ(argv[server + 4], "/run/zest/engines/talker-1");  // the work directory
+  EXPECT_EQ(argv[server + 4], "/run/zest/engines/talker-1/runs");  // the work directory
   EXPECT_EQ(argv[server + 5], "--");
   // The inner bwrap, then llama-tts with the vocoder and the writable work dir.
   const std::vector<std::string> inner(argv.begin() + server + 6, argv.end());
   EXPECT_EQ(inner.front(), "/usr/bin/bwrap");
   EXPECT_GE(Index(inner, "/models/talker.vocoder.gguf"), 0);
   EXPECT_GE(Index(inner, "-mm"), 0);
-  EXPECT_GE(Index(inner, "/run/zest/engines/talker-1"), 0);
+  // Only runs/ is writable to llama-tts: the socket directory, with the
+  // tts-engine's own socket, is not mounted into its sandbox at all.
+  EXPECT_GE(Index(inner, "/run/zest/engines/talker-1/runs"), 0);
+  EXPECT_EQ(Index(inner, "/run/zest/engines/talker-1"), -1);
+  EXPECT_EQ(Index(inner, "/run/zest/engines/talker-1/engine.sock"), -1);
 }
 
 TEST(LlamaTtsAdapterTest, WithoutAVocoderOrTheEngineThereIsNoCommand) {
@@ -90,6 +94,9 @@ TEST(LlamaTtsAdapterTest, EachRunCapsAudioTokensInProportionToTheText) {
   EXPECT_EQ(body["n_predict"], SpeechTokenCap(5));
   EXPECT_EQ(body["timeout_s"], 30);
   EXPECT_LT(SpeechTokenCap(10), SpeechTokenCap(100));
+  // 120 characters said in 10 s: 750 WavTokenizer codes and about a token a
+  // character of OuteTTS's words, durations and code markers.
+  EXPECT_GE(SpeechTokenCap(120), 750 + 120);
   EXPECT_EQ(TtsRunArgs({"bwrap", "llama-tts"}, "hi", "/w/tts-1/speech.wav", 85),
             (std::vector<std::string>{"bwrap", "llama-tts", "-p", "hi", "-o", "/w/tts-1/speech.wav",
                                       "-n", "85"}));
@@ -105,6 +112,18 @@ TEST(LlamaTtsAdapterTest, TheServersErrorsBecomeStatuses) {
   EXPECT_EQ(adapter.ReadSpeech(504, "{}").status().code(), ErrorCode::kTimeout);
   EXPECT_EQ(adapter.ReadSpeech(500, "boom").status().code(), ErrorCode::kEngineFailed);
   EXPECT_EQ(adapter.ReadSpeech(200, "not a wav").status().code(), ErrorCode::kEngineFailed);
+  // What the engine printed is for zest's log only, never the client.
+  const Status failed =
+      adapter
+          .ReadSpeech(
+              500,
+              R"({"error":{"message":"llama-tts exited with code 1","detail":"/secret/x.gguf"}})")
+          .status();
+  EXPECT_EQ(failed.message(),
+            "the speech engine failed: llama-tts exited with code 1 (zest's log has the engine's "
+            "output)");
+  const Status raw = adapter.ReadSpeech(502, "upstream said /secret/y").status();
+  EXPECT_EQ(raw.message().find("/secret"), std::string::npos) << raw.message();
 }
 
 TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSandbox) {
@@ -126,12 +145,14 @@ TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSa
   ASSERT_GT(json, server);
   Result<OuteTtsServers> servers = ParseOuteTtsServers(argv[json + 1]);
   ASSERT_TRUE(servers.ok()) << servers.status().message();
-  EXPECT_EQ(servers->backbone.socket, "/run/zest/engines/talker-1/backbone.sock");
-  EXPECT_EQ(servers->vocoder.socket, "/run/zest/engines/talker-1/vocoder.sock");
+  EXPECT_EQ(servers->backbone.socket, "/run/zest/engines/talker-1/runs/backbone.sock");
+  EXPECT_EQ(servers->vocoder.socket, "/run/zest/engines/talker-1/runs/vocoder.sock");
   EXPECT_EQ(servers->vocoder_batch, kOuteTtsVocoderBatch);
+  EXPECT_EQ(servers->context, 4096);  // the backbone's -c, for OuteTtsTooLong
   for (const auto* child : {&servers->backbone.argv, &servers->vocoder.argv}) {
     EXPECT_EQ(child->front(), "/usr/bin/bwrap");  // each in the engine sandbox
-    EXPECT_GT(Index(*child, "/run/zest/engines/talker-1"), 0);
+    EXPECT_GT(Index(*child, "/run/zest/engines/talker-1/runs"), 0);
+    EXPECT_EQ(Index(*child, "/run/zest/engines/talker-1"), -1);
   }
   const std::vector<std::string>& vocoder = servers->vocoder.argv;
   EXPECT_GT(Index(vocoder, "--embeddings"), 0);
@@ -142,6 +163,36 @@ TEST(LlamaTtsAdapterTest, AWavTokenizerVocoderRunsOnTwoLlamaServersInTheEngineSa
   EXPECT_EQ(backbone[Index(backbone, "-c") + 1], "4096");
   EXPECT_EQ(backbone[Index(backbone, "-t") + 1], "6");
   EXPECT_EQ(Index(backbone, "--embeddings"), -1);
+}
+
+TEST(LlamaTtsAdapterTest, TheVocodersLlamaServerIsPinnedToTheCpuWhereverTheBackboneGoes) {
+  LaunchSpec spec = Spec();
+  EnginePlacement gpu;
+  gpu.devices = {"CUDA0", "CUDA1"};
+  gpu.gpu_layers = 99;
+  gpu.tensor_split = {1, 1};
+  gpu.cache_type_k = "q8_0";
+  spec.placement = gpu;
+  const std::vector<std::string> backbone = OuteTtsBackboneArgs(spec, "/w/backbone.sock");
+  EXPECT_EQ(backbone[Index(backbone, "--device") + 1], "CUDA0,CUDA1");
+  // Placement charges the vocoder to host memory: llama-server must neither
+  // fit it onto a GPU itself nor follow the backbone there.
+  for (const std::optional<EnginePlacement>& placement :
+       {std::optional(gpu), std::optional<EnginePlacement>()}) {
+    spec.placement = placement;
+    const std::vector<std::string> vocoder = OuteTtsVocoderArgs(spec, "/w/vocoder.sock");
+    ASSERT_GT(Index(vocoder, "--fit"), 0);
+    EXPECT_EQ(vocoder[Index(vocoder, "--fit") + 1], "off");
+    EXPECT_EQ(vocoder[Index(vocoder, "--device") + 1], "none");
+    EXPECT_EQ(vocoder[Index(vocoder, "-ngl") + 1], "0");
+    EXPECT_EQ(Index(vocoder, "--tensor-split"), -1);
+    EXPECT_EQ(vocoder[Index(vocoder, "-b") + 1], "4096");
+    EXPECT_EQ(vocoder[Index(vocoder, "-ub") + 1], "4096");
+    EXPECT_EQ(std::count(vocoder.begin(), vocoder.end(), "-ub"), 1);
+  }
+  spec.placement = gpu;
+  const std::vector<std::string> vocoder = OuteTtsVocoderArgs(spec, "/w/vocoder.sock");
+  EXPECT_EQ(vocoder[Index(vocoder, "-ctk") + 1], "q8_0");  // the model's other settings carry over
 }
 
 TEST(LlamaTtsAdapterTest, OtherVocodersStayWithLlamaTts) {
@@ -160,11 +211,13 @@ TEST(OuteTtsServersJson, RoundTrips) {
   s.backbone = {{"a", "b c"}, "/x/b.sock"};
   s.vocoder = {{"d"}, "/x/v.sock"};
   s.vocoder_batch = 77;
+  s.context = 8192;
   Result<OuteTtsServers> back = ParseOuteTtsServers(OuteTtsServersJson(s));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->backbone.argv, s.backbone.argv);
   EXPECT_EQ(back->vocoder.socket, s.vocoder.socket);
   EXPECT_EQ(back->vocoder_batch, 77);
+  EXPECT_EQ(back->context, 8192);
   EXPECT_FALSE(ParseOuteTtsServers("{}").ok());
   EXPECT_FALSE(ParseOuteTtsServers("nope").ok());
 }

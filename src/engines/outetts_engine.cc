@@ -105,14 +105,21 @@ Result<HttpReply> Exchange(const fs::path& socket, const std::string& method,
   return reply;
 }
 
-std::string Tail(const Process& process) {
-  std::string out;
-  for (const std::string& line : process.output().Tail(4)) out += "\n" + line;
-  return out;
+// An error answer: `message` for the client, `detail` (what a llama-server
+// said) for zest's log only (AnswerError in tts_server.cc).
+TtsReply Error(int status, const std::string& message, const std::string& detail = "") {
+  nlohmann::json error = {{"message", message}};
+  if (!detail.empty()) error["detail"] = detail;
+  return {status, "application/json", nlohmann::json{{"error", error}}.dump()};
 }
 
-TtsReply Error(int status, const std::string& message) {
-  return {status, "application/json", nlohmann::json{{"error", {{"message", message}}}}.dump()};
+// A failed exchange's status, with what the llama-server answered kept
+// apart from the message (EngineFailed's text is "MESSAGE\nDETAIL").
+TtsReply ErrorFor(int status, const Status& failed) {
+  const std::string& text = failed.message();
+  const size_t cut = text.find('\n');
+  if (cut == std::string::npos) return Error(status, text);
+  return Error(status, text.substr(0, cut), text.substr(cut + 1));
 }
 
 int StatusFor(const Status& status) {
@@ -137,7 +144,7 @@ Result<std::vector<int32_t>> Generate(const fs::path& socket, const std::string&
                         Exchange(socket, "POST", "/completion", body.dump(), deadline, cancelled));
   const nlohmann::json j = nlohmann::json::parse(reply.body, nullptr, /*allow_exceptions=*/false);
   if (reply.status != 200 || !j.is_object() || !j.contains("tokens") || !j["tokens"].is_array()) {
-    return EngineFailed("the backbone answered " + std::to_string(reply.status) + ": " +
+    return EngineFailed("the backbone answered " + std::to_string(reply.status) + "\n" +
                         reply.body.substr(0, 300));
   }
   std::vector<int32_t> tokens;
@@ -159,7 +166,7 @@ Status Vocode(const fs::path& socket, std::span<const int32_t> codes, Clock::tim
   if (reply.status != 200 || !j.is_array() || j.empty() || !j[0].is_object() ||
       !j[0].contains("embedding") || !j[0]["embedding"].is_array() ||
       j[0]["embedding"].size() != codes.size()) {
-    return EngineFailed("the vocoder answered " + std::to_string(reply.status) + ": " +
+    return EngineFailed("the vocoder answered " + std::to_string(reply.status) + "\n" +
                         reply.body.substr(0, 300));
   }
   for (const auto& row : j[0]["embedding"]) {
@@ -177,7 +184,8 @@ std::string OuteTtsServersJson(const OuteTtsServers& servers) {
   return nlohmann::json{
       {"backbone", {{"argv", servers.backbone.argv}, {"socket", servers.backbone.socket.string()}}},
       {"vocoder", {{"argv", servers.vocoder.argv}, {"socket", servers.vocoder.socket.string()}}},
-      {"vocoder_batch", servers.vocoder_batch}}
+      {"vocoder_batch", servers.vocoder_batch},
+      {"context", servers.context}}
       .dump();
 }
 
@@ -190,6 +198,7 @@ Result<OuteTtsServers> ParseOuteTtsServers(std::string_view json) {
     s.vocoder.argv = j.at("vocoder").at("argv").get<std::vector<std::string>>();
     s.vocoder.socket = j.at("vocoder").at("socket").get<std::string>();
     s.vocoder_batch = j.value("vocoder_batch", s.vocoder_batch);
+    s.context = j.value("context", s.context);
   } catch (const nlohmann::json::exception& e) {
     return InvalidArgument(std::string("--outetts: ") + e.what());
   }
@@ -224,7 +233,7 @@ Result<std::unique_ptr<OuteTtsEngine>> OuteTtsEngine::Start(const OuteTtsServers
       if (stopping()) return Status(ErrorCode::kCancelled, "stopped while loading");
       if (std::optional<int> exit = children[i]->ExitStatus()) {
         return Unavailable(std::string(name) + " " + Process::DescribeExit(*exit) +
-                           Tail(*children[i]));
+                           children[i]->OutputTail(4));
       }
       if (Clock::now() > deadline) return Unavailable(std::string(name) + " did not load in time");
       Result<HttpReply> health = Exchange(which[i]->socket, "GET", "/health", "",
@@ -241,13 +250,18 @@ TtsReply OuteTtsEngine::Speak(const std::string& text, int max_tokens, int timeo
                               const std::function<bool()>& cancelled) {
   const std::string prompt = OuteTtsPrompt(text);
   if (prompt.empty()) return Error(400, "the text has no words OuteTTS can read");
+  if (std::optional<size_t> most = OuteTtsTooLong(text, max_tokens, servers_.context)) {
+    return Error(400, "the text is too long for this speech model: it speaks about " +
+                          std::to_string(*most) + " characters at most in one request (its " +
+                          std::to_string(servers_.context) + "-token context)");
+  }
   if (!Running()) {
     return Error(503, "a llama-server of this speech-out model has exited");
   }
   const Clock::time_point deadline = Clock::now() + std::chrono::seconds(timeout_s);
   Result<std::vector<int32_t>> tokens =
       Generate(servers_.backbone.socket, prompt, max_tokens, deadline, cancelled);
-  if (!tokens.ok()) return Error(StatusFor(tokens.status()), tokens.status().message());
+  if (!tokens.ok()) return ErrorFor(StatusFor(tokens.status()), tokens.status());
   const std::vector<int32_t> codes = OuteTtsCodes(*tokens);
   if (codes.empty()) return Error(500, "the backbone wrote no audio codes");
   // The vocoder sees each chunk whole (it is not causal), so a text longer
@@ -258,7 +272,7 @@ TtsReply OuteTtsEngine::Speak(const std::string& text, int max_tokens, int timeo
   for (size_t at = 0; at < codes.size(); at += batch) {
     const std::span<const int32_t> chunk(codes.data() + at, std::min(batch, codes.size() - at));
     if (Status s = Vocode(servers_.vocoder.socket, chunk, deadline, cancelled, frames); !s.ok()) {
-      return Error(StatusFor(s), s.message());
+      return ErrorFor(StatusFor(s), s);
     }
   }
   const std::vector<float> samples = WavTokenizerSamples(frames);

@@ -34,6 +34,7 @@ struct OuteTtsServers {
   OuteTtsServer backbone;
   OuteTtsServer vocoder;     // started with --embeddings and -b/-ub = vocoder_batch
   int vocoder_batch = 4096;  // codes per /embedding call (the vocoder is not causal)
+  int context = 0;           // the backbone's -c: prompt and codes together; 0 = unknown
 };
 
 // The one-argument form `zest tts-engine --outetts JSON` takes, and back.
@@ -56,7 +57,8 @@ class OuteTtsEngine {
                                                       const std::function<bool()>& stopping);
 
   // `text` spoken as a 24 kHz mono 16-bit WAV, with at most `max_tokens`
-  // tokens from the backbone; 400 for a text without words, 504 past
+  // tokens from the backbone; 400 for a text without words or one whose
+  // prompt and budget overflow the backbone's context, 504 past
   // `timeout_s`, 503 when a child has died. `cancelled` is polled while
   // waiting (a client that left): then the reply is not sent anyway.
   TtsReply Speak(const std::string& text, int max_tokens, int timeout_s,

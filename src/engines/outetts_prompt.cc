@@ -1,5 +1,6 @@
 #include "engines/outetts_prompt.h"
 
+#include <algorithm>
 #include <array>
 
 namespace zest::engines {
@@ -65,6 +66,16 @@ std::vector<int32_t> OuteTtsCodes(const std::vector<int32_t>& tokens) {
     }
   }
   return codes;
+}
+
+std::optional<size_t> OuteTtsTooLong(std::string_view text, int max_tokens, int context) {
+  if (context <= 0) return std::nullopt;
+  const uint64_t prompt = OuteTtsPrompt(text).size() + 1;  // and a BOS
+  const uint64_t needed = prompt + static_cast<uint64_t>(std::max(max_tokens, 0));
+  if (needed <= static_cast<uint64_t>(context)) return std::nullopt;
+  uint64_t chars = 0;
+  for (char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return static_cast<size_t>(chars * static_cast<uint64_t>(context) / needed);
 }
 
 }  // namespace zest::engines

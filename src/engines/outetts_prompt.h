@@ -5,7 +5,9 @@
 // codes to the vocoder's.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +37,15 @@ std::string OuteTtsWords(std::string_view text);
 // `<|code_start|>` its codes `<|code_end|>`, before the text), which zest
 // does not have yet; the synthetic model speaks codes regardless.
 std::string OuteTtsPrompt(std::string_view text);
+
+// Whether the backbone's context of `context` tokens holds the prompt for
+// `text` and `max_tokens` written after it; llama-server would stop at the
+// context's end, and the audio would end mid-text without an error. The
+// prompt's bytes bound its tokens (every token spells at least one byte),
+// so no tokenizer is asked. nullopt when it fits (or `context` is 0, the
+// model's own); otherwise about the most characters of text like `text`
+// that do fit, for the client's error.
+std::optional<size_t> OuteTtsTooLong(std::string_view text, int max_tokens, int context);
 
 // The WavTokenizer codes among the tokens the backbone wrote, in order;
 // everything else (word tokens, durations, code_start/code_end) dropped.

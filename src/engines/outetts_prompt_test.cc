@@ -21,6 +21,24 @@ TEST(OuteTtsPrompt, WordsBetweenTextMarkers) {
   EXPECT_EQ(OuteTtsPrompt("..."), "");
 }
 
+TEST(OuteTtsTooLong, TheCapAndThePromptMustFitTheBackbonesContext) {
+  const std::string text = "Hello world.";  // 12 characters, a 77-byte prompt
+  const int prompt = static_cast<int>(OuteTtsPrompt(text).size()) + 1;
+  EXPECT_EQ(OuteTtsTooLong(text, 100, prompt + 100), std::nullopt);
+  EXPECT_EQ(OuteTtsTooLong(text, 100, 0), std::nullopt);  // the model's own context
+  // One token over: refused, with the characters that would fit at this rate.
+  const std::optional<size_t> most = OuteTtsTooLong(text, 101, prompt + 100);
+  ASSERT_TRUE(most.has_value());
+  EXPECT_EQ(*most, 12u * (prompt + 100) / (prompt + 101));
+  EXPECT_LT(*most, 12u);
+  // A long text against the 8192-token context: some hundreds of characters.
+  const std::string paragraph(2000, 'a');
+  const std::optional<size_t> fits = OuteTtsTooLong(paragraph, 10 * 2000 + 75, 8192);
+  ASSERT_TRUE(fits.has_value());
+  EXPECT_GT(*fits, 300u);
+  EXPECT_LT(*fits, 2000u);
+}
+
 TEST(OuteTtsCodes, KeepsOnlyCodebookTokens) {
   const std::vector<int32_t> tokens = {151671, 151672, 151673, 155767, 155768, 42, 151672 + 7};
   EXPECT_EQ(OuteTtsCodes(tokens), (std::vector<int32_t>{0, 1, 4095, 7}));

@@ -86,6 +86,7 @@ placement::CpuEngineNeeds CpuEngineNeedsFor(const EngineChoice& choice,
 }
 
 uint64_t VocoderBytes(const std::filesystem::path& vocoder) {
+  constexpr uint64_t kMaxVocoderWidth = uint64_t{1} << 16;
   std::error_code ec;
   const uint64_t weights = std::filesystem::file_size(vocoder, ec);
   if (ec) return 0;
@@ -93,10 +94,21 @@ uint64_t VocoderBytes(const std::filesystem::path& vocoder) {
   if (!gguf.ok() || gguf->Architecture() != "wavtokenizer-dec") return weights;
   constexpr uint64_t kOutputFloats = 1282;  // 641 log magnitudes and 641 phases
   constexpr uint64_t kHiddenActivations = 8;
-  const uint64_t width = gguf->ArchUint("embedding_length", 768);
+  // The width comes from the file: a claim past any real vocoder's (768 for
+  // WavTokenizer-large) is charged as kMaxVocoderWidth, so a hostile GGUF
+  // cannot overflow the sum into a small number that fits anywhere.
+  const uint64_t width = std::min(gguf->ArchUint("embedding_length", 768), kMaxVocoderWidth);
   const uint64_t buffers = static_cast<uint64_t>(kOuteTtsVocoderBatch) *
                            (kOutputFloats + kHiddenActivations * width) * sizeof(float);
-  return weights + kTtsEngineBytes + buffers;
+  // The batch's frames also travel as JSON text (/embedding): llama-server
+  // builds and prints it, the tts-engine reads, unchunks and parses it, and
+  // neither heap gives the pages back. Measured with the synthetic pair
+  // (speech_out_outetts.test.mjs, a 4096-code batch): about 52 bytes a
+  // float over the rest, all copies together; 64 leaves room.
+  constexpr uint64_t kReplyBytesPerFloat = 64;
+  const uint64_t reply =
+      static_cast<uint64_t>(kOuteTtsVocoderBatch) * kOutputFloats * kReplyBytesPerFloat;
+  return weights + kTtsEngineBytes + buffers + reply;
 }
 
 }  // namespace zest::engines

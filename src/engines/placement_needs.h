@@ -54,8 +54,10 @@ inline constexpr uint64_t kTtsContext = 8192;
 // second engine's runtime (kTtsEngineBytes) and its working buffers for a
 // whole batch of codes (kOuteTtsVocoderBatch): the 1282 output floats and
 // about eight hidden-width activations a code, F32 (an estimate from the
-// graph's shape: for WavTokenizer-large, 768 wide, 122 MiB). 0 when the file
-// cannot be read.
+// graph's shape: for WavTokenizer-large, 768 wide, 122 MiB; a width the file
+// claims past 65536 is charged as 65536), and that batch's frames as JSON
+// text in both processes (64 bytes a float, measured: 321 MiB). 0 when the
+// file cannot be read.
 uint64_t VocoderBytes(const std::filesystem::path& vocoder);
 
 // The machine's side of the NPU request (present, usable, why, the NPU's

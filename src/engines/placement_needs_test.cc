@@ -254,11 +254,12 @@ namespace zest::engines {
 namespace {
 
 // A GGUF of `architecture` with an embedding width, no tensors.
-std::filesystem::path WriteVocoder(const std::string& name, const std::string& architecture) {
+std::filesystem::path WriteVocoder(const std::string& name, const std::string& architecture,
+                                   uint64_t width = 768) {
   const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / name;
   tools::GgufWriter w;
   w.AddString("general.architecture", architecture);
-  w.AddUint32(architecture + ".embedding_length", 768);
+  w.AddUint64(architecture + ".embedding_length", width);
   EXPECT_TRUE(w.Write(path).ok());
   return path;
 }
@@ -267,10 +268,24 @@ TEST(VocoderBytesTest, AWavTokenizerAddsItsOwnEngineAndABatchOfWorkingBuffers) {
   const std::filesystem::path wav = WriteVocoder("wt.vocoder.gguf", "wavtokenizer-dec");
   const std::filesystem::path other = WriteVocoder("qt.vocoder.gguf", "clip");
   const uint64_t wav_file = std::filesystem::file_size(wav);
-  // 4096 codes x (1282 outputs + 8 x 768 activations) x 4 bytes: ~115 MiB.
-  EXPECT_EQ(VocoderBytes(wav), wav_file + kTtsEngineBytes + 4096ull * (1282 + 8 * 768) * 4);
+  // 4096 codes x (1282 outputs + 8 x 768 activations) x 4 bytes: ~115 MiB,
+  // and the batch's 1282 floats a code as JSON text, 64 bytes a float: 321 MiB.
+  EXPECT_EQ(VocoderBytes(wav),
+            wav_file + kTtsEngineBytes + 4096ull * (1282 + 8 * 768) * 4 + 4096ull * 1282 * 64);
   EXPECT_EQ(VocoderBytes(other), std::filesystem::file_size(other));  // llama-tts's: its weights
   EXPECT_EQ(VocoderBytes("/no/such.vocoder.gguf"), 0u);
+}
+
+TEST(VocoderBytesTest, AnUntrustedWidthIsChargedAtMostTheCapNeverWrapped) {
+  // 2^62 wide: unclamped, 4096 x 8 x 2^62 x 4 wraps round to a small number.
+  const std::filesystem::path huge =
+      WriteVocoder("huge.vocoder.gguf", "wavtokenizer-dec", uint64_t{1} << 62);
+  const uint64_t file = std::filesystem::file_size(huge);
+  EXPECT_EQ(VocoderBytes(huge),
+            file + kTtsEngineBytes + 4096ull * (1282 + 8 * 65536ull) * 4 + 4096ull * 1282 * 64);
+  const std::filesystem::path at_cap =
+      WriteVocoder("cap.vocoder.gguf", "wavtokenizer-dec", uint64_t{1} << 16);
+  EXPECT_EQ(VocoderBytes(at_cap), VocoderBytes(huge));
 }
 
 }  // namespace

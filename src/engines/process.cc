@@ -336,6 +336,12 @@ void Process::ForgetPidFileLocked() {
   std::filesystem::remove(std::exchange(pid_file_, {}), ignored);
 }
 
+std::string Process::OutputTail(size_t lines) const {
+  std::string out;
+  for (const std::string& line : output_->Tail(lines)) out += "\n" + line;
+  return out;
+}
+
 std::string Process::DescribeExit(int wait_status) {
   if (WIFEXITED(wait_status)) return "exited with code " + std::to_string(WEXITSTATUS(wait_status));
   if (WIFSIGNALED(wait_status)) return "killed by signal " + std::to_string(WTERMSIG(wait_status));

@@ -83,6 +83,9 @@ class Process {
   // The child's most recent output lines (stdout and stderr interleaved).
   // Complete once Terminate has returned (a final partial line is flushed).
   const LineRing& output() const { return *output_; }
+  // The last `lines` of output, each after a newline: what an error
+  // message or a log line quotes of a child that failed.
+  std::string OutputTail(size_t lines) const;
 
  private:
   Process(pid_t pid, int output_fd, int log_fd, int wake_fd, std::unique_ptr<LineRing> ring);

@@ -1,5 +1,6 @@
 #include "engines/tts_server.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -12,10 +13,10 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <fstream>
 #include <list>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -29,6 +30,10 @@ namespace fs = std::filesystem;
 using std::chrono::milliseconds;
 
 std::atomic<int> g_signal{0};
+// Set when the main loop stops because a llama-server of an OuteTTS model
+// died: the runs still busy with the surviving one give up at once instead
+// of at their deadline, so the instance exits and zest restarts it.
+std::atomic<bool> g_stopping{false};
 
 void OnSignal(int sig) { g_signal = sig; }
 
@@ -89,8 +94,13 @@ void Answer(int fd, int status, std::string_view content_type, std::string_view 
   SendAll(fd, body);
 }
 
-void AnswerError(int fd, int status, const std::string& message) {
-  Answer(fd, status, "application/json", nlohmann::json{{"error", {{"message", message}}}}.dump());
+// `message` is for the API client; `detail` (the engine's own output) only
+// for zest's log: LlamaTtsAdapter::ReadSpeech logs it and passes it on to
+// nobody, since engine output can hold paths and text of other requests.
+void AnswerError(int fd, int status, const std::string& message, const std::string& detail = "") {
+  nlohmann::json error = {{"message", message}};
+  if (!detail.empty()) error["detail"] = detail;
+  Answer(fd, status, "application/json", nlohmann::json{{"error", error}}.dump());
 }
 
 struct HttpRequest {
@@ -143,21 +153,62 @@ bool ClientGone(int fd) {
   return ::recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
-std::string Tail(const Process& process) {
-  std::string out;
-  for (const std::string& line : process.output().Tail(6)) out += "\n" + line;
-  return out;
+// The WAV llama-tts wrote at `path`, read without following a link there
+// (llama-tts may write its run's directory, so it could leave one pointing
+// at a file of ours); nullopt when it is no regular file of a sane size.
+std::optional<std::string> ReadWavFile(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  struct stat st {};
+  std::optional<std::string> wav;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+      static_cast<uint64_t>(st.st_size) <= kMaxWavBytes) {
+    std::string bytes(static_cast<size_t>(st.st_size), '\0');
+    size_t got = 0;
+    while (got < bytes.size()) {
+      const ssize_t n = ::read(fd, bytes.data() + got, bytes.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      got += static_cast<size_t>(n);
+    }
+    if (got == bytes.size()) wav = std::move(bytes);
+  }
+  ::close(fd);
+  return wav;
+}
+
+// What a /speech request asks for, read once for either route.
+struct SpeechArgs {
+  std::string text;
+  int max_tokens = 0;  // the relay's cap (n_predict)
+  int timeout_s = kDefaultTimeoutS;
+};
+
+// The request's fields; nullopt (answered 400) when one is missing or of
+// the wrong type.
+std::optional<SpeechArgs> ReadSpeechArgs(int fd, const nlohmann::json& job) {
+  SpeechArgs args;
+  try {
+    args.text = job.value("input", std::string());
+    args.max_tokens = job.value("n_predict", 0);
+    args.timeout_s = job.value("timeout_s", kDefaultTimeoutS);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+    AnswerError(fd, 400, e.what());
+    return std::nullopt;
+  }
+  if (args.text.empty() || args.max_tokens <= 0 || args.timeout_s <= 0) {
+    AnswerError(fd, 400, "`input`, a positive `n_predict` and a positive `timeout_s` are required");
+    return std::nullopt;
+  }
+  return args;
 }
 
 // One run of llama-tts in `dir`; answers the client itself.
-void Synthesize(int fd, const TtsServerOptions& options, const nlohmann::json& job,
+void Synthesize(int fd, const TtsServerOptions& options, const SpeechArgs& args,
                 const fs::path& dir) {
-  const std::string text = job.value("input", std::string());
-  const int max_tokens = job.value("n_predict", 0);
-  const int timeout_s = job.value("timeout_s", kDefaultTimeoutS);
-  if (text.empty() || max_tokens <= 0) {
-    return AnswerError(fd, 400, "`input` and a positive `n_predict` are required");
-  }
+  const std::string& text = args.text;
+  const int max_tokens = args.max_tokens;
+  const int timeout_s = args.timeout_s;
   const fs::path out = dir / "speech.wav";
   SpawnOptions spawn;
   spawn.argv = TtsRunArgs(options.command, text, out, max_tokens);
@@ -181,17 +232,13 @@ void Synthesize(int fd, const TtsServerOptions& options, const nlohmann::json& j
     if (Process::KilledFromOutside(status)) {
       return AnswerError(fd, 503, "llama-tts was killed (" + Process::DescribeExit(status) + ")");
     }
-    return AnswerError(fd, 500, "llama-tts " + Process::DescribeExit(status) + Tail(**process));
+    return AnswerError(fd, 500, "llama-tts " + Process::DescribeExit(status),
+                       (*process)->OutputTail(6));
   }
-  std::error_code ec;
-  const uint64_t size = fs::file_size(out, ec);
-  if (ec || size > kMaxWavBytes) {
-    return AnswerError(fd, 500, "llama-tts wrote no usable audio" + Tail(**process));
-  }
-  std::ifstream in(out, std::ios::binary);
-  std::string wav(size, '\0');
-  in.read(wav.data(), static_cast<std::streamsize>(size));
-  Answer(fd, 200, "audio/wav", wav);
+  std::optional<std::string> wav = ReadWavFile(out);
+  if (!wav)
+    return AnswerError(fd, 500, "llama-tts wrote no usable audio", (*process)->OutputTail(6));
+  Answer(fd, 200, "audio/wav", *wav);
 }
 
 // The OuteTTS route: the two llama-servers do the work.
@@ -207,15 +254,10 @@ bool ChildDied(OuteTtsEngine& engine) {
   return !engine.Running();
 }
 
-void Speak(int fd, OuteTtsEngine& engine, const nlohmann::json& job) {
-  const std::string text = job.value("input", std::string());
-  const int max_tokens = job.value("n_predict", 0);
-  const int timeout_s = job.value("timeout_s", kDefaultTimeoutS);
-  if (text.empty() || max_tokens <= 0) {
-    return AnswerError(fd, 400, "`input` and a positive `n_predict` are required");
-  }
-  const TtsReply reply =
-      engine.Speak(text, max_tokens, timeout_s, [fd] { return ClientGone(fd) || g_signal != 0; });
+void Speak(int fd, OuteTtsEngine& engine, const SpeechArgs& args) {
+  const TtsReply reply = engine.Speak(args.text, args.max_tokens, args.timeout_s, [fd, &engine] {
+    return ClientGone(fd) || g_signal != 0 || g_stopping || !engine.Running();
+  });
   if (ClientGone(fd)) return;  // nobody to answer
   // A llama-server died under the request: no answer at all, as from any
   // engine that dies, so zest's relay tries the request on a fresh instance
@@ -235,23 +277,15 @@ void Serve(int fd, const TtsServerOptions& options, OuteTtsEngine* outetts) {
   }
   nlohmann::json job = nlohmann::json::parse(request.body, nullptr, /*allow_exceptions=*/false);
   if (!job.is_object()) return AnswerError(fd, 400, "the body is not a JSON object");
-  if (outetts != nullptr) {
-    try {
-      return Speak(fd, *outetts, job);
-    } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
-      return AnswerError(fd, 400, e.what());
-    }
-  }
+  const std::optional<SpeechArgs> args = ReadSpeechArgs(fd, job);
+  if (!args) return;
+  if (outetts != nullptr) return Speak(fd, *outetts, *args);
   std::string pattern = (options.work_dir / "tts-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     return AnswerError(fd, 500, std::string("cannot make a work directory: ") + strerror(errno));
   }
   const fs::path dir = pattern;
-  try {
-    Synthesize(fd, options, job, dir);
-  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
-    AnswerError(fd, 400, e.what());
-  }
+  Synthesize(fd, options, *args, dir);
   std::error_code ec;
   fs::remove_all(dir, ec);
 }
@@ -289,6 +323,13 @@ int RunTtsServer(const TtsServerOptions& options) {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   std::signal(SIGPIPE, SIG_IGN);
+  // The engines' one writable directory (llama_tts_adapter.cc RunsDir):
+  // each run's directory, or the llama-servers' sockets, go below it.
+  if (::mkdir(options.work_dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::fprintf(stderr, "zest tts-engine: cannot make %s: %s\n", options.work_dir.c_str(),
+                 strerror(errno));
+    return 1;
+  }
   // An OuteTTS model's llama-servers load first: the socket appears when
   // the instance can answer, as with every other engine.
   std::unique_ptr<OuteTtsEngine> outetts;
@@ -314,8 +355,10 @@ int RunTtsServer(const TtsServerOptions& options) {
     if (outetts && !outetts->Running()) {
       // A dead child is not restarted here: the instance exits, and zest's
       // supervisor restarts it whole, as with any engine that dies. The
-      // runs in progress answer 503 first.
+      // runs in progress give up and answer nothing (Speak), so the relay
+      // tries them again on the fresh instance.
       std::fprintf(stderr, "zest tts-engine: a llama-server exited; stopping\n");
+      g_stopping = true;
       exit_code = 1;
       break;
     }
@@ -334,9 +377,11 @@ int RunTtsServer(const TtsServerOptions& options) {
       worker.done = true;
     });
   }
-  workers.clear();  // each run sees the signal and kills its llama-tts
+  // No new connection waits on a listener nobody accepts on while the runs
+  // in progress finish: the relay sees the instance gone at once.
   ::close(listener);
   ::unlink(options.socket.c_str());
+  workers.clear();  // each run sees the signal (or g_stopping) and stops its engine work
   return exit_code;
 }
 

@@ -1,17 +1,17 @@
-// A synthetic speech-out model for the OuteTTS llama-tts, llama.cpp's
-// tools/tts before its libmtmd rewrite (PR 26254; Debian's llama-tts 0.7.0,
-// build 11669, in the engine rootfs is the rewrite: it runs Qwen3-TTS and
-// Pocket TTS through an mmproj and rejects this vocoder). The pair is an
-// OuteTTS-style backbone (a llama GGUF whose vocabulary has the tokens
-// llama-tts looks up and the audio-code tokens at OuteTTS-0.2's ids) and a
-// WavTokenizer vocoder beside it (architecture wavtokenizer-dec, every
-// tensor llama.cpp's loader requires, tiny widths). The weights are random,
-// except that the backbone is steered to write only audio codes and never
-// end: llama-tts then always generates its whole --n-predict budget, and the
-// WAV it writes (24 kHz mono 16-bit noise) lasts a predictable
-// kOuteTtsSecondsPerCode per generated token. Checked by reading the files
-// back (outetts_model_test.cc); the rewrite's llama-tts loads the backbone,
-// but no OuteTTS llama-tts was at hand to run the pair. Tests only.
+// A synthetic speech-out model in OuteTTS 0.2's shape: an OuteTTS-style
+// backbone (a llama GGUF whose vocabulary has OuteTTS's special tokens and
+// the audio-code tokens at OuteTTS-0.2's ids) and a WavTokenizer vocoder
+// beside it (architecture wavtokenizer-dec, every tensor llama.cpp's loader
+// requires, tiny widths). zest serves such a pair on two llama-servers
+// (engines/outetts_engine.h): the backbone's /completion writes codes, the
+// vocoder's /embedding turns them into STFT frames. (The engine rootfs's
+// llama-tts, the libmtmd rewrite of llama.cpp's tools/tts, PR 26254,
+// rejects this vocoder.) The weights are random, except that the backbone
+// is steered to write only audio codes and never end: it always writes its
+// whole n_predict budget, so the audio (24 kHz mono 16-bit noise) lasts a
+// predictable kOuteTtsSecondsPerCode per code. Checked by reading the files
+// back (outetts_model_test.cc) and by the node suite that serves it
+// (tests/integration/speech_out_outetts.test.mjs). Tests only.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +22,10 @@
 
 namespace zest::tools {
 
-// What llama-tts hard-codes (tools/tts/tts.cpp): audio codes are the tokens
-// kOuteTtsFirstCodeToken.. (code = token - kOuteTtsFirstCodeToken), the vocoder's
-// output per code is 1282 wide (641 magnitudes and phases of a 1280-point
-// FFT), hop 320 samples at 24000 Hz: 75 codes a second.
+// What OuteTTS 0.2 fixes (and llama.cpp's old tools/tts/tts.cpp hard-coded): audio codes are the
+// tokens kOuteTtsFirstCodeToken.. (code = token - kOuteTtsFirstCodeToken), the vocoder's output per
+// code is 1282 wide (641 magnitudes and phases of a 1280-point FFT), hop 320 samples at 24000 Hz:
+// 75 codes a second.
 inline constexpr uint32_t kOuteTtsFirstCodeToken = 151672;
 inline constexpr uint32_t kOuteTtsCodebookSize =
     4096;  // WavTokenizer-75's; the vocoder's vocabulary
@@ -46,7 +46,7 @@ struct OuteTtsModelSpec {
   uint32_t embedding = 16;
   uint32_t heads = 1;
   uint32_t feed_forward = 32;
-  uint32_t context = 8192;  // llama-tts asks for 8192 positions
+  uint32_t context = 8192;  // OuteTTS 0.2's; zest's backbone takes min(this, kTtsContext)
   // Vocoder widths (features, posnet and convnext, feed-forward); posnet
   // has WavTokenizer's six blocks, convnext `vocoder_layers`.
   uint32_t vocoder_features = 16;
@@ -66,8 +66,9 @@ std::filesystem::path OuteTtsVocoderPath(const std::filesystem::path& backbone);
 // GgufWriter (a reader sees no file or a whole one).
 Status WriteOuteTtsModel(const OuteTtsModelSpec& spec, const std::filesystem::path& backbone);
 
-// The duration of the WAV llama-tts writes for this model with
-// `--n-predict n`: it samples n + 1 tokens, all audio codes.
+// The duration of n + 1 codes of this model's audio: what the old llama-tts
+// wrote for `--n-predict n` (it sampled one token more). zest's OuteTTS
+// route speaks one code per token its backbone returns, n_predict at most.
 double OuteTtsWavSeconds(uint32_t n_predict);
 
 }  // namespace zest::tools

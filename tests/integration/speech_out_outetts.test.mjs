@@ -76,6 +76,19 @@ describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
     assert.ok(p.seconds > 0.1, `${p.seconds} s`);
   });
 
+  test('a text whose token budget overflows the backbone\'s context is a 400 naming the most it takes', async () => {
+    const input = LONG.repeat(10);  // 910 characters: a 9175-token budget past an 8192 context
+    const e = await speak({ response_format: 'wav', input }).then(() => null, (err) => err);
+    assert.ok(e, 'refused');
+    assert.equal(e.status, 400, e.message);
+    const most = Number(/about (\d+) characters at most/.exec(e.error.message)?.[1]);
+    assert.ok(most > 100 && most < input.length, e.error.message);
+    // The limit it names is no stricter than need be: half of it speaks (a
+    // text near the whole limit takes the synthetic backbone a minute).
+    const res = await speak({ response_format: 'wav', input: input.slice(0, Math.floor(most / 2)) });
+    assert.ok(probe(res.bytes).seconds > 1);
+  });
+
   test('the audio grows with the input; the real-time factor', async () => {
     const short = probe((await speak({ response_format: 'wav', input: SHORT })).bytes);
     const t0 = Date.now();
@@ -140,6 +153,37 @@ describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
     const again = await speak({ response_format: 'wav' });
     assert.ok(probe(again.bytes).seconds > 0.1);
     await waitFor(() => !alive(before.pid), { timeout: 5000, what: 'the killed backbone reaped' });
+  });
+
+  test('the vocoder killed while the backbone writes: the instance goes at once, not when the backbone is done', async () => {
+    const vocoder = () => descendants(zest.pid)
+      .find((p) => p.comm === 'llama-server' && engineArgv(p.pid).some((a) => /voice\.vocoder\.gguf$/.test(a)));
+    await speak({ response_format: 'wav' });  // a ready instance
+    const before = vocoder();
+    assert.ok(before, 'a vocoder llama-server');
+    const instance = (await zest.instances()).find((i) => i.model === 'voice' && i.state === 'ready');
+    // The whole budget of a long text (the synthetic backbone never ends a
+    // turn early): the backbone is busy long after the vocoder dies.
+    const input = LONG.repeat(6);
+    const t0 = Date.now();
+    const pending = speak({ response_format: 'wav', input }).then((r) => r, (e) => e);
+    await waitFor(async () => (await zest.instances()).find((i) => i.model === 'voice')?.in_flight > 0,
+      { timeout: 20000, what: 'the speech request in flight' });
+    process.kill(before.pid, 'SIGKILL');
+    const killed = Date.now();
+    // The run busy with the backbone gives up when its sibling dies, and the
+    // tts-engine exits; before, it waited for the backbone's whole budget.
+    await waitFor(async () => !(await zest.instances()).some((i) => i.pid === instance.pid),
+      { timeout: 3000, what: 'the broken voice instance gone while the backbone still had work' });
+    const gone = Date.now() - killed;
+    const outcome = await pending;
+    assert.ok(!(outcome instanceof Error), `${outcome.status}: ${outcome.message}`);
+    assert.ok(probe(outcome.bytes).seconds > 1);
+    // The retry on a fresh instance spoke the whole budget: what one run of
+    // this text takes, well over the time the broken instance lingered.
+    const whole = Date.now() - t0;
+    console.log(`# instance gone ${gone} ms after the kill; the request took ${whole} ms in all`);
+    assert.ok(whole - (killed - t0) > 2 * gone, `gone after ${gone} ms, request ${whole} ms`);
   });
 
   test('two llama-servers under the tts-engine, none left when zest stops', async () => {
