@@ -83,10 +83,9 @@ describe('speech out (OuteTTS on two real llama-servers, synthetic model)', {
     assert.equal(e.status, 400, e.message);
     const most = Number(/about (\d+) characters at most/.exec(e.error.message)?.[1]);
     assert.ok(most > 100 && most < input.length, e.error.message);
-    // The limit it names is no stricter than need be: half of it speaks (a
-    // text near the whole limit takes the synthetic backbone a minute).
-    const res = await speak({ response_format: 'wav', input: input.slice(0, Math.floor(most / 2)) });
-    assert.ok(probe(res.bytes).seconds > 1);
+    // That the limit is no stricter than need be is the unit tests' to
+    // show (outetts_engine_test): speaking near it takes the synthetic
+    // backbone a minute here.
   });
 
   test('the audio grows with the input; the real-time factor', async () => {
