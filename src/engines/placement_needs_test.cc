@@ -256,7 +256,7 @@ namespace {
 // A GGUF of `architecture` with an embedding width, no tensors.
 std::filesystem::path WriteVocoder(const std::string& name, const std::string& architecture,
                                    uint64_t width = 768) {
-  const std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / name;
+  std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / name;
   tools::GgufWriter w;
   w.AddString("general.architecture", architecture);
   w.AddUint64(architecture + ".embedding_length", width);

@@ -180,7 +180,8 @@ std::vector<DeviceMemory> PredictMemory(const models::ModelInfo& model, const Lo
     if (runs_layers[d]) devices[d].overhead += kGpuContextBytes;
   }
   // The projector goes where the main GPU is, else the CPU (ProjectorOnCpu).
-  const std::size_t main = static_cast<std::size_t>(MainGpu(model, layout) + 1);  // 0: CPU
+  const int main_gpu = MainGpu(model, layout);
+  const std::size_t main = main_gpu < 0 ? 0 : static_cast<std::size_t>(main_gpu) + 1;  // 0: CPU
   devices[main == 0 || ProjectorOnCpu(model, layout) ? 0 : main].overhead += shape.mmproj_bytes;
   // The draft runs on the engine's main device, whole: it is small, and on
   // the GPU it is fast.
