@@ -216,8 +216,15 @@ describe('zest nodes behind HAProxy', { skip }, () => {
         assert.equal(res.status, 200, JSON.stringify(data));
         s.messages.push({ role: 'assistant', content: data.choices[0].message.content || 'ok' });
         s.cached.push(data.usage.prompt_tokens_details.cached_tokens / data.usage.prompt_tokens);
-        const after = await served();
-        s.nodes.push(after.findIndex((count, i) => count > before[i]));
+        // The node that served it: its request count rises once the request
+        // is recorded, which may come a moment after the answer's last byte.
+        let node = -1;
+        await waitFor(async () => {
+          const after = await served();
+          node = after.findIndex((count, i) => count > before[i]);
+          return node >= 0;
+        }, { timeout: 10000, interval: 20, what: `the node that served ${s.name} to count it` });
+        s.nodes.push(node);
       }
     }
     t.diagnostic(sessions.map((s) => `${s.name}: node ${s.nodes.join('→')}, cached ${s.cached.map((c) => c.toFixed(2)).join('/')}`).join('; '));
