@@ -64,11 +64,14 @@ defaults
     timeout http-keep-alive 60s
     # Waiting in HAProxy's own queue for a node's connection slot.
     timeout queue 2m
-    # Retry only requests that never reached a node (it refused or did not
-    # answer the connection), and on another node: a request a node began
-    # may have run, and generation is not free to repeat.
+    # Retry, on another node, only requests that got no byte back: the
+    # node refused or did not answer the connection, or closed it without a
+    # response (it died, as zest sends nothing before an answer's first
+    # byte, or it closed an idle kept-alive connection as the request was
+    # sent). zest retries on its engines by the same rule; a request that
+    # got part of an answer is never repeated.
     retries 3
-    retry-on conn-failure
+    retry-on conn-failure empty-response
     option redispatch 1
 
 frontend zest

@@ -25,7 +25,7 @@ TEST(HaproxyConfigTest, ChecksReadinessHashesTheModelAndListsEachNode) {
         "set-var(txn.zest_session) req.body,json_query('$.metadata.user_id') unless {",
         "unless { var(txn.zest_session) -m found }\n",
         "balance hash var(txn.zest_model),concat(/,txn.zest_session,)\n", "hash-type consistent\n",
-        "option httpchk GET /ready\n", "retry-on conn-failure\n", "maxconn 64\n",
+        "option httpchk GET /ready\n", "retry-on conn-failure empty-response\n", "maxconn 64\n",
         "server node1 10.0.0.1:9378 check\n", "server node2 fd00::2:9378 check\n"}) {
     EXPECT_NE(config->find(line), std::string::npos) << line << " in\n" << *config;
   }
