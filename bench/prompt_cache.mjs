@@ -2,8 +2,9 @@
 //
 // 1. Ledger: one model, 8 conversations of ~3,200 tokens on 2 slots, 4
 //    turns each, one after another: the engine's RSS after the trace
-//    against `zest ps`'s prediction (predicted_total_bytes, which counts the
-//    --cache-ram zest gave the engine); then the same trace with the
+//    (and its peak, sampled after every turn) against `zest ps`'s prediction
+//    (predicted_total_bytes, which counts the --cache-ram zest gave the
+//    engine); then the same trace with the
 //    engine's default cache (cache_ram = 8192 MiB, llama-server's default),
 //    against the prediction without the cache (what zest predicted before
 //    the ledger counted it): the drift.
@@ -19,8 +20,9 @@
 //    slots, ~3,000-token prompts: each model's conversations in a round,
 //    then the other's, 3 rounds; then strict alternation, request by
 //    request. zest against llama-server's router (`--models-max 1`, started
-//    from zest's engine argv, bench/lib/router.mjs): warm-turn TTFT and the
-//    prompt tokens each warm turn processed (usage.prompt_tokens_details).
+//    from zest's engine argv, bench/lib/router.mjs), the two in lockstep:
+//    warm-turn TTFT and the prompt tokens each warm turn processed
+//    (usage.prompt_tokens_details).
 // 4. First turns: row 1's first turns through zest against a direct
 //    llama-server run with zest's engine argv, one after the other.
 //
@@ -180,10 +182,14 @@ async function ledgerRun(file, { cacheRam, seed, direct = false }) {
     const instance = await loaded(zest, 'm');
     const convs = Array.from({ length: CONVERSATIONS }, (_, n) => conversation(seed + n, `ledger-${n}`, 'm'));
     const first = direct ? await firstTurns(zest, instance, convs) : null;
-    for (let t = direct ? 1 : 0; t < LEDGER_TURNS; t++) for (const c of convs) await turn(zest.url, c);
+    const rss = async () => (await zest.instances()).find((i) => i.model === 'm').measured_rss_bytes;
+    let peak = await rss();
+    for (let t = direct ? 1 : 0; t < LEDGER_TURNS; t++) {
+      for (const c of convs) { await turn(zest.url, c); peak = Math.max(peak, await rss()); }
+    }
     const ps = (await zest.instances()).find((i) => i.model === 'm');
     const cpu = ps.placement.predicted_bytes.CPU;
-    return { predicted: ps.placement.predicted_total_bytes, promptCache: cpu.prompt_cache, rss: ps.measured_rss_bytes,
+    return { predicted: ps.placement.predicted_total_bytes, promptCache: cpu.prompt_cache, rss: ps.measured_rss_bytes, peak,
       rssAtLoad: instance.measured_rss_bytes, cacheRam: ps.placement.cache_ram, argv: engineArgv(ps.pid), convs, first };
   } finally {
     await zest.stop();
@@ -243,11 +249,23 @@ const ORDERS = {
   alternation: (A, B) => A.flatMap((c, i) => [c, B[i]]),
 };
 
-async function swapRun(url, order, rounds, seed) {
-  const A = Array.from({ length: 4 }, (_, n) => conversation(seed + n, `a-${n}`, 'a'));
-  const B = Array.from({ length: 4 }, (_, n) => conversation(seed + 10 + n, `b-${n}`, 'b'));
-  for (let r = 0; r < rounds; r++) for (const c of ORDERS[order](A, B)) await turn(url, c);
-  return [...A, ...B];
+// One order's conversations on zest and on the router in lockstep: each
+// step's turn on one, then the same step on the other (who goes first
+// alternates), so the machine's load falls on both alike. Each server
+// keeps its own order of requests; both idle while the other computes.
+async function swapRuns(order, rounds, urls) {
+  const sides = urls.map((url, k) => {
+    const A = Array.from({ length: 4 }, (_, n) => conversation(500 + 100 * k + n, `a-${n}`, 'a'));
+    const B = Array.from({ length: 4 }, (_, n) => conversation(550 + 100 * k + n, `b-${n}`, 'b'));
+    return { url, A, B, steps: ORDERS[order](A, B) };
+  });
+  let k = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < sides[0].steps.length; i++, k++) {
+      for (const side of k % 2 ? [...sides].reverse() : sides) await turn(side.url, side.steps[i]);
+    }
+  }
+  return sides.map((side) => [...side.A, ...side.B]);
 }
 
 // Row 3: zest and the router, each order on fresh servers.
@@ -266,17 +284,18 @@ async function swapRow() {
   const out = { predicted, limit };
   for (const [order, rounds] of [['rounds', SWAP_ROUNDS], ['alternation', ALT_ROUNDS]]) {
     const zest = await startZest({ home: makeHome(files, { config }), env: { ...ZEST_ENV, ZEST_MEMORY_LIMIT: String(limit) } });
+    let router;
     try {
-      const convs = await swapRun(zest.url, order, rounds, 500);
-      out[`zest ${order}`] = { convs, loads: (zest.logs().match(/\bloading '/g) ?? []).length };
-    } finally { await zest.stop(); zest.cleanup(); }
-    say(`swap: zest, ${order}`);
-    const router = await startRouter(argv, { modelsDir, modelsMax: 1, parallel: SLOTS, ctx: CTX, extra: ['-t', '1'] });
-    try {
-      const convs = await swapRun(router.url, order, rounds, 600);
-      out[`router ${order}`] = { convs, loads: router.loads() };
-    } finally { await router.stop(); }
-    say(`swap: router, ${order}`);
+      router = await startRouter(argv, { modelsDir, modelsMax: 1, parallel: SLOTS, ctx: CTX, extra: ['-t', '1'] });
+      const [z, r] = await swapRuns(order, rounds, [zest.url, router.url]);
+      out[`zest ${order}`] = { convs: z, loads: (zest.logs().match(/\bloading '/g) ?? []).length };
+      out[`router ${order}`] = { convs: r, loads: router.loads() };
+    } finally {
+      await router?.stop();
+      await zest.stop();
+      zest.cleanup();
+    }
+    say(`swap: ${order}`);
   }
   return out;
 }
@@ -298,16 +317,18 @@ const rowsOut = [];
 const row = (...cells) => rowsOut.push(`| ${cells.join(' | ')} |`);
 row('Ledger', `engine RSS after the trace / \`zest ps\` PREDICTED (cache_ram ${ledger.cacheRam} MiB, zest's plan), MiB`,
   `${f(mib(ledger.rss), 1)} / ${f(mib(ledger.predicted), 1)}`, '', f(ledger.rss / ledger.predicted), '≤ 1.10');
+row('Ledger', 'peak engine RSS during the trace (after each turn) / PREDICTED, MiB',
+  `${f(mib(ledger.peak), 1)} / ${f(mib(ledger.predicted), 1)}`, '', f(ledger.peak / ledger.predicted), '≤ 1.10');
 row('Ledger, engine default cache', `engine RSS after the trace / PREDICTED without the cache (cache_ram ${ENGINE_DEFAULT_CACHE_MIB}), MiB`,
   `${f(mib(drift.rss), 1)} / ${f(mib(preLedger), 1)}`, '', f(drift.rss / preLedger), 'the drift');
 row('Ledger', 'warm turns from the cache; tokens processed / prompt (zest\'s plan | default cache)',
   `${hits(warmTurns(ledger.convs))}/${warmTurns(ledger.convs).length}; ${f(processedShare(warmTurns(ledger.convs)))}`,
   `${hits(warmTurns(drift.convs))}/${warmTurns(drift.convs).length}; ${f(processedShare(warmTurns(drift.convs)))}`, '', '');
 const served = nodes.perNode.map((n) => n.miss);
-row('Nodes', 'conversations first served per node; sessions that moved (misses beyond 8, fallbacks)',
+row('Nodes', 'conversations per node (each node\'s session misses: a conversation\'s first turn there)',
   served.join(' + '), '', '', 'both serve');
-row('Nodes', 'moved between turns', String(served.reduce((a, b) => a + b, 0) - CONVERSATIONS +
-  nodes.perNode.reduce((n, x) => n + x.fallback, 0)), '', '', '0');
+row('Nodes', 'conversations that moved between turns (misses beyond one a conversation)',
+  String(served.reduce((a, b) => a + b, 0) - CONVERSATIONS), '', '', '0');
 row('Nodes', 'warm-turn tokens processed / prompt (two nodes | one node)', f(processedShare(warmTurns(nodes.pair))),
   f(processedShare(warmTurns(nodes.solo))), '', '≤ 0.2');
 const tps = (convs, s) => convs.length * NODE_TURNS / s;
@@ -316,7 +337,7 @@ row('Nodes', `turns/s, ${CONVERSATIONS} conversations at once (two nodes | one n
 for (const order of ['rounds', 'alternation']) {
   const z = warmTurns(swap[`zest ${order}`].convs);
   const r = warmTurns(swap[`router ${order}`].convs);
-  const label = order === 'rounds' ? `Swap, rounds (${SWAP_ROUNDS})` : `Swap, strict alternation (${ALT_ROUNDS} rounds)`;
+  const label = order === 'rounds' ? `Swap, model by model (${SWAP_ROUNDS} round${SWAP_ROUNDS === 1 ? '' : 's'})` : `Swap, strict alternation (${ALT_ROUNDS} round${ALT_ROUNDS === 1 ? '' : 's'})`;
   row(label, 'warm-turn TTFT, median ms (zest | router)', f(median(z.map((t) => t.ttft)), 0), f(median(r.map((t) => t.ttft)), 0),
     f(median(z.map((t) => t.ttft)) / median(r.map((t) => t.ttft))), order === 'rounds' ? '≤ 0.3' : 'reported');
   row(label, 'warm turns from the cache; tokens processed / prompt', `${hits(z)}/${z.length}; ${f(processedShare(z))}`,
@@ -340,7 +361,7 @@ const lines = [
     'all conversations at once, prompt_cache_key per conversation; one node alone = the same HAProxy config with one node. ' +
     `Swap: models a and b, memory limit ${f(mib(swap.limit), 1)} MiB = 1.5 × one model's prediction (${f(mib(swap.predicted), 1)} MiB), ` +
     `4 conversations each (median first prompt ${swapPrompt} tokens); router: llama-server --models-dir --models-max 1, ` +
-    'from zest\'s engine argv. Warm turns are every turn after a conversation\'s first; their TTFT includes a model load where one was needed.',
+    'from zest\'s engine argv, run in lockstep with zest (each step on one, then on the other). Warm turns are every turn after a conversation\'s first; their TTFT includes a model load where one was needed.',
   '',
   '| row | measure | zest | baseline | ratio | target |',
   '|---|---|---:|---:|---:|---|',
@@ -348,8 +369,8 @@ const lines = [
   '',
   'Every value, in order (ms unless said):',
   '',
-  `- Ledger RSS: at load ${f(mib(ledger.rssAtLoad), 1)} MiB, after ${f(mib(ledger.rss), 1)} MiB (zest's plan); ` +
-    `at load ${f(mib(drift.rssAtLoad), 1)} MiB, after ${f(mib(drift.rss), 1)} MiB (default cache)`,
+  `- Ledger RSS: at load ${f(mib(ledger.rssAtLoad), 1)} MiB, peak ${f(mib(ledger.peak), 1)} MiB, after ${f(mib(ledger.rss), 1)} MiB (zest's plan); ` +
+    `at load ${f(mib(drift.rssAtLoad), 1)} MiB, peak ${f(mib(drift.peak), 1)} MiB, after ${f(mib(drift.rss), 1)} MiB (default cache)`,
   `- First-turn TTFT: zest ${everyRun(ledger.first.zest, 0)}; direct ${everyRun(ledger.first.direct, 0)}`,
   `- Ledger warm-turn TTFT: zest's plan ${ttfts(ledger.convs, 1)}; default cache ${ttfts(drift.convs, 1)}`,
   `- Nodes, per node (hit/miss/fallback): ${nodes.perNode.map((n) => `${n.hit}/${n.miss}/${n.fallback}`).join(', ')}; ` +
