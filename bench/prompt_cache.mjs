@@ -190,7 +190,7 @@ async function ledgerRun(file, { cacheRam, seed, direct = false }) {
     const ps = (await zest.instances()).find((i) => i.model === 'm');
     const cpu = ps.placement.predicted_bytes.CPU;
     return { predicted: ps.placement.predicted_total_bytes, promptCache: cpu.prompt_cache, rss: ps.measured_rss_bytes, peak,
-      rssAtLoad: instance.measured_rss_bytes, cacheRam: ps.placement.cache_ram, argv: engineArgv(ps.pid), convs, first };
+      rssAtLoad: instance.measured_rss_bytes, cacheRam: ps.placement.cache_ram, convs, first };
   } finally {
     await zest.stop();
     zest.cleanup();
