@@ -5,13 +5,13 @@
 // requests at a time. Both nodes share this machine's cores, so two nodes
 // cannot be faster here: the table says what HAProxy and the hashing cost,
 // not what a second machine would add. Appends a table to bench/RESULTS.md.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../tests/lib/prometheus.mjs';
-import { makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
+import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine, pct } from './gateway_overhead.mjs';
+import { haproxyBin, haproxyVersion, startHaproxy } from './lib/haproxy.mjs';
 import { everyRun } from './lib/runs.mjs';
 
 const MODELS = ['alpha', 'beta', 'gamma', 'delta'];
@@ -19,7 +19,6 @@ const REQUESTS = Number(process.env.BENCH_HAPROXY_REQUESTS ?? 600);  // per setu
 const ROUNDS = 6;
 const CONCURRENCY = 8;
 const MAX_TOKENS = 16;
-const haproxyBin = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => fs.existsSync(p));
 
 async function chat(url, model) {
   const t0 = performance.now();
@@ -57,20 +56,6 @@ async function run(url, count) {
   return { seconds, ms: results.map((r) => r.ms), tokens: results.reduce((n, r) => n + r.tokens, 0) };
 }
 
-async function startHaproxy(dir, nodes) {
-  const listen = await freePort();
-  const config = execFileSync(zestBin, ['haproxy-config', '--listen', `127.0.0.1:${listen}`,
-    ...nodes.flatMap((n) => ['--node', new URL(n.url).host])], { encoding: 'utf8' })
-    .replace('log /dev/log local0', 'log stdout format raw local0 notice');
-  const file = path.join(dir, `haproxy-${nodes.length}.cfg`);
-  fs.writeFileSync(file, config);
-  const proc = spawn(haproxyBin, ['-db', '-f', file], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${listen}`;
-  await waitFor(async () => (await fetch(`${url}/ready`).then((r) => r.status).catch(() => 0)) === 200,
-    { timeout: 10000, what: 'HAProxy' });
-  return { proc, url };
-}
-
 async function main() {
   if (!haproxyBin) throw new Error('haproxy is not installed (apt-get install haproxy)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-bench-haproxy-'));
@@ -95,7 +80,7 @@ async function main() {
       }
     }
   } finally {
-    for (const h of haproxies) h.proc.kill();
+    for (const h of haproxies) await h.stop();
     for (const z of nodes) { await z.stop(); z.cleanup(); }
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -106,7 +91,7 @@ async function main() {
     `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — Scale-out through HAProxy: ${machine()} — commit ${commit}`,
     '',
     `Model: synthetic tiny preset as ${MODELS.length} models; ${REQUESTS} chat requests per setup of up to ${MAX_TOKENS} tokens, ${CONCURRENCY} at a time, ` +
-      `models in turn, in ${ROUNDS} rounds of rotated order; HAProxy ${execFileSync(haproxyBin, ['-v'], { encoding: 'utf8' }).split(' ')[2]} with the \`zest haproxy-config\` config. ` +
+      `models in turn, in ${ROUNDS} rounds of rotated order; HAProxy ${haproxyVersion()} with the \`zest haproxy-config\` config. ` +
       'Both nodes run on this machine\'s 2 cores, so a second node adds no compute here.',
     '',
     '| setup | requests/s | tokens/s | p50 (ms) | p99 (ms) | requests/s vs direct | p99 vs direct |',

@@ -35,3 +35,6 @@ node bench/haproxy.mjs
 node bench/rpc.mjs
 # Speculative decoding: a draft model (agreeing, and by chance) and n-gram drafting.
 node bench/speculative.mjs
+# Conversations and the prompt cache: the ledger's cache, two nodes behind
+# HAProxy with sessions, model swaps against llama-server's router, first turns.
+node bench/prompt_cache.mjs

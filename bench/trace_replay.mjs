@@ -12,11 +12,12 @@
 // predicts for one model, so two fit and three do not.
 //
 // Usage: node bench/trace_replay.mjs [--jobs N] [--chats N] [--gap-ms N] [--rounds N]
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
+import { startRouter } from './lib/router.mjs';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -124,45 +125,14 @@ async function runZest() {
   } finally { await zest.stop(); zest.cleanup(); }
 }
 
-// The router, started from zest's engine argv: the same binary, sandbox and
-// flags, with the model switched for --models-dir. Its engines run with the
-// engine's default threads (every physical core each): the router has no
-// budget to share cores between them, zest's -t is its own choice.
+// The router, started from zest's engine argv (bench/lib/router.mjs).
 async function runRouter(engineArgv) {
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const sep = engineArgv.indexOf('--');
-  // zest's run directory is gone with zest: binds of paths that no longer
-  // exist are dropped.
-  const prefix = [];
-  for (let i = 0; sep >= 0 && i < sep; ++i) {
-    const a = engineArgv[i];
-    if ((a === '--bind' || a === '--ro-bind') && !fs.existsSync(engineArgv[i + 1])) { i += 2; continue; }
-    if (a === '--unshare-net') continue;  // the router listens on TCP for this script
-    prefix.push(a);
-  }
-  const binary = sep >= 0 ? engineArgv[sep + 1] : engineArgv[0];
-  if (sep >= 0) prefix.push('--ro-bind', modelsDir, modelsDir, '--');
-  const argv = [...prefix, binary, '--models-dir', modelsDir, '--models-max', '2',
-    '--host', '127.0.0.1', '--port', String(port), '-c', String(CTX_PER_SLOT * PARALLEL),
-    '--parallel', String(PARALLEL), '--jinja'];
-  const proc = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
-  let log = '';
-  proc.stdout.on('data', (d) => { log += d; });
-  proc.stderr.on('data', (d) => { log += d; });
-  const url = `http://127.0.0.1:${port}`;
-  const exited = new Promise((r) => proc.once('exit', r));
+  const router = await startRouter(engineArgv, { modelsDir, modelsMax: 2, parallel: PARALLEL, ctx: CTX_PER_SLOT });
   try {
-    await waitFor(async () => {
-      try { return (await fetch(`${url}/v1/models`)).ok; } catch { return false; }
-    }, { timeout: 30000, what: 'the router' }).catch((err) => {
-      throw new Error(`${err.message}; it said:\n${log.slice(-2000)}`);
-    });
-    const run = await replay(url);
-    const loads = (log.match(/spawning server instance with name=/g) ?? []).length;
-    return { run, loads };
+    const run = await replay(router.url);
+    return { run, loads: router.loads() };
   } finally {
-    proc.kill('SIGTERM');
-    await exited;
+    await router.stop();
   }
 }
 
