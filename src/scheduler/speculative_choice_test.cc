@@ -96,6 +96,26 @@ TEST_F(SpeculativeChoiceTest, ADraftWithTheSameTokenizerIsPaired) {
   EXPECT_EQ(choice->draft->block_count, 1u);
 }
 
+// `auto` without a draft option takes the usual draft the registry found in
+// the target's catalog entry, when it pairs; one that does not pair is
+// passed over quietly (nobody asked for it).
+TEST_F(SpeculativeChoiceTest, AutoTakesTheCatalogsDraftWhenItPairs) {
+  models::ModelEntry from_catalog = target_;
+  from_catalog.catalog_draft = "d";
+  Result<SpeculativeChoice> choice = ChooseSpeculative(from_catalog, With(""), Find());
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->plan.kind, SpeculativeKind::kDraft);
+  EXPECT_EQ(choice->plan.draft_model, "d");
+  EXPECT_TRUE(choice->plan.chosen_by_auto);
+
+  from_catalog.catalog_draft = "odd";
+  choice = ChooseSpeculative(from_catalog, With(""), Find());
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->plan.kind, SpeculativeKind::kNone);
+  EXPECT_EQ(ChooseSpeculative(from_catalog, With("", "ngram"), Find())->plan.kind,
+            SpeculativeKind::kNgram);
+}
+
 config::ModelSettings MinAboveMax() {
   config::ModelSettings settings;
   settings.speculative = "ngram";
