@@ -7,11 +7,11 @@
 // Appends a table to bench/RESULTS.md.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { engineArgv, makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct } from './gateway_overhead.mjs';
 import { withDirectEngine } from './lib/direct_engine.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 8);
 
@@ -96,8 +96,7 @@ async function main() {
         `zest − direct ${everyRun(diffs)}.`,
       '',
     ];
-    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-    console.log(lines.join('\n'));
+    appendResults(lines);
   } finally {
     await zest.stop();
     zest.cleanup();

@@ -18,6 +18,7 @@ import { engineArgv, makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine } from './gateway_overhead.mjs';
 import { withDirectEngine } from './lib/direct_engine.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_SPEC_ROUNDS ?? 2);
 const TOKENS = Number(process.env.BENCH_SPEC_TOKENS ?? 64);
@@ -167,8 +168,7 @@ async function main() {
         `n-gram ${everyRun(ngram.map((r) => r.tps))}.`,
       '',
     ];
-    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-    console.log(lines.join('\n'));
+    appendResults(lines);
   } finally {
     await zest.stop();
     zest.cleanup();
