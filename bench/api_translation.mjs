@@ -5,11 +5,10 @@
 // interleaved so machine noise hits all alike; ratios against OpenAI's.
 // Appends a table to bench/RESULTS.md. Target: ratio ≥ 0.98 for tokens/s.
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct } from './gateway_overhead.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_API_ROUNDS ?? 6);
 const TOKENS = Number(process.env.BENCH_STREAM_TOKENS ?? 128);
@@ -84,8 +83,7 @@ async function main() {
       names.map((n) => `${n} ${everyRun(tps[n])}`).join('; ') + '.',
     '',
   ];
-  fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-  console.log(lines.join('\n'));
+  appendResults(lines);
 }
 
 await main();

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { chaosRun, countKinds, phases } from '../tests/lib/chaos.mjs';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct, startDirect } from './gateway_overhead.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const LEVELS = (process.env.BENCH_CHAOS_LEVELS ?? '1,4,8,16,32').split(',').map(Number);
 // Requests per level: at least MIN_PER_LEVEL, else 10 per concurrent worker.
@@ -214,8 +215,7 @@ async function main() {
     ...load,
     ...chaosLines,
   ];
-  fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-  console.log(lines.join('\n'));
+  appendResults(lines);
 }
 
 main().catch((err) => { console.error(err); process.exit(1); });

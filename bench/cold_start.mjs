@@ -5,12 +5,13 @@
 // interleaved; the difference is what zest adds (target ≤ 50 ms). Idle
 // memory: zest's resident set after serving, once idle (target ≤ 15 MB).
 // Appends a table to bench/RESULTS.md.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
-import { argvOnTcp, engineArgv, makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+import { engineArgv, makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct } from './gateway_overhead.mjs';
+import { withDirectEngine } from './lib/direct_engine.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 8);
 
@@ -43,21 +44,8 @@ async function coldThroughZest(zest) {
 async function coldDirect(zest, argv) {
   // One engine at a time: zest's is unloaded first, as it is before its own round.
   await zest.json('/api/v1/unload', { model: 'bench' });
-  const port = 21000 + Math.floor(Math.random() * 5000);
-  const cmd = argvOnTcp(argv, port);
   const t0 = performance.now();
-  const proc = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(async () => {
-      try { return (await fetch(`${url}/health`)).status === 200; } catch { return false; }
-    }, { timeout: 120000, interval: 5, what: 'the direct llama-server' });
-    return await firstToken(url, t0);
-  } finally {
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  return withDirectEngine(argv, (url) => firstToken(url, t0), { timeout: 120000, interval: 5 });
 }
 
 function rssMiB(pid) {
@@ -108,8 +96,7 @@ async function main() {
         `zest − direct ${everyRun(diffs)}.`,
       '',
     ];
-    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-    console.log(lines.join('\n'));
+    appendResults(lines);
   } finally {
     await zest.stop();
     zest.cleanup();

@@ -5,11 +5,10 @@
 // spin at barriers, so engines that together ask for more threads than there
 // are cores slow each other down). Appends a table to bench/RESULTS.md.
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { chatBody, makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine } from './gateway_overhead.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const REQUESTS = 8;
 const TOKENS = 64;
@@ -60,5 +59,4 @@ const lines = [
   ...rows,
   '',
 ];
-fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-console.log(lines.join('\n'));
+appendResults(lines);

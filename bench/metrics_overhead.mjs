@@ -3,9 +3,8 @@
 // vs metrics.enabled=false, interleaved in one process so machine noise hits
 // both alike. Appends a table to bench/RESULTS.md. Target: ratio ≥ 0.99.
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
+import { appendResults } from './lib/results.mjs';
 import {
   CONCURRENCY, STREAM_TOKENS, benchModel, concurrentThroughput, interleaved, machine, streamTokens,
 } from './gateway_overhead.mjs';
@@ -57,8 +56,7 @@ async function main() {
       `| per-round tokens/s, on | ${runs.z.map((x) => x.toFixed(0)).join(' ')} | | | |`,
       '',
     ];
-    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-    console.log(lines.join('\n'));
+    appendResults(lines);
   } finally {
     scraping = false;
     await scraper.catch(() => {});

@@ -7,12 +7,10 @@
 // bench/RESULTS.md. Needs the Vulkan engine rootfs.
 // Usage: node bench/prefill_split.mjs [--requests N] [--words N]
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine } from './gateway_overhead.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -79,5 +77,4 @@ const lines = [
     (h.length ? `; every handed request's prefill ${h.map((x) => x[4]).join(', ')} ms, KV cache moved in ${h.map((x) => x[5]).join(', ')} ms.` : '.'),
   '',
 ];
-fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-console.log(lines.join('\n'));
+appendResults(lines);

@@ -10,13 +10,15 @@
 // bench --draft-out (successor chains: tools/successor_chain.h). Greedy
 // decoding (temperature 0), one request at a time, rounds interleaved.
 // Appends a table to bench/RESULTS.md.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { argvOnTcp, engineArgv, makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+import { engineArgv, makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine } from './gateway_overhead.mjs';
+import { withDirectEngine } from './lib/direct_engine.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_SPEC_ROUNDS ?? 2);
 const TOKENS = Number(process.env.BENCH_SPEC_TOKENS ?? 64);
@@ -70,20 +72,7 @@ async function load(zest, options) {
 // The same engine command line, by hand on TCP, while zest's is unloaded.
 async function direct(zest, argv, body) {
   await zest.json('/api/v1/unload', { model: 'T' });
-  const port = 21000 + Math.floor(Math.random() * 5000);
-  const cmd = argvOnTcp(argv, port);
-  const proc = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(async () => {
-      try { return (await fetch(`${url}/health`)).status === 200; } catch { return false; }
-    }, { timeout: 300000, interval: 50, what: 'the direct llama-server' });
-    return await decode(url, body);
-  } finally {
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await exited;
-  }
+  return withDirectEngine(argv, (url) => decode(url, body), { timeout: 300000, interval: 50 });
 }
 
 // Rounds of zest and direct, interleaved, for one engine setup.
@@ -179,8 +168,7 @@ async function main() {
         `n-gram ${everyRun(ngram.map((r) => r.tps))}.`,
       '',
     ];
-    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-    console.log(lines.join('\n'));
+    appendResults(lines);
   } finally {
     await zest.stop();
     zest.cleanup();

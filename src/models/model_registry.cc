@@ -306,22 +306,25 @@ std::vector<ModelEntry> ModelRegistry::StoreEntries() {
   if (!store_) return stored;
   for (const auto& [repo, files] : FilesByRepo(*store_)) {
     std::vector<StoreModel> models = GroupStoreModels(files);
-    std::map<std::string, std::string> catalog_names;  // store name → catalog name
+    // By store name; copies: the loop below may walk a temporary list.
+    std::map<std::string, CatalogEntry> catalog_entries;
     for (const CatalogEntry& c : catalog_ ? catalog_->entries() : std::vector<CatalogEntry>{}) {
       if (AsciiLower(c.repo) != AsciiLower(repo) || !c.ServedFromStore()) continue;
       const StoreModel* m = MatchCatalog(c, models);
       if (!m) continue;
       ModelEntry alias = DescribeStoreModel(*m, c.name, "catalog");
+      alias.catalog_draft = c.draft;
       for (const StoreFile& p : m->mmprojs) {
         if (p.path == c.mmproj) alias.mmproj = p.file;  // the catalog's pick wins
       }
-      catalog_names.emplace(m->name, c.name);
+      catalog_entries.emplace(m->name, c);
       aliases.push_back(std::move(alias));
     }
     for (const StoreModel& m : models) {
       stored.push_back(DescribeStoreModel(m, m.name, "hf_store"));
-      if (auto it = catalog_names.find(m.name); it != catalog_names.end()) {
-        stored.back().catalog = it->second;
+      if (auto it = catalog_entries.find(m.name); it != catalog_entries.end()) {
+        stored.back().catalog = it->second.name;
+        stored.back().catalog_draft = it->second.draft;
       }
     }
   }

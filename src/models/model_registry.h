@@ -80,6 +80,10 @@ struct ModelEntry {
   // them a waveform. Set: `info.tts`.
   std::filesystem::path vocoder;
   std::string catalog;  // the catalog entry naming this file, if any
+  // That entry's usual draft model (its catalog name), if it names one:
+  // taken from the catalog the registry was given, so nothing downstream
+  // looks the entry up again (scheduler/speculative_choice.h).
+  std::string catalog_draft;
   // A preset (source "preset"): what it adds to its base's file and details.
   std::optional<ModelPreset> preset;
 };

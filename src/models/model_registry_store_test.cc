@@ -21,7 +21,7 @@ std::string Sha(char c) { return std::string(64, c); }
 
 constexpr const char* kCatalogJson = R"({"models":[
   {"name":"Tiny-GGUF","repo":"org/tiny-GGUF","quant":"Q8_0","recipe":"llamacpp",
-   "labels":["chat"],"size_bytes":1000},
+   "labels":["chat"],"size_bytes":1000,"draft":"Remote-GGUF"},
   {"name":"Vision-GGUF","repo":"org/vision-GGUF","quant":"Q4_K_M","mmproj":"mmproj-F32.gguf",
    "recipe":"llamacpp","labels":["chat","vision"],"size_bytes":1000},
   {"name":"Remote-GGUF","repo":"org/remote-GGUF","quant":"Q4_K_M","recipe":"llamacpp",
@@ -90,6 +90,7 @@ TEST_F(RegistryStoreTest, StoreModelsAreNamedByRepoAndQuant) {
   EXPECT_EQ(q8->source, "hf_store");
   EXPECT_EQ(q8->repo, "org/tiny-GGUF");
   EXPECT_EQ(q8->catalog, "Tiny-GGUF");
+  EXPECT_EQ(q8->catalog_draft, "Remote-GGUF");  // the entry's usual draft, from this catalog
   EXPECT_EQ(q8->info.architecture, "llama");
   EXPECT_TRUE(q8->error.empty());
   EXPECT_NE(Named(all, "org/tiny-GGUF:F16"), nullptr);
@@ -99,6 +100,7 @@ TEST_F(RegistryStoreTest, StoreModelsAreNamedByRepoAndQuant) {
   ASSERT_NE(alias, nullptr);
   EXPECT_EQ(alias->source, "catalog");
   EXPECT_EQ(alias->path, q8->path);
+  EXPECT_EQ(alias->catalog_draft, "Remote-GGUF");
   auto found = Registry().Find("org/tiny-gguf:q8_0");  // case-insensitive
   ASSERT_TRUE(found.ok()) << found.status().message();
   EXPECT_EQ(found->name, "org/tiny-GGUF:Q8_0");

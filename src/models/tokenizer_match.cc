@@ -1,12 +1,11 @@
 #include "models/tokenizer_match.h"
 
-#include <map>
 #include <optional>
 #include <string>
-#include <tuple>
+#include <utility>
 #include <vector>
 
-#include "core/mutex.h"
+#include "core/file_memo.h"
 
 namespace zest::models {
 namespace {
@@ -30,30 +29,13 @@ std::string SpecialId(const GgufFile& file, const std::string& key) {
   return file.Find(key) == nullptr ? "none" : std::to_string(file.GetUint(key));
 }
 
-// A file's identity: its path, size and modification time. A rewritten
-// file is another.
-using FileKey = std::tuple<std::string, uint64_t, int64_t>;
-
-std::optional<FileKey> KeyOf(const std::filesystem::path& path) {
-  std::error_code ec;
-  const uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) return std::nullopt;
-  const auto mtime = std::filesystem::last_write_time(path, ec);
-  if (ec) return std::nullopt;
-  return FileKey{path.string(), size, mtime.time_since_epoch().count()};
-}
-
 // The answers for pairs already compared. Placement asks for every plan it
 // weighs (several a second while a load waits for memory), and reading two
 // token lists of 150,000 strings each time would stall it.
-struct CheckedPairs {
-  static constexpr std::size_t kMaxPairs = 256;  // then it starts over
-  Mutex mu;
-  std::map<std::pair<FileKey, FileKey>, Status> answers GUARDED_BY(mu);
-};
+using CheckedPairs = FileMemo<std::pair<FileIdentity, FileIdentity>, Status>;
 
 CheckedPairs& Checked() {
-  static CheckedPairs pairs;
+  static CheckedPairs pairs(256);
   return pairs;
 }
 
@@ -94,23 +76,15 @@ Status CheckSameTokenizer(const GgufFile& target, const GgufFile& draft) {
 }
 
 Status CheckSameTokenizer(const std::filesystem::path& target, const std::filesystem::path& draft) {
-  const std::optional<FileKey> t_key = KeyOf(target);
-  const std::optional<FileKey> d_key = KeyOf(draft);
-  CheckedPairs& checked = Checked();
-  if (t_key && d_key) {
-    MutexLock lock(checked.mu);
-    auto it = checked.answers.find({*t_key, *d_key});
-    if (it != checked.answers.end()) return it->second;
-  }
-  ZEST_ASSIGN_OR_RETURN(const GgufFile t, ReadGguf(target));
-  ZEST_ASSIGN_OR_RETURN(const GgufFile d, ReadGguf(draft));
-  Status same = CheckSameTokenizer(t, d);
-  if (t_key && d_key) {
-    MutexLock lock(checked.mu);
-    if (checked.answers.size() >= CheckedPairs::kMaxPairs) checked.answers.clear();
-    checked.answers.emplace(std::pair{*t_key, *d_key}, same);
-  }
-  return same;
+  auto compare = [&]() -> Status {
+    ZEST_ASSIGN_OR_RETURN(const GgufFile t, ReadGguf(target));
+    ZEST_ASSIGN_OR_RETURN(const GgufFile d, ReadGguf(draft));
+    return CheckSameTokenizer(t, d);
+  };
+  const std::optional<FileIdentity> t_key = IdentityOf(target);
+  const std::optional<FileIdentity> d_key = IdentityOf(draft);
+  if (!t_key || !d_key) return compare();  // unreadable: ReadGguf says why
+  return Checked().Get({*t_key, *d_key}, compare);
 }
 
 }  // namespace zest::models

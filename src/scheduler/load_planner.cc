@@ -15,7 +15,7 @@ namespace zest::scheduler {
 namespace {
 
 // The file a model's memory correction was learned from (memory_correction.h).
-std::string FileIdentity(const models::ModelEntry& model) {
+std::string CorrectionFile(const models::ModelEntry& model) {
   return placement::ModelFileIdentity(model.path, model.info.file_size, model.created);
 }
 
@@ -60,7 +60,7 @@ placement::PlacementRequest LoadPlanner::RequestFor(const models::ModelEntry& mo
   request.model_name = model.name;
   request.default_ctx_per_slot = static_cast<uint64_t>(std::max(options_.ctx_size, 0));
   request.default_parallel = engines::DefaultParallel(model.info, options_.parallel);
-  const std::string file = FileIdentity(model);
+  const std::string file = CorrectionFile(model);
   request.learned.cpu_only =
       corrections_.Get(model.name, file, placement::CorrectionScope::kCpuOnly);
   request.learned.with_gpus =
@@ -83,7 +83,7 @@ Result<placement::EnginePlan> LoadPlanner::Plan(const models::ModelEntry& model,
         .speech = model.info.speech, .images = model.info.image, .tts = model.info.tts};
     placement::CpuEngineNeeds needs = engines::CpuEngineNeedsFor(choice, model.info);
     // The vocoder's weights beside the backbone (and, for OuteTTS, its own llama-server).
-    if (!model.vocoder.empty()) needs.engine_bytes += engines::VocoderBytes(model.vocoder);
+    if (!model.vocoder.empty()) needs.engine_bytes += VocoderBytes(model.vocoder);
     return placement::PlanWholeOnCpu(model.info, context.free, needs);
   }
   placement::PlacementRequest request = RequestFor(model, settings);
@@ -93,6 +93,12 @@ Result<placement::EnginePlan> LoadPlanner::Plan(const models::ModelEntry& model,
     return placement::PlanReplica(model.info, context.free, request, context.used);
   }
   return placement::PlanPlacement(model.info, context.free, request);
+}
+
+uint64_t LoadPlanner::VocoderBytes(const std::filesystem::path& vocoder) const {
+  const std::optional<FileIdentity> file = IdentityOf(vocoder);
+  if (!file) return 0;  // as engines::VocoderBytes counts a file it cannot read
+  return vocoder_bytes_.Get(*file, [&] { return engines::VocoderBytes(vocoder); });
 }
 
 void LoadPlanner::AssignCpuThreads(const models::ModelEntry& model, const std::vector<int>& running,
@@ -144,7 +150,7 @@ placement::ModelFit LoadPlanner::Fit(const models::ModelEntry& model,
 Result<placement::MemoryCorrection> LoadPlanner::Learn(const models::ModelEntry& model,
                                                        const placement::EnginePlan& plan,
                                                        uint64_t measured) const {
-  return corrections_.Record(model.name, FileIdentity(model), plan.correction_scope,
+  return corrections_.Record(model.name, CorrectionFile(model), plan.correction_scope,
                              LedgerCpuBytes(plan), measured);
 }
 

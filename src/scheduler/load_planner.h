@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "config/model_settings.h"
+#include "core/file_memo.h"
 #include "core/result.h"
 #include "models/model_registry.h"
 #include "placement/devices.h"
@@ -85,8 +86,13 @@ class LoadPlanner {
                                             uint64_t measured) const;
 
  private:
+  // What the vocoder of a speech-out model adds (engines::VocoderBytes),
+  // its GGUF read once per file rather than on every plan.
+  uint64_t VocoderBytes(const std::filesystem::path& vocoder) const;
+
   const PlannerOptions options_;
   mutable placement::MemoryCorrections corrections_;
+  mutable FileMemo<FileIdentity, uint64_t> vocoder_bytes_{64};  // by vocoder file
 };
 
 // The CPU bytes the ledger itself predicted in `plan`, without what learned

@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "models/catalog.h"
 #include "models/tokenizer_match.h"
 
 namespace zest::scheduler {
@@ -38,15 +37,14 @@ Result<SpeculativeChoice> WithDraft(const models::ModelEntry& target,
 // --with-draft` brings it), when it is here and pairs: `auto`'s draft
 // without a `draft` option. Anything that keeps it from pairing leaves the
 // model to the next choice, quietly: nobody asked for this draft. The
-// catalog is the one compiled in, which the registry named the entry from.
+// registry took it from the catalog it named the entry from
+// (ModelEntry::catalog_draft).
 std::optional<SpeculativeChoice> CatalogDraft(const models::ModelEntry& target,
                                               const config::ModelSettings& settings,
                                               const FindModel& find) {
-  if (target.catalog.empty() || !find) return std::nullopt;
-  const models::CatalogEntry* entry = models::Catalog::Builtin().Find(target.catalog);
-  if (entry == nullptr || entry->draft.empty()) return std::nullopt;
+  if (target.catalog_draft.empty() || !find) return std::nullopt;
   config::ModelSettings with_draft = settings;
-  with_draft.draft = entry->draft;
+  with_draft.draft = target.catalog_draft;
   Result<SpeculativeChoice> choice = WithDraft(target, with_draft, find);
   if (!choice.ok()) return std::nullopt;
   return std::move(*choice);

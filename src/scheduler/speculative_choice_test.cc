@@ -61,6 +61,28 @@ class SpeculativeChoiceTest : public ::testing::Test {
   models::ModelEntry target_, draft_, odd_;
 };
 
+// The load planner over the fixture's models, with 8 GiB of CPU and no other
+// device: what the plan counts for a draft, and when it leaves one out.
+class SpeculativePlanTest : public SpeculativeChoiceTest {
+ protected:
+  static PlannerOptions Options(FindModel find) {
+    PlannerOptions options;
+    options.find_model = std::move(find);
+    return options;
+  }
+
+  static LoadContext CpuOnly() {
+    placement::PlacementDevice cpu;
+    cpu.name = placement::kCpuDevice;
+    cpu.total_bytes = cpu.free_bytes = 8ull << 30;
+    return LoadContext{
+        .free = {cpu}, .replica = false, .used = {}, .npu_held_by = {}, .draft_switched_off = {}};
+  }
+
+  LoadPlanner planner_{Options(Find())};
+  LoadContext context_ = CpuOnly();
+};
+
 TEST_F(SpeculativeChoiceTest, ADraftWithTheSameTokenizerIsPaired) {
   config::ModelSettings s = With("d");
   s.draft_max = 32;
@@ -72,6 +94,26 @@ TEST_F(SpeculativeChoiceTest, ADraftWithTheSameTokenizerIsPaired) {
   EXPECT_EQ(choice->plan.max_tokens, 32);
   ASSERT_NE(choice->draft, nullptr);
   EXPECT_EQ(choice->draft->block_count, 1u);
+}
+
+// `auto` without a draft option takes the usual draft the registry found in
+// the target's catalog entry, when it pairs; one that does not pair is
+// passed over quietly (nobody asked for it).
+TEST_F(SpeculativeChoiceTest, AutoTakesTheCatalogsDraftWhenItPairs) {
+  models::ModelEntry from_catalog = target_;
+  from_catalog.catalog_draft = "d";
+  Result<SpeculativeChoice> choice = ChooseSpeculative(from_catalog, With(""), Find());
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->plan.kind, SpeculativeKind::kDraft);
+  EXPECT_EQ(choice->plan.draft_model, "d");
+  EXPECT_TRUE(choice->plan.chosen_by_auto);
+
+  from_catalog.catalog_draft = "odd";
+  choice = ChooseSpeculative(from_catalog, With(""), Find());
+  ASSERT_TRUE(choice.ok()) << choice.status().message();
+  EXPECT_EQ(choice->plan.kind, SpeculativeKind::kNone);
+  EXPECT_EQ(ChooseSpeculative(from_catalog, With("", "ngram"), Find())->plan.kind,
+            SpeculativeKind::kNgram);
 }
 
 config::ModelSettings MinAboveMax() {
@@ -116,18 +158,9 @@ TEST_F(SpeculativeChoiceTest, ModesWithoutADraftModel) {
   EXPECT_EQ(ChooseSpeculative(with_heads, With(""), Find())->plan.kind, SpeculativeKind::kMtp);
 }
 
-TEST_F(SpeculativeChoiceTest, ThePlanCountsTheDraftOnTheCpuAndDropsARefusedOne) {
-  PlannerOptions options;
-  options.find_model = Find();
-  LoadPlanner planner(options);
-  placement::PlacementDevice cpu;
-  cpu.name = placement::kCpuDevice;
-  cpu.total_bytes = cpu.free_bytes = 8ull << 30;
-  const LoadContext context{
-      .free = {cpu}, .replica = false, .used = {}, .npu_held_by = {}, .draft_switched_off = {}};
-
-  Result<placement::EnginePlan> plain = planner.Plan(target_, {}, context);
-  Result<placement::EnginePlan> paired = planner.Plan(target_, With("d"), context);
+TEST_F(SpeculativePlanTest, ThePlanCountsTheDraftOnTheCpuAndDropsARefusedOne) {
+  Result<placement::EnginePlan> plain = planner_.Plan(target_, {}, context_);
+  Result<placement::EnginePlan> paired = planner_.Plan(target_, With("d"), context_);
   ASSERT_TRUE(plain.ok() && paired.ok());
   EXPECT_EQ(plain->memory[0].memory.draft, 0u);
   EXPECT_GT(paired->memory[0].memory.draft, draft_.info.tensor_bytes);
@@ -137,7 +170,7 @@ TEST_F(SpeculativeChoiceTest, ThePlanCountsTheDraftOnTheCpuAndDropsARefusedOne) 
   EXPECT_NE(paired->explanation.find("draft model 'd' on the CPU"), std::string::npos)
       << paired->explanation;
 
-  Result<placement::EnginePlan> refused = planner.Plan(target_, With("odd"), context);
+  Result<placement::EnginePlan> refused = planner_.Plan(target_, With("odd"), context_);
   ASSERT_TRUE(refused.ok());
   EXPECT_EQ(refused->speculative.kind, SpeculativeKind::kNone);
   EXPECT_EQ(refused->memory[0].memory.draft, 0u);
@@ -146,22 +179,14 @@ TEST_F(SpeculativeChoiceTest, ThePlanCountsTheDraftOnTheCpuAndDropsARefusedOne) 
 // After `auto` switched a draft off for not paying (draft_acceptance.h),
 // the next plan leaves it out and says why; a draft asked for by name
 // (speculative = "draft") stays.
-TEST_F(SpeculativeChoiceTest, ASwitchedOffAutoDraftIsLeftOutOfThePlan) {
-  PlannerOptions options;
-  options.find_model = Find();
-  LoadPlanner planner(options);
-  placement::PlacementDevice cpu;
-  cpu.name = placement::kCpuDevice;
-  cpu.total_bytes = cpu.free_bytes = 8ull << 30;
-  LoadContext context{
-      .free = {cpu}, .replica = false, .used = {}, .npu_held_by = {}, .draft_switched_off = {}};
-  Result<placement::EnginePlan> before = planner.Plan(target_, With("d"), context);
+TEST_F(SpeculativePlanTest, ASwitchedOffAutoDraftIsLeftOutOfThePlan) {
+  Result<placement::EnginePlan> before = planner_.Plan(target_, With("d"), context_);
   ASSERT_TRUE(before.ok());
   EXPECT_TRUE(before->speculative.chosen_by_auto);
 
-  context.draft_switched_off =
+  context_.draft_switched_off =
       placement::DraftSwitchOff{.draft_model = "d", .acceptance = 0.03, .drafted = 300};
-  Result<placement::EnginePlan> after = planner.Plan(target_, With("d"), context);
+  Result<placement::EnginePlan> after = planner_.Plan(target_, With("d"), context_);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->speculative.kind, SpeculativeKind::kNone);
   EXPECT_EQ(after->memory[0].memory.draft, 0u);
@@ -172,7 +197,7 @@ TEST_F(SpeculativeChoiceTest, ASwitchedOffAutoDraftIsLeftOutOfThePlan) {
             std::string::npos)
       << after->explanation;
 
-  Result<placement::EnginePlan> named = planner.Plan(target_, With("d", "draft"), context);
+  Result<placement::EnginePlan> named = planner_.Plan(target_, With("d", "draft"), context_);
   ASSERT_TRUE(named.ok());
   EXPECT_EQ(named->speculative.kind, SpeculativeKind::kDraft);
   EXPECT_FALSE(named->speculative.chosen_by_auto);

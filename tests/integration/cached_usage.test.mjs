@@ -8,19 +8,12 @@
 // model; the first turn of each conversation is the cold baseline.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { opening as distinctOpening } from '../lib/prompts.mjs';
 import { makeHome, startZest } from '../lib/zest.mjs';
 
-// A distinct opening of `words` words for conversation `n`, so one API's
-// conversation does not find another's in the cache.
-function opening(n, words = 250) {
-  const out = [];
-  let x = n * 7919 + 1;
-  for (let i = 0; i < words; i++) {
-    x = (x * 48271) % 2147483647;
-    out.push(`w${x % 997}`);
-  }
-  return out.join(' ');
-}
+// Each conversation opens with its own 250 words, so one API's conversation
+// does not find another's in the cache.
+const opening = (n) => distinctOpening(n, 250);
 
 // The last Ollama line of a streamed answer (NDJSON).
 async function lastLine(res) {

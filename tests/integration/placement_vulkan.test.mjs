@@ -8,19 +8,13 @@
 // it) and skips, saying so, when run by hand.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { needs } from '../lib/requirements.mjs';
+import { needsVulkanRootfs, vulkanRootfs as rootfs } from '../lib/vulkan.mjs';
 import { chatBody, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 
-const defaultRoot = process.getuid() === 0
-  ? '/var/cache/zest/engines/debian-sid-vulkan'
-  : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest/engines/debian-sid-vulkan');
-const rootfs = process.env.ZEST_TEST_VULKAN_ROOTFS ?? defaultRoot;
-const hasVulkan = fs.existsSync(path.join(rootfs, 'usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-vulkan.so'));
 // `make test` provisions it (ZEST_ENGINE_VULKAN=1): missing there, this fails.
-const skip = needs(hasVulkan, `the Vulkan engine rootfs (${rootfs})`);
+const skip = needsVulkanRootfs();
 
 // -lv 4 (trace): the engine logs where each layer and KV buffer went. Not
 // -v: llama-server's verbose mode also logs each reply's JSON with a strict

@@ -8,22 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fs from 'node:fs';
+import { opening } from '../lib/prompts.mjs';
 import { descendants, makeHome, startZest } from '../lib/zest.mjs';
 
 const CONVERSATIONS = 8;
 const SLOTS = 2;
-
-// A distinct opening of about `words` tokens for conversation `n`: idle
-// conversations are what the cache keeps.
-function opening(n, words) {
-  const out = [];
-  let x = n * 7919 + 1;
-  for (let i = 0; i < words; i++) {
-    x = (x * 48271) % 2147483647;
-    out.push(`w${x % 997}`);
-  }
-  return out.join(' ');
-}
 
 describe('the prompt cache in the ledger', () => {
   let zest;

@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { needs } from '../lib/requirements.mjs';
+import { seriesValue } from '../lib/prometheus.mjs';
+import { needsVulkanRootfs, vulkanRootfs as rootfs } from '../lib/vulkan.mjs';
 import { chatBody, engineGet, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 
 // One streamed chat request on a connection of its own, read to the end;
@@ -33,21 +33,8 @@ function streamOnce(url, body) {
   });
 }
 
-// One series' value from the Prometheus text (0 when absent).
-function seriesValue(text, series) {
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${series} `)) return Number(line.slice(series.length + 1));
-  }
-  return 0;
-}
-
-const defaultRoot = process.getuid() === 0
-  ? '/var/cache/zest/engines/debian-sid-vulkan'
-  : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest/engines/debian-sid-vulkan');
-const rootfs = process.env.ZEST_TEST_VULKAN_ROOTFS ?? defaultRoot;
-const hasVulkan = fs.existsSync(path.join(rootfs, 'usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-vulkan.so'));
 // `make test` provisions it (ZEST_ENGINE_VULKAN=1): missing there, this fails.
-const skip = needs(hasVulkan, `the Vulkan engine rootfs (${rootfs})`);
+const skip = needsVulkanRootfs();
 
 describe('replicas on a second device under load', { skip }, () => {
   let zest;

@@ -11,36 +11,16 @@
 // sessions (one engine is enough to see that).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { needs } from '../lib/requirements.mjs';
+import { seriesValue } from '../lib/prometheus.mjs';
+import { opening as distinctOpening } from '../lib/prompts.mjs';
+import { needsVulkanRootfs, vulkanRootfs as rootfs } from '../lib/vulkan.mjs';
 import { makeHome, startZest, zestBin } from '../lib/zest.mjs';
 
-const defaultRoot = process.getuid() === 0
-  ? '/var/cache/zest/engines/debian-sid-vulkan'
-  : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest/engines/debian-sid-vulkan');
-const rootfs = process.env.ZEST_TEST_VULKAN_ROOTFS ?? defaultRoot;
-const hasVulkan = fs.existsSync(path.join(rootfs, 'usr/lib/x86_64-linux-gnu/ggml/backends0/libggml-vulkan.so'));
-const skip = needs(hasVulkan, `the Vulkan engine rootfs (${rootfs})`);
+const skip = needsVulkanRootfs();
 
-// A distinct opening of `words` words for conversation `n`.
-function opening(n, words = 120) {
-  const out = [];
-  let x = n * 7919 + 1;
-  for (let i = 0; i < words; i++) {
-    x = (x * 48271) % 2147483647;
-    out.push(`w${x % 997}`);
-  }
-  return out.join(' ');
-}
-
-// One series' value from the Prometheus text (0 when absent).
-function seriesValue(text, series) {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line ? Number(line.slice(series.length + 1)) : 0;
-}
+// Each conversation opens with its own 120 words.
+const opening = (n) => distinctOpening(n, 120);
 
 describe('session affinity over two replicas', { skip }, () => {
   let zest;

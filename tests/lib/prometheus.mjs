@@ -87,3 +87,10 @@ export async function startPrometheus(target, { interval = '1s' } = {}) {
 export function exportedFamilies(text) {
   return new Set([...text.matchAll(/^# TYPE (\S+) \S+$/gm)].map((m) => m[1]));
 }
+
+// One series' value (`name{labels}` exactly as zest writes it) from a
+// Prometheus text exposition; 0 when absent, as a counter not yet touched.
+export function seriesValue(text, series) {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}

@@ -1,5 +1,7 @@
 #include "api/admin/load_api.h"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 
 #include "api/admin/model_options_json.h"
@@ -12,6 +14,8 @@ namespace zest::api::admin {
 
 namespace asio = boost::asio;
 using nlohmann::json;
+
+LoadApi::~LoadApi() { blocking_.join(); }
 
 void LoadApi::Register(http::Router& router) {
   router.Add("POST", "/api/v1/load",
@@ -36,11 +40,10 @@ asio::awaitable<void> LoadApi::Load(http::Request& r, http::ResponseWriter& w) {
     if (!args.ok()) co_return co_await api::SendError(w, args, "options.extra_args");
     // A draft zest does not know, or whose tokenizer is not the model's:
     // refused here with the reason (a configured one only makes a log line).
-    auto speculative = scheduler::ChooseSpeculative(
-        *model, *settings, [this](const std::string& name) { return registry_.Find(name); });
-    if (!speculative.ok()) {
-      co_return co_await api::SendError(w, speculative.status(), "options.draft");
-    }
+    // A member coroutine, not a capturing lambda: GCC 12 miscompiles those.
+    Status draft = co_await asio::co_spawn(blocking_, CheckDraftBlocking(*model, *settings),
+                                           asio::use_awaitable);
+    if (!draft.ok()) co_return co_await api::SendError(w, draft, "options.draft");
   }
   auto started = std::chrono::steady_clock::now();
   // Held while loading, so the reaper cannot unload what is being loaded.
@@ -79,6 +82,13 @@ asio::awaitable<Result<std::shared_ptr<scheduler::Instance>>> LoadApi::AcquireFo
   // Asked for explicitly: tried now, even while the crash-loop breaker
   // holds it off.
   co_return co_await lifecycle_.ExplicitLoad(std::move(model), std::move(settings));
+}
+
+asio::awaitable<Status> LoadApi::CheckDraftBlocking(models::ModelEntry model,
+                                                    config::ModelSettings settings) {
+  auto speculative = scheduler::ChooseSpeculative(
+      model, settings, [this](const std::string& name) { return registry_.Find(name); });
+  co_return speculative.ok() ? Status::Ok() : speculative.status();
 }
 
 config::ModelSettings LoadApi::OptionsInEffect(const std::string& model) {

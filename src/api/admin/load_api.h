@@ -13,6 +13,7 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <optional>
 
 #include "http/router.h"
@@ -35,6 +36,8 @@ class LoadApi {
         lifecycle_(lifecycle),
         config_(config),
         residency_(residency) {}
+  // Waits for a draft check still running on the blocking thread.
+  ~LoadApi();
 
   void Register(http::Router& router);
 
@@ -45,12 +48,18 @@ class LoadApi {
       models::ModelEntry model, std::optional<config::ModelSettings> settings);
   // The options the model's instance runs with (its configured ones if none).
   config::ModelSettings OptionsInEffect(const std::string& model);
+  // Whether the draft `settings` name may run with `model`
+  // (scheduler::ChooseSpeculative): it reads both GGUF headers' token lists,
+  // so it is co_spawned on blocking_, never run on the I/O thread.
+  boost::asio::awaitable<Status> CheckDraftBlocking(models::ModelEntry model,
+                                                    config::ModelSettings settings);
 
   models::ModelRegistry& registry_;
   scheduler::InstanceDirectory& instances_;
   scheduler::InstanceLifecycle& lifecycle_;
   const scheduler::ModelConfig& config_;
   scheduler::Residency& residency_;
+  boost::asio::thread_pool blocking_{1};  // the draft check's file reads
 };
 
 }  // namespace zest::api::admin
