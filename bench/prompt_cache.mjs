@@ -43,6 +43,8 @@ import { engineArgv, makeHome, repo, sseData, startZest } from '../tests/lib/zes
 import { machine, startDirect } from './gateway_overhead.mjs';
 import { haproxyVersion, startHaproxy } from './lib/haproxy.mjs';
 import { startRouter } from './lib/router.mjs';
+import { appendResults } from './lib/results.mjs';
+import { opening } from '../tests/lib/prompts.mjs';
 import { everyRun } from './lib/runs.mjs';
 
 const env = (name, def) => Number(process.env[name] ?? def);
@@ -79,20 +81,8 @@ const modelConfig = (names, extra = '') =>
 const t0 = performance.now();
 const say = (what) => console.error(`[${((performance.now() - t0) / 1000).toFixed(0)} s] ${what}`);
 
-// A distinct opening of WORDS words for conversation `seed`: conversations
-// share no prefix beyond the chat template's first tokens.
-function opening(seed) {
-  const out = [];
-  let x = seed * 7919 + 1;
-  for (let i = 0; i < WORDS; i++) {
-    x = (x * 48271) % 2147483647;
-    out.push(`w${x % 997}`);
-  }
-  return out.join(' ');
-}
-
 const conversation = (seed, name, model) =>
-  ({ name, model, messages: [{ role: 'system', content: opening(seed) }], turns: [] });
+  ({ name, model, messages: [{ role: 'system', content: opening(seed, WORDS) }], turns: [] });
 
 // The conversation's next turn, streamed: a short question, the answer kept
 // in its history. `session`: name it by prompt_cache_key. Returns {ttft,
@@ -380,6 +370,6 @@ const lines = [
   '',
 ];
 // BENCH_PC_DRY: print the table only (a trial run with smaller settings).
-if (!process.env.BENCH_PC_DRY) fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), `\n${lines.join('\n')}`);
-console.log(lines.join('\n'));
+if (process.env.BENCH_PC_DRY) console.log(lines.join('\n'));
+else appendResults(['', ...lines]);
 say('done');
