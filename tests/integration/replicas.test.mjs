@@ -224,7 +224,7 @@ describe('a split prefill whose client leaves', { skip }, () => {
     assert.equal(await answer, 'AbortError');
     await waitFor(() => /prefill of 'long' stopped: the client left/.test(zest.logs()), { what: 'the stop logged' });
     // Once the prefill engine is done with the prompt, a handoff would follow at once.
-    await waitFor(async () => !(await processing(prefiller)), { timeout: 60000, interval: 100, what: 'Vulkan0 idle again' });
+    await waitFor(async () => !(await processing(prefiller)), { timeout: 120000, interval: 100, what: 'Vulkan0 idle again' });
     await new Promise((r) => setTimeout(r, 500));
     assert.doesNotMatch(zest.logs(), /prefill of 'long' \(\d+ prompt tokens\) on Vulkan0 handed to/);
     // The decoding engine's own log: it never took a task.
