@@ -18,6 +18,7 @@
 #include "models/store_naming.h"
 #include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
+#include "scheduler/session_tier.h"
 #include "scheduler/slot_cache.h"
 
 namespace zest::scheduler {
@@ -553,6 +554,7 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
     // No new request can reach it now; an idle one keeps its conversations.
     if (reason.save_slots && !entry->replica) {
       co_await SaveIdleSlots(entry->instance, slot_dirs_.Saved(model));
+      if (options_.session_tier) co_await options_.session_tier->SaveSessions(entry->instance);
     }
     // A load in progress notices the exit and fails its waiters.
     co_await TerminateOn(blocking_, entry->instance);

@@ -73,6 +73,42 @@ asio::awaitable<Result<int>> IdleSlot(fs::path socket) {
   co_return Unavailable("every slot of the engine is busy");
 }
 
+namespace {
+
+// The idle slot for which `better(a, b)` holds against every other idle
+// one (a and b are slot objects from /slots).
+template <typename Better>
+asio::awaitable<Result<int>> PickIdleSlot(fs::path socket, Better better) {
+  auto slots = co_await ListSlots(std::move(socket));
+  if (!slots.ok()) co_return slots.status();
+  const json* best = nullptr;
+  for (const json& slot : *slots) {
+    if (!slot.is_object() || slot.value("is_processing", true) || slot.value("id", -1) < 0)
+      continue;
+    if (best == nullptr || better(slot, *best)) best = &slot;
+  }
+  if (best == nullptr) co_return Unavailable("every slot of the engine is busy");
+  co_return best->value("id", -1);
+}
+
+// A slot that never served a task has no id_task (or no prompt): -1.
+int TaskOf(const json& slot) {
+  return slot.value("n_prompt_tokens", 0) > 0 ? slot.value("id_task", -1) : -1;
+}
+
+bool Newer(const json& a, const json& b) { return TaskOf(a) > TaskOf(b); }
+bool Older(const json& a, const json& b) { return TaskOf(a) < TaskOf(b); }
+
+}  // namespace
+
+asio::awaitable<Result<int>> NewestSlot(fs::path socket) {
+  co_return co_await PickIdleSlot(std::move(socket), Newer);
+}
+
+asio::awaitable<Result<int>> RestoreTarget(fs::path socket) {
+  co_return co_await PickIdleSlot(std::move(socket), Older);
+}
+
 asio::awaitable<Status> SaveSlot(fs::path socket, int id, std::string filename) {
   const std::string action = "save";
   co_return co_await SlotAction(std::move(socket), id, action, std::move(filename));
