@@ -552,10 +552,7 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
   PublishCapacity(model);
   for (const auto& entry : stopping) {
     // No new request can reach it now; an idle one keeps its conversations.
-    if (reason.save_slots && !entry->replica) {
-      co_await SaveIdleSlots(entry->instance, slot_dirs_.Saved(model));
-      if (options_.session_tier) co_await options_.session_tier->SaveSessions(entry->instance);
-    }
+    if (reason.save_slots && !entry->replica) co_await KeepConversations(entry->instance);
     // A load in progress notices the exit and fails its waiters.
     co_await TerminateOn(blocking_, entry->instance);
     spdlog::info("stopped '{}' (pid {}, on {})", model, entry->instance->pid(),
@@ -563,6 +560,11 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
     if (events_) events_->EngineStopped(model, reason.label);
   }
   co_return Status::Ok();
+}
+
+awaitable<void> InstancePool::KeepConversations(std::shared_ptr<Instance> instance) {
+  co_await SaveIdleSlots(instance, slot_dirs_.Saved(instance->model()));
+  if (options_.session_tier) co_await options_.session_tier->SaveSessions(std::move(instance));
 }
 
 awaitable<void> SaveIdleSlots(std::shared_ptr<Instance> instance, fs::path dir) {

@@ -226,6 +226,9 @@ class InstancePool : public EngineSlots,
   // Stops `entry`'s instance if it is still idle; false if it got a request meanwhile.
   boost::asio::awaitable<bool> EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
+  // Before an idle first instance stops: its slots (slot_cache.h) and the
+  // conversations it served (session_tier.h) are saved for its next load.
+  boost::asio::awaitable<void> KeepConversations(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
   const SlotDirs slot_dirs_;  // from options_

@@ -10,7 +10,6 @@
 #include "core/mutex.h"
 #include "scheduler/dispatch.h"
 #include "scheduler/instance_pool_entry.h"
-#include "scheduler/session_tier.h"
 
 namespace zest::scheduler {
 namespace {
@@ -197,10 +196,7 @@ awaitable<bool> InstancePool::RemoveReplica(std::string model, pid_t pid, std::s
   spdlog::info("autoscale down '{}': stopping its instance on {} (pid {}): {}", model,
                victim->instance->device(), pid, reason);
   // Keep its conversations if it was the one whose slots are saved.
-  if (!victim->replica) {
-    co_await SaveIdleSlots(victim->instance, slot_dirs_.Saved(model));
-    if (options_.session_tier) co_await options_.session_tier->SaveSessions(victim->instance);
-  }
+  if (!victim->replica) co_await KeepConversations(victim->instance);
   co_await TerminateOn(blocking_, victim->instance);
   if (events_) {
     events_->EngineStopped(model, "autoscale");

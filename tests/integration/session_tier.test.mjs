@@ -124,3 +124,40 @@ describe('the session tier off', () => {
     }
   });
 });
+
+describe('the session tier across model swaps', () => {
+  // Two models that do not fit together (each predicted at about 283 MiB,
+  // most of it the prompt cache): each load evicts the other.
+  let zest;
+  before(async () => {
+    const both = `[placement]\nmemory_limit = "450M"\n[models.a]\nparallel = 2\nctx_size = 2048\ncache_ram = 256\n` +
+      `[models.b]\nparallel = 2\nctx_size = 2048\ncache_ram = 256\n`;
+    zest = await startZest({ home: makeHome({ a: 'tiny', b: 'tiny' }, { config: both }) });
+  });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  test(`${SESSIONS} sessions per model, each model's round evicting the other: every warm turn is cached`, async (t) => {
+    const history = { a: [], b: [] };
+    const fractions = [];
+    for (let round = 0; round < 3; round++) {
+      for (const model of ['a', 'b']) {
+        for (let n = 0; n < SESSIONS; n++) {
+          if (round === 0) history[model].push([{ role: 'system', content: opening(model === 'a' ? n : 10 + n) }]);
+          history[model][n].push({ role: 'user', content: `round ${round} of ${n}` });
+          const r = await zest.json('/v1/chat/completions',
+            { model, messages: history[model][n], max_tokens: 4, temperature: 0 },
+            { headers: { 'X-Session-Id': `${model}-${n}` } });
+          assert.equal(r.status, 200, JSON.stringify(r.data));
+          history[model][n].push({ role: 'assistant', content: r.data.choices[0].message.content ?? '' });
+          const { prompt_tokens: prompt, prompt_tokens_details: { cached_tokens: cached } } = r.data.usage;
+          if (round > 0) fractions.push(cached / prompt);
+        }
+      }
+    }
+    const evictions = (await (await zest.fetch('/metrics')).text()).match(/zest_evictions_total\{model="a",reason="memory"\} (\d+)/);
+    assert.ok(evictions && Number(evictions[1]) >= 2, 'a was evicted by b at each round');
+    t.diagnostic(`warm turns cached: ${fractions.map((f) => f.toFixed(2)).join(' ')}`);
+    assert.equal(fractions.length, 2 * 2 * SESSIONS);
+    assert.ok(fractions.every((f) => f >= 0.8), `cached fractions ${fractions.map((f) => f.toFixed(2))}`);
+  });
+});
