@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeHome, startZest, waitFor } from '../lib/zest.mjs';
+import { execFileSync } from 'node:child_process';
+import { makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
 
 const SESSIONS = 4;
 const config = (extra = '') =>
@@ -77,6 +78,8 @@ describe('the session tier across an unload', () => {
     assert.ok(cache.restores >= SESSIONS - 2, JSON.stringify(cache));  // the slots' two may come back as slots
     assert.equal(cache.files, SESSIONS, JSON.stringify(cache));
     assert.ok(cache.disk_bytes > 0, JSON.stringify(cache));
+    const verbose = execFileSync(zestBin, ['ps', '-v'], { env: { ...process.env, ZEST_HOST: zest.url } }).toString();
+    assert.match(verbose, /session cache: 4 session\(s\) remembered, [1-9] restored, 4 saved, .* on disk \(4 file\(s\)\)/);
     const metrics = await (await zest.fetch('/metrics')).text();
     assert.match(metrics, /zest_session_cache_saves_total\{model="tiny"\} 4/);
     assert.match(metrics, /zest_session_cache_restores_total\{model="tiny",outcome="hit"\} [1-9]/);
