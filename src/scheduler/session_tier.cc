@@ -9,6 +9,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 
 #include "http/upstream_client.h"
@@ -154,43 +155,51 @@ asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instan
   const auto deadline = start + options_.save_budget;
   int saved = 0;
   std::size_t tried = 0;
-  uint64_t bytes = 0;
+  SavedSession total;
   for (RememberedPrompt& prompt : served) {
     if (Clock::now() >= deadline) break;
     ++tried;
     std::shared_ptr<Instance> engine = instance;  // named: no temporaries in co_await
-    const uint64_t written = co_await SaveOne(std::move(engine), std::move(prompt), deadline);
-    saved += written > 0 ? 1 : 0;
-    bytes += written;
+    const SavedSession one = co_await SaveOne(std::move(engine), std::move(prompt), deadline);
+    saved += one.bytes > 0 ? 1 : 0;
+    total.bytes += one.bytes;
+    total.tokens += one.tokens;
   }
-  spdlog::info("saved {} of {} conversation(s) of '{}' ({:.1f} MiB) in {:.0f} ms{}", saved,
-               served.size(), instance->model(), MiB(bytes), MsSince(start),
+  // What the restores save, to set against their times in the log: this
+  // engine's measured prefill speed over the tokens kept.
+  std::string prefill;
+  if (std::optional<double> ms = instance->PromptMsPerToken(); ms && total.tokens > 0) {
+    prefill = fmt::format("; reading their {} tokens again: ~{:.0f} ms at {:.2f} ms/token",
+                          total.tokens, *ms * total.tokens, *ms);
+  }
+  spdlog::info("saved {} of {} conversation(s) of '{}' ({:.1f} MiB) in {:.0f} ms{}{}", saved,
+               served.size(), instance->model(), MiB(total.bytes), MsSince(start), prefill,
                tried < served.size() ? " (out of time for the rest)" : "");
   if (int removed = TrimSessionFiles(options_.slot_root, options_.disk_budget_bytes); removed > 0)
     spdlog::info("removed {} least recently used session file(s) over the budget", removed);
   if (events_) events_->SessionCacheDisk(instance->model(), SessionFilesIn(dir).bytes);
 }
 
-asio::awaitable<uint64_t> SessionTier::SaveOne(std::shared_ptr<Instance> instance,
-                                               RememberedPrompt prompt,
-                                               Clock::time_point deadline) {
+asio::awaitable<SessionTier::SavedSession> SessionTier::SaveOne(std::shared_ptr<Instance> instance,
+                                                                RememberedPrompt prompt,
+                                                                Clock::time_point deadline) {
   const std::string& model = instance->model();
   const std::string id = prompt.session.substr(0, 8);
   const std::string name = SessionFileName(prompt.session);
   Result<std::string> body = ReplayBody(prompt.body);
-  if (name.empty() || !body.ok()) co_return 0;
+  if (name.empty() || !body.ok()) co_return SavedSession{};
   const auto start = Clock::now();
   fs::path socket = instance->socket();  // named: no temporaries in co_await
   Result<json> answer = co_await Replay(socket, std::move(prompt.path), std::move(*body), deadline);
   if (!answer.ok()) {
     spdlog::info("session {} of '{}' not saved: its replay failed: {}", id, model,
                  answer.status().message());
-    co_return 0;
+    co_return SavedSession{};
   }
   const json usage = answer->value("usage", json::object());
   const json timings = answer->value("timings", json::object());
   const int tokens = usage.value("prompt_tokens", 0);
-  if (tokens < options_.min_tokens) co_return 0;  // cheap to read again
+  if (tokens < options_.min_tokens) co_return SavedSession{};  // cheap to read again
   Result<int> slot = co_await NewestSlot(socket);
   Status saved = slot.status();
   if (slot.ok()) saved = co_await SaveSlot(socket, *slot, name);
@@ -198,7 +207,7 @@ asio::awaitable<uint64_t> SessionTier::SaveOne(std::shared_ptr<Instance> instanc
   if (bytes == 0) {
     spdlog::warn("session {} of '{}' not saved: {}", id, model,
                  saved.ok() ? "no file" : saved.message());
-    co_return 0;
+    co_return SavedSession{};
   }
   {
     MutexLock lock(mu_);
@@ -207,7 +216,7 @@ asio::awaitable<uint64_t> SessionTier::SaveOne(std::shared_ptr<Instance> instanc
   if (events_) events_->SessionCacheSaved(model, bytes);
   spdlog::debug("saved session {} of '{}': {} tokens ({} evaluated again), {:.1f} MiB in {:.0f} ms",
                 id, model, tokens, timings.value("prompt_n", -1), MiB(bytes), MsSince(start));
-  co_return bytes;
+  co_return SavedSession{.bytes = bytes, .tokens = tokens};
 }
 
 SessionTierStats SessionTier::StatsOf(const std::string& model) const {

@@ -86,10 +86,14 @@ class SessionTier {
   SessionTierStats StatsOf(const std::string& model) const;
 
  private:
-  // Replays `prompt` and saves its slot; the file's bytes, 0 when not saved.
-  boost::asio::awaitable<uint64_t> SaveOne(std::shared_ptr<Instance> instance,
-                                           RememberedPrompt prompt,
-                                           std::chrono::steady_clock::time_point deadline);
+  struct SavedSession {
+    uint64_t bytes = 0;  // 0: not saved
+    int tokens = 0;
+  };
+  // Replays `prompt` and saves its slot.
+  boost::asio::awaitable<SavedSession> SaveOne(std::shared_ptr<Instance> instance,
+                                               RememberedPrompt prompt,
+                                               std::chrono::steady_clock::time_point deadline);
   std::filesystem::path DirOf(const Instance& instance) const;
 
   const SessionTierOptions options_;
