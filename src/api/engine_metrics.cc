@@ -35,7 +35,22 @@ EngineMetrics::EngineMetrics(metrics::Registry& r)
                              "Requests of a session by where dispatch sent them: to the replica "
                              "that served the session last (hit), by load for a new session "
                              "(miss), or by load because that replica was full or gone (fallback).",
-                             {"model", "outcome"})) {}
+                             {"model", "outcome"})),
+      session_saves_(r.AddCounter("zest_session_cache_saves_total",
+                                  "Conversations the session tier saved to disk before their "
+                                  "engine stopped.",
+                                  {"model"})),
+      session_saved_bytes_(r.AddCounter("zest_session_cache_saved_bytes_total",
+                                        "Bytes of the session files written.", {"model"})),
+      session_restores_(r.AddCounter("zest_session_cache_restores_total",
+                                     "Session files restored into a slot before a session's "
+                                     "request (hit), or that the engine refused (failed).",
+                                     {"model", "outcome"})),
+      session_restored_bytes_(r.AddCounter("zest_session_cache_restored_bytes_total",
+                                           "Bytes of the session files restored.", {"model"})),
+      session_disk_(r.AddGauge("zest_session_cache_disk_bytes",
+                               "The model's session files on disk, after its last stop.",
+                               {"model"})) {}
 
 void EngineMetrics::EngineReady(const std::string& model, double load_seconds) {
   starts_.With({model, "ready"}).Inc();
@@ -64,6 +79,20 @@ void EngineMetrics::Autoscaled(const std::string& model, std::string_view direct
 
 void EngineMetrics::SessionDispatched(const std::string& model, std::string_view outcome) {
   affinity_.With({model, std::string(outcome)}).Inc();
+}
+
+void EngineMetrics::SessionCacheSaved(const std::string& model, uint64_t bytes) {
+  session_saves_.With({model}).Inc();
+  session_saved_bytes_.With({model}).Inc(static_cast<double>(bytes));
+}
+
+void EngineMetrics::SessionCacheRestored(const std::string& model, bool ok, uint64_t bytes) {
+  session_restores_.With({model, ok ? "hit" : "failed"}).Inc();
+  if (ok) session_restored_bytes_.With({model}).Inc(static_cast<double>(bytes));
+}
+
+void EngineMetrics::SessionCacheDisk(const std::string& model, uint64_t bytes) {
+  session_disk_.With({model}).Set(static_cast<double>(bytes));
 }
 
 void EngineMetrics::EngineMemory(const std::string& model, const std::string& instance_device,

@@ -147,6 +147,24 @@ awaitable<Result<bool>> AskChat(scheduler::InstanceDispatch& pool, const RelayRe
   co_return options.as_stream;
 }
 
+// A session's conversation across unloads (scheduler/session_tier.h): its
+// file is restored into a slot before its first request on this engine,
+// and this request is remembered for the engine's stop. Not for a split
+// prefill (its slot is filled already) nor an embedding.
+awaitable<void> KeepSession(const RelayRequest& request,
+                            std::shared_ptr<scheduler::Instance> instance,
+                            const http::UpstreamRequest& up) {
+  scheduler::SessionTier* tier = request.session_tier;
+  const engines::Capability kind = request.chat->kind;
+  if (tier == nullptr || request.session.empty() || request.split_prefill ||
+      (kind != engines::Capability::kChat && kind != engines::Capability::kCompletions)) {
+    co_return;
+  }
+  std::string session = request.session;  // named: no temporaries in co_await
+  co_await tier->RestoreFor(instance, std::move(session));
+  tier->Remember(*instance, request.session, up.target, up.body);
+}
+
 // Connects to the model's best instance (a slot on it is held from here
 // on). Sets `dead` when the instance we got turns out to be dead (killed
 // between requests): the pool has forgotten it, and another try starts a
@@ -173,9 +191,10 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
   } else {
     // Named, not temporaries inside co_await (GCC 12).
     std::shared_ptr<scheduler::Instance> instance = lease->instance();
-    Result<bool> asked = co_await AskChat(pool, request, std::move(instance), canceller, up);
+    Result<bool> asked = co_await AskChat(pool, request, instance, canceller, up);
     if (!asked.ok()) co_return asked.status();
     assemble = *asked;
+    co_await KeepSession(request, std::move(instance), up);
   }
   auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
   if (response.ok()) {
@@ -607,6 +626,7 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
     writer.OnClientGone(nullptr);
     co_return;
   }
+  request.session_tier = services.session_tier;
   request.split_prefill = services.split_prefill_tokens > 0 &&
                           request.admit.cost >= services.split_prefill_tokens &&
                           request.chat != nullptr && !request.to_engine &&

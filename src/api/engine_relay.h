@@ -29,6 +29,7 @@
 #include "scheduler/instance_directory.h"
 #include "scheduler/instance_dispatch.h"
 #include "scheduler/keep_alive.h"
+#include "scheduler/session_tier.h"
 
 namespace zest::api {
 
@@ -63,6 +64,9 @@ struct RelayRequest {
   // The conversation's key (api/session_key.h): dispatch keeps it on the
   // replica that served it last. "" = none.
   std::string session;
+  // Keeps the session's conversation across unloads (set from
+  // EngineServices::session_tier); null: not kept.
+  scheduler::SessionTier* session_tier = nullptr;
   // Prefill on another instance of the model first (api/prefill_handoff.h);
   // set from EngineServices::split_prefill_tokens.
   bool split_prefill = false;
@@ -101,6 +105,8 @@ struct EngineServices {
   // Experimental: completions whose prompt is estimated at this many tokens
   // or more prefill on another instance (api/prefill_handoff.h); 0: never.
   uint64_t split_prefill_tokens = 0;
+  // Conversations kept across unloads (scheduler/session_tier.h); null: none.
+  scheduler::SessionTier* session_tier = nullptr;
 };
 
 // Waits for a slot of the model (429/503 when the queue is full or the wait

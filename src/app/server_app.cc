@@ -151,8 +151,11 @@ struct ServerApp::Parts {
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),
         engine_metrics(metrics),
-        pool_options(WithModelLookup(
-            PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers), registry)),
+        session_tier(SessionTierOptionsFor(s), s.metrics_enabled ? &engine_metrics : nullptr),
+        pool_options(WithSessionTier(
+            WithModelLookup(PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers),
+                            registry),
+            session_tier)),
         pool(io, pool_options, s.metrics_enabled ? &engine_metrics : nullptr),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.
@@ -167,7 +170,8 @@ struct ServerApp::Parts {
                      admission,
                      &residency,
                      std::chrono::seconds(s.heartbeat_s),
-                     s.split_prefill_tokens},
+                     s.split_prefill_tokens,
+                     &session_tier},
         chat_options(ChatRouteOptionsFor(s)),
         request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
         openai(registry, chat_engines, pool, chat_options, request_metrics),
@@ -204,6 +208,7 @@ struct ServerApp::Parts {
     AddQueueGauges(metrics, admission);
     cluster.AddGauges(metrics);
     if (!rpc_workers.empty()) rpc_workers.AddGauges(metrics);
+    admin.SetSessionTier(&session_tier);
     RegisterRoutes();
   }
 
@@ -242,6 +247,7 @@ struct ServerApp::Parts {
   metrics::Registry metrics;
   api::InferenceMetrics inference_metrics;
   api::EngineMetrics engine_metrics;
+  scheduler::SessionTier session_tier;  // conversations kept across unloads
   scheduler::PoolOptions pool_options;  // the pool has its own copy
   scheduler::InstancePool pool;
   scheduler::Admission admission;

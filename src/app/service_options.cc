@@ -66,6 +66,20 @@ scheduler::PoolOptions WithModelLookup(scheduler::PoolOptions options,
   return options;
 }
 
+scheduler::PoolOptions WithSessionTier(scheduler::PoolOptions options,
+                                       scheduler::SessionTier& tier) {
+  options.session_tier = &tier;
+  return options;
+}
+
+scheduler::SessionTierOptions SessionTierOptionsFor(const config::Settings& s) {
+  scheduler::SessionTierOptions o;
+  if (s.save_slots) o.slot_root = s.SlotDir();
+  o.disk_budget_bytes = s.session_cache_mb << 20;
+  o.prompt_budget_bytes = static_cast<std::size_t>(s.session_prompts_mb) << 20;
+  return o;
+}
+
 scheduler::AdmissionLimits AdmissionLimitsFor(const config::Settings& s) {
   return {s.parallel, static_cast<std::size_t>(s.max_queue), s.max_queued_tokens,
           std::chrono::seconds(s.aging_s), s.reserved_slots};

@@ -20,6 +20,7 @@
 #include "scheduler/admission.h"
 #include "scheduler/autoscaler.h"
 #include "scheduler/pool_options.h"
+#include "scheduler/session_tier.h"
 
 namespace zest::app {
 
@@ -40,6 +41,15 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& settings,
 // outlive the pool.
 scheduler::PoolOptions WithModelLookup(scheduler::PoolOptions options,
                                        models::ModelRegistry& registry);
+
+// `options` whose stops save their conversations with `tier`
+// (scheduler/session_tier.h), which must outlive the pool.
+scheduler::PoolOptions WithSessionTier(scheduler::PoolOptions options,
+                                       scheduler::SessionTier& tier);
+
+// The session tier's: on only where slots are saved (save_slots) and its
+// disk budget is not 0.
+scheduler::SessionTierOptions SessionTierOptionsFor(const config::Settings& settings);
 
 scheduler::AdmissionLimits AdmissionLimitsFor(const config::Settings& settings);
 

@@ -108,6 +108,18 @@ int List(bool all, bool as_json) {
   return 0;
 }
 
+// The session tier's line of `zest ps -v` for `model`, when it is on.
+void PrintSessionCache(const json& session_cache, const std::string& model) {
+  auto it = session_cache.find(model);
+  if (it == session_cache.end() || !it->is_object()) return;
+  const json& c = *it;
+  std::printf(
+      "  session cache: %d session(s) remembered, %d restored, %d saved, %s on disk (%d "
+      "file(s))\n",
+      c.value("sessions", 0), c.value("restores", 0), c.value("saves", 0),
+      HumanBytes(c.value("disk_bytes", uint64_t{0})).c_str(), c.value("files", 0));
+}
+
 int Ps(bool verbose) {
   auto ps = Client().Get("/api/v1/ps");
   if (!ps.ok()) return Fail(ps.status());
@@ -153,6 +165,7 @@ int Ps(bool verbose) {
     } else {
       std::printf("  memory correction: none learned yet\n");
     }
+    PrintSessionCache((*ps).value("session_cache", json::object()), Str(i, "model"));
   }
   return 0;
 }

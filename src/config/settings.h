@@ -79,10 +79,14 @@ struct Settings {
   std::string keep_alive = "10m";          // idle time before a model unloads (core/duration.h)
   int heartbeat_s = 5;                     // SSE comment interval while a stream waits; 0 = off
   bool save_slots = true;                  // keep an unloaded model's conversations (KV cache)
-  bool autoscale = true;                   // add replicas of a model whose queue stays long
-  int autoscale_max_replicas = 2;          // instances per model, the first included
-  int autoscale_window_s = 10;             // how long the queue stays long before one is added
-  int autoscale_idle_s = 60;               // how long an extra instance idles before it goes
+  // The session tier (scheduler/session_tier.h): conversations in the
+  // engine's RAM cache saved to disk too at an unload; MiB of files, 0 = off.
+  uint64_t session_cache_mb = 2048;
+  uint64_t session_prompts_mb = 64;  // MiB of each session's last request kept to save it
+  bool autoscale = true;             // add replicas of a model whose queue stays long
+  int autoscale_max_replicas = 2;    // instances per model, the first included
+  int autoscale_window_s = 10;       // how long the queue stays long before one is added
+  int autoscale_idle_s = 60;         // how long an extra instance idles before it goes
   // Experimental prefill/decode split (api/prefill_handoff.h): prompts of at
   // least this many (estimated) tokens prefill on another instance; 0 = off.
   uint64_t split_prefill_tokens = 0;

@@ -18,6 +18,7 @@
 #include "models/store_naming.h"
 #include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
+#include "scheduler/session_tier.h"
 #include "scheduler/slot_cache.h"
 
 namespace zest::scheduler {
@@ -149,13 +150,31 @@ int InstancePool::EngineParallel(const std::string& model) {
   return configured.value_or(options_.parallel);
 }
 
+InstancePool::EntryScan InstancePool::ScanEntries(const EntryList& entries) {
+  using State = Entry::State;
+  EntryScan scan;
+  for (const auto& entry : entries) {
+    if (entry->state == State::kLoading) {
+      if (!scan.loading || (scan.loading->replica && !entry->replica)) scan.loading = entry;
+    } else if (entry->state != State::kReady) {
+      continue;
+    } else if (!entry->instance->Alive()) {
+      scan.dead = entry;
+    } else if (entry->draining) {
+      scan.draining = true;
+    } else {
+      scan.ready = entry->instance;
+      return scan;
+    }
+  }
+  return scan;
+}
+
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent,
     bool explicit_load) {
   if (explicit_load) breaker_.Forget(model.name);
-  int killed_loads = 0;
-  const auto started = std::chrono::steady_clock::now();
-  bool said_draining = false;
+  LoadRetry retry{.started = std::chrono::steady_clock::now()};
   std::optional<config::ModelSettings> reload_with;
   while (true) {
     EntryList entries;
@@ -163,54 +182,22 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       MutexLock lock(list_mu_);
       entries = EntriesOf(model.name);
     }
-    // An explicit load with other options than the model's instances have:
-    // reload it, but never under a request. The options given anew may
-    // pair a draft again.
-    if (settings && std::any_of(entries.begin(), entries.end(),
-                                [&](const auto& e) { return e->settings != *settings; })) {
-      Status replaced = co_await ReplaceIfIdle(model.name, entries);
-      if (!replaced.ok()) co_return replaced;
-      draft_switched_off_.erase(model.name);
-      continue;
-    }
-    // A draft switched off reloads the model with the options it had (an
-    // explicit load's included), less the draft.
-    for (const auto& entry : entries) {
-      if (entry->state == Entry::State::kReady && entry->instance->DraftSwitchOff()) {
-        reload_with = entry->settings;
-      }
-    }
-    if (co_await SwitchOffDraft(model.name, entries)) continue;
-    std::shared_ptr<Entry> loading, dead;
-    bool draining = false;
-    for (const auto& entry : entries) {
-      if (entry->state == Entry::State::kLoading) {
-        if (!loading || (loading->replica && !entry->replica)) loading = entry;
-      } else if (entry->state != Entry::State::kReady) {
-        continue;
-      } else if (!entry->instance->Alive()) {
-        dead = entry;
-      } else if (entry->draining) {
-        draining = true;
-      } else {
-        co_return entry->instance;
-      }
-    }
-    if (dead) {
+    Result<bool> changed = co_await ReloadForOptions(model.name, entries, settings, reload_with);
+    if (!changed.ok()) co_return changed.status();
+    if (*changed) continue;
+    EntryScan scan = ScanEntries(entries);
+    if (scan.ready) co_return scan.ready;
+    if (scan.dead) {
       spdlog::warn("engine for '{}' (pid {}) has exited; starting a new one", model.name,
-                   dead->instance->pid());
-      co_await ReportBroken(dead->instance);
+                   scan.dead->instance->pid());
+      co_await ReportBroken(scan.dead->instance);
       continue;
     }
-    if (draining) {
-      // Its memory is promised to another model: wait until it is gone.
-      if (!std::exchange(said_draining, true)) {
-        spdlog::debug("a request for '{}' waits: its engine is draining", model.name);
-      }
-      asio::steady_timer pause(strand_, std::chrono::milliseconds(50));
-      co_await pause.async_wait(asio::as_tuple(use_awaitable));
+    if (scan.draining) {
+      co_await WaitOutDraining(model.name, retry);
       continue;
     }
+    std::shared_ptr<Entry> loading = std::move(scan.loading);
     if (!loading) {
       config::ModelSettings chosen = settings      ? *settings
                                      : reload_with ? *reload_with
@@ -226,20 +213,56 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       co_await loading->done.async_wait(asio::as_tuple(use_awaitable));
     }
     if (loading->state == Entry::State::kReady) co_return loading->instance;
-    // A replica that failed leaves the model as it was; look again. So does
-    // an engine killed from outside while it loaded (not its fault), for a
-    // while (kKilledLoadPatience).
-    if (loading->replica) continue;
-    if (loading->killed_from_outside &&
-        (++killed_loads < kLoadAttempts ||
-         std::chrono::steady_clock::now() - started < kKilledLoadPatience)) {
-      spdlog::info(
-          "'{}' was killed while it loaded ({} time(s) for this request); loading it again",
-          model.name, killed_loads);
-      continue;
-    }
-    co_return loading->error;
+    if (!LoadAgainAfter(model.name, *loading, retry)) co_return loading->error;
   }
+}
+
+awaitable<Result<bool>> InstancePool::ReloadForOptions(
+    const std::string& model, const EntryList& entries,
+    const std::optional<config::ModelSettings>& settings,
+    std::optional<config::ModelSettings>& reload_with) {
+  // An explicit load with other options than the model's instances have:
+  // reload it, but never under a request. The options given anew may
+  // pair a draft again.
+  if (settings && std::any_of(entries.begin(), entries.end(),
+                              [&](const auto& e) { return e->settings != *settings; })) {
+    Status replaced = co_await ReplaceIfIdle(model, entries);
+    if (!replaced.ok()) co_return replaced;
+    draft_switched_off_.erase(model);
+    co_return true;
+  }
+  // A draft switched off reloads the model with the options it had (an
+  // explicit load's included), less the draft.
+  for (const auto& entry : entries) {
+    if (entry->state == Entry::State::kReady && entry->instance->DraftSwitchOff()) {
+      reload_with = entry->settings;
+    }
+  }
+  co_return co_await SwitchOffDraft(model, entries);
+}
+
+awaitable<void> InstancePool::WaitOutDraining(const std::string& model, LoadRetry& retry) {
+  // Its memory is promised to another model: wait until it is gone.
+  if (!std::exchange(retry.said_draining, true)) {
+    spdlog::debug("a request for '{}' waits: its engine is draining", model);
+  }
+  asio::steady_timer pause(strand_, std::chrono::milliseconds(50));
+  co_await pause.async_wait(asio::as_tuple(use_awaitable));
+}
+
+bool InstancePool::LoadAgainAfter(const std::string& model, const Entry& failed, LoadRetry& retry) {
+  // A replica that failed leaves the model as it was; look again. So does
+  // an engine killed from outside while it loaded (not its fault), for a
+  // while (kKilledLoadPatience).
+  if (failed.replica) return true;
+  if (!failed.killed_from_outside) return false;
+  if (++retry.killed_loads >= kLoadAttempts &&
+      std::chrono::steady_clock::now() - retry.started >= kKilledLoadPatience) {
+    return false;
+  }
+  spdlog::info("'{}' was killed while it loaded ({} time(s) for this request); loading it again",
+               model, retry.killed_loads);
+  return true;
 }
 
 awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const EntryList& entries) {
@@ -305,69 +328,37 @@ Result<std::shared_ptr<InstancePool::Entry>> InstancePool::AddEntry(const models
   return entry;
 }
 
+void InstancePool::FinishLoad(const std::shared_ptr<Entry>& entry, Status error) {
+  MutexLock lock(list_mu_);
+  entry->state = error.ok() ? Entry::State::kReady : Entry::State::kFailed;
+  entry->error = std::move(error);
+  if (!entry->error.ok()) Erase(entry);
+  entry->done.cancel();
+}
+
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::ModelEntry& model,
                                                                 std::shared_ptr<Entry> entry) {
   const bool replica = entry->replica;
   fs::path socket =
       options_.run_dir / ("engine-" + std::to_string(++next_socket_id_)) / "engine.sock";
-  auto finish = [&](Status error) {
-    MutexLock lock(list_mu_);
-    entry->state = error.ok() ? Entry::State::kReady : Entry::State::kFailed;
-    entry->error = std::move(error);
-    if (!entry->error.ok()) Erase(entry);
-    entry->done.cancel();
-  };
-
   auto start = std::chrono::steady_clock::now();
   Result<placement::EnginePlan> plan = co_await AdmitMemory(model, *entry);
   if (!plan.ok()) {
     if (!replica) spdlog::error("cannot load '{}': {}", model.name, plan.status().message());
-    finish(plan.status());
+    FinishLoad(entry, plan.status());
     co_return plan.status();
   }
   AssignCpuThreads(model, *entry, *plan);
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
-  const StartRequest start_request{
-      .socket = socket, .slot_dir = slot_dirs_.ForEngine(model.name, replica), .replica = replica};
-  Result<std::shared_ptr<Instance>> started = starter_.Start(model, *plan, start_request);
+  Result<std::shared_ptr<Instance>> started = StartEngine(model, *entry, *plan, socket);
   if (!started.ok()) {
-    // Nothing was started (no engine, an unsafe model file, a bad flag):
-    // not an engine failing, so the breaker does not count it.
-    if (events_) events_->EngineFailedToStart(model.name);
-    finish(started.status());
+    FinishLoad(entry, started.status());
     co_return started.status();
   }
   std::shared_ptr<Instance> instance = *started;
-  if (plan->speculative.kind == placement::SpeculativeKind::kDraft) {
-    instance->draft_acceptance = std::make_unique<DraftAcceptance>(
-        plan->speculative.draft_model, plan->speculative.chosen_by_auto);
-  }
-  {
-    MutexLock lock(list_mu_);
-    entry->instance = instance;
-  }
-  spdlog::info("loading '{}' (pid {}, socket {}, on {})", model.name, instance->pid(),
-               socket.string(), instance->device());
-  if (model.info.synthetic && !replica) {
-    spdlog::warn(
-        "'{}' is a SYNTHETIC model with random weights: it produces gibberish. "
-        "Put a real GGUF model in the models directory.",
-        model.name);
-  }
   Status ready = co_await starter_.WaitReady(strand_, *instance);
   if (!ready.ok()) {
-    spdlog::error("'{}' failed to load: {}", model.name, ready.message());
-    std::optional<int> exit = instance->process().ExitStatus();
-    if (exit && engines::Process::KilledFromOutside(*exit)) {
-      entry->killed_from_outside = true;  // not its fault: loaded again, not held off
-    } else if (!plan->rpc_workers.empty()) {
-      NoteWorkersMayBeGone(model.name);  // gone since it was checked?
-    } else {
-      NoteOwnFailure(breaker_, model.name, ready.message());
-    }
-    co_await TerminateOn(blocking_, instance);
-    if (events_) events_->EngineFailedToStart(model.name);
-    finish(ready);
+    co_await FailLoad(model, entry, instance, *plan, ready);
     co_return ready;
   }
   // Before any request reaches it: conversations saved when it last unloaded.
@@ -379,7 +370,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   entry->load_s = secs;
-  finish(Status::Ok());
+  FinishLoad(entry, Status::Ok());
   PublishCapacity(model.name);
   spdlog::info("'{}' ready in {:.2f} s (on {})", model.name, secs, instance->device());
   // The ledger models some engines' memory, not every one's.
@@ -388,6 +379,58 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
   }
   if (events_) events_->EngineReady(model.name, secs);
   co_return instance;
+}
+
+Result<std::shared_ptr<Instance>> InstancePool::StartEngine(const models::ModelEntry& model,
+                                                            Entry& entry,
+                                                            const placement::EnginePlan& plan,
+                                                            const fs::path& socket) {
+  const bool replica = entry.replica;
+  const StartRequest start_request{
+      .socket = socket, .slot_dir = slot_dirs_.ForEngine(model.name, replica), .replica = replica};
+  Result<std::shared_ptr<Instance>> started = starter_.Start(model, plan, start_request);
+  if (!started.ok()) {
+    // Nothing was started (no engine, an unsafe model file, a bad flag):
+    // not an engine failing, so the breaker does not count it.
+    if (events_) events_->EngineFailedToStart(model.name);
+    return started.status();
+  }
+  std::shared_ptr<Instance> instance = *started;
+  if (plan.speculative.kind == placement::SpeculativeKind::kDraft) {
+    instance->draft_acceptance = std::make_unique<DraftAcceptance>(plan.speculative.draft_model,
+                                                                   plan.speculative.chosen_by_auto);
+  }
+  {
+    MutexLock lock(list_mu_);
+    entry.instance = instance;
+  }
+  spdlog::info("loading '{}' (pid {}, socket {}, on {})", model.name, instance->pid(),
+               socket.string(), instance->device());
+  if (model.info.synthetic && !replica) {
+    spdlog::warn(
+        "'{}' is a SYNTHETIC model with random weights: it produces gibberish. "
+        "Put a real GGUF model in the models directory.",
+        model.name);
+  }
+  return instance;
+}
+
+awaitable<void> InstancePool::FailLoad(const models::ModelEntry& model,
+                                       std::shared_ptr<Entry> entry,
+                                       std::shared_ptr<Instance> instance,
+                                       const placement::EnginePlan& plan, Status why) {
+  spdlog::error("'{}' failed to load: {}", model.name, why.message());
+  std::optional<int> exit = instance->process().ExitStatus();
+  if (exit && engines::Process::KilledFromOutside(*exit)) {
+    entry->killed_from_outside = true;  // not its fault: loaded again, not held off
+  } else if (!plan.rpc_workers.empty()) {
+    NoteWorkersMayBeGone(model.name);  // gone since it was checked?
+  } else {
+    NoteOwnFailure(breaker_, model.name, why.message());
+  }
+  co_await TerminateOn(blocking_, instance);
+  if (events_) events_->EngineFailedToStart(model.name);
+  FinishLoad(entry, std::move(why));
 }
 
 // The public coroutines hop onto the strand (or the blocking pool) by
@@ -509,9 +552,7 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
   PublishCapacity(model);
   for (const auto& entry : stopping) {
     // No new request can reach it now; an idle one keeps its conversations.
-    if (reason.save_slots && !entry->replica) {
-      co_await SaveIdleSlots(entry->instance, slot_dirs_.Saved(model));
-    }
+    if (reason.save_slots && !entry->replica) co_await KeepConversations(entry->instance);
     // A load in progress notices the exit and fails its waiters.
     co_await TerminateOn(blocking_, entry->instance);
     spdlog::info("stopped '{}' (pid {}, on {})", model, entry->instance->pid(),
@@ -519,6 +560,11 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
     if (events_) events_->EngineStopped(model, reason.label);
   }
   co_return Status::Ok();
+}
+
+awaitable<void> InstancePool::KeepConversations(std::shared_ptr<Instance> instance) {
+  co_await SaveIdleSlots(instance, slot_dirs_.Saved(instance->model()));
+  if (options_.session_tier) co_await options_.session_tier->SaveSessions(std::move(instance));
 }
 
 awaitable<void> SaveIdleSlots(std::shared_ptr<Instance> instance, fs::path dir) {

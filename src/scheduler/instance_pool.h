@@ -134,12 +134,40 @@ class InstancePool : public EngineSlots,
   void PublishCapacity(const std::string& model);
   boost::asio::awaitable<Result<InstanceLease>> DispatchOnStrand(models::ModelEntry model,
                                                                  bool urgent, std::string session);
+  // What a look at a model's entries found (AcquireOnStrand): a ready
+  // instance, else the load to join (its first instance's before a
+  // replica's), a dead one, or that one is draining.
+  struct EntryScan {
+    std::shared_ptr<Instance> ready;
+    std::shared_ptr<Entry> loading, dead;
+    bool draining = false;
+  };
+  static EntryScan ScanEntries(const EntryList& entries);
+  // One request's loads so far (AcquireOnStrand).
+  struct LoadRetry {
+    std::chrono::steady_clock::time_point started;
+    int killed_loads = 0;
+    bool said_draining = false;
+  };
   // `settings` unset: the configured ones, and any loaded instance will do.
   // `explicit_load` (a user's): the crash-loop breaker's hold is lifted
   // first.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(
       models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent,
       bool explicit_load = false);
+  // Reloads `model` when an explicit load asks for other options than its
+  // instances have (`settings`), or when its draft does not pay (setting
+  // `reload_with` to the options it had); true when the caller must look
+  // at the entries again. Strand only.
+  boost::asio::awaitable<Result<bool>> ReloadForOptions(
+      const std::string& model, const EntryList& entries,
+      const std::optional<config::ModelSettings>& settings,
+      std::optional<config::ModelSettings>& reload_with);
+  // A pause while an instance of `model` drains (logged once per request).
+  boost::asio::awaitable<void> WaitOutDraining(const std::string& model, LoadRetry& retry);
+  // Whether a request whose load `failed` loads again (a replica's failure,
+  // or a kill from outside while within the patience), not its error.
+  bool LoadAgainAfter(const std::string& model, const Entry& failed, LoadRetry& retry);
   // kConflict unless every instance of `model` (loaded with other options
   // than asked) is idle; then they are stopped. Strand only.
   boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const EntryList& entries);
@@ -157,6 +185,20 @@ class InstancePool : public EngineSlots,
   // Loads `entry` (from AddEntry): memory, spawn, readiness.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> Load(const models::ModelEntry& model,
                                                                  std::shared_ptr<Entry> entry);
+  // Spawns the engine for `entry`'s admitted `plan` on `socket` (not yet
+  // ready); counts a start that failed for the events. Strand only.
+  Result<std::shared_ptr<Instance>> StartEngine(const models::ModelEntry& model, Entry& entry,
+                                                const placement::EnginePlan& plan,
+                                                const std::filesystem::path& socket);
+  // An engine that never got ready: noted for the breaker (unless killed
+  // from outside or its RPC workers may be gone), stopped, its load failed.
+  boost::asio::awaitable<void> FailLoad(const models::ModelEntry& model,
+                                        std::shared_ptr<Entry> entry,
+                                        std::shared_ptr<Instance> instance,
+                                        const placement::EnginePlan& plan, Status why);
+  // Ends `entry`'s load with `error` (Ok: ready), wakes those waiting on it,
+  // and forgets a failed one.
+  void FinishLoad(const std::shared_ptr<Entry>& entry, Status error);
   // Memory admission (see Acquire). Sets entry.plan before evicting, so
   // loads interleaving on the strand see this one's reservation.
   boost::asio::awaitable<Result<placement::EnginePlan>> AdmitMemory(const models::ModelEntry& model,
@@ -184,6 +226,9 @@ class InstancePool : public EngineSlots,
   // Stops `entry`'s instance if it is still idle; false if it got a request meanwhile.
   boost::asio::awaitable<bool> EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
+  // Before an idle first instance stops: its slots (slot_cache.h) and the
+  // conversations it served (session_tier.h) are saved for its next load.
+  boost::asio::awaitable<void> KeepConversations(std::shared_ptr<Instance> instance);
 
   const PoolOptions options_;
   const SlotDirs slot_dirs_;  // from options_

@@ -196,7 +196,7 @@ awaitable<bool> InstancePool::RemoveReplica(std::string model, pid_t pid, std::s
   spdlog::info("autoscale down '{}': stopping its instance on {} (pid {}): {}", model,
                victim->instance->device(), pid, reason);
   // Keep its conversations if it was the one whose slots are saved.
-  if (!victim->replica) co_await SaveIdleSlots(victim->instance, slot_dirs_.Saved(model));
+  if (!victim->replica) co_await KeepConversations(victim->instance);
   co_await TerminateOn(blocking_, victim->instance);
   if (events_) {
     events_->EngineStopped(model, "autoscale");

@@ -267,7 +267,7 @@ awaitable<bool> InstancePool::EvictIfIdle(std::shared_ptr<Entry> entry, std::str
   spdlog::info("evicting idle '{}' (pid {}) {} (on {})", entry->model, instance->pid(), reason,
                instance->device());
   // Its conversations come back if it is loaded again.
-  if (!entry->replica) co_await SaveIdleSlots(instance, slot_dirs_.Saved(entry->model));
+  if (!entry->replica) co_await KeepConversations(instance);
   co_await TerminateOn(blocking_, instance);
   if (events_) events_->EngineStopped(entry->model, "memory");
   co_return true;

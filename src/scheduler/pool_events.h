@@ -30,6 +30,13 @@ class PoolEvents {
   // `model`'s instances; `outcome` "hit", "miss" or "fallback"
   // (session_affinity.h), a metric label.
   virtual void SessionDispatched(const std::string& /*model*/, std::string_view /*outcome*/) {}
+  // The session tier (session_tier.h) saved a conversation of `model`
+  // into a file of `bytes`; restored one (`ok`) or failed to; holds
+  // `bytes` of `model`'s session files on disk now.
+  virtual void SessionCacheSaved(const std::string& /*model*/, uint64_t /*bytes*/) {}
+  virtual void SessionCacheRestored(const std::string& /*model*/, bool /*ok*/, uint64_t /*bytes*/) {
+  }
+  virtual void SessionCacheDisk(const std::string& /*model*/, uint64_t /*bytes*/) {}
   // After a load: the memory the placement ledger predicted on `device`
   // and what the engine really took there, for the model's instance that
   // computes on `instance_device` (a model's replicas each have their own).

@@ -21,6 +21,8 @@
 
 namespace zest::scheduler {
 
+class SessionTier;
+
 struct PoolOptions {
   // 0700; each engine has a directory here for its socket (engine-N/).
   std::filesystem::path run_dir;
@@ -43,6 +45,9 @@ struct PoolOptions {
   // Where each model's saved slots go (slot_cache.h), one 0700 directory per
   // model; empty = slots are not saved across unloads.
   std::filesystem::path slot_dir;
+  // Saves the conversations an engine served (not only its slots) before
+  // it stops (session_tier.h); null: none. Outlives the pool.
+  SessionTier* session_tier = nullptr;
   // Experimental prefill/decode split: the directory through which slots are
   // handed between instances; replicas save and restore there (the first
   // instance too when slot_dir is empty). Empty = the split is off.

@@ -73,6 +73,52 @@ asio::awaitable<Result<int>> IdleSlot(fs::path socket) {
   co_return Unavailable("every slot of the engine is busy");
 }
 
+namespace {
+
+// The slots as /slots lists them, for PickSlot.
+std::vector<SlotState> StatesOf(const json& slots) {
+  std::vector<SlotState> out;
+  for (const json& slot : slots) {
+    if (!slot.is_object()) continue;
+    out.push_back({.id = slot.value("id", -1),
+                   .processing = slot.value("is_processing", true),
+                   .task = slot.value("id_task", -1),
+                   .prompt_tokens = slot.value("n_prompt_tokens", 0)});
+  }
+  return out;
+}
+
+asio::awaitable<Result<int>> PickIdleSlot(fs::path socket, SlotPick pick) {
+  auto slots = co_await ListSlots(std::move(socket));
+  if (!slots.ok()) co_return slots.status();
+  std::optional<int> id = PickSlot(StatesOf(*slots), pick);
+  if (!id) co_return Unavailable("every slot of the engine is busy");
+  co_return *id;
+}
+
+}  // namespace
+
+std::optional<int> PickSlot(const std::vector<SlotState>& slots, SlotPick pick) {
+  // A slot that never served a task, or whose prompt is gone, counts as task -1.
+  auto task = [](const SlotState& s) { return s.prompt_tokens > 0 ? s.task : -1; };
+  const SlotState* best = nullptr;
+  for (const SlotState& slot : slots) {
+    if (slot.processing || slot.id < 0) continue;
+    const bool better = best == nullptr || (pick == SlotPick::kNewest ? task(slot) > task(*best)
+                                                                      : task(slot) < task(*best));
+    if (better) best = &slot;
+  }
+  return best ? std::optional<int>(best->id) : std::nullopt;
+}
+
+asio::awaitable<Result<int>> NewestSlot(fs::path socket) {
+  co_return co_await PickIdleSlot(std::move(socket), SlotPick::kNewest);
+}
+
+asio::awaitable<Result<int>> RestoreTarget(fs::path socket) {
+  co_return co_await PickIdleSlot(std::move(socket), SlotPick::kRestoreTarget);
+}
+
 asio::awaitable<Status> SaveSlot(fs::path socket, int id, std::string filename) {
   const std::string action = "save";
   co_return co_await SlotAction(std::move(socket), id, action, std::move(filename));

@@ -12,7 +12,9 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
@@ -32,6 +34,29 @@ boost::asio::awaitable<Result<int>> RestoreSlots(std::filesystem::path socket,
 // another (api/prefill_handoff.h):
 // The id of a slot that is not processing, or kUnavailable when all are.
 boost::asio::awaitable<Result<int>> IdleSlot(std::filesystem::path socket);
+// One slot as the engine's /slots lists it: what choosing among them needs.
+struct SlotState {
+  int id = -1;
+  bool processing = true;
+  int task = -1;  // the last task it served (ids grow); -1: none
+  int prompt_tokens = 0;
+};
+enum class SlotPick {
+  kNewest,         // the slot that served the latest task
+  kRestoreTarget,  // one that never held a prompt, else the least recently used
+};
+// Among the slots not processing, the one `pick` asks for; nullopt when
+// every one is busy. Pure.
+std::optional<int> PickSlot(const std::vector<SlotState>& slots, SlotPick pick);
+
+// For the session tier (session_tier.h), both among the slots not
+// processing, kUnavailable when all are:
+// the slot that served the engine's latest task (highest task id);
+boost::asio::awaitable<Result<int>> NewestSlot(std::filesystem::path socket);
+// the slot to restore a conversation into: one that never held a prompt,
+// else the one that served least recently (llama-server's own choice for a
+// new prompt).
+boost::asio::awaitable<Result<int>> RestoreTarget(std::filesystem::path socket);
 // Saves slot `id` as `filename` in the engine's --slot-save-path.
 boost::asio::awaitable<Status> SaveSlot(std::filesystem::path socket, int id, std::string filename);
 // Restores `filename` from the engine's --slot-save-path into slot `id`.

@@ -172,9 +172,28 @@ awaitable<Result<engines::EngineInfo>> AdminApi::ProbeBlocking(
 
 json AdminApi::RpcWorkersJson() const { return rpc_workers_ ? rpc_workers_() : json::array(); }
 
+// Per loaded model, what the session tier holds for it.
+json SessionCacheJson(const std::vector<scheduler::InstanceStatus>& list,
+                      const scheduler::SessionTier& tier) {
+  json out = json::object();
+  for (const auto& instance : list) {
+    if (out.contains(instance.model)) continue;
+    scheduler::SessionTierStats stats = tier.StatsOf(instance.model);
+    out[instance.model] = {{"sessions", stats.sessions}, {"saves", stats.saves},
+                           {"restores", stats.restores}, {"failed_restores", stats.failed_restores},
+                           {"files", stats.files},       {"disk_bytes", stats.disk_bytes}};
+  }
+  return out;
+}
+
 json AdminApi::PsJson(http::Access access) const {
-  return {{"instances",
-           InstancesJson(instances_.List(), residency_, true, access == http::Access::kAdmin)}};
+  std::vector<scheduler::InstanceStatus> list = instances_.List();
+  json reply = {
+      {"instances", InstancesJson(list, residency_, true, access == http::Access::kAdmin)}};
+  if (session_tier_ != nullptr && session_tier_->enabled()) {
+    reply["session_cache"] = SessionCacheJson(list, *session_tier_);
+  }
+  return reply;
 }
 
 void AdminApi::Register(http::Router& router) {

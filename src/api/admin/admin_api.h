@@ -19,6 +19,7 @@
 #include "scheduler/instance_directory.h"
 #include "scheduler/instance_lifecycle.h"
 #include "scheduler/keep_alive.h"
+#include "scheduler/session_tier.h"
 
 namespace zest::api::admin {
 
@@ -50,6 +51,9 @@ class AdminApi {
     rpc_workers_ = std::move(rpc_workers);
   }
   nlohmann::json RpcWorkersJson() const;
+  // What /api/v1/ps says of each loaded model's session tier (sessions
+  // remembered, restores, files on disk); null: nothing. Set before serving.
+  void SetSessionTier(const scheduler::SessionTier* tier) { session_tier_ = tier; }
 
  private:
   boost::asio::awaitable<Result<engines::EngineInfo>> ProbeBlocking(
@@ -63,6 +67,7 @@ class AdminApi {
   const std::shared_ptr<const engines::EngineSet> engines_;
   scheduler::Residency* const residency_;
   std::function<nlohmann::json()> rpc_workers_;
+  const scheduler::SessionTier* session_tier_ = nullptr;
   boost::asio::thread_pool blocking_{1};
   Mutex mu_;
   std::optional<Result<engines::EngineInfo>> engine_info_ GUARDED_BY(mu_);

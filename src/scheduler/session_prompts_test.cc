@@ -1,0 +1,65 @@
+#include "scheduler/session_prompts.h"
+
+#include <gtest/gtest.h>
+
+namespace zest::scheduler {
+namespace {
+
+RememberedPrompt Prompt(const std::string& session, pid_t engine, std::size_t bytes) {
+  return {.session = session,
+          .engine = engine,
+          .path = "/v1/chat/completions",
+          .body = std::string(bytes, 'x')};
+}
+
+std::vector<std::string> Sessions(const std::vector<RememberedPrompt>& prompts) {
+  std::vector<std::string> out;
+  for (const auto& p : prompts) out.push_back(p.session);
+  return out;
+}
+
+TEST(SessionPromptsTest, ListsAnEnginesSessionsMostRecentFirst) {
+  SessionPrompts prompts(1000);
+  prompts.Remember("m", Prompt("a", 10, 10));
+  prompts.Remember("m", Prompt("b", 10, 10));
+  prompts.Remember("m", Prompt("c", 11, 10));      // another replica
+  prompts.Remember("other", Prompt("d", 10, 10));  // another model
+  EXPECT_EQ(Sessions(prompts.ServedBy("m", 10)), (std::vector<std::string>{"b", "a"}));
+  EXPECT_EQ(prompts.Count("m"), 3u);
+  EXPECT_EQ(prompts.EngineOf("m", "c"), 11);
+  EXPECT_EQ(prompts.EngineOf("m", "d"), 0);  // d is another model's
+}
+
+TEST(SessionPromptsTest, ALaterTurnReplacesTheEarlierOne) {
+  SessionPrompts prompts(1000);
+  prompts.Remember("m", Prompt("a", 10, 100));
+  prompts.Remember("m", Prompt("a", 12, 300));  // moved to another engine, grown
+  EXPECT_EQ(prompts.bytes(), 300u);
+  EXPECT_EQ(prompts.Count("m"), 1u);
+  EXPECT_EQ(prompts.EngineOf("m", "a"), 12);
+  EXPECT_TRUE(prompts.ServedBy("m", 10).empty());
+}
+
+TEST(SessionPromptsTest, TheLeastRecentlyUsedGoFirstPastTheBudget) {
+  SessionPrompts prompts(250);
+  prompts.Remember("m", Prompt("a", 1, 100));
+  prompts.Remember("m", Prompt("b", 1, 100));
+  prompts.Remember("m", Prompt("a", 1, 100));  // used again: b is now the oldest
+  prompts.Remember("m", Prompt("c", 1, 100));
+  EXPECT_EQ(Sessions(prompts.ServedBy("m", 1)), (std::vector<std::string>{"c", "a"}));
+  EXPECT_EQ(prompts.bytes(), 200u);
+}
+
+TEST(SessionPromptsTest, APromptOverTheWholeBudgetIsNotKept) {
+  SessionPrompts prompts(250);
+  prompts.Remember("m", Prompt("a", 1, 100));
+  prompts.Remember("m", Prompt("b", 1, 251));
+  EXPECT_EQ(Sessions(prompts.ServedBy("m", 1)), (std::vector<std::string>{"a"}));
+  // Its older, smaller turn is forgotten too: it is stale now.
+  prompts.Remember("m", Prompt("a", 1, 300));
+  EXPECT_EQ(prompts.Count("m"), 0u);
+  EXPECT_EQ(prompts.bytes(), 0u);
+}
+
+}  // namespace
+}  // namespace zest::scheduler

@@ -1,0 +1,237 @@
+#include "scheduler/session_tier.h"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <system_error>
+
+#include "http/upstream_client.h"
+#include "scheduler/session_files.h"
+#include "scheduler/slot_cache.h"
+
+namespace zest::scheduler {
+namespace {
+
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxReplyBytes = 1u << 20;
+
+double MsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double MiB(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
+// The request with nothing to generate, answered whole: llama-server still
+// evaluates the whole prompt into a slot (and samples one token).
+Result<std::string> ReplayBody(const std::string& body) {
+  json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!request.is_object()) return InvalidArgument("the remembered request is not a JSON object");
+  request["max_tokens"] = 0;
+  request["n_predict"] = 0;
+  request["stream"] = false;
+  request.erase("stream_options");
+  request.erase("n");  // one sequence, one slot
+  return request.dump();
+}
+
+// Cuts the replay off at the deadline (a free coroutine, not a lambda: GCC 12).
+asio::awaitable<void> CancelAt(std::shared_ptr<asio::steady_timer> timer,
+                               std::shared_ptr<http::UpstreamCanceller> canceller) {
+  auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
+  if (!ec) canceller->Cancel();
+}
+
+// Sends `body` to `path` on the engine, cut off at `deadline`; the reply as
+// JSON when it answers 200.
+asio::awaitable<Result<json>> Replay(fs::path socket, std::string path, std::string body,
+                                     Clock::time_point deadline) {
+  auto executor = co_await asio::this_coro::executor;
+  auto canceller = std::make_shared<http::UpstreamCanceller>();
+  auto timer = std::make_shared<asio::steady_timer>(executor, deadline);
+  asio::co_spawn(executor, CancelAt(timer, canceller), asio::detached);
+  http::UpstreamRequest request;
+  request.method = "POST";
+  request.target = std::move(path);
+  request.headers = {{"Content-Type", "application/json"}};
+  request.body = std::move(body);
+  request.canceller = canceller;
+  // Arguments named, not temporaries inside co_await (GCC 12 miscompiles those).
+  const std::string endpoint = socket.string();
+  auto response = co_await http::SendUpstream(executor, endpoint, std::move(request));
+  Result<std::string> reply = response.status();
+  if (response.ok()) reply = co_await (*response)->ReadAll(kMaxReplyBytes);
+  timer->cancel();
+  if (!reply.ok()) co_return reply.status();
+  if ((*response)->status() != 200) {
+    co_return EngineFailed("engine answered " + std::to_string((*response)->status()));
+  }
+  json answer = json::parse(*reply, nullptr, /*allow_exceptions=*/false);
+  if (!answer.is_object()) co_return EngineFailed("the engine's answer is not JSON");
+  co_return answer;
+}
+
+// A file the engine wrote, made the owner's alone; its size, 0 when it is
+// not a regular file (a link planted there is not followed).
+uint64_t Seal(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(file, ec))) return 0;
+  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace,
+                  ec);
+  const uintmax_t size = fs::file_size(file, ec);
+  return ec ? 0 : size;
+}
+
+}  // namespace
+
+SessionTier::SessionTier(SessionTierOptions options, PoolEvents* events)
+    : options_(std::move(options)),
+      dirs_(options_.slot_root, {}),
+      events_(events),
+      prompts_(options_.prompt_budget_bytes) {}
+
+fs::path SessionTier::DirOf(const Instance& instance) const {
+  // A replica's engine has no slot directory, or the handoff one.
+  fs::path dir = dirs_.Saved(instance.model());
+  return !dir.empty() && instance.slot_dir == dir ? dir : fs::path();
+}
+
+void SessionTier::Remember(const Instance& instance, const std::string& session, std::string path,
+                           std::string body) {
+  if (!enabled() || session.empty() || DirOf(instance).empty()) return;
+  prompts_.Remember(instance.model(), {.session = session,
+                                       .engine = instance.pid(),
+                                       .path = std::move(path),
+                                       .body = std::move(body)});
+}
+
+asio::awaitable<void> SessionTier::RestoreFor(std::shared_ptr<Instance> instance,
+                                              std::string session) {
+  const fs::path dir = enabled() ? DirOf(*instance) : fs::path();
+  const std::string name = SessionFileName(session);
+  if (dir.empty() || name.empty()) co_return;
+  const std::string& model = instance->model();
+  // Served here already: the engine holds it (slot or RAM cache) fresher than the file.
+  if (prompts_.EngineOf(model, session) == instance->pid()) co_return;
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(dir / name, ec))) co_return;
+  fs::path socket = instance->socket();  // named: no temporaries in co_await
+  Result<int> slot = co_await RestoreTarget(socket);
+  if (!slot.ok()) co_return;  // every slot busy: the prompt is read again
+  const auto start = Clock::now();
+  Status restored = co_await RestoreSlot(socket, *slot, name);
+  const uint64_t bytes = restored.ok() ? Seal(dir / name) : 0;
+  {
+    MutexLock lock(mu_);
+    ++(restored.ok() ? counts_[model].restores : counts_[model].failed_restores);
+  }
+  if (events_) events_->SessionCacheRestored(model, restored.ok(), bytes);
+  if (!restored.ok()) {
+    spdlog::warn("cannot restore session {} of '{}': {}; its prompt is read again",
+                 session.substr(0, 8), model, restored.message());
+    co_return;
+  }
+  fs::last_write_time(dir / name, fs::file_time_type::clock::now(), ec);  // recently used
+  spdlog::info("restored session {} of '{}' into slot {} ({:.1f} MiB) in {:.0f} ms",
+               session.substr(0, 8), model, *slot, MiB(bytes), MsSince(start));
+}
+
+asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instance) {
+  const fs::path dir = enabled() ? DirOf(*instance) : fs::path();
+  if (dir.empty() || !instance->Alive() || instance->in_flight.load() > 0) co_return;
+  std::vector<RememberedPrompt> served = prompts_.ServedBy(instance->model(), instance->pid());
+  if (served.empty()) co_return;
+  const auto start = Clock::now();
+  const auto deadline = start + options_.save_budget;
+  int saved = 0;
+  std::size_t tried = 0;
+  SavedSession total;
+  for (RememberedPrompt& prompt : served) {
+    if (Clock::now() >= deadline) break;
+    ++tried;
+    std::shared_ptr<Instance> engine = instance;  // named: no temporaries in co_await
+    const SavedSession one = co_await SaveOne(std::move(engine), std::move(prompt), deadline);
+    saved += one.bytes > 0 ? 1 : 0;
+    total.bytes += one.bytes;
+    total.tokens += one.tokens;
+  }
+  // What the restores save, to set against their times in the log: this
+  // engine's measured prefill speed over the tokens kept.
+  std::string prefill;
+  if (std::optional<double> ms = instance->PromptMsPerToken(); ms && total.tokens > 0) {
+    prefill = fmt::format("; reading their {} tokens again: ~{:.0f} ms at {:.2f} ms/token",
+                          total.tokens, *ms * total.tokens, *ms);
+  }
+  spdlog::info("saved {} of {} conversation(s) of '{}' ({:.1f} MiB) in {:.0f} ms{}{}", saved,
+               served.size(), instance->model(), MiB(total.bytes), MsSince(start), prefill,
+               tried < served.size() ? " (out of time for the rest)" : "");
+  if (int removed = TrimSessionFiles(options_.slot_root, options_.disk_budget_bytes); removed > 0)
+    spdlog::info("removed {} least recently used session file(s) over the budget", removed);
+  if (events_) events_->SessionCacheDisk(instance->model(), SessionFilesIn(dir).bytes);
+}
+
+asio::awaitable<SessionTier::SavedSession> SessionTier::SaveOne(std::shared_ptr<Instance> instance,
+                                                                RememberedPrompt prompt,
+                                                                Clock::time_point deadline) {
+  const std::string& model = instance->model();
+  const std::string id = prompt.session.substr(0, 8);
+  const std::string name = SessionFileName(prompt.session);
+  Result<std::string> body = ReplayBody(prompt.body);
+  if (name.empty() || !body.ok()) co_return SavedSession{};
+  const auto start = Clock::now();
+  fs::path socket = instance->socket();  // named: no temporaries in co_await
+  Result<json> answer = co_await Replay(socket, std::move(prompt.path), std::move(*body), deadline);
+  if (!answer.ok()) {
+    spdlog::info("session {} of '{}' not saved: its replay failed: {}", id, model,
+                 answer.status().message());
+    co_return SavedSession{};
+  }
+  const json usage = answer->value("usage", json::object());
+  const json timings = answer->value("timings", json::object());
+  const int tokens = usage.value("prompt_tokens", 0);
+  if (tokens < options_.min_tokens) co_return SavedSession{};  // cheap to read again
+  Result<int> slot = co_await NewestSlot(socket);
+  Status saved = slot.status();
+  if (slot.ok()) saved = co_await SaveSlot(socket, *slot, name);
+  const uint64_t bytes = saved.ok() ? Seal(DirOf(*instance) / name) : 0;
+  if (bytes == 0) {
+    spdlog::warn("session {} of '{}' not saved: {}", id, model,
+                 saved.ok() ? "no file" : saved.message());
+    co_return SavedSession{};
+  }
+  {
+    MutexLock lock(mu_);
+    ++counts_[model].saves;
+  }
+  if (events_) events_->SessionCacheSaved(model, bytes);
+  spdlog::debug("saved session {} of '{}': {} tokens ({} evaluated again), {:.1f} MiB in {:.0f} ms",
+                id, model, tokens, timings.value("prompt_n", -1), MiB(bytes), MsSince(start));
+  co_return SavedSession{.bytes = bytes, .tokens = tokens};
+}
+
+SessionTierStats SessionTier::StatsOf(const std::string& model) const {
+  SessionTierStats stats;
+  {
+    MutexLock lock(mu_);
+    if (auto it = counts_.find(model); it != counts_.end()) stats = it->second;
+  }
+  stats.sessions = prompts_.Count(model);
+  if (fs::path dir = dirs_.Saved(model); !dir.empty()) {
+    SessionFilesUse use = SessionFilesIn(dir);  // files from earlier runs too
+    stats.disk_bytes = use.bytes;
+    stats.files = use.files;
+  }
+  return stats;
+}
+
+}  // namespace zest::scheduler

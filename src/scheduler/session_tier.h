@@ -1,0 +1,107 @@
+// SessionTier: conversations survive a model swap, not only the few held in
+// the engine's slots. llama-server keeps idle conversations in a host-RAM
+// prompt cache (--cache-ram) that dies with the process and has no API to
+// dump it; only slots can be saved (slot_cache.h). So zest remembers each
+// session's last engine-bound request (session_prompts.h) and, before an
+// engine of the model stops, replays each one that engine served with
+// nothing to generate: llama-server evaluates it into a slot (from its RAM
+// cache when it is there, a copy rather than a prefill) and zest saves that
+// slot as the session's file (session_files.h). When the model is loaded
+// again, a session's first request there has its file restored into an
+// idle slot before it is sent, and llama-server gives it that slot (the
+// longest common prefix): only the new tail of its prompt is evaluated.
+//
+// What it costs is bounded: the prompts kept by bytes, the files by a disk
+// budget (least recently used out), the replays at a stop by time (a stop
+// is often on the path of another model's load), and prompts shorter than
+// a threshold are not saved (reading them again costs about what a restore
+// does). A replay, save or restore that fails leaves the conversation to a
+// plain prefill, logged. Only the model's first instance takes part (its
+// engine has the model's slot directory; a replica's has none).
+//
+// Thread-safe: Remember and Stats from any thread; the coroutines on any
+// executor (each talks to one engine over its socket).
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/mutex.h"
+#include "scheduler/instance.h"
+#include "scheduler/pool_events.h"
+#include "scheduler/session_prompts.h"
+#include "scheduler/slot_dirs.h"
+
+namespace zest::scheduler {
+
+struct SessionTierOptions {
+  std::filesystem::path slot_root;              // the slot directory (slot_dirs.h); empty: off
+  uint64_t disk_budget_bytes = 2048ull << 20;   // the session files of every model; 0: off
+  std::size_t prompt_budget_bytes = 64u << 20;  // the requests remembered
+  // How long the replays and saves before one engine stops may take in
+  // all: a replay that finds its conversation in the RAM cache takes
+  // milliseconds to a few hundred, one that does not is a whole prefill
+  // (seconds per thousand tokens on a CPU), which the budget cuts off.
+  std::chrono::milliseconds save_budget{10'000};
+  // Prompts of fewer tokens are not saved: their prefill is about as
+  // quick as a restore.
+  int min_tokens = 256;
+};
+
+// What the tier did for one model.
+struct SessionTierStats {
+  std::size_t sessions = 0;  // remembered now
+  uint64_t saves = 0;        // session files written
+  uint64_t restores = 0;     // restored into a slot (hits)
+  uint64_t failed_restores = 0;
+  uint64_t disk_bytes = 0;  // the model's session files now
+  int files = 0;
+};
+
+class SessionTier {
+ public:
+  // `events` (may be null) hears of saves and restores; it must outlive this.
+  SessionTier(SessionTierOptions options, PoolEvents* events);
+
+  bool enabled() const { return !options_.slot_root.empty() && options_.disk_budget_bytes > 0; }
+
+  // `instance` is about to be sent `body` (to `path`) for `session`.
+  void Remember(const Instance& instance, const std::string& session, std::string path,
+                std::string body);
+
+  // Before `session`'s request is sent to `instance`: restores its file into
+  // an idle slot when it has one and `instance` has not served it yet.
+  boost::asio::awaitable<void> RestoreFor(std::shared_ptr<Instance> instance, std::string session);
+
+  // Before `instance` stops (idle): saves each conversation it served last,
+  // within the time budget, then trims the files to the disk budget.
+  boost::asio::awaitable<void> SaveSessions(std::shared_ptr<Instance> instance);
+
+  // What it did for `model` since zest started, and its files now.
+  SessionTierStats StatsOf(const std::string& model) const;
+
+ private:
+  struct SavedSession {
+    uint64_t bytes = 0;  // 0: not saved
+    int tokens = 0;
+  };
+  // Replays `prompt` and saves its slot.
+  boost::asio::awaitable<SavedSession> SaveOne(std::shared_ptr<Instance> instance,
+                                               RememberedPrompt prompt,
+                                               std::chrono::steady_clock::time_point deadline);
+  std::filesystem::path DirOf(const Instance& instance) const;
+
+  const SessionTierOptions options_;
+  const SlotDirs dirs_;
+  PoolEvents* const events_;
+  SessionPrompts prompts_;
+  mutable Mutex mu_;
+  std::map<std::string, SessionTierStats> counts_ GUARDED_BY(mu_);  // saves and restores
+};
+
+}  // namespace zest::scheduler

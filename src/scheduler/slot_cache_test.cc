@@ -1,0 +1,36 @@
+#include "scheduler/slot_cache.h"
+
+#include <gtest/gtest.h>
+
+namespace zest::scheduler {
+namespace {
+
+SlotState Idle(int id, int task, int prompt_tokens = 100) {
+  return {.id = id, .processing = false, .task = task, .prompt_tokens = prompt_tokens};
+}
+SlotState Busy(int id, int task) {
+  return {.id = id, .processing = true, .task = task, .prompt_tokens = 100};
+}
+
+TEST(PickSlotTest, NewestIsTheIdleSlotOfTheLatestTask) {
+  EXPECT_EQ(PickSlot({Idle(0, 7), Idle(1, 9), Busy(2, 12)}, SlotPick::kNewest), 1);
+}
+
+TEST(PickSlotTest, ARestoreGoesToAnEmptySlotFirst) {
+  // Slot 2 served a task once, but its prompt is gone: as good as empty.
+  EXPECT_EQ(PickSlot({Idle(0, 3), Idle(1, 9), Idle(2, 5, 0)}, SlotPick::kRestoreTarget), 2);
+  EXPECT_EQ(PickSlot({Idle(0, 3), Idle(1, -1, 0)}, SlotPick::kRestoreTarget), 1);
+}
+
+TEST(PickSlotTest, ElseToTheLeastRecentlyUsed) {
+  EXPECT_EQ(PickSlot({Idle(0, 8), Busy(1, 2), Idle(2, 4)}, SlotPick::kRestoreTarget), 2);
+}
+
+TEST(PickSlotTest, NoneWhenEverySlotIsBusy) {
+  EXPECT_EQ(PickSlot({Busy(0, 1), Busy(1, 2)}, SlotPick::kRestoreTarget), std::nullopt);
+  EXPECT_EQ(PickSlot({}, SlotPick::kNewest), std::nullopt);
+  EXPECT_EQ(PickSlot({Idle(-1, 1)}, SlotPick::kNewest), std::nullopt);  // no id: not a slot
+}
+
+}  // namespace
+}  // namespace zest::scheduler

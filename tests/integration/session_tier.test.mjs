@@ -1,0 +1,166 @@
+// The session tier: conversations survive a model swap, not only the ones
+// held in the engine's slots. Four conversations on an engine with two
+// slots: at an unload the two in slots are saved as slots, the two in the
+// engine's RAM prompt cache would die with it. zest replays each session's
+// last request with nothing to generate and saves the slot it lands in;
+// after the reload each session's first request has its file restored
+// before it is sent. Real llama-server, real HTTP.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
+
+const SESSIONS = 4;
+const config = (extra = '') =>
+  `[models.tiny]\nparallel = 2\nctx_size = 2048\ncache_ram = 256\n${extra}`;
+
+// A distinct opening of `words` words (a few tokens each) for conversation `n`.
+function opening(n, words = 150) {
+  const out = [];
+  let x = n * 7919 + 1;
+  for (let i = 0; i < words; i++) {
+    x = (x * 48271) % 2147483647;
+    out.push(`w${x % 997}`);
+  }
+  return out.join(' ');
+}
+
+const ask = (zest, session, messages, maxTokens = 4) => zest.json('/v1/chat/completions',
+  { model: 'tiny', messages, max_tokens: maxTokens, temperature: 0 },
+  { headers: { 'X-Session-Id': `conversation-${session}` } });
+
+async function unload(zest) {
+  const r = await zest.json('/api/v1/unload', { model: 'tiny' });
+  assert.equal(r.status, 200, JSON.stringify(r.data));
+}
+
+describe('the session tier across an unload', () => {
+  let zest;
+  const history = [];
+  const second = [];  // each session's second turn, asked after the reload
+  before(async () => {
+    zest = await startZest({ home: makeHome({ tiny: 'tiny' }, { config: config() }) });
+  });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  test(`${SESSIONS} sessions on 2 slots: every one's warm turn after the unload is read from the cache`, async (t) => {
+    for (let n = 0; n < SESSIONS; n++) {
+      history.push([{ role: 'system', content: opening(n) }, { role: 'user', content: `question ${n}` }]);
+      const r = await ask(zest, n, history[n]);
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      assert.ok(r.data.usage.prompt_tokens >= 300, `a prompt worth saving: ${r.data.usage.prompt_tokens} tokens`);
+      history[n].push({ role: 'assistant', content: r.data.choices[0].message.content ?? '' });
+    }
+    await unload(zest);
+    const dir = path.join(zest.home, 'cache', 'slots', 'tiny');
+    const files = fs.readdirSync(dir).filter((f) => f.startsWith('session-'));
+    const fractions = [];
+    for (let n = 0; n < SESSIONS; n++) {
+      const messages = [...history[n], { role: 'user', content: `and then ${n}?` }];
+      const started = Date.now();
+      const r = await ask(zest, n, messages, 8);
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      const { prompt_tokens: prompt, prompt_tokens_details: { cached_tokens: cached } } = r.data.usage;
+      t.diagnostic(`session ${n}: ${cached} of ${prompt} prompt tokens cached, ${Date.now() - started} ms`);
+      fractions.push(cached / prompt);
+      second.push({ messages, answer: r.data.choices[0].message.content });
+    }
+    for (const line of zest.logs().split('\n').filter((l) => /restored session|conversation\(s\)/.test(l))) {
+      t.diagnostic(line.replace(/^.* (info|debug)\s+/, ''));
+    }
+    assert.ok(fractions.every((f) => f >= 0.8), `cached fractions ${fractions.map((f) => f.toFixed(2))}`);
+    assert.equal(files.length, SESSIONS, `session files: ${files}`);
+    for (const f of files) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o777, 0o600, f);
+    const ps = await zest.json('/api/v1/ps');
+    const cache = ps.data.session_cache.tiny;
+    assert.ok(cache.restores >= SESSIONS - 2, JSON.stringify(cache));  // the slots' two may come back as slots
+    assert.equal(cache.files, SESSIONS, JSON.stringify(cache));
+    assert.ok(cache.disk_bytes > 0, JSON.stringify(cache));
+    const verbose = execFileSync(zestBin, ['ps', '-v'], { env: { ...process.env, ZEST_HOST: zest.url } }).toString();
+    assert.match(verbose, /session cache: 4 session\(s\) remembered, [1-9] restored, 4 saved, .* on disk \(4 file\(s\)\)/);
+    const metrics = await (await zest.fetch('/metrics')).text();
+    assert.match(metrics, /zest_session_cache_saves_total\{model="tiny"\} 4/);
+    assert.match(metrics, /zest_session_cache_restores_total\{model="tiny",outcome="hit"\} [1-9]/);
+  });
+
+  test('at temperature 0, an answer after a restore equals the answer after a fresh prefill', async (t) => {
+    assert.equal(second.length, SESSIONS, 'the swap test ran');
+    // A zest that keeps nothing across unloads: each prompt is read whole.
+    const fresh = await startZest({
+      home: makeHome({ tiny: 'tiny' }, { config: `[scheduler]\nsave_slots = false\n${config()}` }),
+    });
+    try {
+      for (let n = 0; n < SESSIONS; n++) {
+        const started = Date.now();
+        const r = await ask(fresh, n, second[n].messages, 8);
+        t.diagnostic(`session ${n} read whole: ${Date.now() - started} ms`);
+        assert.equal(r.status, 200, JSON.stringify(r.data));
+        assert.ok(r.data.usage.prompt_tokens_details.cached_tokens < 0.2 * r.data.usage.prompt_tokens,
+          `read whole: ${JSON.stringify(r.data.usage)}`);
+        assert.equal(r.data.choices[0].message.content, second[n].answer, `session ${n}`);
+        await unload(fresh);  // the next one starts from nothing too
+      }
+    } finally {
+      await fresh.stop();
+      fresh.cleanup();
+    }
+  });
+});
+
+describe('the session tier off', () => {
+  test('save_slots = false keeps no session files, and says nothing of a cache in ps', async () => {
+    const zest = await startZest({
+      home: makeHome({ tiny: 'tiny' }, { config: `[scheduler]\nsave_slots = false\n${config()}` }),
+    });
+    try {
+      const r = await ask(zest, 0, [{ role: 'system', content: opening(0) }, { role: 'user', content: 'q' }]);
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      await unload(zest);
+      await waitFor(async () => (await zest.instances()).length === 0, { what: 'the unload' });
+      assert.equal(fs.existsSync(path.join(zest.home, 'cache', 'slots', 'tiny')), false);
+      assert.equal((await zest.json('/api/v1/ps')).data.session_cache, undefined);
+    } finally {
+      await zest.stop();
+      zest.cleanup();
+    }
+  });
+});
+
+describe('the session tier across model swaps', () => {
+  // Two models that do not fit together (each predicted at about 283 MiB,
+  // most of it the prompt cache): each load evicts the other.
+  let zest;
+  before(async () => {
+    const both = `[placement]\nmemory_limit = "450M"\n[models.a]\nparallel = 2\nctx_size = 2048\ncache_ram = 256\n` +
+      `[models.b]\nparallel = 2\nctx_size = 2048\ncache_ram = 256\n`;
+    zest = await startZest({ home: makeHome({ a: 'tiny', b: 'tiny' }, { config: both }) });
+  });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  test(`${SESSIONS} sessions per model, each model's round evicting the other: every warm turn is cached`, async (t) => {
+    const history = { a: [], b: [] };
+    const fractions = [];
+    for (let round = 0; round < 3; round++) {
+      for (const model of ['a', 'b']) {
+        for (let n = 0; n < SESSIONS; n++) {
+          if (round === 0) history[model].push([{ role: 'system', content: opening(model === 'a' ? n : 10 + n) }]);
+          history[model][n].push({ role: 'user', content: `round ${round} of ${n}` });
+          const r = await zest.json('/v1/chat/completions',
+            { model, messages: history[model][n], max_tokens: 4, temperature: 0 },
+            { headers: { 'X-Session-Id': `${model}-${n}` } });
+          assert.equal(r.status, 200, JSON.stringify(r.data));
+          history[model][n].push({ role: 'assistant', content: r.data.choices[0].message.content ?? '' });
+          const { prompt_tokens: prompt, prompt_tokens_details: { cached_tokens: cached } } = r.data.usage;
+          if (round > 0) fractions.push(cached / prompt);
+        }
+      }
+    }
+    const evictions = (await (await zest.fetch('/metrics')).text()).match(/zest_evictions_total\{model="a",reason="memory"\} (\d+)/);
+    assert.ok(evictions && Number(evictions[1]) >= 2, 'a was evicted by b at each round');
+    t.diagnostic(`warm turns cached: ${fractions.map((f) => f.toFixed(2)).join(' ')}`);
+    assert.equal(fractions.length, 2 * 2 * SESSIONS);
+    assert.ok(fractions.every((f) => f >= 0.8), `cached fractions ${fractions.map((f) => f.toFixed(2))}`);
+  });
+});
