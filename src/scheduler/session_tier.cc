@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -160,7 +161,8 @@ asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instan
     if (Clock::now() >= deadline) break;
     ++tried;
     std::shared_ptr<Instance> engine = instance;  // named: no temporaries in co_await
-    const SavedSession one = co_await SaveOne(std::move(engine), std::move(prompt), deadline);
+    const auto cutoff = std::min(deadline, Clock::now() + options_.replay_budget);
+    const SavedSession one = co_await SaveOne(std::move(engine), std::move(prompt), cutoff);
     saved += one.bytes > 0 ? 1 : 0;
     total.bytes += one.bytes;
     total.tokens += one.tokens;

@@ -48,6 +48,11 @@ struct SessionTierOptions {
   // milliseconds to a few hundred, one that does not is a whole prefill
   // (seconds per thousand tokens on a CPU), which the budget cuts off.
   std::chrono::milliseconds save_budget{10'000};
+  // How long one replay may take. One that finds its conversation in the
+  // RAM cache is a copy (92-306 ms for 2,747 tokens on a busy 2-core VM);
+  // one that takes longer is reading the prompt whole, which would move
+  // that prefill onto the stop's path rather than spare it.
+  std::chrono::milliseconds replay_budget{2'000};
   // Prompts of fewer tokens are not saved: their prefill is about as
   // quick as a restore.
   int min_tokens = 256;
