@@ -243,6 +243,9 @@ const ORDERS = {
 // step's turn on one, then the same step on the other (who goes first
 // alternates), so the machine's load falls on both alike. Each server
 // keeps its own order of requests; both idle while the other computes.
+// Each conversation names its session (prompt_cache_key), as coding agents
+// do (Codex's prompt_cache_key, Claude Code's metadata.user_id); the router
+// gets the same bodies and ignores it.
 async function swapRuns(order, rounds, urls) {
   const sides = urls.map((url, k) => {
     const A = Array.from({ length: 4 }, (_, n) => conversation(500 + 100 * k + n, `a-${n}`, 'a'));
@@ -252,7 +255,7 @@ async function swapRuns(order, rounds, urls) {
   let k = 0;
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < sides[0].steps.length; i++, k++) {
-      for (const side of k % 2 ? [...sides].reverse() : sides) await turn(side.url, side.steps[i]);
+      for (const side of k % 2 ? [...sides].reverse() : sides) await turn(side.url, side.steps[i], { session: true });
     }
   }
   return sides.map((side) => [...side.A, ...side.B]);
@@ -350,7 +353,7 @@ const lines = [
     `${haproxyVersion()} with \`zest haproxy-config\`, ${CONVERSATIONS} conversations × ${NODE_TURNS} turns, each conversation's turns in order, ` +
     'all conversations at once, prompt_cache_key per conversation; one node alone = the same HAProxy config with one node. ' +
     `Swap: models a and b, memory limit ${f(mib(swap.limit), 1)} MiB = 1.5 × one model's prediction (${f(mib(swap.predicted), 1)} MiB), ` +
-    `4 conversations each (median first prompt ${swapPrompt} tokens); router: llama-server --models-dir --models-max 1, ` +
+    `4 conversations each, prompt_cache_key per conversation (median first prompt ${swapPrompt} tokens); router: llama-server --models-dir --models-max 1, ` +
     'from zest\'s engine argv, run in lockstep with zest (each step on one, then on the other). Warm turns are every turn after a conversation\'s first; their TTFT includes a model load where one was needed.',
   '',
   '| row | measure | zest | baseline | ratio | target |',
