@@ -203,9 +203,19 @@ std::optional<SpeechArgs> ReadSpeechArgs(int fd, const nlohmann::json& job) {
   return args;
 }
 
-// One run of llama-tts in `dir`; answers the client itself.
+// One run of llama-tts in `dir`; answers the client itself, once `dir` is gone.
 void Synthesize(int fd, const TtsServerOptions& options, const SpeechArgs& args,
                 const fs::path& dir) {
+  // The run's directory goes before its answer: a client that has the
+  // answer finds nothing of the run left (Serve removes it when none is sent).
+  const auto clear = [&dir] {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  };
+  const auto fail = [&](int status, const std::string& message, const std::string& detail = "") {
+    clear();
+    AnswerError(fd, status, message, detail);
+  };
   const std::string& text = args.text;
   const int max_tokens = args.max_tokens;
   const int timeout_s = args.timeout_s;
@@ -214,7 +224,7 @@ void Synthesize(int fd, const TtsServerOptions& options, const SpeechArgs& args,
   spawn.argv = TtsRunArgs(options.command, text, out, max_tokens);
   spawn.ring_lines = 50;
   Result<std::unique_ptr<Process>> process = Process::Spawn(spawn);
-  if (!process.ok()) return AnswerError(fd, 500, process.status().message());
+  if (!process.ok()) return fail(500, process.status().message());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   while (!(*process)->WaitForExit(milliseconds(50))) {
     if (ClientGone(fd) || g_signal != 0) {
@@ -223,21 +233,20 @@ void Synthesize(int fd, const TtsServerOptions& options, const SpeechArgs& args,
     }
     if (std::chrono::steady_clock::now() > deadline) {
       (*process)->Terminate(milliseconds(500));
-      return AnswerError(fd, 504, "llama-tts took over " + std::to_string(timeout_s) + " s");
+      return fail(504, "llama-tts took over " + std::to_string(timeout_s) + " s");
     }
   }
   const int status = *(*process)->ExitStatus();
   if (status != 0) {
     // Its sandbox's bwrap reports a kill as exit code 128 + the signal.
     if (Process::KilledFromOutside(status)) {
-      return AnswerError(fd, 503, "llama-tts was killed (" + Process::DescribeExit(status) + ")");
+      return fail(503, "llama-tts was killed (" + Process::DescribeExit(status) + ")");
     }
-    return AnswerError(fd, 500, "llama-tts " + Process::DescribeExit(status),
-                       (*process)->OutputTail(6));
+    return fail(500, "llama-tts " + Process::DescribeExit(status), (*process)->OutputTail(6));
   }
   std::optional<std::string> wav = ReadWavFile(out);
-  if (!wav)
-    return AnswerError(fd, 500, "llama-tts wrote no usable audio", (*process)->OutputTail(6));
+  if (!wav) return fail(500, "llama-tts wrote no usable audio", (*process)->OutputTail(6));
+  clear();
   Answer(fd, 200, "audio/wav", *wav);
 }
 

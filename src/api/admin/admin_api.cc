@@ -190,7 +190,8 @@ json AdminApi::PsJson(http::Access access) const {
   std::vector<scheduler::InstanceStatus> list = instances_.List();
   json reply = {
       {"instances", InstancesJson(list, residency_, true, access == http::Access::kAdmin)}};
-  if (session_tier_ != nullptr && session_tier_->enabled()) {
+  // Per loaded model: nothing loaded, nothing to say.
+  if (session_tier_ != nullptr && session_tier_->enabled() && !list.empty()) {
     reply["session_cache"] = SessionCacheJson(list, *session_tier_);
   }
   return reply;
