@@ -178,14 +178,20 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
   std::optional<config::ModelSettings> reload_with;
   while (true) {
     EntryList entries;
+    bool stopping = false;
     {
       MutexLock lock(list_mu_);
       entries = EntriesOf(model.name);
+      stopping = std::any_of(stopping_.begin(), stopping_.end(),
+                             [&](const auto& e) { return e->model == model.name; });
     }
     Result<bool> changed = co_await ReloadForOptions(model.name, entries, settings, reload_with);
     if (!changed.ok()) co_return changed.status();
     if (*changed) continue;
     EntryScan scan = ScanEntries(entries);
+    // Its engine on the way out still writes the conversations a new one
+    // would restore: a new load waits until it is gone.
+    if (!scan.ready && !scan.loading && stopping) scan.draining = true;
     if (scan.ready) co_return scan.ready;
     if (scan.dead) {
       spdlog::warn("engine for '{}' (pid {}) has exited; starting a new one", model.name,
@@ -545,16 +551,15 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
     for (const auto& entry : EntriesOf(model)) {
       if (!entry->instance) continue;
       stopping.push_back(entry);
-      if (entry->state == Entry::State::kReady) Erase(entry);
+      if (entry->state == Entry::State::kReady) TakeToStop(entry);
     }
   }
   if (stopping.empty()) co_return NotFound("model '" + model + "' is not loaded");
   PublishCapacity(model);
   for (const auto& entry : stopping) {
     // No new request can reach it now; an idle one keeps its conversations.
-    if (reason.save_slots && !entry->replica) co_await KeepConversations(entry->instance);
     // A load in progress notices the exit and fails its waiters.
-    co_await TerminateOn(blocking_, entry->instance);
+    co_await StopTaken(entry, reason.save_slots && !entry->replica);
     spdlog::info("stopped '{}' (pid {}, on {})", model, entry->instance->pid(),
                  entry->instance->device());
     if (events_) events_->EngineStopped(model, reason.label);

@@ -126,6 +126,11 @@ class InstancePool : public EngineSlots,
   // The model's entries, first instance first. Caller holds list_mu_.
   EntryList EntriesOf(const std::string& model) const;
   void Erase(const std::shared_ptr<Entry>& entry);  // caller holds list_mu_
+  // Takes `entry` out of the list to stop it; its engine still
+  // holds its memory (counted in PlanAgainst) until StopTaken has kept its
+  // conversations and seen it exit. Caller holds list_mu_.
+  void TakeToStop(const std::shared_ptr<Entry>& entry);
+  boost::asio::awaitable<void> StopTaken(std::shared_ptr<Entry> entry, bool keep_conversations);
   // Takes a slot on the best ready instance of `model` (dispatch.h), the
   // session's own while it has one free (session_affinity.h); an empty
   // lease when none is ready or every one is full. Any thread.
@@ -239,6 +244,9 @@ class InstancePool : public EngineSlots,
   // By model; a model's first instance first. Changed on strand_ only, under
   // list_mu_ (which also lets List(), Find() and dispatch read it anywhere).
   std::multimap<std::string, std::shared_ptr<Entry>> entries_;
+  // Out of entries_, still running while they stop (TakeToStop): keeping
+  // their conversations may take seconds, and their memory is not free yet.
+  EntryList stopping_;
   Mutex list_mu_;
   SessionAffinity affinity_ GUARDED_BY(list_mu_);  // the replica of each conversation
   uint64_t next_socket_id_ = 0;                    // on strand_ only

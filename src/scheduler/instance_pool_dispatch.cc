@@ -39,6 +39,18 @@ void InstancePool::Erase(const std::shared_ptr<Entry>& entry) {
   }
 }
 
+void InstancePool::TakeToStop(const std::shared_ptr<Entry>& entry) {
+  Erase(entry);
+  stopping_.push_back(entry);
+}
+
+awaitable<void> InstancePool::StopTaken(std::shared_ptr<Entry> entry, bool keep_conversations) {
+  if (keep_conversations) co_await KeepConversations(entry->instance);
+  co_await TerminateOn(blocking_, entry->instance);
+  MutexLock lock(list_mu_);
+  std::erase(stopping_, entry);
+}
+
 InstanceLease InstancePool::TryReserve(const std::string& model, const std::string& session) {
   std::shared_ptr<Instance> chosen;
   SessionPick pick;
@@ -190,14 +202,13 @@ awaitable<bool> InstancePool::RemoveReplica(std::string model, pid_t pid, std::s
     // Idle now and, with dispatch under this same lock, no request can take
     // it after it leaves the list. The last instance is keep-alive's to stop.
     if (!victim || ready < 2 || victim->instance->in_flight.load() > 0) co_return false;
-    Erase(victim);
+    TakeToStop(victim);
   }
   PublishCapacity(model);
   spdlog::info("autoscale down '{}': stopping its instance on {} (pid {}): {}", model,
                victim->instance->device(), pid, reason);
   // Keep its conversations if it was the one whose slots are saved.
-  if (!victim->replica) co_await KeepConversations(victim->instance);
-  co_await TerminateOn(blocking_, victim->instance);
+  co_await StopTaken(victim, !victim->replica);
   if (events_) {
     events_->EngineStopped(model, "autoscale");
     events_->Autoscaled(model, "down");

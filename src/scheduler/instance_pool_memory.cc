@@ -54,6 +54,11 @@ Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry
     context.draft_switched_off = off->second;
   }
   MutexLock lock(list_mu_);  // the plans of loading entries may still change
+  // Engines on their way out hold their memory until they exit.
+  for (const auto& entry : stopping_) {
+    loaded.push_back(&entry->plan);
+    if (entry->plan.on_npu) context.npu_held_by = entry->model;
+  }
   for (const auto& [name, entry] : entries_) {
     if (entry.get() == &self || std::find(evicted.begin(), evicted.end(), entry) != evicted.end()) {
       continue;
@@ -261,14 +266,13 @@ awaitable<bool> InstancePool::EvictIfIdle(std::shared_ptr<Entry> entry, std::str
       co_return false;
     }
     instance = entry->instance;
-    Erase(entry);
+    TakeToStop(entry);
   }
   PublishCapacity(entry->model);
   spdlog::info("evicting idle '{}' (pid {}) {} (on {})", entry->model, instance->pid(), reason,
                instance->device());
   // Its conversations come back if it is loaded again.
-  if (!entry->replica) co_await KeepConversations(instance);
-  co_await TerminateOn(blocking_, instance);
+  co_await StopTaken(entry, !entry->replica);
   if (events_) events_->EngineStopped(entry->model, "memory");
   co_return true;
 }

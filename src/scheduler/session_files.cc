@@ -18,14 +18,15 @@ bool IsSessionFileName(const std::string& name) {
   }
   std::string_view key(name);
   key = key.substr(kPrefix.size(), key.size() - kPrefix.size() - kSuffix.size());
-  return std::all_of(key.begin(), key.end(), [](char c) { return std::isxdigit(c) != 0; });
+  return std::all_of(key.begin(), key.end(), [](unsigned char c) { return std::isxdigit(c) != 0; });
 }
 
 }  // namespace
 
 std::string SessionFileName(std::string_view session) {
   if (session.empty() || session.size() > 128 ||
-      !std::all_of(session.begin(), session.end(), [](char c) { return std::isxdigit(c) != 0; })) {
+      !std::all_of(session.begin(), session.end(),
+                   [](unsigned char c) { return std::isxdigit(c) != 0; })) {
     return "";
   }
   return std::string(kPrefix) + std::string(session) + std::string(kSuffix);
@@ -50,9 +51,16 @@ std::vector<SessionFile> ListSessionFiles(const fs::path& dir) {
 std::vector<fs::path> OverBudget(std::vector<SessionFile> files, uint64_t budget_bytes) {
   std::sort(files.begin(), files.end(),
             [](const SessionFile& a, const SessionFile& b) { return a.used < b.used; });
+  std::vector<fs::path> out;
+  // A file larger than the budget on its own goes first, however recent:
+  // taking the others out for it would empty the tier and still not fit.
+  std::erase_if(files, [&](const SessionFile& f) {
+    if (f.bytes <= budget_bytes) return false;
+    out.push_back(f.path);
+    return true;
+  });
   uint64_t total = 0;
   for (const SessionFile& f : files) total += f.bytes;
-  std::vector<fs::path> out;
   for (const SessionFile& f : files) {
     if (total <= budget_bytes) break;
     out.push_back(f.path);

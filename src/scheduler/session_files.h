@@ -30,8 +30,8 @@ struct SessionFile {
 // The session files in `dir` (regular files with a session file's name).
 std::vector<SessionFile> ListSessionFiles(const std::filesystem::path& dir);
 
-// Those of `files` to remove, least recently used first, so that the rest
-// come to `budget_bytes` or less.
+// Those of `files` to remove so that the rest come to `budget_bytes` or
+// less: any larger than the budget alone, then the least recently used.
 std::vector<std::filesystem::path> OverBudget(std::vector<SessionFile> files,
                                               uint64_t budget_bytes);
 

@@ -59,6 +59,14 @@ TEST_F(SessionFilesTest, OverBudgetTakesTheLeastRecentlyUsedFirst) {
   EXPECT_EQ(OverBudget(files, 0), (std::vector<fs::path>{"old", "mid", "new"}));
 }
 
+TEST_F(SessionFilesTest, AFileLargerThanTheBudgetGoesAloneHoweverRecent) {
+  const auto now = fs::file_time_type::clock::now();
+  std::vector<SessionFile> files = {{"huge", 500, now},
+                                    {"old", 100, now - std::chrono::hours(2)},
+                                    {"mid", 100, now - std::chrono::hours(1)}};
+  EXPECT_EQ(OverBudget(files, 250), std::vector<fs::path>{"huge"});
+}
+
 TEST_F(SessionFilesTest, TrimsAcrossEveryModel) {
   fs::path a = Write("a", "01", 100, std::chrono::seconds(30));
   fs::path b = Write("b", "02", 100, std::chrono::seconds(10));

@@ -1,9 +1,21 @@
 #include "scheduler/session_prompts.h"
 
+#include <iterator>
+
 namespace zest::scheduler {
 
+// What one kept prompt costs beside its body: its strings (the model twice,
+// the key in the list and the map, the path) and the list and map nodes. A
+// client naming a new session on every tiny request must not hold several
+// times the budget.
+std::size_t SessionPrompts::Cost(const std::string& model, const RememberedPrompt& prompt) {
+  constexpr std::size_t kNodes = 256;
+  return prompt.body.size() + prompt.path.size() + 2 * (model.size() + prompt.session.size()) +
+         kNodes;
+}
+
 void SessionPrompts::Remember(const std::string& model, RememberedPrompt prompt) {
-  const std::size_t size = prompt.body.size();
+  const std::size_t size = Cost(model, prompt);
   const std::string key = Key(model, prompt.session);
   MutexLock lock(mu_);
   if (auto it = index_.find(key); it != index_.end()) Drop(it->second);
@@ -15,7 +27,7 @@ void SessionPrompts::Remember(const std::string& model, RememberedPrompt prompt)
 }
 
 void SessionPrompts::Drop(Order::iterator it) {
-  bytes_ -= it->prompt.body.size();
+  bytes_ -= Cost(it->model, it->prompt);
   index_.erase(Key(it->model, it->prompt.session));
   order_.erase(it);
 }
@@ -34,6 +46,15 @@ pid_t SessionPrompts::EngineOf(const std::string& model, const std::string& sess
   MutexLock lock(mu_);
   auto it = index_.find(Key(model, session));
   return it == index_.end() ? 0 : it->second->prompt.engine;
+}
+
+void SessionPrompts::Forget(const std::string& model, pid_t engine) {
+  MutexLock lock(mu_);
+  for (auto it = order_.begin(); it != order_.end();) {
+    auto next = std::next(it);
+    if (it->model == model && it->prompt.engine == engine) Drop(it);
+    it = next;
+  }
 }
 
 std::size_t SessionPrompts::Count(const std::string& model) const {

@@ -39,9 +39,15 @@ class SessionPrompts {
   std::vector<RememberedPrompt> ServedBy(const std::string& model, pid_t engine) const;
   // The engine that served `session` of `model` last; 0 when not known.
   pid_t EngineOf(const std::string& model, const std::string& session) const;
+  // Forgets what `engine` of `model` served (it stopped: its turns are in
+  // files, or gone).
+  void Forget(const std::string& model, pid_t engine);
   // How many sessions of `model` are kept.
   std::size_t Count(const std::string& model) const;
   std::size_t bytes() const;
+  // What `prompt` is charged against the budget: its body and what keeping
+  // it takes beside (its strings, the list and map nodes).
+  static std::size_t Cost(const std::string& model, const RememberedPrompt& prompt);
 
  private:
   struct Kept {

@@ -12,6 +12,9 @@ RememberedPrompt Prompt(const std::string& session, pid_t engine, std::size_t by
           .body = std::string(bytes, 'x')};
 }
 
+// What one prompt of a 100-byte body is charged.
+const std::size_t kOne = SessionPrompts::Cost("m", Prompt("a", 1, 100));
+
 std::vector<std::string> Sessions(const std::vector<RememberedPrompt>& prompts) {
   std::vector<std::string> out;
   for (const auto& p : prompts) out.push_back(p.session);
@@ -19,7 +22,7 @@ std::vector<std::string> Sessions(const std::vector<RememberedPrompt>& prompts) 
 }
 
 TEST(SessionPromptsTest, ListsAnEnginesSessionsMostRecentFirst) {
-  SessionPrompts prompts(1000);
+  SessionPrompts prompts(10 * kOne);
   prompts.Remember("m", Prompt("a", 10, 10));
   prompts.Remember("m", Prompt("b", 10, 10));
   prompts.Remember("m", Prompt("c", 11, 10));      // another replica
@@ -31,27 +34,28 @@ TEST(SessionPromptsTest, ListsAnEnginesSessionsMostRecentFirst) {
 }
 
 TEST(SessionPromptsTest, ALaterTurnReplacesTheEarlierOne) {
-  SessionPrompts prompts(1000);
+  SessionPrompts prompts(10 * kOne);
   prompts.Remember("m", Prompt("a", 10, 100));
   prompts.Remember("m", Prompt("a", 12, 300));  // moved to another engine, grown
-  EXPECT_EQ(prompts.bytes(), 300u);
+  EXPECT_EQ(prompts.bytes(), SessionPrompts::Cost("m", Prompt("a", 12, 300)));
+  EXPECT_GT(prompts.bytes(), 300u) << "what keeping it takes beside the body counts too";
   EXPECT_EQ(prompts.Count("m"), 1u);
   EXPECT_EQ(prompts.EngineOf("m", "a"), 12);
   EXPECT_TRUE(prompts.ServedBy("m", 10).empty());
 }
 
 TEST(SessionPromptsTest, TheLeastRecentlyUsedGoFirstPastTheBudget) {
-  SessionPrompts prompts(250);
+  SessionPrompts prompts(2 * kOne + kOne / 2);
   prompts.Remember("m", Prompt("a", 1, 100));
   prompts.Remember("m", Prompt("b", 1, 100));
   prompts.Remember("m", Prompt("a", 1, 100));  // used again: b is now the oldest
   prompts.Remember("m", Prompt("c", 1, 100));
   EXPECT_EQ(Sessions(prompts.ServedBy("m", 1)), (std::vector<std::string>{"c", "a"}));
-  EXPECT_EQ(prompts.bytes(), 200u);
+  EXPECT_EQ(prompts.bytes(), 2 * kOne);
 }
 
 TEST(SessionPromptsTest, APromptOverTheWholeBudgetIsNotKept) {
-  SessionPrompts prompts(250);
+  SessionPrompts prompts(kOne + 150);
   prompts.Remember("m", Prompt("a", 1, 100));
   prompts.Remember("m", Prompt("b", 1, 251));
   EXPECT_EQ(Sessions(prompts.ServedBy("m", 1)), (std::vector<std::string>{"a"}));
@@ -59,6 +63,19 @@ TEST(SessionPromptsTest, APromptOverTheWholeBudgetIsNotKept) {
   prompts.Remember("m", Prompt("a", 1, 300));
   EXPECT_EQ(prompts.Count("m"), 0u);
   EXPECT_EQ(prompts.bytes(), 0u);
+}
+
+TEST(SessionPromptsTest, AStoppedEnginesTurnsAreForgotten) {
+  SessionPrompts prompts(10 * kOne);
+  prompts.Remember("m", Prompt("a", 10, 100));
+  prompts.Remember("m", Prompt("b", 11, 100));
+  prompts.Remember("other", Prompt("c", 10, 100));
+  prompts.Forget("m", 10);
+  EXPECT_EQ(prompts.EngineOf("m", "a"), 0);
+  EXPECT_EQ(prompts.EngineOf("m", "b"), 11);
+  EXPECT_EQ(prompts.EngineOf("other", "c"), 10) << "another model's engine";
+  EXPECT_EQ(prompts.bytes(), SessionPrompts::Cost("m", Prompt("b", 11, 100)) +
+                                 SessionPrompts::Cost("other", Prompt("c", 10, 100)));
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "scheduler/session_tier.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/asio/as_tuple.hpp>
@@ -82,15 +85,18 @@ asio::awaitable<Result<json>> Replay(fs::path socket, std::string path, std::str
   co_return answer;
 }
 
-// A file the engine wrote, made the owner's alone; its size, 0 when it is
-// not a regular file (a link planted there is not followed).
-uint64_t Seal(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(file, ec))) return 0;
-  fs::permissions(file, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace,
-                  ec);
-  const uintmax_t size = fs::file_size(file, ec);
-  return ec ? 0 : size;
+// A file the engine wrote, made the owner's alone (and, with `touch`,
+// marked recently used); its size, 0 when it is not a regular file. Done on
+// one descriptor opened without following a link: the engine can write the
+// directory, so a name checked first could be a link by the time of a chmod.
+uint64_t Seal(const fs::path& file, bool touch = false) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st {};
+  const bool sealed = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::fchmod(fd, 0600) == 0 &&
+                      (!touch || ::futimens(fd, nullptr) == 0);
+  ::close(fd);
+  return sealed ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
 }  // namespace
@@ -131,7 +137,8 @@ asio::awaitable<void> SessionTier::RestoreFor(std::shared_ptr<Instance> instance
   if (!slot.ok()) co_return;  // every slot busy: the prompt is read again
   const auto start = Clock::now();
   Status restored = co_await RestoreSlot(socket, *slot, name);
-  const uint64_t bytes = restored.ok() ? Seal(dir / name) : 0;
+  // Sealed again, and marked recently used for the disk budget's order.
+  const uint64_t bytes = restored.ok() ? Seal(dir / name, /*touch=*/true) : 0;
   {
     MutexLock lock(mu_);
     ++(restored.ok() ? counts_[model].restores : counts_[model].failed_restores);
@@ -142,7 +149,6 @@ asio::awaitable<void> SessionTier::RestoreFor(std::shared_ptr<Instance> instance
                  session.substr(0, 8), model, restored.message());
     co_return;
   }
-  fs::last_write_time(dir / name, fs::file_time_type::clock::now(), ec);  // recently used
   spdlog::info("restored session {} of '{}' into slot {} ({:.1f} MiB) in {:.0f} ms",
                session.substr(0, 8), model, *slot, MiB(bytes), MsSince(start));
 }
@@ -160,6 +166,8 @@ asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instan
   for (RememberedPrompt& prompt : served) {
     if (Clock::now() >= deadline) break;
     ++tried;
+    // Under min_tokens bytes it is under min_tokens tokens: not worth a replay.
+    if (prompt.body.size() < static_cast<std::size_t>(options_.min_tokens)) continue;
     std::shared_ptr<Instance> engine = instance;  // named: no temporaries in co_await
     const auto cutoff = std::min(deadline, Clock::now() + options_.replay_budget);
     const SavedSession one = co_await SaveOne(std::move(engine), std::move(prompt), cutoff);
@@ -177,6 +185,8 @@ asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instan
   spdlog::info("saved {} of {} conversation(s) of '{}' ({:.1f} MiB) in {:.0f} ms{}{}", saved,
                served.size(), instance->model(), MiB(total.bytes), MsSince(start), prefill,
                tried < served.size() ? " (out of time for the rest)" : "");
+  // This engine's turns are in its files now; its pid may be another's soon.
+  prompts_.Forget(instance->model(), instance->pid());
   if (int removed = TrimSessionFiles(options_.slot_root, options_.disk_budget_bytes); removed > 0)
     spdlog::info("removed {} least recently used session file(s) over the budget", removed);
   if (events_) events_->SessionCacheDisk(instance->model(), SessionFilesIn(dir).bytes);
@@ -202,6 +212,7 @@ asio::awaitable<SessionTier::SavedSession> SessionTier::SaveOne(std::shared_ptr<
   const json timings = answer->value("timings", json::object());
   const int tokens = usage.value("prompt_tokens", 0);
   if (tokens < options_.min_tokens) co_return SavedSession{};  // cheap to read again
+  if (Clock::now() >= deadline) co_return SavedSession{};      // a save is not free either
   Result<int> slot = co_await NewestSlot(socket);
   Status saved = slot.status();
   if (slot.ok()) saved = co_await SaveSlot(socket, *slot, name);
