@@ -97,7 +97,9 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
                     options.queue_timeout, &observer);
   if (!relay.ok()) co_return co_await send(writer, relay.status(), "priority", kNone);
   relay->keep_alive = AllowedKeepAlive(request, job.request.keep_alive, options.max_keep_alive);
-  relay->session = ScopedSessionKey(request.principal, ClientSession(request, job.session));
+  std::string session(ClientSession(request, job.session));
+  if (session.empty()) session = OpeningSession(job.request);
+  relay->session = ScopedSessionKey(request.principal, session);
   relay->send_error = job.send_error;
   relay->translator = std::move(job.translator);
   relay->stream = job.request.stream;

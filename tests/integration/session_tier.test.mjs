@@ -10,22 +10,15 @@ import { after, before, describe, test } from 'node:test';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { opening as openingOf } from '../lib/prompts.mjs';
 import { makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
+
+// A distinct opening of `words` words (a few tokens each) for conversation `n`.
+const opening = (n, words = 150) => openingOf(n, words);
 
 const SESSIONS = 4;
 const config = (extra = '') =>
   `[models.tiny]\nparallel = 2\nctx_size = 2048\ncache_ram = 256\n${extra}`;
-
-// A distinct opening of `words` words (a few tokens each) for conversation `n`.
-function opening(n, words = 150) {
-  const out = [];
-  let x = n * 7919 + 1;
-  for (let i = 0; i < words; i++) {
-    x = (x * 48271) % 2147483647;
-    out.push(`w${x % 997}`);
-  }
-  return out.join(' ');
-}
 
 const ask = (zest, session, messages, maxTokens = 4) => zest.json('/v1/chat/completions',
   { model: 'tiny', messages, max_tokens: maxTokens, temperature: 0 },
@@ -106,6 +99,41 @@ describe('the session tier across an unload', () => {
       await fresh.stop();
       fresh.cleanup();
     }
+  });
+});
+
+describe('conversations that name no session', () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({ home: makeHome({ tiny: 'tiny' }, { config: config() }) });
+  });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  test('are known by their opening: every warm turn after the unload is read from the cache', async (t) => {
+    // Openings of over 1 KiB (api/session_key.h), no header, no body field.
+    const plain = (messages, maxTokens = 4) => zest.json('/v1/chat/completions',
+      { model: 'tiny', messages, max_tokens: maxTokens, temperature: 0 });
+    const history = [];
+    for (let n = 0; n < SESSIONS; n++) {
+      history.push([{ role: 'system', content: opening(20 + n, 250) }, { role: 'user', content: `question ${n}` }]);
+      const r = await plain(history[n]);
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      history[n].push({ role: 'assistant', content: r.data.choices[0].message.content ?? '' });
+    }
+    // A short conversation has no session: nothing of it is kept.
+    assert.equal((await plain([{ role: 'user', content: 'Hi!' }])).status, 200);
+    await unload(zest);
+    const fractions = [];
+    for (let n = 0; n < SESSIONS; n++) {
+      const r = await plain([...history[n], { role: 'user', content: `and then ${n}?` }]);
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      const { prompt_tokens: prompt, prompt_tokens_details: { cached_tokens: cached } } = r.data.usage;
+      fractions.push(cached / prompt);
+    }
+    t.diagnostic(`warm turns cached: ${fractions.map((f) => f.toFixed(2)).join(' ')}`);
+    assert.ok(fractions.every((f) => f >= 0.8), `cached fractions ${fractions.map((f) => f.toFixed(2))}`);
+    const cache = (await zest.json('/api/v1/ps')).data.session_cache.tiny;
+    assert.equal(cache.files, SESSIONS, `one file for each long conversation, none for the short one: ${JSON.stringify(cache)}`);
   });
 });
 
