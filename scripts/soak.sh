@@ -32,6 +32,7 @@ default_files=(
   tests/integration/residency.test.mjs
   tests/integration/rpc.test.mjs
   tests/integration/security.test.mjs
+  tests/integration/session_tier.test.mjs
   tests/integration/speculative.test.mjs
   tests/integration/speech.test.mjs
   tests/integration/speech_out.test.mjs
