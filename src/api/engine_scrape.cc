@@ -1,7 +1,5 @@
 #include "api/engine_scrape.h"
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <map>
@@ -112,23 +110,17 @@ awaitable<std::vector<EngineExposition>> ScrapeEngines(scheduler::InstanceDirect
     std::optional<engines::EngineMetrics> metrics =
         engine != nullptr ? engine->metrics() : std::nullopt;
     if (!metrics) continue;
-    auto canceller = std::make_shared<http::UpstreamCanceller>();
-    asio::steady_timer deadline(executor);
-    deadline.expires_after(kScrapeTimeout);
-    deadline.async_wait([canceller](const boost::system::error_code& ec) {
-      if (!ec) canceller->Cancel();
-    });
+    const http::UpstreamDeadline deadline(executor, kScrapeTimeout);
     http::UpstreamRequest request;
     request.target = metrics->path;
     request.connect_timeout = std::chrono::milliseconds(500);
-    request.canceller = canceller;
+    request.canceller = deadline.canceller();
     auto response = co_await http::SendUpstream(executor, s.socket, request);
     if (response.ok() && (*response)->status() == 200) {
       auto body = co_await (*response)->ReadAll(kMaxEngineMetricsBytes);
       // A replica's series carry its device, so they differ from the first's.
       if (body.ok()) out.push_back({engine, s.model, std::move(*body), s.replica ? s.device : ""});
     }
-    deadline.cancel();
   }
   co_return out;
 }

@@ -10,6 +10,8 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/system/error_code.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -41,6 +43,29 @@ class UpstreamCanceller {
  private:
   bool cancelled_ = false;
   std::function<void()> hook_;
+};
+
+// Cancels a request that is not done by a deadline (a time point, or a
+// duration from now): give canceller() to the UpstreamRequest. The timer's
+// handler is a plain callback, not a coroutine, and holds only the
+// canceller; the timer stops when this goes out of scope.
+class UpstreamDeadline {
+ public:
+  template <typename Executor, typename When>
+  UpstreamDeadline(const Executor& executor, When when) : timer_(executor, when) {
+    timer_.async_wait([canceller = canceller_](const boost::system::error_code& ec) {
+      if (!ec) canceller->Cancel();
+    });
+  }
+  ~UpstreamDeadline() { timer_.cancel(); }
+  UpstreamDeadline(const UpstreamDeadline&) = delete;
+  UpstreamDeadline& operator=(const UpstreamDeadline&) = delete;
+
+  const std::shared_ptr<UpstreamCanceller>& canceller() const { return canceller_; }
+
+ private:
+  std::shared_ptr<UpstreamCanceller> canceller_ = std::make_shared<UpstreamCanceller>();
+  boost::asio::steady_timer timer_;
 };
 
 struct UpstreamRequest {

@@ -53,20 +53,15 @@ asio::awaitable<void> EngineWatchdog::CheckAll() {
 }
 
 asio::awaitable<bool> EngineWatchdog::Answers(std::string socket, std::string path) {
-  auto canceller = std::make_shared<http::UpstreamCanceller>();
-  // A plain handler, not a coroutine: cancels the probe when it takes too long.
-  asio::steady_timer deadline(strand_, kProbeTimeout);
-  deadline.async_wait([canceller](const boost::system::error_code& ec) {
-    if (!ec) canceller->Cancel();
-  });
+  // Cancels the probe when it takes too long.
+  const http::UpstreamDeadline deadline(strand_, kProbeTimeout);
   http::UpstreamRequest request;
   request.target = std::move(path);
   request.connect_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(kProbeTimeout);
-  request.canceller = canceller;
+  request.canceller = deadline.canceller();
   auto response = co_await http::SendUpstream(strand_, socket, std::move(request));
   bool ok = response.ok() && (*response)->status() == 200;
   if (response.ok()) (void)co_await (*response)->ReadAll(64 * 1024);
-  deadline.cancel();
   co_return ok;
 }
 

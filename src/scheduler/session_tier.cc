@@ -6,12 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
@@ -49,33 +44,23 @@ Result<std::string> ReplayBody(const std::string& body) {
   return request.dump();
 }
 
-// Cuts the replay off at the deadline (a free coroutine, not a lambda: GCC 12).
-asio::awaitable<void> CancelAt(std::shared_ptr<asio::steady_timer> timer,
-                               std::shared_ptr<http::UpstreamCanceller> canceller) {
-  auto [ec] = co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
-  if (!ec) canceller->Cancel();
-}
-
 // Sends `body` to `path` on the engine, cut off at `deadline`; the reply as
 // JSON when it answers 200.
 asio::awaitable<Result<json>> Replay(fs::path socket, std::string path, std::string body,
                                      Clock::time_point deadline) {
   auto executor = co_await asio::this_coro::executor;
-  auto canceller = std::make_shared<http::UpstreamCanceller>();
-  auto timer = std::make_shared<asio::steady_timer>(executor, deadline);
-  asio::co_spawn(executor, CancelAt(timer, canceller), asio::detached);
+  const http::UpstreamDeadline cutoff(executor, deadline);
   http::UpstreamRequest request;
   request.method = "POST";
   request.target = std::move(path);
   request.headers = {{"Content-Type", "application/json"}};
   request.body = std::move(body);
-  request.canceller = canceller;
+  request.canceller = cutoff.canceller();
   // Arguments named, not temporaries inside co_await (GCC 12 miscompiles those).
   const std::string endpoint = socket.string();
   auto response = co_await http::SendUpstream(executor, endpoint, std::move(request));
   Result<std::string> reply = response.status();
   if (response.ok()) reply = co_await (*response)->ReadAll(kMaxReplyBytes);
-  timer->cancel();
   if (!reply.ok()) co_return reply.status();
   if ((*response)->status() != 200) {
     co_return EngineFailed("engine answered " + std::to_string((*response)->status()));

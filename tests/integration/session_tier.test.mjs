@@ -24,6 +24,9 @@ const ask = (zest, session, messages, maxTokens = 4) => zest.json('/v1/chat/comp
   { model: 'tiny', messages, max_tokens: maxTokens, temperature: 0 },
   { headers: { 'X-Session-Id': `conversation-${session}` } });
 
+// The share of a request's prompt the engine read from its cache.
+const cachedShare = (usage) => usage.prompt_tokens_details.cached_tokens / usage.prompt_tokens;
+
 async function unload(zest) {
   const r = await zest.json('/api/v1/unload', { model: 'tiny' });
   assert.equal(r.status, 200, JSON.stringify(r.data));
@@ -55,9 +58,8 @@ describe('the session tier across an unload', () => {
       const started = Date.now();
       const r = await ask(zest, n, messages, 8);
       assert.equal(r.status, 200, JSON.stringify(r.data));
-      const { prompt_tokens: prompt, prompt_tokens_details: { cached_tokens: cached } } = r.data.usage;
-      t.diagnostic(`session ${n}: ${cached} of ${prompt} prompt tokens cached, ${Date.now() - started} ms`);
-      fractions.push(cached / prompt);
+      t.diagnostic(`session ${n}: ${cachedShare(r.data.usage).toFixed(2)} of ${r.data.usage.prompt_tokens} prompt tokens cached, ${Date.now() - started} ms`);
+      fractions.push(cachedShare(r.data.usage));
       second.push({ messages, answer: r.data.choices[0].message.content });
     }
     for (const line of zest.logs().split('\n').filter((l) => /restored session|conversation\(s\)/.test(l))) {
@@ -127,8 +129,7 @@ describe('conversations that name no session', () => {
     for (let n = 0; n < SESSIONS; n++) {
       const r = await plain([...history[n], { role: 'user', content: `and then ${n}?` }]);
       assert.equal(r.status, 200, JSON.stringify(r.data));
-      const { prompt_tokens: prompt, prompt_tokens_details: { cached_tokens: cached } } = r.data.usage;
-      fractions.push(cached / prompt);
+      fractions.push(cachedShare(r.data.usage));
     }
     t.diagnostic(`warm turns cached: ${fractions.map((f) => f.toFixed(2)).join(' ')}`);
     assert.ok(fractions.every((f) => f >= 0.8), `cached fractions ${fractions.map((f) => f.toFixed(2))}`);
@@ -180,8 +181,7 @@ describe('the session tier across model swaps', () => {
             { headers: { 'X-Session-Id': `${model}-${n}` } });
           assert.equal(r.status, 200, JSON.stringify(r.data));
           history[model][n].push({ role: 'assistant', content: r.data.choices[0].message.content ?? '' });
-          const { prompt_tokens: prompt, prompt_tokens_details: { cached_tokens: cached } } = r.data.usage;
-          if (round > 0) fractions.push(cached / prompt);
+          if (round > 0) fractions.push(cachedShare(r.data.usage));
         }
       }
     }
