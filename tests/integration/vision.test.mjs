@@ -20,18 +20,28 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { startFakeHub } from '../lib/fake_hub.mjs';
+import { seriesValue } from '../lib/prometheus.mjs';
 import { makeHome, startZest, syntheticVision, waitFor } from '../lib/zest.mjs';
 
 // The whole prompt of the Ollama request `send` makes (it resolves to its
 // prompt_eval_count), as the engine counted it: zest's prompt token total
-// grows by it. prompt_eval_count is only what the engine evaluated, less
-// what it found in its prompt cache.
-async function ollamaPrompt(zest, send) {
-  const total = async () => (await zest.json('/api/v1/stats')).data.totals.prompt_tokens;
-  const before = await total();
+// for `model` grows by it. prompt_eval_count is only what the engine
+// evaluated, less what it found in its prompt cache. zest records a
+// request a moment after its client has the answer, so the window opens
+// once the `earlier` requests the caller sent to `model` are all counted
+// (and each call waits for its own).
+async function ollamaPrompt(zest, { model, earlier = 0 }, send) {
+  const metrics = async () => (await zest.fetch('/metrics')).text();
+  const requests = (text) => text.split('\n').filter((l) => l.startsWith('zest_requests_total{') && l.includes(`model="${model}"`))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  const total = (text) => seriesValue(text, `zest_prompt_tokens_total{model="${model}"}`);
+  let text;
+  await waitFor(async () => requests(text = await metrics()) >= earlier, { what: `${earlier} earlier request(s) to ${model} counted` });
+  assert.equal(requests(text), earlier);
+  const before = total(text);
   const evaluated = await send();
-  let after;
-  await waitFor(async () => (after = await total()) > before, { what: 'the request in the totals' });
+  await waitFor(async () => requests(text = await metrics()) > earlier, { what: 'the request in the totals' });
+  const after = total(text);
   assert.ok(evaluated > 0 && evaluated <= after - before, `evaluated ${evaluated} of ${after - before}`);
   return after - before;
 }
@@ -61,7 +71,7 @@ describe('vision: images through every API', () => {
   const png = picture('png');
   before(async () => {
     imageTokens = syntheticVision().imageTokens;
-    zest = await startZest({ home: makeHome({ seer: 'vision', tiny: 'tiny' }) });
+    zest = await startZest({ home: makeHome({ seer: 'vision', viewer: 'vision', tiny: 'tiny' }) });
     openai = new OpenAI({ baseURL: `${zest.url}/v1`, apiKey: 'unused', maxRetries: 0 });
     anthropic = new Anthropic({ baseURL: zest.url, apiKey: 'unused', maxRetries: 0 });
     ollama = new Ollama({ host: zest.url });
@@ -71,7 +81,7 @@ describe('vision: images through every API', () => {
   test('the model lists vision, the plain one does not, and the projector is no model of its own', async () => {
     const { data } = (await zest.json('/v1/models')).data;
     const byId = Object.fromEntries(data.map((m) => [m.id, m]));
-    assert.deepEqual(Object.keys(byId).sort(), ['seer', 'tiny']);
+    assert.deepEqual(Object.keys(byId).sort(), ['seer', 'tiny', 'viewer']);
     assert.ok(byId.seer.capabilities.includes('vision'), JSON.stringify(byId.seer.capabilities));
     assert.ok(!byId.tiny.capabilities.includes('vision'));
     const show = await ollama.show({ model: 'seer' });
@@ -148,8 +158,12 @@ describe('vision: images through every API', () => {
   });
 
   test('Ollama: images in chat and generate (the SDK encodes the bytes) add the same tokens', async () => {
-    const chat = (images, stream) => ollamaPrompt(zest, async () => {
-      const body = { model: 'seer', options: { num_predict: 1 }, messages: [{ role: 'user', content: QUESTION, images }] };
+    // 'viewer': the same synthetic model as 'seer', for this test alone, so
+    // that ollamaPrompt knows how many requests it had before each.
+    let sent = 0;
+    const prompt = (send) => ollamaPrompt(zest, { model: 'viewer', earlier: sent++ }, send);
+    const chat = (images, stream) => prompt(async () => {
+      const body = { model: 'viewer', options: { num_predict: 1 }, messages: [{ role: 'user', content: QUESTION, images }] };
       if (!stream) return (await ollama.chat({ ...body, stream: false })).prompt_eval_count;
       let last = null;
       for await (const part of await ollama.chat({ ...body, stream: true })) if (part.done) last = part.prompt_eval_count;
@@ -159,8 +173,8 @@ describe('vision: images through every API', () => {
     const withImage = await chat([new Uint8Array(png)], false);
     assert.equal(withImage - without, imageTokens);
     assert.equal(await chat([new Uint8Array(png)], true), withImage);
-    const generate = (images) => ollamaPrompt(zest, async () =>
-      (await ollama.generate({ model: 'seer', prompt: QUESTION, images, stream: false, options: { num_predict: 1 } })).prompt_eval_count);
+    const generate = (images) => prompt(async () =>
+      (await ollama.generate({ model: 'viewer', prompt: QUESTION, images, stream: false, options: { num_predict: 1 } })).prompt_eval_count);
     assert.equal(await generate([png.toString('base64')]) - await generate(undefined), imageTokens);
   });
 
@@ -322,7 +336,8 @@ describe('vision: a model pulled with its projector', () => {
       content: [{ type: 'input_text', text: QUESTION }, { type: 'input_image', image_url: dataUrl('image/png', png), detail: 'auto' }] }] });
     assert.ok(response.usage.input_tokens > syntheticVision().imageTokens);
     const ollama = new Ollama({ host: zest.url });
-    const chat = await ollamaPrompt(zest, async () => (await ollama.chat({ model: name, stream: false, options: { num_predict: 1 },
+    // Four requests to it before: without, withImage, message, response.
+    const chat = await ollamaPrompt(zest, { model: name, earlier: 4 }, async () => (await ollama.chat({ model: name, stream: false, options: { num_predict: 1 },
       messages: [{ role: 'user', content: QUESTION, images: [new Uint8Array(png)] }] })).prompt_eval_count);
     assert.equal(chat, withImage.data.usage.prompt_tokens);
 
