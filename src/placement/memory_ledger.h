@@ -105,6 +105,8 @@ inline constexpr uint64_t kGpuContextBytes = 256ull << 20;
 // llama-server's own --cache-ram default (8192 MiB): zest never gives more
 // unless cache_ram says so.
 inline constexpr uint64_t kMaxPromptCacheBytes = 8192ull << 20;
+// An engine's default prompt cache in KV caches (policy.cc, DefaultPromptCache).
+inline constexpr uint64_t kPromptCacheKvMultiple = 4;
 
 // KV cache bytes of one block for the whole engine (all slots).
 uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape, uint64_t layer);

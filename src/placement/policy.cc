@@ -382,17 +382,20 @@ LoadShape ShapeFor(const config::ModelSettings& o, const PlacementRequest& r, Kv
   return shape;
 }
 
-// The prompt cache zest gives an engine whose cache_ram is not set: as
-// large as its KV cache (room for as many idle conversations as it has
-// slots, at full length; more when they are shorter), at most a quarter
-// of the RAM the plan leaves free, and never above the engine's own
-// default; whole MiB, the engine's unit.
+// The prompt cache zest gives an engine whose cache_ram is not set: four
+// times its KV cache (room for four idle conversations a slot at full
+// length, more when they are shorter: the agents and chats that take turns
+// on a model outnumber its slots; as large as the KV cache held one
+// conversation beside 2 slots, and 8 on 2 slots came back 0 times of 24,
+// bench/RESULTS.md), at most a quarter of the RAM the plan leaves free, and
+// never above the engine's own default; whole MiB, the engine's unit.
 uint64_t DefaultPromptCache(const std::vector<DeviceMemory>& use, uint64_t ram_used,
                             uint64_t ram_free) {
   uint64_t kv = 0;
   for (const DeviceMemory& d : use) kv += d.kv_cache;
   const uint64_t room = ram_free > ram_used ? (ram_free - ram_used) / 4 : 0;
-  return std::min({kv, room, kMaxPromptCacheBytes}) & ~((uint64_t{1} << 20) - 1);
+  return std::min({kv * kPromptCacheKvMultiple, room, kMaxPromptCacheBytes}) &
+         ~((uint64_t{1} << 20) - 1);
 }
 
 EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,

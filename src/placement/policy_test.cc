@@ -436,14 +436,16 @@ TEST(PolicyTest, PartialOffloadTakesMostLayersThatFit) {
 }
 
 // The engine's host-RAM prompt cache (llama-server's --cache-ram) is in the
-// plan: unset, as large as the KV cache within a quarter of the RAM the
-// model leaves; set, as asked, and counted when the fit is decided.
+// plan: unset, four KV caches within a quarter of the RAM the model leaves
+// and llama-server's own 8 GiB; set, as asked, and counted when the fit is
+// decided.
 TEST(PolicyTest, PromptCacheIsSizedAndCounted) {
   auto plan = PlanPlacement(Model("llama3-8b"), Machine("", {}), {"llama", {}, 4096, 4, 0});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   const DeviceMemory& cpu = plan->memory[0].memory;
   EXPECT_GT(cpu.kv_cache, 0u);
-  EXPECT_EQ(cpu.prompt_cache, cpu.kv_cache / kMiB * kMiB);
+  EXPECT_EQ(cpu.prompt_cache,
+            std::min(kPromptCacheKvMultiple * cpu.kv_cache, kMaxPromptCacheBytes) / kMiB * kMiB);
   ASSERT_TRUE(plan->cache_ram_mib.has_value());
   EXPECT_EQ(*plan->cache_ram_mib * kMiB, cpu.prompt_cache);
   EXPECT_EQ(cpu.Total(), cpu.AtLoad() + cpu.prompt_cache);

@@ -1,8 +1,9 @@
 // The engine's host-RAM prompt cache (llama-server's --cache-ram) is in the
 // memory ledger: zest gives each engine a cache of a planned size and counts
 // it, so a long trace of many conversations on few slots leaves the engine's
-// resident memory within 10 % of zest's prediction. Left to itself the
-// engine grows its cache up to 8 GiB, beyond anything admission counted.
+// resident memory within 10 % of zest's prediction, and by default the cache
+// holds them all. Left to itself the engine grows its cache up to 8 GiB,
+// beyond anything admission counted.
 // Real engine (the 'small' synthetic preset: 6 KiB of KV per token), real
 // /proc measurement of the engine's process tree.
 import assert from 'node:assert/strict';
@@ -31,8 +32,8 @@ describe('the prompt cache in the ledger', () => {
     assert.equal(load.status, 200, JSON.stringify(load.data));
     const p = (await instance()).placement;
     const cpu = p.predicted_bytes.CPU;
-    // Unset: as large as the KV cache (whole MiB), since this machine has room.
-    assert.equal(p.cache_ram, Math.floor(cpu.kv_cache / 2 ** 20));
+    // Unset: four KV caches (whole MiB), since this machine has room.
+    assert.equal(p.cache_ram, Math.floor(4 * cpu.kv_cache / 2 ** 20));
     assert.equal(cpu.prompt_cache, p.cache_ram * 2 ** 20);
     assert.equal(cpu.total, cpu.weights + cpu.kv_cache + cpu.compute + cpu.overhead + cpu.prompt_cache + cpu.learned + cpu.draft);
     assert.match(p.explanation, /prompt cache \d+ MiB/);
@@ -43,10 +44,11 @@ describe('the prompt cache in the ledger', () => {
     assert.equal(argv[argv.indexOf('--cache-ram') + 1], String(p.cache_ram));
   });
 
-  test(`${CONVERSATIONS} conversations on ${SLOTS} slots: the engine's RSS stays within 10 % of the prediction`, async (t) => {
+  test(`${CONVERSATIONS} conversations on ${SLOTS} slots: the default cache holds them, the engine's RSS within 10 % of the prediction`, async (t) => {
     const history = [];
     for (let n = 0; n < CONVERSATIONS; n++) history.push([{ role: 'system', content: opening(n, 750) }]);
     let promptTokens = 0;
+    const warm = [];  // each second turn's cached share
     for (let turn = 0; turn < 2; turn++) {
       for (let n = 0; n < CONVERSATIONS; n++) {
         history[n].push({ role: 'user', content: `turn ${turn} of conversation ${n}` });
@@ -54,8 +56,13 @@ describe('the prompt cache in the ledger', () => {
         assert.equal(r.status, 200, JSON.stringify(r.data));
         history[n].push({ role: 'assistant', content: r.data.choices[0].message.content ?? '' });
         promptTokens = Math.max(promptTokens, r.data.usage.prompt_tokens);
+        if (turn === 1) warm.push(r.data.usage.prompt_tokens_details.cached_tokens / r.data.usage.prompt_tokens);
       }
     }
+    // The default cache holds them: every second turn reads only its new
+    // tokens (a cache as large as the KV cache held one conversation beside
+    // the slots, and this round-robin order found none of them).
+    assert.ok(warm.every((share) => share > 0.9), `cached shares ${warm.map((s) => s.toFixed(2))}`);
     // Conversations worth caching: each idle one is more than the slots' share of the cache.
     assert.ok(promptTokens > 2000, `prompts of ${promptTokens} tokens`);
     const i = await instance();
