@@ -16,7 +16,7 @@
 //    second the 8 conversations got from the two nodes against one node
 //    alone behind the same HAProxy. Both nodes share this machine's cores.
 // 3. Swap: two models that do not fit together (placement.memory_limit =
-//    1.5 × one model's prediction), 4 conversations each on engines with 2
+//    1.5 × one model's prediction, cache_ram 16 MiB), 4 conversations each on engines with 2
 //    slots, ~3,000-token prompts: each model's conversations in a round,
 //    then the other's, 3 rounds; then strict alternation, request by
 //    request. zest against llama-server's router (`--models-max 1`, started
@@ -58,6 +58,7 @@ const SLOTS = 2;
 const CTX = 4096;         // tokens per slot
 const MAX_TOKENS = 8;     // each answer: the prompt is what is measured
 const ENGINE_DEFAULT_CACHE_MIB = 8192;
+const SWAP_CACHE_MIB = 16;
 // 2 blocks of width 256, 4 KV heads of 64 (f16): 2 KiB of KV cache a token,
 // so a ~3,200-token conversation is ~6.5 MiB in the prompt cache, while a
 // cold prefill stays near a second on one loaded core.
@@ -264,7 +265,11 @@ async function swapRuns(order, rounds, urls) {
 // Row 3: zest and the router, each order on fresh servers.
 async function swapRow() {
   const files = { a: modelFile('a', 11), b: modelFile('b', 12) };
-  const config = modelConfig(['a', 'b']);
+  // Each engine's cache at 16 MiB (two of these conversations beside its
+  // two slots): its default (four KV caches, within a quarter of the free
+  // RAM) would be cut to what the memory limit leaves, smaller for the
+  // second model than the first.
+  const config = modelConfig(['a', 'b'], `cache_ram = ${SWAP_CACHE_MIB}\n`);
   const probe = await startZest({ home: makeHome(files, { config }), env: ZEST_ENV });
   let predicted;
   let argv;
@@ -352,7 +357,7 @@ const lines = [
     `Ledger: ${CONVERSATIONS} conversations × ${LEDGER_TURNS} turns, one request at a time. Nodes: two zest nodes (one machine) behind HAProxy ` +
     `${haproxyVersion()} with \`zest haproxy-config\`, ${CONVERSATIONS} conversations × ${NODE_TURNS} turns, each conversation's turns in order, ` +
     'all conversations at once, prompt_cache_key per conversation; one node alone = the same HAProxy config with one node. ' +
-    `Swap: models a and b, memory limit ${f(mib(swap.limit), 1)} MiB = 1.5 × one model's prediction (${f(mib(swap.predicted), 1)} MiB), ` +
+    `Swap: models a and b, memory limit ${f(mib(swap.limit), 1)} MiB = 1.5 × one model's prediction (${f(mib(swap.predicted), 1)} MiB, cache_ram ${SWAP_CACHE_MIB} MiB each), ` +
     `4 conversations each, prompt_cache_key per conversation (median first prompt ${swapPrompt} tokens); router: llama-server --models-dir --models-max 1, ` +
     'from zest\'s engine argv, run in lockstep with zest (each step on one, then on the other). Warm turns are every turn after a conversation\'s first; their TTFT includes a model load where one was needed.',
   '',

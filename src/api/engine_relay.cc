@@ -118,6 +118,7 @@ struct Connection {
   scheduler::InstanceLease lease;  // the slot on the instance, held until the engine has answered
   std::unique_ptr<http::UpstreamResponse> response;
   bool assemble = false;  // streamed from the engine for a non-streamed request (stream_assembly.h)
+  scheduler::SessionTier::SlotClaim restored;  // the slot restored for this request, if one was
 };
 
 // The request as the instance's engine takes it, into `up`: written by its
@@ -150,19 +151,21 @@ awaitable<Result<bool>> AskChat(scheduler::InstanceDispatch& pool, const RelayRe
 // A session's conversation across unloads (scheduler/session_tier.h): its
 // file is restored into a slot before its first request on this engine,
 // and this request is remembered for the engine's stop. Not for a split
-// prefill (its slot is filled already) nor an embedding.
-awaitable<void> KeepSession(const RelayRequest& request,
-                            std::shared_ptr<scheduler::Instance> instance,
-                            const http::UpstreamRequest& up) {
+// prefill (its slot is filled already) nor an embedding. The claim on a
+// restored slot is kept until this request is done.
+awaitable<scheduler::SessionTier::SlotClaim> KeepSession(
+    const RelayRequest& request, std::shared_ptr<scheduler::Instance> instance,
+    const http::UpstreamRequest& up) {
   scheduler::SessionTier* tier = request.session_tier;
   const engines::Capability kind = request.chat->kind;
   if (tier == nullptr || request.session.empty() || request.split_prefill ||
       (kind != engines::Capability::kChat && kind != engines::Capability::kCompletions)) {
-    co_return;
+    co_return nullptr;
   }
   std::string session = request.session;  // named: no temporaries in co_await
-  co_await tier->RestoreFor(instance, std::move(session));
+  scheduler::SessionTier::SlotClaim claim = co_await tier->RestoreFor(instance, std::move(session));
   tier->Remember(*instance, request.session, up.target, up.body);
+  co_return claim;
 }
 
 // Connects to the model's best instance (a slot on it is held from here
@@ -181,6 +184,7 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
   up.method = "POST";
   up.canceller = canceller;
   bool assemble = false;    // streamed from the engine for a non-streamed request
+  scheduler::SessionTier::SlotClaim restored;
   if (request.to_engine) {  // in the engine's own shape
     if ((*lease)->engine == nullptr) co_return Internal("the instance has no engine adapter");
     Result<engines::EngineCall> call = request.to_engine(*(*lease)->engine);
@@ -194,11 +198,12 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
     Result<bool> asked = co_await AskChat(pool, request, instance, canceller, up);
     if (!asked.ok()) co_return asked.status();
     assemble = *asked;
-    co_await KeepSession(request, std::move(instance), up);
+    restored = co_await KeepSession(request, std::move(instance), up);
   }
   auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
   if (response.ok()) {
-    Connection connection{std::move(*lease), std::move(response).value(), assemble};
+    Connection connection{std::move(*lease), std::move(response).value(), assemble,
+                          std::move(restored)};
     co_return std::move(connection);
   }
   if (response.status().code() == ErrorCode::kCancelled) co_return response.status();

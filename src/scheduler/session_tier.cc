@@ -107,19 +107,59 @@ void SessionTier::Remember(const Instance& instance, const std::string& session,
                                        .body = std::move(body)});
 }
 
-asio::awaitable<void> SessionTier::RestoreFor(std::shared_ptr<Instance> instance,
-                                              std::string session) {
+std::set<int> SessionTier::Claims::Of(pid_t engine) const {
+  MutexLock lock(mu_);
+  auto it = slots_.find(engine);
+  return it == slots_.end() ? std::set<int>() : it->second;
+}
+
+struct SessionTier::Claims::Held {
+  std::shared_ptr<Claims> claims;
+  pid_t engine;
+  int slot;
+  Held(std::shared_ptr<Claims> c, pid_t e, int s) : claims(std::move(c)), engine(e), slot(s) {}
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+  ~Held() {
+    MutexLock lock(claims->mu_);
+    auto it = claims->slots_.find(engine);
+    if (it == claims->slots_.end()) return;
+    it->second.erase(slot);
+    if (it->second.empty()) claims->slots_.erase(it);
+  }
+};
+
+SessionTier::SlotClaim SessionTier::Claims::Take(const std::shared_ptr<Claims>& claims,
+                                                 pid_t engine, int slot) {
+  {
+    MutexLock lock(claims->mu_);
+    if (!claims->slots_[engine].insert(slot).second) return nullptr;
+  }
+  return std::make_shared<Held>(claims, engine, slot);
+}
+
+asio::awaitable<SessionTier::SlotClaim> SessionTier::RestoreFor(std::shared_ptr<Instance> instance,
+                                                                std::string session) {
   const fs::path dir = enabled() ? DirOf(*instance) : fs::path();
   const std::string name = SessionFileName(session);
-  if (dir.empty() || name.empty()) co_return;
+  if (dir.empty() || name.empty()) co_return nullptr;
   const std::string& model = instance->model();
+  const pid_t engine = instance->pid();
   // Served here already: the engine holds it (slot or RAM cache) fresher than the file.
-  if (prompts_.EngineOf(model, session) == instance->pid()) co_return;
+  if (prompts_.EngineOf(model, session) == engine) co_return nullptr;
   std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(dir / name, ec))) co_return;
+  if (!fs::is_regular_file(fs::symlink_status(dir / name, ec))) co_return nullptr;
   fs::path socket = instance->socket();  // named: no temporaries in co_await
-  Result<int> slot = co_await RestoreTarget(socket);
-  if (!slot.ok()) co_return;  // every slot busy: the prompt is read again
+  // Another restore may take the slot chosen while this one listed them:
+  // then it lists again without it. Each miss is one more slot held, so
+  // this ends when the engine has no idle slot left.
+  Result<int> slot = Unavailable("no slot");
+  SlotClaim claim;
+  while (!claim) {
+    slot = co_await RestoreTarget(socket, claims_->Of(engine));
+    if (!slot.ok()) co_return nullptr;  // every slot busy or held: the prompt is read again
+    claim = Claims::Take(claims_, engine, *slot);
+  }
   const auto start = Clock::now();
   Status restored = co_await RestoreSlot(socket, *slot, name);
   // Sealed again, and marked recently used for the disk budget's order.
@@ -132,10 +172,11 @@ asio::awaitable<void> SessionTier::RestoreFor(std::shared_ptr<Instance> instance
   if (!restored.ok()) {
     spdlog::warn("cannot restore session {} of '{}': {}; its prompt is read again",
                  session.substr(0, 8), model, restored.message());
-    co_return;
+    co_return nullptr;
   }
   spdlog::info("restored session {} of '{}' into slot {} ({:.1f} MiB) in {:.0f} ms",
                session.substr(0, 8), model, *slot, MiB(bytes), MsSince(start));
+  co_return claim;
 }
 
 asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instance) {

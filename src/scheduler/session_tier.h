@@ -17,7 +17,10 @@
 // a threshold are not saved (reading them again costs about what a restore
 // does). A replay, save or restore that fails leaves the conversation to a
 // plain prefill, logged. Only the model's first instance takes part (its
-// engine has the model's slot directory; a replica's has none).
+// engine has the model's slot directory; a replica's has none). A slot a
+// restore filled is kept from other restores until the request it was for
+// is done (SlotClaim), so two sessions arriving together on a fresh engine
+// do not restore into the same slot.
 //
 // Thread-safe: Remember and Stats from any thread; the coroutines on any
 // executor (each talks to one engine over its socket).
@@ -29,7 +32,9 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <sys/types.h>
 
 #include "core/mutex.h"
 #include "scheduler/instance.h"
@@ -79,9 +84,18 @@ class SessionTier {
   void Remember(const Instance& instance, const std::string& session, std::string path,
                 std::string body);
 
+  // Holds the slot a restore filled until the request it was restored for
+  // is done: the engine gives that request the slot by its prefix, and
+  // another restore meanwhile takes another slot. Empty (null) when nothing
+  // was restored; released when the last copy goes.
+  using SlotClaim = std::shared_ptr<void>;
+
   // Before `session`'s request is sent to `instance`: restores its file into
-  // an idle slot when it has one and `instance` has not served it yet.
-  boost::asio::awaitable<void> RestoreFor(std::shared_ptr<Instance> instance, std::string session);
+  // an idle slot no other restore holds, when there is one and `instance`
+  // has not served the session yet. The caller keeps the claim until its
+  // request is done.
+  boost::asio::awaitable<SlotClaim> RestoreFor(std::shared_ptr<Instance> instance,
+                                               std::string session);
 
   // Before `instance` stops (idle): saves each conversation it served last,
   // within the time budget, then trims the files to the disk budget.
@@ -101,10 +115,25 @@ class SessionTier {
                                                std::chrono::steady_clock::time_point deadline);
   std::filesystem::path DirOf(const Instance& instance) const;
 
+  // The slots restores hold, by engine; shared with the claims, which may
+  // outlive the tier on a request still in flight at shutdown.
+  class Claims {
+   public:
+    std::set<int> Of(pid_t engine) const;
+    // A claim on `slot` of `engine`; null when another restore holds it.
+    static SlotClaim Take(const std::shared_ptr<Claims>& claims, pid_t engine, int slot);
+
+   private:
+    struct Held;  // one claim; gives its slot back when destroyed
+    mutable Mutex mu_;
+    std::map<pid_t, std::set<int>> slots_ GUARDED_BY(mu_);
+  };
+
   const SessionTierOptions options_;
   const SlotDirs dirs_;
   PoolEvents* const events_;
   SessionPrompts prompts_;
+  const std::shared_ptr<Claims> claims_ = std::make_shared<Claims>();
   mutable Mutex mu_;
   std::map<std::string, SessionTierStats> counts_ GUARDED_BY(mu_);  // saves and restores
 };

@@ -88,22 +88,24 @@ std::vector<SlotState> StatesOf(const json& slots) {
   return out;
 }
 
-asio::awaitable<Result<int>> PickIdleSlot(fs::path socket, SlotPick pick) {
+asio::awaitable<Result<int>> PickIdleSlot(fs::path socket, SlotPick pick,
+                                          std::set<int> claimed = {}) {
   auto slots = co_await ListSlots(std::move(socket));
   if (!slots.ok()) co_return slots.status();
-  std::optional<int> id = PickSlot(StatesOf(*slots), pick);
+  std::optional<int> id = PickSlot(StatesOf(*slots), pick, claimed);
   if (!id) co_return Unavailable("every slot of the engine is busy");
   co_return *id;
 }
 
 }  // namespace
 
-std::optional<int> PickSlot(const std::vector<SlotState>& slots, SlotPick pick) {
+std::optional<int> PickSlot(const std::vector<SlotState>& slots, SlotPick pick,
+                            const std::set<int>& claimed) {
   // A slot that never served a task, or whose prompt is gone, counts as task -1.
   auto task = [](const SlotState& s) { return s.prompt_tokens > 0 ? s.task : -1; };
   const SlotState* best = nullptr;
   for (const SlotState& slot : slots) {
-    if (slot.processing || slot.id < 0) continue;
+    if (slot.processing || slot.id < 0 || claimed.contains(slot.id)) continue;
     const bool better = best == nullptr || (pick == SlotPick::kNewest ? task(slot) > task(*best)
                                                                       : task(slot) < task(*best));
     if (better) best = &slot;
@@ -115,8 +117,8 @@ asio::awaitable<Result<int>> NewestSlot(fs::path socket) {
   co_return co_await PickIdleSlot(std::move(socket), SlotPick::kNewest);
 }
 
-asio::awaitable<Result<int>> RestoreTarget(fs::path socket) {
-  co_return co_await PickIdleSlot(std::move(socket), SlotPick::kRestoreTarget);
+asio::awaitable<Result<int>> RestoreTarget(fs::path socket, std::set<int> claimed) {
+  co_return co_await PickIdleSlot(std::move(socket), SlotPick::kRestoreTarget, std::move(claimed));
 }
 
 asio::awaitable<Status> SaveSlot(fs::path socket, int id, std::string filename) {

@@ -13,6 +13,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,18 +46,20 @@ enum class SlotPick {
   kNewest,         // the slot that served the latest task
   kRestoreTarget,  // one that never held a prompt, else the least recently used
 };
-// Among the slots not processing, the one `pick` asks for; nullopt when
-// every one is busy. Pure.
-std::optional<int> PickSlot(const std::vector<SlotState>& slots, SlotPick pick);
+// Among the slots not processing and not in `claimed`, the one `pick` asks
+// for; nullopt when there is none. Pure.
+std::optional<int> PickSlot(const std::vector<SlotState>& slots, SlotPick pick,
+                            const std::set<int>& claimed = {});
 
 // For the session tier (session_tier.h), both among the slots not
 // processing, kUnavailable when all are:
 // the slot that served the engine's latest task (highest task id);
 boost::asio::awaitable<Result<int>> NewestSlot(std::filesystem::path socket);
-// the slot to restore a conversation into: one that never held a prompt,
-// else the one that served least recently (llama-server's own choice for a
-// new prompt).
-boost::asio::awaitable<Result<int>> RestoreTarget(std::filesystem::path socket);
+// the slot to restore a conversation into, among those not `claimed` by
+// another restore: one that never held a prompt, else the one that served
+// least recently (llama-server's own choice for a new prompt).
+boost::asio::awaitable<Result<int>> RestoreTarget(std::filesystem::path socket,
+                                                  std::set<int> claimed);
 // Saves slot `id` as `filename` in the engine's --slot-save-path.
 boost::asio::awaitable<Status> SaveSlot(std::filesystem::path socket, int id, std::string filename);
 // Restores `filename` from the engine's --slot-save-path into slot `id`.

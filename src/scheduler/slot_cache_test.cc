@@ -26,6 +26,13 @@ TEST(PickSlotTest, ElseToTheLeastRecentlyUsed) {
   EXPECT_EQ(PickSlot({Idle(0, 8), Busy(1, 2), Idle(2, 4)}, SlotPick::kRestoreTarget), 2);
 }
 
+// Two restores into one fresh engine: the second skips the slot the first
+// holds, and gets none when that was the only idle one.
+TEST(PickSlotTest, ARestoreSkipsTheSlotsOthersHold) {
+  EXPECT_EQ(PickSlot({Idle(0, -1, 0), Idle(1, -1, 0)}, SlotPick::kRestoreTarget, {0}), 1);
+  EXPECT_EQ(PickSlot({Idle(0, 3), Busy(1, 2)}, SlotPick::kRestoreTarget, {0}), std::nullopt);
+}
+
 TEST(PickSlotTest, NoneWhenEverySlotIsBusy) {
   EXPECT_EQ(PickSlot({Busy(0, 1), Busy(1, 2)}, SlotPick::kRestoreTarget), std::nullopt);
   EXPECT_EQ(PickSlot({}, SlotPick::kNewest), std::nullopt);

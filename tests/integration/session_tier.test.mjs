@@ -104,6 +104,37 @@ describe('the session tier across an unload', () => {
   });
 });
 
+describe('the session tier across an unload, sessions at once', () => {
+  let zest;
+  before(async () => {
+    zest = await startZest({ home: makeHome({ tiny: 'tiny' }, { config: config() }) });
+  });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  test('two sessions\' first requests at once on the new engine: each restored into its own slot', async (t) => {
+    const history = [];
+    for (let n = 0; n < SESSIONS; n++) {
+      history.push([{ role: 'system', content: opening(40 + n) }, { role: 'user', content: `question ${n}` }]);
+      const r = await ask(zest, 40 + n, history[n]);
+      assert.equal(r.status, 200, JSON.stringify(r.data));
+      history[n].push({ role: 'assistant', content: r.data.choices[0].message.content ?? '' });
+    }
+    await unload(zest);
+    // Sessions 0 and 1 were in the RAM cache, not in slots: only their
+    // files hold them. Both arrive while the engine loads, so both restores
+    // choose among the same idle slots.
+    const both = await Promise.all([0, 1].map((n) =>
+      ask(zest, 40 + n, [...history[n], { role: 'user', content: `and then ${n}?` }])));
+    for (const r of both) assert.equal(r.status, 200, JSON.stringify(r.data));
+    const fractions = both.map((r) => cachedShare(r.data.usage));
+    const restores = zest.logs().split('\n').filter((l) => /restored session/.test(l));
+    for (const line of restores) t.diagnostic(line.replace(/^.* (info|debug)\s+/, ''));
+    assert.ok(fractions.every((f) => f >= 0.8), `cached fractions ${fractions.map((f) => f.toFixed(2))}`);
+    const slots = restores.map((l) => l.match(/into slot (\d+)/)[1]);
+    assert.equal(new Set(slots).size, 2, `restored into slots ${slots}`);
+  });
+});
+
 describe('conversations that name no session', () => {
   let zest;
   before(async () => {
