@@ -122,7 +122,9 @@ describe('the session tier across an unload, sessions at once', () => {
     await unload(zest);
     // Sessions 0 and 1 were in the RAM cache, not in slots: only their
     // files hold them. Both arrive while the engine loads, so both restores
-    // choose among the same idle slots.
+    // choose among the same idle slots (SessionTier::SlotClaim). Here a
+    // restore takes ~1 ms and the second seldom overlaps the first (this
+    // passed without the claims too); it checks the outcome they guard.
     const both = await Promise.all([0, 1].map((n) =>
       ask(zest, 40 + n, [...history[n], { role: 'user', content: `and then ${n}?` }])));
     for (const r of both) assert.equal(r.status, 200, JSON.stringify(r.data));
