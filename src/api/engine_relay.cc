@@ -183,7 +183,7 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
   http::UpstreamRequest up;
   up.method = "POST";
   up.canceller = canceller;
-  bool assemble = false;    // streamed from the engine for a non-streamed request
+  bool assemble = false;  // streamed from the engine for a non-streamed request
   scheduler::SessionTier::SlotClaim restored;
   if (request.to_engine) {  // in the engine's own shape
     if ((*lease)->engine == nullptr) co_return Internal("the instance has no engine adapter");

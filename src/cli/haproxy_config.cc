@@ -49,6 +49,13 @@ Result<std::string> HaproxyConfig(const HaproxyOptions& o) {
 global
     log /dev/log local0
     maxconn 4096
+    # The frontend reads a request's body before it picks a node (the model
+    # and the session are in it), and json_query reads nothing of a body cut
+    # short. Coding agents send their whole context each turn, often past
+    # 100 KiB: in HAProxy's default 16 KiB buffer such a request would go to
+    # any node. 1 MiB holds about 250,000 tokens of context; a buffer is
+    # taken only while data is in flight (two a request: up to 2 MiB each).
+    tune.bufsize 1048576
 
 defaults
     mode http

@@ -17,7 +17,7 @@ TEST(HaproxyConfigTest, ChecksReadinessHashesTheModelAndListsEachNode) {
   auto config = HaproxyConfig(TwoNodes());
   ASSERT_TRUE(config.ok()) << config.status().message();
   for (const char* line :
-       {"bind 0.0.0.0:8080\n", "option http-buffer-request\n",
+       {"bind 0.0.0.0:8080\n", "tune.bufsize 1048576\n", "option http-buffer-request\n",
         "http-request set-var(txn.zest_model) req.body,json_query('$.model')\n",
         // The session: the header first, then the body's fields, each only if none yet.
         "set-var(txn.zest_session) req.hdr(X-Session-Id) if { req.hdr(X-Session-Id) -m found }\n",

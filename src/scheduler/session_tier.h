@@ -26,6 +26,8 @@
 // executor (each talks to one engine over its socket).
 #pragma once
 
+#include <sys/types.h>
+
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <cstdint>
@@ -34,7 +36,6 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <sys/types.h>
 
 #include "core/mutex.h"
 #include "scheduler/instance.h"

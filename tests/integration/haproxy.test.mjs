@@ -200,7 +200,7 @@ describe('zest nodes behind HAProxy', { skip }, () => {
     }, { timeout: 20000, interval: 200, what: `the restarted node to get ${mine} back` });
   });
 
-  test('conversations of one model that name a session spread over the nodes, each staying on its node', async (t) => {
+  test('conversations of one model that name a session spread over the nodes, each staying on its node, agent-sized bodies too', async (t) => {
     const served = () => Promise.all(nodes.map(async (n) => (await nodeJson(n, '/api/v1/stats')).totals.requests));
     const sessions = Array.from({ length: 8 }, (_, n) => ({
       name: `conversation-${n}`,
@@ -219,7 +219,10 @@ describe('zest nodes behind HAProxy', { skip }, () => {
         const res = await fetch(`${url}/v1/chat/completions`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...auth, ...(s.byHeader ? { 'x-session-id': s.name } : {}) },
-          body: JSON.stringify(body),
+          // The second turn as large as a coding agent's (its whole
+          // context), its model and session past HAProxy's default 16 KiB
+          // buffer: JSON whitespace, which every parser skips.
+          body: turn === 0 ? JSON.stringify(body) : JSON.stringify(body).replace('{', `{${' '.repeat(128 * 1024)}`),
         });
         const data = await res.json();
         assert.equal(res.status, 200, JSON.stringify(data));
