@@ -37,6 +37,7 @@ default_files=(
   tests/integration/speech.test.mjs
   tests/integration/speech_out.test.mjs
   tests/integration/speech_out_outetts.test.mjs
+  tests/integration/vision.test.mjs
   tests/integration/web_ui_http.test.mjs
 )
 read -r -a files <<<"${SOAK_FILES:-${default_files[*]}}"
