@@ -357,8 +357,10 @@ describe('zest shutdown', () => {
     const zest = await startZest({
       home: makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } }),
       args: ['--ctx-size', '32768', '--parallel', '1'],
-      // 3000 tokens take 2-5 s here, longer on a busy machine: the drain must outlast them.
-      env: { ZEST_DRAIN_TIMEOUT: '60' },
+      // 3000 tokens take 2-5 s here, but over 60 s under `stress -c 2` (two
+      // engine threads meet at a barrier every token): the drain must
+      // outlast them, and this test waits only as long as they take.
+      env: { ZEST_DRAIN_TIMEOUT: '600' },
     });
     const s = await openStream(zest, chatBody('long', { max_tokens: 3000 }));
     const exited = new Promise((r) => zest.proc.once('exit', (code) => r(code)));
