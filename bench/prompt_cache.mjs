@@ -16,13 +16,13 @@
 //    second the 8 conversations got from the two nodes against one node
 //    alone behind the same HAProxy. Both nodes share this machine's cores.
 // 3. Swap: two models that do not fit together (placement.memory_limit =
-//    1.5 × one model's prediction, cache_ram 16 MiB), 4 conversations each on engines with 2
-//    slots, ~3,000-token prompts: each model's conversations in a round,
-//    then the other's, 3 rounds; then strict alternation, request by
-//    request. zest against llama-server's router (`--models-max 1`, started
-//    from zest's engine argv, bench/lib/router.mjs), the two in lockstep:
-//    warm-turn TTFT and the prompt tokens each warm turn processed
-//    (usage.prompt_tokens_details).
+//    1.5 × one model's prediction, cache_ram 16 MiB), 4 conversations each
+//    on engines with 2 slots, ~3,000-token prompts: each model's
+//    conversations in a round, then the other's, 3 rounds; then strict
+//    alternation, request by request. zest against llama-server's router
+//    (`--models-max 1`, started from zest's engine argv,
+//    bench/lib/router.mjs), the two in lockstep: warm-turn TTFT and the
+//    prompt tokens each warm turn processed (usage.prompt_tokens_details).
 // 4. First turns: row 1's first turns through zest against a direct
 //    llama-server run with zest's engine argv, one after the other.
 //
