@@ -28,20 +28,9 @@ Status CheckPemPath(const std::string& path) {
                          "\" is not a plain path (letters, digits and . _ - + @ = , / only)");
 }
 
-}  // namespace
-
-Result<std::string> HaproxyConfig(const HaproxyOptions& o) {
-  ZEST_ASSIGN_OR_RETURN(HostPort listen, NonZeroPort(o.listen, "--listen"));
-  if (o.nodes.empty()) return InvalidArgument("--node: name at least one zest node (ADDR:PORT)");
-  if (o.maxconn_per_node <= 0) return InvalidArgument("--maxconn: must be at least 1");
-  if (!o.tls_pem.empty()) ZEST_RETURN_IF_ERROR(CheckPemPath(o.tls_pem));
-  std::string servers;
-  for (std::size_t i = 0; i < o.nodes.size(); ++i) {
-    ZEST_ASSIGN_OR_RETURN(HostPort node, NonZeroPort(o.nodes[i], "--node"));
-    servers += fmt::format("    server node{} {} check\n", i + 1, Address(node));
-  }
-  const std::string bind =
-      o.tls_pem.empty() ? Address(listen) : Address(listen) + " ssl crt " + o.tls_pem;
+// The header, and what every proxy shares: process limits, buffers,
+// timeouts and retries.
+std::string GlobalAndDefaults(std::size_t nodes, const std::string& version) {
   return fmt::format(
       R"(# haproxy.cfg for {nodes} zest node(s), made by `zest haproxy-config` (zest {version}).
 # Check it with `haproxy -c -f haproxy.cfg`; see docs/scale-out.md.
@@ -81,7 +70,14 @@ defaults
     retry-on conn-failure empty-response
     option redispatch 1
 
-frontend zest
+)",
+      fmt::arg("nodes", nodes), fmt::arg("version", version));
+}
+
+// Where clients connect: reads each request's model and session.
+std::string Frontend(const std::string& bind) {
+  return fmt::format(
+      R"(frontend zest
     bind {bind}
     # The body is read before a node is picked: the backend hashes its
     # "model" field, and the conversation's session when it names one.
@@ -93,7 +89,14 @@ frontend zest
     http-request set-var(txn.zest_session) req.hdr(X-Session-Id) if {{ req.hdr(X-Session-Id) -m found }}
     http-request set-var(txn.zest_session) req.body,json_query('$.prompt_cache_key') unless {{ var(txn.zest_session) -m found }}
     http-request set-var(txn.zest_session) req.body,json_query('$.metadata.user_id') unless {{ var(txn.zest_session) -m found }}
-    default_backend zest_nodes
+    default_)",
+      fmt::arg("bind", bind));
+}
+
+// The nodes, hashed by model and session.
+std::string Backend(int maxconn, const std::string& servers) {
+  return fmt::format(
+      R"(backend zest_nodes
 
 backend zest_nodes
     # Model affinity: one node per model while it is up, so each model is
@@ -113,8 +116,25 @@ backend zest_nodes
     # behind its engines' slots, HAProxy queues anything past this.
     default-server inter 1s fall 2 rise 2 maxconn {maxconn}
 {servers})",
-      fmt::arg("nodes", o.nodes.size()), fmt::arg("version", o.version), fmt::arg("bind", bind),
-      fmt::arg("maxconn", o.maxconn_per_node), fmt::arg("servers", servers));
+      fmt::arg("maxconn", maxconn), fmt::arg("servers", servers));
+}
+
+}  // namespace
+
+Result<std::string> HaproxyConfig(const HaproxyOptions& o) {
+  ZEST_ASSIGN_OR_RETURN(HostPort listen, NonZeroPort(o.listen, "--listen"));
+  if (o.nodes.empty()) return InvalidArgument("--node: name at least one zest node (ADDR:PORT)");
+  if (o.maxconn_per_node <= 0) return InvalidArgument("--maxconn: must be at least 1");
+  if (!o.tls_pem.empty()) ZEST_RETURN_IF_ERROR(CheckPemPath(o.tls_pem));
+  std::string servers;
+  for (std::size_t i = 0; i < o.nodes.size(); ++i) {
+    ZEST_ASSIGN_OR_RETURN(HostPort node, NonZeroPort(o.nodes[i], "--node"));
+    servers += fmt::format("    server node{} {} check\n", i + 1, Address(node));
+  }
+  const std::string bind =
+      o.tls_pem.empty() ? Address(listen) : Address(listen) + " ssl crt " + o.tls_pem;
+  return GlobalAndDefaults(o.nodes.size(), o.version) + Frontend(bind) +
+         Backend(o.maxconn_per_node, servers);
 }
 
 }  // namespace zest::cli
