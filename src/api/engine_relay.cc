@@ -278,7 +278,8 @@ awaitable<Outcome> RelayWhole(scheduler::InstanceDispatch& pool, scheduler::Inst
   std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));
   if (content_type.empty()) content_type = "application/json";
   if (upstream.status() == 200) {
-    MeasureSpeed(instance, *body);
+    const uint64_t turn_tokens = MeasureSpeed(instance, *body);
+    if (turn_tokens > 0) pool.TurnEnded(held, request.session, turn_tokens);
     if (request.observer != nullptr) request.observer->OnBody(*body);
   }
   if (request.translator != nullptr) {
@@ -362,8 +363,9 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
   // Named, not a braced temporary: GCC 12 miscompiles those inside co_await.
   const http::Headers headers = {{"Cache-Control", "no-cache"}, {"X-Accel-Buffering", "no"}};
   http::SseSplitter splitter;
-  bool relayed = false;  // an event of this engine's went to the client
-  bool done = false;     // the engine's "[DONE]" came: its answer is whole
+  bool relayed = false;      // an event of this engine's went to the client
+  bool done = false;         // the engine's "[DONE]" came: its answer is whole
+  uint64_t turn_tokens = 0;  // what the slot holds once the answer is whole
   while (true) {
     auto piece = co_await upstream.ReadSome();
     // After "[DONE]" the slot is free and the engine may be stopped (evicted)
@@ -397,7 +399,7 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
         co_return std::nullopt;
       }
       relayed = true;
-      MeasureSpeed(*instance, event.data);
+      if (uint64_t tokens = MeasureSpeed(*instance, event.data); tokens > 0) turn_tokens = tokens;
       if (request.observer != nullptr) request.observer->OnStreamEvent(event.data);
       if (event.data.empty()) {  // a comment: passed on as it is (SSE only)
         if (request.translator != nullptr && !request.translator->sse()) continue;
@@ -407,6 +409,7 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
       if (event.data == "[DONE]") {
         done = true;
         lease.Release();
+        if (turn_tokens > 0) pool.TurnEnded(instance, request.session, turn_tokens);
       }
       const std::string* out = rewriter.Rewrite(event);
       if (out != nullptr && !co_await writer.WriteChunk(*out)) co_return std::nullopt;
@@ -432,6 +435,7 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
 struct Assembled {
   int status = 200;
   std::string body;
+  uint64_t turn_tokens = 0;  // what the slot holds after it (0: not reported)
 };
 awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
                                            http::UpstreamResponse& upstream,
@@ -439,6 +443,7 @@ awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
   StreamAssembler assembler(IsChat(request));
   http::SseSplitter splitter;
   std::size_t bytes = 0;
+  uint64_t turn_tokens = 0;
   while (true) {
     auto piece = co_await upstream.ReadSome();
     if (!piece.ok()) co_return piece.status();
@@ -447,7 +452,7 @@ awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
       co_return EngineFailed("the engine's answer is too long");
     }
     for (const auto& event : splitter.Feed(**piece)) {
-      MeasureSpeed(instance, event.data);
+      if (uint64_t tokens = MeasureSpeed(instance, event.data); tokens > 0) turn_tokens = tokens;
       // Time to first token and token gaps, as for a streamed request.
       if (request.observer != nullptr) request.observer->OnStreamEvent(event.data);
       assembler.Add(event.data);
@@ -461,6 +466,7 @@ awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
     co_return Unavailable("no answer before the end of the stream");
   } else {
     answer.body = assembler.Finish(ClientName(request));
+    answer.turn_tokens = turn_tokens;
   }
   co_return std::move(answer);
 }
@@ -470,6 +476,9 @@ awaitable<Outcome> RelayAssembled(scheduler::InstanceDispatch& pool, Connection&
   std::shared_ptr<scheduler::Instance> instance = connected.lease.instance();
   auto answer = co_await ReadAssembled(*instance, *connected.response, request);
   connected.lease.Release();  // as in RelayWhole: the engine is done with it
+  if (answer.ok() && answer->turn_tokens > 0) {
+    pool.TurnEnded(instance, request.session, answer->turn_tokens);
+  }
   if (!answer.ok() && answer.status().code() == ErrorCode::kUnavailable) {  // it broke off
     if (writer.client_gone()) co_return std::nullopt;
     co_return co_await ReportBreak(pool, std::move(instance), answer.status());

@@ -10,8 +10,8 @@ constexpr uint64_t kMinPromptTokensMeasured = 16;
 
 }  // namespace
 
-void MeasureSpeed(scheduler::Instance& instance, std::string_view json) {
-  if (json.find("\"timings\"") == std::string_view::npos) return;
+uint64_t MeasureSpeed(scheduler::Instance& instance, std::string_view json) {
+  if (json.find("\"timings\"") == std::string_view::npos) return 0;
   TokenUsage usage = ParseTokenUsage(json);
   if (usage.predicted_per_second && *usage.predicted_per_second > 0) {
     instance.RecordPerTokenMs(1000.0 / *usage.predicted_per_second);
@@ -22,6 +22,7 @@ void MeasureSpeed(scheduler::Instance& instance, std::string_view json) {
   if (instance.draft_acceptance && usage.draft_n) {
     instance.draft_acceptance->Record(*usage.draft_n, usage.draft_accepted.value_or(0));
   }
+  return usage.found ? usage.prompt + usage.completion : 0;
 }
 
 }  // namespace zest::api

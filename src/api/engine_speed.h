@@ -13,6 +13,8 @@ namespace zest::api {
 
 // Folds the speeds `json` (one answer or SSE event) reports into
 // `instance`'s moving averages. Events without timings are not parsed.
-void MeasureSpeed(scheduler::Instance& instance, std::string_view json);
+// Returns the tokens of the turn it closes (prompt and answer: what the
+// slot holds now) when it reports them, else 0.
+uint64_t MeasureSpeed(scheduler::Instance& instance, std::string_view json);
 
 }  // namespace zest::api

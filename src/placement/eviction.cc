@@ -34,6 +34,22 @@ std::vector<PlacementDevice> FreeAfter(std::vector<PlacementDevice> devices,
   return devices;
 }
 
+uint64_t RamOvercommit(const std::vector<PlacementDevice>& devices,
+                       const std::vector<const EnginePlan*>& loaded) {
+  if (devices.empty()) return 0;
+  uint64_t ram = 0;
+  for (const EnginePlan* plan : loaded) {
+    for (const DeviceUse& use : plan->memory) {
+      const bool on_ram =
+          use.device == devices[0].name || use.device == kNpuDevice ||
+          std::any_of(devices.begin(), devices.end(),
+                      [&](const PlacementDevice& d) { return d.unified && d.name == use.device; });
+      if (on_ram) ram += use.memory.Total();
+    }
+  }
+  return ram > devices[0].free_bytes ? ram - devices[0].free_bytes : 0;
+}
+
 std::vector<std::string> EvictionOrder(std::vector<EvictionCandidate> candidates) {
   auto score = [](const EvictionCandidate& c) {
     return c.idle_s / std::max(c.load_s, kMinReloadSeconds);

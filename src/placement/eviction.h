@@ -18,6 +18,12 @@ namespace zest::placement {
 std::vector<PlacementDevice> FreeAfter(std::vector<PlacementDevice> devices,
                                        const std::vector<const EnginePlan*>& loaded);
 
+// How far the plans in `loaded` take system RAM (devices[0], the CPU) past
+// its free memory, counting as FreeAfter does; 0 when they fit. Engines
+// grow after their load (a prompt cache filling), so they can.
+uint64_t RamOvercommit(const std::vector<PlacementDevice>& devices,
+                       const std::vector<const EnginePlan*>& loaded);
+
 struct EvictionCandidate {
   std::string model;
   double idle_s = 0;  // since its last request finished

@@ -39,6 +39,17 @@ TEST(EvictionTest, FreeAfterSubtractsPlansAndUnifiedMemoryFromRam) {
   EXPECT_EQ(free[0].total_bytes, 64 * kGiB);
 }
 
+TEST(EvictionTest, RamOvercommitCountsRamAndUnifiedMemoryPastTheFreeRam) {
+  std::vector<PlacementDevice> devices = {
+      Device("CPU", 16 * kGiB), Device("Vulkan0", 48 * kGiB, true), Device("CUDA0", 24 * kGiB)};
+  EnginePlan a = PlanUsing({{"CPU", 6 * kGiB}, {"Vulkan0", 4 * kGiB}});
+  EnginePlan b = PlanUsing({{"CPU", 5 * kGiB}, {"CUDA0", 20 * kGiB}});
+  EXPECT_EQ(RamOvercommit(devices, {&a, &b}), 0u) << "15 GiB of 16";
+  EnginePlan c = PlanUsing({{"CPU", 3 * kGiB}});
+  EXPECT_EQ(RamOvercommit(devices, {&a, &b, &c}), 2 * kGiB);
+  EXPECT_EQ(RamOvercommit({}, {&a}), 0u);
+}
+
 struct OrderCase {
   std::vector<EvictionCandidate> candidates;
   std::vector<std::string> expected;

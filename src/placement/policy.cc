@@ -433,6 +433,10 @@ EnginePlan MakePlan(const Problem& p, const Candidate& c, uint64_t ctx,
     use[0].prompt_cache = DefaultPromptCache(use, RamUse(p, c, use), p.devices[0].free_bytes);
   }
   plan.cache_ram_mib = use[0].prompt_cache >> 20;
+  // The ceiling had to fit (an engine alone may grow to it), but the cache
+  // starts empty: the ledger holds what it holds as conversations come
+  // (prompt_cache.h; Instance::PromptCacheReserved), not the ceiling.
+  use[0].prompt_cache = 0;
   plan.memory.push_back({kCpuDevice, use[0]});
   for (std::size_t i = 0; i < c.gpus.size(); ++i) {
     plan.memory.push_back({p.devices[c.gpus[i]].name, use[i + 1]});
@@ -454,6 +458,11 @@ std::string Explain(const Problem& p, const EnginePlan& plan, const Candidate& c
             FormatBytes(d ? d->free_bytes : 0) + " free (" + Breakdown(u.memory) + ");";
   }
   text.back() = '.';
+  if (plan.cache_ram_mib.value_or(0) > 0) {
+    text += " Idle conversations in a prompt cache of up to " +
+            FormatBytes(*plan.cache_ram_mib << 20) +
+            " of RAM, held in the ledger as they come (one more than it holds).";
+  }
   const SpeculativePlan& spec = plan.speculative;
   if (spec.kind == SpeculativeKind::kDraft) {
     text += " Speculative decoding with the draft model '" + spec.draft_model + "' on " +

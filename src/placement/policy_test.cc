@@ -435,28 +435,30 @@ TEST(PolicyTest, PartialOffloadTakesMostLayersThatFit) {
   EXPECT_NE(plan->explanation.find("the rest on the CPU"), std::string::npos);
 }
 
-// The engine's host-RAM prompt cache (llama-server's --cache-ram) is in the
-// plan: unset, four KV caches within a quarter of the RAM the model leaves
-// and llama-server's own 8 GiB; set, as asked, and counted when the fit is
-// decided.
+// The engine's host-RAM prompt cache (llama-server's --cache-ram): its
+// ceiling (cache_ram_mib) unset is four KV caches within a quarter of the
+// RAM the model leaves and llama-server's own 8 GiB, set is as asked, and
+// must fit when the fit is decided; the ledger holds none of it at load
+// (it holds what the cache holds as conversations come: prompt_cache.h).
 TEST(PolicyTest, PromptCacheIsSizedAndCounted) {
   auto plan = PlanPlacement(Model("llama3-8b"), Machine("", {}), {"llama", {}, 4096, 4, 0});
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   const DeviceMemory& cpu = plan->memory[0].memory;
   EXPECT_GT(cpu.kv_cache, 0u);
-  EXPECT_EQ(cpu.prompt_cache,
-            std::min(kPromptCacheKvMultiple * cpu.kv_cache, kMaxPromptCacheBytes) / kMiB * kMiB);
   ASSERT_TRUE(plan->cache_ram_mib.has_value());
-  EXPECT_EQ(*plan->cache_ram_mib * kMiB, cpu.prompt_cache);
-  EXPECT_EQ(cpu.Total(), cpu.AtLoad() + cpu.prompt_cache);
-  EXPECT_NE(plan->explanation.find("prompt cache"), std::string::npos) << plan->explanation;
+  EXPECT_EQ(*plan->cache_ram_mib * kMiB,
+            std::min(kPromptCacheKvMultiple * cpu.kv_cache, kMaxPromptCacheBytes) / kMiB * kMiB);
+  EXPECT_EQ(cpu.prompt_cache, 0u) << "nothing held at load";
+  EXPECT_EQ(cpu.Total(), cpu.AtLoad());
+  EXPECT_NE(plan->explanation.find("prompt cache of up to"), std::string::npos)
+      << plan->explanation;
 
   // With 1 GiB left after the model, a quarter of it.
   const uint64_t at_load = cpu.AtLoad();
   auto tight =
       PlanPlacement(Model("llama3-8b"), Machine("", {}, at_load + kGiB), {"llama", {}, 4096, 4, 0});
   ASSERT_TRUE(tight.ok()) << tight.status().message();
-  EXPECT_EQ(tight->memory[0].memory.prompt_cache, kGiB / 4);
+  EXPECT_EQ(*tight->cache_ram_mib * kMiB, kGiB / 4);
 
   // Asked for: given as it is, and a cache that leaves no room is refused.
   config::ModelSettings o;
@@ -464,7 +466,7 @@ TEST(PolicyTest, PromptCacheIsSizedAndCounted) {
   auto asked = PlanPlacement(Model("llama3-8b"), Machine("", {}), {"llama", o, 4096, 4, 0});
   ASSERT_TRUE(asked.ok()) << asked.status().message();
   EXPECT_EQ(*asked->cache_ram_mib, 100u);
-  EXPECT_EQ(asked->memory[0].memory.prompt_cache, 100 * kMiB);
+  EXPECT_EQ(asked->memory[0].memory.prompt_cache, 0u);
   o.cache_ram = 2048;
   auto too_big =
       PlanPlacement(Model("llama3-8b"), Machine("", {}, at_load + kGiB), {"llama", o, 4096, 4, 0});

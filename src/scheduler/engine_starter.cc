@@ -113,6 +113,7 @@ Result<std::shared_ptr<Instance>> EngineStarter::Start(const models::ModelEntry&
   instance->engine = engine;
   instance->engine_model = engine->EngineModelName(spec);
   instance->slot_dir = spec.slot_dir;
+  instance->prompt_cache = placement::PromptCacheShapeOf(plan);
   return instance;
 }
 

@@ -18,6 +18,8 @@
 #include "core/mutex.h"
 #include "engines/engine_adapter.h"
 #include "engines/launcher.h"
+#include "placement/prompt_cache.h"
+#include "scheduler/conversation_book.h"
 #include "scheduler/dispatch.h"
 #include "scheduler/draft_acceptance.h"
 
@@ -75,6 +77,17 @@ class Instance {
     return draft_acceptance ? draft_acceptance->SwitchOff() : std::nullopt;
   }
   const char* ready_path() const { return engine ? engine->ready_path() : "/health"; }
+
+  // Its engine's host-RAM prompt cache (placement/prompt_cache.h): its
+  // shape from the plan (ceiling 0: none), set before the instance is
+  // published, then read-only; and the conversations it served, recorded
+  // as their turns end (InstanceDispatch::TurnEnded).
+  placement::PromptCacheShape prompt_cache;
+  ConversationBook conversations;
+  // What the memory ledger holds for that cache now. Any thread.
+  uint64_t PromptCacheReserved() const {
+    return placement::PromptCacheReserved(conversations.TokensNewestFirst(), prompt_cache);
+  }
 
   // Requests dispatched to this instance and not finished. Raised only by
   // the pool's dispatch (under its lock, never past slots()); lowered when

@@ -39,6 +39,14 @@ class InstanceDispatch {
   // A request could not reach `instance`: if its process is gone, it is
   // forgotten, so the next request starts a fresh one.
   virtual boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance) = 0;
+
+  // A turn of `session` ("" = none) on `instance` is over and its slot is
+  // free: the engine's slot now holds `tokens` (its prompt and answer).
+  // What the ledger holds for the engine's prompt cache follows
+  // (placement/prompt_cache.h), and under memory pressure the session tier
+  // writes the conversation behind (session_tier.h). Returns at once.
+  virtual void TurnEnded(const std::shared_ptr<Instance>& instance, const std::string& session,
+                         uint64_t tokens) = 0;
 };
 
 }  // namespace zest::scheduler

@@ -559,7 +559,7 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
   for (const auto& entry : stopping) {
     // No new request can reach it now; an idle one keeps its conversations.
     // A load in progress notices the exit and fails its waiters.
-    co_await StopTaken(entry, reason.save_slots && !entry->replica);
+    co_await StopTaken(entry, reason.save_slots && !entry->replica, /*hurried=*/false);
     spdlog::info("stopped '{}' (pid {}, on {})", model, entry->instance->pid(),
                  entry->instance->device());
     if (events_) events_->EngineStopped(model, reason.label);
@@ -567,9 +567,11 @@ awaitable<Status> InstancePool::Stop(std::string model, StopReason reason) {
   co_return Status::Ok();
 }
 
-awaitable<void> InstancePool::KeepConversations(std::shared_ptr<Instance> instance) {
+awaitable<void> InstancePool::KeepConversations(std::shared_ptr<Instance> instance, bool hurried) {
   co_await SaveIdleSlots(instance, slot_dirs_.Saved(instance->model()));
-  if (options_.session_tier) co_await options_.session_tier->SaveSessions(std::move(instance));
+  if (options_.session_tier) {
+    co_await options_.session_tier->SaveSessions(std::move(instance), hurried);
+  }
 }
 
 awaitable<void> SaveIdleSlots(std::shared_ptr<Instance> instance, fs::path dir) {

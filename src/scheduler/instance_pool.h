@@ -103,6 +103,8 @@ class InstancePool : public EngineSlots,
                                                          std::string session) override;
   InstanceLease TryReserveOther(const std::string& model, const Instance& decode) override;
   boost::asio::awaitable<void> ReportBroken(std::shared_ptr<Instance> instance) override;
+  void TurnEnded(const std::shared_ptr<Instance>& instance, const std::string& session,
+                 uint64_t tokens) override;
 
   std::vector<InstanceStatus> List() override;
 
@@ -130,7 +132,9 @@ class InstancePool : public EngineSlots,
   // holds its memory (counted in PlanAgainst) until StopTaken has kept its
   // conversations and seen it exit. Caller holds list_mu_.
   void TakeToStop(const std::shared_ptr<Entry>& entry);
-  boost::asio::awaitable<void> StopTaken(std::shared_ptr<Entry> entry, bool keep_conversations);
+  // `hurried`: another model's load waits for it (session_tier.h).
+  boost::asio::awaitable<void> StopTaken(std::shared_ptr<Entry> entry, bool keep_conversations,
+                                         bool hurried);
   // Takes a slot on the best ready instance of `model` (dispatch.h), the
   // session's own while it has one free (session_affinity.h); an empty
   // lease when none is ready or every one is full. Any thread.
@@ -230,10 +234,14 @@ class InstancePool : public EngineSlots,
   EntryList IdleInEvictionOrder(const std::string& model, EntryList& busy);
   // Stops `entry`'s instance if it is still idle; false if it got a request meanwhile.
   boost::asio::awaitable<bool> EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason);
+  // After `grown`'s prompt cache grew past what the ledger held for it:
+  // while what the engines hold is over the RAM zest may use, evicts idle
+  // instances of other models (eviction order). Strand only.
+  boost::asio::awaitable<void> MakeRoomForCache(std::string grown);
   boost::asio::awaitable<void> ForgetIfDead(std::shared_ptr<Instance> instance);
   // Before an idle first instance stops: its slots (slot_cache.h) and the
   // conversations it served (session_tier.h) are saved for its next load.
-  boost::asio::awaitable<void> KeepConversations(std::shared_ptr<Instance> instance);
+  boost::asio::awaitable<void> KeepConversations(std::shared_ptr<Instance> instance, bool hurried);
 
   const PoolOptions options_;
   const SlotDirs slot_dirs_;  // from options_
@@ -258,6 +266,11 @@ class InstancePool : public EngineSlots,
   // the engine probe); the RPC workers' part again when a load needs them.
   DeviceBook devices_;
   PoolEvents* const events_;  // may be null
+  // When an engine was last evicted for memory: while that is recent,
+  // models take turns in memory and the session tier writes conversations
+  // behind (TurnEnded), so that the next eviction has nothing to replay.
+  std::atomic<std::chrono::steady_clock::rep> last_eviction_ns_{0};
+  bool told_over_ = false;  // MakeRoomForCache said RAM is over; strand only
   std::atomic<CapacityListener*> capacity_listener_{nullptr};
   const LoadPlanner planner_;  // thread-safe itself
 };

@@ -44,8 +44,9 @@ void InstancePool::TakeToStop(const std::shared_ptr<Entry>& entry) {
   stopping_.push_back(entry);
 }
 
-awaitable<void> InstancePool::StopTaken(std::shared_ptr<Entry> entry, bool keep_conversations) {
-  if (keep_conversations) co_await KeepConversations(entry->instance);
+awaitable<void> InstancePool::StopTaken(std::shared_ptr<Entry> entry, bool keep_conversations,
+                                        bool hurried) {
+  if (keep_conversations) co_await KeepConversations(entry->instance, hurried);
   co_await TerminateOn(blocking_, entry->instance);
   MutexLock lock(list_mu_);
   std::erase(stopping_, entry);
@@ -208,7 +209,7 @@ awaitable<bool> InstancePool::RemoveReplica(std::string model, pid_t pid, std::s
   spdlog::info("autoscale down '{}': stopping its instance on {} (pid {}): {}", model,
                victim->instance->device(), pid, reason);
   // Keep its conversations if it was the one whose slots are saved.
-  co_await StopTaken(victim, !victim->replica);
+  co_await StopTaken(victim, !victim->replica, /*hurried=*/false);
   if (events_) {
     events_->EngineStopped(model, "autoscale");
     events_->Autoscaled(model, "down");

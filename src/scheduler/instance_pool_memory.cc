@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -17,6 +18,7 @@
 #include "placement/eviction.h"
 #include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
+#include "scheduler/session_tier.h"
 
 namespace zest::scheduler {
 namespace {
@@ -24,6 +26,10 @@ namespace {
 namespace asio = boost::asio;
 using asio::awaitable;
 using asio::use_awaitable;
+
+// How long after an eviction for memory the session tier writes each
+// conversation behind as its turn ends: while models take turns in memory.
+constexpr std::chrono::minutes kWriteBehindWindow{10};
 
 // The models of `entries` (pool entries), each once: "'a', 'b'". A template
 // so it need not name the pool's private Entry type.
@@ -269,10 +275,11 @@ awaitable<bool> InstancePool::EvictIfIdle(std::shared_ptr<Entry> entry, std::str
     TakeToStop(entry);
   }
   PublishCapacity(entry->model);
+  last_eviction_ns_ = std::chrono::steady_clock::now().time_since_epoch().count();
   spdlog::info("evicting idle '{}' (pid {}) {} (on {})", entry->model, instance->pid(), reason,
                instance->device());
   // Its conversations come back if it is loaded again.
-  co_await StopTaken(entry, !entry->replica);
+  co_await StopTaken(entry, !entry->replica, /*hurried=*/true);  // a load waits for it
   if (events_) events_->EngineStopped(entry->model, "memory");
   co_return true;
 }
@@ -309,6 +316,71 @@ void LearnFromMeasured(const LoadPlanner& planner, PoolEvents* events, asio::thr
         static_cast<double>(measured) / std::max<uint64_t>(LedgerCpuBytes(plan), 1), learned->ratio,
         learned->loads, learned->Factor());
   });
+}
+
+void InstancePool::TurnEnded(const std::shared_ptr<Instance>& instance, const std::string& session,
+                             uint64_t tokens) {
+  if (instance->prompt_cache.ceiling > 0) {
+    instance->conversations.Record(session, tokens);
+    const uint64_t reserved = instance->PromptCacheReserved();
+    bool grew = false;
+    {
+      MutexLock lock(list_mu_);
+      for (auto [it, end] = entries_.equal_range(instance->model()); it != end; ++it) {
+        Entry& entry = *it->second;
+        if (entry.instance != instance || entry.plan.memory.empty()) continue;
+        uint64_t& held = entry.plan.memory[0].memory.prompt_cache;  // CPU first
+        grew = reserved > held;
+        held = reserved;
+      }
+    }
+    if (grew) asio::co_spawn(strand_, MakeRoomForCache(instance->model()), asio::detached);
+  }
+  SessionTier* tier = options_.session_tier;
+  const std::chrono::steady_clock::rep evicted = last_eviction_ns_.load();
+  const auto since = std::chrono::steady_clock::duration(
+      std::chrono::steady_clock::now().time_since_epoch().count() - evicted);
+  if (tier != nullptr && tier->enabled() && !session.empty() && evicted != 0 &&
+      since < kWriteBehindWindow) {
+    asio::co_spawn(strand_.get_inner_executor(), tier->WriteBehind(instance, session, tokens),
+                   asio::detached);
+  }
+}
+
+awaitable<void> InstancePool::MakeRoomForCache(std::string grown) {
+  const std::optional<std::vector<placement::PlacementDevice>> devices = devices_.Snapshot();
+  if (!devices) co_return;
+  while (true) {
+    uint64_t over = 0;
+    {
+      MutexLock lock(list_mu_);
+      std::vector<const placement::EnginePlan*> loaded;
+      for (const auto& entry : stopping_) loaded.push_back(&entry->plan);
+      for (const auto& [name, entry] : entries_) loaded.push_back(&entry->plan);
+      over = placement::RamOvercommit(*devices, loaded);
+    }
+    if (over == 0) {
+      told_over_ = false;
+      co_return;
+    }
+    EntryList busy;
+    EntryList idle = IdleInEvictionOrder(grown, busy);
+    bool evicted = false;
+    if (!idle.empty()) {
+      std::string reason = "for the prompt cache of '" + grown + "'";  // named (GCC 12)
+      evicted = co_await EvictIfIdle(idle.front(), std::move(reason));
+    }
+    if (!evicted) {
+      if (!told_over_) {
+        spdlog::warn(
+            "the engines hold {} more than the RAM zest may use ('{}''s prompt cache grew) "
+            "and none is idle to evict",
+            placement::FormatBytes(over), grown);
+      }
+      told_over_ = true;
+      co_return;
+    }
+  }
 }
 
 }  // namespace zest::scheduler

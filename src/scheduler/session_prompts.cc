@@ -20,6 +20,8 @@ void SessionPrompts::Remember(const std::string& model, RememberedPrompt prompt)
   MutexLock lock(mu_);
   if (auto it = index_.find(key); it != index_.end()) Drop(it->second);
   if (size > budget_) return;  // it would push out every other conversation, and still not fit
+  prompt.turn = ++turns_;
+  prompt.saved = false;
   order_.push_front({model, std::move(prompt)});
   index_[key] = order_.begin();
   bytes_ += size;
@@ -46,6 +48,19 @@ pid_t SessionPrompts::EngineOf(const std::string& model, const std::string& sess
   MutexLock lock(mu_);
   auto it = index_.find(Key(model, session));
   return it == index_.end() ? 0 : it->second->prompt.engine;
+}
+
+uint64_t SessionPrompts::TurnOf(const std::string& model, const std::string& session) const {
+  MutexLock lock(mu_);
+  auto it = index_.find(Key(model, session));
+  return it == index_.end() ? 0 : it->second->prompt.turn;
+}
+
+void SessionPrompts::MarkSaved(const std::string& model, const std::string& session,
+                               uint64_t turn) {
+  MutexLock lock(mu_);
+  auto it = index_.find(Key(model, session));
+  if (it != index_.end() && it->second->prompt.turn == turn) it->second->prompt.saved = true;
 }
 
 void SessionPrompts::Forget(const std::string& model, pid_t engine) {

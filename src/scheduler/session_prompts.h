@@ -26,6 +26,11 @@ struct RememberedPrompt {
   pid_t engine = 0;     // the instance that served it last
   std::string path;     // the engine's endpoint, e.g. /v1/chat/completions
   std::string body;     // the request as that engine took it
+  // Set by SessionPrompts: this turn's number (they grow), and whether its
+  // conversation's state was saved after it (written behind: nothing to
+  // replay at the engine's stop).
+  uint64_t turn = 0;
+  bool saved = false;
 };
 
 class SessionPrompts {
@@ -39,6 +44,10 @@ class SessionPrompts {
   std::vector<RememberedPrompt> ServedBy(const std::string& model, pid_t engine) const;
   // The engine that served `session` of `model` last; 0 when not known.
   pid_t EngineOf(const std::string& model, const std::string& session) const;
+  // The number of `session`'s latest turn on `model`; 0 when not kept.
+  uint64_t TurnOf(const std::string& model, const std::string& session) const;
+  // Its state after turn `turn` is saved: unless a later turn came since.
+  void MarkSaved(const std::string& model, const std::string& session, uint64_t turn);
   // Forgets what `engine` of `model` served (it stopped: its turns are in
   // files, or gone).
   void Forget(const std::string& model, pid_t engine);
@@ -65,6 +74,7 @@ class SessionPrompts {
   Order order_ GUARDED_BY(mu_);
   std::unordered_map<std::string, Order::iterator> index_ GUARDED_BY(mu_);
   std::size_t bytes_ GUARDED_BY(mu_) = 0;
+  uint64_t turns_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace zest::scheduler

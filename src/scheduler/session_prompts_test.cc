@@ -78,5 +78,22 @@ TEST(SessionPromptsTest, AStoppedEnginesTurnsAreForgotten) {
                                  SessionPrompts::Cost("other", Prompt("c", 10, 100)));
 }
 
+// A turn written behind is saved unless a later turn of its session came
+// before the save was done.
+TEST(SessionPromptsTest, ATurnIsSavedOnlyIfNoLaterOneCame) {
+  SessionPrompts prompts(1 << 20);
+  prompts.Remember("m", {.session = "s", .engine = 7, .path = "/x", .body = "one"});
+  const uint64_t first = prompts.TurnOf("m", "s");
+  ASSERT_GT(first, 0u);
+  EXPECT_EQ(prompts.TurnOf("m", "other"), 0u);
+  prompts.Remember("m", {.session = "s", .engine = 7, .path = "/x", .body = "two"});
+  prompts.MarkSaved("m", "s", first);
+  EXPECT_FALSE(prompts.ServedBy("m", 7).at(0).saved) << "the second turn is not in the file";
+  prompts.MarkSaved("m", "s", prompts.TurnOf("m", "s"));
+  EXPECT_TRUE(prompts.ServedBy("m", 7).at(0).saved);
+  prompts.Remember("m", {.session = "s", .engine = 7, .path = "/x", .body = "three"});
+  EXPECT_FALSE(prompts.ServedBy("m", 7).at(0).saved) << "a new turn is unsaved again";
+}
+
 }  // namespace
 }  // namespace zest::scheduler

@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <system_error>
@@ -24,6 +27,9 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kMaxReplyBytes = 1u << 20;
+// How often a stop looks whether the writes behind it waits for are done
+// (each is a slot save: tens of milliseconds).
+constexpr std::chrono::milliseconds kWritePoll{5};
 
 double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -179,13 +185,97 @@ asio::awaitable<SessionTier::SlotClaim> SessionTier::RestoreFor(std::shared_ptr<
   co_return claim;
 }
 
-asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instance) {
+asio::awaitable<uint64_t> SessionTier::SaveSlotAs(std::shared_ptr<Instance> instance, int slot,
+                                                  std::string name) {
+  fs::path socket = instance->socket();  // named: no temporaries in co_await
+  Status saved = co_await SaveSlot(socket, slot, name);
+  const uint64_t bytes = saved.ok() ? Seal(DirOf(*instance) / name) : 0;
+  if (bytes == 0) {
+    spdlog::warn("a session of '{}' not saved: {}", instance->model(),
+                 saved.ok() ? "no file" : saved.message());
+    co_return 0;
+  }
+  {
+    MutexLock lock(mu_);
+    ++counts_[instance->model()].saves;
+  }
+  if (events_) events_->SessionCacheSaved(instance->model(), bytes);
+  co_return bytes;
+}
+
+asio::awaitable<void> SessionTier::WriteBehind(std::shared_ptr<Instance> instance,
+                                               std::string session, uint64_t tokens) {
+  const fs::path dir = enabled() ? DirOf(*instance) : fs::path();
+  const std::string name = SessionFileName(session);
+  const std::string& model = instance->model();
+  // Taken before the first suspension: a later turn may come meanwhile.
+  const uint64_t turn = prompts_.TurnOf(model, session);
+  if (dir.empty() || name.empty() || turn == 0 ||
+      tokens < static_cast<uint64_t>(options_.min_tokens))
+    co_return;
+  const auto start = Clock::now();
+  const pid_t engine = instance->pid();
+  {
+    MutexLock lock(mu_);
+    ++writing_[engine];
+  }
+  // Counted out however the save ends (the coroutine's frame may also be
+  // destroyed unfinished at shutdown: then nothing waits for it anyway).
+  struct Done {
+    SessionTier* tier;
+    pid_t engine;
+    ~Done() {
+      MutexLock lock(tier->mu_);
+      if (--tier->writing_[engine] <= 0) tier->writing_.erase(engine);
+    }
+  } done{this, engine};
+  fs::path socket = instance->socket();  // named: no temporaries in co_await
+  Result<int> slot = co_await SlotHolding(socket, tokens);
+  if (!slot.ok()) {  // another request has its slot: its state is in the RAM cache
+    spdlog::debug("session {} of '{}' not written behind: {}", session.substr(0, 8), model,
+                  slot.status().message());
+    co_return;
+  }
+  const uint64_t bytes = co_await SaveSlotAs(instance, *slot, name);
+  if (bytes == 0) co_return;
+  prompts_.MarkSaved(model, session, turn);
+  spdlog::debug("wrote session {} of '{}' behind: {} tokens, {:.1f} MiB in {:.0f} ms",
+                session.substr(0, 8), model, tokens, MiB(bytes), MsSince(start));
+  if (int removed = TrimSessionFiles(options_.slot_root, options_.disk_budget_bytes); removed > 0)
+    spdlog::info("removed {} least recently used session file(s) over the budget", removed);
+  if (events_) events_->SessionCacheDisk(model, SessionFilesIn(dir).bytes);
+}
+
+asio::awaitable<void> SessionTier::WaitForWrites(pid_t engine, Clock::time_point deadline) {
+  auto executor = co_await asio::this_coro::executor;
+  while (Clock::now() < deadline) {
+    {
+      MutexLock lock(mu_);
+      if (!writing_.contains(engine)) co_return;
+    }
+    asio::steady_timer pause(executor, kWritePoll);
+    co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
+asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instance, bool hurried) {
   const fs::path dir = enabled() ? DirOf(*instance) : fs::path();
   if (dir.empty() || !instance->Alive() || instance->in_flight.load() > 0) co_return;
-  std::vector<RememberedPrompt> served = prompts_.ServedBy(instance->model(), instance->pid());
-  if (served.empty()) co_return;
   const auto start = Clock::now();
-  const auto deadline = start + options_.save_budget;
+  const auto deadline = start + (hurried ? options_.hurried_save_budget : options_.save_budget);
+  co_await WaitForWrites(instance->pid(), deadline);
+  std::vector<RememberedPrompt> served = prompts_.ServedBy(instance->model(), instance->pid());
+  const std::size_t written_behind = static_cast<std::size_t>(std::count_if(
+      served.begin(), served.end(), [](const RememberedPrompt& p) { return p.saved; }));
+  std::erase_if(served, [](const RememberedPrompt& p) { return p.saved; });
+  if (served.empty()) {
+    if (written_behind > 0) {
+      spdlog::info("all {} conversation(s) of '{}' were written behind: nothing to replay",
+                   written_behind, instance->model());
+    }
+    prompts_.Forget(instance->model(), instance->pid());
+    co_return;
+  }
   int saved = 0;
   std::size_t tried = 0;
   SavedSession total;
@@ -208,9 +298,10 @@ asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instan
     prefill = fmt::format("; reading their {} tokens again: ~{:.0f} ms at {:.2f} ms/token",
                           total.tokens, *ms * total.tokens, *ms);
   }
-  spdlog::info("saved {} of {} conversation(s) of '{}' ({:.1f} MiB) in {:.0f} ms{}{}", saved,
+  spdlog::info("saved {} of {} conversation(s) of '{}' ({:.1f} MiB) in {:.0f} ms{}{}{}", saved,
                served.size(), instance->model(), MiB(total.bytes), MsSince(start), prefill,
-               tried < served.size() ? " (out of time for the rest)" : "");
+               tried < served.size() ? " (out of time for the rest)" : "",
+               written_behind > 0 ? fmt::format("; {} more written behind", written_behind) : "");
   // This engine's turns are in its files now; its pid may be another's soon.
   prompts_.Forget(instance->model(), instance->pid());
   if (int removed = TrimSessionFiles(options_.slot_root, options_.disk_budget_bytes); removed > 0)
@@ -240,19 +331,12 @@ asio::awaitable<SessionTier::SavedSession> SessionTier::SaveOne(std::shared_ptr<
   if (tokens < options_.min_tokens) co_return SavedSession{};  // cheap to read again
   if (Clock::now() >= deadline) co_return SavedSession{};      // a save is not free either
   Result<int> slot = co_await NewestSlot(socket);
-  Status saved = slot.status();
-  if (slot.ok()) saved = co_await SaveSlot(socket, *slot, name);
-  const uint64_t bytes = saved.ok() ? Seal(DirOf(*instance) / name) : 0;
-  if (bytes == 0) {
-    spdlog::warn("session {} of '{}' not saved: {}", id, model,
-                 saved.ok() ? "no file" : saved.message());
+  if (!slot.ok()) {
+    spdlog::warn("session {} of '{}' not saved: {}", id, model, slot.status().message());
     co_return SavedSession{};
   }
-  {
-    MutexLock lock(mu_);
-    ++counts_[model].saves;
-  }
-  if (events_) events_->SessionCacheSaved(model, bytes);
+  const uint64_t bytes = co_await SaveSlotAs(instance, *slot, name);
+  if (bytes == 0) co_return SavedSession{};
   spdlog::debug("saved session {} of '{}': {} tokens ({} evaluated again), {:.1f} MiB in {:.0f} ms",
                 id, model, tokens, timings.value("prompt_n", -1), MiB(bytes), MsSince(start));
   co_return SavedSession{.bytes = bytes, .tokens = tokens};

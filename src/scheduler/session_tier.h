@@ -11,16 +11,23 @@
 // idle slot before it is sent, and llama-server gives it that slot (the
 // longest common prefix): only the new tail of its prompt is evaluated.
 //
+// While models take turns in memory (an engine was evicted for memory
+// lately: InstancePool::TurnEnded), each conversation is also written
+// behind: saved from its slot as soon as its turn ends, while the slot
+// still holds it. Then an eviction, which is on another model's load path,
+// finds nothing left to replay and does not wait (a chat front-end's 4
+// conversations on 2 slots lost the 2 its engine's small RAM cache could
+// not hold, and the replays that tried to bring them back doubled the
+// slowest turns: issue 45).
+//
 // What it costs is bounded: the prompts kept by bytes, the files by a disk
-// budget (least recently used out), the replays at a stop by time (a stop
-// is often on the path of another model's load), and prompts shorter than
-// a threshold are not saved (reading them again costs about what a restore
-// does). A replay, save or restore that fails leaves the conversation to a
-// plain prefill, logged. Only the model's first instance takes part (its
-// engine has the model's slot directory; a replica's has none). A slot a
-// restore filled is kept from other restores until the request it was for
-// is done (SlotClaim), so two sessions arriving together on a fresh engine
-// do not restore into the same slot.
+// budget (least recently used out), the replays at a stop by time (shorter
+// when a load waits for the stop), and prompts shorter than a threshold
+// are not saved (reading them again costs about what a restore does). A replay, save or restore
+// that fails leaves the conversation to a plain prefill, logged. Only the model's first instance
+// takes part (its engine has the model's slot directory; a replica's has none). A slot a restore
+// filled is kept from other restores until the request it was for is done (SlotClaim), so two
+// sessions arriving together on a fresh engine do not restore into the same slot.
 //
 // Thread-safe: Remember and Stats from any thread; the coroutines on any
 // executor (each talks to one engine over its socket).
@@ -59,6 +66,10 @@ struct SessionTierOptions {
   // one that takes longer is reading the prompt whole, which would move
   // that prefill onto the stop's path rather than spare it.
   std::chrono::milliseconds replay_budget{2'000};
+  // The replays' budget when another model's load waits for the stop (an
+  // eviction): what was written behind needs none, and a replay that
+  // finds its conversation in the RAM cache takes a few hundred ms.
+  std::chrono::milliseconds hurried_save_budget{1'000};
   // Prompts of fewer tokens are not saved: their prefill is about as
   // quick as a restore.
   int min_tokens = 256;
@@ -98,9 +109,16 @@ class SessionTier {
   boost::asio::awaitable<SlotClaim> RestoreFor(std::shared_ptr<Instance> instance,
                                                std::string session);
 
-  // Before `instance` stops (idle): saves each conversation it served last,
-  // within the time budget, then trims the files to the disk budget.
-  boost::asio::awaitable<void> SaveSessions(std::shared_ptr<Instance> instance);
+  // A turn of `session` on `instance` ended with `tokens` in its slot:
+  // saves the slot that holds it as the session's file (when one still
+  // does and it is worth keeping), within the disk budget.
+  boost::asio::awaitable<void> WriteBehind(std::shared_ptr<Instance> instance, std::string session,
+                                           uint64_t tokens);
+
+  // Before `instance` stops (idle): saves each conversation it served last
+  // and that was not written behind since, within the time budget (the
+  // hurried one when a load waits), then trims the files to the disk budget.
+  boost::asio::awaitable<void> SaveSessions(std::shared_ptr<Instance> instance, bool hurried);
 
   // What it did for `model` since zest started, and its files now.
   SessionTierStats StatsOf(const std::string& model) const;
@@ -115,6 +133,13 @@ class SessionTier {
                                                RememberedPrompt prompt,
                                                std::chrono::steady_clock::time_point deadline);
   std::filesystem::path DirOf(const Instance& instance) const;
+  // Until no write behind of `engine` is in flight, or `deadline`.
+  boost::asio::awaitable<void> WaitForWrites(pid_t engine,
+                                             std::chrono::steady_clock::time_point deadline);
+  // Saves slot `slot` of `instance` as `name`, seals it and counts it; its
+  // size, 0 when not saved.
+  boost::asio::awaitable<uint64_t> SaveSlotAs(std::shared_ptr<Instance> instance, int slot,
+                                              std::string name);
 
   // The slots restores hold, by engine; shared with the claims, which may
   // outlive the tier on a request still in flight at shutdown.
@@ -137,6 +162,10 @@ class SessionTier {
   const std::shared_ptr<Claims> claims_ = std::make_shared<Claims>();
   mutable Mutex mu_;
   std::map<std::string, SessionTierStats> counts_ GUARDED_BY(mu_);  // saves and restores
+  // Writes behind in flight, by engine: a stop waits for them (within its
+  // budget) before it replays what they did not save, or kills the engine
+  // under a save.
+  std::map<pid_t, int> writing_ GUARDED_BY(mu_);
 };
 
 }  // namespace zest::scheduler

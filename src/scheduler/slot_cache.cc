@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/asio/this_coro.hpp>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -111,6 +112,25 @@ std::optional<int> PickSlot(const std::vector<SlotState>& slots, SlotPick pick,
     if (better) best = &slot;
   }
   return best ? std::optional<int>(best->id) : std::nullopt;
+}
+
+std::optional<int> PickSlotHolding(const std::vector<SlotState>& slots, uint64_t tokens) {
+  const SlotState* best = nullptr;
+  for (const SlotState& slot : slots) {
+    const auto held = static_cast<uint64_t>(std::max(slot.prompt_tokens, 0));
+    const bool holds = held + 2 >= tokens && held <= tokens;  // tokens - 2 .. tokens
+    if (slot.processing || slot.id < 0 || !holds) continue;
+    if (best == nullptr || slot.task > best->task) best = &slot;
+  }
+  return best ? std::optional<int>(best->id) : std::nullopt;
+}
+
+asio::awaitable<Result<int>> SlotHolding(fs::path socket, uint64_t tokens) {
+  auto slots = co_await ListSlots(std::move(socket));
+  if (!slots.ok()) co_return slots.status();
+  std::optional<int> id = PickSlotHolding(StatesOf(*slots), tokens);
+  if (!id) co_return Unavailable("no idle slot holds the conversation");
+  co_return *id;
 }
 
 asio::awaitable<Result<int>> NewestSlot(fs::path socket) {

@@ -51,8 +51,17 @@ enum class SlotPick {
 std::optional<int> PickSlot(const std::vector<SlotState>& slots, SlotPick pick,
                             const std::set<int>& claimed = {});
 
-// For the session tier (session_tier.h), both among the slots not
-// processing, kUnavailable when all are:
+// Among the slots not processing, the one a turn that ended with `tokens`
+// (its prompt and answer) left its conversation in: the engine's slot
+// holds all but the last token sampled, so n_prompt_tokens is tokens - 1
+// (within one, for an answer that ended on a stop token); the latest such.
+// nullopt when no idle slot holds it (another request took it). Pure.
+std::optional<int> PickSlotHolding(const std::vector<SlotState>& slots, uint64_t tokens);
+
+// For the session tier (session_tier.h), all among the slots not
+// processing, kUnavailable when all are (or none holds the turn):
+// the slot a turn of `tokens` left its conversation in (PickSlotHolding);
+boost::asio::awaitable<Result<int>> SlotHolding(std::filesystem::path socket, uint64_t tokens);
 // the slot that served the engine's latest task (highest task id);
 boost::asio::awaitable<Result<int>> NewestSlot(std::filesystem::path socket);
 // the slot to restore a conversation into, among those not `claimed` by

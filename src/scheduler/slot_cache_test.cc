@@ -33,6 +33,17 @@ TEST(PickSlotTest, ARestoreSkipsTheSlotsOthersHold) {
   EXPECT_EQ(PickSlot({Idle(0, 3), Busy(1, 2)}, SlotPick::kRestoreTarget, {0}), std::nullopt);
 }
 
+// A turn of 348 tokens (prompt and answer) leaves 347 in its slot; one
+// that ended on a stop token may leave one fewer. The latest such slot.
+TEST(PickSlotTest, TheSlotHoldingATurnHasItsTokensLessTheLastOne) {
+  EXPECT_EQ(PickSlotHolding({Idle(0, 3, 347), Idle(1, 5, 900)}, 348), 0);
+  EXPECT_EQ(PickSlotHolding({Idle(0, 3, 346), Idle(1, 5, 900)}, 348), 0);
+  EXPECT_EQ(PickSlotHolding({Idle(0, 3, 347), Idle(1, 5, 347)}, 348), 1);
+  EXPECT_EQ(PickSlotHolding({Idle(0, 3, 345), Idle(1, 5, 349)}, 348), std::nullopt);
+  // Taken by the next request already: its state is the RAM cache's now.
+  EXPECT_EQ(PickSlotHolding({Busy(0, 9), Idle(1, 5, 900)}, 101), std::nullopt);
+}
+
 TEST(PickSlotTest, NoneWhenEverySlotIsBusy) {
   EXPECT_EQ(PickSlot({Busy(0, 1), Busy(1, 2)}, SlotPick::kRestoreTarget), std::nullopt);
   EXPECT_EQ(PickSlot({}, SlotPick::kNewest), std::nullopt);

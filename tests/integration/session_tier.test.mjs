@@ -191,12 +191,15 @@ describe('the session tier off', () => {
 });
 
 describe('the session tier across model swaps', () => {
-  // Two models that do not fit together (each predicted at about 283 MiB,
-  // most of it the prompt cache): each load evicts the other.
+  // Two models that do not fit together (each predicted at about 30 MiB,
+  // most of it the engine itself, and the default prompt cache that fits
+  // beside it): each load evicts the other. From the first eviction on,
+  // each conversation is written behind as its turn ends, so the evictions
+  // after it have nothing left to replay.
   let zest;
   before(async () => {
-    const both = `[placement]\nmemory_limit = "450M"\n[models.a]\nparallel = 2\nctx_size = 2048\ncache_ram = 256\n` +
-      `[models.b]\nparallel = 2\nctx_size = 2048\ncache_ram = 256\n`;
+    const both = `[placement]\nmemory_limit = "45M"\n[models.a]\nparallel = 2\nctx_size = 2048\n` +
+      `[models.b]\nparallel = 2\nctx_size = 2048\n`;
     zest = await startZest({ home: makeHome({ a: 'tiny', b: 'tiny' }, { config: both }) });
   });
   after(async () => { await zest?.stop(); zest?.cleanup(); });
@@ -223,5 +226,13 @@ describe('the session tier across model swaps', () => {
     t.diagnostic(`warm turns cached: ${fractions.map((f) => f.toFixed(2)).join(' ')}`);
     assert.equal(fractions.length, 2 * 2 * SESSIONS);
     assert.ok(fractions.every((f) => f >= 0.8), `cached fractions ${fractions.map((f) => f.toFixed(2))}`);
+    // b's turns all came after the first eviction: its conversations were
+    // saved as each turn ended, and the stops that evicted it replayed none
+    // or few of them (one whose slot the next request took at once is left
+    // to the replay).
+    const stops = zest.logs().split('\n').filter((l) => /conversation\(s\) of 'b'/.test(l));
+    t.diagnostic(`b's stops: ${stops.join(' | ')}`);
+    const behind = stops.filter((l) => /written behind/.test(l));
+    assert.ok(behind.length >= 2, "each stop of 'b' found conversations written behind");
   });
 });
