@@ -44,7 +44,7 @@ describeAgent('Codex CLI', {
   exchange: exchanges.responses,
   read: { name: 'exec_command', args: { cmd: `cat ${READ_PATH}` } },
   // Its output names the command's exit status; anything but 0 is a failure.
-  failed: (text) => !/exited with code 0\b/.test(text),
+  failed: ({ text }) => !/^Process exited with code 0$/m.test(text),
   // Its JSON lines: the last agent_message item holds the final text.
   answer: (stdout) => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
     .filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message').at(-1)?.item.text,

@@ -33,6 +33,9 @@ describeAgent('Continue CLI', {
   },
   exchange: exchanges.chat,
   read: { name: 'Read', args: { filepath: READ_PATH } },
+  // A result it read has this shape; a failure is "Error executing tool
+  // Read: ..." instead.
+  failed: ({ text }) => !text.startsWith(`Content of ${READ_PATH}:\n`),
   // Its JSON output (--format json): one object, the final text in
   // `response` (wrapped so when the text is not JSON itself).
   answer: (stdout) => {

@@ -40,6 +40,9 @@ describeAgent('opencode', {
   },
   exchange: exchanges.chat,
   read: { name: 'read', args: { filePath: READ_PATH } },
+  // A file it read comes back in this shape; a failure is the error's
+  // message alone ("File not found: ...").
+  failed: ({ text }) => !text.startsWith(`<path>${READ_PATH}</path>\n<type>file</type>\n<content>`),
   // Its JSON lines (--format json): the last `text` part is the final text.
   answer: (stdout) => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
     .filter((e) => e.type === 'text').at(-1)?.part.text,

@@ -23,6 +23,10 @@ describeAgent('Qwen Code', {
   },
   exchange: exchanges.chat,
   read: { name: 'read_file', args: { file_path: READ_PATH } },
+  // Its errors reach the model as text only ("File not found: ..."); its
+  // own JSON output says of each result whether it was one.
+  failed: ({ id }, stdout) => JSON.parse(stdout).flatMap((m) => (m.type === 'user' ? m.message.content : []))
+    .find((block) => block.type === 'tool_result' && block.tool_use_id === id)?.is_error !== false,
   // Its JSON output (-o json): an array of messages, the last a `result`
   // holding the final text.
   answer: (stdout) => {

@@ -31,6 +31,10 @@ export async function startRecordingProxy(target, { socket } = {}) {
       const headers = Object.fromEntries(Object.entries(req.headers)
         .filter(([name]) => !SECRET_HEADERS.has(name)));
       const record = { method: req.method, path: req.url, headers, body: parseBody(body), status: 0, at: Date.now() };
+      // Settles once zest's answer has ended (or broke off): a client may
+      // stop reading and exit before the last bytes reach the proxy.
+      let settle;
+      Object.defineProperty(record, 'done', { value: new Promise((resolve) => { settle = resolve; }) });
       requests.push(record);
       const forward = http.request({
         host: upstream.hostname, port: upstream.port, method: req.method, path: req.url,
@@ -41,12 +45,20 @@ export async function startRecordingProxy(target, { socket } = {}) {
         const parts = [];
         answer.on('data', (c) => parts.push(c));
         answer.on('end', () => { record.answer = Buffer.concat(parts).toString('utf8'); });
+        answer.on('close', () => {
+          if (record.answer === undefined) {
+            record.answer = Buffer.concat(parts).toString('utf8');
+            record.cut = true;
+          }
+          settle();
+        });
         res.writeHead(answer.statusCode, answer.headers);
         answer.pipe(res);  // streams (SSE) pass through as they come
       });
       forward.on('error', (e) => {
         record.status = 502;
         record.error = e.message;
+        settle();
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
         res.end(`recording proxy: ${e.message}`);
       });
@@ -63,6 +75,9 @@ export async function startRecordingProxy(target, { socket } = {}) {
     url: socket ? null : `http://127.0.0.1:${server.address().port}`,
     socket: socket ?? null,
     requests,
+    // Resolves once every answer so far has ended or broken off: what the
+    // checks below read is then whole.
+    settled: () => Promise.all(requests.map((r) => r.done)),
     // Requests zest answered with 400 or more (or the proxy could not pass on).
     failures: () => requests.filter((r) => r.status >= 400),
     // Requests that repeat an earlier one exactly (method, path and body).
@@ -79,7 +94,7 @@ export async function startRecordingProxy(target, { socket } = {}) {
     // event named `error`, each event or JSON answer with a `type` of
     // "error" or an `error` member (OpenAI's chat stream, Anthropic's and
     // the Responses API's error events, `response.failed`), and each answer
-    // cut off before its end.
+    // that broke off before its end. Call after settled().
     errors: () => requests.filter((r) => r.status === 200).flatMap((r) => answerErrors(r)
       .map((error) => ({ method: r.method, path: r.path, error }))),
     close: () => new Promise((resolve) => {
@@ -99,7 +114,8 @@ function errorIn(value) {
 
 // The errors in one recorded answer, as strings.
 export function answerErrors(record) {
-  if (record.answer === undefined) return ['the answer never ended'];
+  if (record.answer === undefined) return ['the answer has not ended yet'];
+  if (record.cut) return ['the answer broke off before its end'];
   const text = record.answer;
   if (!record.contentType.startsWith('text/event-stream')) {
     const value = parseBody(Buffer.from(text));

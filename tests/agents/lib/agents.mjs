@@ -78,8 +78,9 @@ export function runClient(argv, { work, home, socket, env, timeoutMs = 180000 })
 // model's one tool call (read by `exchange`, one of lib/turns.mjs's
 // `exchanges`) is `read`
 // ({name, args}: the client's read tool on READ_PATH); the client ran it
-// and sent its result back, not an error (`failed(text)` says, for a
-// client whose errors are only text) and holding the file's first line; and
+// and sent its result back, not an error (for a client whose errors are
+// only text, `failed(result, stdout)` says, from the result's text or from
+// what the client printed of it) and holding the file's first line; and
 // the client printed the model's answer, READER_ANSWER, as its final text
 // (`answer(stdout)` reads it from the client's JSON output).
 export function describeAgent(name, { pkg, run, exchange, read, failed = () => false, answer }) {
@@ -106,6 +107,7 @@ export function describeAgent(name, { pkg, run, exchange, read, failed = () => f
         home,
         client: (argv, { env, timeoutMs }) => runClient(argv, { work, home, socket: proxy.socket, env, timeoutMs }),
       });
+      await proxy.settled();
       // What crossed the proxy and what the client printed, for whoever
       // reads a failure.
       const record = path.join(os.tmpdir(), `zest-agent-${name.replace(/\W+/g, '-')}`);
@@ -124,7 +126,7 @@ export function describeAgent(name, { pkg, run, exchange, read, failed = () => f
         `the model called ${read.name} once, on ${READ_PATH}, and ${name} understood the call`);
       const got = results.find((r) => r.id === calls[0].id);
       assert.ok(got, `${name} sent the call's result back: ${JSON.stringify(results)}`);
-      assert.ok(!got.isError && !failed(got.text), `the tool ran without an error: ${JSON.stringify(got)}`);
+      assert.ok(!got.isError && !failed(got, result.stdout), `the tool ran without an error: ${JSON.stringify(got)}`);
       assert.ok(got.text.includes(FIRST_LINE), `the result holds the file's first line: ${JSON.stringify(got.text)}`);
       assert.equal(answer(result.stdout), READER_ANSWER, `${name} printed the model's answer:\n${result.stdout.slice(-4000)}`);
       if (process.env.ZEST_RECORD_AGENTS) {
