@@ -49,6 +49,7 @@ export async function startRecordingProxy(target, { socket } = {}) {
           if (record.answer === undefined) {
             record.answer = Buffer.concat(parts).toString('utf8');
             record.cut = true;
+            res.destroy();  // as zest broke off, so does the proxy
           }
           settle();
         });
