@@ -62,6 +62,12 @@ export function runClient(argv, { work, home, socket, env, timeoutMs = 180000 })
     child.stdout.on('data', (d) => out.push(d));
     child.stderr.on('data', (d) => err.push(d));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    // No bubblewrap (zest's engines need it too: `make deps` installs it):
+    // a failed turn that says so.
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve({ code: null, signal: null, stdout: '', stderr: `cannot run ${command[0]}: ${e.message}` });
+    });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
