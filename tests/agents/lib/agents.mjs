@@ -82,13 +82,13 @@ export function runClient(argv, { work, home, socket, env, timeoutMs = 180000 })
 // runClient in the sandbox). The turn must exit 0, with no request
 // answered 400 or more, none repeated and no error inside an answer; the
 // model's one tool call (read by `exchange`, one of lib/turns.mjs's
-// `exchanges`) is `read`
-// ({name, args}: the client's read tool on READ_PATH); the client ran it
-// and sent its result back, not an error (for a client whose errors are
-// only text, `failed(result, stdout)` says, from the result's text or from
-// what the client printed of it) and holding the file's first line; and
-// the client printed the model's answer, READER_ANSWER, as its final text
-// (`answer(stdout)` reads it from the client's JSON output).
+// `exchanges`) is `read` ({name, args}: the client's read tool on
+// READ_PATH); the client ran it and sent its result back, not an error (for
+// a client whose errors are only text, `failed(result, stdout)` says, from
+// the result's text or from what the client printed of it) and holding the
+// file's first line; and the client printed the model's answer,
+// READER_ANSWER, as its final text (`answer(stdout)` reads it from the
+// client's JSON output).
 export function describeAgent(name, { pkg, run, exchange, read, failed = () => false, answer }) {
   describe(name, () => {
     let zest;
