@@ -28,6 +28,12 @@ const ANSWERS = {
   '/cut': 'cut',
 };
 
+// A stream the client leaves after its first event; the rest follows once
+// it has gone (`gone` resolves then).
+const LEFT_EARLY = ['data: {"type":"response.created"}\n\n', `${filler}data: {"type":"response.completed"}\n\n`];
+let clientGone;
+const gone = new Promise((resolve) => { clientGone = resolve; });
+
 describe('the recording proxy', () => {
   let upstream;
   let proxy;
@@ -36,6 +42,12 @@ describe('the recording proxy', () => {
     upstream = http.createServer((req, res) => {
       req.resume();
       const answer = ANSWERS[req.url];
+      if (req.url === '/left-early') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(LEFT_EARLY[0]);
+        gone.then(() => res.end(LEFT_EARLY[1]));
+        return;
+      }
       if (answer === 'cut') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: {"choices":[]}\n\n', () => res.destroy());
@@ -80,5 +92,23 @@ describe('the recording proxy', () => {
       ['/cut', '/json-error', '/sse-error-event', '/sse-error-member', '/sse-response-failed']);
     assert.match(errors.find((e) => e.path === '/sse-error-event').error, /^event: error .*engine died/);
     assert.match(errors.find((e) => e.path === '/cut').error, /broke off/);
+  });
+
+  // As Codex does: it exits on response.completed, maybe before the
+  // stream's last bytes reach the proxy. The record is whole all the same.
+  test('records an answer whole when its client leaves before the end', async () => {
+    await new Promise((resolve) => {
+      const req = http.request({ socketPath: proxy.socket, path: '/left-early', method: 'POST' }, (res) => {
+        res.once('data', () => { res.destroy(); resolve(); });
+      });
+      req.end('{}');
+    });
+    // Once the proxy has seen the client go, the rest of the answer comes.
+    while (!proxy.requests.find((r) => r.path === '/left-early')?.left) await new Promise(setImmediate);
+    clientGone();
+    await proxy.settled();
+    const record = proxy.requests.find((r) => r.path === '/left-early');
+    assert.equal(record.answer, LEFT_EARLY.join(''));
+    assert.deepEqual(proxy.errors().filter((e) => e.path === '/left-early'), []);
   });
 });

@@ -10,8 +10,8 @@
 // Recorded per request: method, path (with its query), headers without the
 // credentials (Authorization, x-api-key, cookies), the body (parsed when it
 // is JSON), the status zest answered, its whole answer (a stream's every
-// event: the answers of the synthetic models the tests run are short) and
-// when it started.
+// event: the answers of the synthetic models the tests run are short),
+// whether the client left before the answer's end, and when it started.
 import fs from 'node:fs';
 import http from 'node:http';
 
@@ -42,9 +42,21 @@ export async function startRecordingProxy(target, { socket } = {}) {
       }, (answer) => {
         record.status = answer.statusCode;
         record.contentType = answer.headers['content-type'] ?? '';
+        res.writeHead(answer.statusCode, answer.headers);
+        res.on('close', () => { if (record.answer === undefined) record.left = true; });
+        // Streams (SSE) pass through as they come. Not pipe(): a client that
+        // leaves once it has what it needs (Codex exits on
+        // response.completed) would unpipe and pause the answer before its
+        // end, and the record would never be whole.
         const parts = [];
-        answer.on('data', (c) => parts.push(c));
-        answer.on('end', () => { record.answer = Buffer.concat(parts).toString('utf8'); });
+        answer.on('data', (c) => {
+          parts.push(c);
+          if (!res.destroyed) res.write(c);
+        });
+        answer.on('end', () => {
+          record.answer = Buffer.concat(parts).toString('utf8');
+          res.end();
+        });
         answer.on('close', () => {
           if (record.answer === undefined) {
             record.answer = Buffer.concat(parts).toString('utf8');
@@ -53,8 +65,6 @@ export async function startRecordingProxy(target, { socket } = {}) {
           }
           settle();
         });
-        res.writeHead(answer.statusCode, answer.headers);
-        answer.pipe(res);  // streams (SSE) pass through as they come
       });
       forward.on('error', (e) => {
         record.status = 502;
