@@ -1,8 +1,9 @@
 // zest-make-model: writes a synthetic model with random weights (tests, the
 // demo, benchmarks): a llama GGUF that loads in llama-server, or (--arch
 // whisper) a whisper.cpp ggml .bin that loads in whisper-server. Both produce
-// gibberish. The tiny-quote-brace preset is a llama GGUF with designed
-// weights instead: a few chosen tokens, for tests of JSON grammars. With
+// gibberish. The tiny-quote-brace and tiny-file-reader presets are llama
+// GGUFs with designed weights instead: a few chosen tokens, for tests of
+// JSON grammars and of coding agents' tool calls. With
 // --mmproj-out, a vision projector for the llama model beside it
 // (tools/vision_projector.h). --arch tts (or outetts) writes an
 // OuteTTS-style speech-out pair (tools/outetts_model.h), which zest serves
@@ -31,6 +32,10 @@ constexpr const char* kRandomWarning =
 constexpr const char* kQuoteBraceWarning =
     "warning: this is not a real model: its weights are DESIGNED to write '\"}' and end\n"
     "  the turn (under a JSON object grammar '{\"}\":\"}\"}'). For tests only.\n";
+constexpr const char* kFileReaderWarning =
+    "warning: this is not a real model: its weights are DESIGNED to call a coding agent's\n"
+    "  read tool on /scratch/a.txt when tools are offered, then answer 'I read the file.'.\n"
+    "  For tests only.\n";
 
 struct Overrides {
   std::string name;
@@ -91,7 +96,9 @@ void PrintSummary(const std::string& path, const SyntheticModelSpec& spec) {
       info.embedding ? ", embedding model (mean pooling)" : "",
       static_cast<double>(info.parameter_count) / 1e6,
       static_cast<double>(info.file_size) / (1 << 20));
-  std::printf("%s", spec.quote_brace ? kQuoteBraceWarning : kRandomWarning);
+  std::printf("%s", spec.quote_brace   ? kQuoteBraceWarning
+                    : spec.file_reader ? kFileReaderWarning
+                                       : kRandomWarning);
 }
 
 void PrintWhisperSummary(const std::string& path, const WhisperModelSpec& spec) {
@@ -175,7 +182,7 @@ int WriteLlama(const std::string& preset, const Overrides& o, const std::string&
 int WriteDraftPair(const std::string& preset, const Overrides& o, const std::string& out,
                    const std::string& draft_out, uint32_t draft_layers, bool chance) {
   auto spec = zest::tools::PresetSpec(preset);
-  if (!spec.ok() || !spec->generates() || spec->quote_brace) {
+  if (!spec.ok() || !spec->generates() || spec->quote_brace || spec->file_reader) {
     std::fprintf(stderr, "error: --draft-out needs a random preset that writes text\n");
     return 2;
   }
@@ -240,7 +247,7 @@ bool RejectForOuteTts(const CLI::App& app) {
 
 constexpr const char* kDescription =
     "Writes a synthetic model with random weights (output is gibberish), or with designed\n"
-    "ones (tiny-quote-brace).";
+    "ones (tiny-quote-brace, tiny-file-reader).";
 
 constexpr const char* kFooter =
     "--arch whisper writes a whisper.cpp model in its legacy ggml format (.bin, what\n"
@@ -257,6 +264,16 @@ constexpr const char* kFooter =
     "(else '\"'), after anything else '\"' (else '{'). Alone it answers '\"}', never\n"
     "JSON; under a JSON object grammar '{\"}\":\"}\"}', on any seed (--seed changes\n"
     "nothing). For tests of such grammars.\n\n"
+    "--preset tiny-file-reader is not random either: one layer of width 16 whose\n"
+    "attention finds the chat template's <tools> and </tool_call> or <tool_response>\n"
+    "tokens, and a next token chosen by the current one, over a vocabulary with a\n"
+    "few pieces of a tool call added. Offered tools and no call answered yet, it calls\n"
+    "the first of read_file, Read, read, exec_command that is offered (the engine's\n"
+    "tool-call grammar masks the others) with the first of file_path, filePath,\n"
+    "filepath (\"/scratch/a.txt\") or cmd (\"cat /scratch/a.txt\") its schema takes;\n"
+    "otherwise it answers \"I read the file.\" and ends its turn (--seed changes\n"
+    "nothing). For the coding-agent tests, whose sandbox puts their project at\n"
+    "/scratch.\n\n"
     "--mmproj-out writes a vision projector for the model beside it (random weights;\n"
     "llama-server -m MODEL --mmproj PROJECTOR): LLaVA's MLP projector over a 2-block\n"
     "CLIP encoder, output width the model's embedding. Every image is resized to\n"
@@ -295,8 +312,8 @@ void AddOptions(CLI::App& app, Options& opt) {
   app.add_option("--arch", opt.arch, "model family")
       ->check(CLI::IsMember({"llama", "whisper", "tts", "outetts"}));
   app.add_option("--preset", opt.preset, "size preset (llama)")
-      ->check(CLI::IsMember(
-          {"tiny", "small", "bench", "tiny-embed", "tiny-rerank", "tiny-quote-brace"}));
+      ->check(CLI::IsMember({"tiny", "small", "bench", "tiny-embed", "tiny-rerank",
+                             "tiny-quote-brace", "tiny-file-reader"}));
   app.add_option("--name", o.name, "general.name (llama)");
   app.add_option("--type", o.type, "weight type")->check(CLI::IsMember({"f32", "f16", "q8_0"}));
   app.add_option("--layers", o.layers, "transformer blocks")->check(CLI::PositiveNumber);

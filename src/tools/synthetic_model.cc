@@ -1,10 +1,11 @@
 // Writes the synthetic llama model: metadata as llama.cpp's llama loader
 // expects it, the byte-fallback vocabulary, and random (steered) weights or
-// the designed ones of the quote-brace model.
+// the designed ones of the quote-brace and file-reader models.
 #include "tools/synthetic_model.h"
 
 #include <string>
 
+#include "tools/file_reader_weights.h"
 #include "tools/quote_brace_weights.h"
 #include "tools/random_weights.h"
 #include "tools/steering_weights.h"
@@ -31,6 +32,13 @@ Status Validate(const SyntheticModelSpec& s) {
   }
   if (s.quote_brace && !s.generates()) {
     return InvalidArgument("the quote-brace model writes text: not an embedding model or reranker");
+  }
+  if (s.file_reader && (s.quote_brace || s.successor_chain || !s.generates())) {
+    return InvalidArgument("the file-reader model has designed weights of its own and writes text");
+  }
+  if (s.file_reader && (s.kv_heads < 2 || s.embedding < FileReaderMinEmbedding())) {
+    return InvalidArgument("the file-reader model needs 2 KV heads and an embedding of at least " +
+                           std::to_string(FileReaderMinEmbedding()));
   }
   if (s.generates() && s.embedding < kSteeringDimensions) {
     return InvalidArgument("a model that generates text needs an embedding of at least " +
@@ -186,6 +194,28 @@ void AddRandomWeights(const SyntheticModelSpec& spec, const SyntheticVocab& voca
   }
 }
 
+// The file-reader model's designed weights (tools/file_reader_weights.h):
+// layer 0's attention finds the tool markers, everything else adds nothing.
+void AddFileReaderWeights(const SyntheticModelSpec& spec, const SyntheticVocab& vocab,
+                          GgufWriter& w) {
+  const uint64_t n_vocab = vocab.tokens.size();
+  const uint64_t n_embd = spec.embedding;
+  w.AddTensor("token_embd.weight", {n_embd, n_vocab}, spec.type, FileReaderEmbeddings(spec, vocab));
+  for (uint32_t layer = 0; layer < spec.layers; ++layer) {
+    LayerWeights m = ZeroLayer(spec);
+    if (layer == 0) {
+      FileReaderAttention a = FileReaderLayer0(spec);
+      m.q = std::move(a.q);
+      m.k = std::move(a.k);
+      m.v = std::move(a.v);
+      m.attn_output = std::move(a.attn_output);
+    }
+    AddLayer(spec, layer, m, w);
+  }
+  w.AddTensor("output_norm.weight", {n_embd}, TensorType::kF32, std::vector<float>(n_embd, 1.0f));
+  w.AddTensor("output.weight", {n_embd, n_vocab}, spec.type, FileReaderOutput(spec, vocab));
+}
+
 // The quote-brace model's designed weights (tools/quote_brace_weights.h).
 void AddQuoteBraceWeights(const SyntheticModelSpec& spec, const SyntheticVocab& vocab,
                           GgufWriter& w) {
@@ -218,6 +248,18 @@ Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
     spec.quote_brace = true;
     return spec;
   }
+  if (preset == "tiny-file-reader") {
+    // As narrow as its dimensions allow, one layer: agents' prompts run to
+    // 50,000 tokens, and attention over them is most of the work.
+    spec = {.name = "zest-synthetic-file-reader",
+            .layers = 1,
+            .embedding = 16,
+            .heads = 2,
+            .kv_heads = 2,
+            .feed_forward = 16,
+            .file_reader = true};
+    return spec;
+  }
   if (preset == "small") {
     spec = {.name = "zest-synthetic-small",
             .layers = 6,
@@ -240,8 +282,9 @@ Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
             .type = TensorType::kQ8_0};
     return spec;
   }
-  return NotFound("unknown preset '" + preset +
-                  "' (tiny, tiny-embed, tiny-rerank, tiny-quote-brace, small, bench)");
+  return NotFound(
+      "unknown preset '" + preset +
+      "' (tiny, tiny-embed, tiny-rerank, tiny-quote-brace, tiny-file-reader, small, bench)");
 }
 
 SyntheticModelSpec DraftSpecFor(SyntheticModelSpec& target, uint32_t layers, bool chance) {
@@ -256,12 +299,14 @@ SyntheticModelSpec DraftSpecFor(SyntheticModelSpec& target, uint32_t layers, boo
 
 Status WriteSyntheticModel(const SyntheticModelSpec& spec, const std::filesystem::path& path) {
   ZEST_RETURN_IF_ERROR(Validate(spec));
-  const SyntheticVocab vocab = BuildSyntheticVocab();
+  const SyntheticVocab vocab = spec.file_reader ? FileReaderVocab() : BuildSyntheticVocab();
   GgufWriter w;
   AddModelMetadata(spec, static_cast<uint32_t>(vocab.tokens.size()), w);
   AddTokenizer(spec, vocab, w);
   if (spec.quote_brace) {
     AddQuoteBraceWeights(spec, vocab, w);
+  } else if (spec.file_reader) {
+    AddFileReaderWeights(spec, vocab, w);
   } else {
     AddRandomWeights(spec, vocab, w);
   }

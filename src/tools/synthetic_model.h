@@ -1,6 +1,6 @@
 // A synthetic llama-architecture model with random weights: loads and runs in
-// a real llama-server, and produces gibberish; or, with `quote_brace`, with
-// designed weights that write only a few chosen tokens. For tests, the demo
+// a real llama-server, and produces gibberish; or, with `quote_brace` or
+// `file_reader`, with designed weights that write only a few chosen tokens. For tests, the demo
 // and benchmarks only; real models come from `zest pull`.
 #pragma once
 
@@ -38,6 +38,11 @@ struct SyntheticModelSpec {
   // object grammar `{"}":"}"}`. At least kSteeringDimensions wide, as every
   // model that generates.
   bool quote_brace = false;
+  // Designed weights that call a coding agent's read tool on /scratch/a.txt
+  // when tools are offered and answer in text once the call is answered
+  // (tools/file_reader_weights.h), on a vocabulary with the call's pieces
+  // added.
+  bool file_reader = false;
   // A successor chain over the random weights (tools/successor_chain.h):
   // greedy decoding follows a fixed cycle of word pieces, chosen by
   // `chain_seed`. What makes a target and its draft agree.
@@ -49,7 +54,8 @@ struct SyntheticModelSpec {
 };
 
 // Named presets: "tiny" (tests; a few MB), "tiny-embed", "tiny-rerank",
-// "tiny-quote-brace" (tiny's shape, designed weights), "small" (the `make run` demo),
+// "tiny-quote-brace" (tiny's shape, designed weights), "tiny-file-reader"
+// (one narrow layer, designed weights), "small" (the `make run` demo),
 // "bench" (~0.5B parameters, Q8_0: realistic CPU speeds). kNotFound if unknown.
 Result<SyntheticModelSpec> PresetSpec(const std::string& preset);
 

@@ -4,19 +4,17 @@
 // (lib/agents.mjs says what the test asks of every client). It sent every
 // turn twice while zest refused its system messages.
 import path from 'node:path';
-import { CODER_CONTEXT, describeAgent, modules, runClient } from './lib/agents.mjs';
+import { AGENT_URL, CODER_CONTEXT, READ_PATH, describeAgent, exchanges, modules } from './lib/agents.mjs';
 
 const claude = path.join(modules, '@anthropic-ai/claude-code/bin/claude.exe');
 const model = 'coder';
 
 describeAgent('Claude Code', {
   pkg: '@anthropic-ai/claude-code',
-  run: ({ proxy, home, work }) => runClient([claude, '-p', 'List the files here with your tools, then read a.txt.',
+  run: ({ client }) => client([claude, '-p', 'Read a.txt and say its first line.',
     '--output-format', 'json', '--max-turns', '4', '--allowedTools', 'Read,Glob,Grep,LS', '--model', model], {
-    cwd: work,
     env: {
-      HOME: home,
-      ANTHROPIC_BASE_URL: proxy.url,
+      ANTHROPIC_BASE_URL: AGENT_URL,
       ANTHROPIC_AUTH_TOKEN: 'unused',
       // Every model it may ask for is zest's (side calls name Claude models
       // otherwise), with the context window zest serves.
@@ -32,9 +30,11 @@ describeAgent('Claude Code', {
       DISABLE_ERROR_REPORTING: '1',
     },
   }),
-  toolResults: (requests) => requests
-    .filter((r) => r.method === 'POST' && r.path.startsWith('/v1/messages') && !r.path.includes('count_tokens'))
-    .flatMap((r) => (Array.isArray(r.body?.messages) ? r.body.messages : []))
-    .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
-    .filter((block) => block.type === 'tool_result'),
+  exchange: exchanges.messages,
+  read: { name: 'Read', args: { file_path: READ_PATH } },
+  // Its JSON output: one object, the final text in `result`.
+  answer: (stdout) => {
+    const out = JSON.parse(stdout);
+    return out.is_error === false ? out.result : `an error: ${stdout}`;
+  },
 });

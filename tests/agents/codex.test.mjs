@@ -1,21 +1,22 @@
 // Codex CLI (@openai/codex, pinned in package.json), unchanged, headless
 // (`codex exec`) in an empty HOME against zest's Responses API as a custom
 // provider, through the recording proxy (lib/agents.mjs says what the test
-// asks of every client).
+// asks of every client). Codex has no tool that only reads a file: the
+// model runs `cat` with exec_command, which Codex runs in its own
+// read-only sandbox (bubblewrap, nested in the test's).
 import fs from 'node:fs';
 import path from 'node:path';
-import { CODER_CONTEXT, describeAgent, modules, runClient } from './lib/agents.mjs';
+import { AGENT_HOME, AGENT_URL, CODER_CONTEXT, READ_PATH, describeAgent, exchanges, modules } from './lib/agents.mjs';
 
 const codex = path.join(modules, '@openai/codex/bin/codex.js');
 
 describeAgent('Codex CLI', {
   pkg: '@openai/codex',
-  run: ({ proxy, home, work }) => {
-    const codexHome = path.join(home, '.codex');
-    fs.mkdirSync(codexHome);
+  run: ({ home, client }) => {
+    fs.mkdirSync(path.join(home, '.codex'));
     // A custom provider as Codex's docs describe one; no retries, so a
     // refused request shows as a failure rather than a second try.
-    fs.writeFileSync(path.join(codexHome, 'config.toml'), [
+    fs.writeFileSync(path.join(home, '.codex', 'config.toml'), [
       'model = "coder"',
       // The model's context_window from /v1/models, as docs/api.md says to
       // set it (Codex has no metadata for a model it does not know).
@@ -28,20 +29,23 @@ describeAgent('Codex CLI', {
       'enabled = false',
       '[model_providers.zest]',
       'name = "zest"',
-      `base_url = "${proxy.url}/v1"`,
+      `base_url = "${AGENT_URL}/v1"`,
       'env_key = "ZEST_API_KEY"',
       'wire_api = "responses"',
       'request_max_retries = 0',
       'stream_max_retries = 0',
       '',
     ].join('\n'));
-    return runClient([process.execPath, codex, 'exec', '--skip-git-repo-check', '--ephemeral', '--json',
-      'List the files here, then read a.txt and say its first line.'], {
-      cwd: work, env: { HOME: home, CODEX_HOME: codexHome, ZEST_API_KEY: 'unused' },
+    return client([process.execPath, codex, 'exec', '--skip-git-repo-check', '--ephemeral', '--json',
+      'Read a.txt and say its first line.'], {
+      env: { HOME: AGENT_HOME, CODEX_HOME: `${AGENT_HOME}/.codex`, ZEST_API_KEY: 'unused' },
     });
   },
-  toolResults: (requests) => requests
-    .filter((r) => r.method === 'POST' && r.path.startsWith('/v1/responses'))
-    .flatMap((r) => (Array.isArray(r.body?.input) ? r.body.input : []))
-    .filter((item) => item.type === 'function_call_output' || item.type === 'custom_tool_call_output'),
+  exchange: exchanges.responses,
+  read: { name: 'exec_command', args: { cmd: `cat ${READ_PATH}` } },
+  // Its output names the command's exit status; anything but 0 is a failure.
+  failed: ({ text }) => !/^Process exited with code 0$/m.test(text),
+  // Its JSON lines: the last agent_message item holds the final text.
+  answer: (stdout) => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    .filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message').at(-1)?.item.text,
 });

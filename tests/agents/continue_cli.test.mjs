@@ -4,15 +4,14 @@
 // (lib/agents.mjs says what the test asks of every client).
 import fs from 'node:fs';
 import path from 'node:path';
-import { CODER_CONTEXT, chatToolResults, describeAgent, modules, runClient } from './lib/agents.mjs';
+import { AGENT_HOME, AGENT_URL, CODER_CONTEXT, READ_PATH, describeAgent, exchanges, modules } from './lib/agents.mjs';
 
 const cn = path.join(modules, '@continuedev/cli/dist/cn.js');
 
 describeAgent('Continue CLI', {
   pkg: '@continuedev/cli',
-  run: ({ proxy, home, work }) => {
-    const config = path.join(home, 'zest.yaml');
-    fs.writeFileSync(config, [
+  run: ({ home, client }) => {
+    fs.writeFileSync(path.join(home, 'zest.yaml'), [
       'name: zest',
       'version: 1.0.0',
       'schema: v1',
@@ -20,17 +19,27 @@ describeAgent('Continue CLI', {
       '  - name: zest',
       '    provider: openai',
       '    model: coder',
-      `    apiBase: ${proxy.url}/v1`,
+      `    apiBase: ${AGENT_URL}/v1`,
       '    apiKey: unused',
       '    roles: [chat, edit, apply]',
       '    capabilities: [tool_use]',
       `    defaultCompletionOptions: { maxTokens: 2048, contextLength: ${CODER_CONTEXT} }`,
       '',
     ].join('\n'));
-    return runClient([process.execPath, cn, '-p', '--auto', '--config', config, 'List the files here, then read a.txt.'], {
-      cwd: work,
-      env: { HOME: home, FORCE_NO_TTY: 'true', CONTINUE_METRICS_ENABLED: '0', CONTINUE_CLI_ENABLE_TELEMETRY: '0' },
+    return client([process.execPath, cn, '-p', '--auto', '--format', 'json', '--config', `${AGENT_HOME}/zest.yaml`,
+      'Read a.txt and say its first line.'], {
+      env: { HOME: AGENT_HOME, FORCE_NO_TTY: 'true', CONTINUE_METRICS_ENABLED: '0', CONTINUE_CLI_ENABLE_TELEMETRY: '0' },
     });
   },
-  toolResults: chatToolResults,
+  exchange: exchanges.chat,
+  read: { name: 'Read', args: { filepath: READ_PATH } },
+  // A result it read has this shape; a failure is "Error executing tool
+  // Read: ..." instead.
+  failed: ({ text }) => !text.startsWith(`Content of ${READ_PATH}:\n`),
+  // Its JSON output (--format json): one object, the final text in
+  // `response` (wrapped so when the text is not JSON itself).
+  answer: (stdout) => {
+    const out = JSON.parse(stdout);
+    return out.status === 'success' ? out.response : `not a success: ${stdout}`;
+  },
 });

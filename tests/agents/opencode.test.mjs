@@ -3,13 +3,13 @@
 // OpenAI-compatible provider, through the recording proxy (lib/agents.mjs
 // says what the test asks of every client).
 import path from 'node:path';
-import { CODER_CONTEXT, chatToolResults, describeAgent, modules, runClient } from './lib/agents.mjs';
+import { AGENT_HOME, AGENT_URL, CODER_CONTEXT, READ_PATH, describeAgent, exchanges, modules } from './lib/agents.mjs';
 
 const opencode = path.join(modules, 'opencode-ai/bin/opencode.exe');
 
 describeAgent('opencode', {
   pkg: 'opencode-ai',
-  run: ({ proxy, home, work }) => {
+  run: ({ client }) => {
     const config = {
       $schema: 'https://opencode.ai/config.json',
       model: 'zest/coder',
@@ -20,15 +20,14 @@ describeAgent('opencode', {
         zest: {
           npm: '@ai-sdk/openai-compatible',
           name: 'zest',
-          options: { baseURL: `${proxy.url}/v1`, apiKey: 'unused' },
+          options: { baseURL: `${AGENT_URL}/v1`, apiKey: 'unused' },
           models: { coder: { name: 'coder', tool_call: true, limit: { context: CODER_CONTEXT, output: 4096 } } },
         },
       },
     };
-    return runClient([opencode, 'run', '-m', 'zest/coder', '--format', 'json', 'List the files here, then read a.txt.'], {
-      cwd: work,
+    return client([opencode, 'run', '-m', 'zest/coder', '--format', 'json', 'Read a.txt and say its first line.'], {
       env: {
-        HOME: home,
+        HOME: AGENT_HOME,
         OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
         // No network but zest: no model list, updates, plugins or LSP downloads.
         OPENCODE_DISABLE_MODELS_FETCH: '1',
@@ -39,5 +38,12 @@ describeAgent('opencode', {
       },
     });
   },
-  toolResults: chatToolResults,
+  exchange: exchanges.chat,
+  read: { name: 'read', args: { filePath: READ_PATH } },
+  // A file it read comes back in this shape; a failure is the error's
+  // message alone ("File not found: ...").
+  failed: ({ text }) => !text.startsWith(`<path>${READ_PATH}</path>\n<type>file</type>\n<content>`),
+  // Its JSON lines (--format json): the last `text` part is the final text.
+  answer: (stdout) => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    .filter((e) => e.type === 'text').at(-1)?.part.text,
 });

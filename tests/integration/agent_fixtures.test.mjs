@@ -1,24 +1,34 @@
 // What five coding agents sent to zest, replayed against the real zest and
 // llama-server without the agents installed. tests/fixtures/agents/<client>.json
-// holds every request of one headless turn with a tool round trip, recorded
-// from the client at the version tests/agents/package.json pins by `make
-// record-agents` (tests/agents/lib/fixture.mjs); each file names its client,
-// version and the date it was recorded (as first committed, 2026-12-05:
-// Claude Code 2.1.332, Codex CLI 0.171.0, Continue CLI 1.5.47, opencode
-// 1.18.33, Qwen Code 0.24.4). Bodies are whole, at their real sizes;
-// redacted are only the scratch project's and HOME's paths (/work/project,
-// /home/user), the host's and user's names, per-run and tool call ids
-// (numbered placeholders) and headers other than content type, accept, API
-// version and betas and the client's name. What each request needs back is
-// what its API's client reads: 200, the API's event stream in its order,
-// the model name it asked for, real usage; the answers are cut short (max
-// tokens 16), the prompts are not.
+// holds every request of one headless turn in which the model read a file
+// with the client's read tool (tests/agents/), recorded from the client at
+// the version tests/agents/package.json pins by `make record-agents`
+// (tests/agents/lib/fixture.mjs); each file names its client, version and
+// the date it was recorded. Bodies are whole, at their real sizes; the
+// clients ran in a sandbox with the project at /scratch and HOME at
+// /home/agent; redacted are the host's and user's names, per-run and tool
+// call ids (numbered placeholders) and headers other than content type,
+// accept, API version and betas and the client's name.
+//
+// Each recording is checked to hold what its test asserted: one call of the
+// client's read tool on /scratch/a.txt and its result, the file's first
+// line, not an error. Each request is then replayed on the model the
+// agents ran on (zest-make-model's tiny-file-reader, designed: it calls the
+// read tool where tools are offered and no call was answered, else it
+// answers "I read the file."), and gets back what its API's client reads:
+// 200, the API's event stream in its order, the model name it asked for,
+// real usage, and in it the model's answer: the recorded call where the
+// request asks for one, the text answer elsewhere. So zest's translation
+// of each API's tools, calls and results is checked on the clients' own
+// requests. The answers are cut short (max tokens 16: a call takes 9), the
+// prompts are not.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { makeHome, startZest } from '../lib/zest.mjs';
+import { FIRST_LINE, READER_ANSWER, READ_PATH, exchanges } from '../agents/lib/turns.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const fixturesDir = path.join(here, '../fixtures/agents');
@@ -26,17 +36,15 @@ const fixtures = fs.readdirSync(fixturesDir).filter((f) => f.endsWith('.json')).
   .map((f) => ({ file: f, ...JSON.parse(fs.readFileSync(path.join(fixturesDir, f), 'utf8')) }));
 const pinned = JSON.parse(fs.readFileSync(path.join(here, '../agents/package.json'), 'utf8')).dependencies;
 
-// An answer this long shows its shape; the prompt is what is tested.
+// An answer this long shows its shape and holds the model's whole answer
+// (a call is 9 tokens); the prompt is what is tested.
 const MAX_TOKENS = 16;
-// A synthetic model whose context holds the longest recorded prompt (Qwen
-// Code's, 53,000 of its tokens), as narrow as zest-make-model makes one
-// (one layer of 8, one head; it refuses narrower): reading a prompt costs
-// attention over all of it, so Qwen Code's first request took 26 s at the
-// tiny preset's width (2 layers of 64, 4 heads) and 10 to 15 s at this one,
-// on two CPU cores. Its seed makes each answer the same from run to run.
+// The agents' model, with a context that holds the longest recorded prompt
+// (Qwen Code's, some 53,000 of its tokens). One layer of 16, two heads
+// (src/tools/file_reader_weights.h): reading a prompt costs attention over
+// all of it, and this is as narrow as the model's design allows.
 const CONTEXT = 65536;
-const MODEL = { preset: 'tiny', args: ['--context', String(CONTEXT), '--layers', '1', '--embedding', '8', '--heads', '1', '--kv-heads', '1', '--ff', '8'] };
-const CONFIG = '[models."coder"]\nextra_args = ["--seed", "1"]\n';
+const MODEL = { preset: 'tiny-file-reader', args: ['--context', String(CONTEXT)] };
 
 // The events of an SSE body, as {name, data} with data parsed when JSON.
 function events(text) {
@@ -67,8 +75,19 @@ function checkMessages(stream, body) {
   assert.deepEqual(blocks, blocks.map((_, i) => i), 'blocks numbered from 0');
   const delta = stream.find((e) => e.name === 'message_delta').data;
   assert.ok(['end_turn', 'max_tokens', 'tool_use'].includes(delta.delta.stop_reason), JSON.stringify(delta));
+  // The answer: tool_use blocks (their input in JSON deltas) and text.
+  const content = [];
+  for (const { name, data } of stream) {
+    if (name === 'content_block_start') content[data.index] = { ...data.content_block, json: '' };
+    if (name === 'content_block_delta' && data.delta.type === 'input_json_delta') content[data.index].json += data.delta.partial_json;
+    if (name === 'content_block_delta' && data.delta.type === 'text_delta') content[data.index].text += data.delta.text;
+  }
+  const answer = {
+    calls: content.filter((b) => b.type === 'tool_use').map((b) => ({ name: b.name, args: JSON.parse(b.json || '{}') })),
+    text: content.filter((b) => b.type === 'text').map((b) => b.text).join(''),
+  };
   // Anthropic's prompt comes in parts: what was read from the cache and the rest.
-  return { input: delta.usage.input_tokens + delta.usage.cache_read_input_tokens, output: delta.usage.output_tokens };
+  return { input: delta.usage.input_tokens + delta.usage.cache_read_input_tokens, output: delta.usage.output_tokens, answer };
 }
 
 // What a Responses client reads: created, in progress, each item and part
@@ -91,7 +110,11 @@ function checkResponses(stream, body) {
   const { response } = stream.at(-1).data;
   assert.equal(response.model, body.model, 'the model name the client asked for');
   if (body.store === false) assert.equal(response.store, false);
-  return { input: response.usage.input_tokens, output: response.usage.output_tokens };
+  const answer = {
+    calls: response.output.filter((i) => i.type === 'function_call').map((i) => ({ name: i.name, args: JSON.parse(i.arguments) })),
+    text: response.output.filter((i) => i.type === 'message').flatMap((i) => i.content).map((c) => c.text ?? '').join(''),
+  };
+  return { input: response.usage.input_tokens, output: response.usage.output_tokens, answer };
 }
 
 // What a chat client reads: chunks of one id naming its model, the first
@@ -112,16 +135,38 @@ function checkChat(stream, body) {
   assert.equal(body.stream_options?.include_usage, true, 'every client recorded asks for usage; a check without it is to write');
   const last = chunks.at(-1);
   assert.deepEqual(last.choices, [], 'usage comes in a chunk of its own, last');
-  return { input: last.usage.prompt_tokens, output: last.usage.completion_tokens };
+  // The answer: content deltas, and tool calls in pieces by index.
+  const calls = [];
+  let text = '';
+  for (const delta of chunks.flatMap((c) => c.choices).map((choice) => choice.delta ?? {})) {
+    text += delta.content ?? '';
+    for (const piece of delta.tool_calls ?? []) {
+      calls[piece.index] ??= { name: '', args: '' };
+      calls[piece.index].name += piece.function?.name ?? '';
+      calls[piece.index].args += piece.function?.arguments ?? '';
+    }
+  }
+  const answer = { calls: calls.map((c) => ({ name: c.name, args: JSON.parse(c.args) })), text };
+  return { input: last.usage.prompt_tokens, output: last.usage.completion_tokens, answer };
 }
 
 // Each API's check, by method and path (with its query, as Claude Code's
-// ?beta=true).
+// ?beta=true), and how its requests carry tool calls and results.
 const CHECKS = [
-  ['POST', /^\/v1\/messages(\?|$)/, checkMessages],
-  ['POST', /^\/v1\/responses(\?|$)/, checkResponses],
-  ['POST', /^\/v1\/chat\/completions(\?|$)/, checkChat],
+  ['POST', /^\/v1\/messages(\?|$)/, checkMessages, exchanges.messages],
+  ['POST', /^\/v1\/responses(\?|$)/, checkResponses, exchanges.responses],
+  ['POST', /^\/v1\/chat\/completions(\?|$)/, checkChat, exchanges.chat],
 ];
+const checkOf = (request) => CHECKS.find(([method, route]) => request.method === method && route.test(request.path));
+
+// The one call a recording holds ({name, args}) and its result.
+function recordedTurn(fixture) {
+  const exchange = checkOf(fixture.requests.at(-1))?.[3];
+  assert.ok(exchange, `${fixture.file}: no check for its requests yet`);
+  const { calls, results } = exchange(fixture.requests);
+  assert.equal(calls.length, 1, `${fixture.file}: one tool call: ${JSON.stringify(calls)}`);
+  return { call: { name: calls[0].name, args: calls[0].args }, result: results.find((r) => r.id === calls[0].id) };
+}
 
 describe('agent requests recorded from the pinned clients', () => {
   let zest;
@@ -129,7 +174,7 @@ describe('agent requests recorded from the pinned clients', () => {
     // The agents asked for "coder"; any other name a recording holds is an alias of it.
     const names = new Set(fixtures.flatMap((f) => f.requests.map((r) => r.body?.model)).filter(Boolean));
     const aliases = [...names].filter((n) => n !== 'coder').map((n) => `${JSON.stringify(n)} = "coder"\n`).join('');
-    const config = `${CONFIG}${aliases ? `[aliases]\n${aliases}` : ''}`;
+    const config = aliases ? `[aliases]\n${aliases}` : '';
     zest = await startZest({ home: makeHome({ coder: MODEL }, { config }), args: ['--ctx-size', String(CONTEXT)] });
   });
   after(async () => { await zest?.stop(); zest?.cleanup(); });
@@ -146,9 +191,19 @@ describe('agent requests recorded from the pinned clients', () => {
   });
 
   for (const fixture of fixtures) {
+    test(`${fixture.client} ${fixture.version}: the recorded turn read ${READ_PATH} with the client's read tool`, () => {
+      const { call, result } = recordedTurn(fixture);
+      assert.ok(['Read', 'read', 'read_file', 'exec_command'].includes(call.name), JSON.stringify(call));
+      assert.ok(Object.values(call.args).some((v) => typeof v === 'string' && v.endsWith(READ_PATH)), JSON.stringify(call));
+      assert.ok(result && !result.isError, `the call's result, not an error: ${JSON.stringify(result)}`);
+      assert.ok(result.text.includes(FIRST_LINE), `the result holds the file's first line: ${JSON.stringify(result.text)}`);
+    });
+  }
+
+  for (const fixture of fixtures) {
     fixture.requests.forEach((request, i) => {
       test(`${fixture.client} ${fixture.version}: request ${i + 1} of ${fixture.requests.length}, ${request.method} ${request.path}`, async (t) => {
-        const check = CHECKS.find(([method, route]) => request.method === method && route.test(request.path))?.[2];
+        const [, , check, exchange] = checkOf(request) ?? [];
         assert.ok(check, `no check for ${request.method} ${request.path} yet: say what its client needs back`);
         assert.equal(request.body.stream, true, 'every request recorded streams; a check for one that does not is to write');
         const body = capped(request);
@@ -156,8 +211,13 @@ describe('agent requests recorded from the pinned clients', () => {
         const text = await res.text();
         assert.equal(res.status, 200, text);
         assert.match(res.headers.get('content-type'), /^text\/event-stream/);
-        const usage = check(events(text), body);
-        t.diagnostic(`${JSON.stringify(request.body).length} bytes of JSON, usage ${JSON.stringify(usage)}`);
+        const { answer, ...usage } = check(events(text), body);
+        t.diagnostic(`${JSON.stringify(request.body).length} bytes of JSON, usage ${JSON.stringify(usage)}, answer ${JSON.stringify(answer)}`);
+        // The model's answer to what the request holds: offered tools and
+        // no result yet, the call the client made of it when recorded.
+        const offered = Array.isArray(body.tools) && body.tools.length > 0;
+        const asks = offered && exchange([request]).results.length === 0;
+        assert.deepEqual(answer, asks ? { calls: [recordedTurn(fixture).call], text: '' } : { calls: [], text: READER_ANSWER });
         // The system prompt, tools and turns reach the model: the synthetic
         // model's tokenizer makes 0.64 to 0.76 tokens of a byte of these
         // bodies, so a prompt that lost its tools or system would show.

@@ -8,18 +8,21 @@
 // swap them from one recording to the next), each body whole (the real
 // sizes are the point), and the headers that say which API and client it
 // is; it leaves out what would tie it to the machine or the run that
-// recorded it: the scratch project's and HOME's paths become /work/project
-// and /home/user (also where a client writes them with '-' for '/', or one
-// relative to the other), the host name and the user's become "host" and
-// "user" (root's excepted: see redactor), and ids that are random per run
+// recorded it: the clients see the scratch project and HOME at the
+// sandbox's fixed /scratch and /home/agent (lib/sandbox.mjs), and any path
+// of the test's own directories that still shows becomes those (also where
+// a client writes them with '-' for '/', or one relative to the other), the
+// host name and the user's become "host" and "user" (root's excepted: see
+// redactor), and ids that are random per run
 // (UUIDs, 64- and 32-hex ids, tool call ids) become numbered placeholders,
 // so that a fresh recording differs from the last where the client changed.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { AGENT_HOME, SCRATCH } from './sandbox.mjs';
 
-export const PROJECT = '/work/project';
-export const HOME = '/home/user';
+export const PROJECT = SCRATCH;
+export const HOME = AGENT_HOME;
 
 // The headers a fixture keeps: the content type, the API's version and
 // betas and who the client says it is. Credentials never reach the recording
@@ -60,10 +63,12 @@ export function writeFixture(dir, { client, pkg, version, file, requests, work, 
 
 // What a fixture says of itself.
 export function about(client, version) {
-  return `One headless turn of ${client} ${version} (its test in tests/agents/: a scratch project holding ` +
-    'a.txt and b.txt, an empty HOME, the model "coder") with a tool round trip: every request it sent to zest, ' +
-    'in order, recorded by `make record-agents` through tests/lib/recording_proxy.mjs. Redacted: the project ' +
-    `and HOME paths are ${PROJECT} and ${HOME}, the host name "host", the user's name "user" (unless root), ` +
+  return `One headless turn of ${client} ${version} (its test in tests/agents/: in a sandbox, a scratch project ` +
+    `at ${PROJECT} holding a.txt and b.txt, an empty HOME at ${HOME}, the model "coder", zest-make-model's ` +
+    'tiny-file-reader) in which the model called the client\'s read tool on a.txt, the client sent the file\'s ' +
+    'content back and the model answered: every request it sent to zest, in order, recorded by ' +
+    '`make record-agents` through tests/lib/recording_proxy.mjs. Redacted: the test\'s own paths (should one ' +
+    `show) as ${PROJECT} and ${HOME}, the host name "host", the user's name "user" (unless root), ` +
     'UUIDs and 64-hex ids numbered placeholders; headers other than content type, accept, API version and ' +
     "betas and the client's own name are left out (credentials are never recorded). Bodies are whole.";
 }
