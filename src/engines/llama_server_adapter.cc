@@ -44,7 +44,14 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
 
   LaunchCommand command;
   command.argv = located_->Command(LlamaServerArgs(o), mounts, /*own_network=*/!uses_workers);
-  std::vector<std::string> env;
+  // Allocations of 4 MiB and more straight from the kernel and back to it
+  // when freed: the prompt cache's conversation states (tens to hundreds of
+  // MiB each) come and go as conversations take turns, and glibc's sliding
+  // threshold put them on its heap, which kept one or two freed states
+  // resident beside the cache (the engine's RSS went 35 MiB over a 40 MiB
+  // cache in one run of two, prompt_cache.test.mjs). Smaller ones, as a
+  // sampler's per-token arrays, stay on the heap.
+  std::vector<std::string> env = {"MALLOC_MMAP_THRESHOLD_=4194304"};
   // llvmpipe runs the "GPU" layers on threads of its own: as many as the
   // engine's share of the cores, not one per core.
   if (spec.software_gpu && spec.threads > 0) {

@@ -86,11 +86,15 @@ uint64_t KvCacheBytes(const models::ModelInfo& model, const LoadShape& shape) {
 }
 
 uint64_t ComputeBufferBytes(const models::ModelInfo& model, const LoadShape& shape) {
-  // The largest live tensors of a micro-batch: the logits (vocab per token)
-  // and, without flash attention, the attention scores of one layer.
-  uint64_t widest = model.vocab_size;
+  // The graph's live tensors at its two peaks (memory_ledger.h): the logits
+  // at the output, and within a layer the mask (alive through every layer,
+  // freed before the output) beside the widest intermediate.
+  const uint64_t output = 4ull * shape.ubatch * (model.embedding_length + model.vocab_size);
+  uint64_t widest = 2 * model.feed_forward_length;  // gate and up
   if (!shape.flash_attention) widest = std::max(widest, model.head_count * shape.ctx_per_slot);
-  return 4ull * shape.ubatch * (model.embedding_length + widest);
+  const uint64_t mask = 2ull * shape.ubatch * shape.ctx_per_slot;
+  const uint64_t layer = mask + 4ull * shape.ubatch * (model.embedding_length + widest);
+  return std::max(output, layer);
 }
 
 int LayerDevice(const models::ModelInfo& model, const Layout& layout, uint64_t layer) {

@@ -13,10 +13,16 @@
 //            × bytes of the K type + value_length × bytes of the V type).
 //            Cells are ctx_per_slot × parallel; a sliding-window block keeps
 //            only min(ctx_per_slot, window + ubatch) cells per slot.
-//   compute  the graph's scratch on each device that runs layers: 4 bytes ×
-//            ubatch × (embedding + max(vocab, attention scores)), where the
-//            attention scores (heads × cells of a slot) count only without
-//            flash attention.
+//   compute  the graph's scratch on each device that runs layers, at its
+//            peak: the output phase, 4 bytes × ubatch × (embedding + vocab),
+//            or a layer's, the f16 attention mask (2 bytes × ubatch × cells
+//            of a slot) beside 4 bytes × ubatch × (embedding + the wider of
+//            the feed-forward's two intermediates and, without flash
+//            attention, the attention scores: heads × cells of a slot).
+//            Large vocabularies peak at the output (Llama 3 8B: the engine's
+//            258.5 MiB), small ones in a layer (a 512-wide synthetic model,
+//            1024 feed-forward, 4096 cells: the engine reported 11.0 MiB,
+//            9.0 counted here, 2.0 by the output phase alone).
 //   repack   with cpu_repack and mmap, the CPU blocks' dense weights once more.
 //   overhead the engine process itself on the CPU, a driver context per GPU.
 //   prompt cache  the host-RAM cache of idle conversations (llama-server's

@@ -170,8 +170,9 @@ TEST(MemoryLedgerTest, WithoutFlashAttentionScoresDominate) {
   models::ModelInfo m = WriteSparseModel(Llama3_8B());
   LoadShape shape = Shape(8192, 1);
   shape.flash_attention = false;
-  // 32 heads × 8192 cells > vocab: 4 × 512 × (4096 + 262144).
-  EXPECT_EQ(ComputeBufferBytes(m, shape), 545'259'520u);
+  // 32 heads × 8192 cells > vocab: a layer's peak, the f16 mask 2 × 512 ×
+  // 8192 beside 4 × 512 × (4096 + 262144).
+  EXPECT_EQ(ComputeBufferBytes(m, shape), 2ull * 512 * 8192 + 545'259'520u);
 }
 
 TEST(MemoryLedgerTest, TensorSplitDealsBlocksInOrder) {

@@ -14,7 +14,6 @@ uint64_t StateBytes(uint64_t tokens, const PromptCacheShape& shape) {
 
 PromptCacheShape PromptCacheShapeOf(const EnginePlan& plan) {
   PromptCacheShape shape;
-  shape.slots = plan.parallel;
   shape.max_tokens = plan.ctx_per_slot;
   shape.ceiling = plan.cache_ram_mib.value_or(0) << 20;
   uint64_t kv = 0;
@@ -26,10 +25,9 @@ PromptCacheShape PromptCacheShapeOf(const EnginePlan& plan) {
 
 uint64_t PromptCacheHeld(const std::vector<uint64_t>& tokens_newest_first,
                          const PromptCacheShape& shape) {
-  const std::size_t in_slots = static_cast<std::size_t>(std::max(shape.slots, 0));
   uint64_t held = 0;
   // Newest first, so the states that no longer fit are the oldest ones.
-  for (std::size_t i = in_slots; i < tokens_newest_first.size(); ++i) {
+  for (std::size_t i = 1; i < tokens_newest_first.size(); ++i) {
     const uint64_t state = StateBytes(tokens_newest_first[i], shape);
     if (held + state > shape.ceiling) break;
     held += state;
@@ -39,15 +37,8 @@ uint64_t PromptCacheHeld(const std::vector<uint64_t>& tokens_newest_first,
 
 uint64_t PromptCacheReserved(const std::vector<uint64_t>& tokens_newest_first,
                              const PromptCacheShape& shape) {
-  if (shape.ceiling == 0) return 0;  // no cache
-  const uint64_t held = PromptCacheHeld(tokens_newest_first, shape);
-  const std::size_t in_slots = static_cast<std::size_t>(std::max(shape.slots, 0));
-  // Fewer conversations than slots: a new one takes an empty slot.
-  uint64_t next = 0;
-  if (in_slots > 0 && tokens_newest_first.size() >= in_slots) {
-    next = StateBytes(tokens_newest_first[in_slots - 1], shape);
-  }
-  return held + next;
+  if (shape.ceiling == 0 || tokens_newest_first.empty()) return 0;  // no cache, or nothing yet
+  return PromptCacheHeld(tokens_newest_first, shape) + StateBytes(tokens_newest_first[0], shape);
 }
 
 }  // namespace zest::placement

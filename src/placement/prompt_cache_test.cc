@@ -16,30 +16,33 @@ struct Case {
   uint64_t reserved;
 };
 
-TEST(PromptCacheTest, HoldsEveryConversationButTheSlotsOnesWithinTheCeiling) {
-  const PromptCacheShape two_slots{.bytes_per_token = 8 * kKiB, .ceiling = 8192 * kMiB, .slots = 2};
+TEST(PromptCacheTest, HoldsEveryConversationButTheNewestWithinTheCeiling) {
+  const PromptCacheShape shape{.bytes_per_token = 8 * kKiB, .ceiling = 8192 * kMiB};
   const uint64_t state = 4000 * 8 * kKiB;  // 31.25 MiB
   const std::vector<Case> cases = {
-      {"nothing served", {}, two_slots, 0, 0},
-      {"one conversation: in a slot", {4000}, two_slots, 0, 0},
-      {"as many as slots: none cached, the oldest is next", {4000, 4000}, two_slots, 0, state},
-      {"8 on 2 slots: 6 cached, one more next", std::vector<uint64_t>(8, 4000), two_slots,
-       6 * state, 7 * state},
-      {"the next is the oldest slot's, not the newest",
+      {"nothing served", {}, shape, 0, 0},
+      {"one conversation: in its slot, saved by the next request", {4000}, shape, 0, state},
+      {"two: the older one saved though it has a slot of its own",
+       {4000, 4000},
+       shape,
+       state,
+       2 * state},
+      {"8: 7 cached, the newest next", std::vector<uint64_t>(8, 4000), shape, 7 * state, 8 * state},
+      {"the next is the newest's state",
        {100, 4000, 50},
-       two_slots,
-       50 * 8 * kKiB,
-       50 * 8 * kKiB + state},
-      {"a ceiling of 3 states holds the 3 newest, and the one coming in",
+       shape,
+       state + 50 * 8 * kKiB,
+       state + 150 * 8 * kKiB},
+      {"a ceiling of 3 states holds the 3 newest after it, and the one coming in",
        std::vector<uint64_t>(8, 4000),
-       {.bytes_per_token = 8 * kKiB, .ceiling = 3 * state, .slots = 2},
+       {.bytes_per_token = 8 * kKiB, .ceiling = 3 * state},
        3 * state,
        4 * state},
       {"a state never holds more than a slot's context",
        {9000, 9000, 9000},
-       {.bytes_per_token = 8 * kKiB, .ceiling = 8192 * kMiB, .slots = 2, .max_tokens = 4096},
-       4096 * 8 * kKiB,
-       2 * 4096 * 8 * kKiB},
+       {.bytes_per_token = 8 * kKiB, .ceiling = 8192 * kMiB, .max_tokens = 4096},
+       2 * 4096 * 8 * kKiB,
+       3 * 4096 * 8 * kKiB},
       {"no cache (ceiling 0)", std::vector<uint64_t>(8, 4000), {.bytes_per_token = 8 * kKiB}, 0, 0},
   };
   for (const Case& c : cases) {
@@ -57,7 +60,6 @@ TEST(PromptCacheTest, TheShapeComesFromThePlan) {
   const PromptCacheShape shape = PromptCacheShapeOf(plan);
   EXPECT_EQ(shape.bytes_per_token, 8 * kKiB) << "64 MiB over 8192 cells, every device";
   EXPECT_EQ(shape.ceiling, 256 * kMiB);
-  EXPECT_EQ(shape.slots, 2);
   EXPECT_EQ(shape.max_tokens, 4096u);
   plan.cache_ram_mib.reset();
   EXPECT_EQ(PromptCacheShapeOf(plan).ceiling, 0u) << "no cache";

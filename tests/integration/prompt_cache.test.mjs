@@ -1,13 +1,14 @@
 // The engine's host-RAM prompt cache (llama-server's --cache-ram) in the
 // memory ledger: zest gives each engine a cache ceiling it has room for
 // (four KV caches by default), and the ledger holds what the cache holds as
-// conversations come (placement/prompt_cache.h: every conversation but the
-// slots' ones, up to the ceiling, and the one the next conversation would
-// push in), not the ceiling. Two traces of 8 conversations on 2 slots, one
-// that fits in the cache and one that fills it, each leave the engine's
-// resident memory within bounds of zest's prediction on both sides: a
-// prediction too high keeps out models that fit, one too low lets the
-// machine run out. Left to itself the engine grows its cache up to 8 GiB.
+// conversations come (placement/prompt_cache.h: the states of every
+// conversation but the newest, up to the ceiling, and the newest's, which
+// the next request saves), not the ceiling. Three traces on 2 slots, of 3
+// conversations (the cache far from full), of 8 (most of it) and of 8 in a
+// cache they fill, each leave the engine's resident memory within bounds of
+// zest's prediction on both sides: a prediction too high keeps out models
+// that fit (reserving the ceiling, the first trace measured 0.52 of it),
+// one too low lets the machine run out. Left to itself the engine grows its cache up to 8 GiB.
 // Real engine (the 'small' synthetic preset: 6 KiB of KV per token), real
 // /proc measurement of the engine's process tree.
 import assert from 'node:assert/strict';
@@ -30,8 +31,9 @@ describe('the prompt cache in the ledger', () => {
   let zest;
   before(async () => {
     const config = `[models.small]\nparallel = ${SLOTS}\nctx_size = 4096\n` +
+      `[models.few]\nparallel = ${SLOTS}\nctx_size = 4096\n` +
       `[models.full]\nparallel = ${SLOTS}\nctx_size = 4096\ncache_ram = ${FULL_CACHE_MIB}\n`;
-    const home = makeHome({ small: { preset: 'small' }, full: { preset: 'small' } }, { config });
+    const home = makeHome({ small: { preset: 'small' }, few: { preset: 'small' }, full: { preset: 'small' } }, { config });
     zest = await startZest({ home });
   });
   after(async () => { await zest?.stop(); zest?.cleanup(); });
@@ -40,12 +42,12 @@ describe('the prompt cache in the ledger', () => {
 
   // Turns of 8 conversations, round robin (each turn of each one evicts
   // another from a slot); each second turn's cached share.
-  async function trace(model, turns) {
+  async function trace(model, turns, conversations = CONVERSATIONS) {
     const history = [];
-    for (let n = 0; n < CONVERSATIONS; n++) history.push([{ role: 'system', content: opening(n, WORDS) }]);
+    for (let n = 0; n < conversations; n++) history.push([{ role: 'system', content: opening(n, WORDS) }]);
     const warm = [];
     for (let turn = 0; turn < turns; turn++) {
-      for (let n = 0; n < CONVERSATIONS; n++) {
+      for (let n = 0; n < conversations; n++) {
         history[n].push({ role: 'user', content: `turn ${turn} of conversation ${n}` });
         const r = await zest.json('/v1/chat/completions', { model, messages: history[n], max_tokens: 4, temperature: 0 });
         assert.equal(r.status, 200, JSON.stringify(r.data));
@@ -88,6 +90,16 @@ describe('the prompt cache in the ledger', () => {
     assert.ok(engine, 'a llama-server runs');
     const argv = fs.readFileSync(`/proc/${engine.pid}/cmdline`, 'utf8').split('\0');
     assert.equal(argv[argv.indexOf('--cache-ram') + 1], String(p.cache_ram));
+    // Its conversation states go back to the kernel when the cache drops
+    // them (llama_server_adapter.cc), so its RSS is what the cache holds.
+    const env = fs.readFileSync(`/proc/${engine.pid}/environ`, 'utf8').split('\0');
+    assert.ok(env.includes('MALLOC_MMAP_THRESHOLD_=4194304'), env.join(' '));
+  });
+
+  test(`3 conversations on ${SLOTS} slots, far from filling the default cache: RSS/predicted ${LOW}..${HIGH}`, async (t) => {
+    const warm = await trace('few', 2, 3);
+    assert.ok(warm.every((share) => share > 0.9), `cached shares ${warm.map((s) => s.toFixed(2))}`);
+    await assertWithinBounds(t, 'few', 'far from full');
   });
 
   test(`${CONVERSATIONS} conversations on ${SLOTS} slots in the default cache: every warm turn cached, RSS/predicted ${LOW}..${HIGH}`, async (t) => {
@@ -97,7 +109,7 @@ describe('the prompt cache in the ledger', () => {
     // beside the slots, and this round-robin order found none of them).
     assert.ok(warm.every((share) => share > 0.9), `cached shares ${warm.map((s) => s.toFixed(2))}`);
     const cpu = await assertWithinBounds(t, 'small', 'fits');
-    // What it holds is the 6 conversations off the slots and the next, not the ceiling.
+    // What it holds is the conversations' states, not the ceiling.
     const ceiling = (await instance('small')).placement.cache_ram * 2 ** 20;
     assert.ok(cpu.prompt_cache > 0 && cpu.prompt_cache < ceiling, `held ${MiB(cpu.prompt_cache)} of ${MiB(ceiling)} MiB`);
   });
