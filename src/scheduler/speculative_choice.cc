@@ -52,6 +52,17 @@ std::optional<SpeculativeChoice> CatalogDraft(const models::ModelEntry& target,
 
 }  // namespace
 
+std::optional<int> DefaultDraftMax(placement::SpeculativeKind kind) {
+  switch (kind) {
+    case SpeculativeKind::kDraft:
+      return kDraftModelMaxDefault;
+    case SpeculativeKind::kNgram:
+      return kNgramMaxDefault;
+    default:
+      return std::nullopt;  // MTP drafts as many as the model has heads for
+  }
+}
+
 Result<SpeculativeChoice> ChooseSpeculative(const models::ModelEntry& target,
                                             const config::ModelSettings& settings,
                                             const FindModel& find) {
@@ -83,7 +94,8 @@ Result<SpeculativeChoice> ChooseSpeculative(const models::ModelEntry& target,
     if (heads) choice.plan.kind = SpeculativeKind::kMtp;
   }
   if (choice.plan.kind != SpeculativeKind::kNone) {
-    choice.plan.max_tokens = settings.draft_max;
+    choice.plan.max_tokens =
+        settings.draft_max ? settings.draft_max : DefaultDraftMax(choice.plan.kind);
     choice.plan.min_tokens = settings.draft_min;
     choice.plan.chosen_by_auto = mode == "auto";
   }

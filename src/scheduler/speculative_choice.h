@@ -18,6 +18,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "config/model_settings.h"
@@ -34,6 +35,14 @@ struct SpeculativeChoice {
   placement::SpeculativePlan plan;                 // draft_device is placement's to set
   std::shared_ptr<const models::ModelInfo> draft;  // the draft's shape; null = no draft model
 };
+
+// The most tokens one step drafts when the model's options leave draft_max
+// unset. The engine's own default (--spec-draft-n-max 3 in build 11669)
+// caps an agreeing draft at 4 tokens a step, which paid 1.32× where 3.34×
+// was there to have (issue 45; bench/speculative.mjs sweeps draft_max).
+inline constexpr int kDraftModelMaxDefault = 16;
+inline constexpr int kNgramMaxDefault = 16;
+std::optional<int> DefaultDraftMax(placement::SpeculativeKind kind);
 
 // kInvalidArgument with the reason ("draft 'D' for 'T' is refused: the
 // draft's vocabulary has ...", or that zest does not know it).

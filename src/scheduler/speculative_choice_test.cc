@@ -96,6 +96,20 @@ TEST_F(SpeculativeChoiceTest, ADraftWithTheSameTokenizerIsPaired) {
   EXPECT_EQ(choice->draft->block_count, 1u);
 }
 
+// Left unset, how many tokens a step drafts is zest's default for the kind
+// of drafting, not the engine's (3, which caps an agreeing draft's gain).
+TEST_F(SpeculativeChoiceTest, DraftMaxUnsetIsZestsDefaultForTheKind) {
+  Result<SpeculativeChoice> draft = ChooseSpeculative(target_, With("d"), Find());
+  ASSERT_TRUE(draft.ok()) << draft.status().message();
+  EXPECT_EQ(draft->plan.max_tokens, kDraftModelMaxDefault);
+  config::ModelSettings ngram;
+  ngram.speculative = "ngram";
+  Result<SpeculativeChoice> lookup = ChooseSpeculative(target_, ngram, Find());
+  ASSERT_TRUE(lookup.ok()) << lookup.status().message();
+  EXPECT_EQ(lookup->plan.max_tokens, kNgramMaxDefault);
+  EXPECT_EQ(DefaultDraftMax(SpeculativeKind::kMtp), std::nullopt) << "MTP: the model's own heads";
+}
+
 // `auto` without a draft option takes the usual draft the registry found in
 // the target's catalog entry, when it pairs; one that does not pair is
 // passed over quietly (nobody asked for it).
