@@ -28,13 +28,13 @@ inline bool StrictRequirements() {
 // Skips the current test when `available` is false, or fails it in strict
 // mode; `what` names what is missing (a tool, a provisioned part). Use at the
 // top of a TEST body, as GTEST_SKIP().
-#define ZEST_REQUIRE(available, what)                                                    \
-  do {                                                                                   \
-    if (!(available)) {                                                                  \
-      if (::zest::testing::StrictRequirements()) {                                       \
+#define ZEST_REQUIRE(available, what)                                                     \
+  do {                                                                                    \
+    if (!(available)) {                                                                   \
+      if (::zest::testing::StrictRequirements()) {                                        \
         FAIL() << (what) << " is missing: `make test` installs it (a missing tool fails " \
-               << "under make test and in CI)";                                          \
-      }                                                                                  \
-      GTEST_SKIP() << (what) << " is missing";                                           \
-    }                                                                                    \
+               << "under make test and in CI)";                                           \
+      }                                                                                   \
+      GTEST_SKIP() << (what) << " is missing";                                            \
+    }                                                                                     \
   } while (0)
