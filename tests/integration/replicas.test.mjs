@@ -132,8 +132,11 @@ describe('replicas on a second device under load', { skip }, () => {
     // The last one stays: the autoscaler (twice a second) has seen it idle
     // past its 3 s window for another whole window, by the server's own
     // clock, and stopped nothing more.
-    await waitFor(async () => (await zest.instances())[0]?.idle_s >= 6.5,
-      { timeout: 20000, interval: 100, what: 'the last instance idle for two windows' });
+    await waitFor(async () => {
+      const left = await zest.instances();
+      assert.equal(left.length, 1, 'the last instance stays');
+      return left[0].idle_s >= 6.5;
+    }, { timeout: 20000, interval: 100, what: 'the last instance idle for two windows' });
     assert.equal((await zest.instances()).length, 1);
     assert.equal(await metric('zest_autoscale_total{model="hot",direction="down"}'), 1, 'one instance stopped, not two');
     assert.equal((await zest.json('/v1/chat/completions', chatBody('hot'))).status, 200);
