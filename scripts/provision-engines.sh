@@ -18,6 +18,9 @@
 # ZEST_ENGINE_REFRESH=1 forces a rebuild. Runs as root or as a user with sudo
 # (debootstrap needs root; the result is readable by everyone).
 set -euo pipefail
+# debootstrap lives in /usr/sbin, which a non-root user's PATH on Debian
+# lacks (sudo finds it through its secure_path; the check below must too).
+export PATH="$PATH:/usr/sbin:/sbin"
 
 log() { printf 'engines: %s\n' "$*" >&2; }
 

@@ -119,7 +119,6 @@ models::DownloadOptions PullOptionsFor(const config::Settings& s, metrics::Regis
   models::DownloadOptions o;
   o.connections = s.pull_connections;
   o.stall_timeout_s = s.pull_stall_timeout_s;
-  if (s.pull_test_free_bytes > 0) o.fake_free_bytes = s.pull_test_free_bytes;
   auto* downloaded =
       &metrics.AddCounter("zest_download_bytes_total", "Bytes received from model hubs by pulls.")
            .With({});

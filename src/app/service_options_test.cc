@@ -105,19 +105,15 @@ TEST(ChatRouteOptionsFor, AKeysLongestKeepAliveIsTheServersUnlessCapped) {
   EXPECT_EQ(ChatRouteOptionsFor(s).max_keep_alive, ParseDuration("1h").value());
 }
 
-TEST(PullOptionsFor, BytesReceivedAreCountedAndTheTestDiskOnlyWhenSet) {
+TEST(PullOptionsFor, BytesReceivedAreCounted) {
   config::Settings s;
   metrics::Registry metrics;
   models::DownloadOptions o = PullOptionsFor(s, metrics);
-  EXPECT_FALSE(o.fake_free_bytes.has_value());
   ASSERT_TRUE(o.on_received);
   o.on_received(1000);
   o.on_received(24);
   EXPECT_NE(metrics.Render().find("zest_download_bytes_total 1024"), std::string::npos)
       << metrics.Render();
-  s.pull_test_free_bytes = 5;
-  metrics::Registry other;
-  EXPECT_EQ(PullOptionsFor(s, other).fake_free_bytes, 5u);
 }
 
 TEST(ManifestPathFor, RelativeToZestsHome) {

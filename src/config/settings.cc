@@ -186,8 +186,6 @@ std::vector<Field> ServerAndModelFields() {
       IntField("pull.connections", "ZEST_PULL_CONNECTIONS", &Settings::pull_connections, 1, 16),
       IntField("pull.stall_timeout_s", "ZEST_PULL_STALL_TIMEOUT", &Settings::pull_stall_timeout_s,
                1, 3600),
-      IntField<uint64_t>("pull.test_free_bytes", "ZEST_TEST_FREE_BYTES",
-                         &Settings::pull_test_free_bytes, 0, 1ull << 60),
   };
 }
 

@@ -45,9 +45,8 @@ struct Settings {
   std::string hf_endpoint = "https://huggingface.co";  // HF_ENDPOINT
   std::string hf_token;                                // HF_TOKEN; secret (never printed)
   // [pull]
-  int pull_connections = 4;           // parallel ranges per file of 32 MiB or more
-  int pull_stall_timeout_s = 30;      // no byte this long: reconnect
-  uint64_t pull_test_free_bytes = 0;  // tests only: pretend this much free disk (0 = ask)
+  int pull_connections = 4;       // parallel ranges per file of 32 MiB or more
+  int pull_stall_timeout_s = 30;  // no byte this long: reconnect
   // [engine]
   std::filesystem::path llama_server;    // configured engine binary; empty = search
   std::filesystem::path whisper_server;  // speech-to-text engine; empty = search

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/testing/temp_dir.h"
 #include "hardware/test_fixtures.h"
 #include "placement/eviction.h"
 #include "placement/fit.h"
@@ -253,10 +254,12 @@ TEST(CpuEngineNeedsTest, SpeechAndImageEnginesSayWhatTheyNeedBesideTheWeights) {
 namespace zest::engines {
 namespace {
 
-// A GGUF of `architecture` with an embedding width, no tensors.
-std::filesystem::path WriteVocoder(const std::string& name, const std::string& architecture,
-                                   uint64_t width = 768) {
-  std::filesystem::path path = std::filesystem::path(::testing::TempDir()) / name;
+// A GGUF of `architecture` with an embedding width, no tensors, in `dir`
+// (a directory of the test's own: under gtest's shared TempDir() a file
+// of the same name another user's run left there cannot be overwritten).
+std::filesystem::path WriteVocoder(const zest::testing::TempDir& dir, const std::string& name,
+                                   const std::string& architecture, uint64_t width = 768) {
+  std::filesystem::path path = dir.path() / name;
   tools::GgufWriter w;
   w.AddString("general.architecture", architecture);
   w.AddUint64(architecture + ".embedding_length", width);
@@ -265,8 +268,9 @@ std::filesystem::path WriteVocoder(const std::string& name, const std::string& a
 }
 
 TEST(VocoderBytesTest, AWavTokenizerAddsItsOwnEngineAndABatchOfWorkingBuffers) {
-  const std::filesystem::path wav = WriteVocoder("wt.vocoder.gguf", "wavtokenizer-dec");
-  const std::filesystem::path other = WriteVocoder("qt.vocoder.gguf", "clip");
+  zest::testing::TempDir dir;
+  const std::filesystem::path wav = WriteVocoder(dir, "wt.vocoder.gguf", "wavtokenizer-dec");
+  const std::filesystem::path other = WriteVocoder(dir, "qt.vocoder.gguf", "clip");
   const uint64_t wav_file = std::filesystem::file_size(wav);
   // 4096 codes x (1282 outputs + 8 x 768 activations) x 4 bytes: ~115 MiB,
   // and the batch's 1282 floats a code as JSON text, 64 bytes a float: 321 MiB.
@@ -278,13 +282,14 @@ TEST(VocoderBytesTest, AWavTokenizerAddsItsOwnEngineAndABatchOfWorkingBuffers) {
 
 TEST(VocoderBytesTest, AnUntrustedWidthIsChargedAtMostTheCapNeverWrapped) {
   // 2^62 wide: unclamped, 4096 x 8 x 2^62 x 4 wraps round to a small number.
+  zest::testing::TempDir dir;
   const std::filesystem::path huge =
-      WriteVocoder("huge.vocoder.gguf", "wavtokenizer-dec", uint64_t{1} << 62);
+      WriteVocoder(dir, "huge.vocoder.gguf", "wavtokenizer-dec", uint64_t{1} << 62);
   const uint64_t file = std::filesystem::file_size(huge);
   EXPECT_EQ(VocoderBytes(huge),
             file + kTtsEngineBytes + 4096ull * (1282 + 8 * 65536ull) * 4 + 4096ull * 1282 * 64);
   const std::filesystem::path at_cap =
-      WriteVocoder("cap.vocoder.gguf", "wavtokenizer-dec", uint64_t{1} << 16);
+      WriteVocoder(dir, "cap.vocoder.gguf", "wavtokenizer-dec", uint64_t{1} << 16);
   EXPECT_EQ(VocoderBytes(at_cap), VocoderBytes(huge));
 }
 

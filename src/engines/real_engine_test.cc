@@ -262,9 +262,15 @@ TEST(RealEngine, ServesOnAUnixSocketInABoundDirAndDiesWithTerminate) {
 }
 
 // The rest look inside the sandbox itself, so they need the rootfs engine.
+// A configured or system llama-server (ZEST_LLAMA_SERVER, PATH) is used
+// instead of the rootfs; then there is no rootfs sandbox to look into. This
+// is a set-up, not a missing tool: `make engines` provisions the rootfs only
+// where no other llama-server is found.
+constexpr const char* kNotTheRootfs =
+    "zest uses a configured or system llama-server here, not the engine rootfs";
 TEST(RealEngine, EnvironmentReachesTheSandbox) {
   EngineLocation location = RealEngine();
-  if (location.source != EngineSource::kRootfs) GTEST_SKIP() << "engine is not the rootfs";
+  if (location.source != EngineSource::kRootfs) GTEST_SKIP() << kNotTheRootfs;
   location.binary = "/usr/bin/env";
   auto lines = RunToEnd(location.Command({"env"}, {}), {"GGML_VK_VISIBLE_DEVICES=0"});
   EXPECT_TRUE(Contains(lines, "GGML_VK_VISIBLE_DEVICES=0")) << ::testing::PrintToString(lines);
@@ -272,7 +278,7 @@ TEST(RealEngine, EnvironmentReachesTheSandbox) {
 
 TEST(RealEngine, SandboxIsReadOnlyExceptBoundDirs) {
   EngineLocation location = RealEngine();
-  if (location.source != EngineSource::kRootfs) GTEST_SKIP() << "engine is not the rootfs";
+  if (location.source != EngineSource::kRootfs) GTEST_SKIP() << kNotTheRootfs;
   TempDir rw, ro;
   location.binary = "/bin/sh";
   std::string script = "touch /usr/zest-probe 2>/dev/null; echo usr=$?; touch " +
@@ -294,7 +300,7 @@ namespace {
 // bwrap alone must take llama-server down (--unshare-pid --die-with-parent).
 TEST(RealEngine, KillingBwrapAloneTakesTheEngineDown) {
   EngineLocation location = RealEngine();
-  if (location.source != EngineSource::kRootfs) GTEST_SKIP() << "engine is not the rootfs";
+  if (location.source != EngineSource::kRootfs) GTEST_SKIP() << kNotTheRootfs;
   TempDir dir;
   auto socket_path = dir.path() / "engine.sock";
   auto process = StartRouter(location, dir.path(), socket_path);

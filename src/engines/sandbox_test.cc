@@ -14,6 +14,7 @@
 
 #include <algorithm>
 
+#include "core/testing/requirements.h"
 #include "engines/bridged_command.h"
 #include "engines/engine_locator.h"
 #include "engines/path_search.h"
@@ -98,7 +99,7 @@ bool Has(const std::vector<std::string>& lines, const std::string& line) {
 }
 
 TEST(Sandbox, AnEngineSeesOnlyItsOwnFilesNoNetworkAndNoSecrets) {
-  if (!Bwrap()) GTEST_SKIP() << "bubblewrap is not installed";
+  ZEST_REQUIRE(Bwrap(), "bubblewrap (/usr/bin/bwrap)");
   TempDir home, run;
   WriteFile(home.path() / "keys.json", "secret", 0600);
   WriteFile(home.path() / "models/m.gguf", "weights", 0644);
@@ -172,7 +173,7 @@ TEST(Sandbox, AnEngineSeesOnlyItsOwnFilesNoNetworkAndNoSecrets) {
 // (bit 21). Inside: the engine's usual sandbox still builds with that one
 // capability, and holds none.
 TEST(Sandbox, BridgeSandboxHoldsTheEnginesSandboxWithOneCapabilityToSpare) {
-  if (!Bwrap()) GTEST_SKIP() << "bubblewrap is not installed";
+  ZEST_REQUIRE(Bwrap(), "bubblewrap (/usr/bin/bwrap)");
   TempDir home, run, elsewhere;
   WriteFile(home.path() / "keys.json", "secret", 0600);
   WriteFile(home.path() / "models/m.bin", "weights", 0644);
@@ -228,7 +229,7 @@ TEST(Sandbox, BridgeSandboxHoldsTheEnginesSandboxWithOneCapabilityToSpare) {
 // FastFlowLM's: the host's files writable (its models under $HOME), zest's
 // home still hidden, the network still its own.
 TEST(Sandbox, HostWritableViewStillHidesZestsHomeAndTheNetwork) {
-  if (!Bwrap()) GTEST_SKIP() << "bubblewrap is not installed";
+  ZEST_REQUIRE(Bwrap(), "bubblewrap (/usr/bin/bwrap)");
   TempDir home, elsewhere;
   WriteFile(home.path() / "keys.json", "secret", 0600);
   Listener zest_port;

@@ -27,7 +27,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,9 +47,6 @@ struct DownloadOptions {
   BackoffPolicy backoff;
   std::chrono::seconds max_retry_after{300};  // a longer Retry-After is capped
   int stall_timeout_s = 30;                   // no bytes this long: reconnect
-  // Tests only (ZEST_TEST_FREE_BYTES): pretend the store's filesystem has
-  // this many bytes free, to exercise the disk-full path without a tmpfs.
-  std::optional<uint64_t> fake_free_bytes;
   // Called with the size of every piece received from the network (from
   // download threads; must be thread-safe and quick): the bytes-downloaded
   // metric.

@@ -106,10 +106,33 @@ describe('Ollama API (official ollama client)', () => {
     for (const key of ['total_duration', 'prompt_eval_duration', 'eval_duration']) {
       assert.ok(Number.isInteger(last[key]) && last[key] > 0, `${key}: ${JSON.stringify(last)}`);
     }
-    assert.ok(last.load_duration >= 0);
+    // The time before the engine began on the prompt: a part of the whole
+    // (what it is on a cold and on a warm request: the test below).
+    assert.ok(Number.isInteger(last.load_duration) && last.load_duration >= 0, JSON.stringify(last));
+    assert.ok(last.load_duration < last.total_duration, JSON.stringify(last));
     assert.ok(last.total_duration >= last.prompt_eval_duration + last.eval_duration, JSON.stringify(last));
     assert.ok(!Number.isNaN(Date.parse(last.created_at)));
   }
+
+  // Ollama's load_duration is the wait for the model: on a cold request it
+  // holds the engine's whole load (zest_model_load_duration_seconds times
+  // spawn to ready, inside the request), on a warm one it does not.
+  test('load_duration holds the model\'s load on a cold request, and not on a warm one', async () => {
+    const loads = async () => Number(/^zest_model_load_duration_seconds_sum\{model="tiny"\} ([\d.e+-]+)$/m
+      .exec(await (await zest.fetch('/metrics')).text())?.[1] ?? 0);
+    assert.equal((await zest.json('/api/v1/load', { model: 'tiny' })).status, 200);
+    assert.equal((await zest.json('/api/v1/unload', { model: 'tiny' })).status, 200);
+    await waitFor(async () => !(await zest.instances()).some((i) => i.model === 'tiny'), { what: 'tiny unloaded' });
+    const before = await loads();
+    const cold = await ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_predict: 2 } });
+    const load = (await loads()) - before;
+    assert.ok(load > 0, 'the request loaded tiny');
+    // The metric's seconds are printed rounded: a microsecond of slack.
+    assert.ok(cold.load_duration >= load * 1e9 - 1e3, `load_duration ${cold.load_duration} ns, the load took ${load} s`);
+    const warm = await ollama.chat({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], stream: false, options: { num_predict: 2 } });
+    assert.equal((await loads()) - before, load, 'no second load');
+    assert.ok(warm.load_duration < load * 1e9, `warm load_duration ${warm.load_duration} ns against a ${load} s load`);
+  });
 
   test('create: a model made from another (system, parameters) runs on its engine; a GGUF path; 501 for what does not map', async () => {
     const statuses = [];

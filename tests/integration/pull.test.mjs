@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startZest, makeHome, syntheticModel, syntheticDraftPair, zestBin, chatBody, waitFor } from '../lib/zest.mjs';
+import { startZest, makeHome, syntheticModel, syntheticDraftPair, zestBin, chatBody, descendants, waitFor } from '../lib/zest.mjs';
+import { needs } from '../lib/requirements.mjs';
 import { startFakeHub } from '../lib/fake_hub.mjs';
 import { Ollama } from 'ollama';
 
@@ -39,9 +40,9 @@ after(async () => { await hub?.close(); });
 
 const tmpCache = () => fs.mkdtempSync(path.join(os.tmpdir(), 'zest-hf-cache-'));
 
-async function withZest(env, fn) {
+async function withZest(env, fn, { prefix = [] } = {}) {
   const cache = env.HF_HUB_CACHE ?? tmpCache();
-  const zest = await startZest({ home: makeHome({}), env: { HF_ENDPOINT: hub.url, HF_HUB_CACHE: cache, ...env } });
+  const zest = await startZest({ home: makeHome({}), env: { HF_ENDPOINT: hub.url, HF_HUB_CACHE: cache, ...env }, prefix });
   try {
     return await fn(zest, cache);
   } finally {
@@ -212,16 +213,30 @@ test('a paginated file list is followed on the hub, never to another host', asyn
   }
 });
 
-test('not enough disk space: a clear error before any byte, nothing published', async () => {
-  hub.resetCounters();
-  await withZest({ ZEST_TEST_FREE_BYTES: '1000' }, async (zest, cache) => {
-    const r = await zest.json('/api/v1/pull', { model: BIG, stream: false });
-    assert.equal(r.status, 413);
-    assert.match(r.data.error.message, /not enough disk space.*needs 64\.0 MiB, 1000 B available/);
-    assert.equal(hub.bytesServed, 0);
-    assert.deepEqual(snapshots(cache, BIG), []);
+// A real full disk, not a pretended one: zest runs in a bubblewrap mount
+// namespace where its Hugging Face cache is a 1 MiB tmpfs (bwrap --size;
+// no root needed), so the check under test is zest's own statvfs. What is
+// in that tmpfs is read through /proc/PID/root, zest's view of the files.
+const bwrap = ['/usr/bin/bwrap', '/bin/bwrap'].find((p) => fs.existsSync(p));
+test('not enough disk space: a clear error before any byte, nothing published',
+  { skip: needs(Boolean(bwrap), 'bubblewrap (bwrap)') }, async () => {
+    hub.resetCounters();
+    const cache = tmpCache();
+    const prefix = [bwrap, '--dev-bind', '/', '/', '--size', String(MiB), '--tmpfs', cache, '--die-with-parent', '--'];
+    await withZest({ HF_HUB_CACHE: cache }, async (zest) => {
+      // Inside bwrap the cache is the tmpfs; zest is bwrap's child.
+      const inner = descendants(zest.pid).find((p) => p.comm === 'zest')?.pid;
+      assert.ok(inner, 'zest under bwrap');
+      const view = `/proc/${inner}/root${cache}`;
+      assert.equal(fs.statfsSync(view).blocks * fs.statfsSync(view).bsize, MiB, 'a 1 MiB filesystem');
+      const r = await zest.json('/api/v1/pull', { model: BIG, stream: false });
+      assert.equal(r.status, 413, JSON.stringify(r.data));
+      assert.match(r.data.error.message, /not enough disk space in .*: the download needs 64\.0 MiB, 1\.0 MiB available$/);
+      assert.equal(hub.bytesServed, 0);
+      assert.deepEqual(snapshots(view, BIG), []);
+      assert.deepEqual(blobs(view, BIG), [], 'no partial blob left');
+    }, { prefix });
   });
-});
 
 test('unsafe names from the hub or the client are refused', async () => {
   hub.treeOverride.set('test-org/Hostile-GGUF', [

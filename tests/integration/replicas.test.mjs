@@ -129,8 +129,16 @@ describe('replicas on a second device under load', { skip }, () => {
     await waitFor(async () => (await metric('zest_autoscale_total{model="hot",direction="down"}')) === 1,
       { timeout: 15000, interval: 100, what: 'the autoscale down count' });
     assert.match(zest.logs(), /autoscale down 'hot': stopping its instance on (CPU|Vulkan0) \(pid \d+\): pid \d+ idle for \d+ s >= 3 s/);
-    await new Promise((r) => setTimeout(r, 4000));  // another idle window: the last one stays
+    // The last one stays: the autoscaler (twice a second) has seen it idle
+    // past its 3 s window for another whole window, by the server's own
+    // clock, and stopped nothing more.
+    await waitFor(async () => {
+      const left = await zest.instances();
+      assert.equal(left.length, 1, 'the last instance stays');
+      return left[0].idle_s >= 6.5;
+    }, { timeout: 20000, interval: 100, what: 'the last instance idle for two windows' });
     assert.equal((await zest.instances()).length, 1);
+    assert.equal(await metric('zest_autoscale_total{model="hot",direction="down"}'), 1, 'one instance stopped, not two');
     assert.equal((await zest.json('/v1/chat/completions', chatBody('hot'))).status, 200);
   });
 });
@@ -225,7 +233,11 @@ describe('a split prefill whose client leaves', { skip }, () => {
     await waitFor(() => /prefill of 'long' stopped: the client left/.test(zest.logs()), { what: 'the stop logged' });
     // Once the prefill engine is done with the prompt, a handoff would follow at once.
     await waitFor(async () => !(await processing(prefiller)), { timeout: 120000, interval: 100, what: 'Vulkan0 idle again' });
-    await new Promise((r) => setTimeout(r, 500));
+    // The request is over (counted as the client's leaving, 499): nothing
+    // of it can follow, so a handoff not logged by then never happens.
+    await waitFor(async () => seriesValue(await (await zest.fetch('/metrics')).text(),
+      'zest_requests_total{api="openai",endpoint="chat_completions",model="long",status="499"}') === 1,
+    { timeout: 20000, what: 'the request counted as ended (499)' });
     assert.doesNotMatch(zest.logs(), /prefill of 'long' \(\d+ prompt tokens\) on Vulkan0 handed to/);
     // The decoding engine's own log: it never took a task.
     assert.doesNotMatch(fs.readFileSync(path.join(zest.home, 'logs', 'long.log'), 'utf8'), /processing task/);

@@ -11,10 +11,26 @@ import { chatBody, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs
 const run = promisify(execFile);
 // `long` can stream for tens of seconds (a 128k context before it must stop).
 const LONG = { preset: 'tiny', args: ['--context', '131072'] };
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function loaded(zest, model) {
   return (await zest.instances()).find((i) => i.model === model && i.state === 'ready');
+}
+
+// The keep-alive reaper's ticks, seen through a witness model: a request
+// for `witness` with `keep_alive` is unloaded by the reaper once that has
+// run out, and it says so in the log. Two rounds (the second with
+// keep_alive 0): the tick that unloaded the first witness has then run to
+// its end, so whatever else was past its keep-alive at that tick has been
+// dealt with too. A test that must show something was NOT unloaded waits
+// for this instead of sleeping.
+async function reaperTicksPast(zest, witness, keepAlive) {
+  const unloads = () => (zest.logs().match(new RegExp(`unloaded '${witness}': idle past its keep_alive`, 'g')) ?? []).length;
+  for (const keep of [keepAlive, 0]) {
+    const seen = unloads();
+    const r = await zest.json('/v1/chat/completions', chatBody(witness, { keep_alive: keep }));
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    await waitFor(() => unloads() > seen, { timeout: 15000, what: `the reaper to unload '${witness}'` });
+  }
 }
 
 // A streamed chat whose raw text (SSE comments included) is collected as it
@@ -94,7 +110,9 @@ describe('keep_alive', () => {
     const s = rawStream(zest, chatBody('long', { keep_alive: 0, max_tokens: 120000 }));
     await waitFor(() => (s.text.match(/^data: /gm) ?? []).length > 5, { timeout: 30000, what: 'tokens' });
     const pid = (await loaded(zest, 'long')).pid;
-    await sleep(1500);
+    // Its keep_alive 0 ran out at once, were it counted while it streams:
+    // reaper ticks after that have seen it.
+    await reaperTicksPast(zest, 'tiny', 0);
     const during = await loaded(zest, 'long');
     assert.equal(during?.pid, pid, `the same engine still serves; zest said:\n${zest.logs().slice(-3000)}`);
     assert.equal(during.expires_in_s, null, 'busy: no expiry');
@@ -118,21 +136,27 @@ describe('load and unload', () => {
   let zest;
   let env;
   before(async () => {
-    zest = await startZest({ home: makeHome({ tiny: 'tiny' }), args: ['--keep-alive', '1s'] });
+    zest = await startZest({ home: makeHome({ tiny: 'tiny', witness: 'tiny' }), args: ['--keep-alive', '1s'] });
     env = { ...process.env, ZEST_HOST: zest.url, ZEST_HOME: zest.home };
   });
   after(async () => { await zest.stop(); zest.cleanup(); });
 
   test('POST /api/v1/load starts the engine and keeps it as asked', async () => {
+    const started = Date.now();
     const r = await zest.json('/api/v1/load', { model: 'tiny', keep_alive: -1 });
+    const took = Date.now() - started;
     assert.equal(r.status, 200, JSON.stringify(r.data));
     assert.equal(r.data.status, 'loaded');
     assert.equal(r.data.keep_alive, 'forever');
-    assert.ok(r.data.load_ms >= 0);
+    // The engine's start, as zest timed it: something (a process started
+    // and answered), and within what the request took.
+    assert.ok(r.data.load_ms > 0 && r.data.load_ms <= took, `load_ms ${r.data.load_ms}, the request ${took} ms`);
     const inst = await loaded(zest, 'tiny');
     assert.equal(inst?.pid, r.data.pid);
     assert.equal(inst.expires_in_s, null);
-    await sleep(1500);  // past the server's 1 s default
+    // Past the server's 1 s default: a witness loaded after it with that
+    // default is unloaded by the reaper, and tiny must still be there.
+    await reaperTicksPast(zest, 'witness', '1s');
     assert.equal((await loaded(zest, 'tiny'))?.pid, r.data.pid, 'kept forever');
     // A request without keep_alive brings the default back.
     await zest.json('/v1/chat/completions', chatBody('tiny'));

@@ -5,17 +5,13 @@
 // rootfs fails; run by hand without it, the test skips and says why
 // (requirements.mjs). ZEST_TEST_VULKAN_ROOTFS points at another one.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { defaultRootfs } from './engine_rootfs.mjs';
 import { needs } from './requirements.mjs';
 
 // Where provision-engines.sh puts it: the system cache as root, else the
-// user's.
-const defaultRoot = process.getuid() === 0
-  ? '/var/cache/zest/engines/debian-sid-vulkan'
-  : path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'zest/engines/debian-sid-vulkan');
-
-export const vulkanRootfs = process.env.ZEST_TEST_VULKAN_ROOTFS ?? defaultRoot;
+// user's (engine_rootfs.mjs).
+export const vulkanRootfs = process.env.ZEST_TEST_VULKAN_ROOTFS ?? defaultRootfs('debian-sid-vulkan');
 
 // The `skip` option for a describe() that needs the rootfs (see needs()):
 // called once per test file, since in strict mode it adds a failing test to
