@@ -33,7 +33,10 @@ export function appendResults(lines, { verdict, current = [] } = {}) {
   // one, after any blank lines) says so.
   const heading = out.findIndex((l) => l.startsWith('#'));
   const marked = quiet || heading < 0 ? out : out.map((l, i) => (i === heading ? `${l} — NOT A MEASUREMENT` : l));
-  fs.appendFileSync(resultsFile, marked.join('\n') + '\n');
+  // A blank line before the entry's heading, whatever the file ended with.
+  const text = fs.readFileSync(resultsFile, 'utf8');
+  const gap = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+  fs.appendFileSync(resultsFile, gap + marked.join('\n') + '\n');
   if (quiet && current.length) updateCurrent(current);
   return true;
 }
