@@ -17,7 +17,7 @@
 #   haproxy              one node direct vs through HAProxy, one and two nodes
 #   rpc                  one model all on the head vs split with a `zest worker`
 #   speculative          speculative decoding: draft models and n-gram drafting
-#   prompt_cache         the prompt-cache ledger, sessions behind HAProxy, swaps, first turns
+#   prompt_cache         the prompt-cache ledger, two nodes behind HAProxy, swaps (agents, a chat front-end), first turns
 # Not run here (run them on their own): bench/trace_replay.mjs (the mixed
 # trace against llama-server's router mode; it records as the others do)
 # and bench/profile_gateway.mjs (perf: where zest's time goes on the 1-token
