@@ -322,7 +322,7 @@ Status ServerApp::Start() {
   Parts& p = *parts_;
   const config::Settings& s = p.s;
   // API keys, access rules, bind safety, TLS: see gateway_security.h.
-  ZEST_RETURN_IF_ERROR(ApplyAccessRules(p.router, s.metrics_public));
+  ZEST_RETURN_IF_ERROR(ApplyAccessRules(p.router, s.metrics_enabled, s.metrics_public));
   ZEST_RETURN_IF_ERROR(CheckBindSafety(s, *p.auth));
   http::ServerOptions gateway = GatewayOptions(s, p.auth);
   // Every listener's error answers go to the dashboard's recent errors.
