@@ -1,43 +1,198 @@
-// Where zest's own time goes on the request path: `perf record` samples the
-// zest process (not the engine) while it relays 1-token chat requests to the
-// bench model with default settings, then the functions it spent most
-// samples in, by symbol and by module. Prints; writes nothing to the repo.
-// Needs perf (Debian's linux-perf) and root or kernel.perf_event_paranoid <= 1.
+// Where zest's own time goes on the 1-token path: 1-token, non-streamed chat
+// completions to the gateway benchmark's model (~85M parameters, Q8_0:
+// bench/gateway_overhead.mjs), default settings, one at a time. Prints;
+// writes nothing to the repo. Three ways to look:
 //
-//   node bench/profile_gateway.mjs          # 400 requests
-//   BENCH_PROFILE_REQUESTS=1000 node bench/profile_gateway.mjs
+//   node bench/profile_gateway.mjs              # perf record on the zest process
+//   node bench/profile_gateway.mjs --callgrind  # instructions per request (valgrind)
+//   node bench/profile_gateway.mjs --strace     # system calls and context switches per request
+//
+// BENCH_PROFILE_REQUESTS (400 for perf, 200 for callgrind and strace): requests.
+// BENCH_PROFILE_MODEL: another .gguf to serve (e.g. the 0.5B bench model).
+//
+// --callgrind is the figure to trust on a busy machine: instruction counts do
+// not move with load. zest runs under valgrind with instrumentation off until
+// it is loaded and warm; then an idle window (timers, scrapes) and the
+// requests are counted separately, and the idle rate is taken off the
+// requests' window. Instructions only, user space only: system calls are
+// --strace's. perf needs linux-perf and root (or perf_event_paranoid <= 1).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { makeHome, startZest } from '../tests/lib/zest.mjs';
-import { benchModel, oneTokenLatency, pct } from './gateway_overhead.mjs';
+import { descendants, makeHome, startZest } from '../tests/lib/zest.mjs';
+import { gatewayModel, oneTokenLatency, pct } from './gateway_overhead.mjs';
 
-const REQUESTS = Number(process.env.BENCH_PROFILE_REQUESTS ?? 400);
+const mode = process.argv.includes('--callgrind') ? 'callgrind'
+  : process.argv.includes('--strace') ? 'strace' : 'perf';
+const REQUESTS = Number(process.env.BENCH_PROFILE_REQUESTS ?? (mode === 'perf' ? 400 : 200));
+// Seconds of idle counted under callgrind, to take the server's own timers
+// off the requests' window.
+const IDLE_S = Number(process.env.BENCH_PROFILE_IDLE_S ?? 10);
+const model = process.env.BENCH_PROFILE_MODEL ?? gatewayModel();
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-profile-'));
 
-const zest = await startZest({ home: makeHome({ bench: benchModel() }) });
-const data = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zest-perf-')), 'perf.data');
-try {
-  for (let i = 0; i < 5; i++) await oneTokenLatency(zest.url);  // loaded and warm
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const run = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 256 << 20 });
+const lines = (text) => text.split('\n').filter((l) => l.trim() && !l.startsWith('#'))
+  .map((l) => l.replace(/\s+/g, ' ').trim()).join('\n');
+
+async function requests(url, n) {
+  const latencies = [];
+  for (let i = 0; i < n; i++) latencies.push(await oneTokenLatency(url));
+  return latencies;
+}
+
+async function perfProfile(zest) {
+  const data = path.join(work, 'perf.data');
   const perf = spawn('perf', ['record', '-F', '2000', '-p', String(zest.pid), '-o', data],
     { stdio: ['ignore', 'ignore', 'pipe'] });
-  await new Promise((resolve) => setTimeout(resolve, 500));  // perf attached
-  const latencies = [];
-  for (let i = 0; i < REQUESTS; i++) latencies.push(await oneTokenLatency(zest.url));
+  await sleep(500);  // perf attached
+  const latencies = await requests(zest.url, REQUESTS);
   perf.kill('SIGINT');
   await new Promise((resolve) => perf.on('close', resolve));
   console.log(`${REQUESTS} 1-token requests through zest, p50 ${pct(latencies, 0.5).toFixed(1)} ms`);
-  const report = (sort, ...extra) => execFileSync('perf', ['report', '-i', data, '--stdio', '--no-children',
-    '-n', '--sort', sort, '--percent-limit', '0.7', ...extra], { encoding: 'utf8', maxBuffer: 64 << 20 });
-  const lines = (text) => text.split('\n').filter((l) => l.trim() && !l.startsWith('#'))
-    .map((l) => l.replace(/\s+/g, ' ').trim()).join('\n');
+  const report = (sort, ...extra) => run('perf', ['report', '-i', data, '--stdio', '--no-children',
+    '-n', '--sort', sort, '--percent-limit', '0.7', ...extra]);
   console.log(`\nzest's samples by module (the second column counts samples):\n${lines(report('dso'))}`);
   console.log(`\nzest's samples by function (0.7 % and over; the second column counts samples):\n${lines(report('dso,symbol'))}`);
   // Its own code only (percentages of those samples), names cut at 160 characters.
-  const own = lines(report('symbol', '--dsos', 'zest', '--percentage', 'relative')).split('\n').map((l) => l.slice(0, 160)).join('\n');
+  const own = lines(report('symbol', '--dsos', 'zest', '--percentage', 'relative')).split('\n')
+    .map((l) => l.slice(0, 160)).join('\n');
   console.log(`\nin zest's own code:\n${own}`);
+}
+
+// The total instructions of a callgrind dump (its "summary:" line).
+function dumpTotal(file) {
+  const m = /^(?:summary|totals):\s*(\d+)/m.exec(fs.readFileSync(file, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
+// Dumps callgrind's counts so far into a new file and zeroes them; returns its path.
+function callgrindDump(pid) {
+  const before = new Set(fs.readdirSync(work));
+  run('callgrind_control', ['-d', String(pid)]);
+  const added = fs.readdirSync(work).filter((f) => f.startsWith('callgrind.out') && !before.has(f));
+  if (added.length !== 1) throw new Error(`expected one new callgrind dump, found ${added.join(', ')}`);
+  return path.join(work, added[0]);
+}
+
+function annotate(file, inclusive) {
+  const text = run('callgrind_annotate', [`--inclusive=${inclusive ? 'yes' : 'no'}`, '--threshold=99',
+    file]);
+  const rows = [];
+  for (const line of text.split('\n')) {
+    const m = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(.*)$/.exec(line);
+    if (!m || !m[2].includes(':')) continue;
+    rows.push({ ir: Number(m[1].replace(/,/g, '')), name: m[2].trim() });
+  }
+  return rows;
+}
+
+async function callgrindProfile(zest) {
+  const pid = zest.pid;
+  run('callgrind_control', ['-i', 'on', String(pid)]);
+  callgrindDump(pid);  // what turning it on caught: thrown away
+  const idleStart = performance.now();
+  await sleep(IDLE_S * 1000);
+  const idleFile = callgrindDump(pid);
+  const idleS = (performance.now() - idleStart) / 1000;
+  const t0 = performance.now();
+  const latencies = await requests(zest.url, REQUESTS);
+  const reqFile = callgrindDump(pid);
+  const reqS = (performance.now() - t0) / 1000;
+  run('callgrind_control', ['-i', 'off', String(pid)]);
+  const idleRate = dumpTotal(idleFile) / idleS;
+  const total = dumpTotal(reqFile);
+  const perRequest = (total - idleRate * reqS) / REQUESTS;
+  console.log(`${REQUESTS} 1-token requests through zest under callgrind (p50 ${pct(latencies, 0.5).toFixed(1)} ms there)`);
+  console.log(`instructions: ${total.toLocaleString('en')} in ${reqS.toFixed(1)} s of requests; ` +
+    `idle ${Math.round(idleRate).toLocaleString('en')}/s (${idleS.toFixed(1)} s counted)`);
+  console.log(`**instructions per request: ${Math.round(total / REQUESTS).toLocaleString('en')} ` +
+    `(${Math.round(perRequest).toLocaleString('en')} with the idle rate taken off)**`);
+  const show = (title, rows) => {
+    console.log(`\n${title} (instructions per request, share of the request window):`);
+    for (const r of rows.slice(0, 40)) {
+      console.log(`${Math.round(r.ir / REQUESTS).toLocaleString('en').padStart(10)}  ${(100 * r.ir / total).toFixed(1).padStart(5)} %  ${r.name.slice(0, 150)}`);
+    }
+  };
+  show('by function, self', annotate(reqFile, false));
+  show('by function, inclusive', annotate(reqFile, true));
+  const keep = process.env.BENCH_PROFILE_KEEP;
+  if (keep) {
+    fs.copyFileSync(reqFile, keep);
+    console.log(`\nthe requests' dump: ${keep} (callgrind_annotate ${keep})`);
+  }
+}
+
+// Context switches of every thread of `pid` so far: voluntary (it blocked:
+// one per wait for I/O or a lock) and involuntary (preempted).
+function switches(pid) {
+  let voluntary = 0;
+  let involuntary = 0;
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    let status;
+    try { status = fs.readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8'); } catch { continue; }
+    voluntary += Number(/^voluntary_ctxt_switches:\s*(\d+)/m.exec(status)[1]);
+    involuntary += Number(/^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(status)[1]);
+  }
+  return { voluntary, involuntary };
+}
+
+// zest's and the engine's context switches per request, untraced: each
+// voluntary one is a thread that slept and had to be woken, a cost that
+// does not show in instruction counts.
+async function switchesPerRequest(zest) {
+  const [instance] = await zest.instances();
+  const engine = descendants(instance.pid).find((p) => p.comm === 'llama-server')?.pid;
+  const z0 = switches(zest.pid);
+  const e0 = engine ? switches(engine) : null;
+  await requests(zest.url, REQUESTS);
+  const z1 = switches(zest.pid);
+  const per = (a, b, key) => ((b[key] - a[key]) / REQUESTS).toFixed(1);
+  console.log(`context switches per request: zest ${per(z0, z1, 'voluntary')} voluntary, ${per(z0, z1, 'involuntary')} involuntary` +
+    (engine ? `; the engine ${per(e0, switches(engine), 'voluntary')} voluntary, ${per(e0, switches(engine), 'involuntary')} involuntary` : ''));
+}
+
+async function straceProfile(zest) {
+  await switchesPerRequest(zest);
+  const out = path.join(work, 'strace.txt');
+  const tids = fs.readdirSync(`/proc/${zest.pid}/task`);
+  const strace = spawn('strace', ['-c', '-f', '-o', out, ...tids.flatMap((t) => ['-p', t])],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+  let attached = '';
+  strace.stderr.on('data', (d) => { attached += d; });
+  // strace says "Process N attached" for each thread once it holds it.
+  const deadline = Date.now() + 10000;
+  while ((attached.match(/attached/g) || []).length < tids.length && Date.now() < deadline) await sleep(50);
+  await requests(zest.url, REQUESTS);
+  strace.kill('SIGINT');
+  await new Promise((resolve) => strace.on('close', resolve));
+  const table = fs.readFileSync(out, 'utf8');
+  console.log(`${REQUESTS} 1-token requests through zest, ${tids.length} threads traced; calls per request:`);
+  for (const line of table.split('\n')) {
+    const f = line.trim().split(/\s+/);
+    // % time, seconds, usecs/call, calls, [errors], syscall
+    if (f.length < 5 || !/^\d/.test(f[0])) continue;
+    const calls = Number(f[3]);
+    const errors = f.length === 6 ? Number(f[4]) : 0;
+    const name = f[f.length - 1];
+    console.log(`${(calls / REQUESTS).toFixed(2).padStart(8)}  ${name}${errors ? ` (${(errors / REQUESTS).toFixed(2)} failed)` : ''}`);
+  }
+}
+
+const prefix = mode === 'callgrind'
+  ? ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${work}/callgrind.out`]
+  : [];
+// Default settings, as a user runs zest (info is the default log level).
+const zest = await startZest({ home: makeHome({ bench: model }), prefix, env: { ZEST_LOG_LEVEL: 'info' } });
+try {
+  for (let i = 0; i < 5; i++) await oneTokenLatency(zest.url);  // loaded and warm
+  if (mode === 'callgrind') await callgrindProfile(zest);
+  else if (mode === 'strace') await straceProfile(zest);
+  else await perfProfile(zest);
 } finally {
   await zest.stop();
   zest.cleanup();
-  fs.rmSync(path.dirname(data), { recursive: true, force: true });
+  fs.rmSync(work, { recursive: true, force: true });
 }
