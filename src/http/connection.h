@@ -46,8 +46,11 @@ struct ServeContext {
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
   // `transport` must use a strand executor: everything below runs on it.
+  // `loop_hold` counts the connection on its event loop while it lives
+  // (EventLoops::Placement; may be null).
   Connection(Transport transport, std::shared_ptr<const ServeContext> context,
-             std::shared_ptr<ConnectionRegistry> registry);
+             std::shared_ptr<ConnectionRegistry> registry,
+             std::shared_ptr<void> loop_hold = nullptr);
 
   // Registers `connection` and spawns its request loop on its strand.
   static void Launch(const std::shared_ptr<Connection>& connection);
@@ -97,6 +100,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::ip::tcp::socket& socket_;  // the TCP socket under transport_
   std::shared_ptr<const ServeContext> context_;
   std::shared_ptr<ConnectionRegistry> registry_;
+  std::shared_ptr<void> loop_hold_;
   std::uint64_t id_ = 0;
   std::string remote_address_;
   boost::beast::flat_buffer buffer_;
