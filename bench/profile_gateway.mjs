@@ -1,13 +1,14 @@
 // Where zest's own time goes on the 1-token path: 1-token, non-streamed chat
 // completions to the gateway benchmark's model (~85M parameters, Q8_0:
 // bench/gateway_overhead.mjs), default settings, one at a time. Prints;
-// writes nothing to the repo. Three ways to look:
+// writes nothing to the repo. Four ways to look:
 //
 //   node bench/profile_gateway.mjs              # perf record on the zest process
 //   node bench/profile_gateway.mjs --callgrind  # instructions per request (valgrind)
 //   node bench/profile_gateway.mjs --strace     # system calls and context switches per request
+//   node bench/profile_gateway.mjs --switches   # context switches and CPU per request, untraced
 //
-// BENCH_PROFILE_REQUESTS (400 for perf, 200 for callgrind and strace): requests.
+// BENCH_PROFILE_REQUESTS (400 for perf, 200 for the others): requests.
 // BENCH_PROFILE_MODEL: another .gguf to serve (e.g. the 0.5B bench model).
 //
 // --callgrind is the figure to trust on a busy machine: instruction counts do
@@ -21,10 +22,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { descendants, makeHome, startZest } from '../tests/lib/zest.mjs';
-import { gatewayModel, oneTokenLatency, pct } from './gateway_overhead.mjs';
+import { cpuSeconds, gatewayModel, oneTokenLatency, pct } from './gateway_overhead.mjs';
 
 const mode = process.argv.includes('--callgrind') ? 'callgrind'
-  : process.argv.includes('--strace') ? 'strace' : 'perf';
+  : process.argv.includes('--strace') ? 'strace'
+    : process.argv.includes('--switches') ? 'switches' : 'perf';
 const REQUESTS = Number(process.env.BENCH_PROFILE_REQUESTS ?? (mode === 'perf' ? 400 : 200));
 // Seconds of idle counted under callgrind, to take the server's own timers
 // off the requests' window.
@@ -147,11 +149,15 @@ async function switchesPerRequest(zest) {
   const engine = descendants(instance.pid).find((p) => p.comm === 'llama-server')?.pid;
   const z0 = switches(zest.pid);
   const e0 = engine ? switches(engine) : null;
+  const cpu0 = cpuSeconds(zest.pid);
   await requests(zest.url, REQUESTS);
+  const cpu = cpuSeconds(zest.pid) - cpu0;
   const z1 = switches(zest.pid);
   const per = (a, b, key) => ((b[key] - a[key]) / REQUESTS).toFixed(1);
   console.log(`context switches per request: zest ${per(z0, z1, 'voluntary')} voluntary, ${per(z0, z1, 'involuntary')} involuntary` +
     (engine ? `; the engine ${per(e0, switches(engine), 'voluntary')} voluntary, ${per(e0, switches(engine), 'involuntary')} involuntary` : ''));
+  // Clock ticks of 10 ms: over a few hundred requests, a few µs per request.
+  console.log(`zest CPU per request (user + system, all threads, untraced): ${(1e6 * cpu / REQUESTS).toFixed(0)} µs`);
 }
 
 async function straceProfile(zest) {
@@ -190,6 +196,7 @@ try {
   for (let i = 0; i < 5; i++) await oneTokenLatency(zest.url);  // loaded and warm
   if (mode === 'callgrind') await callgrindProfile(zest);
   else if (mode === 'strace') await straceProfile(zest);
+  else if (mode === 'switches') await switchesPerRequest(zest);
   else await perfProfile(zest);
 } finally {
   await zest.stop();

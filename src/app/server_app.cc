@@ -47,6 +47,7 @@
 #include "hardware/sampler.h"
 #include "http/event_loops.h"
 #include "http/server.h"
+#include "http/upstream_pool.h"
 #include "models/catalog.h"
 #include "models/hub_client.h"
 #include "models/model_registry.h"
@@ -173,7 +174,8 @@ struct ServerApp::Parts {
                      &residency,
                      std::chrono::seconds(s.heartbeat_s),
                      s.split_prefill_tokens,
-                     &session_tier},
+                     &session_tier,
+                     &upstream_pool},
         chat_options(ChatRouteOptionsFor(s)),
         request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
         openai(registry, chat_engines, pool, chat_options, request_metrics),
@@ -245,6 +247,8 @@ struct ServerApp::Parts {
   asio::io_context io;  // the services' loop, and loop 0 of `loops`
   // One event loop per I/O thread; connections are spread over them.
   http::EventLoops loops;
+  // Engine connections kept alive for the relay; its sockets go before the loops.
+  http::UpstreamPool upstream_pool;
   asio::signal_set signals;
   std::promise<int> signalled;
   models::ModelRegistry registry;
