@@ -10,6 +10,8 @@
 //
 // BENCH_PROFILE_REQUESTS (400 for perf, 200 for the others): requests.
 // BENCH_PROFILE_MODEL: another .gguf to serve (e.g. the 0.5B bench model).
+// BENCH_PROFILE_MODELS (1): models in the home, the others links to the same
+// file that are never asked (what a lookup among many models costs).
 //
 // --callgrind is the figure to trust on a busy machine: instruction counts do
 // not move with load. zest runs under valgrind with instrumentation off until
@@ -32,6 +34,7 @@ const REQUESTS = Number(process.env.BENCH_PROFILE_REQUESTS ?? (mode === 'perf' ?
 // off the requests' window.
 const IDLE_S = Number(process.env.BENCH_PROFILE_IDLE_S ?? 10);
 const model = process.env.BENCH_PROFILE_MODEL ?? gatewayModel();
+const MODELS = Number(process.env.BENCH_PROFILE_MODELS ?? 1);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-profile-'));
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -191,7 +194,9 @@ const prefix = mode === 'callgrind'
   ? ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${work}/callgrind.out`]
   : [];
 // Default settings, as a user runs zest (info is the default log level).
-const zest = await startZest({ home: makeHome({ bench: model }), prefix, env: { ZEST_LOG_LEVEL: 'info' } });
+const models = { bench: model };
+for (let i = 2; i <= MODELS; i++) models[`other-${i}`] = model;
+const zest = await startZest({ home: makeHome(models), prefix, env: { ZEST_LOG_LEVEL: 'info' } });
 try {
   for (let i = 0; i < 5; i++) await oneTokenLatency(zest.url);  // loaded and warm
   if (mode === 'callgrind') await callgrindProfile(zest);
