@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { descendants, makeHome, startZest } from '../tests/lib/zest.mjs';
-import { cpuSeconds, gatewayModel, oneTokenLatency, pct } from './gateway_overhead.mjs';
+import { gatewayModel, oneTokenLatency, pct } from './gateway_overhead.mjs';
 
 const mode = process.argv.includes('--callgrind') ? 'callgrind'
   : process.argv.includes('--strace') ? 'strace'
@@ -130,6 +130,13 @@ async function callgrindProfile(zest) {
   }
 }
 
+// CPU seconds `pid` has used, user and system (all threads, from /proc).
+function cpuTimes(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
 // Context switches of every thread of `pid` so far: voluntary (it blocked:
 // one per wait for I/O or a lock) and involuntary (preempted).
 function switches(pid) {
@@ -152,15 +159,16 @@ async function switchesPerRequest(zest) {
   const engine = descendants(instance.pid).find((p) => p.comm === 'llama-server')?.pid;
   const z0 = switches(zest.pid);
   const e0 = engine ? switches(engine) : null;
-  const cpu0 = cpuSeconds(zest.pid);
+  const cpu0 = cpuTimes(zest.pid);
   await requests(zest.url, REQUESTS);
-  const cpu = cpuSeconds(zest.pid) - cpu0;
+  const cpu1 = cpuTimes(zest.pid);
   const z1 = switches(zest.pid);
   const per = (a, b, key) => ((b[key] - a[key]) / REQUESTS).toFixed(1);
   console.log(`context switches per request: zest ${per(z0, z1, 'voluntary')} voluntary, ${per(z0, z1, 'involuntary')} involuntary` +
     (engine ? `; the engine ${per(e0, switches(engine), 'voluntary')} voluntary, ${per(e0, switches(engine), 'involuntary')} involuntary` : ''));
   // Clock ticks of 10 ms: over a few hundred requests, a few µs per request.
-  console.log(`zest CPU per request (user + system, all threads, untraced): ${(1e6 * cpu / REQUESTS).toFixed(0)} µs`);
+  const us = (key) => (1e6 * (cpu1[key] - cpu0[key]) / REQUESTS).toFixed(0);
+  console.log(`zest CPU per request (all threads, untraced): ${us('user')} µs user, ${us('system')} µs system`);
 }
 
 async function straceProfile(zest) {
