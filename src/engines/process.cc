@@ -273,8 +273,9 @@ namespace {
 // a few lines at the start of each request and a few at its end, and reading
 // each write as it came woke this thread two or three times per 1-token
 // request, 8-9 system calls (bench/profiles/gateway-1token.md). A line
-// reaches the ring and the log file this much later at most; the pipe holds
-// 64 KiB meanwhile, and one read takes all of it.
+// reaches the ring and the log file this much later at most, and at once
+// when the engine exits; the pipe holds 64 KiB meanwhile, and one read
+// takes all of it.
 constexpr int kCoalesceMs = 20;
 
 }  // namespace
@@ -293,11 +294,12 @@ void Process::ReadOutput(const std::stop_token& stop, int output_fd, int log_fd)
       break;
     }
     if (fds[1].revents != 0) break;
-    // The rest of the burst, unless the engine closed its end (then all of
-    // it is here).
+    // The rest of the burst, unless the engine closes its end meanwhile
+    // (it exited: all of its output is here, and a failed load's reason is
+    // read from it at once) or the reader is asked to stop.
     if ((fds[0].revents & POLLHUP) == 0) {
-      pollfd wake = fds[1];
-      if (poll(&wake, 1, kCoalesceMs) > 0) break;  // asked to stop
+      std::array<pollfd, 2> wait = {pollfd{output_fd, 0, 0}, fds[1]};  // 0: hang-up only
+      if (poll(wait.data(), wait.size(), kCoalesceMs) > 0 && wait[1].revents != 0) break;
     }
     ssize_t got = read(output_fd, buffer.data(), buffer.size());
     if (got < 0 && errno == EINTR) continue;
