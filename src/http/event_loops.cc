@@ -13,8 +13,8 @@ struct EventLoops::Counts {
   std::vector<std::atomic<int>> open;
 };
 
-EventLoops::EventLoops(boost::asio::io_context& main, int loops)
-    : main_(main), counts_(std::make_shared<Counts>(std::max(loops, 1))) {
+EventLoops::EventLoops(boost::asio::io_context& main, int loops, Threads threads)
+    : main_(main), threads_(threads), counts_(std::make_shared<Counts>(std::max(loops, 1))) {
   // Each extra loop is run by one thread: the hint lets Asio skip the
   // bookkeeping of several threads taking its handlers.
   for (int i = 1; i < loops; ++i) extra_.push_back(std::make_unique<boost::asio::io_context>(1));
@@ -30,7 +30,12 @@ EventLoops::Placement EventLoops::ForConnection() {
   std::shared_ptr<void> hold(counts_.get(),
                              [counts = counts_, best](void*) { counts->open[best].fetch_sub(1); });
   const int chosen = static_cast<int>(best);
-  return {chosen, boost::asio::make_strand(loop(chosen)), std::move(hold)};
+  return {chosen, Serial(chosen), std::move(hold)};
+}
+
+boost::asio::any_io_executor EventLoops::Serial(int i) {
+  if (threads_ == Threads::kOneEach) return loop(i).get_executor();
+  return boost::asio::make_strand(loop(i));
 }
 
 int EventLoops::open(int i) const { return counts_->open[static_cast<std::size_t>(i)].load(); }

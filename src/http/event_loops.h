@@ -21,8 +21,13 @@
 // shared context would have let another thread take them.
 //
 // Owns the extra contexts, not the threads: the caller runs loop(i) on a
-// thread of its own for each i (app/server_app.cc keeps those threads until
-// every engine is stopped). ForConnection is thread-safe.
+// thread of its own for each i, one thread each (app/server_app.cc keeps
+// those threads until every engine is stopped). So a connection's handlers
+// never run concurrently without a strand, whose every hand-off was a trip
+// through the loop (15 strand posts per 1-token request); with
+// Threads::kShared (a context that several threads run: tests, and
+// Server's single-context constructor) each connection gets a strand.
+// ForConnection is thread-safe.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -34,20 +39,27 @@ namespace zest::http {
 
 class EventLoops {
  public:
+  // How many threads run each loop.
+  enum class Threads { kOneEach, kShared };
+
   // `loops` (at least 1) loops, loop 0 being `main`, which must outlive this.
-  EventLoops(boost::asio::io_context& main, int loops);
+  EventLoops(boost::asio::io_context& main, int loops, Threads threads = Threads::kOneEach);
   EventLoops(const EventLoops&) = delete;
   EventLoops& operator=(const EventLoops&) = delete;
 
   int size() const { return static_cast<int>(extra_.size()) + 1; }
   boost::asio::io_context& loop(int i) { return i == 0 ? main_ : *extra_[i - 1]; }
 
-  // Where a new connection lives: a fresh strand on the loop with the
-  // fewest open connections, and a hold that counts it there until it is
-  // destroyed (give it to the connection).
+  // An executor of loop `i` whose handlers never run concurrently: the
+  // loop's own (kOneEach) or a fresh strand on it (kShared).
+  boost::asio::any_io_executor Serial(int i);
+
+  // Where a new connection lives: Serial() of the loop with the fewest open
+  // connections, and a hold that counts it there until it is destroyed
+  // (give it to the connection).
   struct Placement {
     int loop = 0;
-    boost::asio::any_io_executor executor;  // a strand on loop(loop)
+    boost::asio::any_io_executor executor;  // Serial(loop)
     std::shared_ptr<void> hold;
   };
   Placement ForConnection();
@@ -58,6 +70,7 @@ class EventLoops {
  private:
   struct Counts;
   boost::asio::io_context& main_;
+  const Threads threads_;
   std::vector<std::unique_ptr<boost::asio::io_context>> extra_;
   std::shared_ptr<Counts> counts_;
 };

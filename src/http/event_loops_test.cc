@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <optional>
 
 namespace zest::http {
@@ -52,6 +53,17 @@ TEST(EventLoopsTest, ThePlacementsExecutorRunsOnItsLoop) {
   EXPECT_EQ(ran_on_other, 0);  // waits for its own loop
   loops.loop(1).run();
   EXPECT_EQ(ran_on_other, 1);
+}
+
+// A loop one thread runs needs no strand; a context several threads run
+// gives each connection one.
+TEST(EventLoopsTest, AStrandOnlyWhereThreadsShareALoop) {
+  using IoExecutor = boost::asio::io_context::executor_type;
+  boost::asio::io_context main;
+  EventLoops own(main, 2);
+  EXPECT_NE(own.ForConnection().executor.target<IoExecutor>(), nullptr);
+  EventLoops shared(main, 1, EventLoops::Threads::kShared);
+  EXPECT_NE(shared.ForConnection().executor.target<boost::asio::strand<IoExecutor>>(), nullptr);
 }
 
 }  // namespace

@@ -84,7 +84,7 @@ Result<tcp::socket> OnExecutor(tcp::socket socket, const net::any_io_executor& e
 net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
   while (!listener->stopped) {
     auto [ec, accepted] =
-        co_await listener->acceptor.async_accept(net::make_strand(listener->loops.loop(0)), kTuple);
+        co_await listener->acceptor.async_accept(listener->loops.Serial(0), kTuple);
     if (listener->stopped || ec == net::error::operation_aborted) break;
     if (ec) {
       spdlog::warn("http: accept failed: {}", ec.message());
@@ -92,10 +92,10 @@ net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
       co_await pause.async_wait(kTuple);
       continue;
     }
-    // Each connection gets its own strand, on the event loop with the fewest
-    // connections now that it is here (event_loops.h): its handler,
-    // disconnect watch and Stop() never run concurrently, whatever the
-    // number of io threads.
+    // Each connection lives on the event loop with the fewest connections
+    // now that it is here (event_loops.h), on an executor that runs its
+    // handlers one at a time: its handler, disconnect watch and Stop()
+    // never run concurrently, whatever the number of io threads.
     EventLoops::Placement place = listener->loops.ForConnection();
     Result<tcp::socket> socket = place.loop == 0 ? Result<tcp::socket>(std::move(accepted))
                                                  : OnExecutor(std::move(accepted), place.executor);
@@ -148,8 +148,8 @@ Server::Server(EventLoops& loops, ServerOptions options, const Router& router,
 Server::Server(EventLoops* loops, net::io_context& io, ServerOptions options, const Router& router,
                ErrorRenderer render_error)
     : impl_(std::make_unique<Impl>()) {
-  if (loops == nullptr) {
-    impl_->own_loops = std::make_unique<EventLoops>(io, 1);
+  if (loops == nullptr) {  // any number of threads may run `io`
+    impl_->own_loops = std::make_unique<EventLoops>(io, 1, EventLoops::Threads::kShared);
     loops = impl_->own_loops.get();
   }
   impl_->options = options;

@@ -1,6 +1,6 @@
 // Server: the HTTP/1.1 gateway. Accepts TCP connections (optionally TLS) and
-// serves each on its own strand as a C++20 coroutine (no thread per
-// connection): keep-alive, limits (header and body size, header/idle/body
+// serves each on one event loop (event_loops.h) as a C++20 coroutine (no
+// thread per connection): keep-alive, limits (header and body size, header/idle/body
 // timeouts, connections per client address), strict CORS, API keys
 // (see authenticator.h), routing, a last-resort catch per request (500).
 // The io_context(s) and their threads are owned by the caller (app/).
