@@ -171,10 +171,11 @@ async function switchesPerRequest(zest) {
   console.log(`zest CPU per request (all threads, untraced): ${us('user')} µs user, ${us('system')} µs system`);
 }
 
-async function straceProfile(zest) {
-  await switchesPerRequest(zest);
-  const out = path.join(work, 'strace.txt');
-  const tids = fs.readdirSync(`/proc/${zest.pid}/task`);
+// strace -c -f on every thread of zest while `task` runs; its table as
+// { name: { calls, errors } } and the seconds it took.
+async function straceCounts(pid, task) {
+  const out = path.join(work, `strace-${Date.now()}.txt`);
+  const tids = fs.readdirSync(`/proc/${pid}/task`);
   const strace = spawn('strace', ['-c', '-f', '-o', out, ...tids.flatMap((t) => ['-p', t])],
     { stdio: ['ignore', 'ignore', 'pipe'] });
   let attached = '';
@@ -182,20 +183,39 @@ async function straceProfile(zest) {
   // strace says "Process N attached" for each thread once it holds it.
   const deadline = Date.now() + 10000;
   while ((attached.match(/attached/g) || []).length < tids.length && Date.now() < deadline) await sleep(50);
-  await requests(zest.url, REQUESTS);
+  const t0 = performance.now();
+  await task();
+  const seconds = (performance.now() - t0) / 1000;
   strace.kill('SIGINT');
   await new Promise((resolve) => strace.on('close', resolve));
-  const table = fs.readFileSync(out, 'utf8');
-  console.log(`${REQUESTS} 1-token requests through zest, ${tids.length} threads traced; calls per request:`);
-  for (const line of table.split('\n')) {
+  const counts = {};
+  for (const line of fs.readFileSync(out, 'utf8').split('\n')) {
     const f = line.trim().split(/\s+/);
     // % time, seconds, usecs/call, calls, [errors], syscall
-    if (f.length < 5 || !/^\d/.test(f[0])) continue;
-    const calls = Number(f[3]);
-    const errors = f.length === 6 ? Number(f[4]) : 0;
-    const name = f[f.length - 1];
-    console.log(`${(calls / REQUESTS).toFixed(2).padStart(8)}  ${name}${errors ? ` (${(errors / REQUESTS).toFixed(2)} failed)` : ''}`);
+    if (f.length < 5 || !/^\d/.test(f[0]) || f[f.length - 1] === 'total') continue;
+    counts[f[f.length - 1]] = { calls: Number(f[3]), errors: f.length === 6 ? Number(f[4]) : 0 };
   }
+  return { counts, seconds, threads: tids.length };
+}
+
+async function straceProfile(zest) {
+  await switchesPerRequest(zest);
+  // The server's own timers (health probes, the sampler, scrapes) counted
+  // alone first, and their rate taken off the requests' window.
+  const idle = await straceCounts(zest.pid, () => sleep(IDLE_S * 1000));
+  const busy = await straceCounts(zest.pid, () => requests(zest.url, REQUESTS));
+  console.log(`${REQUESTS} 1-token requests through zest in ${busy.seconds.toFixed(1)} s, ${busy.threads} threads traced; ` +
+    `calls per request, the idle rate (${idle.seconds.toFixed(1)} s counted) taken off:`);
+  let total = 0;
+  const rows = Object.entries(busy.counts).map(([name, c]) => {
+    const idleRate = (idle.counts[name]?.calls ?? 0) / idle.seconds;
+    const per = Math.max(0, c.calls - idleRate * busy.seconds) / REQUESTS;
+    total += per;
+    return { name, per, errors: c.errors / REQUESTS };
+  }).filter((r) => r.per >= 0.01).sort((a, b) => b.per - a.per);
+  for (const r of rows) console.log(`${r.per.toFixed(2).padStart(8)}  ${r.name}${r.errors ? ` (${r.errors.toFixed(2)} failed, idle not taken off)` : ''}`);
+  const raw = Object.values(busy.counts).reduce((a, c) => a + c.calls, 0) / REQUESTS;
+  console.log(`${total.toFixed(2).padStart(8)}  total (${raw.toFixed(2)} with the idle rate left in)`);
 }
 
 const prefix = mode === 'callgrind'
