@@ -27,6 +27,7 @@ default_files=(
   tests/integration/observability.test.mjs
   tests/integration/placement.test.mjs
   tests/integration/prompt_cache.test.mjs
+  tests/integration/prompt_cache_full.test.mjs
   tests/integration/queue.test.mjs
   tests/integration/replicas.test.mjs
   tests/integration/residency.test.mjs
