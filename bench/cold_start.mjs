@@ -4,13 +4,15 @@
 // spawned by hand, its /health polled every 5 ms, then the same request),
 // interleaved; the difference is what zest adds (target ≤ 50 ms). Idle
 // memory: zest's resident set after serving, once idle (target ≤ 15 MB).
-// Appends a table to bench/RESULTS.md.
+// Appends a table to bench/RESULTS.md when the machine was quiet
+// (bench/lib/quiet.mjs; the baseline: llama-server's own cold starts).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { engineArgv, makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct } from './gateway_overhead.mjs';
 import { withDirectEngine } from './lib/direct_engine.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
 import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_COLD_ROUNDS ?? 8);
@@ -54,6 +56,7 @@ function rssMiB(pid) {
 }
 
 async function main() {
+  const watch = watchMachine();
   // Without slot saving: a restored KV cache would spare zest's first request
   // the prompt the direct engine must process, which is not a fair race.
   const zest = await startZest({
@@ -74,6 +77,7 @@ async function main() {
     await zest.json('/api/v1/unload', { model: 'bench' });
     await new Promise((r) => setTimeout(r, 3000));
     const idleRss = rssMiB(zest.pid);
+    const seen = watch.stop();
     const diffs = z.map((v, i) => v - d[i]);
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
     const f = (x) => x.toFixed(1);
@@ -94,9 +98,14 @@ async function main() {
       '',
       `Every round in order, cold first token (ms): direct ${everyRun(d)}; through zest ${everyRun(z)}; ` +
         `zest − direct ${everyRun(diffs)}.`,
-      '',
     ];
-    appendResults(lines);
+    appendResults(lines, {
+      verdict: verdict(seen, { 'llama-server cold first token': d }),
+      current: [
+        { measure: 'cold start: first token, zest − direct, p50 (ms)', value: f(pct(diffs, 0.5)), target: '≤ 50' },
+        { measure: 'zest idle RSS after serving (MiB)', value: f(idleRss), target: '≤ 15' },
+      ],
+    });
   } finally {
     await zest.stop();
     zest.cleanup();

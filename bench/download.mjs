@@ -10,8 +10,9 @@
 //     --per-conn-mib MiB/s (default 25), as some CDNs do: there more
 //     connections get more of the link, up to its rate.
 // Every run's time is printed and kept in the table, beside the best.
-// Appends a table to bench/RESULTS.md.
-// Usage: node bench/download.mjs [--size-mib N] [--rate-mib N] [--per-conn-mib N] [--rounds N]
+// Appends a table to bench/RESULTS.md when the machine was quiet
+// (bench/lib/quiet.mjs; the baseline: curl -o's runs in each scenario).
+// Usage: node bench/download.mjs [--size-mib N] [--rate-mib N] [--per-conn-mib N] [--rounds N (3)]
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
@@ -19,6 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startZest, makeHome, repo } from '../tests/lib/zest.mjs';
 import { startFakeHub } from '../tests/lib/fake_hub.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -27,7 +30,7 @@ const arg = (name, def) => {
 const sizeMiB = arg('--size-mib', 1024);
 const rateMiB = arg('--rate-mib', 100);
 const perConnMiB = arg('--per-conn-mib', 25);
-const rounds = arg('--rounds', 2);
+const rounds = arg('--rounds', 3);
 const REPO = 'bench-org/Bench-GGUF';
 const FILE = 'bench-Q4_K_M.gguf';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-bench-dl-'));
@@ -91,12 +94,14 @@ async function scenario(label, mib, { throttle = 0, link = 0 } = {}) {
 }
 
 const MiB = 1024 * 1024;
+const watch = watchMachine();
 const open = await scenario(`loopback, ${sizeMiB} MiB`, sizeMiB);
 const linkMiB = Math.min(sizeMiB, 256);
 const shared = await scenario(`shared link ${rateMiB} MiB/s, ${linkMiB} MiB`, linkMiB, { link: rateMiB * MiB });
 const capped = await scenario(`${perConnMiB} MiB/s per connection, link ${rateMiB} MiB/s, ${linkMiB} MiB`, linkMiB,
   { throttle: perConnMiB * MiB, link: rateMiB * MiB });
 fs.rmSync(work, { recursive: true, force: true });
+const seen = watch.stop();
 
 const rows = ({ label, mib, runs, best }) => {
   const row = (client, key, target = '') => {
@@ -110,8 +115,7 @@ const rows = ({ label, mib, runs, best }) => {
 const cpu = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) ?? [])[1] ?? 'cpu';
 const commit = execFileSync('git', ['-C', repo, 'rev-parse', '--short', 'HEAD']).toString().trim();
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
-const table = `
-## ${date} UTC — download: ${os.hostname()}: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB — commit ${commit}
+const table = `## ${date} UTC — download: ${os.hostname()}: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB — commit ${commit}
 
 Sparse files from the fake hub on loopback (302 to a CDN path, Range), ${rounds} runs each, interleaved; ratios compare the best runs. zest's time includes sha256 (hashed while the bytes arrive) and fdatasync before publishing; plain curl leaves its file in the page cache, the \`sync -d\` row adds the same fdatasync zest does. Unthrottled, the hub, the client and the hash share ${os.cpus().length} cores. The shared link paces all connections together (one queue, as a network link does: ${rateMiB} MiB/s is a fast home link); the last scenario adds a cap of ${perConnMiB} MiB/s on each connection, as a server that limits connections would.
 
@@ -119,7 +123,14 @@ Sparse files from the fake hub on loopback (302 to a CDN path, Range), ${rounds}
 |---|---|---:|---|---:|---:|---:|---|
 ${rows(open)}
 ${rows(shared)}
-${rows(capped)}
-`;
-console.log(table);
-fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), table);
+${rows(capped)}`;
+// zest's speed with one connection against curl's (curl's best time over zest's).
+const vsCurl = (s, key) => (s.best.curl / s.best[key]).toFixed(3);
+appendResults(table.split('\n'), {
+  verdict: verdict(seen, Object.fromEntries([open, shared, capped].map((s) => [`curl -o, ${s.label}`, s.runs.curl]))),
+  current: [
+    { measure: `download: zest pull (1 connection) / curl -o, loopback ${sizeMiB} MiB`, value: vsCurl(open, 'z1'), target: '≥ 0.95' },
+    { measure: `download: zest pull (1 connection) / curl -o, shared link ${rateMiB} MiB/s`, value: vsCurl(shared, 'z1'), target: '≥ 0.95' },
+    { measure: `download: zest pull (4 connections) / curl -o, ${perConnMiB} MiB/s per connection`, value: vsCurl(capped, 'z4'), target: '' },
+  ],
+});

@@ -4,7 +4,8 @@
 // llama-server standing in for FastFlowLM (there is no NPU here): one engine
 // process, asked directly on its TCP port and through the bridge's socket,
 // interleaved so machine noise hits both alike. Appends a table to
-// bench/RESULTS.md.
+// bench/RESULTS.md when the machine was quiet (bench/lib/quiet.mjs; the
+// baseline: the TCP port's own rounds).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -12,7 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { argvOnTcp, engineArgv, makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
 import { benchModel, machine, pct, STREAM_TOKENS } from './gateway_overhead.mjs';
-import { everyRun } from './lib/runs.mjs';
+import { everyRun, roundMedians } from './lib/runs.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const CONCURRENCY = 8;
@@ -66,6 +69,7 @@ async function concurrent(t) {
 }
 
 async function main() {
+  const watch = watchMachine();
   // The engine's command line as zest runs it, taken from a zest instance.
   const zest = await startZest({ home: makeHome({ bench: benchModel() }), args: ['--parallel', String(CONCURRENCY)],
                                  env: { ZEST_LOG_LEVEL: 'info' } });
@@ -91,6 +95,7 @@ async function main() {
     const lat = await interleaved(ROUNDS, latency, direct, bridged);
     const single = await interleaved(6, stream, direct, bridged);
     const conc = await interleaved(4, concurrent, direct, bridged);
+    const seen = watch.stop();
     const tps = (runs) => runs.reduce((a, r) => a + r.chunks, 0) / (runs.reduce((a, r) => a + r.ms, 0) / 1000);
     const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
     const rows = [
@@ -115,10 +120,21 @@ async function main() {
       '|---|---|---|',
       `| 1 stream, tokens/s | ${everyRun(single.d.map((r) => r.chunks / (r.ms / 1000)))} | ${everyRun(single.b.map((r) => r.chunks / (r.ms / 1000)))} |`,
       `| ${CONCURRENCY} streams, tokens/s (sum) | ${everyRun(conc.d)} | ${everyRun(conc.b)} |`,
-      '',
     ];
-    console.log(lines.join('\n'));
-    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), `\n${lines.join('\n')}`);
+    const ratio = (name) => rows.find((r) => r[0] === name)[3].toFixed(3);
+    appendResults(lines, {
+      // The latencies were measured request by request: their rounds are four consecutive quarters.
+      verdict: verdict(seen, {
+        'TCP 1-token latency': roundMedians(lat.d, 4),
+        'TCP 1 stream': single.d.map((r) => r.chunks / (r.ms / 1000)),
+        [`TCP ${CONCURRENCY} streams`]: conc.d,
+      }),
+      current: [
+        { measure: 'engine bridge: 1-token latency p50, bridge / direct TCP', value: ratio('1-token chat latency p50 (ms)'), target: '' },
+        { measure: 'engine bridge: 1 stream tokens/s, bridge / direct TCP', value: ratio('1 stream, tokens/s'), target: '' },
+        { measure: `engine bridge: ${CONCURRENCY} streams tokens/s, bridge / direct TCP`, value: ratio(`${CONCURRENCY} streams, tokens/s (sum)`), target: '' },
+      ],
+    });
   } finally {
     bridge?.kill('SIGTERM');
     await zest.stop();

@@ -4,7 +4,9 @@
 // affinity. Four models on the tiny synthetic preset, short answers, 8
 // requests at a time. Both nodes share this machine's cores, so two nodes
 // cannot be faster here: the table says what HAProxy and the hashing cost,
-// not what a second machine would add. Appends a table to bench/RESULTS.md.
+// not what a second machine would add. Appends a table to bench/RESULTS.md
+// when the machine was quiet (bench/lib/quiet.mjs; the baseline: the node
+// asked directly, its rounds).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +15,8 @@ import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine, pct } from './gateway_overhead.mjs';
 import { haproxyBin, haproxyVersion, startHaproxy } from './lib/haproxy.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const MODELS = ['alpha', 'beta', 'gamma', 'delta'];
 const REQUESTS = Number(process.env.BENCH_HAPROXY_REQUESTS ?? 600);  // per setup
@@ -58,6 +62,7 @@ async function run(url, count) {
 
 async function main() {
   if (!haproxyBin) throw new Error('haproxy is not installed (apt-get install haproxy)');
+  const watch = watchMachine();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-bench-haproxy-'));
   const home = () => makeHome(Object.fromEntries(MODELS.map((m) => [m, 'tiny'])));
   const env = { ZEST_LOG_LEVEL: 'info' };
@@ -84,6 +89,7 @@ async function main() {
     for (const z of nodes) { await z.stop(); z.cleanup(); }
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  const seen = watch.stop();
   const rows = setups.map((setup) => [setup.label, combine(setup.runs)]);
   const base = rows[0][1];
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
@@ -101,10 +107,18 @@ async function main() {
     '',
     'Every round\'s requests/s, in order:', '',
     ...setups.map((s) => `- ${s.label}: ${everyRun(s.runs.map((r) => r.ms.length / r.seconds))}`),
-    '',
   ];
-  fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), `\n${lines.join('\n')}`);
-  console.log(lines.join('\n'));
+  const rps = (r) => r.ms.length / r.seconds;
+  const [, one] = rows[1];
+  const [, two] = rows[2];
+  appendResults(lines, {
+    verdict: verdict(seen, { 'one node, direct, requests/s': setups[0].runs.map(rps) }),
+    current: [
+      { measure: 'HAProxy, one node: requests/s vs the node direct', value: (one.rps / base.rps).toFixed(3), target: '' },
+      { measure: 'HAProxy, one node: p99 vs the node direct', value: (one.p99 / base.p99).toFixed(3), target: '' },
+      { measure: 'HAProxy, two nodes on one machine: requests/s vs one node direct', value: (two.rps / base.rps).toFixed(3), target: '' },
+    ],
+  });
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -16,7 +16,12 @@
 // tables keep the two apart. Do not retune the constants to the held-out
 // shapes: that would un-hold them.
 //
-// Appends two tables to bench/RESULTS.md (not with --only, which prints them).
+// Each shape is loaded BENCH_PLACEMENT_ROUNDS (3) times, the shapes in turn;
+// the error is against the median RSS, and every round's RSS is listed.
+//
+// Appends two tables to bench/RESULTS.md when the machine was quiet
+// (bench/lib/quiet.mjs; the baseline: each shape's measured RSS, its rounds),
+// not with --only, which prints them.
 // Usage: node bench/placement_accuracy.mjs [--only NAME,NAME]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -24,6 +29,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { chatBody, makeHome, repo, startZest, syntheticModel } from '../tests/lib/zest.mjs';
 import { padVocab } from './lib/pad_vocab.mjs';
+import { median } from './lib/runs.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
+import { appendResults } from './lib/results.mjs';
+
+const ROUNDS = Number(process.env.BENCH_PLACEMENT_ROUNDS ?? 3);
 
 const shapes = [
   { name: 'tiny', preset: 'tiny', args: [], ctx: 2048, parallel: 4,
@@ -58,9 +68,14 @@ process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
 const mib = (b) => (b / 2 ** 20).toFixed(1);
 const pct = (e) => `${e >= 0 ? '+' : ''}${e.toFixed(1)}%`;
 
+// Written once a shape: every round loads the same file.
+const files = new Map();
 function modelFile(s) {
-  const file = syntheticModel(s.preset, s.args);
-  return s.vocab ? padVocab(file, path.join(work, `${s.name}.gguf`), s.vocab) : file;
+  if (!files.has(s.name)) {
+    const file = syntheticModel(s.preset, s.args);
+    files.set(s.name, s.vocab ? padVocab(file, path.join(work, `${s.name}.gguf`), s.vocab) : file);
+  }
+  return files.get(s.name);
 }
 
 // `-lv 4`: llama-server logs its buffer sizes at verbosity 4 (zest runs it at 3).
@@ -109,8 +124,18 @@ async function measure(s) {
   }
 }
 
-const rows = [];
-for (const s of shapes) if (!only || only.includes(s.name)) rows.push(await measure(s));
+const watch = watchMachine();
+const chosen = shapes.filter((s) => !only || only.includes(s.name));
+const byShape = new Map(chosen.map((s) => [s.name, []]));
+for (let round = 0; round < ROUNDS; round++) for (const s of chosen) byShape.get(s.name).push(await measure(s));
+const seen = watch.stop();
+// One row a shape: the first round's plan and engine buffers (the same
+// every round), the median of the rounds' RSS.
+const rows = chosen.map((s) => {
+  const runs = byShape.get(s.name);
+  const measured = median(runs.map((r) => r.measured));
+  return { ...runs[0], measured, rounds: runs.map((r) => r.measured), error: (runs[0].predicted - measured) / measured * 100 };
+});
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
 const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
@@ -134,14 +159,24 @@ const held = rows.filter((r) => !r.tuned);
 let md = `\n## ${date} UTC — memory prediction accuracy — ${os.hostname()}: ${cpuName}, ` +
   `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB — commit ${commit}\n\n` +
   'Synthetic models on the CPU (llama-server in the rootfs, mmap); predicted = the ledger\'s total for ' +
-  'the plan, measured = VmRSS of the engine\'s process tree after load and one 8-token chat, one load ' +
-  'per shape. Engine\'s buffers: what llama-server\'s log says it allocated (the mmap\'d model, the KV ' +
+  'the plan, measured = VmRSS of the engine\'s process tree after load and one 8-token chat, the median of ' +
+  `${ROUNDS} loads per shape (the shapes in turn). ` + 'Engine\'s buffers: what llama-server\'s log says it allocated (the mmap\'d model, the KV ' +
   'cache, the compute and output buffers; not its code and heap); RSS counts only the pages touched. ' +
   `This CPU ${amx ? 'has' : 'has no'} AMX, so the ledger ${amx ? 'counts' : 'does not count'} the repack ` +
   'copy of CPU weights. Target: |error| ≤ 10%.\n\n' +
   '**Held out** (no constant of the ledger was fitted to them):\n\n' + header + held.map(line).join('') +
   '\n**Tuning shapes** (commit 534140f set a constant from each; their error shows the fit, not a prediction):\n\n' +
   header + tuned.map((r) => line({ ...r, name: `${r.name} (${r.tuned})` })).join('') +
-  `\nHeld out: ${summary(held)}. Tuning shapes: ${summary(tuned)}.\n`;
-if (!only) fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), md);
-console.log(md);
+  `\nHeld out: ${summary(held)}. Tuning shapes: ${summary(tuned)}.\n\n` +
+  `Every round's measured RSS (MiB), in order: ${rows.map((r) => `${r.name} ${r.rounds.map(mib).join(', ')}`).join('; ')}.`;
+const largest = (list) => (list.length ? `${Math.max(...list.map((r) => Math.abs(r.error))).toFixed(1)}%` : '');
+if (only) console.log(md);
+else {
+  appendResults(md.split('\n'), {
+    verdict: verdict(seen, Object.fromEntries(rows.map((r) => [`${r.name} RSS`, r.rounds]))),
+    current: [
+      { measure: 'memory prediction: largest |error|, held-out shapes', value: largest(held), target: '≤ 10%' },
+      { measure: 'memory prediction: largest |error|, tuning shapes', value: largest(tuned), target: '≤ 10%' },
+    ].filter((r) => r.value),
+  });
+}

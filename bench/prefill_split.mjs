@@ -4,12 +4,15 @@
 // split off and on, alternating. Time to first token and total time per
 // request; with the split on, zest's log gives the prefill time and the time
 // to move the KV cache (save, move, restore). Appends a table to
-// bench/RESULTS.md. Needs the Vulkan engine rootfs.
+// bench/RESULTS.md when the machine was quiet (bench/lib/quiet.mjs; the
+// baseline: the split off, its requests in three rounds). Needs the Vulkan
+// engine rootfs.
 // Usage: node bench/prefill_split.mjs [--requests N] [--words N]
 import { execFileSync } from 'node:child_process';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine } from './gateway_overhead.mjs';
-import { everyRun } from './lib/runs.mjs';
+import { everyRun, roundMedians } from './lib/runs.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
 import { appendResults } from './lib/results.mjs';
 
 const arg = (name, def) => {
@@ -59,8 +62,10 @@ async function run(split) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const watch = watchMachine();
 const off = await run(false);
 const on = await run(true);
+const seen = watch.stop();
 const h = on.handoffs;
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
 const lines = [
@@ -75,6 +80,12 @@ const lines = [
   '',
   `Every request's TTFT in order (ms): split off ${everyRun(off.rows.map((r) => r.ttft), 0)}; on ${everyRun(on.rows.map((r) => r.ttft), 0)}` +
     (h.length ? `; every handed request's prefill ${h.map((x) => x[4]).join(', ')} ms, KV cache moved in ${h.map((x) => x[5]).join(', ')} ms.` : '.'),
-  '',
 ];
-appendResults(lines);
+const ratio = (key) => (median(on.rows.map((r) => r[key])) / median(off.rows.map((r) => r[key]))).toFixed(2);
+appendResults(lines, {
+  verdict: verdict(seen, { 'split off, TTFT': roundMedians(off.rows.map((r) => r.ttft), 3) }),
+  current: [
+    { measure: 'prefill/decode split (CPU + llvmpipe): TTFT, on / off (medians)', value: ratio('ttft'), target: '' },
+    ...(h.length ? [{ measure: 'prefill/decode split (CPU + llvmpipe): KV cache moved, median (ms)', value: String(median(h.map((x) => Number(x[5])))), target: '' }] : []),
+  ],
+});

@@ -6,12 +6,17 @@
 // interleaved, one at a time and 8 at once (so a write on the I/O thread
 // would delay the others), on the tiny synthetic model, where the engine is
 // fast enough for zest's own work to show. Appends a table to
-// bench/RESULTS.md. Target: p50 and p99 ratios (store / no store) ≤ 1.10.
+// bench/RESULTS.md when the machine was quiet (bench/lib/quiet.mjs; the
+// baseline: store:false, its requests in three rounds of each kind).
+// Target: p50 and p99 ratios (store / no store) ≤ 1.10.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { machine, pct } from './gateway_overhead.mjs';
+import { roundMedians } from './lib/runs.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 300);
 const CONCURRENT = 8;
@@ -28,6 +33,7 @@ async function respond(url, store) {
 }
 
 async function main() {
+  const watch = watchMachine();
   const zest = await startZest({ home: makeHome({ tiny: 'tiny' }), env: { ZEST_LOG_LEVEL: 'info' } });
   const serial = { true: [], false: [] };
   const concurrent = { true: [], false: [] };
@@ -43,11 +49,15 @@ async function main() {
         concurrent[store].push(...times);
       }
     }
-    files = fs.readdirSync(path.join(zest.home, 'responses')).length;
   } finally {
     await zest.stop();
+    // Once zest has stopped, every write behind is done. One directory a
+    // key (local/ without keys), one file a response.
+    const store = path.join(zest.home, 'responses');
+    if (fs.existsSync(store)) files = fs.readdirSync(store).reduce((n, key) => n + fs.readdirSync(path.join(store, key)).length, 0);
     zest.cleanup();
   }
+  const seen = watch.stop();
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
   const row = (label, xs) => {
     const [p50s, p50n, p99s, p99n] = [pct(xs.true, 0.5), pct(xs.false, 0.5), pct(xs.true, 0.99), pct(xs.false, 0.99)];
@@ -63,10 +73,19 @@ async function main() {
     '|---|---:|---:|---:|---:|---:|---:|---|',
     row('one at a time', serial),
     row(`${CONCURRENT} at once`, concurrent),
-    '',
   ];
-  fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-  console.log(lines.join('\n'));
+  const ratio = (xs, p) => (pct(xs.true, p) / pct(xs.false, p)).toFixed(3);
+  appendResults(lines, {
+    verdict: verdict(seen, {
+      'no store, one at a time': roundMedians(serial.false, 3),
+      [`no store, ${CONCURRENT} at once`]: roundMedians(concurrent.false, 3),
+    }),
+    current: [
+      { measure: 'Responses store: p50 store / no store, one at a time', value: ratio(serial, 0.5), target: '≤ 1.10' },
+      { measure: 'Responses store: p99 store / no store, one at a time', value: ratio(serial, 0.99), target: '≤ 1.10' },
+      { measure: `Responses store: p99 store / no store, ${CONCURRENT} at once`, value: ratio(concurrent, 0.99), target: '≤ 1.10' },
+    ],
+  });
 }
 
 await main();

@@ -5,7 +5,9 @@
 // behind a veth pair; otherwise on loopback. Head and worker share this
 // machine's cores, so the split pays for the network hops and the
 // contention, and gains no compute: the table says what RPC costs, not
-// what a second machine adds. Appends a table to bench/RESULTS.md.
+// what a second machine adds. Appends a table to bench/RESULTS.md when the
+// machine was quiet (bench/lib/quiet.mjs; the baseline: all on the head,
+// its answers).
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -15,6 +17,8 @@ import { canMakeNamespaces, makeNamespace, removeNamespace } from '../tests/lib/
 import { makeHome, repo, startZest, waitFor, zestBin } from '../tests/lib/zest.mjs';
 import { machine } from './gateway_overhead.mjs';
 import { everyRun } from './lib/runs.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_RPC_ROUNDS ?? 4);  // answers per setup and pass
 const PASSES = 3;  // the setups in turn, so drift spreads over all of them
@@ -45,6 +49,7 @@ async function generate(zest) {
 }
 
 async function main() {
+  const watch = watchMachine();
   const model = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zest-bench-rpc-')), 'm.gguf');
   execFileSync(path.join(repo, 'build/zest-make-model'), ['--preset', 'bench', '--out', model], { stdio: 'pipe' });
   const netns = canMakeNamespaces ? makeNamespace(`zest-b${process.pid % 100000}`, `bh${process.pid % 100000}`,
@@ -92,6 +97,7 @@ async function main() {
     fs.rmSync(workerHome, { recursive: true, force: true });
     fs.rmSync(path.dirname(model), { recursive: true, force: true });
   }
+  const seen = watch.stop();
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const base = mean(setups[0].runs.map((r) => r.engine));
   // The explanation's first clause: "12 layers of 25 on rpc:..., the rest on the CPU".
@@ -113,10 +119,15 @@ async function main() {
     '',
     'Every answer\'s decode tokens/s (engine), in order:', '',
     ...setups.map((s) => `- ${s.label}: ${everyRun(s.runs.map((r) => r.engine))}`),
-    '',
   ];
-  fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), `\n${lines.join('\n')}`);
-  console.log(lines.join('\n'));
+  const vsHead = (label) => (mean(setups.find((s) => s.label === label).runs.map((r) => r.engine)) / base).toFixed(3);
+  appendResults(lines, {
+    verdict: verdict(seen, { 'all on the head, decode tokens/s': setups[0].runs.map((r) => r.engine) }),
+    current: [
+      { measure: 'RPC: decode tokens/s, split head + worker / all on the head', value: vsHead('split: head + worker'), target: '' },
+      { measure: 'RPC: decode tokens/s, all on the worker / all on the head', value: vsHead('all on the worker'), target: '' },
+    ],
+  });
 }
 
 main().catch((e) => { console.error(e); process.exit(1); });

@@ -69,7 +69,11 @@ async function decode(url, body) {
     text: data.choices[0].message.content };
 }
 
+// Each load from nothing: a load without options finds the instance an
+// earlier setup left (the chance draft's, once: its 5 tok/s was measured
+// as the edit-shaped prompt's plain baseline, 2026-12-07).
 async function load(zest, options) {
+  await zest.json('/api/v1/unload', { model: 'T' });
   const r = await zest.json('/api/v1/load', { model: 'T', ...(options ? { options } : {}) });
   if (r.status !== 200) throw new Error(JSON.stringify(r.data));
   const [instance] = (await zest.instances()).filter((i) => i.model === 'T');

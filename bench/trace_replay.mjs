@@ -2,7 +2,9 @@
 // three models with memory for two. Bursts of interactive high-priority
 // chats arrive over a flood of low-priority background jobs; we measure the
 // makespan, how many times a model was loaded, and time to first token per
-// priority class. Appends a table to bench/RESULTS.md.
+// priority class. Appends a table to bench/RESULTS.md when the machine was
+// quiet (bench/lib/quiet.mjs; the baseline: the router's rounds, their
+// makespan and high-priority p99 TTFT).
 //
 // Both servers get the same engine build (zest's own argv is reused for the
 // router), the same slots per model (--parallel) and the same context per
@@ -11,13 +13,15 @@
 // zest's memory budget (placement.memory_limit) is set to 2.5× the memory it
 // predicts for one model, so two fit and three do not.
 //
-// Usage: node bench/trace_replay.mjs [--jobs N] [--chats N] [--gap-ms N] [--rounds N]
+// Usage: node bench/trace_replay.mjs [--jobs N] [--chats N] [--gap-ms N] [--rounds N (3)]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { makeHome, repo, startZest } from '../tests/lib/zest.mjs';
 import { startRouter } from './lib/router.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -30,9 +34,10 @@ const PARALLEL = 2;
 const CTX_PER_SLOT = 1024;
 const MODELS = ['m1', 'm2', 'm3'];
 const REQUEST_TIMEOUT_MS = 180_000;
-const ROUNDS = arg('--rounds', 2);
+const ROUNDS = arg('--rounds', 3);
 const MODEL_ARGS = ['--preset', 'bench', '--layers', '6'];
 
+const watch = watchMachine();
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'zest-bench-trace-'));
 const modelsDir = path.join(work, 'models');
 fs.mkdirSync(modelsDir);
@@ -150,6 +155,7 @@ for (let round = 1; round <= ROUNDS; ++round) {
   console.error(`round ${round}: router makespan ${r.run.makespan.toFixed(1)} s`);
 }
 fs.rmSync(work, { recursive: true, force: true });
+const seen = watch.stop();
 
 const median = (xs) => pct(xs, 50);
 const rows = zestRuns.flatMap((zr, i) => [zr, routerRuns[i]]);
@@ -158,8 +164,7 @@ const cpu = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.
 const commit = execFileSync('git', ['-C', repo, 'rev-parse', '--short', 'HEAD']).toString().trim();
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
 const ratio = (key) => (median(zestRuns.map((x) => x[key])) / median(routerRuns.map((x) => x[key]))).toFixed(2);
-const table = `
-## ${date} UTC — mixed trace vs router mode: ${os.hostname()}: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB — commit ${commit}
+const table = `## ${date} UTC — mixed trace vs router mode: ${os.hostname()}: ${cpu}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB — commit ${commit}
 
 Three synthetic models (${MODEL_ARGS.join(' ')}), memory for two (router: --models-max 2; zest: placement.memory_limit = 2.5 × its prediction of ${(predicted / 2 ** 20).toFixed(0)} MiB per model), --parallel ${PARALLEL}, ${CTX_PER_SLOT} tokens per slot. Trace: ${JOBS} low-priority jobs (48 tokens) at t=0 over two models, ${CHATS} high-priority chats (16 tokens) every ${GAP_MS} ms cycling over all three. Streamed; TTFT in ms. ${ROUNDS} rounds, zest and router alternating; the ratios compare medians over the rounds.
 
@@ -167,7 +172,14 @@ Three synthetic models (${MODEL_ARGS.join(' ')}), memory for two (router: --mode
 |---|---:|---:|---:|---:|---:|---:|---:|
 ${rows.map((x) => `| ${x.name} | ${x.makespan.toFixed(1)} | ${x.loads} | ${x.failed} | ${ms(x.high50)} | ${ms(x.high99)} | ${ms(x.low50)} | ${ms(x.low99)} |`).join('\n')}
 
-Ratios zest/router: high-priority p99 TTFT ${ratio('high99')} (target ≤ 0.5), makespan ${ratio('makespan')} (target ≤ 0.8).
-`;
-console.log(table);
-fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), table);
+Ratios zest/router: high-priority p99 TTFT ${ratio('high99')} (target ≤ 0.5), makespan ${ratio('makespan')} (target ≤ 0.8).`;
+appendResults(table.split('\n'), {
+  verdict: verdict(seen, {
+    'router makespan': routerRuns.map((x) => x.makespan),
+    'router high-priority p99 TTFT': routerRuns.map((x) => x.high99).filter(Number.isFinite),
+  }),
+  current: [
+    { measure: 'mixed trace: high-priority p99 TTFT, zest / llama-server router', value: ratio('high99'), target: '≤ 0.5' },
+    { measure: 'mixed trace: makespan, zest / llama-server router', value: ratio('makespan'), target: '≤ 0.8' },
+  ],
+});

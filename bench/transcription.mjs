@@ -7,7 +7,9 @@
 // through zest; and the work zest adds per request (its HTTP parse of the
 // upload, a second multipart write, the relay through the engine bridge),
 // as CPU time and as the wall time of an upload refused right after its
-// parse. Appends a table to bench/RESULTS.md.
+// parse. Appends a table to bench/RESULTS.md when the machine was quiet
+// (bench/lib/quiet.mjs; the baseline: whisper-server asked directly, each
+// round's median, per audio length).
 //
 // The direct engine is started with the very command line zest used for its
 // whisper-server's sandbox (the inner bwrap: rootfs read-only, own PID
@@ -16,10 +18,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { descendants, engineArgv, makeHome, repo, sampleSpeech, startZest, waitFor } from '../tests/lib/zest.mjs';
 import { cpuSeconds, machine, pct } from './gateway_overhead.mjs';
-import { everyRun } from './lib/runs.mjs';
+import { everyRun, roundMedians } from './lib/runs.mjs';
+import { watchMachine, verdict } from './lib/quiet.mjs';
+import { appendResults } from './lib/results.mjs';
 
 const ROUNDS = Number(process.env.BENCH_SPEECH_ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.BENCH_SPEECH_PER_ROUND ?? 4);
@@ -146,6 +149,7 @@ async function round(i, audio, zestSide, directSide, pids, acc) {
 const loggedMs = (logs) => [...logs.matchAll(/POST \/v1\/audio\/transcriptions 200 ([\d.]+) ms/g)].map((m) => Number(m[1]));
 
 async function main() {
+  const watch = watchMachine();
   const sample = readWav(fs.readFileSync(sampleSpeech()));
   const audios = [
     { seconds: sample.seconds, wav: wavOfLength(sample, sample.seconds), perRound: PER_ROUND },
@@ -176,6 +180,7 @@ async function main() {
       console.error(`${audio.seconds.toFixed(0)} s: direct ${acc.direct.map((x) => x.toFixed(0))} ms, zest ${acc.zest.map((x) => x.toFixed(0))} ms`);
     }
 
+    const seen = watch.stop();
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repo }).toString().trim();
     const f = (x, d = 1) => x.toFixed(d);
     const label = (s) => (s < 100 ? `${f(s, 2)} s (Debian's sample)` : `${f(s / 60, 0)} min (the sample repeated)`);
@@ -194,7 +199,7 @@ async function main() {
         `${perRequest(r.gatewayCpu)} / ${perRequest(r.bridgeCpu)} | ${f(pct(r.refused, 0.5))} |`;
     });
     const lines = [
-      '', `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — speech to text, zest vs whisper-server: ${machine()} — commit ${commit}`, '',
+      `## ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — speech to text, zest vs whisper-server: ${machine()} — commit ${commit}`, '',
       `Synthetic whisper model (zest-make-model --arch whisper), the engine rootfs's whisper-server with zest's own sandbox ` +
         `command line on both sides (\`-t ${direct.threads}\`), one request at a time; ${ROUNDS} rounds × ${PER_ROUND} (53 s) or ${PER_ROUND_LONG} (5 min) ` +
         `pairs of requests (one each side, back to back, the first side alternating), after a warm-up on both; ` +
@@ -211,10 +216,15 @@ async function main() {
       '',
       'Every pair in order, ratio zest/direct (direct ms / zest ms):', '',
       ...results.map((r) => `- ${label(r.audio.seconds)}: ${everyRun(r.pairRatios, 3)}`),
-      '',
     ];
-    fs.appendFileSync(path.join(repo, 'bench/RESULTS.md'), lines.join('\n') + '\n');
-    console.log(lines.join('\n'));
+    const short = (r) => (r.audio.seconds < 100 ? '53 s' : '5 min');
+    appendResults(lines, {
+      verdict: verdict(seen, Object.fromEntries(results.map((r) => [`whisper-server direct, ${short(r)}`, roundMedians(r.direct, ROUNDS)]))),
+      current: results.map((r) => ({
+        measure: `speech to text: audio s / wall s, zest / whisper-server direct, ${short(r)} of audio`,
+        value: f(pct(r.direct, 0.5) / pct(r.zest, 0.5), 3), target: '≥ 0.98',
+      })),
+    });
   } finally {
     if (direct) direct.proc.kill('SIGTERM');
     await zest.stop();

@@ -28,23 +28,48 @@ function cpuTicks() {
   return { busy: user + nice + system + irq + softirq, steal, all: f.slice(0, 8).reduce((a, b) => a + b, 0) };
 }
 
-// CPU ticks (user + system) of `root` and all its descendants, now alive.
-function treeTicks(root) {
-  const parent = new Map();
-  const ticks = new Map();
+// The benchmark's tree now: pid → {ppid, own (its utime + stime), reaped
+// (cutime + cstime: the children it waited for)}, for `root` and every
+// descendant alive.
+function tree(root) {
+  const procs = new Map();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let stat;
     try { stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8'); } catch { continue; }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    parent.set(Number(entry), Number(fields[1]));
-    ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]));
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    procs.set(Number(entry), { ppid: f[1], own: f[11] + f[12], reaped: f[13] + f[14] });
+  }
+  const ours = new Map();
+  for (const [pid, p] of procs) {
+    for (let q = pid; q > 0; q = procs.get(q)?.ppid ?? 0) {
+      if (q === root) { ours.set(pid, p); break; }
+    }
+  }
+  return ours;
+}
+
+// CPU ticks the tree took between two readings. A process that ended in
+// between counts through the ancestor that waited for it: that one's
+// `reaped` grew by the process's whole life, of which `prev` held all but
+// the last interval. One reaped outside the tree (an orphan; a process in a
+// PID namespace whose init was killed) loses its last interval, which then
+// counts as others'. (Summing the tree's ticks, as this did first, lost a
+// dead process's whole life: each engine cold_start.mjs stopped made that
+// second's CPU others', up to 2.8 s of an engine's CPU at one stop.)
+function treeDelta(prev, now) {
+  const heldByDead = new Map();  // alive ancestor → what its dead descendants held at `prev`
+  for (const [pid, p] of prev) {
+    if (now.has(pid)) continue;
+    let a = p.ppid;
+    while (a > 0 && !now.has(a)) a = prev.get(a)?.ppid ?? 0;
+    if (a > 0) heldByDead.set(a, (heldByDead.get(a) ?? 0) + p.own + p.reaped);
   }
   let sum = 0;
-  for (const [pid, t] of ticks) {
-    for (let p = pid; p > 1; p = parent.get(p) ?? 0) {
-      if (p === root) { sum += t; break; }
-    }
+  for (const [pid, n] of now) {
+    const p = prev.get(pid);
+    if (!p) sum += n.own + n.reaped;
+    else sum += Math.max(0, n.own - p.own) + Math.max(0, n.reaped - p.reaped - (heldByDead.get(pid) ?? 0));
   }
   return sum;
 }
@@ -55,17 +80,17 @@ export function loadAverage() {
 
 // Starts watching the machine; `stop()` returns what was seen:
 // {loadBefore, othersCores, steal, seconds}. The benchmark's own tree is
-// this process's: everything it spawned is inside it. Children that exited
-// during a sample are counted as others' for that second (a few ticks).
+// this process's: everything it spawned is inside it (see treeDelta for
+// the processes that end while it runs).
 export function watchMachine() {
   const loadBefore = loadAverage();
-  const start = { cpu: cpuTicks(), ours: treeTicks(process.pid), at: performance.now() };
+  const start = { cpu: cpuTicks(), ours: tree(process.pid), at: performance.now() };
   let prev = start;
   let othersTicks = 0;
   const sample = () => {
-    const now = { cpu: cpuTicks(), ours: treeTicks(process.pid), at: performance.now() };
-    // Ours can drop when a child exits (its ticks leave the tree): never negative.
-    othersTicks += Math.max(0, (now.cpu.busy - prev.cpu.busy) - Math.max(0, now.ours - prev.ours));
+    const now = { cpu: cpuTicks(), ours: tree(process.pid), at: performance.now() };
+    const ours = treeDelta(prev.ours, now.ours);
+    othersTicks += Math.max(0, (now.cpu.busy - prev.cpu.busy) - ours);
     prev = now;
   };
   const timer = setInterval(sample, 1000);

@@ -29,8 +29,14 @@ export function appendResults(lines, { verdict, current = [] } = {}) {
     console.log(`\nnot appended to bench/RESULTS.md: ${verdict ? verdict.reasons.join('; ') : 'the machine was not watched'}`);
     return false;
   }
-  const marked = quiet ? out : [out[0] ? `${out[0]} — NOT A MEASUREMENT` : '', ...out.slice(1)];
-  fs.appendFileSync(resultsFile, marked.join('\n') + '\n');
+  // Forced on a busy machine: the entry's heading (its first line that is
+  // one, after any blank lines) says so.
+  const heading = out.findIndex((l) => l.startsWith('#'));
+  const marked = quiet || heading < 0 ? out : out.map((l, i) => (i === heading ? `${l} — NOT A MEASUREMENT` : l));
+  // A blank line before the entry's heading, whatever the file ended with.
+  const text = fs.readFileSync(resultsFile, 'utf8');
+  const gap = text === '' || text.endsWith('\n\n') ? '' : text.endsWith('\n') ? '\n' : '\n\n';
+  fs.appendFileSync(resultsFile, gap + marked.join('\n') + '\n');
   if (quiet && current.length) updateCurrent(current);
   return true;
 }

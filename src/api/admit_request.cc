@@ -34,14 +34,14 @@ Result<scheduler::AdmitRequest> AdmitRequestFor(const http::Request& r,
   return admit;
 }
 
-Result<RelayRequest> AdmittedRelay(const http::Request& request, const models::ModelEntry& model,
+Result<RelayRequest> AdmittedRelay(const http::Request& request, models::ModelEntry model,
                                    std::string client_model, std::string_view body_priority,
                                    std::chrono::milliseconds default_timeout,
                                    RequestObserver* observer) {
   ZEST_ASSIGN_OR_RETURN(scheduler::AdmitRequest admit,
                         AdmitRequestFor(request, body_priority, model.name, default_timeout));
   RelayRequest relay;
-  relay.model = model;
+  relay.model = std::move(model);
   relay.admit = std::move(admit);
   relay.client_model = std::move(client_model);
   relay.observer = observer;

@@ -27,7 +27,7 @@ Result<scheduler::AdmitRequest> AdmitRequestFor(const http::Request& request,
 // A relay request for `model` as the client named it (`client_model`),
 // admitted as above, seen by `observer` (may be null); the caller adds what
 // it asks of the engine. The one place a relay request is started.
-Result<RelayRequest> AdmittedRelay(const http::Request& request, const models::ModelEntry& model,
+Result<RelayRequest> AdmittedRelay(const http::Request& request, models::ModelEntry model,
                                    std::string client_model, std::string_view body_priority,
                                    std::chrono::milliseconds default_timeout,
                                    RequestObserver* observer);

@@ -93,7 +93,7 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
     if (!images.ok()) co_return co_await send(writer, images, param, kNone);
   }
   Result<RelayRequest> relay =
-      AdmittedRelay(request, job.model, job.request.model, job.request.priority,
+      AdmittedRelay(request, std::move(job.model), job.request.model, job.request.priority,
                     options.queue_timeout, &observer);
   if (!relay.ok()) co_return co_await send(writer, relay.status(), "priority", kNone);
   relay->keep_alive = AllowedKeepAlive(request, job.request.keep_alive, options.max_keep_alive);

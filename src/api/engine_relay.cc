@@ -36,6 +36,17 @@ constexpr std::size_t kMaxEngineResponseBytes = 256ull * 1024 * 1024;
 constexpr int kCrashedEngines = 4;
 // All engines one request may use, however much each of them answered.
 constexpr int kMaxEngines = 16;
+// Answers of at most this many tokens are asked whole even of an engine
+// that would be asked for a stream (EngineAdapter::AsksAsStream): what the
+// stream buys, an engine that stops at its next token once the client
+// left, is little for an answer this short (llama-server 11669 stops a
+// whole one within about a second too: its 3000-token answer stopped 1.5 s
+// after its client left), and what it costs is paid by every such request:
+// an event per token parsed and put together again, the response's headers
+// waking zest while the engine computes, and a connection llama-server
+// closes after a stream where it keeps a whole answer's alive
+// (http/upstream_pool.h). Measured: bench/profiles/gateway-1token.md.
+constexpr int64_t kWholeAnswerTokens = 16;
 
 // The model's name as the client spelled it (the registry's when it gave none).
 const std::string& ClientName(const RelayRequest& request) {
@@ -184,26 +195,38 @@ awaitable<Result<scheduler::InstanceLease>> DispatchByDeadline(scheduler::Instan
                        "X-Queue-Timeout); its load goes on");
 }
 
+// How a chat request was asked of its engine (AskChat).
+struct Asked {
+  bool assemble = false;  // streamed from the engine for a non-streamed request (stream_assembly.h)
+  // A short answer asked whole that would have been assembled from a
+  // stream (kWholeAnswerTokens): timed from the engine's timings instead.
+  bool time_whole = false;
+};
+
 struct Connection {
   scheduler::InstanceLease lease;  // the slot on the instance, held until the engine has answered
   std::unique_ptr<http::UpstreamResponse> response;
-  bool assemble = false;  // streamed from the engine for a non-streamed request (stream_assembly.h)
+  Asked asked;
   scheduler::SessionTier::SlotClaim restored;  // the slot restored for this request, if one was
 };
 
 // The request as the instance's engine takes it, into `up`: written by its
 // adapter with the engine's own model name, asked as a stream when the
-// engine would otherwise run on after its client left (stream_assembly.h;
-// returns true then), pinned to the slot a split prefill filled.
-awaitable<Result<bool>> AskChat(scheduler::InstanceDispatch& pool, const RelayRequest& request,
-                                std::shared_ptr<scheduler::Instance> instance,
-                                std::shared_ptr<http::UpstreamCanceller> canceller,
-                                http::UpstreamRequest& up) {
+// engine would otherwise run on after its client left (stream_assembly.h)
+// and the answer may be long (kWholeAnswerTokens), pinned to the slot a
+// split prefill filled.
+awaitable<Result<Asked>> AskChat(scheduler::InstanceDispatch& pool, const RelayRequest& request,
+                                 std::shared_ptr<scheduler::Instance> instance,
+                                 std::shared_ptr<http::UpstreamCanceller> canceller,
+                                 http::UpstreamRequest& up) {
   const engines::EngineAdapter* engine = instance->engine;
   if (engine == nullptr) co_return Internal("the instance has no engine adapter");
   engines::ChatCallOptions options;
   options.model = instance->engine_model.empty() ? ClientName(request) : instance->engine_model;
-  options.as_stream = engine->AsksAsStream(*request.chat);
+  const std::optional<int64_t>& max_tokens = request.chat->max_tokens;
+  const bool short_answer = max_tokens && *max_tokens <= kWholeAnswerTokens;
+  const bool streamable = engine->AsksAsStream(*request.chat);
+  options.as_stream = streamable && !short_answer;
   if (request.split_prefill) {
     // Named, not temporaries inside co_await (GCC 12).
     std::string client = ClientName(request), tag = RequestTag(request.request_id);
@@ -215,7 +238,7 @@ awaitable<Result<bool>> AskChat(scheduler::InstanceDispatch& pool, const RelayRe
   up.target = std::move(call->path);
   up.headers = {{"Content-Type", std::move(call->content_type)}};
   up.body = std::move(call->body);
-  co_return options.as_stream;
+  co_return Asked{.assemble = options.as_stream, .time_whole = streamable && short_answer};
 }
 
 // A session's conversation across unloads (scheduler/session_tier.h): its
@@ -252,7 +275,8 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
   http::UpstreamRequest up;
   up.method = "POST";
   up.canceller = canceller;
-  bool assemble = false;  // streamed from the engine for a non-streamed request
+  up.pool = request.upstream;
+  Asked how;
   scheduler::SessionTier::SlotClaim restored;
   if (request.to_engine) {  // in the engine's own shape
     if ((*lease)->engine == nullptr) co_return Internal("the instance has no engine adapter");
@@ -264,15 +288,14 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
   } else {
     // Named, not temporaries inside co_await (GCC 12).
     std::shared_ptr<scheduler::Instance> instance = lease->instance();
-    Result<bool> asked = co_await AskChat(pool, request, instance, canceller, up);
+    Result<Asked> asked = co_await AskChat(pool, request, instance, canceller, up);
     if (!asked.ok()) co_return asked.status();
-    assemble = *asked;
+    how = *asked;
     restored = co_await KeepSession(request, std::move(instance), up);
   }
   auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
   if (response.ok()) {
-    Connection connection{std::move(*lease), std::move(response).value(), assemble,
-                          std::move(restored)};
+    Connection connection{std::move(*lease), std::move(response).value(), how, std::move(restored)};
     co_return std::move(connection);
   }
   if (response.status().code() == ErrorCode::kCancelled) co_return response.status();
@@ -307,7 +330,7 @@ awaitable<void> SendTranslated(http::ResponseWriter& writer, const RelayRequest&
 // request never finds it still taken by this one.
 awaitable<Outcome> RelayWhole(scheduler::InstanceDispatch& pool, scheduler::InstanceLease& lease,
                               http::UpstreamResponse& upstream, const RelayRequest& request,
-                              http::ResponseWriter& writer) {
+                              http::ResponseWriter& writer, bool time_whole) {
   std::shared_ptr<scheduler::Instance> held = lease.instance();
   scheduler::Instance& instance = *held;
   auto body = co_await upstream.ReadAll(kMaxEngineResponseBytes);
@@ -346,20 +369,26 @@ awaitable<Outcome> RelayWhole(scheduler::InstanceDispatch& pool, scheduler::Inst
   }
   std::string content_type(http::FindHeader(upstream.headers(), "Content-Type"));
   if (content_type.empty()) content_type = "application/json";
-  if (upstream.status() == 200) {
-    const uint64_t turn_tokens = MeasureSpeed(instance, *body);
+  // The answer's counts, read once for the speed averages, the turn and the
+  // observer; the turn is told before the client has its answer, so its
+  // next turn finds the ledger and the session tier up to date.
+  const bool answered = upstream.status() == 200;
+  if (answered) {
+    const TokenUsage usage = ParseTokenUsage(*body);
+    const uint64_t turn_tokens = RecordSpeed(instance, usage);
     if (turn_tokens > 0) pool.TurnEnded(held, request.session, turn_tokens);
-    if (request.observer != nullptr) request.observer->OnBody(*body);
+    if (request.observer != nullptr) {
+      request.observer->OnBody(*body, usage, time_whole, std::chrono::steady_clock::now());
+    }
   }
   if (request.translator != nullptr) {
     co_await SendTranslated(writer, request, upstream.status(), std::move(*body));
-    co_return std::nullopt;
+  } else {
+    const std::string& name = ClientName(request);
+    bool respell = answered && (name != request.model.name || !instance.engine_model.empty());
+    std::string out = respell ? WithModelName(std::move(*body), name) : std::move(*body);
+    co_await writer.Send(upstream.status(), content_type, std::move(out));
   }
-  const std::string& name = ClientName(request);
-  bool respell =
-      upstream.status() == 200 && (name != request.model.name || !instance.engine_model.empty());
-  std::string out = respell ? WithModelName(std::move(*body), name) : std::move(*body);
-  co_await writer.Send(upstream.status(), content_type, std::move(out));
   co_return std::nullopt;
 }
 
@@ -468,8 +497,11 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
         co_return std::nullopt;
       }
       relayed = true;
-      if (uint64_t tokens = MeasureSpeed(*instance, event.data); tokens > 0) turn_tokens = tokens;
-      if (request.observer != nullptr) request.observer->OnStreamEvent(event.data);
+      const std::optional<TokenUsage> usage = EventUsage(event.data);  // read once, for both
+      if (uint64_t tokens = usage ? RecordSpeed(*instance, *usage) : 0; tokens > 0) {
+        turn_tokens = tokens;
+      }
+      if (request.observer != nullptr) request.observer->OnStreamEvent(event.data, usage);
       if (event.data.empty()) {  // a comment: passed on as it is (SSE only)
         if (request.translator != nullptr && !request.translator->sse()) continue;
         if (!co_await writer.WriteChunk(event.raw)) co_return std::nullopt;
@@ -521,9 +553,12 @@ awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
       co_return EngineFailed("the engine's answer is too long");
     }
     for (const auto& event : splitter.Feed(**piece)) {
-      if (uint64_t tokens = MeasureSpeed(instance, event.data); tokens > 0) turn_tokens = tokens;
+      const std::optional<TokenUsage> usage = EventUsage(event.data);  // read once, for both
+      if (uint64_t tokens = usage ? RecordSpeed(instance, *usage) : 0; tokens > 0) {
+        turn_tokens = tokens;
+      }
       // Time to first token and token gaps, as for a streamed request.
-      if (request.observer != nullptr) request.observer->OnStreamEvent(event.data);
+      if (request.observer != nullptr) request.observer->OnStreamEvent(event.data, usage);
       assembler.Add(event.data);
     }
   }
@@ -590,8 +625,9 @@ awaitable<Outcome> RelayOnce(scheduler::InstanceDispatch& pool, const RelayReque
   if (request.stream && upstream.status() == 200 && event_stream) {
     co_return co_await RelayStream(pool, connected->lease, upstream, writer, request, resume);
   }
-  if (!connected->assemble || upstream.status() != 200 || !event_stream) {
-    co_return co_await RelayWhole(pool, connected->lease, upstream, request, writer);
+  if (!connected->asked.assemble || upstream.status() != 200 || !event_stream) {
+    co_return co_await RelayWhole(pool, connected->lease, upstream, request, writer,
+                                  connected->asked.time_whole);
   }
   co_return co_await RelayAssembled(pool, *connected, request, writer);
 }
@@ -715,6 +751,7 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
     co_return;
   }
   request.session_tier = services.session_tier;
+  request.upstream = services.upstream;
   request.split_prefill = services.split_prefill_tokens > 0 &&
                           request.admit.cost >= services.split_prefill_tokens &&
                           request.chat != nullptr && !request.to_engine &&

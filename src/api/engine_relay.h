@@ -24,6 +24,7 @@
 #include "engines/engine_adapter.h"
 #include "engines/engine_set.h"
 #include "http/response_writer.h"
+#include "http/upstream_pool.h"
 #include "models/model_registry.h"
 #include "scheduler/admission.h"
 #include "scheduler/instance_directory.h"
@@ -67,6 +68,9 @@ struct RelayRequest {
   // Keeps the session's conversation across unloads (set from
   // EngineServices::session_tier); null: not kept.
   scheduler::SessionTier* session_tier = nullptr;
+  // Kept-alive engine connections (set from EngineServices::upstream);
+  // null: a connection per request.
+  http::UpstreamPool* upstream = nullptr;
   // Prefill on another instance of the model first (api/prefill_handoff.h);
   // set from EngineServices::split_prefill_tokens.
   bool split_prefill = false;
@@ -107,6 +111,9 @@ struct EngineServices {
   uint64_t split_prefill_tokens = 0;
   // Conversations kept across unloads (scheduler/session_tier.h); null: none.
   scheduler::SessionTier* session_tier = nullptr;
+  // Engine connections kept alive between requests (http/upstream_pool.h);
+  // null: a connection per request.
+  http::UpstreamPool* upstream = nullptr;
 };
 
 // Waits for a slot of the model (429/503 when the queue is full or the wait

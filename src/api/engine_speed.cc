@@ -12,7 +12,10 @@ constexpr uint64_t kMinPromptTokensMeasured = 16;
 
 uint64_t MeasureSpeed(scheduler::Instance& instance, std::string_view json) {
   if (json.find("\"timings\"") == std::string_view::npos) return 0;
-  TokenUsage usage = ParseTokenUsage(json);
+  return RecordSpeed(instance, ParseTokenUsage(json));
+}
+
+uint64_t RecordSpeed(scheduler::Instance& instance, const TokenUsage& usage) {
   if (usage.predicted_per_second && *usage.predicted_per_second > 0) {
     instance.RecordPerTokenMs(1000.0 / *usage.predicted_per_second);
   }

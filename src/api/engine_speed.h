@@ -7,6 +7,7 @@
 
 #include <string_view>
 
+#include "api/inference_metrics.h"
 #include "scheduler/instance.h"
 
 namespace zest::api {
@@ -16,5 +17,7 @@ namespace zest::api {
 // Returns the tokens of the turn it closes (prompt and answer: what the
 // slot holds now) when it reports them, else 0.
 uint64_t MeasureSpeed(scheduler::Instance& instance, std::string_view json);
+// The same from counts read already (ParseTokenUsage of the answer or event).
+uint64_t RecordSpeed(scheduler::Instance& instance, const TokenUsage& usage);
 
 }  // namespace zest::api

@@ -134,6 +134,7 @@ TokenUsage ParseTokenUsage(std::string_view text) {
   if (has_timings) {
     usage.prompt_ms = PositiveAt(*t, "prompt_ms");
     usage.prompt_per_second = PositiveAt(*t, "prompt_per_second");
+    usage.predicted_ms = PositiveAt(*t, "predicted_ms");
     usage.predicted_per_second = PositiveAt(*t, "predicted_per_second");
     usage.draft_n = CountAt(*t, "draft_n");
     usage.draft_accepted = CountAt(*t, "draft_n_accepted");
@@ -152,6 +153,14 @@ TokenUsage ParseTokenUsage(std::string_view text) {
     usage.found = true;
   }
   return usage;
+}
+
+std::optional<TokenUsage> EventUsage(std::string_view data) {
+  if (data.find("\"usage\"") == std::string_view::npos &&
+      data.find("\"timings\"") == std::string_view::npos) {
+    return std::nullopt;
+  }
+  return ParseTokenUsage(data);
 }
 
 const char* ApiLabel(Api api) {
@@ -174,7 +183,8 @@ RequestObserver::RequestObserver(InferenceMetrics* metrics, Api api, std::string
       model_(std::move(model)),
       principal_(std::move(principal)) {}
 
-void RequestObserver::OnStreamEvent(std::string_view data) {
+void RequestObserver::OnStreamEvent(std::string_view data,
+                                    const std::optional<TokenUsage>& parsed) {
   if (metrics_ == nullptr) return;
   if (CarriesText(data)) {
     Clock::time_point now = Clock::now();
@@ -188,10 +198,9 @@ void RequestObserver::OnStreamEvent(std::string_view data) {
     }
     last_token_ = now;
   }
-  // Only the closing events carry counts; parse just those.
-  if (data.find("\"usage\"") != std::string_view::npos ||
-      data.find("\"timings\"") != std::string_view::npos) {
-    TokenUsage usage = ParseTokenUsage(data);
+  // Only the closing events carry counts (EventUsage parses just those).
+  if (parsed) {
+    TokenUsage usage = *parsed;
     // Timings and usage may come in separate events; keep the timings.
     if (!usage.prompt_ms) usage.prompt_ms = usage_.prompt_ms;
     if (!usage.predicted_per_second) usage.predicted_per_second = usage_.predicted_per_second;
@@ -208,8 +217,15 @@ void RequestObserver::OnStreamEvent(std::string_view data) {
   }
 }
 
-void RequestObserver::OnBody(std::string_view body) {
-  if (metrics_ != nullptr) usage_ = ParseTokenUsage(body);
+void RequestObserver::OnBody(std::string_view body, const TokenUsage& usage, bool time_first_token,
+                             Clock::time_point answered_at) {
+  if (metrics_ == nullptr) return;
+  usage_ = usage;
+  if (!time_first_token || !CarriesText(body)) return;
+  const double ttft = Seconds(answered_at - start_) - usage.predicted_ms.value_or(0) / 1000;
+  if (ttft <= 0) return;
+  ttft_s_ = ttft;
+  metrics_->time_to_first_token.With({model_}).Observe(ttft);
 }
 
 void RequestObserver::OnAdmitted(std::string_view priority, double waited_s) {

@@ -92,6 +92,7 @@ struct TokenUsage {
   // From llama-server's `timings`, when present (with or without `usage`).
   std::optional<double> prompt_ms;
   std::optional<double> prompt_per_second;  // prompt processing speed
+  std::optional<double> predicted_ms;       // generating the tokens after the first
   std::optional<double> predicted_per_second;
   // Speculative decoding's drafted and accepted tokens (timings.draft_n,
   // timings.draft_n_accepted), where the engine drafted.
@@ -102,6 +103,9 @@ struct TokenUsage {
 // Reads OpenAI `usage` (preferred) or llama-server `timings` from one JSON
 // answer or stream event; found=false when it has neither.
 TokenUsage ParseTokenUsage(std::string_view json);
+// ParseTokenUsage of a stream event that may carry counts (the closing
+// events: `usage` or `timings`); none for the others, which are not parsed.
+std::optional<TokenUsage> EventUsage(std::string_view data);
 
 // One request's observer. Not thread-safe: used by the request's coroutine.
 class RequestObserver {
@@ -131,9 +135,20 @@ class RequestObserver {
   void OnFailed(std::string_view phase);
   // An SSE event's data field, as the engine streamed it (also for a
   // non-streamed answer zest assembles from a stream).
-  void OnStreamEvent(std::string_view data);
+  void OnStreamEvent(std::string_view data) { OnStreamEvent(data, EventUsage(data)); }
+  // The same with EventUsage(data) read already (the relay shares it with
+  // engine_speed.h).
+  void OnStreamEvent(std::string_view data, const std::optional<TokenUsage>& usage);
   // A whole (non-streamed) answer body.
-  void OnBody(std::string_view body);
+  void OnBody(std::string_view body) { OnBody(body, ParseTokenUsage(body), false, Clock::now()); }
+  // The same with ParseTokenUsage(body) read already. With
+  // `time_first_token` (a short answer the relay asked whole where it would
+  // assemble a longer one from a stream, engine_relay.cc), its time to first
+  // token is taken from the engine's timings: the time until the answer
+  // came (`answered_at`), less the engine's time generating the tokens
+  // after the first; as from a stream, only an answer with text has one.
+  void OnBody(std::string_view body, const TokenUsage& usage, bool time_first_token,
+              std::chrono::steady_clock::time_point answered_at);
   // Speech to text: the transcribed audio's length.
   void OnAudio(double seconds) { audio_s_ = seconds; }
   // Text to speech: the characters spoken and the audio's length.

@@ -102,6 +102,48 @@ TEST(RequestObserverTest, LastStatsKeepTimingsFromAnEarlierEvent) {
   EXPECT_DOUBLE_EQ(m.prompt_processing.With({"tiny"}).Read().sum, 0.25);
 }
 
+// A short answer asked whole (engine_relay.cc) is timed from the engine's
+// timings: the time until it came, less the generation after the first
+// token; one without text, or one not asked so, is not timed.
+TEST(RequestObserverTest, TimesAWholeAnswerFromItsTimingsWhenAsked) {
+  metrics::Registry registry;
+  InferenceMetrics m(registry);
+  const std::string body =
+      R"({"choices":[{"message":{"role":"assistant","content":"ab"}}],"usage":{"prompt_tokens":4,"completion_tokens":2},"timings":{"predicted_ms":250}})";
+  {
+    RequestObserver o(&m, Api::kOpenAi, "chat_completions", "tiny", "");
+    const auto answered_at = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    o.OnBody(body, ParseTokenUsage(body), true, answered_at);
+    o.Finish(200);
+  }
+  EXPECT_EQ(m.time_to_first_token.With({"tiny"}).Read().count, 1u);
+  const double ttft = m.time_to_first_token.With({"tiny"}).Read().sum;
+  EXPECT_GT(ttft, 0.74);
+  EXPECT_LT(ttft, 0.80);  // 1 s less 0.25 s, and the moments between
+  EXPECT_EQ(m.Last()->time_to_first_token_s, ttft);
+  EXPECT_EQ(m.completion_tokens.With({"tiny"}).value(), 2);
+  {
+    RequestObserver untimed(&m, Api::kOpenAi, "chat_completions", "tiny", "");
+    untimed.OnBody(body);  // logprobs, say: asked whole for its own reasons
+    untimed.Finish(200);
+    RequestObserver empty(&m, Api::kOpenAi, "chat_completions", "tiny", "");
+    const std::string no_text = R"({"choices":[{"message":{"content":""}}]})";
+    empty.OnBody(no_text, ParseTokenUsage(no_text), true, std::chrono::steady_clock::now());
+    empty.Finish(200);
+  }
+  EXPECT_EQ(m.time_to_first_token.With({"tiny"}).Read().count, 1u);
+}
+
+// The relay reads a stream event's counts once and hands them to both.
+TEST(TokenUsageTest, OnlyTheClosingEventsAreRead) {
+  EXPECT_FALSE(EventUsage(R"({"choices":[{"delta":{"content":"a"}}]})").has_value());
+  std::optional<TokenUsage> closing =
+      EventUsage(R"({"choices":[],"timings":{"predicted_ms":3.5}})");
+  ASSERT_TRUE(closing.has_value());
+  EXPECT_EQ(closing->predicted_ms, 3.5);
+  EXPECT_TRUE(EventUsage(R"({"usage":{"prompt_tokens":1}})")->found);
+}
+
 TEST(RequestObserverTest, CountsQueueWaitAndRejections) {
   metrics::Registry registry;
   InferenceMetrics m(registry);

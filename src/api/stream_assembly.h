@@ -1,8 +1,9 @@
 // A non-streamed answer built from the engine's stream. zest asks
 // llama-server for a stream even when the client did not
 // (EngineAdapter::AsksAsStream, engines/llama_server_adapter.h: a streamed
-// task stops at its next token once its client leaves, a whole one does
-// not).
+// task stops at its next token once its client leaves, a whole one only at
+// the engine's next check of its connection, about a second), unless the
+// answer is short (at most 16 tokens: engine_relay.cc, kWholeAnswerTokens).
 //
 // StreamAssembler folds the chunks (OpenAI's chat.completion.chunk or
 // text_completion, as llama-server sends them) into the answer the request

@@ -10,7 +10,7 @@
 
 namespace zest::app {
 
-Status ApplyAccessRules(http::Router& router, bool metrics_public) {
+Status ApplyAccessRules(http::Router& router, bool metrics_enabled, bool metrics_public) {
   using http::Access;
   struct Rule {
     const char* method;
@@ -22,7 +22,6 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       {"GET", "/health", Access::kPublic},
       // Readiness for load balancers: "ready", "starting" or "draining", no details.
       {"GET", "/ready", Access::kPublic},
-      {"GET", "/metrics", metrics_public ? Access::kPublic : Access::kInference},
       {"GET", "/api/v1/config", Access::kAdmin},
       // Every request's lines and the engines' output: other tenants' business.
       {"GET", "/api/v1/logs", Access::kAdmin},
@@ -45,6 +44,9 @@ Status ApplyAccessRules(http::Router& router, bool metrics_public) {
       {"GET", "/ui/{path...}", Access::kPublic},
       {"GET", "/api/v1/session", Access::kPublic},
   };
+  if (metrics_enabled) {
+    rules.push_back({"GET", "/metrics", metrics_public ? Access::kPublic : Access::kInference});
+  }
   for (std::string prefix : {"/v1", "/api/v1"}) {
     for (const char* endpoint : {"/chat/completions", "/completions", "/embeddings",
                                  "/audio/transcriptions", "/audio/translations", "/audio/speech",

@@ -20,8 +20,10 @@ namespace zest::app {
 // Marks the open route (/health, liveness only) and the inference POST
 // routes, and /api/v1/config and /api/v1/logs as admin; every other GET
 // needs any key and every other non-GET route stays admin (the Router's
-// defaults). An error names a rule whose route does not exist.
-Status ApplyAccessRules(http::Router& router, bool metrics_public);
+// defaults). /metrics is ruled only when `metrics_enabled` (without
+// metrics it is not served at all). An error names a rule whose route does
+// not exist.
+Status ApplyAccessRules(http::Router& router, bool metrics_enabled, bool metrics_public);
 
 // An error (to print, then exit) when `host` (server.host, and
 // server.ollama_listen's host) is not a loopback address and no API key is

@@ -87,7 +87,7 @@ TEST(ListenerOptions, TheRedirectNeedsTlsAndNeverReadsABody) {
 
 // Adds, one by one, the routes ApplyAccessRules says are missing, as the
 // server's APIs would have registered them; what it then says of each.
-http::Router RouterWithEveryRuledRoute(bool metrics_public) {
+http::Router RouterWithEveryRuledRoute(bool metrics_public, bool metrics_enabled = true) {
   http::Router router;
   http::Handler none = [](http::Request&, http::ResponseWriter&) -> boost::asio::awaitable<void> {
     co_return;
@@ -96,7 +96,7 @@ http::Router RouterWithEveryRuledRoute(bool metrics_public) {
   router.Add("GET", "/api/v1/models", none);
   const std::string missing = "access rule for a missing route: ";
   for (int added = 0; added < 100; ++added) {
-    Status st = ApplyAccessRules(router, metrics_public);
+    Status st = ApplyAccessRules(router, metrics_enabled, metrics_public);
     if (st.ok()) return router;
     const std::string& message = st.message();
     EXPECT_EQ(message.rfind(missing, 0), 0u) << message;
@@ -132,6 +132,15 @@ TEST(ApplyAccessRules, LivenessIsOpenInferenceNeedsAKeyAndAdministrationAnAdminO
 
   http::Router open_metrics = RouterWithEveryRuledRoute(/*metrics_public=*/true);
   EXPECT_EQ(AccessOf(open_metrics, "GET", "/metrics"), Access::kPublic);
+}
+
+// With metrics off the server has no /metrics route: the rules must not
+// ask for one (zest refused to start with metrics.enabled = false).
+TEST(ApplyAccessRules, WithoutMetricsNoRuleNeedsTheirRoute) {
+  http::Router router =
+      RouterWithEveryRuledRoute(/*metrics_public=*/false, /*metrics_enabled=*/false);
+  EXPECT_EQ(router.Find("GET", "/metrics").kind, http::Router::MatchKind::kNoRoute);
+  EXPECT_EQ(AccessOf(router, "GET", "/health"), http::Access::kPublic);
 }
 
 }  // namespace

@@ -45,7 +45,9 @@
 #include "engines/pid_file.h"
 #include "hardware/inventory.h"
 #include "hardware/sampler.h"
+#include "http/event_loops.h"
 #include "http/server.h"
+#include "http/upstream_pool.h"
 #include "models/catalog.h"
 #include "models/hub_client.h"
 #include "models/model_registry.h"
@@ -147,6 +149,7 @@ struct ServerApp::Parts {
         inventory(DiscoverHardware(roots)),
         sampler(roots, inventory),
         rpc_workers(s.rpc_workers, engines),
+        loops(io, s.io_threads),
         signals(io, SIGINT, SIGTERM),
         registry(s.models_dir, s.UserModelsFile(), s.hf_hub_cache),
         inference_metrics(metrics),
@@ -171,7 +174,8 @@ struct ServerApp::Parts {
                      &residency,
                      std::chrono::seconds(s.heartbeat_s),
                      s.split_prefill_tokens,
-                     &session_tier},
+                     &session_tier,
+                     &upstream_pool},
         chat_options(ChatRouteOptionsFor(s)),
         request_metrics(s.metrics_enabled ? &inference_metrics : nullptr),
         openai(registry, chat_engines, pool, chat_options, request_metrics),
@@ -240,7 +244,11 @@ struct ServerApp::Parts {
   hardware::Inventory inventory;
   hardware::UtilisationSampler sampler;
   RpcWorkers rpc_workers;
-  asio::io_context io;
+  asio::io_context io;  // the services' loop, and loop 0 of `loops`
+  // One event loop per I/O thread; connections are spread over them.
+  http::EventLoops loops;
+  // Engine connections kept alive for the relay; its sockets go before the loops.
+  http::UpstreamPool upstream_pool;
   asio::signal_set signals;
   std::promise<int> signalled;
   models::ModelRegistry registry;
@@ -284,7 +292,7 @@ struct ServerApp::Parts {
   std::unique_ptr<http::Server> redirect;
   std::unique_ptr<http::Server> ollama_server;  // server.ollama_listen
   asio::signal_set hangup;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work;  // one a loop
   // Engines are spawned from the I/O threads with PR_SET_PDEATHSIG, so those
   // threads stay alive until every engine has been stopped.
   std::vector<std::jthread> threads;
@@ -322,7 +330,7 @@ Status ServerApp::Start() {
   Parts& p = *parts_;
   const config::Settings& s = p.s;
   // API keys, access rules, bind safety, TLS: see gateway_security.h.
-  ZEST_RETURN_IF_ERROR(ApplyAccessRules(p.router, s.metrics_public));
+  ZEST_RETURN_IF_ERROR(ApplyAccessRules(p.router, s.metrics_enabled, s.metrics_public));
   ZEST_RETURN_IF_ERROR(CheckBindSafety(s, *p.auth));
   http::ServerOptions gateway = GatewayOptions(s, p.auth);
   // Every listener's error answers go to the dashboard's recent errors.
@@ -337,7 +345,7 @@ Status ServerApp::Start() {
     };
   }
   p.server =
-      std::make_unique<http::Server>(p.io, std::move(gateway), p.router, api::RenderHttpError);
+      std::make_unique<http::Server>(p.loops, std::move(gateway), p.router, api::RenderHttpError);
   if (Status st = p.server->Listen(); !st.ok()) {
     return Status(
         st.code() == ErrorCode::kInvalidArgument ? ErrorCode::kInternal : st.code(),
@@ -348,7 +356,7 @@ Status ServerApp::Start() {
     auto options = RedirectOptions(s, p.server->port());
     Status st = options.ok() ? Status::Ok() : options.status();
     if (st.ok()) {
-      p.redirect = std::make_unique<http::Server>(p.io, std::move(*options), p.no_routes,
+      p.redirect = std::make_unique<http::Server>(p.loops, std::move(*options), p.no_routes,
                                                   api::RenderHttpError);
       st = p.redirect->Listen();
     }
@@ -360,7 +368,7 @@ Status ServerApp::Start() {
   if (!s.ollama_listen.empty()) {
     ZEST_ASSIGN_OR_RETURN(http::ServerOptions ollama, OllamaListenerOptions(s, p.auth));
     ollama.on_failed = record_failure;
-    p.ollama_server = std::make_unique<http::Server>(p.io, std::move(ollama), p.router,
+    p.ollama_server = std::make_unique<http::Server>(p.loops, std::move(ollama), p.router,
                                                      api::ollama::RenderOllamaHttpError);
     if (Status st = p.ollama_server->Listen(); !st.ok()) {
       return Status(ErrorCode::kInternal, "cannot listen on " + s.ollama_listen +
@@ -387,8 +395,12 @@ Status ServerApp::Start() {
 
 int ServerApp::Serve() {
   Parts& p = *parts_;
-  p.work.emplace(asio::make_work_guard(p.io));
-  for (int i = 0; i < p.s.io_threads; ++i) p.threads.emplace_back([&io = p.io] { io.run(); });
+  // One thread per event loop (http/event_loops.h), loop 0 being `io`.
+  for (int i = 0; i < p.loops.size(); ++i) {
+    asio::io_context& loop = p.loops.loop(i);
+    p.work.push_back(asio::make_work_guard(loop));
+    p.threads.emplace_back([&loop] { loop.run(); });
+  }
   int sig = p.signalled.get_future().get();
   p.readiness.Set(Readiness::State::kDraining);
   if (p.s.shutdown_delay_s > 0) {
@@ -420,8 +432,8 @@ void ServerApp::Drain() {
   p.hangup.cancel();
   p.signals.cancel();
   p.pool.StopAll();
-  p.work.reset();
-  p.io.stop();
+  p.work.clear();
+  for (int i = 0; i < p.loops.size(); ++i) p.loops.loop(i).stop();
   p.threads.clear();  // joins
   p.sampler.Stop();
   spdlog::info("stopped");

@@ -208,6 +208,11 @@ Result<OuteTtsServers> ParseOuteTtsServers(std::string_view json) {
   return s;
 }
 
+std::optional<int> OuteTtsEngine::ChildExit() const {
+  if (std::optional<int> exit = backbone_->ExitStatus()) return exit;
+  return vocoder_->ExitStatus();
+}
+
 OuteTtsEngine::OuteTtsEngine(OuteTtsServers servers, std::unique_ptr<Process> backbone,
                              std::unique_ptr<Process> vocoder)
     : servers_(std::move(servers)), backbone_(std::move(backbone)), vocoder_(std::move(vocoder)) {}

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,10 @@ class OuteTtsEngine {
 
   // False once either llama-server has exited.
   bool Running() const { return backbone_->Running() && vocoder_->Running(); }
+
+  // How the first llama-server to exit went (its wait status); nullopt
+  // while both run.
+  std::optional<int> ChildExit() const;
 
  private:
   OuteTtsEngine(OuteTtsServers servers, std::unique_ptr<Process> backbone,

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -250,6 +251,14 @@ void Synthesize(int fd, const TtsServerOptions& options, const SpeechArgs& args,
   Answer(fd, 200, "audio/wav", *wav);
 }
 
+// This engine's exit code once a child of its own ended with `child` (a
+// wait status): a kill from outside passed on as bwrap reports one (128 +
+// the signal), anything else 1.
+int ExitCodeAfter(int child) {
+  if (!Process::KilledFromOutside(child)) return 1;
+  return WIFSIGNALED(child) ? 128 + WTERMSIG(child) : WEXITSTATUS(child);
+}
+
 // The OuteTTS route: the two llama-servers do the work.
 // Whether one of the engine's llama-servers has died, given two seconds to be
 // reaped: the broken connection to a killed one comes a moment before its
@@ -366,9 +375,15 @@ int RunTtsServer(const TtsServerOptions& options) {
       // supervisor restarts it whole, as with any engine that dies. The
       // runs in progress give up and answer nothing (Speak), so the relay
       // tries them again on the fresh instance.
-      std::fprintf(stderr, "zest tts-engine: a llama-server exited; stopping\n");
+      // A child killed from outside (an operator, the OOM killer) ends this
+      // engine the way bwrap reports a kill, 128 + the signal, so zest's
+      // supervisor restarts it at once; one that failed on its own is this
+      // engine failing (exit 1), which the crash-loop breaker may hold off.
+      const int child = outetts->ChildExit().value_or(0);
+      std::fprintf(stderr, "zest tts-engine: a llama-server %s; stopping\n",
+                   Process::DescribeExit(child).c_str());
       g_stopping = true;
-      exit_code = 1;
+      exit_code = ExitCodeAfter(child);
       break;
     }
     pollfd p{listener, POLLIN, 0};

@@ -101,11 +101,13 @@ void RefuseConnection(tcp::socket& socket, bool plain) {
 }  // namespace
 
 Connection::Connection(Transport transport, std::shared_ptr<const ServeContext> context,
-                       std::shared_ptr<ConnectionRegistry> registry)
+                       std::shared_ptr<ConnectionRegistry> registry,
+                       std::shared_ptr<void> loop_hold)
     : transport_(std::move(transport)),
       socket_(transport_.socket()),
       context_(std::move(context)),
       registry_(std::move(registry)),
+      loop_hold_(std::move(loop_hold)),
       writer_(transport_),
       deadline_(transport_.get_executor()) {}
 

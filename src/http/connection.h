@@ -1,5 +1,5 @@
 // Connection: one accepted TCP (or TLS) connection, served by a coroutine on
-// its own strand: read a request's headers (within the header timeout),
+// one event loop, its handlers one at a time: read a request's headers (within the header timeout),
 // check CORS, route and API key before the body is read (a refused client
 // cannot make zest buffer a body), read the body, run the handler while
 // watching the socket for the client going away, repeat while keep-alive
@@ -45,13 +45,18 @@ struct ServeContext {
 
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  // `transport` must use a strand executor: everything below runs on it.
+  // `transport` must use an executor whose handlers never run concurrently
+  // (EventLoops::Serial: a strand, or a loop one thread runs): everything
+  // below runs on it.
+  // `loop_hold` counts the connection on its event loop while it lives
+  // (EventLoops::Placement; may be null).
   Connection(Transport transport, std::shared_ptr<const ServeContext> context,
-             std::shared_ptr<ConnectionRegistry> registry);
+             std::shared_ptr<ConnectionRegistry> registry,
+             std::shared_ptr<void> loop_hold = nullptr);
 
-  // Registers `connection` and spawns its request loop on its strand.
+  // Registers `connection` and spawns its request loop on its executor.
   static void Launch(const std::shared_ptr<Connection>& connection);
-  // Closes the socket (on the strand) and reports the client gone to a
+  // Closes the socket (on its executor) and reports the client gone to a
   // running handler. Thread-safe.
   void Abort();
 
@@ -97,6 +102,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   boost::asio::ip::tcp::socket& socket_;  // the TCP socket under transport_
   std::shared_ptr<const ServeContext> context_;
   std::shared_ptr<ConnectionRegistry> registry_;
+  std::shared_ptr<void> loop_hold_;
   std::uint64_t id_ = 0;
   std::string remote_address_;
   boost::beast::flat_buffer buffer_;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <boost/asio/as_tuple.hpp>
@@ -17,6 +18,7 @@
 
 #include "core/mutex.h"
 #include "http/connection.h"
+#include "http/event_loops.h"
 #include "http/tls_context.h"
 
 namespace zest::http {
@@ -33,11 +35,11 @@ constexpr auto kAcceptErrorPause = std::chrono::milliseconds(100);
 // The accepting side of a server, shared with its accept coroutine so that
 // coroutine stays valid even if the Server is destroyed first.
 struct Listener {
-  explicit Listener(net::io_context& io_context)
-      : io(io_context), acceptor(net::make_strand(io_context)) {}
+  explicit Listener(EventLoops& event_loops)
+      : loops(event_loops), acceptor(net::make_strand(event_loops.loop(0))) {}
 
-  net::io_context& io;
-  tcp::acceptor acceptor;  // used on its strand once Start() was called
+  EventLoops& loops;       // connections are spread over them
+  tcp::acceptor acceptor;  // on loop 0, used on its strand once Start() was called
   std::shared_ptr<const ServeContext> context;
   std::shared_ptr<ConnectionRegistry> registry;
   std::atomic<bool> stopped{false};
@@ -61,12 +63,28 @@ void RaiseFileLimit() {
   }
 }
 
+// `socket` served by `executor`'s loop: the same descriptor, handed from
+// the loop that accepted it (a socket's loop is fixed when it is made, and
+// the loop is chosen only once the connection is here).
+Result<tcp::socket> OnExecutor(tcp::socket socket, const net::any_io_executor& executor) {
+  error_code ec;
+  const tcp::endpoint local = socket.local_endpoint(ec);
+  if (ec) return Unavailable("local address: " + ec.message());
+  const tcp::socket::native_handle_type fd = socket.release(ec);
+  if (ec) return Unavailable("release: " + ec.message());
+  tcp::socket moved(executor);
+  moved.assign(local.protocol(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    return Unavailable("assign: " + ec.message());
+  }
+  return moved;
+}
+
 net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
   while (!listener->stopped) {
-    // Each connection gets its own strand: its handler, disconnect watch and
-    // Stop() never run concurrently, whatever the number of io threads.
-    net::any_io_executor strand = net::make_strand(listener->io);
-    auto [ec, socket] = co_await listener->acceptor.async_accept(strand, kTuple);
+    auto [ec, accepted] =
+        co_await listener->acceptor.async_accept(listener->loops.Serial(0), kTuple);
     if (listener->stopped || ec == net::error::operation_aborted) break;
     if (ec) {
       spdlog::warn("http: accept failed: {}", ec.message());
@@ -74,15 +92,26 @@ net::awaitable<void> AcceptLoop(std::shared_ptr<Listener> listener) {
       co_await pause.async_wait(kTuple);
       continue;
     }
+    // Each connection lives on the event loop with the fewest connections
+    // now that it is here (event_loops.h), on an executor that runs its
+    // handlers one at a time: its handler, disconnect watch and Stop()
+    // never run concurrently, whatever the number of io threads.
+    EventLoops::Placement place = listener->loops.ForConnection();
+    Result<tcp::socket> socket = place.loop == 0 ? Result<tcp::socket>(std::move(accepted))
+                                                 : OnExecutor(std::move(accepted), place.executor);
+    if (!socket.ok()) {
+      spdlog::warn("http: cannot serve an accepted connection: {}", socket.status().message());
+      continue;
+    }
     // Each SSE event is one small write that must leave at once; Nagle's
     // algorithm would hold it back until the previous one is acknowledged.
     error_code nodelay_ec;
-    socket.set_option(net::ip::tcp::no_delay(true), nodelay_ec);
+    socket->set_option(net::ip::tcp::no_delay(true), nodelay_ec);
     std::shared_ptr<net::ssl::context> tls = listener->CurrentTls();
     Transport transport =
-        tls ? Transport(std::move(socket), std::move(tls)) : Transport(std::move(socket));
-    Connection::Launch(
-        std::make_shared<Connection>(std::move(transport), listener->context, listener->registry));
+        tls ? Transport(std::move(*socket), std::move(tls)) : Transport(std::move(*socket));
+    Connection::Launch(std::make_shared<Connection>(std::move(transport), listener->context,
+                                                    listener->registry, std::move(place.hold)));
   }
 }
 
@@ -102,6 +131,7 @@ Result<net::ip::address> ResolveHost(net::io_context& io, const std::string& hos
 }  // namespace
 
 struct Server::Impl {
+  std::unique_ptr<EventLoops> own_loops;  // when given one io_context
   ServerOptions options;
   std::shared_ptr<Listener> listener;
   uint16_t port = 0;
@@ -109,9 +139,21 @@ struct Server::Impl {
 
 Server::Server(net::io_context& io, ServerOptions options, const Router& router,
                ErrorRenderer render_error)
+    : Server(nullptr, io, std::move(options), router, std::move(render_error)) {}
+
+Server::Server(EventLoops& loops, ServerOptions options, const Router& router,
+               ErrorRenderer render_error)
+    : Server(&loops, loops.loop(0), std::move(options), router, std::move(render_error)) {}
+
+Server::Server(EventLoops* loops, net::io_context& io, ServerOptions options, const Router& router,
+               ErrorRenderer render_error)
     : impl_(std::make_unique<Impl>()) {
+  if (loops == nullptr) {  // any number of threads may run `io`
+    impl_->own_loops = std::make_unique<EventLoops>(io, 1, EventLoops::Threads::kShared);
+    loops = impl_->own_loops.get();
+  }
   impl_->options = options;
-  impl_->listener = std::make_shared<Listener>(io);
+  impl_->listener = std::make_shared<Listener>(*loops);
   impl_->listener->registry = std::make_shared<ConnectionRegistry>(ConnectionRegistry::Limits{
       options.max_connections_per_client, options.max_connections, options.max_streams_per_client});
   auto context = std::make_shared<ServeContext>();
@@ -146,7 +188,8 @@ Status Server::Listen() {
   Listener& listener = *impl_->listener;
   ZEST_RETURN_IF_ERROR(ReloadTls());
   RaiseFileLimit();
-  ZEST_ASSIGN_OR_RETURN(net::ip::address address, ResolveHost(listener.io, impl_->options.host));
+  ZEST_ASSIGN_OR_RETURN(net::ip::address address,
+                        ResolveHost(listener.loops.loop(0), impl_->options.host));
   tcp::endpoint endpoint(address, impl_->options.port);
   const std::string where = impl_->options.host + ":" + std::to_string(impl_->options.port);
   error_code ec;

@@ -1,9 +1,9 @@
 // Server: the HTTP/1.1 gateway. Accepts TCP connections (optionally TLS) and
-// serves each on its own strand as a C++20 coroutine (no thread per
-// connection): keep-alive, limits (header and body size, header/idle/body
+// serves each on one event loop (event_loops.h) as a C++20 coroutine (no
+// thread per connection): keep-alive, limits (header and body size, header/idle/body
 // timeouts, connections per client address), strict CORS, API keys
 // (see authenticator.h), routing, a last-resort catch per request (500).
-// The io_context and its threads are owned by the caller (app/).
+// The io_context(s) and their threads are owned by the caller (app/).
 #pragma once
 
 #include <boost/asio/io_context.hpp>
@@ -21,6 +21,7 @@
 namespace zest::http {
 
 class Authenticator;
+class EventLoops;
 
 // A request that got an error answer.
 struct FailedRequest {
@@ -76,7 +77,13 @@ struct ServerOptions {
 
 class Server {
  public:
+  // Accepts and serves connections on `io` (every thread that runs it may
+  // take a connection's handlers).
   Server(boost::asio::io_context& io, ServerOptions options, const Router& router,
+         ErrorRenderer render_error);
+  // Accepts on loop 0 of `loops` and serves each connection on one of them
+  // (event_loops.h); `loops` must outlive the server and its connections.
+  Server(EventLoops& loops, ServerOptions options, const Router& router,
          ErrorRenderer render_error);
   ~Server();  // NOLINT(bugprone-exception-escape): see server.cc
   Server(const Server&) = delete;
@@ -90,7 +97,7 @@ class Server {
   // Thread-safe.
   Status ReloadTls();
   bool tls() const;
-  // Starts accepting on the io_context. Call after Listen().
+  // Starts accepting. Call after Listen().
   void Start();
   // Stops accepting and closes open connections. Thread-safe.
   void Stop();
@@ -101,6 +108,9 @@ class Server {
   uint16_t port() const;
 
  private:
+  Server(EventLoops* loops, boost::asio::io_context& io, ServerOptions options,
+         const Router& router, ErrorRenderer render_error);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -17,9 +17,13 @@
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <vector>
+
+#include "http/event_loops.h"
 
 namespace zest::http {
 namespace {
@@ -462,6 +466,59 @@ TEST(ServerListenTest, ReportsBadHostAndBusyPort) {
   options.port = first.port();
   Server second(io, options, router, RenderError);
   EXPECT_EQ(second.Listen().code(), ErrorCode::kUnavailable);
+}
+
+// With event loops (event_loops.h), each connection is served by the one
+// thread of its loop, every request of it: a second connection open beside
+// the first goes to the other loop.
+TEST(ServerEventLoopsTest, EachConnectionStaysOnTheThreadOfItsLoop) {
+  net::io_context main;
+  EventLoops loops(main, 2);
+  Router router;
+  std::mutex mu;
+  std::vector<std::thread::id> seen;
+  router.Add("GET", "/where", [&](Request&, ResponseWriter& writer) -> net::awaitable<void> {
+    {
+      std::lock_guard lock(mu);
+      seen.push_back(std::this_thread::get_id());
+    }
+    co_await writer.Send(200, "text/plain", "here");
+  });
+  ServerOptions options;
+  options.port = 0;
+  Server server(loops, options, router, RenderError);
+  ASSERT_TRUE(server.Listen().ok());
+  server.Start();
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> work;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < loops.size(); ++i) {
+    work.push_back(net::make_work_guard(loops.loop(i)));
+    threads.emplace_back([&loops, i] { loops.loop(i).run(); });
+  }
+  const auto ask = [](TestClient& client) {
+    client.Send(Get("/where"));
+    std::optional<Response> response = client.ReadResponse();
+    return response && response->body() == "here";
+  };
+  {
+    TestClient first(server.port());
+    TestClient second(server.port());
+    EXPECT_TRUE(ask(first));
+    EXPECT_TRUE(ask(second));
+    EXPECT_TRUE(ask(first));
+    EXPECT_TRUE(ask(second));
+    EXPECT_EQ(loops.open(0), 1);
+    EXPECT_EQ(loops.open(1), 1);
+  }
+  server.Stop();
+  work.clear();
+  for (auto& thread : threads) thread.join();
+  std::lock_guard lock(mu);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0], seen[2]);  // the first connection, both times on one thread
+  EXPECT_EQ(seen[1], seen[3]);
+  EXPECT_NE(seen[0], seen[1]);  // and the second on the other loop's
+  EXPECT_EQ(threads.size(), 2u);
 }
 
 }  // namespace

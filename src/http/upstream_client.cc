@@ -34,18 +34,37 @@ Status Cancelled() { return Status(ErrorCode::kCancelled, "upstream request canc
 
 std::string ToString(beast::string_view text) { return std::string(text.data(), text.size()); }
 
-// One request/response over its own connection ("Connection: close": engine
-// connections are local and cheap, and a fresh one never has stale state).
+// The first read of a response takes this much at once: a whole 1-token
+// answer, headers and events, in one read (Beast's default starts at 512
+// bytes, three reads and three trips through the event loop for it).
+constexpr std::size_t kReadBufferBytes = 16 * 1024;
+
+// One request/response: over a connection of its own ("Connection: close"),
+// or over one kept alive in `pool` (given back when the response was read
+// whole, see upstream_pool.h).
 class Exchange final : public UpstreamResponse {
  public:
-  Exchange(const net::any_io_executor& executor, std::shared_ptr<UpstreamCanceller> canceller)
-      : socket_(executor), canceller_(std::move(canceller)) {
+  Exchange(const net::any_io_executor& executor, std::shared_ptr<UpstreamCanceller> canceller,
+           UpstreamPool* pool, std::string path, std::optional<UpstreamPool::Socket> reused)
+      : socket_(reused ? std::move(*reused) : UpstreamPool::Socket(executor)),
+        canceller_(std::move(canceller)),
+        pool_(pool),
+        path_(std::move(path)),
+        reused_(reused.has_value()) {
     // The hook is detached in the destructor, so `this` never dangles.
     if (canceller_) canceller_->SetHook([this] { Cancel(); });
+    buffer_.reserve(kReadBufferBytes);
   }
   ~Exchange() override {
     if (canceller_) canceller_->SetHook(nullptr);
+    if (Reusable()) pool_->Give(path_, std::move(socket_));
   }
+
+  bool reused() const { return reused_; }
+  // Nothing of a response came: on a reused connection, the engine closed
+  // it while it was idle (it never read the request), so a new connection
+  // may carry the request.
+  bool nothing_received() const { return !parser_.got_some() && buffer_.size() == 0; }
 
   net::awaitable<Status> Connect(const std::string& path, std::chrono::milliseconds timeout);
   net::awaitable<Status> Write(const UpstreamRequest& request);
@@ -62,18 +81,31 @@ class Exchange final : public UpstreamResponse {
   }
 
  private:
-  Status Failure(const error_code& ec, std::string_view during) const;
+  Status Failure(const error_code& ec, std::string_view during);
+  // Whether the connection can carry another request: its response was
+  // read to the end with nothing after it, and both sides keep it alive.
+  // Not after a chunked response: llama-server closes the connection after
+  // a stream without saying so (curl: "Connection died" on the next request).
+  bool Reusable() const {
+    return pool_ != nullptr && !cancelled_ && !failed_ && socket_.is_open() && parser_.is_done() &&
+           parser_.keep_alive() && !parser_.chunked() && buffer_.size() == 0;
+  }
 
-  net::local::stream_protocol::socket socket_;
+  UpstreamPool::Socket socket_;
   std::shared_ptr<UpstreamCanceller> canceller_;
+  UpstreamPool* const pool_;
+  const std::string path_;
+  const bool reused_;
   beast::flat_buffer buffer_;
   beast_http::response_parser<beast_http::buffer_body> parser_;
   Headers headers_;
   bool cancelled_ = false;
+  bool failed_ = false;
   std::array<char, 16 * 1024> piece_;
 };
 
-Status Exchange::Failure(const error_code& ec, std::string_view during) const {
+Status Exchange::Failure(const error_code& ec, std::string_view during) {
+  failed_ = true;
   if (cancelled_) return Cancelled();
   if (ec == beast_http::error::end_of_stream || ec == beast_http::error::partial_message ||
       ec == net::error::eof || ec == net::error::connection_reset) {
@@ -119,7 +151,7 @@ net::awaitable<Status> Exchange::Write(const UpstreamRequest& request) {
   message.version(11);
   message.set(beast_http::field::host, "localhost");
   for (const auto& [name, value] : request.headers) message.insert(name, value);
-  message.keep_alive(false);
+  message.keep_alive(pool_ != nullptr);
   message.body() = request.body;
   message.prepare_payload();
   auto [ec, n] = co_await beast_http::async_write(socket_, message, kTuple);
@@ -176,10 +208,27 @@ net::awaitable<Result<std::string>> Exchange::ReadAll(std::size_t max_bytes) {
 net::awaitable<Result<std::unique_ptr<UpstreamResponse>>> SendUpstream(
     net::any_io_executor executor, std::string socket_path, UpstreamRequest request) {
   if (request.canceller && request.canceller->cancelled()) co_return Cancelled();
-  auto exchange = std::make_unique<Exchange>(std::move(executor), request.canceller);
-  Status status = co_await exchange->Connect(socket_path, request.connect_timeout);
+  std::optional<UpstreamPool::Socket> idle;
+  if (request.pool != nullptr) idle = request.pool->Take(socket_path, executor);
+  auto exchange = std::make_unique<Exchange>(executor, request.canceller, request.pool, socket_path,
+                                             std::move(idle));
+  // Not a ?: around co_await: GCC 12 mis-destroys the temporaries of one.
+  Status status = Status::Ok();
+  if (!exchange->reused())
+    status = co_await exchange->Connect(socket_path, request.connect_timeout);
   if (status.ok()) status = co_await exchange->Write(request);
   if (status.ok()) status = co_await exchange->ReadHeader();
+  if (!status.ok() && exchange->reused() && exchange->nothing_received() &&
+      status.code() != ErrorCode::kCancelled) {
+    // Closed by the engine while it sat idle: once more on a new connection
+    // (the old one first gives up the canceller's hook).
+    exchange.reset();
+    exchange = std::make_unique<Exchange>(executor, request.canceller, request.pool, socket_path,
+                                          std::nullopt);
+    status = co_await exchange->Connect(socket_path, request.connect_timeout);
+    if (status.ok()) status = co_await exchange->Write(request);
+    if (status.ok()) status = co_await exchange->ReadHeader();
+  }
   if (!status.ok()) co_return status;
   co_return std::unique_ptr<UpstreamResponse>(std::move(exchange));
 }

@@ -21,6 +21,7 @@
 
 #include "core/result.h"
 #include "http/request.h"
+#include "http/upstream_pool.h"
 
 namespace zest::http {
 
@@ -76,6 +77,10 @@ struct UpstreamRequest {
   std::chrono::milliseconds connect_timeout{2000};
   // Optional; lets the caller abort before the response headers arrive.
   std::shared_ptr<UpstreamCanceller> canceller;
+  // Optional: a kept-alive connection from it, and back to it once the
+  // response was read whole (upstream_pool.h); null: a connection of its
+  // own, closed after the response ("Connection: close").
+  UpstreamPool* pool = nullptr;
 };
 
 class UpstreamResponse {
@@ -92,8 +97,11 @@ class UpstreamResponse {
   virtual void Cancel() = 0;
 };
 
-// Connects to `socket_path`, sends `request` and reads the response headers.
-// kUnavailable when the socket does not accept or the peer closes early.
+// Connects to `socket_path` (or takes a connection to it from request.pool),
+// sends `request` and reads the response headers. kUnavailable when the
+// socket does not accept or the peer closes early. A kept-alive connection
+// that fails before any byte of the response came (the engine closed it
+// while it was idle) is replaced by a new one, once.
 boost::asio::awaitable<Result<std::unique_ptr<UpstreamResponse>>> SendUpstream(
     boost::asio::any_io_executor executor, std::string socket_path, UpstreamRequest request);
 

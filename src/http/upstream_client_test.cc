@@ -10,6 +10,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/local/connect_pair.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -23,6 +24,8 @@
 #include <functional>
 #include <optional>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "core/testing/temp_dir.h"
 
@@ -280,6 +283,150 @@ TEST_F(UpstreamClientTest, CancellerAbortsWhileWaitingForHeaders) {
     co_return response.status();
   }());
   EXPECT_EQ(status.code(), ErrorCode::kCancelled) << status.ToString();
+}
+
+// A fake engine that keeps connections alive: it answers every request
+// on a connection with "connection N, request M" (both counted from 1),
+// closing the connection after `close_after` requests on it (0: never).
+class KeepAliveEngine {
+ public:
+  KeepAliveEngine(net::io_context& io, const std::string& path, int close_after)
+      : acceptor_(io, net::local::stream_protocol::endpoint(path)), close_after_(close_after) {
+    net::co_spawn(io, Accept(), net::detached);
+  }
+  int connections() const { return connections_; }
+  // Closes the idle connections it holds (as llama-server does at its
+  // keep-alive timeout).
+  void CloseIdle() {
+    for (auto& socket : open_) socket->close();
+  }
+
+ private:
+  net::awaitable<void> Accept() {
+    for (;;) {
+      auto [ec, socket] = co_await acceptor_.async_accept(kTuple);
+      if (ec) co_return;
+      open_.push_back(std::make_shared<Socket>(std::move(socket)));
+      net::co_spawn(acceptor_.get_executor(), Serve(open_.back(), ++connections_), net::detached);
+    }
+  }
+  net::awaitable<void> Serve(std::shared_ptr<Socket> socket, int connection) {
+    boost::beast::flat_buffer buffer;
+    for (int request = 1;; ++request) {
+      beast_http::request<beast_http::string_body> received;
+      auto [ec, n] = co_await beast_http::async_read(*socket, buffer, received, kTuple);
+      if (ec) co_return;
+      const std::string body =
+          "connection " + std::to_string(connection) + ", request " + std::to_string(request);
+      const bool close = !received.keep_alive() || request == close_after_;
+      const std::string answer =
+          "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" +
+          (close ? "Connection: close\r\n" : "") + "\r\n" + body;
+      co_await net::async_write(*socket, net::buffer(answer), kTuple);
+      if (close) {
+        socket->close();
+        co_return;
+      }
+    }
+  }
+
+  net::local::stream_protocol::acceptor acceptor_;
+  const int close_after_;
+  int connections_ = 0;
+  std::vector<std::shared_ptr<Socket>> open_;
+};
+
+// One GET through `pool` (null: none), its body read whole.
+net::awaitable<Result<std::string>> GetThrough(std::string path, UpstreamPool* pool) {
+  UpstreamRequest request;
+  request.target = "/health";
+  request.pool = pool;
+  auto response = co_await SendUpstream(co_await net::this_coro::executor, path, request);
+  if (!response.ok()) co_return response.status();
+  co_return co_await (*response)->ReadAll(1024);
+}
+
+TEST_F(UpstreamClientTest, APoolCarriesTheNextRequestOnTheSameConnection) {
+  KeepAliveEngine engine(io_, socket_path_, 0);
+  UpstreamPool pool;
+  EXPECT_EQ(Run(GetThrough(socket_path_, &pool)).value(), "connection 1, request 1");
+  EXPECT_EQ(pool.idle(), 1u);
+  EXPECT_EQ(Run(GetThrough(socket_path_, &pool)).value(), "connection 1, request 2");
+  EXPECT_EQ(engine.connections(), 1);
+  // Without a pool, every request has a connection of its own, closed after.
+  EXPECT_EQ(Run(GetThrough(socket_path_, nullptr)).value(), "connection 2, request 1");
+  EXPECT_EQ(Run(GetThrough(socket_path_, nullptr)).value(), "connection 3, request 1");
+}
+
+TEST_F(UpstreamClientTest, AConnectionTheEngineClosedIsReplacedOnce) {
+  KeepAliveEngine engine(io_, socket_path_, 0);
+  UpstreamPool pool;
+  ASSERT_TRUE(Run(GetThrough(socket_path_, &pool)).ok());
+  engine.CloseIdle();  // at its keep-alive timeout, while zest holds it idle
+  EXPECT_EQ(Run(GetThrough(socket_path_, &pool)).value(), "connection 2, request 1");
+  // An answer that says "Connection: close" leaves nothing in the pool.
+  KeepAliveEngine closing(io_, dir_ + "/closing.sock", 1);
+  UpstreamPool other;
+  EXPECT_EQ(Run(GetThrough(dir_ + "/closing.sock", &other)).value(), "connection 1, request 1");
+  EXPECT_EQ(other.idle(), 0u);
+  EXPECT_EQ(Run(GetThrough(dir_ + "/closing.sock", &other)).value(), "connection 2, request 1");
+}
+
+TEST_F(UpstreamClientTest, AResponseNotReadToItsEndIsNotKept) {
+  KeepAliveEngine engine(io_, socket_path_, 0);
+  UpstreamPool pool;
+  Status status = Run([&]() -> net::awaitable<Status> {
+    UpstreamRequest request;
+    request.pool = &pool;
+    auto response = co_await SendUpstream(co_await net::this_coro::executor, socket_path_, request);
+    co_return response.status();  // dropped with its body unread
+  }());
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(pool.idle(), 0u);
+  EXPECT_EQ(Run(GetThrough(socket_path_, &pool)).value(), "connection 2, request 1");
+}
+
+// llama-server closes its connection after a stream: a chunked response's
+// connection is not kept, though it was read whole.
+TEST_F(UpstreamClientTest, AStreamsConnectionIsNotKept) {
+  ServeOnce([](Socket& socket) -> net::awaitable<void> {
+    co_await Write(socket, std::string(kStreamHeader) + "b\r\ndata: one\n\n\r\n0\r\n\r\n");
+  });
+  UpstreamPool pool;
+  auto body = Run(GetThrough(socket_path_, &pool));
+  EXPECT_EQ(body.value(), "data: one\n\n");
+  EXPECT_EQ(pool.idle(), 0u);
+}
+
+TEST(UpstreamPoolTest, KeepsAFewPerSocketForALittleWhile) {
+  net::io_context io;
+  UpstreamPool pool({.max_idle_per_socket = 2, .max_idle = std::chrono::milliseconds(50)});
+  const auto pair = [&io] {
+    Socket a(io);
+    Socket b(io);
+    net::local::connect_pair(a, b);
+    return std::pair(std::move(a), std::move(b));
+  };
+  std::vector<Socket> peers;
+  for (int i = 0; i < 3; ++i) {
+    auto [mine, theirs] = pair();
+    pool.Give("/a.sock", std::move(mine));
+    peers.push_back(std::move(theirs));
+  }
+  EXPECT_EQ(pool.idle(), 2u);  // the oldest made room
+  EXPECT_FALSE(pool.Take("/b.sock", io.get_executor()));
+  net::io_context other;
+  EXPECT_FALSE(pool.Take("/a.sock", other.get_executor()));  // another loop's
+  EXPECT_TRUE(pool.Take("/a.sock", io.get_executor()));
+  EXPECT_EQ(pool.idle(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(80));
+  EXPECT_FALSE(pool.Take("/a.sock", io.get_executor()));  // expired
+  EXPECT_EQ(pool.idle(), 0u);
+  // One whose engine end closed while it was idle is not handed out.
+  auto [mine, theirs] = pair();
+  pool.Give("/a.sock", std::move(mine));
+  theirs.close();
+  EXPECT_FALSE(pool.Take("/a.sock", io.get_executor()));
 }
 
 }  // namespace

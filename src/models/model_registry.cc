@@ -94,21 +94,6 @@ std::vector<ModelEntry> ModelRegistry::List() {
   return all;
 }
 
-// The last listing when it is under a second old (requests come in bursts),
-// else a fresh one. A stale hit costs at most a second of not noticing a
-// file that disappeared; a miss always rescans (see Find).
-std::vector<ModelEntry> ModelRegistry::RecentList(bool* fresh) {
-  {
-    MutexLock lock(snapshot_mu_);
-    if (std::chrono::steady_clock::now() - snapshot_time_ < std::chrono::seconds(1)) {
-      *fresh = false;
-      return snapshot_;
-    }
-  }
-  *fresh = true;
-  return List();
-}
-
 std::vector<ModelEntry> ModelRegistry::Scan() {
   std::map<std::string, ModelEntry> by_name;
   // Inserted in rising precedence: later sources replace earlier names.
@@ -199,30 +184,40 @@ namespace {
 
 // Exact name first; quantization labels and catalog names are
 // case-insensitive when that leaves one model.
-std::optional<ModelEntry> MatchName(std::vector<ModelEntry>& all, const std::string& name) {
-  for (ModelEntry& e : all) {
-    if (e.name == name) return std::move(e);
+const ModelEntry* MatchName(const std::vector<ModelEntry>& all, const std::string& name) {
+  for (const ModelEntry& e : all) {
+    if (e.name == name) return &e;
   }
-  std::vector<ModelEntry*> folded;
-  for (ModelEntry& e : all) {
+  std::vector<const ModelEntry*> folded;
+  for (const ModelEntry& e : all) {
     if (AsciiLower(e.name) == AsciiLower(name)) folded.push_back(&e);
   }
-  if (folded.size() == 1) return std::move(*folded.front());
-  return std::nullopt;
+  if (folded.size() == 1) return folded.front();
+  return nullptr;
 }
 
 }  // namespace
 
 Result<ModelEntry> ModelRegistry::Find(const std::string& name) {
-  bool fresh = false;
-  std::vector<ModelEntry> all = RecentList(&fresh);
-  if (auto hit = MatchName(all, name)) return std::move(*hit);
-  if (!fresh) {  // it may have just arrived (pulled, copied in, added)
-    all = List();
-    if (auto hit = MatchName(all, name)) return std::move(*hit);
+  const std::optional<std::string> target = ResolveAlias(aliases_, name);
+  {
+    // The last listing when it is under a second old (requests come in
+    // bursts), else a fresh one: a stale hit costs at most a second of not
+    // noticing a file that disappeared; a miss always rescans. Only the
+    // entry found is copied (every request looks its model up here: copying
+    // the listing cost each one a copy of every model).
+    MutexLock lock(snapshot_mu_);
+    if (std::chrono::steady_clock::now() - snapshot_time_ < std::chrono::seconds(1)) {
+      if (const ModelEntry* hit = MatchName(snapshot_, name)) return *hit;
+      if (const ModelEntry* hit = target ? MatchName(snapshot_, *target) : nullptr) return *hit;
+    }
   }
-  if (std::optional<std::string> target = ResolveAlias(aliases_, name)) {
-    if (auto hit = MatchName(all, *target)) return std::move(*hit);
+  // Not there, or the listing is old: it may have just arrived (pulled,
+  // copied in, added).
+  std::vector<ModelEntry> all = List();
+  if (const ModelEntry* hit = MatchName(all, name)) return *hit;
+  if (target) {
+    if (const ModelEntry* hit = MatchName(all, *target)) return *hit;
     return NotFound("model '" + name + "' is an alias of '" + *target +
                     "', which is not here (see [aliases] in config.toml)");
   }

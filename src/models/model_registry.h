@@ -184,7 +184,6 @@ class ModelRegistry {
   const Catalog* const catalog_;
   std::vector<ModelAlias> aliases_;
   std::vector<ModelEntry> Scan();
-  std::vector<ModelEntry> RecentList(bool* fresh);
 
   Mutex mu_;
   std::map<std::string, CachedInfo> cache_ GUARDED_BY(mu_);            // by path

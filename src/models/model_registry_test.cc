@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 
 #include "core/testing/temp_dir.h"
@@ -155,6 +156,29 @@ TEST_F(ModelRegistryTest, FindUnknownListsAvailableNames) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), ErrorCode::kNotFound);
   EXPECT_NE(missing.status().message().find("alpha"), std::string::npos);
+}
+
+// Find serves a name or an alias from the listing of the last second (the
+// listing is not walked again for every request), and looks afresh for a
+// name it does not hold.
+TEST_F(ModelRegistryTest, FindServesNamesAndAliasesFromTheRecentListing) {
+  WriteModel(root_ / "models/alpha.gguf");
+  ModelRegistry registry = Registry();
+  registry.SetAliases({{"gpt-*", "alpha"}});
+  const auto listed = std::chrono::steady_clock::now();
+  ASSERT_TRUE(registry.Find("alpha").ok());  // the first lookup lists
+  fs::remove(root_ / "models/alpha.gguf");
+  Result<ModelEntry> by_alias = registry.Find("gpt-4o");
+  Result<ModelEntry> by_name = registry.Find("alpha");
+  if (std::chrono::steady_clock::now() - listed > std::chrono::milliseconds(900)) {
+    GTEST_SKIP() << "this machine took a second between two lookups: the listing is old";
+  }
+  ASSERT_TRUE(by_alias.ok()) << by_alias.status().ToString();
+  EXPECT_EQ(by_alias->name, "alpha");
+  EXPECT_TRUE(by_name.ok());
+  WriteModel(root_ / "models/beta.gguf");
+  EXPECT_TRUE(registry.Find("beta").ok());  // not listed yet: looked for
+  EXPECT_EQ(registry.Find("gamma").status().code(), ErrorCode::kNotFound);
 }
 
 TEST_F(ModelRegistryTest, AddedModelsPersistAndWinOverScanned) {

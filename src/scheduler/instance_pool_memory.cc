@@ -158,27 +158,38 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
   const auto wait_until = std::chrono::steady_clock::now() + options_.memory_wait;
   bool told = false;
   bool workers_checked = false;
+  // The workers running engines use (RefreshRemote must not probe them).
+  auto workers_in_use = [this] {
+    std::vector<std::string> in_use;
+    MutexLock lock(list_mu_);
+    for (const auto& [name, other] : entries_) {
+      in_use.insert(in_use.end(), other->plan.rpc_workers.begin(), other->plan.rpc_workers.end());
+    }
+    return in_use;
+  };
+  // A model its options put on a worker by name ("rpc:HOST:PORT") is
+  // planned with the workers from the start: without them its device is
+  // one the engine does not see.
+  const bool on_worker = entry.settings.device.starts_with("rpc:") && devices_.has_remote();
+  if (on_worker && !entry.replica) {
+    std::vector<std::string> in_use = workers_in_use();  // named (GCC 12)
+    co_await devices_.RefreshRemote(std::move(in_use));
+    workers_checked = true;
+  }
   std::shared_ptr<Entry> drained;  // the busy instance this load is emptying, if any
   const EntryList none;
-  Result<placement::EnginePlan> plan = PlanAgainst(model, entry, none);
+  Result<placement::EnginePlan> plan = PlanAgainst(model, entry, none, on_worker);
   EntryList evict;
   while (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
     // This machine first: the fewest idle instances, in eviction order,
     // that make it fit. Then, only for what this machine cannot hold, the
     // RPC workers (checked now, so one that went away is planned without).
     EntryList busy;
-    plan = PlanEvicting(model, entry, /*with_workers=*/false, evict, busy);
+    plan = PlanEvicting(model, entry, /*with_workers=*/on_worker, evict, busy);
     if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory &&
         devices_.has_remote() && !entry.replica) {
       if (!workers_checked) {
-        std::vector<std::string> in_use;  // the workers running engines use
-        {
-          MutexLock lock(list_mu_);
-          for (const auto& [name, other] : entries_) {
-            in_use.insert(in_use.end(), other->plan.rpc_workers.begin(),
-                          other->plan.rpc_workers.end());
-          }
-        }
+        std::vector<std::string> in_use = workers_in_use();  // named (GCC 12)
         co_await devices_.RefreshRemote(std::move(in_use));
       }
       workers_checked = true;
@@ -210,7 +221,7 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     if (!drained && entry.may_drain) drained = StartDraining(busy, model.name);
     asio::steady_timer pause(strand_, std::chrono::milliseconds(100));
     co_await pause.async_wait(asio::as_tuple(use_awaitable));
-    plan = PlanAgainst(model, entry, none);
+    plan = PlanAgainst(model, entry, none, on_worker);
   }
   // The drained instance was emptied for this load. If the load found room
   // without it (another instance went idle first) or failed, it serves

@@ -214,21 +214,8 @@ asio::awaitable<void> SessionTier::WriteBehind(std::shared_ptr<Instance> instanc
       tokens < static_cast<uint64_t>(options_.min_tokens))
     co_return;
   const auto start = Clock::now();
-  const pid_t engine = instance->pid();
-  {
-    MutexLock lock(mu_);
-    ++writing_[engine];
-  }
-  // Counted out however the save ends (the coroutine's frame may also be
-  // destroyed unfinished at shutdown: then nothing waits for it anyway).
-  struct Done {
-    SessionTier* tier;
-    pid_t engine;
-    ~Done() {
-      MutexLock lock(tier->mu_);
-      if (--tier->writing_[engine] <= 0) tier->writing_.erase(engine);
-    }
-  } done{this, engine};
+  // Counted until the save ends, however it ends.
+  const std::shared_ptr<void> writing = Writes::Start(writes_, instance->pid());
   fs::path socket = instance->socket();  // named: no temporaries in co_await
   Result<int> slot = co_await SlotHolding(socket, tokens);
   if (!slot.ok()) {  // another request has its slot: its state is in the RAM cache
@@ -246,13 +233,26 @@ asio::awaitable<void> SessionTier::WriteBehind(std::shared_ptr<Instance> instanc
   if (events_) events_->SessionCacheDisk(model, SessionFilesIn(dir).bytes);
 }
 
+bool SessionTier::Writes::Any(pid_t engine) const {
+  MutexLock lock(mu_);
+  return in_flight_.contains(engine);
+}
+
+std::shared_ptr<void> SessionTier::Writes::Start(const std::shared_ptr<Writes>& writes,
+                                                 pid_t engine) {
+  {
+    MutexLock lock(writes->mu_);
+    ++writes->in_flight_[engine];
+  }
+  return std::shared_ptr<void>(nullptr, [writes, engine](void*) {
+    MutexLock lock(writes->mu_);
+    if (--writes->in_flight_[engine] <= 0) writes->in_flight_.erase(engine);
+  });
+}
+
 asio::awaitable<void> SessionTier::WaitForWrites(pid_t engine, Clock::time_point deadline) {
   auto executor = co_await asio::this_coro::executor;
-  while (Clock::now() < deadline) {
-    {
-      MutexLock lock(mu_);
-      if (!writing_.contains(engine)) co_return;
-    }
+  while (Clock::now() < deadline && writes_->Any(engine)) {
     asio::steady_timer pause(executor, kWritePoll);
     co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
   }

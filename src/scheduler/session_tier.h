@@ -164,8 +164,19 @@ class SessionTier {
   std::map<std::string, SessionTierStats> counts_ GUARDED_BY(mu_);  // saves and restores
   // Writes behind in flight, by engine: a stop waits for them (within its
   // budget) before it replays what they did not save, or kills the engine
-  // under a save.
-  std::map<pid_t, int> writing_ GUARDED_BY(mu_);
+  // under a save. Shared with the writes, whose frames may be destroyed
+  // after the tier at shutdown.
+  class Writes {
+   public:
+    bool Any(pid_t engine) const;
+    // Counts a write of `engine` until the returned handle goes.
+    static std::shared_ptr<void> Start(const std::shared_ptr<Writes>& writes, pid_t engine);
+
+   private:
+    mutable Mutex mu_;
+    std::map<pid_t, int> in_flight_ GUARDED_BY(mu_);
+  };
+  const std::shared_ptr<Writes> writes_ = std::make_shared<Writes>();
 };
 
 }  // namespace zest::scheduler

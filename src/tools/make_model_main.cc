@@ -312,7 +312,7 @@ void AddOptions(CLI::App& app, Options& opt) {
   app.add_option("--arch", opt.arch, "model family")
       ->check(CLI::IsMember({"llama", "whisper", "tts", "outetts"}));
   app.add_option("--preset", opt.preset, "size preset (llama)")
-      ->check(CLI::IsMember({"tiny", "small", "bench", "tiny-embed", "tiny-rerank",
+      ->check(CLI::IsMember({"tiny", "small", "bench", "bench-85m", "tiny-embed", "tiny-rerank",
                              "tiny-quote-brace", "tiny-file-reader"}));
   app.add_option("--name", o.name, "general.name (llama)");
   app.add_option("--type", o.type, "weight type")->check(CLI::IsMember({"f32", "f16", "q8_0"}));

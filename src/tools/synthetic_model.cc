@@ -282,9 +282,23 @@ Result<SyntheticModelSpec> PresetSpec(const std::string& preset) {
             .type = TensorType::kQ8_0};
     return spec;
   }
-  return NotFound(
-      "unknown preset '" + preset +
-      "' (tiny, tiny-embed, tiny-rerank, tiny-quote-brace, tiny-file-reader, small, bench)");
+  if (preset == "bench-85m") {
+    // The gateway-overhead benchmark's model (issue 45): small enough that
+    // a 1-token answer takes a few milliseconds, so what the gateway adds
+    // shows, and Q8_0 like a model people serve. About 85M parameters.
+    spec = {.name = "zest-synthetic-bench-85m",
+            .layers = 12,
+            .embedding = 768,
+            .heads = 12,
+            .kv_heads = 4,
+            .feed_forward = 2400,
+            .context = 4096,
+            .type = TensorType::kQ8_0};
+    return spec;
+  }
+  return NotFound("unknown preset '" + preset +
+                  "' (tiny, tiny-embed, tiny-rerank, tiny-quote-brace, tiny-file-reader, small, "
+                  "bench, bench-85m)");
 }
 
 SyntheticModelSpec DraftSpecFor(SyntheticModelSpec& target, uint32_t layers, bool chance) {

@@ -56,7 +56,8 @@ struct SyntheticModelSpec {
 // Named presets: "tiny" (tests; a few MB), "tiny-embed", "tiny-rerank",
 // "tiny-quote-brace" (tiny's shape, designed weights), "tiny-file-reader"
 // (one narrow layer, designed weights), "small" (the `make run` demo),
-// "bench" (~0.5B parameters, Q8_0: realistic CPU speeds). kNotFound if unknown.
+// "bench" (~0.5B parameters, Q8_0: realistic CPU speeds), "bench-85m" (~85M
+// parameters, Q8_0: the gateway-overhead benchmark's). kNotFound if unknown.
 Result<SyntheticModelSpec> PresetSpec(const std::string& preset);
 
 // A draft model for `target` (speculative decoding): the same vocabulary,

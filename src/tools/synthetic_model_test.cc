@@ -80,6 +80,19 @@ TEST_F(SyntheticModelTest, PresetsAreKnown) {
   EXPECT_EQ(PresetSpec("huge").status().code(), ErrorCode::kNotFound);
 }
 
+// The gateway benchmark's model is the size issue 45 measured: ~85M
+// parameters (the formula TinyDescribesItself checks against the file), Q8_0.
+TEST_F(SyntheticModelTest, Bench85mIsAbout85MParametersOfQ8) {
+  const SyntheticModelSpec spec = PresetSpec("bench-85m").value();
+  EXPECT_EQ(spec.type, TensorType::kQ8_0);
+  const uint64_t n_vocab = BuildSyntheticVocab().tokens.size();
+  const uint64_t e = spec.embedding, kv = e / spec.heads * spec.kv_heads, ff = spec.feed_forward;
+  const uint64_t per_layer = 2 * e + 2 * e * e + 2 * e * kv + 3 * e * ff;
+  const uint64_t parameters = 2 * e * n_vocab + e + spec.layers * per_layer;
+  EXPECT_GT(parameters, 80'000'000u);
+  EXPECT_LT(parameters, 90'000'000u);
+}
+
 TEST_F(SyntheticModelTest, TinyDescribesItself) {
   const fs::path path = TempPath("tiny");
   SyntheticModelSpec spec = *PresetSpec("tiny");

@@ -148,3 +148,18 @@ describe('metrics of rejections and engine crashes', () => {
     assert.equal(m.get('zest_engine_starts_total{model="tiny",result="ready"}'), 2);
   });
 });
+
+// metrics.enabled = false: no /metrics route at all, and the server still
+// starts and serves (it refused to start: an access rule named the route
+// that was not there).
+describe('metrics off', () => {
+  let zest;
+  before(async () => { zest = await startZest({ env: { ZEST_METRICS: 'false' } }); });
+  after(async () => { await zest?.stop(); zest?.cleanup(); });
+
+  test('no /metrics, the rest served', async () => {
+    assert.equal((await zest.fetch('/metrics')).status, 404);
+    const r = await zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 2 }));
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+  });
+});

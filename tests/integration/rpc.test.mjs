@@ -165,4 +165,23 @@ describe('one model across a head and an RPC worker', { skip }, () => {
     assert.deepEqual(instance.placement.devices, ['CPU'], instance.placement.explanation);
     assert.match(zest.logs(), /evicting idle 'one' \(pid \d+\) to make room for 'two'/);
   });
+
+  // Put on the worker by name, a model that fits here goes there whole
+  // (zest planned without the workers, which it asks only for a model this
+  // machine cannot hold, and refused the device as one the engine does not
+  // see).
+  test('a model whose device is the worker loads there whole', async () => {
+    const device = `rpc:${endpoint}`;
+    const home = makeHome({ w: 'tiny' });
+    fs.writeFileSync(path.join(home, 'config.toml'),
+      `[rpc]\nworkers = ["${endpoint}"]\n[models."w"]\ndevice = "${device}"\n`);
+    await zest.stop();  // the worker serves one head at a time
+    zest.cleanup();
+    zest = await startZest({ home, args: ['--ctx-size', '1024', '--parallel', '1'] });
+    const r = await zest.json('/v1/chat/completions', chatBody('w'));
+    assert.equal(r.status, 200, JSON.stringify(r.data));
+    const [instance] = (await health()).instances;
+    assert.deepEqual(instance.placement.devices, [device], instance.placement.explanation);
+    assert.match(instance.placement.explanation, new RegExp(`all \\d+ layers on ${device}`));
+  });
 });
