@@ -157,8 +157,8 @@ struct ServerApp::Parts {
         session_tier(SessionTierOptionsFor(s), s.metrics_enabled ? &engine_metrics : nullptr),
         pool_options(WithKeysRequired(
             WithSessionTier(
-                WithModelLookup(
-                    PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers), registry),
+                WithModelLookup(PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers),
+                                registry),
                 session_tier),
             auth)),
         pool(io, pool_options, s.metrics_enabled ? &engine_metrics : nullptr),

@@ -43,9 +43,9 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
     return Status(
         ErrorCode::kConflict,
         "'" + spec.model_name +
-        "' would run with RPC workers, which puts its engine on zest's own network where it "
-        "can reach zest's admin API; zest has no API keys: add one (`zest keys add NAME "
-        "--scope admin`, or --api-key) to use RPC workers");
+            "' would run with RPC workers, which puts its engine on zest's own network where it "
+            "can reach zest's admin API; zest has no API keys: add one (`zest keys add NAME "
+            "--scope admin`, or --api-key) to use RPC workers");
   }
   if (uses_workers) {
     ZEST_ASSIGN_OR_RETURN(o.placement->devices,

@@ -145,7 +145,8 @@ std::vector<std::string> SandboxCommand(const SandboxSpec& spec) {
     for (const fs::path& dir : OwnBinaryBinds(spec.binary, secrets))
       binds.push_back({"--ro-bind", dir.string(), dir.string()});
   }
-  for (const fs::path& dir : mounts.writable) binds.push_back({"--bind", dir.string(), dir.string()});
+  for (const fs::path& dir : mounts.writable)
+    binds.push_back({"--bind", dir.string(), dir.string()});
   for (const fs::path& path : mounts.readonly) {
     std::error_code ec;
     fs::path source = fs::canonical(path, ec);

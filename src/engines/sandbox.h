@@ -104,8 +104,8 @@ std::vector<std::string> EngineEnvironment(const GetEnv& getenv,
 // directory does. Empty for a binary under /usr, /opt, /bin, /lib... or one
 // that does not exist. A build whose libraries lie elsewhere (above its
 // bin/) does not start this way: install it, or use the provisioned rootfs.
-std::vector<std::filesystem::path> OwnBinaryBinds(const std::filesystem::path& binary,
-                                                  const std::vector<std::filesystem::path>& secrets);
+std::vector<std::filesystem::path> OwnBinaryBinds(
+    const std::filesystem::path& binary, const std::vector<std::filesystem::path>& secrets);
 
 // The variables EngineEnvironment passes on from zest's environment.
 const std::vector<std::string>& PassedEnvironment();

@@ -231,7 +231,8 @@ TEST(SandboxCommand, TheHiddenTmpfsComesAfterEveryBindThatHoldsIt) {
   const std::size_t tmpfs = Find(argv, {"--tmpfs", "/srv/zest"});
   ASSERT_NE(tmpfs, std::string::npos);
   EXPECT_LT(Find(argv, {"--bind", "/srv", "/srv"}), tmpfs) << ::testing::PrintToString(argv);
-  const std::size_t run = Find(argv, {"--bind", "/srv/zest/run/engine-1", "/srv/zest/run/engine-1"});
+  const std::size_t run =
+      Find(argv, {"--bind", "/srv/zest/run/engine-1", "/srv/zest/run/engine-1"});
   ASSERT_NE(run, std::string::npos);
   EXPECT_GT(run, tmpfs);
 }

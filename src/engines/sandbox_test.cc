@@ -259,12 +259,11 @@ TEST(Sandbox, AnEngineInTheUsersHomeSeesNeitherZestsHomeNorTheUsers) {
   WriteFile(zest_home / "keys.json", "zest-secret", 0600);
   WriteFile(user.path() / ".ssh/id_ed25519", "user-secret", 0600);
   WriteFile(user.path() / ".local/lib/libengine.so", "library", 0644);
-  const std::string probe = "#!/bin/sh\ncat " + (zest_home / "keys.json").string() +
-                            " 2>/dev/null || echo keys=hidden\ncat " +
-                            (user.path() / ".ssh/id_ed25519").string() +
-                            " 2>/dev/null || echo user=hidden\ncat " +
-                            (user.path() / ".local/lib/libengine.so").string() +
-                            "; echo\necho engine=ran\n";
+  const std::string probe =
+      "#!/bin/sh\ncat " + (zest_home / "keys.json").string() +
+      " 2>/dev/null || echo keys=hidden\ncat " + (user.path() / ".ssh/id_ed25519").string() +
+      " 2>/dev/null || echo user=hidden\ncat " +
+      (user.path() / ".local/lib/libengine.so").string() + "; echo\necho engine=ran\n";
   const char* saved = getenv("HOME");
   const std::string saved_home = saved ? saved : "";
   setenv("HOME", user.path().c_str(), 1);

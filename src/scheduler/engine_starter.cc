@@ -1,9 +1,10 @@
 #include "scheduler/engine_starter.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <spdlog/spdlog.h>
 #include <cctype>
 #include <cstdio>
 

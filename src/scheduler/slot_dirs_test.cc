@@ -31,8 +31,8 @@ TEST(SlotDirsTest, APerModelDirectoryAndTheHandoffWhereThatLeavesNone) {
 // Issue 52, 14: "a/b", "a:b" and "a_b" once shared one directory (their
 // slot and session files mixed, and removing one removed the others').
 TEST(SlotDirsTest, NoTwoModelNamesShareADirectory) {
-  const std::vector<std::string> names = {"a/b", "a:b", "a_b", "a_2fb", "a.b", ".", "..",
-                                          ".hidden", "a b", "a@b", "ab"};
+  const std::vector<std::string> names = {"a/b", "a:b",     "a_b", "a_2fb", "a.b", ".",
+                                          "..",  ".hidden", "a b", "a@b",   "ab"};
   std::set<std::string> files;
   for (const std::string& name : names) {
     const std::string file = SafeFileName(name);
