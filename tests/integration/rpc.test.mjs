@@ -120,7 +120,7 @@ describe('one model across a head and an RPC worker', { skip }, () => {
     const metrics = await (await zest.fetch('/metrics')).text();
     assert.match(metrics, new RegExp(`^zest_rpc_worker_up\\{endpoint="${endpoint}"\\} 1$`, 'm'));
     assert.match(metrics, new RegExp(`^zest_rpc_worker_memory_bytes\\{endpoint="${endpoint}"\\} [1-9]`, 'm'));
-    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
+    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url, ZEST_API_KEY: admin }, encoding: 'utf8' });
     assert.match(system, new RegExp(`^Worker\\s+${endpoint} \\(rpc:${endpoint}\\): [\\d.]+ \\w+ free of`, 'm'));
     // The engine was told so: the worker by address, its device by the engine's name.
     const engine = descendants(zest.pid).find((p) => p.comm === 'llama-server');
@@ -142,7 +142,7 @@ describe('one model across a head and an RPC worker', { skip }, () => {
     const [w] = (await health()).rpc_workers;
     assert.equal(w.reachable, false);
     assert.match(await (await zest.fetch('/metrics')).text(), /^zest_rpc_worker_up\{endpoint="[^"]+"\} 0$/m);
-    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
+    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url, ZEST_API_KEY: admin }, encoding: 'utf8' });
     assert.match(system, /^Worker\s+RPC worker \S+ is unreachable \(cannot connect\)$/m);
     assert.equal((await health()).instances.length, 0, 'no engine left running on a lost worker');
   });
