@@ -2,7 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "api/engine_speed.h"
 #include "api/prefill_handoff.h"
@@ -84,6 +89,22 @@ std::string_view StreamContentType(const RelayRequest& request) {
                                        : "text/event-stream";
 }
 
+// Whether an error the client gets says when to try again: the server's
+// failures (an engine gone, the deadline passed, a load that failed) do,
+// as docs/reliability.md promises; what the client asked wrong does not,
+// nor a lack of memory that waiting will not cure.
+bool SaysRetryAfter(const Status& status) {
+  const int code = api::MapStatus(status).http_status;
+  return code >= 500 && code != 507;
+}
+
+// Retry-After for the server's failures that have no estimate of their
+// own (the admission queue has one for a full queue): one second, about
+// what a small model's killed engine takes to be replaced. A model held
+// off after crashing on its own fails at once until its hold ends; its
+// error's message says how long that is.
+constexpr std::string_view kRetryAfterS = "1";
+
 // An error before any engine output: an HTTP error, or an SSE error event
 // when a wait heartbeat already started the stream.
 awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& request,
@@ -92,7 +113,13 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& re
   if (!writer.started()) {
     const ErrorSender send =
         request.send_error != nullptr ? request.send_error : static_cast<ErrorSender>(&SendError);
-    co_await send(writer, status, "", headers);
+    if (SaysRetryAfter(status) && http::FindHeader(headers, "Retry-After").empty()) {
+      http::Headers with = headers;
+      with.emplace_back("Retry-After", kRetryAfterS);
+      co_await send(writer, status, "", with);
+    } else {
+      co_await send(writer, status, "", headers);
+    }
     co_return;
   }
   // Named, not a temporary inside co_await (GCC 12 miscompiles those).
@@ -123,6 +150,49 @@ awaitable<EngineBreak> ReportBreak(scheduler::InstanceDispatch& pool,
                                    std::shared_ptr<scheduler::Instance> instance, Status why) {
   co_await pool.ReportBroken(instance);
   co_return EngineBreak{std::move(why), instance->KilledFromOutside()};
+}
+
+// One Dispatch raced with its request's deadline (DispatchByDeadline),
+// shared by the two: the dispatch may outlive the request.
+struct DispatchRace {
+  explicit DispatchRace(const asio::any_io_executor& executor) : finished(executor) {}
+  std::optional<Result<scheduler::InstanceLease>> lease;
+  asio::steady_timer finished;  // expires at the deadline; cancelled once `lease` is set
+};
+
+// The dispatch, detached from the request that asked for it. A plain
+// function, not a lambda: GCC 12 miscompiles lambda coroutines.
+awaitable<void> RunDispatch(scheduler::InstanceDispatch& pool, models::ModelEntry model,
+                            bool urgent, std::string session, std::shared_ptr<DispatchRace> race) {
+  race->lease = co_await pool.Dispatch(std::move(model), urgent, std::move(session));
+  race->finished.cancel();
+}
+
+// A slot on one of the model's instances by the request's deadline
+// (scheduler.queue_timeout_s, X-Queue-Timeout), else kQueueTimeout. An
+// engine load takes its own time (engine.ready_timeout_s, and loads again
+// after kills while it loads), so the request does not wait on it past its
+// deadline: it gets its error (503 with Retry-After, or its stream's error
+// event) while the load goes on for the requests after it, and the slot
+// the dispatch gets later is given back at once. Raced here rather than
+// in the pool, so that nothing the pool awaits is cancelled under the
+// other requests waiting for the same load.
+awaitable<Result<scheduler::InstanceLease>> DispatchByDeadline(scheduler::InstanceDispatch& pool,
+                                                               const RelayRequest& request) {
+  auto executor = co_await asio::this_coro::executor;
+  const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
+  auto race = std::make_shared<DispatchRace>(executor);
+  race->finished.expires_at(request.admit.deadline);
+  asio::co_spawn(executor, RunDispatch(pool, request.model, urgent, request.session, race),
+                 asio::detached);
+  // Both run on this executor: `lease` is set and the timer cancelled
+  // together, never between this check and the wait.
+  if (!race->lease) co_await race->finished.async_wait(asio::as_tuple(asio::use_awaitable));
+  if (race->lease) co_return std::move(*race->lease);
+  co_return Status(ErrorCode::kQueueTimeout,
+                   "no engine for '" + request.model.name +
+                       "' was ready by the request's deadline (scheduler.queue_timeout_s or "
+                       "X-Queue-Timeout); its load goes on");
 }
 
 // How a chat request was asked of its engine (AskChat).
@@ -200,8 +270,7 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
                                       std::shared_ptr<http::UpstreamCanceller> canceller,
                                       std::optional<EngineBreak>& dead) {
   auto executor = co_await asio::this_coro::executor;
-  const bool urgent = request.admit.priority == scheduler::Priority::kHigh;
-  auto lease = co_await pool.Dispatch(request.model, urgent, request.session);
+  auto lease = co_await DispatchByDeadline(pool, request);
   if (!lease.ok()) co_return lease.status();
   http::UpstreamRequest up;
   up.method = "POST";
@@ -619,9 +688,14 @@ awaitable<void> RelayWithSlot(scheduler::InstanceDispatch& pool, const RelayRequ
                                 ? std::to_string(crashed) + " engines crashed"
                             : tries >= kMaxEngines ? std::to_string(tries) + " engines tried"
                                                    : "its deadline passed";
-    const Status failed =
-        EngineFailed("the engine for '" + request.model.name + "' broke off before answering (" +
-                     why + "): " + broke->why.message());
+    // Past its deadline a request is turned away as the queue would (503),
+    // engines that crashed on their own are the engine's failure (500).
+    const std::string message = "the engine for '" + request.model.name +
+                                "' broke off before answering (" + why +
+                                "): " + broke->why.message();
+    const Status failed = crashed >= kCrashedEngines || tries >= kMaxEngines
+                              ? EngineFailed(message)
+                              : Status(ErrorCode::kQueueTimeout, message);
     co_return co_await SendFailure(writer, request, failed);
   }
 }

@@ -155,10 +155,12 @@ struct ServerApp::Parts {
         inference_metrics(metrics),
         engine_metrics(metrics),
         session_tier(SessionTierOptionsFor(s), s.metrics_enabled ? &engine_metrics : nullptr),
-        pool_options(WithSessionTier(
-            WithModelLookup(PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers),
-                            registry),
-            session_tier)),
+        pool_options(WithKeysRequired(
+            WithSessionTier(
+                WithModelLookup(PoolOptionsFor(s, run_dir->path(), inventory, engines, rpc_workers),
+                                registry),
+                session_tier),
+            auth)),
         pool(io, pool_options, s.metrics_enabled ? &engine_metrics : nullptr),
         admission(io, AdmissionLimitsFor(s), pool),
         // Validated when the settings were loaded.

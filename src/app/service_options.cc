@@ -66,6 +66,12 @@ scheduler::PoolOptions WithModelLookup(scheduler::PoolOptions options,
   return options;
 }
 
+scheduler::PoolOptions WithKeysRequired(scheduler::PoolOptions options,
+                                        std::shared_ptr<const http::Authenticator> auth) {
+  options.keys_required = [auth = std::move(auth)] { return auth && auth->enabled(); };
+  return options;
+}
+
 scheduler::PoolOptions WithSessionTier(scheduler::PoolOptions options,
                                        scheduler::SessionTier& tier) {
   options.session_tier = &tier;

@@ -13,6 +13,7 @@
 #include "config/settings.h"
 #include "engines/engine_set.h"
 #include "hardware/inventory.h"
+#include "http/authenticator.h"
 #include "metrics/registry.h"
 #include "models/downloader.h"
 #include "models/model_aliases.h"
@@ -41,6 +42,11 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& settings,
 // outlive the pool.
 scheduler::PoolOptions WithModelLookup(scheduler::PoolOptions options,
                                        models::ModelRegistry& registry);
+
+// `options` whose engines know whether zest asks for API keys now (`auth`;
+// RPC workers need them).
+scheduler::PoolOptions WithKeysRequired(scheduler::PoolOptions options,
+                                        std::shared_ptr<const http::Authenticator> auth);
 
 // `options` whose stops save their conversations with `tier`
 // (scheduler/session_tier.h), which must outlive the pool.

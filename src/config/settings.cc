@@ -376,9 +376,13 @@ struct Loader {
     }
     ZEST_RETURN_IF_ERROR(CheckFilePermissions(
         file, 0022, "group or others may change it, and it decides whom zest trusts"));
-    if (parsed.at_path("server.api_key").node() != nullptr) {
+    // Secrets: refused, not warned about, when others may read them (a
+    // warning in a log nobody reads leaves the token readable; the fix is
+    // one chmod). hub.token is the user's Hugging Face account.
+    for (const char* secret : {"server.api_key", "hub.token"}) {
+      if (parsed.at_path(secret).node() == nullptr) continue;
       ZEST_RETURN_IF_ERROR(CheckFilePermissions(
-          file, 0077, "it holds server.api_key and must be private to its owner"));
+          file, 0077, "it holds " + std::string(secret) + " and must be private to its owner"));
     }
     for (const Field& f : Fields()) {
       const toml::node* node = parsed.at_path(f.key).node();

@@ -398,6 +398,23 @@ TEST_F(SettingsTest, HubPullHardwareAndRuntimeVariablesAreSettings) {
                                                 : fs::path("/cache/zest/engines/debian-sid"));
 }
 
+// Issue 52, 13: hub.token is a secret as server.api_key is.
+TEST_F(SettingsTest, AConfigFileHoldingTheHubTokenMustBePrivate) {
+  WriteConfig("[hub]\ntoken = \"hf_secret\"\n");
+  for (int mode : {0644, 0640}) {
+    ::chmod((home_ / "config.toml").c_str(), mode);
+    auto refused = Load();
+    ASSERT_FALSE(refused.ok()) << mode;
+    EXPECT_NE(refused.status().message().find("it holds hub.token and must be private"),
+              std::string::npos)
+        << refused.status().message();
+  }
+  ::chmod((home_ / "config.toml").c_str(), 0600);
+  auto loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->settings.hf_token, "hf_secret");
+}
+
 TEST_F(SettingsTest, ApiKeyIsNeverPrintedAndItsConfigFileMustBePrivate) {
   WriteConfig(
       "[server]\napi_key = \"secret-value\"\ncors_origins = [\"https://a.example\", "

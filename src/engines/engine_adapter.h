@@ -56,6 +56,10 @@ struct LaunchSpec {
   std::vector<std::filesystem::path> model_roots;
   // Hidden from the engine (zest's home: keys, config, logs).
   std::vector<std::filesystem::path> hidden;
+  // zest asks every request for an API key (http::Authenticator::enabled).
+  // An engine with RPC workers shares zest's network namespace and so
+  // reaches zest's port on loopback: it starts only when this holds.
+  bool keys_required = false;
 };
 
 // What starts the engine: its argv (sandbox wrapper included) and its whole

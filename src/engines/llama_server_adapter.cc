@@ -37,6 +37,16 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
   // Workers are reached over the network: such an engine shares zest's
   // network namespace (docs/scale-out.md says what that opens).
   const bool uses_workers = o.placement && !o.placement->rpc_servers.empty();
+  if (uses_workers && !spec.keys_required) {
+    // On zest's network it reaches zest's port, where without keys every
+    // route (admin ones included) answers anyone on loopback.
+    return Status(
+        ErrorCode::kConflict,
+        "'" + spec.model_name +
+            "' would run with RPC workers, which puts its engine on zest's own network where it "
+            "can reach zest's admin API; zest has no API keys: add one (`zest keys add NAME "
+            "--scope admin`, or --api-key) to use RPC workers");
+  }
   if (uses_workers) {
     ZEST_ASSIGN_OR_RETURN(o.placement->devices,
                           EngineDeviceNames(o.placement->devices, o.placement->rpc_servers));

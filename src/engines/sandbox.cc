@@ -1,6 +1,7 @@
 #include "engines/sandbox.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace zest::engines {
 namespace fs = std::filesystem;
@@ -97,6 +98,39 @@ void AddView(const SandboxSpec& spec, std::vector<std::string>& argv) {
   }
 }
 
+// `path` is `dir` or lies below it, compared as written and as resolved
+// (a hidden directory may be named through a link).
+bool IsOrUnder(const fs::path& path, const fs::path& dir) {
+  if (dir.empty()) return false;
+  fs::path p = path.lexically_normal(), d = dir.lexically_normal();
+  if (p == d || Under(p, d)) return true;
+  std::error_code ec;
+  fs::path rp = fs::weakly_canonical(path, ec);
+  if (ec) return false;
+  fs::path rd = fs::weakly_canonical(dir, ec);
+  return !ec && (rp == rd || Under(rp, rd));
+}
+
+// Whether a bind of `tree` would show any of `secrets` (it is one of them
+// or holds one).
+bool Shows(const fs::path& tree, const std::vector<fs::path>& secrets) {
+  return std::any_of(secrets.begin(), secrets.end(),
+                     [&tree](const fs::path& s) { return IsOrUnder(s, tree); });
+}
+
+struct Bind {
+  const char* option;
+  std::string source;
+  std::string target;
+};
+
+void AddBinds(const std::vector<Bind>& binds, bool holding_hidden,
+              const std::vector<fs::path>& hidden, std::vector<std::string>& argv) {
+  for (const Bind& b : binds) {
+    if (Shows(b.target, hidden) == holding_hidden) Add(argv, {b.option, b.source, b.target});
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> SandboxCommand(const SandboxSpec& spec) {
@@ -104,34 +138,59 @@ std::vector<std::string> SandboxCommand(const SandboxSpec& spec) {
   AddIsolation(spec, argv);
   AddView(spec, argv);
   const SandboxMounts& mounts = spec.mounts;
-  for (const fs::path& dir : mounts.hidden) Add(argv, {"--tmpfs", dir.string()});
+  std::vector<Bind> binds;
   if (spec.view == SandboxView::kSystemFiles && spec.rootfs.empty() && !spec.binary.empty()) {
-    if (auto tree = OwnBinaryTree(spec.binary))
-      Add(argv, {"--ro-bind", tree->string(), tree->string()});
+    std::vector<fs::path> secrets = mounts.hidden;
+    if (!spec.user_home.empty()) secrets.push_back(spec.user_home);
+    for (const fs::path& dir : OwnBinaryBinds(spec.binary, secrets))
+      binds.push_back({"--ro-bind", dir.string(), dir.string()});
   }
-  // After --tmpfs /tmp and the hidden directories, so that what lies below
-  // them is bound over them.
-  for (const fs::path& dir : mounts.writable) Add(argv, {"--bind", dir.string(), dir.string()});
+  for (const fs::path& dir : mounts.writable)
+    binds.push_back({"--bind", dir.string(), dir.string()});
   for (const fs::path& path : mounts.readonly) {
     std::error_code ec;
     fs::path source = fs::canonical(path, ec);
-    Add(argv, {"--ro-bind", (ec ? path : source).string(), path.string()});
+    binds.push_back({"--ro-bind", (ec ? path : source).string(), path.string()});
   }
+  // bwrap mounts in order, a later mount over an earlier one. A hidden
+  // directory's tmpfs comes after every bind that holds it (the view's
+  // system directories, and any of the caller's that does), so nothing of
+  // it shows through; the binds below it (an engine's socket and slot
+  // directories, its model files) come after the tmpfs so that they show.
+  AddBinds(binds, true, mounts.hidden, argv);
+  for (const fs::path& dir : mounts.hidden) Add(argv, {"--tmpfs", dir.string()});
+  AddBinds(binds, false, mounts.hidden, argv);
   // "--" so an argument of the command can never be read as a bwrap option.
   argv.push_back("--");
   return argv;
 }
 
-std::optional<fs::path> OwnBinaryTree(const fs::path& binary) {
+std::vector<fs::path> OwnBinaryBinds(const fs::path& binary, const std::vector<fs::path>& secrets) {
   std::error_code ec;
   fs::path real = fs::canonical(binary, ec);
-  if (ec) return std::nullopt;
+  if (ec) return {};
   for (const char* system : {"/usr", "/opt", "/bin", "/sbin", "/lib", "/lib64"}) {
-    if (Under(real, system)) return std::nullopt;
+    if (Under(real, system)) return {};
   }
-  fs::path dir = real.parent_path().parent_path();
-  if (dir.empty() || dir == "/") dir = real.parent_path();
-  return dir;
+  const fs::path dir = real.parent_path();
+  // A binary straight in $HOME (or in zest's home, or in /): the file alone.
+  if (dir.empty() || dir == "/" || Shows(dir, secrets)) return {real};
+  std::vector<fs::path> binds = {dir};
+  // An install prefix's libraries (~/.local/bin and ~/.local/lib), never
+  // the prefix itself: ~/.local holds ~/.local/share/zest, ~/bin's parent
+  // is $HOME.
+  const fs::path prefix = dir.parent_path();
+  for (const char* libs : {"lib", "lib64"}) {
+    fs::path lib = prefix / libs;
+    if (prefix.empty() || prefix == "/" || lib == dir) continue;
+    if (fs::is_directory(lib, ec) && !Shows(lib, secrets)) binds.push_back(fs::canonical(lib, ec));
+  }
+  return binds;
+}
+
+fs::path UserHome() {
+  const char* home = std::getenv("HOME");
+  return home != nullptr && *home != '\0' ? fs::path(home) : fs::path();
 }
 
 const std::vector<std::string>& PassedEnvironment() {

@@ -31,10 +31,14 @@ struct SandboxMounts {
   // a symlink gets its target's contents there (so a Hugging Face snapshot
   // link shows the blob, and nothing else of the store).
   std::vector<std::filesystem::path> readonly;
-  // Directories hidden under an empty tmpfs before the binds (zest's home,
-  // where the host's system directories would otherwise show it).
+  // Directories hidden under an empty tmpfs (zest's home, where the host's
+  // system directories would otherwise show it): after every bind that
+  // holds one, before those below it.
   std::vector<std::filesystem::path> hidden;
 };
+
+// $HOME, or empty when unset.
+std::filesystem::path UserHome();
 
 // How much of the host's filesystem a sandbox shows.
 enum class SandboxView {
@@ -53,6 +57,9 @@ struct SandboxSpec {
   SandboxView view = SandboxView::kSystemFiles;
   std::filesystem::path rootfs;  // kSystemFiles: empty = the host's system files
   std::filesystem::path binary;  // kSystemFiles on the host: the engine's binary
+  // kSystemFiles on the host: the user's home, which the binary's binds
+  // never show (nor `mounts.hidden`); by default $HOME.
+  std::filesystem::path user_home = UserHome();
   // kSystemFiles on the host: all of /etc, or (false) only what dynamic
   // linking needs there (/etc/alternatives, /etc/ld.so.cache), for a tool
   // that reads no configuration (ffmpeg).
@@ -72,8 +79,10 @@ struct SandboxSpec {
 
 // bwrap, its options, and "--" (the command to run inside follows): new
 // pid, IPC, UTS and cgroup namespaces, a new session and --die-with-parent
-// always; then the view, then `mounts` (hidden, then writable, then
-// read-only, so that each is bound over what came before).
+// always; then the view, then the binds that hold a hidden directory, the
+// hidden directories' tmpfs, and the other binds (the binary's, writable,
+// then read-only), so that nothing of a hidden directory shows but what is
+// bound below it.
 std::vector<std::string> SandboxCommand(const SandboxSpec& spec);
 
 using GetEnv = std::function<std::optional<std::string>(const std::string&)>;
@@ -89,10 +98,14 @@ std::vector<std::string> EngineEnvironment(const GetEnv& getenv,
 
 // What a kSystemFiles sandbox on the host binds read-only for a binary
 // outside the system directories (a build tree, a release unpacked in
-// $HOME): its directory and the one above, where builds keep their
-// libraries. nullopt for a binary under /usr, /opt, /bin, /lib... or one
-// that does not exist.
-std::optional<std::filesystem::path> OwnBinaryTree(const std::filesystem::path& binary);
+// $HOME, ~/.local/bin): its own directory, and the install prefix's lib/
+// and lib64/ beside it where they exist; never a directory that is or holds
+// one of `secrets` ($HOME, zest's home): the binary file alone when its
+// directory does. Empty for a binary under /usr, /opt, /bin, /lib... or one
+// that does not exist. A build whose libraries lie elsewhere (above its
+// bin/) does not start this way: install it, or use the provisioned rootfs.
+std::vector<std::filesystem::path> OwnBinaryBinds(
+    const std::filesystem::path& binary, const std::vector<std::filesystem::path>& secrets);
 
 // The variables EngineEnvironment passes on from zest's environment.
 const std::vector<std::string>& PassedEnvironment();

@@ -167,9 +167,9 @@ TEST(SandboxCommand, SystemFilesViewOverARootfs) {
   EXPECT_EQ(Count(argv, "/usr/bin/llama-server"), 0u);
 }
 
-// A host engine built outside the system directories gets its build tree
-// (the binary's directory and the one above) read-only, after the hidden
-// directories so that a tree below zest's home still shows.
+// A host engine built outside the system directories gets its own
+// directory read-only, after the hidden directories so that a build below
+// zest's home still shows.
 TEST(SandboxCommand, SystemFilesViewBindsAHostBinaryOutsideTheSystemDirectories) {
   TempDir build;
   WriteFile(build.path() / "bin/llama-server", "#!/bin/sh\n", 0755);
@@ -177,7 +177,7 @@ TEST(SandboxCommand, SystemFilesViewBindsAHostBinaryOutsideTheSystemDirectories)
   spec.binary = build.path() / "bin/llama-server";
   spec.mounts.hidden = {build.path()};
   Argv argv = SandboxCommand(spec);
-  const std::string tree = fs::canonical(build.path()).string();
+  const std::string tree = fs::canonical(build.path() / "bin").string();
   const std::size_t bound = Find(argv, {"--ro-bind", tree, tree});
   ASSERT_NE(bound, std::string::npos) << ::testing::PrintToString(argv);
   EXPECT_LT(Find(argv, {"--tmpfs", build.path().string()}), bound);
@@ -188,6 +188,53 @@ TEST(SandboxCommand, SystemFilesViewBindsAHostBinaryOutsideTheSystemDirectories)
   spec.mounts = {};
   Argv system = SandboxCommand(spec);
   EXPECT_EQ(Count(system, "/usr"), 2u) << ::testing::PrintToString(system);
+}
+
+// Issue 52, 4: ~/.local/bin's parent holds zest's home, ~/bin's is $HOME;
+// neither is ever bound, only the binary's directory and the prefix's lib/.
+TEST(SandboxCommand, AHostBinaryNeverBindsATreeHoldingHomeOrZestsHome) {
+  TempDir user;
+  const fs::path home = fs::canonical(user.path());
+  const fs::path zest_home = home / ".local/share/zest";
+  fs::create_directories(zest_home);
+  fs::create_directories(home / ".local/lib");
+  WriteFile(home / ".local/bin/llama-server", "#!/bin/sh\n", 0755);
+  WriteFile(home / "bin/llama-server", "#!/bin/sh\n", 0755);
+  WriteFile(home / "llama-server", "#!/bin/sh\n", 0755);
+  const std::vector<fs::path> secrets = {zest_home, home};
+  using Paths = std::vector<fs::path>;
+  EXPECT_EQ(OwnBinaryBinds(home / ".local/bin/llama-server", secrets),
+            (Paths{home / ".local/bin", home / ".local/lib"}));
+  EXPECT_EQ(OwnBinaryBinds(home / "bin/llama-server", secrets), Paths{home / "bin"});
+  EXPECT_EQ(OwnBinaryBinds(home / "llama-server", secrets), Paths{home / "llama-server"});
+  // zest's home outside $HOME, the binary's directory holding it.
+  EXPECT_EQ(OwnBinaryBinds(home / "bin/llama-server", {home / "bin/zest"}),
+            Paths{home / "bin/llama-server"});
+
+  // In the command line: nothing binds $HOME or ~/.local.
+  SandboxSpec spec;
+  spec.binary = home / ".local/bin/llama-server";
+  spec.user_home = home;
+  spec.mounts.hidden = {zest_home};
+  Argv argv = SandboxCommand(spec);
+  EXPECT_EQ(Count(argv, home.string()), 0u) << ::testing::PrintToString(argv);
+  EXPECT_EQ(Count(argv, (home / ".local").string()), 0u) << ::testing::PrintToString(argv);
+}
+
+// A caller's bind that holds a hidden directory lies under its tmpfs; one
+// below it lies over it.
+TEST(SandboxCommand, TheHiddenTmpfsComesAfterEveryBindThatHoldsIt) {
+  SandboxSpec spec;
+  spec.mounts.hidden = {"/srv/zest"};
+  spec.mounts.writable = {"/srv", "/srv/zest/run/engine-1"};
+  Argv argv = SandboxCommand(spec);
+  const std::size_t tmpfs = Find(argv, {"--tmpfs", "/srv/zest"});
+  ASSERT_NE(tmpfs, std::string::npos);
+  EXPECT_LT(Find(argv, {"--bind", "/srv", "/srv"}), tmpfs) << ::testing::PrintToString(argv);
+  const std::size_t run =
+      Find(argv, {"--bind", "/srv/zest/run/engine-1", "/srv/zest/run/engine-1"});
+  ASSERT_NE(run, std::string::npos);
+  EXPECT_GT(run, tmpfs);
 }
 
 }  // namespace

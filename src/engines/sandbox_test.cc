@@ -248,6 +248,52 @@ TEST(Sandbox, HostWritableViewStillHidesZestsHomeAndTheNetwork) {
   EXPECT_TRUE(fs::exists(home.path() / "keys.json"));  // hidden, not removed
 }
 
+// A llama-server found in a user's ~/.local/bin (or ~/bin) runs from its
+// own directory and sees neither zest's home (~/.local/share/zest, which
+// the prefix ~/.local holds) nor the rest of $HOME: a stand-in engine there
+// tries to read keys.json and the user's other files.
+TEST(Sandbox, AnEngineInTheUsersHomeSeesNeitherZestsHomeNorTheUsers) {
+  ZEST_REQUIRE(Bwrap(), "bubblewrap (/usr/bin/bwrap)");
+  TempDir user;
+  const fs::path zest_home = user.path() / ".local/share/zest";
+  WriteFile(zest_home / "keys.json", "zest-secret", 0600);
+  WriteFile(user.path() / ".ssh/id_ed25519", "user-secret", 0600);
+  WriteFile(user.path() / ".local/lib/libengine.so", "library", 0644);
+  const std::string probe =
+      "#!/bin/sh\ncat " + (zest_home / "keys.json").string() +
+      " 2>/dev/null || echo keys=hidden\ncat " + (user.path() / ".ssh/id_ed25519").string() +
+      " 2>/dev/null || echo user=hidden\ncat " +
+      (user.path() / ".local/lib/libengine.so").string() + "; echo\necho engine=ran\n";
+  const char* saved = getenv("HOME");
+  const std::string saved_home = saved ? saved : "";
+  setenv("HOME", user.path().c_str(), 1);
+  for (const char* dir : {".local/bin", "bin"}) {
+    EngineLocation location;
+    location.source = EngineSource::kConfigured;
+    location.binary = user.path() / dir / "llama-server";
+    location.bwrap = Bwrap().value_or(fs::path());
+    WriteFile(location.binary, probe, 0755);
+    SandboxMounts mounts;
+    mounts.hidden = {zest_home};
+    auto lines = RunArgv(location.Command({"llama-server"}, mounts), {"PATH=/usr/bin:/bin"});
+    const std::string seen = std::string(dir) + ": " + ::testing::PrintToString(lines);
+    EXPECT_TRUE(Has(lines, "engine=ran")) << seen;
+    EXPECT_TRUE(Has(lines, "keys=hidden")) << seen;
+    EXPECT_TRUE(Has(lines, "user=hidden")) << seen;
+    EXPECT_FALSE(Has(lines, "zest-secret")) << seen;
+    EXPECT_FALSE(Has(lines, "user-secret")) << seen;
+    // The install prefix's libraries still show for ~/.local/bin.
+    if (std::string(dir) == ".local/bin") {
+      EXPECT_TRUE(Has(lines, "library")) << seen;
+    }
+  }
+  if (saved) {
+    setenv("HOME", saved_home.c_str(), 1);
+  } else {
+    unsetenv("HOME");
+  }
+}
+
 TEST(Sandbox, EnvironmentIsAnAllowList) {
   auto env = EngineEnvironment(
       [](const std::string& name) -> std::optional<std::string> {

@@ -29,6 +29,13 @@ bool ValidName(std::string_view name) {
   });
 }
 
+// A bad name as it may be shown in an error: printable ASCII, at most 64.
+std::string SanitizedName(std::string_view name) {
+  std::string out;
+  for (char c : name.substr(0, 64)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out;
+}
+
 Result<Access> ParseScope(std::string_view text) {
   if (text == "inference") return Access::kInference;
   if (text == "admin") return Access::kAdmin;
@@ -53,6 +60,12 @@ Result<ApiKeyRecord> RecordFromJson(const json& j) {
     return InvalidArgument("every key needs a string 'name' and 'hash'");
   }
   r.name = j["name"].get<std::string>();
+  // Names key stores, sessions, stats and limits, and appear in logs: the
+  // same charset as `zest keys add`, whoever wrote the file.
+  if (!ValidName(r.name)) {
+    return InvalidArgument("a key name must be 1-64 of A-Z a-z 0-9 . _ -, not '" +
+                           SanitizedName(r.name) + "'");
+  }
   r.hash = j["hash"].get<std::string>();
   if (r.hash.size() != 64 || r.hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
     return InvalidArgument("key '" + r.name + "': 'hash' is not a hex SHA-256");
@@ -117,6 +130,13 @@ Result<std::vector<ApiKeyRecord>> LoadApiKeys(const fs::path& path) {
   for (const json& j : doc["keys"]) {
     auto record = RecordFromJson(j);
     if (!record.ok()) return InvalidArgument(path.string() + ": " + record.status().message());
+    // Two keys of one name would be one principal: one store, one limit.
+    for (const ApiKeyRecord& k : keys) {
+      if (k.name == record->name) {
+        return InvalidArgument(path.string() + ": two keys are named '" + k.name +
+                               "' (names must be unique)");
+      }
+    }
     keys.push_back(std::move(*record));
   }
   return keys;
@@ -139,6 +159,10 @@ Status SaveApiKeys(const fs::path& path, const std::vector<ApiKeyRecord>& keys) 
 Result<std::string> AddApiKey(const fs::path& path, const NewKeyOptions& options) {
   if (!ValidName(options.name)) {
     return InvalidArgument("key name '" + options.name + "' must be 1-64 of A-Z a-z 0-9 . _ -");
+  }
+  if (options.name == kSingleKeyPrincipal) {
+    return InvalidArgument("key name '" + options.name +
+                           "' is the name of --api-key's key (ZEST_API_KEY); choose another");
   }
   ZEST_ASSIGN_OR_RETURN(Access scope, ParseScope(options.scope));
   if (!ValidPriority(options.priority)) {

@@ -31,13 +31,20 @@ struct ApiKeyRecord {
   std::string created;              // UTC, ISO 8601
 };
 
+// The principal of the one key `--api-key` / ZEST_API_KEY gives. No key
+// in keys.json may take it (AddApiKey refuses it; the Authenticator refuses
+// a file that has it while --api-key is set): two keys of one name share
+// stores, sessions, stats and limits.
+inline constexpr char kSingleKeyPrincipal[] = "api-key";
+
 // A fresh key: "zk-" and 32 base64url characters from OpenSSL's CSPRNG.
 std::string GenerateApiKey();
 // Lowercase hex SHA-256 of `key`.
 std::string HashApiKey(std::string_view key);
 
 // The keys in `path`; an empty list when the file does not exist. Errors for
-// a malformed file or one that group/others may access.
+// a malformed file, one that group/others may access, a name outside
+// [A-Za-z0-9._-]{1,64} or two keys of one name.
 Result<std::vector<ApiKeyRecord>> LoadApiKeys(const std::filesystem::path& path);
 Status SaveApiKeys(const std::filesystem::path& path, const std::vector<ApiKeyRecord>& keys);
 

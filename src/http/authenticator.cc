@@ -66,7 +66,8 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Create(AuthOptions options
 Status Authenticator::LoadLocked() {
   std::vector<Entry> entries;
   if (!options_.single_key.empty()) {
-    entries.push_back({"api-key", Unhex(HashApiKey(options_.single_key)), Access::kAdmin, "", 0});
+    entries.push_back(
+        {kSingleKeyPrincipal, Unhex(HashApiKey(options_.single_key)), Access::kAdmin, "", 0});
   }
   std::error_code ec;
   fs::file_time_type mtime{};
@@ -75,6 +76,10 @@ Status Authenticator::LoadLocked() {
     mtime = fs::last_write_time(options_.keys_file, ec);
     ZEST_ASSIGN_OR_RETURN(std::vector<ApiKeyRecord> records, LoadApiKeys(options_.keys_file));
     for (const ApiKeyRecord& r : records) {
+      if (!options_.single_key.empty() && r.name == kSingleKeyPrincipal) {
+        return InvalidArgument(options_.keys_file.string() + ": a key is named '" + r.name +
+                               "', the name of --api-key's key (ZEST_API_KEY): rename it");
+      }
       entries.push_back({r.name, Unhex(r.hash), r.scope, r.priority, r.rpm});
     }
   }

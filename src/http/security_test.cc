@@ -99,6 +99,42 @@ TEST(ApiKeysTest, ReadableByOthersIsRefused) {
   EXPECT_NE(keys.status().message().find("chmod 0600"), std::string::npos);
 }
 
+// Issue 52, 12: a name is a principal (stores, sessions, stats, limits):
+// one outside the charset, two keys of one name, or a keys.json key named
+// as --api-key's is refused, not merged.
+TEST(ApiKeysTest, NamesAreValidatedAndUnique) {
+  TempDir dir("sec");
+  fs::path file = dir.path() / "keys.json";
+  const std::string hash(64, 'a');
+  auto write = [&](const std::string& keys) {
+    std::ofstream(file) << "{\"keys\": [" << keys << "]}";
+    ::chmod(file.c_str(), 0600);
+  };
+  auto key = [&](const std::string& name) {
+    return "{\"name\": \"" + name + "\", \"hash\": \"" + hash + "\"}";
+  };
+  write(key("alice") + "," + key("bob"));
+  ASSERT_TRUE(LoadApiKeys(file).ok());
+  write(key("alice") + "," + key("alice"));
+  auto twice = LoadApiKeys(file);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("two keys are named 'alice'"), std::string::npos);
+  for (const std::string& bad : {std::string(""), std::string(65, 'x'), std::string("a b"),
+                                 std::string("../x"), std::string("a\\nb")}) {
+    write(key(bad));
+    EXPECT_FALSE(LoadApiKeys(file).ok()) << bad;
+  }
+  // --api-key's principal is taken.
+  write("");
+  EXPECT_EQ(AddApiKey(file, {"api-key", "inference", "normal", 0}).status().code(),
+            ErrorCode::kInvalidArgument);
+  write(key("api-key"));
+  EXPECT_TRUE(Authenticator::Create({"", file}).ok());  // no --api-key: no clash
+  auto clash = Authenticator::Create({"zk-single", file});
+  ASSERT_FALSE(clash.ok());
+  EXPECT_NE(clash.status().message().find("--api-key"), std::string::npos);
+}
+
 TEST(AuthenticatorTest, DistinguishesMissingInvalidScopeAndRate) {
   TempDir dir("sec");
   fs::path file = dir.path() / "keys.json";

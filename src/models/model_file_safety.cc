@@ -22,7 +22,11 @@ Status CheckPath(const ModelEntry& model, const fs::path& path, const char* what
 }  // namespace
 
 Status CheckModelFilesSafe(const ModelEntry& model) {
-  for (const fs::path& file : {model.path, model.mmproj}) {
+  return CheckModelFilesSafe(model, {model.path, model.mmproj, model.vocoder});
+}
+
+Status CheckModelFilesSafe(const ModelEntry& model, const std::vector<fs::path>& files) {
+  for (const fs::path& file : files) {
     if (file.empty()) continue;
     std::error_code ec;
     fs::path real = fs::canonical(file, ec);

@@ -1,8 +1,11 @@
 #include "scheduler/engine_starter.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <cctype>
 #include <cstdio>
 
 #include "core/private_dirs.h"
@@ -23,6 +26,22 @@ constexpr auto kReadyPollInterval = std::chrono::milliseconds(20);
 }  // namespace
 
 std::string SafeFileName(std::string name) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    // A leading '.' too: no name becomes "." or "..", or a hidden file.
+    const bool plain = std::isalnum(c) != 0 || c == '-' || (c == '.' && i > 0);
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      out += {'_', kHex[c >> 4], kHex[c & 0xf]};
+    }
+  }
+  return out;
+}
+
+std::string OldSafeFileName(std::string name) {
   for (char& c : name) {
     if (c == '/' || c == ':') c = '_';
   }
@@ -151,6 +170,7 @@ engines::LaunchSpec EngineStarter::SpecFor(const models::ModelEntry& model,
   spec.engine_checkpoint = plan.engine_checkpoint;
   spec.model_roots = options_.model_roots;
   spec.hidden = options_.hidden_dirs;
+  spec.keys_required = options_.keys_required && options_.keys_required();
   return spec;
 }
 
@@ -164,7 +184,8 @@ Result<std::unique_ptr<engines::EngineProcess>> EngineStarter::Spawn(
     ZEST_RETURN_IF_ERROR(CreatePrivateDirectories(spec.slot_dir));  // prompts live here
   }
   ZEST_ASSIGN_OR_RETURN(engines::LaunchCommand command, engine.Command(spec));
-  ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model));
+  // Every file it reads: shards, a draft and its shards, projector, vocoder.
+  ZEST_RETURN_IF_ERROR(models::CheckModelFilesSafe(model, spec.model_files));
   std::error_code ec;
   fs::remove(spec.socket, ec);
   engines::SpawnOptions spawn;
@@ -186,9 +207,13 @@ asio::awaitable<Status> EngineStarter::WaitReady(asio::any_io_executor executor,
   asio::steady_timer timer(executor);
   while (true) {
     if (std::optional<int> exit = instance.process().ExitStatus()) {
-      co_return EngineFailed("engine for '" + instance.model() + "' " +
-                             engines::Process::DescribeExit(*exit) +
-                             " while loading: " + FailureReason(instance.process()));
+      // Its output names host paths and may echo what it read: the log
+      // (which admins read at /api/v1/logs) gets it, the client does not.
+      const std::string what =
+          "engine for '" + instance.model() + "' " + engines::Process::DescribeExit(*exit);
+      spdlog::warn("{} while loading; its last output:\n{}", what,
+                   FailureReason(instance.process()));
+      co_return EngineFailed(what + " while loading (its output is in zest's log)");
     }
     if (std::chrono::steady_clock::now() > deadline) {
       co_return Status(ErrorCode::kTimeout,

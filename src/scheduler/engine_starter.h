@@ -16,6 +16,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct StarterOptions {
   std::vector<std::filesystem::path> model_roots;
   // Hidden from engines (zest's home).
   std::vector<std::filesystem::path> hidden_dirs;
+  // Whether zest asks every request for an API key now; unset: it does
+  // not. An engine with RPC workers starts only when it does.
+  std::function<bool()> keys_required;
 };
 
 // What one instance is started with, beside the model and its plan.
@@ -87,9 +91,15 @@ std::vector<std::filesystem::path> ModelFiles(const models::ModelEntry& model);
 // mention an error, else the last few.
 std::string FailureReason(const engines::EngineProcess& process);
 
-// A model name as a file name (engine logs, slot directories): names may
-// hold '/' and ':', which become '_'.
+// A model name as a file name (engine logs, slot directories), one to one:
+// letters, digits, '-' and (but first) '.' stay, every other byte becomes
+// '_' and its two hex digits ("a/b" "a_2fb", "a_b" "a_5fb"), so no two
+// names share a file and none is "." or "..".
 std::string SafeFileName(std::string name);
+
+// The name before SafeFileName was one to one ('/' and ':' became '_'):
+// where slot directories made then are found (SlotDirs::Saved).
+std::string OldSafeFileName(std::string name);
 
 // The engine flags for a plan.
 engines::EnginePlacement EnginePlacementFor(const placement::EnginePlan& plan);

@@ -4,6 +4,8 @@
 #include "scheduler/engine_starter.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -110,8 +112,8 @@ TEST_F(EngineStarterTest, TheLaunchHasItsOwnDirectoryEnvironmentAndLog) {
   const engines::SpawnOptions first = launcher_->spawned(0);
   EXPECT_TRUE(first.clear_env);
   EXPECT_EQ(first.env, std::vector<std::string>{"FAKE=1"});  // the adapter's, not zest's
-  EXPECT_EQ(first.log_file, root_ / "logs" / "org_m_Q4.log");
-  EXPECT_EQ(launcher_->spawned(1).log_file, root_ / "logs" / "org_m_Q4@Vulkan0.log");
+  EXPECT_EQ(first.log_file, root_ / "logs" / "org_2fm_3aQ4.log");
+  EXPECT_EQ(launcher_->spawned(1).log_file, root_ / "logs" / "org_2fm_3aQ4@Vulkan0.log");
   const fs::perms dir = fs::status(root_ / "run" / "engine-1").permissions();
   EXPECT_EQ(dir & fs::perms::all, fs::perms::owner_all);
 }
@@ -132,16 +134,27 @@ TEST_F(EngineStarterTest, ReadyOnceTheEngineAnswers) {
   EXPECT_TRUE(WaitReady(starter, **instance).ok());
 }
 
-TEST_F(EngineStarterTest, AnEngineThatExitsFailsFastWithItsOwnWords) {
+// Issue 52, 9: the engine's own words (host paths, what it read) reach the
+// log, not the client's 500.
+TEST_F(EngineStarterTest, AnEngineThatExitsFailsFastItsWordsOnlyInTheLog) {
   EngineStarter starter = Make(/*ready_timeout=*/60s);
   launcher_->exit_at_once = true;
   auto instance = starter.Start(Model("m", "m.gguf"), {}, Request("1"));
   ASSERT_TRUE(instance.ok());
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+  auto logger = std::make_shared<spdlog::logger>("test", sink);
+  auto saved = spdlog::default_logger();
+  spdlog::set_default_logger(logger);
   const auto start = std::chrono::steady_clock::now();
   Status ready = WaitReady(starter, **instance);
+  spdlog::set_default_logger(saved);
   EXPECT_EQ(ready.code(), ErrorCode::kEngineFailed);
-  EXPECT_NE(ready.message().find("error: the model cannot be loaded"), std::string::npos)
+  EXPECT_NE(ready.message().find("exited"), std::string::npos) << ready.message();
+  EXPECT_EQ(ready.message().find("the model cannot be loaded"), std::string::npos)
       << ready.message();
+  std::string logged;
+  for (const std::string& line : sink->last_formatted()) logged += line;
+  EXPECT_NE(logged.find("error: the model cannot be loaded"), std::string::npos) << logged;
   EXPECT_LT(std::chrono::steady_clock::now() - start, 30s) << "not the ready timeout";
 }
 

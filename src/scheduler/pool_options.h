@@ -78,6 +78,10 @@ struct PoolOptions {
   // Hidden from engines even where their sandbox shows the host's system
   // directories (zest's home: keys, config, logs).
   std::vector<std::filesystem::path> hidden_dirs;
+  // Whether zest asks every request for an API key now
+  // (http::Authenticator::enabled); unset: it does not. RPC workers are
+  // refused without keys (engines/llama_server_adapter.cc says why).
+  std::function<bool()> keys_required;
   // Where the learned memory corrections persist (placement/
   // memory_correction.h); empty = learned for this process only.
   std::filesystem::path memory_corrections_file;

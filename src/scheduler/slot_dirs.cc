@@ -7,7 +7,16 @@ namespace zest::scheduler {
 namespace fs = std::filesystem;
 
 fs::path SlotDirs::Saved(const std::string& model) const {
-  return slot_dir_.empty() ? fs::path() : slot_dir_ / SafeFileName(model);
+  if (slot_dir_.empty()) return {};
+  fs::path dir = slot_dir_ / SafeFileName(model);
+  // A directory named the old way moves to the new name on first use.
+  // (Names that shared it then still share what is in it now, once.)
+  fs::path old = slot_dir_ / OldSafeFileName(model);
+  std::error_code ec;
+  if (old != dir && !fs::exists(dir, ec) && fs::is_directory(fs::symlink_status(old, ec))) {
+    fs::rename(old, dir, ec);
+  }
+  return dir;
 }
 
 fs::path SlotDirs::ForEngine(const std::string& model, bool replica) const {

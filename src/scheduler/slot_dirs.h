@@ -16,7 +16,9 @@ class SlotDirs {
   SlotDirs(std::filesystem::path slot_dir, std::filesystem::path handoff_dir)
       : slot_dir_(std::move(slot_dir)), handoff_dir_(std::move(handoff_dir)) {}
 
-  // Where the model's slots are kept across unloads; empty when they are not.
+  // Where the model's slots are kept across unloads; empty when they are
+  // not. A directory of the model's under its old name (OldSafeFileName)
+  // is renamed to it first.
   std::filesystem::path Saved(const std::string& model) const;
 
   // The --slot-save-path of an instance of `model`: the model's slot

@@ -216,12 +216,15 @@ describe('crash-loop breaker', () => {
       const first = await zest.json('/v1/chat/completions', chatBody('bad'));
       assert.equal(first.status, 500, JSON.stringify(first.data));
       assert.equal(first.data.error.code, 'engine_failed');
-      assert.match(first.data.error.message, /exited with code 1 while loading: .*chat-template-kwargs/);
+      assert.match(first.data.error.message, /exited with code 1 while loading \(its output is in zest's log\)/);
+      // The engine's own words (host paths, what it read) go to the log only (issue 52, 9).
+      assert.doesNotMatch(first.data.error.message, /chat-template-kwargs/);
+      assert.match(zest.logs(), /while loading; its last output:[\s\S]*chat-template-kwargs/);
       // Held off: refused at once with the reason, no new engine.
       const held = await zest.json('/v1/chat/completions', chatBody('bad'));
       assert.equal(held.status, 500);
       assert.equal(held.data.error.code, 'engine_failed');
-      assert.match(held.data.error.message, /failed 1 time; not restarting it for another [0-3](\.\d)? s\. Last failure: .*chat-template-kwargs/);
+      assert.match(held.data.error.message, /failed 1 time; not restarting it for another [0-3](\.\d)? s\. Last failure: .*exited with code 1 while loading/);
       assert.equal(engines(), 1);
       // After the hold, one more engine; it fails too, and the hold doubles.
       await waitFor(async () => !/not restarting/.test((await zest.json('/v1/chat/completions', chatBody('bad'))).data.error.message),

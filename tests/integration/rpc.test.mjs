@@ -18,6 +18,17 @@ import { needs } from '../lib/requirements.mjs';
 import { chatBody, descendants, makeHome, startZest, waitFor, zestBin } from '../lib/zest.mjs';
 
 const tag = `${process.pid % 100000}`;
+// An engine with RPC workers shares zest's network and so reaches its port:
+// zest refuses workers without API keys (issue 52, 15), so the head has one.
+const admin = 'admin-key-for-the-rpc-tests-0123456';
+
+// startZest with the admin key set and sent on every request.
+async function startKeyed(options) {
+  const zest = await startZest({ ...options, env: { ...(options.env ?? {}), ZEST_API_KEY: admin } });
+  const plain = zest.fetch.bind(zest);
+  zest.fetch = (p, init = {}) => plain(p, { ...init, headers: { authorization: `Bearer ${admin}`, ...(init.headers ?? {}) } });
+  return zest;
+}
 const PORT = 50052;
 
 describe('zest worker: where it may listen', () => {
@@ -76,7 +87,7 @@ describe('one model across a head and an RPC worker', { skip }, () => {
     // alone with these contexts; 50 MiB holds some of its layers.
     const home = makeHome({ big: 'small' });
     fs.writeFileSync(path.join(home, 'config.toml'), `[placement]\nmemory_limit = "50M"\n[rpc]\nworkers = ["${endpoint}"]\n`);
-    zest = await startZest({ home, args: ['--ctx-size', '1024', '--parallel', '1'] });
+    zest = await startKeyed({ home, args: ['--ctx-size', '1024', '--parallel', '1'] });
   });
   after(async () => {
     await zest?.stop();
@@ -109,7 +120,7 @@ describe('one model across a head and an RPC worker', { skip }, () => {
     const metrics = await (await zest.fetch('/metrics')).text();
     assert.match(metrics, new RegExp(`^zest_rpc_worker_up\\{endpoint="${endpoint}"\\} 1$`, 'm'));
     assert.match(metrics, new RegExp(`^zest_rpc_worker_memory_bytes\\{endpoint="${endpoint}"\\} [1-9]`, 'm'));
-    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
+    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url, ZEST_API_KEY: admin }, encoding: 'utf8' });
     assert.match(system, new RegExp(`^Worker\\s+${endpoint} \\(rpc:${endpoint}\\): [\\d.]+ \\w+ free of`, 'm'));
     // The engine was told so: the worker by address, its device by the engine's name.
     const engine = descendants(zest.pid).find((p) => p.comm === 'llama-server');
@@ -131,7 +142,7 @@ describe('one model across a head and an RPC worker', { skip }, () => {
     const [w] = (await health()).rpc_workers;
     assert.equal(w.reachable, false);
     assert.match(await (await zest.fetch('/metrics')).text(), /^zest_rpc_worker_up\{endpoint="[^"]+"\} 0$/m);
-    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url }, encoding: 'utf8' });
+    const system = execFileSync(zestBin, ['system'], { env: { ...process.env, ZEST_HOST: zest.url, ZEST_API_KEY: admin }, encoding: 'utf8' });
     assert.match(system, /^Worker\s+RPC worker \S+ is unreachable \(cannot connect\)$/m);
     assert.equal((await health()).instances.length, 0, 'no engine left running on a lost worker');
   });
@@ -155,7 +166,7 @@ describe('one model across a head and an RPC worker', { skip }, () => {
     fs.writeFileSync(path.join(home, 'config.toml'), `[placement]\nmemory_limit = "62M"\n[rpc]\nworkers = ["${endpoint}"]\n`);
     await zest.stop();  // the worker serves one head at a time
     zest.cleanup();
-    zest = await startZest({ home, args: ['--ctx-size', '16384', '--parallel', '1'] });
+    zest = await startKeyed({ home, args: ['--ctx-size', '16384', '--parallel', '1'] });
     for (const m of ['one', 'two']) {
       const r = await zest.json('/v1/chat/completions', chatBody(m));
       assert.equal(r.status, 200, JSON.stringify(r.data));
@@ -177,11 +188,27 @@ describe('one model across a head and an RPC worker', { skip }, () => {
       `[rpc]\nworkers = ["${endpoint}"]\n[models."w"]\ndevice = "${device}"\n`);
     await zest.stop();  // the worker serves one head at a time
     zest.cleanup();
-    zest = await startZest({ home, args: ['--ctx-size', '1024', '--parallel', '1'] });
+    zest = await startKeyed({ home, args: ['--ctx-size', '1024', '--parallel', '1'] });
     const r = await zest.json('/v1/chat/completions', chatBody('w'));
     assert.equal(r.status, 200, JSON.stringify(r.data));
     const [instance] = (await health()).instances;
     assert.deepEqual(instance.placement.devices, [device], instance.placement.explanation);
     assert.match(instance.placement.explanation, new RegExp(`all \\d+ layers on ${device}`));
+  });
+
+  // Issue 52, 15: without keys every route answers anyone on loopback, the
+  // engine on zest's network included.
+  test('without API keys, a model on RPC workers is refused, saying why', async () => {
+    const device = `rpc:${endpoint}`;
+    const home = makeHome({ w: 'tiny' });
+    fs.writeFileSync(path.join(home, 'config.toml'),
+      `[rpc]\nworkers = ["${endpoint}"]\n[models."w"]\ndevice = "${device}"\n`);
+    await zest.stop();
+    zest.cleanup();
+    zest = await startZest({ home, args: ['--ctx-size', '1024', '--parallel', '1'] });
+    const r = await zest.json('/v1/chat/completions', chatBody('w'));
+    assert.equal(r.status, 409, JSON.stringify(r.data));
+    assert.match(r.data.error.message, /RPC workers.*zest has no API keys/);
+    assert.deepEqual((await zest.json('/api/v1/ps')).data.instances, []);
   });
 });
