@@ -21,9 +21,9 @@ bool IsAudio(const ContentPart& part) {
 Status WithoutFfmpeg(const std::string& bytes, int max_seconds, const std::string& where) {
   if (std::optional<double> seconds = engines::PlainWavSeconds(bytes)) {
     if (*seconds <= max_seconds) return Status::Ok();
-    return Status(ErrorCode::kTooLarge, where + " is too long: at most " +
-                                            std::to_string(max_seconds) +
-                                            " s (limits.max_audio_s)");
+    return Status(
+        ErrorCode::kTooLarge,
+        where + " is too long: at most " + std::to_string(max_seconds) + " s (limits.max_audio_s)");
   }
   Status refused = openai::CheckAudioFormat(bytes);
   return Status(refused.code(), where + ": " + refused.message());

@@ -40,9 +40,10 @@ ChatRequest WithAudio(const std::string& bytes, const std::string& format) {
   m.role = "user";
   m.content = engines::Message::Content::kParts;
   m.parts.push_back({.type = ContentPart::Type::kText, .text = "What is this?"});
-  m.parts.push_back({.type = ContentPart::Type::kOther,
-                     .extra = {{"type", "input_audio"},
-                               {"input_audio", {{"data", Base64Encode(bytes)}, {"format", format}}}}});
+  m.parts.push_back(
+      {.type = ContentPart::Type::kOther,
+       .extra = {{"type", "input_audio"},
+                 {"input_audio", {{"data", Base64Encode(bytes)}, {"format", format}}}}});
   request.messages.push_back(std::move(m));
   return request;
 }

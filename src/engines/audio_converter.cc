@@ -38,9 +38,9 @@ uint16_t Le16(std::string_view b, size_t at) {
 // The "fmt " chunk of a plain WAV: PCM (tag 1), 1 channel, 16 kHz, 16-bit,
 // and the rates that follow from them.
 bool PlainFormat(std::string_view b, size_t body, uint64_t size) {
-  return size >= 16 && Le16(b, body) == 1 && Le16(b, body + 2) == 1 &&
-         Le32(b, body + 4) == 16000 && Le32(b, body + 8) == kWavBytesPerSecond &&
-         Le16(b, body + 12) == 2 && Le16(b, body + 14) == 16;
+  return size >= 16 && Le16(b, body) == 1 && Le16(b, body + 2) == 1 && Le32(b, body + 4) == 16000 &&
+         Le32(b, body + 8) == kWavBytesPerSecond && Le16(b, body + 12) == 2 &&
+         Le16(b, body + 14) == 16;
 }
 
 }  // namespace
@@ -54,7 +54,8 @@ std::optional<double> PlainWavSeconds(std::string_view b) {
     const size_t body = at + 8;
     if (id == "data") {
       if (!plain) return std::nullopt;
-      return static_cast<double>((b.size() - body) / 2) / 16000;
+      const size_t samples = (b.size() - body) / 2;  // 16-bit mono: whole samples
+      return static_cast<double>(samples) / 16000.0;
     }
     if (body + size > b.size()) return std::nullopt;
     if (id == "fmt ") {
@@ -110,9 +111,9 @@ std::string AudioConverter::TooLong() const {
 boost::asio::awaitable<Result<std::string>> AudioConverter::Bounded(std::string audio) const {
   if (std::optional<double> seconds = PlainWavSeconds(audio)) {
     if (*seconds > max_seconds_) {
-      co_return Status(ErrorCode::kTooLarge,
-                       TooLong() + "; it lasts " +
-                           std::to_string(static_cast<int64_t>(*seconds)) + " s");
+      co_return Status(
+          ErrorCode::kTooLarge,
+          TooLong() + "; it lasts " + std::to_string(static_cast<int64_t>(*seconds)) + " s");
     }
     co_return audio;
   }

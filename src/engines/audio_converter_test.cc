@@ -146,8 +146,8 @@ std::string Wav(uint16_t tag, uint16_t channels, uint32_t rate, uint16_t bits, s
 // size says its length whatever reads it; the bytes count, not the header.
 TEST(AudioConverterTest, APlainWavIsMeasuredByItsBytes) {
   EXPECT_DOUBLE_EQ(PlainWavSeconds(Wav(1, 1, 16000, 16, 3 * 32000)).value_or(-1), 3.0);
-  EXPECT_DOUBLE_EQ(PlainWavSeconds(Wav(1, 1, 16000, 16, 3 * 32000, /*declared=*/32000)).value_or(-1),
-                   3.0)
+  EXPECT_DOUBLE_EQ(
+      PlainWavSeconds(Wav(1, 1, 16000, 16, 3 * 32000, /*declared=*/32000)).value_or(-1), 3.0)
       << "a data chunk that understates its size";
   EXPECT_FALSE(PlainWavSeconds(Wav(1, 2, 8000, 16, 32000))) << "stereo, 8 kHz";
   EXPECT_FALSE(PlainWavSeconds(Wav(2, 1, 16000, 16, 32000))) << "ADPCM";
@@ -166,7 +166,8 @@ TEST(AudioConverterTest, BoundedMeasuresEveryFormat) {
   AudioConverter converter(Installed(work.path()), /*max_seconds=*/2);
   auto run = [&](std::string audio) {
     boost::asio::io_context io;
-    auto done = boost::asio::co_spawn(io, converter.Bounded(std::move(audio)), boost::asio::use_future);
+    auto done =
+        boost::asio::co_spawn(io, converter.Bounded(std::move(audio)), boost::asio::use_future);
     io.run();
     return done.get();
   };
@@ -175,7 +176,8 @@ TEST(AudioConverterTest, BoundedMeasuresEveryFormat) {
   Result<std::string> same = run(short_plain);
   ASSERT_TRUE(same.ok()) << same.status().message();
   EXPECT_EQ(*same, short_plain) << "a plain WAV goes on as it came";
-  EXPECT_EQ(run(ToneWav(3)).status().code(), ErrorCode::kTooLarge) << "not plain: ffmpeg measures it";
+  EXPECT_EQ(run(ToneWav(3)).status().code(), ErrorCode::kTooLarge)
+      << "not plain: ffmpeg measures it";
   Result<std::string> converted = run(ToneWav(1));
   ASSERT_TRUE(converted.ok()) << converted.status().message();
   EXPECT_TRUE(PlainWavSeconds(*converted)) << "what ffmpeg writes is a plain WAV";

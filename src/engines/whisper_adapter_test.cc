@@ -59,8 +59,9 @@ TEST(WhisperAdapterTest, AnUnknownLanguageIsTheClientsError) {
 TEST(WhisperAdapterTest, TheEngineFormHasABoundaryOfItsOwnEachTime) {
   WhisperAdapter adapter(WhisperSetup{});
   TranscriptionJob job;
-  job.audio = "RIFF\r\n--zest-whisper-form-7d1f0c\r\nContent-Disposition: form-data; "
-              "name=\"response_format\"\r\n\r\ntext\r\n--zest-whisper-form-7d1f0c--\r\n";
+  job.audio =
+      "RIFF\r\n--zest-whisper-form-7d1f0c\r\nContent-Disposition: form-data; "
+      "name=\"response_format\"\r\n\r\ntext\r\n--zest-whisper-form-7d1f0c--\r\n";
   job.filename = "a\".wav\r\nX: 1";
   Result<EngineCall> one = adapter.TranscriptionCall(job);
   Result<EngineCall> two = adapter.TranscriptionCall(job);

@@ -65,8 +65,7 @@ TEST(Multipart, APartHoldingTheBoundaryIsRefusedAndNamesCannotEndTheirHeader) {
   EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument);
 
   Result<std::string> body = WriteForm(
-      {{"fi\"le", "a\\\"; name=\"x\r\nX-Injected: 1.wav", "audio/wav\r\nX: y", "data"}},
-      boundary);
+      {{"fi\"le", "a\\\"; name=\"x\r\nX-Injected: 1.wav", "audio/wav\r\nX: y", "data"}}, boundary);
   ASSERT_TRUE(body.ok()) << body.status().message();
   EXPECT_EQ(body->find("\r\nX-Injected"), std::string::npos) << *body;
   EXPECT_EQ(body->find("\r\nX: y"), std::string::npos) << *body;

@@ -1,17 +1,16 @@
 #include "scheduler/slot_files.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <future>
-#include <utility>
-
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
+#include <utility>
 
 #include "core/testing/temp_dir.h"
 

@@ -44,8 +44,8 @@ Status CheckAudioFormat(std::string_view bytes) {
   return InvalidArgument(
       "audio in " + std::string(format) +
       " needs ffmpeg, which zest uses to check its length and convert it, and this server has "
-      "none: send 16 kHz mono 16-bit WAV (for example `ffmpeg -i in." + std::string(format) +
-      " -ar 16000 -ac 1 -c:a pcm_s16le out.wav`)");
+      "none: send 16 kHz mono 16-bit WAV (for example `ffmpeg -i in." +
+      std::string(format) + " -ar 16000 -ac 1 -c:a pcm_s16le out.wav`)");
 }
 
 }  // namespace zest::api::openai

@@ -31,9 +31,11 @@ TEST(AudioFormat, WithoutFfmpegOnlyAPlainWavIsTaken) {
   auto u32 = [](uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
   auto u16 = [](uint16_t v) { return std::string(reinterpret_cast<const char*>(&v), 2); };
   const std::string plain = "RIFF" + u32(36 + 4) + "WAVEfmt " + u32(16) + u16(1) + u16(1) +
-                            u32(16000) + u32(32000) + u16(2) + u16(16) + "data" + u32(4) + "\0\0\0\0"s;
+                            u32(16000) + u32(32000) + u16(2) + u16(16) + "data" + u32(4) +
+                            "\0\0\0\0"s;
   EXPECT_TRUE(CheckAudioFormat(plain).ok());
-  for (const std::string& other : {"fLaC\0\0\0\x22"s, "ID3\x04\0\0"s, "RIFF\x24\x08\0\0WAVEfmt "s}) {
+  for (const std::string& other :
+       {"fLaC\0\0\0\x22"s, "ID3\x04\0\0"s, "RIFF\x24\x08\0\0WAVEfmt "s}) {
     Status refused = CheckAudioFormat(other);
     EXPECT_EQ(refused.code(), ErrorCode::kInvalidArgument);
     EXPECT_NE(refused.message().find("needs ffmpeg"), std::string::npos) << refused.message();

@@ -114,8 +114,8 @@ Status SetContent(json content, const std::string& where, Message& out) {
   } else if (content.is_array()) {
     out.content = Message::Content::kParts;
     for (std::size_t i = 0; i < content.size(); ++i) {
-      ZEST_ASSIGN_OR_RETURN(ContentPart part, Part(std::move(content[i]), where + ".content[" +
-                                                                          std::to_string(i) + "]"));
+      ZEST_ASSIGN_OR_RETURN(ContentPart part, Part(std::move(content[i]),
+                                                   where + ".content[" + std::to_string(i) + "]"));
       out.parts.push_back(std::move(part));
     }
   } else if (!content.is_null()) {

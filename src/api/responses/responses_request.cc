@@ -40,7 +40,8 @@ Status SetContent(const json& content, const std::string& where, Message& messag
       // {type, image_url, detail?}: a part of any other shape is refused, not
       // read as an image zest did not check.
       const json url = part.value("image_url", json());
-      const json href = url.is_object() && OnlyMembers(url, {"url"}) ? url.value("url", json()) : url;
+      const json href =
+          url.is_object() && OnlyMembers(url, {"url"}) ? url.value("url", json()) : url;
       const bool shaped = OnlyMembers(part, {"type", "image_url", "detail", "file_id"}) &&
                           part.value("detail", json("auto")).is_string() &&
                           part.value("file_id", json()).is_null();
