@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-20}
 targets=("$@")
-((${#targets[@]})) || targets=(http_request json_request admin_json gguf)
+((${#targets[@]})) || targets=(http_request json_request admin_json gguf client_input)
 
 if ! command -v clang++ >/dev/null 2>&1; then
   # make test installs clang (scripts/deps.sh --test): missing there, fail.

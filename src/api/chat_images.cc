@@ -166,16 +166,28 @@ boost::asio::awaitable<Result<std::string>> ChatImages::ToPng(
     co_return InvalidArgument(where + " is " + header.Name() +
                               ", which needs ffmpeg to convert; send PNG, JPEG, GIF or BMP");
   }
-  Result<std::string> png = co_await converter->ToPng(std::move(bytes), Demuxer(header.format));
+  Result<std::string> png =
+      co_await converter->ToPng(std::move(bytes), Demuxer(header.format), limits_.max_image_pixels);
   if (png.ok()) co_return png;
   spdlog::info("{} ({}) could not be converted: {}", where, header.Name(), png.status().message());
   if (png.status().code() == ErrorCode::kInvalidArgument) {
-    co_return InvalidArgument(where + ": ffmpeg could not read it as " + header.Name());
+    co_return InvalidArgument(where + ": ffmpeg could not read it as " + header.Name() +
+                              ", or it is over " + std::to_string(limits_.max_image_pixels) +
+                              " pixels (limits.max_image_pixels)");
   }
   co_return png.status();
 }
 
 Status ChatImages::CheckPixels(const ImageHeader& header, const std::string& where) const {
+  // Fail closed: a format the engine decodes itself must say its size
+  // before it is decoded (a header cut short, or one the probe cannot walk,
+  // would pass as 0 x 0). What zest converts may not say (TIFF, HEIF,
+  // AVIF): ffmpeg decodes it under -max_pixels, and its PNG is checked here.
+  if (header.EngineReads() && header.Pixels() == 0) {
+    return InvalidArgument(where + " is " + header.Name() +
+                           " whose header gives no size in pixels: zest does not pass on an "
+                           "image it cannot measure");
+  }
   if (header.Pixels() <= limits_.max_image_pixels) return Status::Ok();
   return Status(ErrorCode::kTooLarge, where + " is " + std::to_string(header.width) + " x " +
                                           std::to_string(header.height) + " pixels; at most " +

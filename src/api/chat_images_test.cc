@@ -155,6 +155,22 @@ TEST(ChatImages, LimitsOnCountBytesAndDeclaredPixels) {
       << pixels.status.message();
 }
 
+// Issue 52, 1: a header that gives no size passed as 0 x 0 pixels.
+TEST(ChatImages, AnImageWhoseHeaderGivesNoSizeIsRefused) {
+  ChatImages images({});
+  const std::string soi_app0("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00",
+                             20);
+  const std::string sos("\xFF\xDA\x00\x08\x01\x01\x00\x00\x3F\x00", 10);
+  const std::string png_cut("\x89PNG\r\n\x1A\n\0\0\0\x0D", 12);
+  for (const std::string& bytes : {soi_app0 + sos, png_cut}) {
+    ChatRequest request = WithImages({DataUrl("image/jpeg", bytes)});
+    Prepared p = Prepare(images, request);
+    EXPECT_EQ(p.status.code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(p.param, "messages");
+    EXPECT_NE(p.status.message().find("gives no size"), std::string::npos) << p.status.message();
+  }
+}
+
 TEST(ChatImages, UrlsAreFetchedOnlyFromAllowedHosts) {
   ChatImages images({});
   ChatRequest request = WithImages({"https://Example.com/cat.png"});

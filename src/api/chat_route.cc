@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/admit_request.h"
+#include "api/chat_audio.h"
 #include "api/key_scope.h"
 #include "api/model_preset.h"
 #include "api/request/errors.h"
@@ -91,6 +92,12 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
         engines.engines != nullptr ? engines.engines->image_converter() : nullptr;
     Status images = co_await options.images->Prepare(job.request, converter, &param);
     if (!images.ok()) co_return co_await send(writer, images, param, kNone);
+  }
+  if (CountAudio(job.request) > 0) {  // measured before it is admitted (api/chat_audio.h)
+    const engines::AudioConverter* converter =
+        engines.engines != nullptr ? engines.engines->audio_converter() : nullptr;
+    Status audio = co_await PrepareChatAudio(job.request, converter, &param);
+    if (!audio.ok()) co_return co_await send(writer, audio, param, kNone);
   }
   Result<RelayRequest> relay =
       AdmittedRelay(request, std::move(job.model), job.request.model, job.request.priority,

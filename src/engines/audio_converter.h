@@ -10,6 +10,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,13 @@ namespace zest::engines {
 // The longest audio converted (limits.max_audio_s): 30 minutes, 57.6 MB
 // as 16 kHz mono WAV.
 inline constexpr int kDefaultMaxAudioSeconds = 1800;
+
+// The length of a 16 kHz mono 16-bit PCM WAV (what Convert writes and what
+// whisper reads without resampling), bounded by its bytes: every byte after
+// the data chunk's start counted as samples, whatever the chunk's declared
+// size, so a reader that takes more of the file still finds no more audio.
+// nullopt for any other audio, a WAV of another format included.
+std::optional<double> PlainWavSeconds(std::string_view audio);
 
 class AudioConverter {
  public:
@@ -38,6 +46,16 @@ class AudioConverter {
   Status Available() const;
   // For `zest system`: "ffmpeg (/usr/bin/ffmpeg)", or why it is not used.
   std::string Describe() const { return ffmpeg_->Describe(); }
+  int max_seconds() const { return max_seconds_; }
+
+  // Audio a speech engine may read, its length checked before the engine
+  // sees it (issue 52, 2: MP3, FLAC and Ogg went to the engine unconverted,
+  // and 32 MB of FLAC silence is some 44 hours): a plain WAV
+  // (PlainWavSeconds) as it came when it lasts at most the limit, anything
+  // else through Convert, whose decoding stops at the limit. kTooLarge,
+  // Convert's errors; kNotFound/kUnavailable (Available()'s) when it needs
+  // ffmpeg and has none.
+  boost::asio::awaitable<Result<std::string>> Bounded(std::string audio) const;
 
   // `audio` as WAV, on ffmpeg's threads. kInvalidArgument when ffmpeg
   // cannot read it; kTooLarge when it lasts over the limit; kTimeout;
@@ -55,6 +73,7 @@ class AudioConverter {
  private:
   FfmpegJob Job() const;
   Result<std::string> Checked(Result<std::string> wav) const;
+  std::string TooLong() const;
 
   const std::shared_ptr<const Ffmpeg> ffmpeg_;
   const int max_seconds_;

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -125,6 +128,59 @@ TEST(AudioConverterTest, DecodingStopsPastTheLimitWhateverTheHeaderSays) {
   Result<std::string> wav = converter.ConvertBlocking(ToneWav(3));
   EXPECT_EQ(wav.status().code(), ErrorCode::kTooLarge) << wav.status().message();
   EXPECT_TRUE(std::filesystem::is_empty(work.path()));
+}
+
+// A WAV with the given format chunk fields and `data` bytes of samples,
+// its data chunk declaring `declared` bytes (default: all of them).
+std::string Wav(uint16_t tag, uint16_t channels, uint32_t rate, uint16_t bits, size_t data,
+                int64_t declared = -1) {
+  auto u32 = [](uint32_t v) { return std::string(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [](uint16_t v) { return std::string(reinterpret_cast<const char*>(&v), 2); };
+  const uint16_t align = channels * bits / 8;
+  const auto size = static_cast<uint32_t>(declared < 0 ? data : declared);
+  return "RIFF" + u32(36 + size) + "WAVEfmt " + u32(16) + u16(tag) + u16(channels) + u32(rate) +
+         u32(rate * align) + u16(align) + u16(bits) + "data" + u32(size) + std::string(data, '\0');
+}
+
+// Issue 52, 2: what zest measures by size alone is the one format whose
+// size says its length whatever reads it; the bytes count, not the header.
+TEST(AudioConverterTest, APlainWavIsMeasuredByItsBytes) {
+  EXPECT_DOUBLE_EQ(PlainWavSeconds(Wav(1, 1, 16000, 16, 3 * 32000)).value_or(-1), 3.0);
+  EXPECT_DOUBLE_EQ(
+      PlainWavSeconds(Wav(1, 1, 16000, 16, 3 * 32000, /*declared=*/32000)).value_or(-1), 3.0)
+      << "a data chunk that understates its size";
+  EXPECT_FALSE(PlainWavSeconds(Wav(1, 2, 8000, 16, 32000))) << "stereo, 8 kHz";
+  EXPECT_FALSE(PlainWavSeconds(Wav(2, 1, 16000, 16, 32000))) << "ADPCM";
+  EXPECT_FALSE(PlainWavSeconds(Wav(1, 1, 16000, 8, 32000))) << "8-bit";
+  EXPECT_FALSE(PlainWavSeconds(ToneWav(0.5)));
+  const std::string plain = Wav(1, 1, 16000, 16, 32000);
+  std::string two_formats = plain;
+  two_formats.insert(12, plain.substr(12, 24));  // a second "fmt " chunk
+  EXPECT_FALSE(PlainWavSeconds(two_formats));
+  EXPECT_FALSE(PlainWavSeconds("fLaC\0\0\0\x22"));
+  EXPECT_FALSE(PlainWavSeconds(""));
+}
+
+TEST(AudioConverterTest, BoundedMeasuresEveryFormat) {
+  TempDir work;
+  AudioConverter converter(Installed(work.path()), /*max_seconds=*/2);
+  auto run = [&](std::string audio) {
+    boost::asio::io_context io;
+    auto done =
+        boost::asio::co_spawn(io, converter.Bounded(std::move(audio)), boost::asio::use_future);
+    io.run();
+    return done.get();
+  };
+  EXPECT_EQ(run(Wav(1, 1, 16000, 16, 3 * 32000)).status().code(), ErrorCode::kTooLarge);
+  const std::string short_plain = Wav(1, 1, 16000, 16, 32000);
+  Result<std::string> same = run(short_plain);
+  ASSERT_TRUE(same.ok()) << same.status().message();
+  EXPECT_EQ(*same, short_plain) << "a plain WAV goes on as it came";
+  EXPECT_EQ(run(ToneWav(3)).status().code(), ErrorCode::kTooLarge)
+      << "not plain: ffmpeg measures it";
+  Result<std::string> converted = run(ToneWav(1));
+  ASSERT_TRUE(converted.ok()) << converted.status().message();
+  EXPECT_TRUE(PlainWavSeconds(*converted)) << "what ffmpeg writes is a plain WAV";
 }
 
 TEST(AudioConverterTest, WithoutFfmpegItSaysHowToGetIt) {

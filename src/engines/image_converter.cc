@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 namespace zest::engines {
 namespace {
@@ -66,11 +68,15 @@ boost::asio::awaitable<Result<std::string>> ImageConverter::Convert(std::string 
 }
 
 boost::asio::awaitable<Result<std::string>> ImageConverter::ToPng(std::string image,
-                                                                  std::string demuxer) const {
+                                                                  std::string demuxer,
+                                                                  uint64_t max_pixels) const {
   FfmpegJob job;
   // The demuxer is named, as above: ffmpeg reads the one format the
-  // image's header said and nothing else.
-  job.input_args = {"-f", std::move(demuxer)};
+  // image's header said and nothing else. -max_pixels (a decoder option,
+  // INT_MAX at most) makes the decoder refuse a frame over the limit before
+  // it allocates it.
+  const uint64_t pixels = std::min<uint64_t>(max_pixels, std::numeric_limits<int32_t>::max());
+  job.input_args = {"-max_pixels", std::to_string(pixels), "-f", std::move(demuxer)};
   job.output_args = {"-frames:v", "1", "-c:v", "png", "-f", "image2pipe"};
   job.max_output_bytes = kMaxConvertedImageBytes;
   job.what = "the image";

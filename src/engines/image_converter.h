@@ -52,9 +52,13 @@ class ImageConverter {
                                                       int quality) const;
   // A client's image in a format the engine does not read (`demuxer`:
   // ffmpeg's name for it, e.g. "webp_pipe") as PNG, for chat requests with
-  // images (api/chat_images.h). kInvalidArgument when ffmpeg cannot read
-  // it; kTooLarge, kTimeout; kNotFound/kUnavailable as Available() says.
-  boost::asio::awaitable<Result<std::string>> ToPng(std::string image, std::string demuxer) const;
+  // images (api/chat_images.h). ffmpeg's decoder refuses a picture of more
+  // than `max_pixels` (its -max_pixels) before allocating it: TIFF, HEIF
+  // and AVIF headers are not read by zest. kInvalidArgument when ffmpeg
+  // cannot read it (or it is over `max_pixels`); kTooLarge, kTimeout;
+  // kNotFound/kUnavailable as Available() says.
+  boost::asio::awaitable<Result<std::string>> ToPng(std::string image, std::string demuxer,
+                                                    uint64_t max_pixels) const;
   // The same, blocking the calling thread.
   Result<std::string> ConvertBlocking(std::string_view png, std::string_view format,
                                       int quality) const;

@@ -44,8 +44,6 @@ bool KnownLanguage(const std::string& code) {
   return false;
 }
 
-constexpr const char* kBoundary = "zest-whisper-form-7d1f0c";
-
 }  // namespace
 
 Result<EngineCall> WhisperAdapter::TranscriptionCall(const TranscriptionJob& job) const {
@@ -61,8 +59,12 @@ Result<EngineCall> WhisperAdapter::TranscriptionCall(const TranscriptionJob& job
   if (!job.prompt.empty()) form.push_back({"prompt", "", "", job.prompt});
   if (job.temperature) form.push_back({"temperature", "", "", std::to_string(*job.temperature)});
   if (job.translate) form.push_back({"translate", "", "", "true"});
-  return EngineCall{"/inference", http::FormContentType(kBoundary),
-                    http::WriteForm(form, kBoundary)};
+  // A boundary of its own for each request: the audio is a client's bytes,
+  // and with a constant one a WAV could end its part and add fields
+  // (response_format) to the engine's form.
+  const std::string boundary = http::NewFormBoundary();
+  ZEST_ASSIGN_OR_RETURN(std::string body, http::WriteForm(form, boundary));
+  return EngineCall{"/inference", http::FormContentType(boundary), std::move(body)};
 }
 
 namespace {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "http/multipart.h"
+
 namespace zest::engines {
 namespace {
 
@@ -48,6 +50,32 @@ TEST(WhisperAdapterTest, AnUnknownLanguageIsTheClientsError) {
   ASSERT_TRUE(call.ok());
   EXPECT_EQ(call->path, "/inference");
   EXPECT_NE(call->body.find("verbose_json"), std::string::npos);
+}
+
+// Issue 52, 6: with a constant boundary, a WAV holding it ended its part
+// and set response_format=text for the engine (zest then failed to read the
+// answer: a 500). Each call has its own boundary now, so the audio cannot
+// name it, and the form the engine gets has zest's fields only.
+TEST(WhisperAdapterTest, TheEngineFormHasABoundaryOfItsOwnEachTime) {
+  WhisperAdapter adapter(WhisperSetup{});
+  TranscriptionJob job;
+  job.audio =
+      "RIFF\r\n--zest-whisper-form-7d1f0c\r\nContent-Disposition: form-data; "
+      "name=\"response_format\"\r\n\r\ntext\r\n--zest-whisper-form-7d1f0c--\r\n";
+  job.filename = "a\".wav\r\nX: 1";
+  Result<EngineCall> one = adapter.TranscriptionCall(job);
+  Result<EngineCall> two = adapter.TranscriptionCall(job);
+  ASSERT_TRUE(one.ok() && two.ok());
+  EXPECT_NE(one->content_type, two->content_type);
+  const std::string boundary = one->content_type.substr(one->content_type.find("boundary=") + 9);
+  auto form = http::ParseForm(one->body, boundary);
+  ASSERT_TRUE(form.ok()) << form.status().message();
+  int formats = 0;
+  for (const http::FormPart& part : *form) formats += part.name == "response_format" ? 1 : 0;
+  EXPECT_EQ(formats, 1);
+  EXPECT_EQ(http::FindPart(*form, "response_format")->data, "verbose_json");
+  EXPECT_EQ(http::FindPart(*form, "file")->data, job.audio);
+  EXPECT_EQ(http::FindPart(*form, "file")->filename, "a.wavX: 1");
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/random_hex.h"
+
 namespace zest::http {
 namespace {
 
@@ -121,15 +123,38 @@ const FormPart* FindPart(const std::vector<FormPart>& parts, std::string_view na
   return nullptr;
 }
 
-std::string WriteForm(const std::vector<FormPart>& parts, std::string_view boundary) {
+namespace {
+
+// A header value without what could end it: CR, LF, the double quote that
+// closes a quoted name and the backslash that escapes one.
+std::string HeaderSafe(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (char c : value) {
+    if (c != '\r' && c != '\n' && c != '"' && c != '\\') out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string NewFormBoundary() { return "zest-" + RandomHex(16); }
+
+Result<std::string> WriteForm(const std::vector<FormPart>& parts, std::string_view boundary) {
   std::string out;
   for (const FormPart& part : parts) {
+    if (part.data.find(boundary) != std::string::npos) {
+      return InvalidArgument("the form's part '" + HeaderSafe(part.name) +
+                             "' holds the form's boundary");
+    }
     out += "--";
     out += boundary;
-    out += "\r\nContent-Disposition: form-data; name=\"" + part.name + "\"";
-    if (!part.filename.empty()) out += "; filename=\"" + part.filename + "\"";
+    out += "\r\nContent-Disposition: form-data; name=\"" + HeaderSafe(part.name) + "\"";
+    if (!part.filename.empty()) out += "; filename=\"" + HeaderSafe(part.filename) + "\"";
     out += "\r\n";
-    if (!part.content_type.empty()) out += "Content-Type: " + part.content_type + "\r\n";
+    if (!part.content_type.empty()) {
+      out += "Content-Type: " + HeaderSafe(part.content_type) + "\r\n";
+    }
     out += "\r\n";
     out += part.data;
     out += "\r\n";

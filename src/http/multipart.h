@@ -32,8 +32,17 @@ Result<std::vector<FormPart>> ParseForm(std::string_view body, std::string_view 
 // The first part named `name`, or null.
 const FormPart* FindPart(const std::vector<FormPart>& parts, std::string_view name);
 
-// A body of `parts` with `boundary`, and its Content-Type.
-std::string WriteForm(const std::vector<FormPart>& parts, std::string_view boundary);
+// A fresh boundary for a form zest writes ("zest-" and 32 random hex
+// digits): parts hold a client's bytes, and with a boundary they could
+// guess (a constant, once) an upload could close its part and add fields of
+// its own to the engine's form (issue 52, 6).
+std::string NewFormBoundary();
+
+// A body of `parts` with `boundary`, and its Content-Type. Names, filenames
+// and content types lose CR, LF, double quotes and backslashes (a header line or a
+// quoted name could otherwise be ended early); a part whose data holds the
+// boundary is refused (kInvalidArgument), never written.
+Result<std::string> WriteForm(const std::vector<FormPart>& parts, std::string_view boundary);
 std::string FormContentType(std::string_view boundary);
 
 }  // namespace zest::http

@@ -43,14 +43,46 @@ TEST(Multipart, ParsesFilesAndFieldsWithBinaryData) {
 TEST(Multipart, WhatItWritesItReads) {
   std::vector<FormPart> parts = {{"file", "x.wav", "audio/wav", std::string("\0\1\2", 3)},
                                  {"language", "", "", "de"}};
-  std::string body = WriteForm(parts, "zest-b");
-  auto back = ParseForm(body, "zest-b");
+  Result<std::string> body = WriteForm(parts, "zest-b");
+  ASSERT_TRUE(body.ok()) << body.status().message();
+  auto back = ParseForm(*body, "zest-b");
   ASSERT_TRUE(back.ok()) << back.status().message();
   ASSERT_EQ(back->size(), 2u);
   EXPECT_EQ((*back)[0].data, std::string("\0\1\2", 3));
   EXPECT_EQ((*back)[0].filename, "x.wav");
   EXPECT_EQ((*back)[1].data, "de");
   EXPECT_EQ(FormContentType("zest-b"), "multipart/form-data; boundary=zest-b");
+}
+
+// Issue 52, 6: a WAV holding the engine form's boundary closed its part
+// and added a response_format of its own (whisper-server's answer changed).
+TEST(Multipart, APartHoldingTheBoundaryIsRefusedAndNamesCannotEndTheirHeader) {
+  const std::string boundary = NewFormBoundary();
+  const std::string injected = "RIFF\r\n--" + boundary +
+                               "\r\nContent-Disposition: form-data; "
+                               "name=\"response_format\"\r\n\r\ntext";
+  Result<std::string> refused = WriteForm({{"file", "a.wav", "", injected}}, boundary);
+  EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument);
+
+  Result<std::string> body = WriteForm(
+      {{"fi\"le", "a\\\"; name=\"x\r\nX-Injected: 1.wav", "audio/wav\r\nX: y", "data"}}, boundary);
+  ASSERT_TRUE(body.ok()) << body.status().message();
+  EXPECT_EQ(body->find("\r\nX-Injected"), std::string::npos) << *body;
+  EXPECT_EQ(body->find("\r\nX: y"), std::string::npos) << *body;
+  auto back = ParseForm(*body, boundary);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0].name, "file");
+  EXPECT_EQ((*back)[0].filename, "a; name=xX-Injected: 1.wav");
+  EXPECT_EQ((*back)[0].content_type, "audio/wavX: y");
+  EXPECT_EQ((*back)[0].data, "data");
+}
+
+TEST(Multipart, EachFormGetsAFreshBoundary) {
+  const std::string a = NewFormBoundary();
+  EXPECT_TRUE(a.starts_with("zest-"));
+  EXPECT_EQ(a.size(), 5u + 32u);
+  EXPECT_NE(a, NewFormBoundary());
 }
 
 TEST(Multipart, MalformedFormsAreErrors) {

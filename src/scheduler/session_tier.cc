@@ -17,6 +17,7 @@
 #include "http/upstream_client.h"
 #include "scheduler/session_files.h"
 #include "scheduler/slot_cache.h"
+#include "scheduler/slot_files.h"
 
 namespace zest::scheduler {
 namespace {
@@ -81,7 +82,8 @@ asio::awaitable<Result<json>> Replay(fs::path socket, std::string path, std::str
 // one descriptor opened without following a link: the engine can write the
 // directory, so a name checked first could be a link by the time of a chmod.
 uint64_t Seal(const fs::path& file, bool touch = false) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // (Not blocking on a FIFO the engine put in the file's place, either.)
+  const int fd = OpenEngineFile(file, O_RDONLY);
   if (fd < 0) return 0;
   struct stat st {};
   const bool sealed = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::fchmod(fd, 0600) == 0 &&

@@ -1,6 +1,7 @@
 #include "scheduler/slot_files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,7 +37,7 @@ Status Failed(const std::string& what, const fs::path& path) {
 // The copy across file systems: read without following a link, write into
 // a file that did not exist (O_EXCL), so a link put there fails the copy.
 Status CopyInto(const fs::path& from, const fs::path& to) {
-  Fd in(::open(from.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  Fd in(OpenEngineFile(from, O_RDONLY));
   if (in.get() < 0) return Failed("open", from);
   ::unlink(to.c_str());  // whatever was there, a link included (unlink does not follow)
   Fd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
@@ -62,6 +63,20 @@ Status CopyInto(const fs::path& from, const fs::path& to) {
 }
 
 }  // namespace
+
+int OpenEngineFile(const fs::path& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  const int status = ::fcntl(fd, F_GETFL);
+  if (status >= 0) ::fcntl(fd, F_SETFL, status & ~O_NONBLOCK);
+  return fd;
+}
 
 Status MoveSlotFile(const fs::path& from_dir, const fs::path& to_dir, const std::string& name) {
   if (from_dir == to_dir) return Status::Ok();

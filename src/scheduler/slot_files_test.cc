@@ -1,11 +1,16 @@
 #include "scheduler/slot_files.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <sstream>
+#include <utility>
 
 #include "core/testing/temp_dir.h"
 
@@ -31,6 +36,39 @@ class SlotFilesTest : public ::testing::Test {
   zest::testing::TempDir tmp_{"slots"};
   const fs::path dir_ = tmp_.path();
 };
+
+// Issue 52, 10: an engine can swap its slot or session file for a FIFO;
+// opened for reading without O_NONBLOCK, that blocked the I/O thread until
+// a writer came. The open returns at once and refuses what is not a
+// regular file.
+TEST_F(SlotFilesTest, AFifoInTheFilesPlaceIsRefusedWithoutWaiting) {
+  const fs::path fifo = dir_ / "prefill" / "h.bin";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto opened = std::async(std::launch::async, [&] {
+    const int fd = OpenEngineFile(fifo, O_RDONLY);
+    return std::pair<int, int>(fd, errno);  // errno is the opening thread's
+  });
+  const bool returned = opened.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
+  if (!returned) {  // unblock the open so that the test ends, then fail
+    const int writer = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+    if (writer >= 0) ::close(writer);
+  }
+  ASSERT_TRUE(returned) << "the open waited for a writer";
+  const auto [fd, error] = opened.get();
+  if (fd >= 0) ::close(fd);
+  EXPECT_EQ(fd, -1);
+  EXPECT_EQ(error, EINVAL);
+
+  // A regular file opens, and reads block as usual (O_NONBLOCK cleared).
+  std::ofstream(dir_ / "decode" / "r.bin") << "kv";
+  const int regular = OpenEngineFile(dir_ / "decode" / "r.bin", O_RDONLY);
+  ASSERT_GE(regular, 0);
+  EXPECT_EQ(::fcntl(regular, F_GETFL) & O_NONBLOCK, 0);
+  ::close(regular);
+  // A link is not followed.
+  fs::create_symlink(dir_ / "secret", dir_ / "decode" / "l.bin");
+  EXPECT_EQ(OpenEngineFile(dir_ / "decode" / "l.bin", O_RDONLY), -1);
+}
 
 TEST_F(SlotFilesTest, MovesTheFile) {
   std::ofstream(dir_ / "prefill" / "h.bin") << "kv";

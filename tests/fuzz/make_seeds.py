@@ -99,8 +99,23 @@ def gguf_seeds():
     write('gguf', 'header_only', b'GGUF' + struct.pack('<IQQ', 3, 0, 0))
 
 
+def client_input_seeds():
+    png = b'\x89PNG\r\n\x1a\n' + struct.pack('>I', 13) + b'IHDR' + struct.pack('>II', 37, 23) + b'\x08\x02\0\0\0'
+    write('client_input', 'png', png)
+    app0 = b'\xff\xe0' + struct.pack('>H', 16) + b'JFIF\0\x01\x01\0\0\x01\0\x01\0\0'
+    sof0 = b'\xff\xc0' + struct.pack('>HBHHB', 17, 8, 23, 37, 3) + b'\x01\x22\0\x02\x11\x01\x03\x11\x01'
+    write('client_input', 'jpeg', b'\xff\xd8' + app0 + b'\0\xff\xff' + sof0 + b'\xff\xda')
+    write('client_input', 'webp', b'RIFF' + struct.pack('<I', 30) + b'WEBPVP8X' + struct.pack('<I', 10) + b'\0' * 4
+          + (36).to_bytes(3, 'little') + (22).to_bytes(3, 'little'))
+    write('client_input', 'form',
+          '--b\r\nContent-Disposition: form-data; name="file"; filename="a \\"b\\".wav"\r\n'
+          'Content-Type: audio/wav\r\n\r\nRIFF\r\n--c\r\n--b\r\n'
+          'Content-Disposition: form-data; name="model"\r\n\r\nwhisper\r\n--b--\r\n')
+
+
 if __name__ == '__main__':
     http_seeds()
     json_seeds()
     admin_seeds()
     gguf_seeds()
+    client_input_seeds()

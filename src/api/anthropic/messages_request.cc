@@ -16,18 +16,36 @@ using nlohmann::json;
 using engines::ContentPart;
 using engines::Message;
 
-// An image block's source as an image part.
+// An image block's source as an image part: {type: "base64", media_type,
+// data} or {type: "url", url}, nothing else (a source zest does not read
+// must not pass as one it does), and Anthropic's four image types. Whatever
+// media_type says, the bytes' own header decides (api/chat_images.h).
 Result<ContentPart> ImagePart(const json& block, const std::string& where) {
   const json source = block.value("source", json());
   if (!source.is_object()) return InvalidArgument(where + ".source: Field required");
+  if (!OnlyMembers(block, {"type", "source", "cache_control"})) {
+    return InvalidArgument(where + ": an image block holds type, source and cache_control only");
+  }
   ZEST_ASSIGN_OR_RETURN(std::string type, StringMember(source, "type", where + ".source", true));
   std::string url;
   if (type == "base64") {
+    if (!OnlyMembers(source, {"type", "media_type", "data"})) {
+      return InvalidArgument(where + ".source: a base64 source holds type, media_type and data");
+    }
     ZEST_ASSIGN_OR_RETURN(std::string media,
                           StringMember(source, "media_type", where + ".source", true));
+    if (media != "image/jpeg" && media != "image/png" && media != "image/gif" &&
+        media != "image/webp") {
+      return InvalidArgument(where +
+                             ".source.media_type: Input should be 'image/jpeg', 'image/png', "
+                             "'image/gif' or 'image/webp'");
+    }
     ZEST_ASSIGN_OR_RETURN(std::string data, StringMember(source, "data", where + ".source", true));
     url = "data:" + media + ";base64," + data;
   } else if (type == "url") {
+    if (!OnlyMembers(source, {"type", "url"})) {
+      return InvalidArgument(where + ".source: a url source holds type and url");
+    }
     ZEST_ASSIGN_OR_RETURN(url, StringMember(source, "url", where + ".source", true));
   } else {
     return InvalidArgument(where + ".source.type: '" + type + "' is not supported (base64 or url)");

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "engines/audio_converter.h"
+
 namespace zest::api::openai {
 
 std::string_view SniffAudio(std::string_view b) {
@@ -33,16 +35,17 @@ bool DecodedByEngines(std::string_view bytes) {
 }
 
 Status CheckAudioFormat(std::string_view bytes) {
-  if (DecodedByEngines(bytes)) return Status::Ok();
+  if (engines::PlainWavSeconds(bytes)) return Status::Ok();
   std::string_view format = SniffAudio(bytes);
   if (format.empty()) {
     return InvalidArgument(
         "the file is not audio zest can read: send WAV, MP3, FLAC or Ogg Vorbis");
   }
-  return InvalidArgument("audio in " + std::string(format) +
-                         " is not supported: send WAV, MP3, FLAC or Ogg Vorbis (for example "
-                         "`ffmpeg -i in." +
-                         std::string(format) + " -ar 16000 -ac 1 out.wav`)");
+  return InvalidArgument(
+      "audio in " + std::string(format) +
+      " needs ffmpeg, which zest uses to check its length and convert it, and this server has "
+      "none: send 16 kHz mono 16-bit WAV (for example `ffmpeg -i in." +
+      std::string(format) + " -ar 16000 -ac 1 -c:a pcm_s16le out.wav`)");
 }
 
 }  // namespace zest::api::openai

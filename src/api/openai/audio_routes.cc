@@ -5,12 +5,14 @@
 // asked in its own shape by its adapter (engines/engine_adapter.h), through
 // the same admission, keep-alive, retries and metrics as chat.
 #include <cstdlib>
+#include <optional>
 
 #include "api/engine_relay.h"
 #include "api/openai/audio_format.h"
 #include "api/openai/openai_api.h"
 #include "api/openai/transcript_format.h"
 #include "api/request/errors.h"
+#include "engines/audio_converter.h"
 #include "http/multipart.h"
 
 namespace zest::api::openai {
@@ -115,21 +117,29 @@ awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::Re
   observer.Finish(w);
 }
 
-// Audio the speech engines do not decode themselves, converted to WAV by
-// ffmpeg where zest has it (engines/audio_converter.h), before the request
-// queues: the engine's slot is not held while ffmpeg runs.
+// The upload's length checked before the request queues (the engine's slot
+// is not held while ffmpeg runs): a plain 16 kHz mono WAV by its size, any
+// other format decoded by ffmpeg under the limit (engines/audio_converter.h)
+// and sent on as that WAV. MP3, FLAC and Ogg Vorbis went to the engine as
+// they came, unmeasured: 60 KB of FLAC silence lasted 300 s with a 60 s
+// limit (issue 52, 2). Without ffmpeg only a plain WAV is taken.
 awaitable<Status> OpenAiApi::ConvertAudio(engines::TranscriptionJob& job) {
-  if (DecodedByEngines(job.audio)) co_return Status::Ok();
   const engines::EngineSet* set = engines_.engines;
   const engines::AudioConverter* converter = set ? set->audio_converter() : nullptr;
-  if (converter == nullptr || !converter->Available().ok()) {
-    co_return CheckAudioFormat(job.audio);  // the 400 with the ffmpeg command
+  const std::optional<double> seconds = engines::PlainWavSeconds(job.audio);
+  const bool plain = seconds.has_value();
+  if (converter == nullptr) {  // no engines configured: only a plain WAV, measured
+    if (plain && *seconds > engines::kDefaultMaxAudioSeconds) {
+      co_return Status(ErrorCode::kTooLarge, "the audio is too long (limits.max_audio_s)");
+    }
+    co_return CheckAudioFormat(job.audio);
   }
+  if (!plain && !converter->Available().ok()) co_return CheckAudioFormat(job.audio);
   std::string audio = std::move(job.audio);  // named: no temporaries in co_await
-  Result<std::string> wav = co_await converter->Convert(std::move(audio));
+  Result<std::string> wav = co_await converter->Bounded(std::move(audio));
   if (!wav.ok()) co_return wav.status();
   job.audio = std::move(*wav);
-  job.filename += ".wav";
+  if (!plain) job.filename += ".wav";
   co_return Status::Ok();
 }
 

@@ -120,6 +120,38 @@ TEST(RequestParseTest, TypesWhatZestActsOnAndPassesOnTheRest) {
   EXPECT_FALSE(out.contains("keep_alive")) << "zest's own, not the engine's";
 }
 
+// Issue 52, 1: a part reaches the engine, so only parts of an exact shape
+// are read; one member more made an image part zest did not see (past
+// max_images, max_image_pixels and image_url_hosts).
+TEST(RequestParseTest, PartsOutsideTheirExactShapeAreRefused) {
+  const char* bad[] = {
+      R"({"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA","x":1}})",
+      R"({"type":"image_url","image_url":{"url":"http://10.0.0.1/a.png"},"x":1})",
+      R"({"type":"image_url","image_url":"data:image/png;base64,AAAA"})",
+      R"({"type":"image_url","image_url":{"url":"data:image/png;base64,AAAA","detail":5}})",
+      R"({"type":"input_audio","input_audio":{"data":"AAAA","format":"wav","url":"x"}})",
+      R"({"type":"input_audio","input_audio":{"data":"AAAA"}})",
+      R"({"type":"input_audio","input_audio":{"data":"AAAA","format":"wav"},"x":1})",
+      R"({"type":"text","text":"hi","image_url":{"url":"data:image/png;base64,AAAA"}})",
+      R"({"type":"text","text":5})",
+      R"({"type":"file","file":{"file_data":"AAAA"}})",
+      R"({"type":"image","source":{"type":"base64","data":"AAAA"}})",
+      R"({"image_url":{"url":"data:image/png;base64,AAAA"}})",
+      R"("just a string")",
+  };
+  for (const char* part : bad) {
+    const std::string body = std::string(R"({"model":"m","messages":[{"role":"user","content":[)") +
+                             R"({"type":"text","text":"a"},)" + part + "]}]}";
+    std::string param;
+    auto r = ParseInferenceRequest(Capability::kChat, body, &param);
+    ASSERT_FALSE(r.ok()) << part;
+    EXPECT_EQ(r.status().code(), ErrorCode::kInvalidArgument) << part;
+    EXPECT_EQ(param, "messages") << part;
+    EXPECT_NE(r.status().message().find("messages[0].content[1]"), std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(RequestParseTest, ToolCallsOfAnotherShapePassOnAsTheyCame) {
   auto r = ParseInferenceRequest(Capability::kChat, R"({"model":"m","messages":[
     {"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":{"x":1}}}]}]})");

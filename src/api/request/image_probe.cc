@@ -38,29 +38,34 @@ ImageHeader Png(std::string_view b) {
 }
 
 // The size is in the first start-of-frame segment (SOF0-SOF15 but for
-// C4, C8 and CC, which are tables); segments before it are skipped by
-// their lengths.
+// C4, C8 and CC, which are tables). The walk is the decoder's (stb_image,
+// in libmtmd): segments skipped by their lengths, 0xFF fill bytes skipped,
+// and a byte that starts no marker skipped one at a time, as stb_image
+// skips it. Stopping at such a byte instead reported no size, which passed
+// the pixel check while the engine read on to a 6400 x 6000 frame. Anything
+// else before the frame (a scan, the end, a marker no JPEG holds, the end
+// of the bytes) gives no size: the caller refuses the image.
 ImageHeader Jpeg(std::string_view b) {
   size_t at = 2;
-  while (at + 4 <= b.size()) {
-    if (Byte(b, at) != 0xFF) break;
-    uint32_t marker = Byte(b, at + 1);
-    if (marker == 0xFF) {  // fill byte
+  while (at < b.size()) {
+    if (Byte(b, at) != 0xFF) {  // not a marker
       ++at;
       continue;
     }
-    if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) {
-      at += 2;  // markers without a segment
-      continue;
-    }
-    if (marker == 0xD9 || marker == 0xDA) break;  // end of image, start of scan
-    uint32_t length = BigEndian16(b, at + 2);
-    if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
-      if (at + 9 > b.size()) break;
-      return {Format::kJpeg, BigEndian16(b, at + 7), BigEndian16(b, at + 5)};
-    }
+    while (at < b.size() && Byte(b, at) == 0xFF) ++at;  // fill bytes
+    if (at >= b.size()) break;
+    const uint32_t marker = Byte(b, at);
+    ++at;  // `at` is now the segment's length, if it has one
+    if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) continue;
+    if (marker < 0xC0 || marker == 0xD9 || marker == 0xDA) break;
+    if (at + 2 > b.size()) break;
+    const uint32_t length = BigEndian16(b, at);
     if (length < 2) break;
-    at += 2 + length;
+    if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
+      if (length < 8 || at + 7 > b.size()) break;
+      return {Format::kJpeg, BigEndian16(b, at + 5), BigEndian16(b, at + 3)};
+    }
+    at += length;
   }
   return {Format::kJpeg};
 }

@@ -68,6 +68,38 @@ TEST(ImageProbe, ReadsADeclaredSizeWithoutThePicture) {
   EXPECT_EQ(h.Pixels(), 3'000'000'000u);
 }
 
+// Issue 52, 1: a byte that starts no marker between segments stopped the
+// walk and reported no size (0 x 0 passed the pixel check), while
+// stb_image skips such bytes and decoded the 6400 x 6000 frame after them.
+TEST(ImageProbe, JpegWalksPastBytesThatStartNoMarkerToTheFrame) {
+  const std::string soi("\xFF\xD8", 2);
+  const std::string app0("\xFF\xE0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00", 18);
+  // SOF0: length 17, precision 8, height 6000 (0x1770), width 6400 (0x1900).
+  const std::string sof0("\xFF\xC0\x00\x11\x08\x17\x70\x19\x00\x03", 10);
+  ImageHeader h = ProbeImage(soi + app0 + std::string("\x00", 1) + sof0);
+  EXPECT_EQ(h.format, Format::kJpeg);
+  EXPECT_EQ(h.width, 6400u);
+  EXPECT_EQ(h.height, 6000u);
+  // Fill bytes before a marker, and garbage of several bytes.
+  h = ProbeImage(soi + app0 + std::string("\x12\x34\xFF\xFF", 4) + sof0);
+  EXPECT_EQ(h.width, 6400u);
+  EXPECT_EQ(h.height, 6000u);
+}
+
+TEST(ImageProbe, JpegWithoutAFrameBeforeItsScanHasNoSize) {
+  const std::string soi("\xFF\xD8", 2);
+  const std::string app0("\xFF\xE0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00", 18);
+  const std::string sos("\xFF\xDA\x00\x08\x01\x01\x00\x00\x3F\x00", 10);
+  const std::string sof0("\xFF\xC0\x00\x11\x08\x17\x70\x19\x00\x03", 10);
+  EXPECT_EQ(ProbeImage(soi + app0 + sos + sof0).Pixels(), 0u) << "a scan before the frame";
+  EXPECT_EQ(ProbeImage(soi + app0).Pixels(), 0u) << "cut short";
+  EXPECT_EQ(ProbeImage(soi + std::string("\xFF\x00", 2) + sof0).Pixels(), 0u)
+      << "a marker no JPEG holds";
+  EXPECT_EQ(ProbeImage(soi + std::string("\xFF\xC0\x00\x11\x08\x17", 6)).Pixels(), 0u)
+      << "a frame cut short";
+  EXPECT_EQ(ProbeImage(soi + app0).format, Format::kJpeg);
+}
+
 TEST(ImageProbe, KnowsIsoMediaBrandsAndNothingElse) {
   EXPECT_EQ(ProbeImage(std::string("\0\0\0\x18"
                                    "ftypheic",

@@ -15,33 +15,75 @@ using nlohmann::json;
 // nothing is left, so that most messages carry no copy of an empty object.
 json Rest(json&& object) { return object.empty() ? json() : std::move(object); }
 
-// A text part, an image part by URL, or any other part as it came.
-ContentPart Part(json part) {
+// What a part of each type may hold: an allow-list, because whatever a
+// part holds reaches the engine. An image part with one more member was a
+// part zest did not model, passed on as it came, past every image limit
+// (llama-server decoded it, or fetched its URL itself); an unknown part
+// type could be one the engine reads in a later version.
+Status PartError(const std::string& where, const std::string& why) {
+  return InvalidArgument(where + ": " + why);
+}
+
+// {type: "text", text} (and cache_control, which clients of prompt-caching
+// APIs send: text only, passed on as it came).
+Result<ContentPart> TextPart(json part, const std::string& where) {
+  if (!part.value("text", json()).is_string() ||
+      !OnlyMembers(part, {"type", "text", "cache_control"})) {
+    return PartError(where, "a text part is {\"type\": \"text\", \"text\": \"...\"}");
+  }
   ContentPart out;
-  const json type = part.is_object() ? part.value("type", json()) : json();
-  if (type == "text" && part.value("text", json()).is_string()) {
-    out.type = ContentPart::Type::kText;
-    out.text = TakeMember(part, "text").get<std::string>();
-    part.erase("type");
-    out.extra = Rest(std::move(part));
-    return out;
+  out.type = ContentPart::Type::kText;
+  out.text = TakeMember(part, "text").get<std::string>();
+  part.erase("type");
+  out.extra = Rest(std::move(part));
+  return out;
+}
+
+// {type: "image_url", image_url: {url, detail?}}.
+Result<ContentPart> ImagePart(const json& part, const std::string& where) {
+  const json image = part.value("image_url", json());
+  const bool fits = OnlyMembers(part, {"type", "image_url"}) && image.is_object() &&
+                    OnlyMembers(image, {"url", "detail"}) &&
+                    image.value("url", json()).is_string() &&
+                    image.value("detail", json("")).is_string();
+  if (!fits) {
+    return PartError(where,
+                     "an image part is {\"type\": \"image_url\", \"image_url\": {\"url\": "
+                     "\"...\", \"detail\": \"auto\"}} and nothing else");
   }
-  const json image = type == "image_url" ? part.value("image_url", json()) : json();
-  const bool by_url = image.is_object() && image.value("url", json()).is_string() &&
-                      image.value("detail", json("")).is_string() &&
-                      OnlyMembers(image, {"url", "detail"});
-  if (by_url) {
-    out.type = ContentPart::Type::kImage;
-    out.url = image["url"].get<std::string>();
-    out.detail = image.value("detail", "");
-    part.erase("type");
-    part.erase("image_url");
-    out.extra = Rest(std::move(part));
-    return out;
+  ContentPart out;
+  out.type = ContentPart::Type::kImage;
+  out.url = image["url"].get<std::string>();
+  out.detail = image.value("detail", "");
+  return out;
+}
+
+// {type: "input_audio", input_audio: {data, format}}: passed on whole
+// (kOther) once its shape is checked; its bytes are checked before the
+// request is admitted (api/chat_audio.h).
+Result<ContentPart> AudioPart(json part, const std::string& where) {
+  const json audio = part.value("input_audio", json());
+  const bool fits = OnlyMembers(part, {"type", "input_audio"}) && audio.is_object() &&
+                    OnlyMembers(audio, {"data", "format"}) &&
+                    audio.value("data", json()).is_string() &&
+                    audio.value("format", json()).is_string();
+  if (!fits) {
+    return PartError(where,
+                     "an audio part is {\"type\": \"input_audio\", \"input_audio\": "
+                     "{\"data\": \"BASE64\", \"format\": \"wav\"}} and nothing else");
   }
+  ContentPart out;
   out.type = ContentPart::Type::kOther;
   out.extra = std::move(part);
   return out;
+}
+
+Result<ContentPart> Part(json part, const std::string& where) {
+  const json type = part.is_object() ? part.value("type", json()) : json();
+  if (type == "text") return TextPart(std::move(part), where);
+  if (type == "image_url") return ImagePart(part, where);
+  if (type == "input_audio") return AudioPart(std::move(part), where);
+  return PartError(where, "a part's type is text, image_url or input_audio");
 }
 
 // OpenAI's tool calls, when each is {id?, type?: "function", function:
@@ -71,7 +113,11 @@ Status SetContent(json content, const std::string& where, Message& out) {
     out.text = std::move(content.get_ref<std::string&>());
   } else if (content.is_array()) {
     out.content = Message::Content::kParts;
-    for (json& part : content) out.parts.push_back(Part(std::move(part)));
+    for (std::size_t i = 0; i < content.size(); ++i) {
+      ZEST_ASSIGN_OR_RETURN(ContentPart part, Part(std::move(content[i]),
+                                                   where + ".content[" + std::to_string(i) + "]"));
+      out.parts.push_back(std::move(part));
+    }
   } else if (!content.is_null()) {
     return InvalidArgument(where + ".content must be a string, a list of parts or null");
   }

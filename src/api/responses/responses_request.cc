@@ -37,8 +37,17 @@ Status SetContent(const json& content, const std::string& where, Message& messag
       text += piece;
       parts.push_back({.type = ContentPart::Type::kText, .text = std::move(piece)});
     } else if (type == "input_image") {
+      // {type, image_url, detail?}: a part of any other shape is refused, not
+      // read as an image zest did not check.
       const json url = part.value("image_url", json());
-      const json href = url.is_object() ? url.value("url", json()) : url;
+      const json href =
+          url.is_object() && OnlyMembers(url, {"url"}) ? url.value("url", json()) : url;
+      const bool shaped = OnlyMembers(part, {"type", "image_url", "detail", "file_id"}) &&
+                          part.value("detail", json("auto")).is_string() &&
+                          part.value("file_id", json()).is_null();
+      if (!shaped) {
+        return InvalidArgument(at + ": an input_image holds type, image_url and detail only");
+      }
       if (!href.is_string()) {
         return InvalidArgument(at +
                                ".image_url is required (a URL or a data URL; file ids are "
