@@ -20,6 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { engineArgvOnTcp, makeHome, repo, startZest, waitFor } from '../tests/lib/zest.mjs';
+import { appendResults } from './lib/results.mjs';
+import { verdict, watchMachine } from './lib/quiet.mjs';
 import { everyRun } from './lib/runs.mjs';
 
 const LATENCY_ROUNDS = Number(process.env.BENCH_LATENCY_ROUNDS ?? 3);
@@ -176,6 +178,7 @@ async function directFor(zest, model) {
 
 async function main() {
   const quiet = requireQuiet();
+  const watch = watchMachine();
   // Default settings, as a user runs zest: both models beside each other
   // (they fit together), so no request waits for a swap.
   const zest = await startZest({ home: makeHome({ gw: gatewayModel(), bench: benchModel() }), env: { ZEST_LOG_LEVEL: 'info' } });
@@ -257,10 +260,14 @@ async function main() {
       ...cpuRows,
       '',
     ];
-    const out = path.join(repo, 'bench/RESULTS.md');
-    if (!fs.existsSync(out)) fs.writeFileSync(out, '# Benchmark results\n\nAppended by `make bench`; newest last.\n\n');
-    fs.appendFileSync(out, lines.join('\n') + '\n');
-    console.log(lines.join('\n'));
+    // The verdict (bench/lib/quiet.mjs): a run whose direct engine's own
+    // round p50s spread more than 20 %, or that others' CPU or steal
+    // disturbed, is printed and not appended.
+    const v = verdict(watch.stop(), { '1-token p50, direct': rounds.map((r) => r.dp50) });
+    appendResults(['', ...lines], { verdict: v, current: [
+      { measure: 'Gateway: 1-token chat p50, zest / direct', value: `${rows[0][3].toFixed(3)}×`, target: '≤ 1.03×' },
+      { measure: 'Gateway: 16 streams tokens/s, zest / direct', value: `${rows[4][3].toFixed(3)}×`, target: '≥ 0.98×' },
+    ] });
   } finally {
     for (const direct of directs) direct.proc.kill('SIGTERM');
     await zest.stop();

@@ -51,6 +51,13 @@ std::vector<std::string> Argv(const FfmpegJob& job, const fs::path& in, const fs
   return argv;
 }
 
+// The second wall behind -max_pixels, -t and -fs (issue 52): whatever a
+// client's file makes a decoder allocate, ffmpeg (and bubblewrap, which
+// execs it) cannot take more than this. 4 GiB of address space: a decoded
+// 8192 x 8192 frame in several pixel formats, the codec's threads' stacks
+// and glibc's per-thread arenas fit with room to spare.
+constexpr uint64_t kMaxAddressSpace = uint64_t{4} << 30;
+
 // The sandbox for one run: the host's system files, and of the rest only
 // the run's own directory.
 SpawnOptions Sandboxed(const EngineLocation& tool, const std::vector<std::string>& argv,
@@ -62,6 +69,7 @@ SpawnOptions Sandboxed(const EngineLocation& tool, const std::vector<std::string
   spawn.env = tool.Environment();
   spawn.clear_env = true;
   spawn.ring_lines = 20;
+  spawn.max_address_space = kMaxAddressSpace;
   return spawn;
 }
 

@@ -61,6 +61,7 @@ struct ChildPlan {
   std::vector<std::string> env_storage;
   std::vector<char*> argv;
   std::vector<char*> envp;
+  uint64_t max_address_space = 0;
 };
 
 // The inherited environment with `overrides` ("K=V") replacing same-named
@@ -104,6 +105,7 @@ Result<ChildPlan> MakePlan(const SpawnOptions& options) {
     if (!found) return EngineFailed(name + ": " + ErrnoMessage(ENOENT));
     plan.path = found->string();
   }
+  plan.max_address_space = options.max_address_space;
   plan.argv = CStrings(plan.argv_storage);
   plan.envp = CStrings(plan.env_storage);
   return plan;
@@ -195,6 +197,10 @@ void CloseFromThreeOnExec() {
   if (dup2(fds.dev_null.Get(), 0) < 0 || dup2(fds.output_write.Get(), 1) < 0 ||
       dup2(fds.output_write.Get(), 2) < 0) {
     fail(errno);
+  }
+  if (plan.max_address_space > 0) {
+    const struct rlimit cap { plan.max_address_space, plan.max_address_space };
+    if (setrlimit(RLIMIT_AS, &cap) != 0) fail(errno);
   }
   CloseFromThreeOnExec();
   execve(plan.path.c_str(), plan.argv.data(), plan.envp.data());

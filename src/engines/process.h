@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -50,6 +51,11 @@ struct SpawnOptions {
   std::size_t ring_lines = 200;
   // Where the child's pid file goes (pid_file.h) while it runs; empty = none.
   std::filesystem::path pid_dir;
+  // > 0: the child's address space (RLIMIT_AS) is capped at this many bytes,
+  // so an allocation past it fails in the child instead of taking the
+  // host's memory. For converters (ffmpeg), not engines: an engine maps its
+  // whole model file, which counts as address space.
+  uint64_t max_address_space = 0;
 };
 
 class Process {

@@ -94,6 +94,31 @@ TEST(Process, EnvironmentIsInheritedAndExtended) {
             (std::vector<std::string>{"overridden from-options", "stdin=1"}));
 }
 
+// The cap is the kernel's: the child's own `ulimit -v` (KiB) shows it, and
+// an allocation past it fails in the child (head's 512 MiB buffer).
+TEST(Process, AnAddressSpaceCapHoldsInTheChild) {
+  SpawnOptions capped = Options(
+      {"sh", "-c",
+       "ulimit -v; head -c 1 /dev/zero | dd bs=512M count=1 status=none of=/dev/null; echo rc=$?"});
+  capped.max_address_space = uint64_t{256} << 20;
+  auto process = MustSpawn(capped);
+  ASSERT_TRUE(process);
+  ASSERT_TRUE(WaitExited(*process));
+  process->Terminate();
+  std::vector<std::string> lines = process->output().Tail(10);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(), "262144");
+  EXPECT_NE(lines.back(), "rc=0") << "dd's 512 MiB buffer fit under a 256 MiB cap";
+
+  auto open = Shell(
+      "ulimit -v; head -c 1 /dev/zero | dd bs=512M count=1 status=none of=/dev/null; echo rc=$?");
+  ASSERT_TRUE(open);
+  ASSERT_TRUE(WaitExited(*open));
+  open->Terminate();
+  EXPECT_EQ(open->output().Tail(10).front(), "unlimited");
+  EXPECT_EQ(open->output().Tail(10).back(), "rc=0");
+}
+
 TEST(Process, ExecFailureIsAnError) {
   auto missing = Process::Spawn(Options({"/nonexistent/zest-no-such-engine"}));
   ASSERT_FALSE(missing.ok());
