@@ -25,6 +25,9 @@ Status ApplyAccessRules(http::Router& router, bool metrics_enabled, bool metrics
       {"GET", "/api/v1/config", Access::kAdmin},
       // Every request's lines and the engines' output: other tenants' business.
       {"GET", "/api/v1/logs", Access::kAdmin},
+      // The manifest's path and its models' files on this host: operations'
+      // business, nothing a client needs (issue 52, 16).
+      {"GET", "/api/v1/cluster", Access::kAdmin},
       {"POST", "/api/v1/show", Access::kInference},
       {"POST", "/api/show", Access::kInference},  // Ollama's
       {"POST", "/api/embed", Access::kInference},

@@ -235,6 +235,27 @@ describe('API keys', () => {
     }
   });
 
+  test("host paths are for admin keys only: engines, system-info, cluster, tags (issue 52, 16)", async () => {
+    const get = async (path, key) => zest.json(path, undefined, { headers: bearer(key) });
+    const adminEngines = (await get('/api/v1/engines', admin)).data.engines;
+    const binaries = adminEngines.map((e) => e.binary).filter(Boolean);
+    assert.ok(binaries.length > 0, JSON.stringify(adminEngines));
+    assert.equal((await get('/api/v1/cluster', admin)).status, 200);
+    assert.equal((await get('/api/v1/cluster', user)).status, 403);
+    // /v1/models still shows the model's file under ZEST_HOME (issue 52, 16: open).
+    for (const path of ['/api/v1/engines', '/api/v1/system-info', '/api/tags']) {
+      const r = await get(path, user);
+      assert.equal(r.status, 200, path);
+      const text = JSON.stringify(r.data);
+      // Neither ZEST_HOME (models, store) nor any engine's binary or tree.
+      assert.ok(!text.includes(home), `${path} shows ${home}: ${text}`);
+      for (const b of binaries) assert.ok(!text.includes(b), `${path} shows ${b}: ${text}`);
+      assert.ok(!/"(binary|rootfs|sandbox)":/.test(text), `${path}: ${text}`);
+    }
+    const engines = (await get('/api/v1/engines', user)).data.engines;
+    assert.deepEqual(engines.map((e) => e.name), adminEngines.map((e) => e.name));
+  });
+
   test("an inference key's stats are its own: its last request, no totals", async () => {
     // chatBody asks ignore_eos: each answer has exactly max_tokens tokens.
     const mine = await zest.json('/v1/chat/completions', chatBody('tiny', { max_tokens: 3 }), { headers: bearer(user) });

@@ -247,7 +247,7 @@ void AdminApi::Register(http::Router& router) {
              });
 
   router.Add("GET", "/api/v1/engines",
-             [this](http::Request&, http::ResponseWriter& w) -> awaitable<void> {
+             [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
                // The installed engines; an error when the one that finds the
                // devices models are placed on is missing or its probe failed.
                Result<engines::EngineInfo> probed = co_await DeviceProbe();
@@ -255,6 +255,7 @@ void AdminApi::Register(http::Router& router) {
                for (const engines::EngineAdapter* e : engines_->All()) {
                  if (e->Available().ok()) list.push_back(EngineJson(DescribeEngine(*e, &probed)));
                }
+               if (r.access != http::Access::kAdmin) StripHostPaths(list);
                json reply = {{"engines", list}};
                if (!probed.ok()) reply["error"] = probed.status().message();
                co_await SendJson(w, reply);

@@ -67,7 +67,7 @@ json EventsApi::LatencyJson() const {
 
 awaitable<json> EventsApi::Snapshot(const http::Request& reader) {
   const http::Access access = reader.access;
-  json system = co_await system_.InfoJson();
+  json system = co_await system_.InfoJson(access);
   json out = {{"time", UnixSeconds()},
               {"stats", observability_.StatsJson(reader)},
               {"ps", admin_.PsJson(access)},

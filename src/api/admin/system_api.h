@@ -19,11 +19,11 @@ class SystemApi {
             AdminApi& admin);
 
   void Register(http::Router& router);
-  // The body of GET /api/v1/system-info.
-  boost::asio::awaitable<nlohmann::json> InfoJson();
+  // The body of GET /api/v1/system-info; without kAdmin, no host paths.
+  boost::asio::awaitable<nlohmann::json> InfoJson(http::Access access);
 
  private:
-  boost::asio::awaitable<void> HandleSystemInfo(http::ResponseWriter& writer);
+  boost::asio::awaitable<void> HandleSystemInfo(http::Access access, http::ResponseWriter& writer);
 
   const hardware::Inventory& inventory_;
   const hardware::UtilisationSampler& sampler_;

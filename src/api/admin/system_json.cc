@@ -123,6 +123,13 @@ json EngineJson(const engines::EngineDescription& d) {
   return e;
 }
 
+void StripHostPaths(json& engines) {
+  for (json& e : engines) {
+    for (const char* key : {"binary", "rootfs", "sandbox"}) e.erase(key);
+    if (e.contains("error")) e["error"] = "unavailable (the detail is for admin keys)";
+  }
+}
+
 engines::EngineDescription DescribeEngine(const engines::EngineAdapter& engine,
                                           const Result<engines::EngineInfo>* probed) {
   return engine.Describe(engine.probes_devices() ? probed : nullptr);

@@ -20,6 +20,12 @@ nlohmann::json EngineJson(const engines::EngineDescription& description);
 
 // `engine`'s description, with `probed` (the device probe's answer, null
 // when not run) where the engine is the one probed for devices.
+// Removes what names this host's files from EngineJson() objects (`binary`,
+// `rootfs`, `sandbox`, and `error`, whose messages quote paths) for a key
+// that is not admin: an inference key needs which engines serve what, not
+// where they live on disk (issue 52, 16).
+void StripHostPaths(nlohmann::json& engines);
+
 engines::EngineDescription DescribeEngine(const engines::EngineAdapter& engine,
                                           const Result<engines::EngineInfo>* probed);
 
