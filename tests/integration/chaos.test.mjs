@@ -22,9 +22,12 @@ import { descendants, makeHome, startZest, waitFor } from '../lib/zest.mjs';
 const MODELS = ['a', 'b'];
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 20);
 const CONCURRENCY = Number(process.env.CHAOS_CONCURRENCY ?? 16);
-// A kill every 0.5-1.2 s over answers of 64-192 tokens: on this machine's
-// two cores about 25 requests a kill.
+// A kill every 0.5-1.2 s over answers of 64-192 tokens, and never more
+// than 25-60 requests between kills: by time alone, 2,363 requests in 20 s
+// met 23 kills on CI's machine, under one per 100; with the request quota
+// this machine's two cores see about 45 kills in 2,200 requests.
 const KILL_MS = [500, 1200];
+const KILL_REQUESTS = [25, 60];
 const MAX_TOKENS = [64, 192];
 // Descriptors zest may hold above its baseline afterwards (log files
 // reopened, a timer or two): a leak per request or per kill is far more.
@@ -94,7 +97,8 @@ describe('chaos: engines killed under load', () => {
     const firstEngines = (await engines(zest)).map((e) => e.pid);
 
     const run = await chaosRun(zest, { models: MODELS, durationMs: SECONDS * 1000, concurrency: CONCURRENCY,
-                                       apis: APIS, killEveryMs: KILL_MS, maxTokens: MAX_TOKENS });
+                                       apis: APIS, killEveryMs: KILL_MS, killEveryRequests: KILL_REQUESTS,
+                                       maxTokens: MAX_TOKENS });
     console.log(`chaos: ${summary(run)}`);
 
     assert.equal(zest.proc.exitCode, null, 'zest is still running');

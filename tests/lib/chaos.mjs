@@ -259,13 +259,15 @@ export async function engines(zest) {
 // Runs chat requests at `concurrency` over `models` and `apis` (OpenAI chat
 // unless given): each request's model and API at random, half of them
 // streamed, while a killer SIGKILLs a random engine every `killEveryMs`
-// [min, max]: `requests` of them, or as many as start within `durationMs`.
+// [min, max], or sooner once `killEveryRequests` [min, max] requests have
+// ended since the last kill (so the kills keep up with a faster machine's
+// answers): `requests` of them, or as many as start within `durationMs`.
 // `headers` go with every request. Returns {results, kills, seconds} where
 // each kill has {at, pid, model, recoveredAt} (the end of the first later
 // request for that model that started after the kill and succeeded).
 export async function chaosRun(zest, {
   models, apis = ['openai'], requests = Infinity, durationMs = Infinity, concurrency, killEveryMs = [800, 2000],
-  maxTokens = [4, 24], headers = {}, timeoutMs = 60000,
+  killEveryRequests = [Infinity, Infinity], maxTokens = [4, 24], headers = {}, timeoutMs = 60000,
 }) {
   if (requests === Infinity && durationMs === Infinity) throw new Error('chaosRun: give requests or durationMs');
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
@@ -275,12 +277,20 @@ export async function chaosRun(zest, {
   let started = 0;
   let running = true;
   const t0 = performance.now();
+  // Wakes the killer when a request ends, to count them against its quota.
+  let wake = () => {};
+  const ended = () => new Promise((resolve) => { wake = resolve; });
   const killer = (async () => {
     while (running) {
-      await sleep(rand(killEveryMs[0], killEveryMs[1]));
+      const due = performance.now() + rand(killEveryMs[0], killEveryMs[1]);
+      const quota = killEveryRequests[0] === Infinity ? Infinity : rand(killEveryRequests[0], killEveryRequests[1]);
+      const endedBefore = results.length;
+      while (running && performance.now() < due && results.length - endedBefore < quota) {
+        await Promise.race([sleep(due - performance.now()), ended()]);
+      }
       if (!running) break;
       const live = await engines(zest).catch(() => []);
-      if (!live.length) continue;
+      if (!live.length) { await sleep(50); continue; }
       const victim = live[rand(0, live.length - 1)];
       try { process.kill(victim.pid, 'SIGKILL'); } catch { continue; }
       kills.push({ at: performance.now(), pid: victim.pid, model: victim.model, recoveredAt: null });
@@ -295,12 +305,14 @@ export async function chaosRun(zest, {
       const stream = Math.random() < 0.5;
       results.push(await chatRequest(zest.url, agent,
         { api, model, stream, maxTokens: rand(maxTokens[0], maxTokens[1]), headers, timeoutMs }));
+      wake();
     }
   };
   try {
     await Promise.all(Array.from({ length: concurrency }, worker));
   } finally {
     running = false;
+    wake();
     await killer;
     agent.destroy();  // zest's fd count is compared with its baseline afterwards
   }
