@@ -154,7 +154,7 @@ struct ChatRequest {
 struct ChatCallOptions {
   std::string model{};        // the name the engine knows the model by
   bool as_stream = false;     // a whole answer asked as a stream, with usage (AsksAsStream)
-  std::optional<int> slot{};  // on this slot, from its prompt cache (api/prefill_handoff.h)
+  std::optional<int> slot{};  // on this slot, from its prompt cache (relay/prefill_handoff.h)
   bool prompt_only = false;   // the prompt alone, for a prefill: one token, whole
 };
 

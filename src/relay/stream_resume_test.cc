@@ -1,4 +1,4 @@
-#include "api/stream_resume.h"
+#include "relay/stream_resume.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "engines/openai_request_json.h"
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -151,4 +151,4 @@ TEST(StreamResume, AFinishedAnswerIsNotResumed) {
 }
 
 }  // namespace
-}  // namespace zest::api
+}  // namespace zest::relay

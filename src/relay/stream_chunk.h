@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-namespace zest::api {
+namespace zest::relay {
 
 // `body` (an answer) with its top-level "model" set to `name`;
 // unchanged when it is not a JSON object with a "model".
@@ -30,4 +30,4 @@ std::string WithModelName(std::string body, const std::string& name);
 // `model` set, the top-level "model" becomes *model.
 std::optional<std::string> FixChunk(std::string_view data, bool add_role, const std::string* model);
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -1,8 +1,8 @@
-#include "api/answer_translator.h"
+#include "relay/answer_translator.h"
 
 #include <gtest/gtest.h>
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -52,5 +52,52 @@ TEST(EngineErrorStatusTest, TheEnginesMessageWithAStatusForTheClient) {
   EXPECT_NE(failed.message().find("plain text"), std::string::npos);
 }
 
+// A translator that says which of its parsed-form methods the relay's
+// text-level defaults reached.
+class Recorder : public AnswerTranslator {
+ public:
+  std::string_view stream_content_type() const override { return "application/x-ndjson"; }
+  std::string Chunk(const json& chunk) override { return "chunk:" + chunk.dump(); }
+  std::string End() override { return "end"; }
+  std::string StreamError(const Status& status) override { return "error:" + status.message(); }
+  Result<std::string> Whole(const json& answer) override {
+    if (answer.contains("bad")) return InvalidArgument("bad answer");
+    return "whole:" + answer.dump();
+  }
+};
+
+TEST(AnswerTranslatorTest, StreamEventsGoThroughTheParsedForms) {
+  Recorder t;
+  EXPECT_FALSE(t.sse());
+  EXPECT_EQ(t.StreamEvent("[DONE]"), "end");
+  EXPECT_EQ(t.StreamEvent(R"({"a":1})"), R"(chunk:{"a":1})");
+  EXPECT_EQ(t.StreamEvent("not json"), "");  // nothing, but not the event as it came
+  std::optional<std::string> error = t.StreamEvent(R"({"error":{"code":400,"message":"no"}})");
+  ASSERT_TRUE(error);
+  EXPECT_EQ(*error, "error:the engine answered 400: no");
+}
+
+TEST(AnswerTranslatorTest, AStreamCutShortEndsWithTheApisError) {
+  Recorder t;
+  EXPECT_EQ(t.StreamEnd(true, "data: {\"par"), "");
+  EXPECT_EQ(t.StreamEnd(false, ""), "error:the engine's stream ended before the answer did");
+  EXPECT_EQ(t.ErrorEvent(503, R"({"error":{"message":"busy"}})"),
+            "error:the engine answered 503: busy");
+}
+
+TEST(AnswerTranslatorTest, WholeAnswersAndErrors) {
+  Recorder t;
+  Result<ApiAnswer> ok = t.Answer(200, R"({"x":1})", "application/json", nullptr);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(ok->content_type, "application/json");
+  EXPECT_EQ(ok->body, R"(whole:{"x":1})");
+  Result<ApiAnswer> engine_error = t.Answer(404, R"({"error":{"message":"gone"}})", "", nullptr);
+  EXPECT_EQ(engine_error.status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(t.Answer(200, "[1", "", nullptr).status().code(), ErrorCode::kEngineFailed);
+  EXPECT_EQ(t.Answer(200, R"({"bad":1})", "", nullptr).status().code(),
+            ErrorCode::kInvalidArgument);
+}
+
 }  // namespace
-}  // namespace zest::api
+}  // namespace zest::relay

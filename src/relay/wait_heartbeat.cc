@@ -1,11 +1,11 @@
-#include "api/wait_heartbeat.h"
+#include "relay/wait_heartbeat.h"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-namespace zest::api {
+namespace zest::relay {
 
 namespace asio = boost::asio;
 
@@ -52,4 +52,4 @@ asio::awaitable<void> WaitHeartbeat::Stop() {
   co_await finished_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

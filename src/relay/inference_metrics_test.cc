@@ -1,8 +1,8 @@
-#include "api/inference_metrics.h"
+#include "relay/inference_metrics.h"
 
 #include <gtest/gtest.h>
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 TEST(TokenUsageTest, PrefersOpenAiUsage) {
@@ -182,4 +182,4 @@ TEST(InferenceMetricsTest, KeepsEachKeysLastRequestApart) {
 }
 
 }  // namespace
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -1,8 +1,8 @@
-#include "api/engine_speed.h"
+#include "relay/engine_speed.h"
 
-#include "api/inference_metrics.h"
+#include "relay/inference_metrics.h"
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 // A prompt of a few tokens says little about prefill speed.
@@ -28,4 +28,4 @@ uint64_t RecordSpeed(scheduler::Instance& instance, const TokenUsage& usage) {
   return usage.found ? usage.prompt + usage.completion : 0;
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

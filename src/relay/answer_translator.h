@@ -12,8 +12,11 @@
 //
 // The relay asks the engine for its usage in the closing chunk
 // (stream_options.include_usage) of a translated stream, so that every API
-// can report real token counts. One translator serves one request; it is
-// not thread-safe (the request's coroutine uses it).
+// can report real token counts. Every relayed request has a translator:
+// the OpenAI routes' passes the engine's answer through as it is. One
+// translator serves one request; it is not thread-safe (the request's
+// coroutine uses it), but for the pass-through, which keeps no state and
+// is shared.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -24,7 +27,15 @@
 
 #include "core/result.h"
 
-namespace zest::api {
+namespace zest::relay {
+
+// An answer made into the API's shape from the engine's (AnswerTranslator::
+// Answer; RelayRequest::from_engine).
+struct ApiAnswer {
+  int status = 200;
+  std::string content_type;
+  std::string body;
+};
 
 class AnswerTranslator {
  public:
@@ -35,6 +46,34 @@ class AnswerTranslator {
   // Whether a streamed answer is an event stream, on which the relay may
   // keep a waiting client's connection warm with SSE comments.
   bool sse() const { return stream_content_type().starts_with("text/event-stream"); }
+
+  // What the relay calls, on the engine's text. The defaults translate
+  // through the parsed forms below; the OpenAI routes' pass-through
+  // translator (api/request/openai_answer.h) overrides them to let the
+  // engine's bytes through as they are, so the relay needs no case of its
+  // own for an answer that is not translated.
+  //
+  // One event's data from the engine's stream: what to send the client for
+  // it ("": nothing); nullopt: the event as it came. The default: the
+  // API's Chunk, End at "[DONE]", StreamError for the engine's error event,
+  // nothing for what is not JSON.
+  virtual std::optional<std::string> StreamEvent(std::string_view data);
+  // The engine's stream ended, `whole` when after its "[DONE]", with
+  // `pending` bytes after its last whole event: what the client gets
+  // before its stream closes ("": nothing). The default: nothing after a
+  // whole stream, else the API's StreamError.
+  virtual std::string StreamEnd(bool whole, std::string_view pending);
+  // The engine's error answer (`status`, `body`) to a client whose stream
+  // a wait heartbeat already started: the event that ends it. The default:
+  // StreamError of EngineErrorStatus.
+  virtual std::string ErrorEvent(int status, std::string_view body);
+  // The engine's whole answer (`status`, `body`, its `content_type`;
+  // `rename`: the model name the client used where the body's differs,
+  // else null): the client's answer, or the error it gets in the API's
+  // error shape. The default: an error status as EngineErrorStatus, the
+  // body parsed and made Whole.
+  virtual Result<ApiAnswer> Answer(int status, std::string body, std::string_view content_type,
+                                   const std::string* rename);
 
   // One chunk of the engine's stream (OpenAI's chat.completion.chunk,
   // parsed): what to send the client for it, possibly nothing.
@@ -76,4 +115,4 @@ ChatChunk ReadChatChunk(const nlohmann::json& chunk);
 // engine's (kEngineFailed). The message is the engine's own when it gave one.
 Status EngineErrorStatus(int status, std::string_view body);
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -7,10 +7,10 @@
 
 #include <string_view>
 
-#include "api/inference_metrics.h"
+#include "relay/inference_metrics.h"
 #include "scheduler/instance.h"
 
-namespace zest::api {
+namespace zest::relay {
 
 // Folds the speeds `json` (one answer or SSE event) reports into
 // `instance`'s moving averages. Events without timings are not parsed.
@@ -20,4 +20,4 @@ uint64_t MeasureSpeed(scheduler::Instance& instance, std::string_view json);
 // The same from counts read already (ParseTokenUsage of the answer or event).
 uint64_t RecordSpeed(scheduler::Instance& instance, const TokenUsage& usage);
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -1,8 +1,8 @@
-#include "api/stream_assembly.h"
+#include "relay/stream_assembly.h"
 
-#include "api/json_text.h"
+#include "relay/json_text.h"
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -120,4 +120,4 @@ std::string StreamAssembler::Finish(const std::string& model) const {
   return JsonText(out);
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -21,7 +21,7 @@
 
 #include "http/response_writer.h"
 
-namespace zest::api {
+namespace zest::relay {
 
 class WaitHeartbeat {
  public:
@@ -51,4 +51,4 @@ class WaitHeartbeat {
   bool stopping_ = false;
 };
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -17,7 +17,7 @@
 #include "http/upstream_client.h"
 #include "scheduler/instance_dispatch.h"
 
-namespace zest::api {
+namespace zest::relay {
 
 // Prefills `request` (a chat or text completion) on another instance of
 // `decode`'s model, if one on another device has a free slot and is not
@@ -34,4 +34,4 @@ boost::asio::awaitable<std::optional<int>> HandOffPrefill(
     std::shared_ptr<const engines::ChatRequest> request, std::string client_model,
     std::string log_tag, std::shared_ptr<http::UpstreamCanceller> canceller);
 
-}  // namespace zest::api
+}  // namespace zest::relay

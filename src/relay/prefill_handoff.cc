@@ -1,4 +1,4 @@
-#include "api/prefill_handoff.h"
+#include "relay/prefill_handoff.h"
 
 #include <spdlog/spdlog.h>
 
@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <optional>
 
-#include "api/engine_speed.h"
-#include "api/inference_metrics.h"
 #include "http/upstream_client.h"
+#include "relay/engine_speed.h"
+#include "relay/inference_metrics.h"
 #include "scheduler/slot_cache.h"
 #include "scheduler/slot_files.h"
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 namespace asio = boost::asio;
@@ -122,4 +122,4 @@ asio::awaitable<std::optional<int>> HandOffPrefill(
   co_return std::nullopt;
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -1,11 +1,11 @@
 // Chunks as llama-server (build 11669) streams them, taken from its output.
-#include "api/stream_chunk.h"
+#include "relay/stream_chunk.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -47,4 +47,4 @@ TEST(FixChunkTest, RenamesTheModel) {
 }
 
 }  // namespace
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-namespace zest::api {
+namespace zest::relay {
 
 inline std::string JsonText(const nlohmann::json& doc) {
   return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -18,28 +18,21 @@
 #include <string>
 #include <string_view>
 
-#include "api/answer_translator.h"
-#include "api/inference_metrics.h"
 #include "engines/chat_request.h"
 #include "engines/engine_adapter.h"
 #include "engines/engine_set.h"
 #include "http/response_writer.h"
 #include "http/upstream_pool.h"
 #include "models/model_registry.h"
+#include "relay/answer_translator.h"
+#include "relay/inference_metrics.h"
 #include "scheduler/admission.h"
 #include "scheduler/instance_directory.h"
 #include "scheduler/instance_dispatch.h"
 #include "scheduler/keep_alive.h"
 #include "scheduler/session_tier.h"
 
-namespace zest::api {
-
-// An answer made into the API's shape from the engine's (to_engine below).
-struct ApiAnswer {
-  int status = 200;
-  std::string content_type;
-  std::string body;
-};
+namespace zest::relay {
 
 // Answers a client that has no byte of the answer yet with `status`, in its
 // API's error shape (with `headers`, e.g. Retry-After; `param`: the
@@ -71,7 +64,7 @@ struct RelayRequest {
   // Kept-alive engine connections (set from EngineServices::upstream);
   // null: a connection per request.
   http::UpstreamPool* upstream = nullptr;
-  // Prefill on another instance of the model first (api/prefill_handoff.h);
+  // Prefill on another instance of the model first (relay/prefill_handoff.h);
   // set from EngineServices::split_prefill_tokens.
   bool split_prefill = false;
   // A request the engine is asked in its own shape (speech to text): made
@@ -89,12 +82,12 @@ struct RelayRequest {
   std::function<boost::asio::awaitable<Result<ApiAnswer>>(const engines::EngineAdapter&, int status,
                                                           std::string body)>
       from_engine_async;
-  // Errors before the answer starts, in the client's API's shape; null:
-  // OpenAI's.
+  // Errors before the answer starts, in the client's API's shape. Never
+  // null (api/admit_request.h starts every request with OpenAI's).
   ErrorSender send_error = nullptr;
-  // The answer in another API's shape (answer_translator.h), for a `chat`
-  // request of kind kChat; null: the engine's answer as it is. Shared by
-  // the tries on fresh engines.
+  // The answer in the client's API's shape (answer_translator.h); the
+  // OpenAI routes' passes the engine's through as it is. Never null (as
+  // above). Shared by the tries on fresh engines.
   std::shared_ptr<AnswerTranslator> translator;
 };
 
@@ -107,7 +100,7 @@ struct EngineServices {
   scheduler::Residency* residency = nullptr;  // keep-alive books; null: none kept
   std::chrono::milliseconds heartbeat{0};     // SSE comments while a stream waits; 0: none
   // Experimental: completions whose prompt is estimated at this many tokens
-  // or more prefill on another instance (api/prefill_handoff.h); 0: never.
+  // or more prefill on another instance (relay/prefill_handoff.h); 0: never.
   uint64_t split_prefill_tokens = 0;
   // Conversations kept across unloads (scheduler/session_tier.h); null: none.
   scheduler::SessionTier* session_tier = nullptr;
@@ -123,4 +116,12 @@ struct EngineServices {
 boost::asio::awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
                                            http::ResponseWriter& writer);
 
-}  // namespace zest::api
+// Whether an error the client gets says when to try again (Retry-After):
+// the server's failures (an engine gone, the deadline passed, a load that
+// failed) do, as docs/reliability.md promises; what the client asked wrong
+// does not, nor a lack of memory that waiting will not cure, nor a client
+// that left. By ErrorCode, as the APIs map them to HTTP statuses 5xx but
+// 507 (api/request/errors_test.cc holds the two together).
+bool SaysRetryAfter(const Status& status);
+
+}  // namespace zest::relay

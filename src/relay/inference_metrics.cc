@@ -1,8 +1,8 @@
-#include "api/inference_metrics.h"
+#include "relay/inference_metrics.h"
 
 #include <nlohmann/json.hpp>
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -53,7 +53,7 @@ InferenceMetrics::InferenceMetrics(metrics::Registry& r)
                               "End-to-end latency of inference requests.",
                               {"api", "endpoint", "model"})),
       // Seen where the engine streams: streamed requests and the non-streamed
-      // ones zest assembles from a stream (api/stream_assembly.h).
+      // ones zest assembles from a stream (relay/stream_assembly.h).
       time_to_first_token(r.AddHistogram("zest_time_to_first_token_seconds",
                                          "Time from request to the first generated text.",
                                          {"model"})),
@@ -307,4 +307,4 @@ RequestStats RequestObserver::Stats(Clock::time_point end) const {
   return s;
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

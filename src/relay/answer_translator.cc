@@ -1,6 +1,6 @@
-#include "api/answer_translator.h"
+#include "relay/answer_translator.h"
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -12,6 +12,36 @@ std::string Text(const json& object, const char* key) {
 }
 
 }  // namespace
+
+std::optional<std::string> AnswerTranslator::StreamEvent(std::string_view data) {
+  if (data == "[DONE]") return End();
+  const json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
+  if (!chunk.is_object()) return std::string();
+  if (auto error = chunk.find("error"); error != chunk.end()) {
+    const json code = error->is_object() ? error->value("code", json()) : json(500);
+    return StreamError(EngineErrorStatus(code.is_number_integer() ? code.get<int>() : 500, data));
+  }
+  return Chunk(chunk);
+}
+
+std::string AnswerTranslator::StreamEnd(bool whole, std::string_view /*pending*/) {
+  if (whole) return "";
+  return StreamError(EngineFailed("the engine's stream ended before the answer did"));
+}
+
+std::string AnswerTranslator::ErrorEvent(int status, std::string_view body) {
+  return StreamError(EngineErrorStatus(status, body));
+}
+
+Result<ApiAnswer> AnswerTranslator::Answer(int status, std::string body,
+                                           std::string_view /*content_type*/,
+                                           const std::string* /*rename*/) {
+  if (status != 200) return EngineErrorStatus(status, body);
+  const json answer = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!answer.is_object()) return EngineFailed("the engine's answer is not JSON");
+  ZEST_ASSIGN_OR_RETURN(std::string out, Whole(answer));
+  return ApiAnswer{200, "application/json", std::move(out)};
+}
 
 ChatChunk ReadChatChunk(const json& chunk) {
   ChatChunk out;
@@ -71,4 +101,4 @@ Status EngineErrorStatus(int status, std::string_view body) {
   return EngineFailed(std::move(message));
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

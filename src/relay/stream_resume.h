@@ -28,7 +28,7 @@
 #include "core/result.h"
 #include "engines/chat_request.h"
 
-namespace zest::api {
+namespace zest::relay {
 
 class StreamResume {
  public:
@@ -73,4 +73,4 @@ class StreamResume {
   bool limit_reached_ = false;
 };
 
-}  // namespace zest::api
+}  // namespace zest::relay

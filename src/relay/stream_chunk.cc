@@ -1,10 +1,10 @@
-#include "api/stream_chunk.h"
+#include "relay/stream_chunk.h"
 
 #include <nlohmann/json.hpp>
 
-#include "api/json_text.h"
+#include "relay/json_text.h"
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -42,4 +42,4 @@ std::optional<std::string> FixChunk(std::string_view data, bool add_role,
   return JsonText(doc);
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -1,4 +1,4 @@
-#include "api/engine_relay.h"
+#include "relay/engine_relay.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,18 +9,17 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "api/engine_speed.h"
-#include "api/prefill_handoff.h"
-#include "api/request/errors.h"
-#include "api/stream_assembly.h"
-#include "api/stream_chunk.h"
-#include "api/stream_resume.h"
-#include "api/wait_heartbeat.h"
 #include "core/logging.h"
 #include "http/sse.h"
 #include "http/upstream_client.h"
+#include "relay/engine_speed.h"
+#include "relay/prefill_handoff.h"
+#include "relay/stream_assembly.h"
+#include "relay/stream_chunk.h"
+#include "relay/stream_resume.h"
+#include "relay/wait_heartbeat.h"
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 namespace asio = boost::asio;
@@ -62,40 +61,12 @@ bool IsChat(const RelayRequest& request) {
 
 // The event that ends a stream the client has part of with an error.
 std::string StreamErrorEvent(const RelayRequest& request, const Status& status) {
-  if (request.translator != nullptr) return request.translator->StreamError(status);
-  api::ApiError e = api::MapStatus(status);
-  return http::SseData(api::ErrorBody(status.message(), e.type, e.code));
-}
-
-// One event of the engine's chat stream in the client's API's shape
-// (`translator`): nothing for what is not JSON, the API's error event for
-// the engine's error.
-std::string TranslateEvent(AnswerTranslator& translator, std::string_view data) {
-  if (data == "[DONE]") return translator.End();
-  const nlohmann::json chunk = nlohmann::json::parse(data, nullptr, /*allow_exceptions=*/false);
-  if (!chunk.is_object()) return "";
-  if (auto error = chunk.find("error"); error != chunk.end()) {
-    const nlohmann::json code =
-        error->is_object() ? error->value("code", nlohmann::json()) : nlohmann::json(500);
-    return translator.StreamError(
-        EngineErrorStatus(code.is_number_integer() ? code.get<int>() : 500, data));
-  }
-  return translator.Chunk(chunk);
+  return request.translator->StreamError(status);
 }
 
 // The content type of the client's stream.
 std::string_view StreamContentType(const RelayRequest& request) {
-  return request.translator != nullptr ? request.translator->stream_content_type()
-                                       : "text/event-stream";
-}
-
-// Whether an error the client gets says when to try again: the server's
-// failures (an engine gone, the deadline passed, a load that failed) do,
-// as docs/reliability.md promises; what the client asked wrong does not,
-// nor a lack of memory that waiting will not cure.
-bool SaysRetryAfter(const Status& status) {
-  const int code = api::MapStatus(status).http_status;
-  return code >= 500 && code != 507;
+  return request.translator->stream_content_type();
 }
 
 // Retry-After for the server's failures that have no estimate of their
@@ -111,8 +82,7 @@ awaitable<void> SendFailure(http::ResponseWriter& writer, const RelayRequest& re
                             const Status& status, const http::Headers& headers) {
   if (writer.client_gone()) co_return;
   if (!writer.started()) {
-    const ErrorSender send =
-        request.send_error != nullptr ? request.send_error : static_cast<ErrorSender>(&SendError);
+    const ErrorSender send = request.send_error;  // the API's error shape
     if (SaysRetryAfter(status) && http::FindHeader(headers, "Retry-After").empty()) {
       http::Headers with = headers;
       with.emplace_back("Retry-After", kRetryAfterS);
@@ -312,17 +282,14 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
 // client had all of it, so another engine may try.
 using Outcome = std::optional<EngineBreak>;
 
-// The engine's whole answer (`status`, `body`) in the client's API's shape.
-awaitable<void> SendTranslated(http::ResponseWriter& writer, const RelayRequest& request,
-                               int status, std::string body) {
-  if (status != 200)
-    co_return co_await SendFailure(writer, request, EngineErrorStatus(status, body));
-  const nlohmann::json answer = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  Result<std::string> out =
-      answer.is_object() ? request.translator->Whole(answer)
-                         : Result<std::string>(EngineFailed("the engine's answer is not JSON"));
+// The engine's whole answer (`status`, `body`) in the client's API's shape
+// (AnswerTranslator::Answer), or its error in the API's error shape.
+awaitable<void> SendAnswer(http::ResponseWriter& writer, const RelayRequest& request, int status,
+                           std::string body, std::string_view content_type,
+                           const std::string* rename) {
+  Result<ApiAnswer> out = request.translator->Answer(status, std::move(body), content_type, rename);
   if (!out.ok()) co_return co_await SendFailure(writer, request, out.status());
-  co_await writer.Send(200, "application/json", std::move(*out));
+  co_await writer.Send(out->status, out->content_type, std::move(out->body));
 }
 
 // The slot is given back once the engine has answered in full, before the
@@ -343,10 +310,7 @@ awaitable<Outcome> RelayWhole(scheduler::InstanceDispatch& pool, scheduler::Inst
     co_return std::nullopt;
   }
   if (writer.started()) {  // a heartbeat began the stream: the engine's error as an event
-    const std::string event =
-        request.translator != nullptr
-            ? request.translator->StreamError(EngineErrorStatus(upstream.status(), *body))
-            : http::SseData(*body);
+    const std::string event = request.translator->ErrorEvent(upstream.status(), *body);
     bool sent = co_await writer.WriteChunk(event);
     if (sent) co_await writer.EndStream();
     co_return std::nullopt;
@@ -381,14 +345,10 @@ awaitable<Outcome> RelayWhole(scheduler::InstanceDispatch& pool, scheduler::Inst
       request.observer->OnBody(*body, usage, time_whole, std::chrono::steady_clock::now());
     }
   }
-  if (request.translator != nullptr) {
-    co_await SendTranslated(writer, request, upstream.status(), std::move(*body));
-  } else {
-    const std::string& name = ClientName(request);
-    bool respell = answered && (name != request.model.name || !instance.engine_model.empty());
-    std::string out = respell ? WithModelName(std::move(*body), name) : std::move(*body);
-    co_await writer.Send(upstream.status(), content_type, std::move(out));
-  }
+  const std::string& name = ClientName(request);
+  const bool respell = answered && (name != request.model.name || !instance.engine_model.empty());
+  co_await SendAnswer(writer, request, upstream.status(), std::move(*body), content_type,
+                      respell ? &name : nullptr);
   co_return std::nullopt;
 }
 
@@ -421,8 +381,9 @@ class StreamRewriter {
     }
     role_pending_ = false;
     if (resume_ != nullptr) resume_->Sent(fixed ? std::string_view(*fixed) : event.data);
-    if (request_.translator != nullptr) {
-      out_ = TranslateEvent(*request_.translator, fixed ? std::string_view(*fixed) : event.data);
+    if (std::optional<std::string> translated =
+            request_.translator->StreamEvent(fixed ? std::string_view(*fixed) : event.data)) {
+      out_ = std::move(*translated);
       return out_.empty() ? nullptr : &out_;
     }
     if (!fixed) return &event.raw;
@@ -477,8 +438,7 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
       EngineBreak broke = co_await ReportBreak(pool, instance, piece.status());
       if (!relayed) co_return std::move(broke);
       if (resume != nullptr && resume->Finished()) {  // all of it but the stream's end
-        const std::string done_event =
-            request.translator != nullptr ? request.translator->End() : http::SseData("[DONE]");
+        const std::string done_event = request.translator->End();
         co_await writer.WriteChunk(done_event);
         done = true;  // the client's stream is closed
         break;
@@ -503,7 +463,7 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
       }
       if (request.observer != nullptr) request.observer->OnStreamEvent(event.data, usage);
       if (event.data.empty()) {  // a comment: passed on as it is (SSE only)
-        if (request.translator != nullptr && !request.translator->sse()) continue;
+        if (!request.translator->sse()) continue;
         if (!co_await writer.WriteChunk(event.raw)) co_return std::nullopt;
         continue;
       }
@@ -519,12 +479,10 @@ awaitable<Outcome> RelayStream(scheduler::InstanceDispatch& pool, scheduler::Ins
   if (!writer.started() && !co_await writer.StartStream(200, StreamContentType(request), headers)) {
     co_return std::nullopt;
   }
-  if (request.translator == nullptr && !splitter.pending().empty()) {
-    co_await writer.WriteChunk(splitter.pending());
-  } else if (request.translator != nullptr && !done) {  // ended without its last event
-    const std::string event = request.translator->StreamError(
-        EngineFailed("the engine's stream ended before the answer did"));
-    co_await writer.WriteChunk(event);
+  // What an engine that ended without its last event left unsaid.
+  if (const std::string last = request.translator->StreamEnd(done, splitter.pending());
+      !last.empty()) {
+    co_await writer.WriteChunk(last);
   }
   co_await writer.EndStream();
   co_return std::nullopt;
@@ -591,11 +549,8 @@ awaitable<Outcome> RelayAssembled(scheduler::InstanceDispatch& pool, Connection&
     co_await SendFailure(writer, request, answer.status());
     co_return std::nullopt;
   }
-  if (request.translator != nullptr) {
-    co_await SendTranslated(writer, request, answer->status, std::move(answer->body));
-  } else {
-    co_await writer.Send(answer->status, "application/json", std::move(answer->body));
-  }
+  co_await SendAnswer(writer, request, answer->status, std::move(answer->body), "application/json",
+                      nullptr);
   co_return std::nullopt;
 }
 
@@ -717,6 +672,19 @@ void NoteAdmission(RequestObserver& observer, const scheduler::AdmitRequest& adm
 
 }  // namespace
 
+bool SaysRetryAfter(const Status& status) {
+  switch (status.code()) {
+    case ErrorCode::kUnavailable:
+    case ErrorCode::kEngineFailed:
+    case ErrorCode::kTimeout:
+    case ErrorCode::kQueueTimeout:
+    case ErrorCode::kInternal:
+      return true;
+    default:
+      return false;
+  }
+}
+
 awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
                               http::ResponseWriter& writer) {
   // One canceller covers the queue, connecting, waiting for the
@@ -732,7 +700,7 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
   // counts from when the answer is done.
   scheduler::ResidencyHold residency(services.residency, request.model.name, request.keep_alive);
   // SSE comments keep a waiting stream warm; other streams (NDJSON) wait quietly.
-  const bool warm = request.stream && (request.translator == nullptr || request.translator->sse());
+  const bool warm = request.stream && request.translator->sse();
   WaitHeartbeat heartbeat(co_await asio::this_coro::executor, writer,
                           warm ? services.heartbeat : std::chrono::milliseconds(0),
                           request.model.name);
@@ -760,4 +728,4 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
   writer.OnClientGone(nullptr);
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -1,10 +1,10 @@
-#include "api/stream_assembly.h"
+#include "relay/stream_assembly.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -135,4 +135,4 @@ TEST(StreamAssembler, EmptyUntilAChunkComes) {
 }
 
 }  // namespace
-}  // namespace zest::api
+}  // namespace zest::relay

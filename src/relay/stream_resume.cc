@@ -1,11 +1,11 @@
-#include "api/stream_resume.h"
+#include "relay/stream_resume.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "api/json_text.h"
+#include "relay/json_text.h"
 
-namespace zest::api {
+namespace zest::relay {
 namespace {
 
 using nlohmann::json;
@@ -148,4 +148,4 @@ std::optional<std::string> StreamResume::Continue(std::string_view data) {
   return JsonText(chunk);
 }
 
-}  // namespace zest::api
+}  // namespace zest::relay

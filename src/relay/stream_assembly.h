@@ -25,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-namespace zest::api {
+namespace zest::relay {
 
 class StreamAssembler {
  public:
@@ -71,4 +71,4 @@ class StreamAssembler {
   int error_status_ = 500;
 };
 
-}  // namespace zest::api
+}  // namespace zest::relay

@@ -16,7 +16,7 @@
 #include "http/response_writer.h"
 #include "metrics/registry.h"
 
-namespace zest::api {
+namespace zest::relay {
 
 // The API a request came in by (the `api` label): OpenAI's (every /v1
 // route but Messages: chat, completions, embeddings, responses, audio,
@@ -184,4 +184,4 @@ class RequestObserver {
   int images_ = 0;
 };
 
-}  // namespace zest::api
+}  // namespace zest::relay
