@@ -8,6 +8,11 @@
 // to a fresh engine; one that dies in the middle of a chat stream leaves
 // the rest of the answer to a fresh engine (stream_resume.h); other
 // streams end with an error event.
+//
+// The parts of one try on an engine, internal to relay/: engine_connect.h
+// (a slot, the request in the engine's shape), whole_answer.h and
+// stream_relay.h (the answer, whole or streamed), relay_failure.h (errors
+// and engine breaks).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -90,6 +95,13 @@ struct RelayRequest {
   // above). Shared by the tries on fresh engines.
   std::shared_ptr<AnswerTranslator> translator;
 };
+
+// The model's name as the client spelled it (the registry's when it gave none).
+const std::string& ClientName(const RelayRequest& request);
+
+// Whether `request` is a chat (not a text completion, an embedding or a
+// request in the engine's own shape).
+bool IsChat(const RelayRequest& request);
 
 // The engine side of the gateway: admission, instances and relay.
 struct EngineServices {
