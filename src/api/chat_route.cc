@@ -107,6 +107,7 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
   std::string session(ClientSession(request, job.session));
   if (session.empty()) session = OpeningSession(job.request);
   relay->session = ScopedSessionKey(request.principal, session);
+  if (!options.share_prompt_cache) relay->cache_owner = request.principal;
   relay->send_error = job.send_error;
   relay->translator = std::move(job.translator);
   relay->stream = job.request.stream;

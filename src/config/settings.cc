@@ -309,6 +309,8 @@ std::vector<Field> SecurityFields() {
               return Status::Ok();
             },
             [](const Settings& s) { return s.max_keep_alive; }},
+      BoolField("security.share_prompt_cache", "ZEST_SHARE_PROMPT_CACHE",
+                &Settings::share_prompt_cache),
       BoolField("metrics.public", "ZEST_METRICS_PUBLIC", &Settings::metrics_public),
       Field{"log.format", "ZEST_LOG_FORMAT", SetLogFormat,
             [](const Settings& s) { return s.log_format; }},

@@ -161,6 +161,11 @@ struct Settings {
   // The longest keep_alive an inference key may set; empty = the server's
   // scheduler.keep_alive.
   std::string max_keep_alive;
+  // Whether API keys share the engines' prompt caches (one key's request
+  // may reuse what another's left in a slot, and learn from cached_tokens
+  // how much): for keys that trust each other. Off: each key's own
+  // (scheduler/slot_owners.h).
+  bool share_prompt_cache = false;
   // [metrics]
   bool metrics_public = false;  // /metrics without a key
   bool metrics_enabled = true;  // false: no /metrics, no per-request accounting
