@@ -27,7 +27,7 @@ struct Settings {
   uint16_t port = 9378;
   uint64_t max_body_bytes = 32ull * 1024 * 1024;
   // MiB of request bodies held in memory at once, over all connections
-  // (http/body_budget.h); 0 = no limit.
+  // (core/byte_budget.h); 0 = no limit.
   uint64_t max_body_memory_mb = 512;
   int io_threads = 2;
   int drain_timeout_s = 30;  // on SIGTERM: how long running requests may finish

@@ -252,9 +252,9 @@ net::awaitable<bool> Connection::ServeOne() {
     co_return writer_.keep_alive() && !body_pending_;
   }
   // Held until the request is done: its body is in memory until then.
-  std::shared_ptr<void> body_room;
+  std::optional<ByteBudget::Lease> body_room =
+      body_pending_ ? ReserveBody(parser) : std::optional<ByteBudget::Lease>();
   if (body_pending_) {
-    body_room = ReserveBody(parser);
     if (!body_room) {
       NoteRejected("rate_limit");
       Headers retry;  // named: no temporaries inside co_await (GCC 12)
@@ -275,10 +275,10 @@ net::awaitable<bool> Connection::ServeOne() {
 
 // Room for the body the headers announce in the server's body budget:
 // its Content-Length, or the largest a body may be when it is chunked.
-std::shared_ptr<void> Connection::ReserveBody(const RequestParser& parser) {
+std::optional<ByteBudget::Lease> Connection::ReserveBody(const RequestParser& parser) {
   const auto length = parser.content_length();
   const uint64_t bytes = length ? *length : context_->options.max_body_bytes;
-  return context_->bodies ? context_->bodies->Reserve(bytes) : std::make_shared<int>(0);
+  return context_->bodies->TryTake(bytes);
 }
 
 // The body after the headers (100 Continue first when the client waits
