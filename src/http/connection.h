@@ -22,8 +22,8 @@
 #include <optional>
 #include <string>
 
-#include "http/authenticator.h"
 #include "core/byte_budget.h"
+#include "http/authenticator.h"
 #include "http/connection_registry.h"
 #include "http/cors.h"
 #include "http/host_policy.h"
