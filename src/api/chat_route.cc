@@ -108,6 +108,7 @@ boost::asio::awaitable<void> RunChatJob(relay::EngineServices engines,
   std::string session(ClientSession(request, job.session));
   if (session.empty()) session = OpeningSession(job.request);
   relay->session = ScopedSessionKey(request.principal, session);
+  if (!options.share_prompt_cache) relay->cache_owner = request.principal;
   // Else OpenAI's, from AdmittedRelay.
   if (job.send_error != nullptr) relay->send_error = job.send_error;
   if (job.translator != nullptr) relay->translator = std::move(job.translator);

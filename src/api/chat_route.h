@@ -42,6 +42,9 @@ struct ChatRouteOptions {
   // Images in chat (chat_images.h): limits, hosts to fetch from; shared by
   // every API's copy of these options. Null: requests with images refused.
   std::shared_ptr<const ChatImages> images;
+  // Keys share the engines' prompt caches (security.share_prompt_cache);
+  // otherwise each request reads only what its own key left there.
+  bool share_prompt_cache = false;
 };
 
 // One request, read by its API.

@@ -105,6 +105,7 @@ http::ServerOptions GatewayOptions(const config::Settings& s,
   o.host = s.host;
   o.port = s.port;
   o.max_body_bytes = s.max_body_bytes;
+  o.max_body_memory_bytes = s.max_body_memory_mb << 20;
   o.max_header_bytes = s.max_header_bytes;
   o.header_timeout = std::chrono::seconds(s.header_timeout_s);
   o.body_timeout = std::chrono::seconds(s.body_timeout_s);

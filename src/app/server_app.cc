@@ -308,6 +308,7 @@ Result<std::unique_ptr<ServerApp>> ServerApp::Create(const config::LoadedSetting
   std::signal(SIGPIPE, SIG_IGN);
   ZEST_RETURN_IF_ERROR(CheckEngineFlags(s));
   ZEST_RETURN_IF_ERROR(CheckAliases(s));
+  ZEST_RETURN_IF_ERROR(CheckBodyLimits(s));
   ZEST_RETURN_IF_ERROR(PrepareDirs(s));
   ReapStaleEngines(s.EnginePidDir());
   ZEST_ASSIGN_OR_RETURN(std::unique_ptr<RunDir> run_dir, RunDir::Create(s.runtime_dir));

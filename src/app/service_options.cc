@@ -42,6 +42,7 @@ scheduler::PoolOptions PoolOptionsFor(const config::Settings& s, const fs::path&
       inventory, engines::RecipeVerdicts(inventory, engines::FactsOf(*engine_set, nullptr)));
   o.engines = std::move(engine_set);
   o.model_settings = s.model_settings;
+  o.share_prompt_cache = s.share_prompt_cache;
   o.model_roots = {s.models_dir, s.hf_hub_cache};
   o.hidden_dirs = {s.home};
   o.memory_corrections_file = s.home / "memory_corrections.json";
@@ -118,6 +119,7 @@ api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   // Validated when the settings were loaded. The same for every API.
   o.max_keep_alive =
       ParseDuration(s.max_keep_alive.empty() ? s.keep_alive : s.max_keep_alive).value();
+  o.share_prompt_cache = s.share_prompt_cache;
   return o;
 }
 

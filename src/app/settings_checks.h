@@ -16,5 +16,7 @@ Status CheckEngineFlags(const config::Settings& settings);
 
 // An [aliases] entry with an empty side or a glob as its target.
 Status CheckAliases(const config::Settings& settings);
+// server.max_body_bytes fits in server.max_body_memory_mb.
+Status CheckBodyLimits(const config::Settings& settings);
 
 }  // namespace zest::app

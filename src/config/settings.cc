@@ -174,6 +174,8 @@ std::vector<Field> ServerAndModelFields() {
       IntField<uint16_t>("server.port", "ZEST_PORT", &Settings::port, 0, 65535),
       IntField<uint64_t>("server.max_body_bytes", "ZEST_MAX_BODY_BYTES", &Settings::max_body_bytes,
                          1024, 1ull << 34),
+      IntField<uint64_t>("server.max_body_memory_mb", "ZEST_MAX_BODY_MEMORY_MB",
+                         &Settings::max_body_memory_mb, 0, 1ull << 24),
       IntField("server.io_threads", "ZEST_IO_THREADS", &Settings::io_threads, 1, 256),
       IntField("server.drain_timeout_s", "ZEST_DRAIN_TIMEOUT", &Settings::drain_timeout_s, 0, 3600),
       IntField("server.shutdown_delay_s", "ZEST_SHUTDOWN_DELAY", &Settings::shutdown_delay_s, 0,
@@ -309,6 +311,8 @@ std::vector<Field> SecurityFields() {
               return Status::Ok();
             },
             [](const Settings& s) { return s.max_keep_alive; }},
+      BoolField("security.share_prompt_cache", "ZEST_SHARE_PROMPT_CACHE",
+                &Settings::share_prompt_cache),
       BoolField("metrics.public", "ZEST_METRICS_PUBLIC", &Settings::metrics_public),
       Field{"log.format", "ZEST_LOG_FORMAT", SetLogFormat,
             [](const Settings& s) { return s.log_format; }},

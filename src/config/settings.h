@@ -26,6 +26,9 @@ struct Settings {
   std::string ollama_listen;
   uint16_t port = 9378;
   uint64_t max_body_bytes = 32ull * 1024 * 1024;
+  // MiB of request bodies held in memory at once, over all connections
+  // (core/byte_budget.h); 0 = no limit.
+  uint64_t max_body_memory_mb = 512;
   int io_threads = 2;
   int drain_timeout_s = 30;  // on SIGTERM: how long running requests may finish
   // On SIGTERM: how long to go on serving with /ready at 503 before closing
@@ -161,6 +164,11 @@ struct Settings {
   // The longest keep_alive an inference key may set; empty = the server's
   // scheduler.keep_alive.
   std::string max_keep_alive;
+  // Whether API keys share the engines' prompt caches (one key's request
+  // may reuse what another's left in a slot, and learn from cached_tokens
+  // how much): for keys that trust each other. Off: each key's own
+  // (scheduler/slot_owners.h).
+  bool share_prompt_cache = false;
   // [metrics]
   bool metrics_public = false;  // /metrics without a key
   bool metrics_enabled = true;  // false: no /metrics, no per-request accounting

@@ -152,10 +152,17 @@ struct ChatRequest {
 
 // How the relay asks an engine for a ChatRequest (EngineAdapter::ChatCall).
 struct ChatCallOptions {
-  std::string model{};        // the name the engine knows the model by
-  bool as_stream = false;     // a whole answer asked as a stream, with usage (AsksAsStream)
-  std::optional<int> slot{};  // on this slot, from its prompt cache (relay/prefill_handoff.h)
-  bool prompt_only = false;   // the prompt alone, for a prefill: one token, whole
+  std::string model{};     // the name the engine knows the model by
+  bool as_stream = false;  // a whole answer asked as a stream, with usage (AsksAsStream)
+  // On this slot (id_slot): the one a split prefill filled
+  // (relay/prefill_handoff.h), or the one zest chose for the request's API
+  // key (scheduler/slot_owners.h).
+  std::optional<int> slot{};
+  // Whether the engine may reuse what the slot holds (cache_prompt); unset:
+  // yes with `slot`, else the client's say. Set, the client's own id_slot
+  // and cache_prompt never reach the engine: zest places the request.
+  std::optional<bool> cache_prompt{};
+  bool prompt_only = false;  // the prompt alone, for a prefill: one token, whole
 };
 
 // Whether `request` asks for per-token log probabilities (OpenAI's

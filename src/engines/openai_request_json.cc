@@ -134,10 +134,13 @@ void AddOutput(const ChatRequest& request, const ChatCallOptions& options, json&
     out["stream"] = false;
     out.erase("stream_options");
   }
-  if (options.slot) {
-    out["id_slot"] = *options.slot;
-    out["cache_prompt"] = true;
+  if (options.cache_prompt) {  // zest places it, not the client
+    out.erase("id_slot");
+    out.erase("slot_id");
   }
+  if (options.slot) out["id_slot"] = *options.slot;
+  if (options.slot || options.cache_prompt)
+    out["cache_prompt"] = options.cache_prompt.value_or(true);
 }
 
 }  // namespace

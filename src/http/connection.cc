@@ -251,9 +251,34 @@ net::awaitable<bool> Connection::ServeOne() {
     if (body_pending_) co_await LingerClose();
     co_return writer_.keep_alive() && !body_pending_;
   }
-  if (body_pending_ && !co_await ReadBody(parser)) co_return false;
+  // Held until the request is done: its body is in memory until then.
+  std::optional<ByteBudget::Lease> body_room =
+      body_pending_ ? ReserveBody(parser) : std::optional<ByteBudget::Lease>();
+  if (body_pending_) {
+    if (!body_room) {
+      NoteRejected("rate_limit");
+      Headers retry;  // named: no temporaries inside co_await (GCC 12)
+      retry.emplace_back("Retry-After", "1");
+      co_await Refuse(503,
+                      "the server holds as many request bodies in memory as it may "
+                      "(server.max_body_memory_mb); retry shortly",
+                      retry);
+      LogAccess(request, started);
+      co_await LingerClose();
+      co_return false;
+    }
+    if (!co_await ReadBody(parser)) co_return false;
+  }
   request.body = std::move(parser.get().body());
   co_return co_await Serve(*handler, request, started);
+}
+
+// Room for the body the headers announce in the server's body budget:
+// its Content-Length, or the largest a body may be when it is chunked.
+std::optional<ByteBudget::Lease> Connection::ReserveBody(const RequestParser& parser) {
+  const auto length = parser.content_length();
+  const uint64_t bytes = length ? *length : context_->options.max_body_bytes;
+  return context_->bodies->TryTake(bytes);
 }
 
 // The body after the headers (100 Continue first when the client waits

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "core/byte_budget.h"
 #include "http/authenticator.h"
 #include "http/connection_registry.h"
 #include "http/cors.h"
@@ -41,6 +42,9 @@ struct ServeContext {
   ServerOptions options;
   CorsPolicy cors;
   HostPolicy hosts;
+  // The request bodies every connection holds at once
+  // (ServerOptions::max_body_memory_bytes).
+  std::shared_ptr<ByteBudget> bodies;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -79,6 +83,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // the request was answered here (refused, or OPTIONS).
   boost::asio::awaitable<const Handler*> Admit(Request& request);
   boost::asio::awaitable<void> AnswerOptions(const Request& request);
+  std::optional<ByteBudget::Lease> ReserveBody(const RequestParser& parser);
   boost::asio::awaitable<void> Refuse(int status, const std::string& message,
                                       const Headers& extra = {});
   boost::asio::awaitable<void> RunHandler(const Handler& handler, Request& request);

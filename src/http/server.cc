@@ -161,6 +161,7 @@ Server::Server(EventLoops* loops, net::io_context& io, ServerOptions options, co
   context->render_error = std::move(render_error);
   context->cors = CorsPolicy(options.cors_origins);
   context->hosts = HostPolicy(options.host, options.allowed_hosts, MachineName());
+  context->bodies = std::make_shared<ByteBudget>(options.max_body_memory_bytes);
   context->options = std::move(options);
   impl_->listener->context = std::move(context);
 }

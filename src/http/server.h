@@ -36,6 +36,9 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 9378;  // 0 picks a free port
   std::size_t max_body_bytes = 32 * 1024 * 1024;
+  // The bytes of bodies held at once, over every connection (core/byte_budget.h);
+  // 0 = no limit. Over it, 503 with Retry-After.
+  uint64_t max_body_memory_bytes = 512ull << 20;
   std::size_t max_header_bytes = 64 * 1024;
   // Slowloris guards: a request's headers must be complete this long after
   // the connection opened (or its first byte arrived, on a kept-alive

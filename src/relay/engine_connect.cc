@@ -9,6 +9,7 @@
 
 #include "core/logging.h"
 #include "relay/prefill_handoff.h"
+#include "scheduler/slot_owners.h"
 
 namespace zest::relay {
 
@@ -72,15 +73,21 @@ awaitable<Result<scheduler::InstanceLease>> DispatchByDeadline(scheduler::Instan
                        "X-Queue-Timeout); its load goes on");
 }
 
+// The slot zest chose for a request (PlaceSlot): held while `taken` is.
+struct PlacedSlot {
+  scheduler::SlotOwners::Taken taken;
+  bool restored = false;  // its session's file was restored into it
+};
+
 // The request as the instance's engine takes it, into `up`: written by its
 // adapter with the engine's own model name, asked as a stream when the
 // engine would otherwise run on after its client left (stream_assembly.h)
-// and the answer may be long (kWholeAnswerTokens), pinned to the slot a
-// split prefill filled.
+// and the answer may be long (kWholeAnswerTokens), pinned to the slot zest
+// placed it in (PlaceSlot), else to the one a split prefill filled.
 awaitable<Result<Asked>> AskChat(scheduler::InstanceDispatch& pool, const RelayRequest& request,
                                  std::shared_ptr<scheduler::Instance> instance,
                                  std::shared_ptr<http::UpstreamCanceller> canceller,
-                                 http::UpstreamRequest& up) {
+                                 const PlacedSlot& placed, http::UpstreamRequest& up) {
   const engines::EngineAdapter* engine = instance->engine;
   if (engine == nullptr) co_return Internal("the instance has no engine adapter");
   engines::ChatCallOptions options;
@@ -89,6 +96,10 @@ awaitable<Result<Asked>> AskChat(scheduler::InstanceDispatch& pool, const RelayR
   const bool short_answer = max_tokens && *max_tokens <= kWholeAnswerTokens;
   const bool streamable = engine->AsksAsStream(*request.chat);
   options.as_stream = streamable && !short_answer;
+  if (placed.taken.hold) {
+    options.slot = placed.taken.slot;
+    options.cache_prompt = placed.taken.reuse || placed.restored;
+  }
   if (request.split_prefill) {
     // Named, not temporaries inside co_await (GCC 12).
     std::string client = ClientName(request), tag = RequestTag(request.request_id);
@@ -100,26 +111,57 @@ awaitable<Result<Asked>> AskChat(scheduler::InstanceDispatch& pool, const RelayR
   up.target = std::move(call->path);
   up.headers = {{"Content-Type", std::move(call->content_type)}};
   up.body = std::move(call->body);
-  co_return Asked{.assemble = options.as_stream, .time_whole = streamable && short_answer};
+  co_return Asked{.assemble = options.as_stream,
+                  .time_whole = streamable && short_answer,
+                  .slot = placed.taken.hold};
 }
 
-// A session's conversation across unloads (scheduler/session_tier.h): its
-// file is restored into a slot before its first request on this engine,
-// and this request is remembered for the engine's stop. Not for a split
-// prefill (its slot is filled already) nor an embedding. The claim on a
-// restored slot is kept until this request is done.
+// Whether the session tier keeps `request`'s conversation (not a split
+// prefill's: its slot is filled already; not an embedding's).
+bool TierKeeps(const RelayRequest& request) {
+  const engines::Capability kind = request.chat->kind;
+  return request.session_tier != nullptr && !request.session.empty() && !request.split_prefill &&
+         (kind == engines::Capability::kChat || kind == engines::Capability::kCompletions);
+}
+
+// The slot zest chose for a request whose key keeps its cache apart
+// (RelayRequest::cache_owner; scheduler/slot_owners.h), with the session's
+// file restored into it (scheduler/session_tier.h) before its first
+// request on this engine: then the slot holds the key's own conversation.
+// Several sequences run in slots the engine picks: none reusable. Empty
+// (no hold) when the engine chooses.
+awaitable<PlacedSlot> PlaceSlot(const RelayRequest& request,
+                                std::shared_ptr<scheduler::Instance> instance) {
+  PlacedSlot placed;
+  if (request.cache_owner.empty()) co_return placed;
+  if (engines::Sequences(*request.chat) > 1) {
+    placed.taken = instance->slot_owners.TakeAll();
+    co_return placed;
+  }
+  placed.taken = instance->slot_owners.Take(request.cache_owner, request.session);
+  // The tier restores only a session this engine has not served yet.
+  if (TierKeeps(request) && placed.taken.slot) {
+    std::string session = request.session;  // named: no temporaries in co_await
+    placed.restored = co_await request.session_tier->RestoreInto(instance, std::move(session),
+                                                                 *placed.taken.slot);
+  }
+  co_return placed;
+}
+
+// A session's conversation across unloads (scheduler/session_tier.h): when
+// the engine chooses the slot, its file is restored into one before its
+// first request on this engine (the claim on that slot is kept until this
+// request is done); and this request is remembered for the engine's stop.
 awaitable<scheduler::SessionTier::SlotClaim> KeepSession(
     const RelayRequest& request, std::shared_ptr<scheduler::Instance> instance,
-    const http::UpstreamRequest& up) {
-  scheduler::SessionTier* tier = request.session_tier;
-  const engines::Capability kind = request.chat->kind;
-  if (tier == nullptr || request.session.empty() || request.split_prefill ||
-      (kind != engines::Capability::kChat && kind != engines::Capability::kCompletions)) {
-    co_return nullptr;
+    const PlacedSlot& placed, const http::UpstreamRequest& up) {
+  if (!TierKeeps(request)) co_return nullptr;
+  scheduler::SessionTier::SlotClaim claim;
+  if (!placed.taken.hold) {
+    std::string session = request.session;  // named: no temporaries in co_await
+    claim = co_await request.session_tier->RestoreFor(instance, std::move(session));
   }
-  std::string session = request.session;  // named: no temporaries in co_await
-  scheduler::SessionTier::SlotClaim claim = co_await tier->RestoreFor(instance, std::move(session));
-  tier->Remember(*instance, request.session, up.target, up.body);
+  request.session_tier->Remember(*instance, request.session, up.target, up.body);
   co_return claim;
 }
 
@@ -152,10 +194,11 @@ awaitable<Result<Connection>> Connect(scheduler::InstanceDispatch& pool,
   } else {
     // Named, not temporaries inside co_await (GCC 12).
     std::shared_ptr<scheduler::Instance> instance = lease->instance();
-    Result<Asked> asked = co_await AskChat(pool, request, instance, canceller, up);
+    PlacedSlot placed = co_await PlaceSlot(request, instance);
+    Result<Asked> asked = co_await AskChat(pool, request, instance, canceller, placed, up);
     if (!asked.ok()) co_return asked.status();
     how = *asked;
-    restored = co_await KeepSession(request, std::move(instance), up);
+    restored = co_await KeepSession(request, std::move(instance), placed, up);
   }
   auto response = co_await http::SendUpstream(executor, (*lease)->socket().string(), up);
   if (response.ok()) {

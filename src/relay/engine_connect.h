@@ -26,6 +26,9 @@ struct Asked {
   // A short answer asked whole that would have been assembled from a
   // stream (kWholeAnswerTokens): timed from the engine's timings instead.
   bool time_whole = false;
+  // The slot zest chose for the request's key, held until it is done
+  // (scheduler/slot_owners.h); null when the engine chose.
+  std::shared_ptr<void> slot;
 };
 
 struct Connection {

@@ -190,7 +190,9 @@ awaitable<void> RelayToEngine(EngineServices services, RelayRequest request,
   }
   request.session_tier = services.session_tier;
   request.upstream = services.upstream;
-  request.split_prefill = services.split_prefill_tokens > 0 &&
+  // Not for a key whose cache is kept apart: the prefill instance's slot
+  // is the engine's choice.
+  request.split_prefill = services.split_prefill_tokens > 0 && request.cache_owner.empty() &&
                           request.admit.cost >= services.split_prefill_tokens &&
                           request.chat != nullptr && !request.to_engine &&
                           request.chat->kind != engines::Capability::kEmbeddings;

@@ -63,6 +63,11 @@ struct RelayRequest {
   // The conversation's key (api/session_key.h): dispatch keeps it on the
   // replica that served it last. "" = none.
   std::string session;
+  // The API key whose cached prompts this request may reuse, on a server
+  // whose keys keep their caches apart: zest then chooses the engine's
+  // slot for it (scheduler/slot_owners.h). "" = the engine chooses: no
+  // keys, or security.share_prompt_cache.
+  std::string cache_owner;
   // Keeps the session's conversation across unloads (set from
   // EngineServices::session_tier); null: not kept.
   scheduler::SessionTier* session_tier = nullptr;

@@ -22,6 +22,7 @@
 #include "scheduler/conversation_book.h"
 #include "scheduler/dispatch.h"
 #include "scheduler/draft_acceptance.h"
+#include "scheduler/slot_owners.h"
 
 namespace zest::scheduler {
 
@@ -32,7 +33,8 @@ class Instance {
   Instance(std::string model, std::filesystem::path socket,
            std::unique_ptr<engines::EngineProcess> process, std::string device = "CPU",
            int slots = 1)
-      : model_(std::move(model)),
+      : slot_owners(slots),
+        model_(std::move(model)),
         socket_(std::move(socket)),
         process_(std::move(process)),
         device_(std::move(device)),
@@ -88,6 +90,11 @@ class Instance {
   uint64_t PromptCacheReserved() const {
     return placement::PromptCacheReserved(conversations.TokensNewestFirst(), prompt_cache);
   }
+
+  // Which API key filled each of its slots last: on a server with keys,
+  // each request's slot, and whether it may reuse the engine's cache there
+  // (slot_owners.h). Any thread.
+  SlotOwners slot_owners;
 
   // Requests dispatched to this instance and not finished. Raised only by
   // the pool's dispatch (under its lock, never past slots()); lowered when

@@ -56,6 +56,9 @@ config::ModelSettings LoadPlanner::Configured(const std::string& model) const {
 placement::PlacementRequest LoadPlanner::RequestFor(const models::ModelEntry& model,
                                                     config::ModelSettings settings) const {
   placement::PlacementRequest request;
+  if (!settings.cache_ram && options_.private_prompt_caches && options_.private_prompt_caches()) {
+    settings.cache_ram = 0;
+  }
   request.options = std::move(settings);
   request.model_name = model.name;
   request.default_ctx_per_slot = static_cast<uint64_t>(std::max(options_.ctx_size, 0));

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ struct PlannerOptions {
   std::map<std::string, config::ModelSettings> model_settings;  // by model name
   std::filesystem::path memory_corrections_file;                // empty = this process only
   FindModel find_model;  // draft models by name; empty = no draft can be found
+  // Whether each key's prompts are kept apart now (PoolOptions::
+  // share_prompt_cache): then a model whose cache_ram is unset gets none.
+  std::function<bool()> private_prompt_caches;
 };
 
 // What the other instances leave a load (InstancePool gathers it).

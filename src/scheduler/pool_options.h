@@ -82,6 +82,12 @@ struct PoolOptions {
   // (http::Authenticator::enabled); unset: it does not. RPC workers are
   // refused without keys (engines/llama_server_adapter.cc says why).
   std::function<bool()> keys_required;
+  // Keys share the engines' prompt caches (security.share_prompt_cache).
+  // Otherwise, while keys are required, each request's slot is zest's
+  // choice (slot_owners.h) and an engine gets no host-RAM prompt cache
+  // unless its model's cache_ram says so: with zest choosing the slots the
+  // engine never reads from that cache.
+  bool share_prompt_cache = false;
   // Where the learned memory corrections persist (placement/
   // memory_correction.h); empty = learned for this process only.
   std::filesystem::path memory_corrections_file;

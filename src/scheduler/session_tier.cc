@@ -48,6 +48,9 @@ Result<std::string> ReplayBody(const std::string& body) {
   request["stream"] = false;
   request.erase("stream_options");
   request.erase("n");  // one sequence, one slot
+  // What the slot holds is reused whoever filled it: the replay's answer
+  // reaches no client (the slots are no key's after: SaveSessions).
+  request["cache_prompt"] = true;
   return request.dump();
 }
 
@@ -146,32 +149,54 @@ SessionTier::SlotClaim SessionTier::Claims::Take(const std::shared_ptr<Claims>& 
   return std::make_shared<Held>(claims, engine, slot);
 }
 
+// The session's file, when it is to be restored into `instance`: it has
+// one and has not been served there yet (the engine holds it then, in a
+// slot or its RAM cache, fresher than the file). Empty when not.
+fs::path SessionTier::FileToRestore(const Instance& instance, const std::string& session) {
+  const fs::path dir = enabled() ? DirOf(instance) : fs::path();
+  const std::string name = SessionFileName(session);
+  if (dir.empty() || name.empty()) return {};
+  if (prompts_.EngineOf(instance.model(), session) == instance.pid()) return {};
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(dir / name, ec))) return {};
+  return dir / name;
+}
+
 asio::awaitable<SessionTier::SlotClaim> SessionTier::RestoreFor(std::shared_ptr<Instance> instance,
                                                                 std::string session) {
-  const fs::path dir = enabled() ? DirOf(*instance) : fs::path();
-  const std::string name = SessionFileName(session);
-  if (dir.empty() || name.empty()) co_return nullptr;
-  const std::string& model = instance->model();
+  if (FileToRestore(*instance, session).empty()) co_return nullptr;
   const pid_t engine = instance->pid();
-  // Served here already: the engine holds it (slot or RAM cache) fresher than the file.
-  if (prompts_.EngineOf(model, session) == engine) co_return nullptr;
-  std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(dir / name, ec))) co_return nullptr;
   fs::path socket = instance->socket();  // named: no temporaries in co_await
   // Another restore may take the slot chosen while this one listed them:
   // then it lists again without it. Each miss is one more slot held, so
   // this ends when the engine has no idle slot left.
-  Result<int> slot = Unavailable("no slot");
   SlotClaim claim;
+  int slot = -1;
   while (!claim) {
-    slot = co_await RestoreTarget(socket, claims_->Of(engine));
-    if (!slot.ok()) co_return nullptr;  // every slot busy or held: the prompt is read again
-    claim = Claims::Take(claims_, engine, *slot);
+    Result<int> target = co_await RestoreTarget(socket, claims_->Of(engine));
+    if (!target.ok()) co_return nullptr;  // every slot busy or held: the prompt is read again
+    slot = *target;
+    claim = Claims::Take(claims_, engine, slot);
   }
+  const bool restored = co_await RestoreOne(instance, std::move(session), slot);
+  co_return restored ? claim : nullptr;
+}
+
+asio::awaitable<bool> SessionTier::RestoreInto(std::shared_ptr<Instance> instance,
+                                               std::string session, int slot) {
+  if (FileToRestore(*instance, session).empty()) co_return false;
+  co_return co_await RestoreOne(std::move(instance), std::move(session), slot);
+}
+
+asio::awaitable<bool> SessionTier::RestoreOne(std::shared_ptr<Instance> instance,
+                                              std::string session, int slot) {
+  const fs::path file = FileToRestore(*instance, session);
+  const std::string& model = instance->model();
+  fs::path socket = instance->socket();  // named: no temporaries in co_await
   const auto start = Clock::now();
-  Status restored = co_await RestoreSlot(socket, *slot, name);
+  Status restored = co_await RestoreSlot(socket, slot, file.filename().string());
   // Sealed again, and marked recently used for the disk budget's order.
-  const uint64_t bytes = restored.ok() ? Seal(dir / name, /*touch=*/true) : 0;
+  const uint64_t bytes = restored.ok() ? Seal(file, /*touch=*/true) : 0;
   {
     MutexLock lock(mu_);
     ++(restored.ok() ? counts_[model].restores : counts_[model].failed_restores);
@@ -180,11 +205,11 @@ asio::awaitable<SessionTier::SlotClaim> SessionTier::RestoreFor(std::shared_ptr<
   if (!restored.ok()) {
     spdlog::warn("cannot restore session {} of '{}': {}; its prompt is read again",
                  session.substr(0, 8), model, restored.message());
-    co_return nullptr;
+    co_return false;
   }
   spdlog::info("restored session {} of '{}' into slot {} ({:.1f} MiB) in {:.0f} ms",
-               session.substr(0, 8), model, *slot, MiB(bytes), MsSince(start));
-  co_return claim;
+               session.substr(0, 8), model, slot, MiB(bytes), MsSince(start));
+  co_return true;
 }
 
 asio::awaitable<uint64_t> SessionTier::SaveSlotAs(std::shared_ptr<Instance> instance, int slot,
@@ -278,6 +303,8 @@ asio::awaitable<void> SessionTier::SaveSessions(std::shared_ptr<Instance> instan
     prompts_.Forget(instance->model(), instance->pid());
     co_return;
   }
+  // The replays fill slots zest did not place for a key (slot_owners.h).
+  instance->slot_owners.ForgetAll();
   int saved = 0;
   std::size_t tried = 0;
   SavedSession total;

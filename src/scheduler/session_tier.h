@@ -108,6 +108,10 @@ class SessionTier {
   // request is done.
   boost::asio::awaitable<SlotClaim> RestoreFor(std::shared_ptr<Instance> instance,
                                                std::string session);
+  // The same into `slot`, which the caller holds (zest chose it for the
+  // request's key: slot_owners.h); whether the file was restored.
+  boost::asio::awaitable<bool> RestoreInto(std::shared_ptr<Instance> instance, std::string session,
+                                           int slot);
 
   // A turn of `session` on `instance` ended with `tokens` in its slot:
   // saves the slot that holds it as the session's file (when one still
@@ -133,6 +137,11 @@ class SessionTier {
                                                RememberedPrompt prompt,
                                                std::chrono::steady_clock::time_point deadline);
   std::filesystem::path DirOf(const Instance& instance) const;
+  // The file of `session` to restore into `instance`; empty: none to.
+  std::filesystem::path FileToRestore(const Instance& instance, const std::string& session);
+  // Restores it into `slot` and counts it; whether it was.
+  boost::asio::awaitable<bool> RestoreOne(std::shared_ptr<Instance> instance, std::string session,
+                                          int slot);
   // Until no write behind of `engine` is in flight, or `deadline`.
   boost::asio::awaitable<void> WaitForWrites(pid_t engine,
                                              std::chrono::steady_clock::time_point deadline);
