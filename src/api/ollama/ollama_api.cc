@@ -137,12 +137,9 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
   if (!relay.ok()) co_return co_await SendError(w, relay.status());
   relay->send_error = SendOllamaError;
   relay->keep_alive = AllowedKeepAlive(r, request->keep_alive, options_.max_keep_alive);
-  relay->to_engine = [job = *request, name = model->name](
-                         const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
-    std::optional<std::string> path = engine.PathFor(engines::Capability::kEmbeddings);
-    if (!path) return Unavailable(std::string(engine.name()) + " does not serve embeddings");
-    return engines::EngineCall{*path, "application/json", EngineEmbedBody(job, name)};
-  };
+  // Written for the dispatched instance's engine by its adapter; the
+  // answer made Ollama's below.
+  relay->chat = std::make_shared<const engines::ChatRequest>(EmbedChatRequest(*request));
   relay->from_engine = [job = *request, start, &observer](
                            const engines::EngineAdapter&, int status,
                            const std::string& engine_body) -> Result<relay::ApiAnswer> {
