@@ -1,0 +1,48 @@
+#include "engines/llama_slots.h"
+
+#include <nlohmann/json.hpp>
+
+namespace zest::engines {
+
+using nlohmann::json;
+
+namespace {
+
+// `object[key]` when it is a number (a bool), else unset: an engine's odd
+// field reads as absent, never as an exception.
+std::optional<int> IntField(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<int>();
+}
+std::optional<bool> BoolField(const json& object, const char* key) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_boolean()) return std::nullopt;
+  return it->get<bool>();
+}
+
+}  // namespace
+
+Result<std::vector<EngineSlot>> ReadSlots(std::string_view body) {
+  const json slots = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!slots.is_array()) return EngineFailed("the engine's /slots is not a list");
+  std::vector<EngineSlot> out;
+  for (const json& slot : slots) {
+    if (!slot.is_object()) continue;
+    EngineSlot read;
+    read.id = IntField(slot, "id").value_or(-1);
+    read.processing = BoolField(slot, "is_processing");
+    read.task = IntField(slot, "id_task");
+    read.prompt_tokens = IntField(slot, "n_prompt_tokens").value_or(0);
+    out.push_back(read);
+  }
+  return out;
+}
+
+EngineCall SlotActionCall(int id, SlotAction action, const std::string& filename) {
+  const char* name = action == SlotAction::kSave ? "save" : "restore";
+  return EngineCall{"/slots/" + std::to_string(id) + "?action=" + name, "application/json",
+                    json({{"filename", filename}}).dump()};
+}
+
+}  // namespace zest::engines
