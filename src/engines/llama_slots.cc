@@ -45,4 +45,18 @@ EngineCall SlotActionCall(int id, SlotAction action, const std::string& filename
                     json({{"filename", filename}}).dump()};
 }
 
+Result<std::string> ReplayBody(const std::string& body) {
+  json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!request.is_object()) return InvalidArgument("the remembered request is not a JSON object");
+  request["max_tokens"] = 0;
+  request["n_predict"] = 0;
+  request["stream"] = false;
+  request.erase("stream_options");
+  request.erase("n");  // one sequence, one slot
+  // What the slot holds is reused whoever filled it: the replay's answer
+  // reaches no client (the slots are no key's after: SaveSessions).
+  request["cache_prompt"] = true;
+  return request.dump();
+}
+
 }  // namespace zest::engines

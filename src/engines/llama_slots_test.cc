@@ -42,5 +42,18 @@ TEST(LlamaSlotsTest, SaveAndRestoreNameTheSlotAndTheFile) {
   EXPECT_EQ(std::string(kSlotsPath), "/slots");
 }
 
+TEST(LlamaSlotsTest, AReplayGeneratesNothingInOneSlotFromTheCache) {
+  Result<std::string> replay = ReplayBody(
+      R"({"model":"m","messages":[],"max_tokens":99,"stream":true,"stream_options":{},"n":3})");
+  ASSERT_TRUE(replay.ok());
+  EXPECT_EQ(nlohmann::json::parse(*replay), (nlohmann::json{{"model", "m"},
+                                                            {"messages", nlohmann::json::array()},
+                                                            {"max_tokens", 0},
+                                                            {"n_predict", 0},
+                                                            {"stream", false},
+                                                            {"cache_prompt", true}}));
+  EXPECT_EQ(ReplayBody("[1]").status().code(), ErrorCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace zest::engines
