@@ -1,5 +1,6 @@
 #include "api/admit_request.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -29,6 +30,9 @@ Result<scheduler::AdmitRequest> AdmitRequestFor(const http::Request& r,
       return InvalidArgument("X-Queue-Timeout must be a number of seconds in (0, 86400]");
     }
     timeout = std::chrono::milliseconds(static_cast<long>(std::ceil(seconds * 1000)));
+    // An inference key may wait less than the server's default, not more:
+    // a day-long wait would hold its connection that long (issue 52, 7).
+    if (r.inference_key) timeout = std::min(timeout, default_timeout);
   }
   admit.deadline = scheduler::Clock::now() + timeout;
   admit.cost = r.body.size() / 4;

@@ -1,6 +1,7 @@
 #include "api/model_json.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "models/capabilities.h"
 
@@ -50,6 +51,17 @@ nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded) {
     j["projector"] = std::move(projector);
   }
   return j;
+}
+
+void WithoutHostPaths(nlohmann::json& model) {
+  for (const char* key : {"path", "mmproj", "vocoder"}) {
+    auto it = model.find(key);
+    if (it != model.end() && it->is_string()) {
+      *it = std::filesystem::path(it->get<std::string>()).filename().string();
+    }
+  }
+  if (model.contains("error"))
+    model["error"] = "the model's files cannot be used (an admin key sees why)";
 }
 
 nlohmann::json CatalogJson(const models::CatalogStatus& status) {

@@ -13,6 +13,11 @@ namespace zest::api {
 
 nlohmann::json ModelJson(const models::ModelEntry& model, bool loaded);
 
+// `model` (a ModelJson) as an inference key sees it: its files by name,
+// not by their path on the host (which names the user and zest's home),
+// and an unreadable file's error without the path in it.
+void WithoutHostPaths(nlohmann::json& model);
+
 // A catalog entry in `GET /api/v1/models?all=true`: id (the catalog name),
 // repo, quant or file, labels, recipe, size, downloaded.
 nlohmann::json CatalogJson(const models::CatalogStatus& status);

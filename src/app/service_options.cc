@@ -104,7 +104,7 @@ scheduler::AutoscaleParams AutoscaleParamsFor(const config::Settings& s) {
 api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   api::ChatRouteOptions o;
   o.queue_timeout = std::chrono::seconds(s.queue_timeout_s);
-  o.limits = {s.max_messages, s.max_tokens_cap, s.max_choices};
+  o.limits = {s.max_messages, s.max_tokens_cap, s.max_choices, s.max_prompts, s.max_inputs};
   o.default_max_tokens = s.default_max_tokens;
   o.audio_memory_bytes = static_cast<uint64_t>(s.max_audio_memory_mb) << 20;
   o.max_speech_chars = s.max_speech_chars;

@@ -286,6 +286,8 @@ std::vector<Field> SecurityFields() {
       IntField("server.max_tokens_cap", "ZEST_MAX_TOKENS_CAP", &Settings::max_tokens_cap, 1,
                1 << 30),
       IntField("server.max_choices", "ZEST_MAX_CHOICES", &Settings::max_choices, 1, 128),
+      IntField("server.max_prompts", "ZEST_MAX_PROMPTS", &Settings::max_prompts, 1, 4096),
+      IntField("server.max_inputs", "ZEST_MAX_INPUTS", &Settings::max_inputs, 1, 65536),
       IntField("server.max_connections", "ZEST_MAX_CONNECTIONS", &Settings::max_connections, 0,
                1 << 20),
       StringField("server.allowed_hosts", "ZEST_ALLOWED_HOSTS", &Settings::allowed_hosts),

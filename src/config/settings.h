@@ -131,7 +131,12 @@ struct Settings {
   int max_json_depth = 64;               // nesting of a request body
   int max_messages = 4096;               // chat messages per request
   int max_tokens_cap = 131072;           // largest max_tokens a request may ask for
-  int max_choices = 4;         // largest `n` (choices in one answer) a request may ask for
+  int max_choices = 4;  // largest `n` (choices in one answer) a request may ask for
+  // Prompts in one text completion's list: each is a sequence the engine
+  // runs at once in a slot of its own, as each of `n` is.
+  int max_prompts = 16;
+  // Inputs in one embeddings request's list (OpenAI's own limit).
+  int max_inputs = 2048;
   int max_connections = 1024;  // in all; 0 = unlimited (see http/connection.h)
   std::string allowed_hosts;   // comma-separated Host names besides loopback and
                                // the bind address (DNS-rebinding guard)

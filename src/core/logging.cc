@@ -8,6 +8,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -70,6 +71,37 @@ class JsonFormatter final : public spdlog::formatter {
   }
 };
 
+// What EscapeControls writes as \xNN.
+bool IsControl(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return (u < 0x20 && u != '\t') || u == 0x7f;
+}
+
+// spdlog's pattern, over the message with its control characters escaped.
+class TextFormatter final : public spdlog::formatter {
+ public:
+  explicit TextFormatter(std::string pattern)
+      : pattern_(pattern),
+        inner_(std::make_unique<spdlog::pattern_formatter>(std::move(pattern))) {}
+  void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
+    const std::string_view payload(msg.payload.data(), msg.payload.size());
+    if (std::none_of(payload.begin(), payload.end(), IsControl)) return inner_->format(msg, dest);
+    const std::string escaped = EscapeControls(payload);
+    spdlog::details::log_msg copy = msg;
+    copy.payload = spdlog::string_view_t(escaped.data(), escaped.size());
+    inner_->format(copy, dest);
+    msg.color_range_start = copy.color_range_start;  // where a color sink colors the level
+    msg.color_range_end = copy.color_range_end;
+  }
+  std::unique_ptr<spdlog::formatter> clone() const override {
+    return std::make_unique<TextFormatter>(pattern_);
+  }
+
+ private:
+  const std::string pattern_;
+  const std::unique_ptr<spdlog::formatter> inner_;
+};
+
 // Keeps formatted lines in a LineRing (the sink's formatter is the
 // logger's, so the ring holds what stderr shows).
 class RingSink final : public spdlog::sinks::base_sink<std::mutex> {
@@ -99,10 +131,25 @@ std::shared_ptr<LineRing> SetupLogging(const std::string& level, const std::stri
   if (format == "json") {
     logger->set_formatter(std::make_unique<JsonFormatter>());
   } else {
-    spdlog::set_pattern("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ %v");
+    logger->set_formatter(std::make_unique<TextFormatter>("%Y-%m-%d %H:%M:%S.%e %^%-5l%$ %v"));
   }
   spdlog::set_level(spdlog::level::from_str(level));
   return ring;
+}
+
+std::string EscapeControls(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (char c : message) {
+    if (IsControl(c)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned char>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string RequestTag(std::string_view request_id) {

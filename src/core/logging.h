@@ -25,6 +25,12 @@ std::shared_ptr<LineRing> SetupLogging(const std::string& level,
 // The prefix that ties a log line to a request.
 std::string RequestTag(std::string_view request_id);
 
+// A text log record's message with its control characters (newlines,
+// escapes: what a client's model name or path may carry) written as \xNN,
+// so that one record stays one line and no terminal sequence reaches the
+// reader (exposed for tests). Tabs stay.
+std::string EscapeControls(std::string_view message);
+
 // One log record as a JSON object line (exposed for tests). `message` may
 // start with a RequestTag.
 std::string JsonLogLine(std::string_view time, std::string_view level, std::string_view message);

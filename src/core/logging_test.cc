@@ -1,6 +1,11 @@
 #include "core/logging.h"
 
 #include <gtest/gtest.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace zest {
 namespace {
@@ -17,6 +22,20 @@ TEST(JsonLogLineTest, EscapesQuotesBackslashesAndControlCharacters) {
   // Not a tag: no closing "] ".
   EXPECT_EQ(JsonLogLine("t", "info", "[req:x"),
             "{\"time\":\"t\",\"level\":\"info\",\"msg\":\"[req:x\"}\n");
+}
+
+// Issue 52's review of logs: a client's text (a model name, a path) with a
+// newline forged a log line, with an escape sequence reached the terminal.
+TEST(TextLogTest, ControlCharactersAreWrittenAsHexAndARecordStaysOneLine) {
+  EXPECT_EQ(EscapeControls("a\nb\x1b[2J\tc\x7f"), "a\\x0ab\\x1b[2J\tc\\x7f");
+  EXPECT_EQ(EscapeControls("plain: ok"), "plain: ok");
+  std::shared_ptr<LineRing> ring = SetupLogging("info", "text");
+  spdlog::info("unknown model 'x\n2026-12-07 00:00:00.000 info  forged'");
+  std::vector<std::string> lines = ring->Tail(10);
+  ASSERT_FALSE(lines.empty());
+  const std::string& last = lines.back();
+  EXPECT_NE(last.find("unknown model 'x\\x0a2026-12-07"), std::string::npos) << last;
+  EXPECT_EQ(last.find('\n'), std::string::npos) << "one line: " << last;
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "engines/wav_header.h"
+
 namespace zest::engines {
 
 Status AudioConverter::Available() const {
@@ -24,16 +26,6 @@ constexpr uint64_t kWavHeaderRoom = 4096;
 // name other files) and no format nobody uploads; the sandbox holds no
 // other files, but what ffmpeg need not parse is not parsed.
 constexpr const char* kAudioDemuxers = "wav,mp3,flac,ogg,matroska,mov,aac,aiff,caf,w64";
-
-uint32_t Le32(std::string_view b, size_t at) {
-  return static_cast<uint32_t>(static_cast<uint8_t>(b[at])) |
-         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 8 |
-         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 2])) << 16 |
-         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 3])) << 24;
-}
-uint16_t Le16(std::string_view b, size_t at) {
-  return static_cast<uint16_t>(static_cast<uint8_t>(b[at]) | static_cast<uint8_t>(b[at + 1]) << 8);
-}
 
 // The "fmt " chunk of a plain WAV: PCM (tag 1), 1 channel, 16 kHz, 16-bit,
 // and the rates that follow from them.

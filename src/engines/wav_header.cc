@@ -5,17 +5,6 @@
 namespace zest::engines {
 namespace {
 
-uint32_t Le32(std::string_view b, size_t at) {
-  return static_cast<uint32_t>(static_cast<uint8_t>(b[at])) |
-         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 8 |
-         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 2])) << 16 |
-         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 3])) << 24;
-}
-
-uint16_t Le16(std::string_view b, size_t at) {
-  return static_cast<uint16_t>(static_cast<uint8_t>(b[at]) | static_cast<uint8_t>(b[at + 1]) << 8);
-}
-
 constexpr size_t kRiffHeader = 12;  // "RIFF" size "WAVE"
 constexpr size_t kChunkHeader = 8;  // id, size
 constexpr size_t kFmtBytes = 16;    // the PCM part of "fmt "

@@ -3,6 +3,8 @@
 // the bytes come from an engine.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -10,6 +12,18 @@
 #include "engines/speech.h"
 
 namespace zest::engines {
+
+// A RIFF header's little-endian fields at `at` (the caller checks that
+// the bytes are there): for ReadWav and the converter's PlainWavSeconds.
+inline uint32_t Le32(std::string_view b, std::size_t at) {
+  return static_cast<uint32_t>(static_cast<uint8_t>(b[at])) |
+         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 1])) << 8 |
+         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 2])) << 16 |
+         static_cast<uint32_t>(static_cast<uint8_t>(b[at + 3])) << 24;
+}
+inline uint16_t Le16(std::string_view b, std::size_t at) {
+  return static_cast<uint16_t>(static_cast<uint8_t>(b[at]) | static_cast<uint8_t>(b[at + 1]) << 8);
+}
 
 // `wav` with its header read; kInvalidArgument when it is not a RIFF/WAVE
 // file with a "fmt " chunk before its "data" chunk. A data chunk whose size

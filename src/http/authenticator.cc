@@ -5,6 +5,8 @@
 
 #include <cctype>
 
+#include "http/client_group.h"
+
 namespace zest::http {
 namespace fs = std::filesystem;
 
@@ -15,9 +17,9 @@ constexpr auto kFileCheckInterval = std::chrono::seconds(1);
 // this many a minute; each one past that waits kFailureDelay for its 401.
 constexpr int kFailuresPerMinute = 30;
 constexpr auto kFailureDelay = std::chrono::milliseconds(1000);
-// Addresses remembered at most; past it, those quiet for kFailureMemory go.
-constexpr std::size_t kMaxFailureAddresses = 4096;
-constexpr auto kFailureMemory = std::chrono::minutes(2);
+// Clients (client_group.h) remembered at most; past it, the one whose last
+// wrong key is oldest goes.
+constexpr std::size_t kMaxFailureClients = 4096;
 
 std::string Unhex(std::string_view hex) {
   std::string raw;
@@ -134,17 +136,21 @@ bool Authenticator::enabled() const {
 
 std::chrono::milliseconds Authenticator::NoteFailureLocked(std::string_view address,
                                                            Clock::time_point now) {
-  if (failures_.size() >= kMaxFailureAddresses) {
-    std::erase_if(failures_,
-                  [now](const auto& item) { return now - item.second.last > kFailureMemory; });
-  }
-  auto it = failures_.find(address);
+  const std::string client = ClientGroup(address);
+  auto it = failures_.find(client);
   if (it == failures_.end()) {
+    if (failures_.size() >= kMaxFailureClients) {  // the least recent out: O(1), bounded
+      failures_.erase(failure_order_.back());
+      failure_order_.pop_back();
+    }
+    failure_order_.push_front(client);
     it =
-        failures_.emplace(std::string(address), Failures{TokenBucket(kFailuresPerMinute, now), now})
+        failures_
+            .emplace(client, Failures{TokenBucket(kFailuresPerMinute, now), failure_order_.begin()})
             .first;
+  } else {
+    failure_order_.splice(failure_order_.begin(), failure_order_, it->second.order);
   }
-  it->second.last = now;
   return it->second.allowance.Take(now) > 0 ? kFailureDelay : std::chrono::milliseconds(0);
 }
 

@@ -9,8 +9,10 @@
 // for the rest of the process: removing the last key does not open the
 // server again, it refuses everything (fails closed) until a key is added.
 //
-// Wrong keys are slowed down per client address: past a burst, each further
-// failure is answered only after a delay, so guessing a weak key costs time.
+// Wrong keys are slowed down per client (http/client_group.h: loopback is
+// one, an IPv6 /64 one): past a burst, each further failure is answered
+// only after a delay, so guessing a weak key costs time. The clients
+// remembered are bounded (the least recent out, in constant time).
 //
 // Keys are compared as SHA-256 digests with CRYPTO_memcmp against every
 // stored key, so timing reveals neither the key nor which entry matched.
@@ -19,10 +21,12 @@
 
 #include <chrono>
 #include <filesystem>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/mutex.h"
@@ -97,14 +101,16 @@ class Authenticator {
 
   struct Failures {
     TokenBucket allowance;
-    Clock::time_point last;
+    std::list<std::string>::iterator order;  // its place in failure_order_
   };
 
   const AuthOptions options_;
   mutable Mutex mutex_;
   std::vector<Entry> entries_ GUARDED_BY(mutex_);
-  std::map<std::string, TokenBucket> buckets_ GUARDED_BY(mutex_);             // by key name
-  std::map<std::string, Failures, std::less<>> failures_ GUARDED_BY(mutex_);  // by address
+  std::map<std::string, TokenBucket> buckets_ GUARDED_BY(mutex_);  // by key name
+  // Wrong keys by client (client_group.h), bounded; the most recent first.
+  std::unordered_map<std::string, Failures> failures_ GUARDED_BY(mutex_);
+  std::list<std::string> failure_order_ GUARDED_BY(mutex_);
   bool required_ GUARDED_BY(mutex_) = false;  // a key has existed; never reset
   std::filesystem::file_time_type file_mtime_ GUARDED_BY(mutex_){};
   bool file_present_ GUARDED_BY(mutex_) = false;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/logging.h"
+#include "http/client_group.h"
 #include "http/json_depth.h"
 #include "http/request_id.h"
 #include "http/request_parsing.h"
@@ -117,12 +118,12 @@ void Connection::Launch(const std::shared_ptr<Connection>& connection) {
   auto abort = [weak] {
     if (auto live = weak.lock()) live->Abort();
   };
-  auto added = connection->registry_->Add(connection->remote_address_, abort, &connection->id_);
+  const std::string client = ClientGroup(connection->remote_address_);
+  auto added = connection->registry_->Add(client, abort, &connection->id_);
   if (added == ConnectionRegistry::AddResult::kStopping) return;  // closes with the connection
   if (added == ConnectionRegistry::AddResult::kTooMany) {
     spdlog::warn("http: refusing a connection from {}: {} open and every one busy",
-                 connection->remote_address_,
-                 connection->registry_->CountFrom(connection->remote_address_));
+                 connection->remote_address_, connection->registry_->CountFrom(client));
     RefuseConnection(connection->socket_, !connection->transport_.is_tls());
     return;
   }

@@ -1,5 +1,6 @@
 #include "http/connection_registry.h"
 
+#include <algorithm>
 #include <vector>
 
 namespace zest::http {
@@ -9,6 +10,15 @@ int ConnectionRegistry::PerAddressLimit() const {
   if (limits_.total > 0) {
     int share = limits_.total - limits_.total / 4;  // a quarter stays for other addresses
     if (limit <= 0 || limit > share) limit = share;
+  }
+  return limit;
+}
+
+int ConnectionRegistry::StreamsLimit() const {
+  int limit = limits_.streams_per_address;
+  if (limits_.total > 0) {
+    const int half = std::max(limits_.total / 2, 1);  // the other half stays for other clients
+    if (limit <= 0 || limit > half) limit = half;
   }
   return limit;
 }
@@ -103,14 +113,17 @@ bool ConnectionRegistry::SetStreaming(std::uint64_t id, bool streaming) {
   Live& live = it->second;
   if (streaming) {
     auto streams = streams_.find(live.address);
-    if (limits_.streams_per_address > 0 && streams != streams_.end() &&
-        streams->second >= limits_.streams_per_address) {
-      return false;
-    }
+    const int limit = StreamsLimit();
+    if (limit > 0 && streams != streams_.end() && streams->second >= limit) return false;
+    // Streams never take the last quarter of the total: plain requests
+    // (a health check) always find room, whoever holds the streams.
+    if (limits_.total > 0 && all_streams_ >= limits_.total - limits_.total / 4) return false;
     Decrement(per_address_, live.address);
     ++streams_[live.address];
+    ++all_streams_;
   } else {
     Decrement(streams_, live.address);
+    --all_streams_;
     ++per_address_[live.address];
   }
   live.streaming = streaming;
@@ -124,6 +137,7 @@ void ConnectionRegistry::Remove(std::uint64_t id) {
   if (!it->second.evicted) {
     --counted_;
     Decrement(it->second.streaming ? streams_ : per_address_, it->second.address);
+    if (it->second.streaming) --all_streams_;
   }
   live_.erase(it);
 }

@@ -12,6 +12,11 @@
 // total and a limit of streams per address of their own, not against the
 // address's connections, so a client holding many streams cannot lock out
 // the plain requests of its address (on loopback: every local process).
+// One address holds at most half the total in streams, and streams in all
+// at most three quarters: a health check always finds room.
+//
+// An "address" here is a client as http/client_group.h counts them (all of
+// loopback one, an IPv6 /64 one): the caller passes ClientGroup's.
 // Thread-safe.
 #pragma once
 
@@ -74,6 +79,8 @@ class ConnectionRegistry {
     Clock::time_point idle_since;
   };
   int PerAddressLimit() const;
+  // Streams one address may hold: streams_per_address, at most half the total.
+  int StreamsLimit() const;
   // The idle connection to close for room: from `address` when given, else
   // from the address with the most connections. 0 when none.
   std::uint64_t VictimLocked(const std::string* address) const REQUIRES(mutex_);
@@ -88,6 +95,7 @@ class ConnectionRegistry {
   std::unordered_map<std::uint64_t, Live> live_ GUARDED_BY(mutex_);
   std::unordered_map<std::string, int> per_address_ GUARDED_BY(mutex_);
   std::unordered_map<std::string, int> streams_ GUARDED_BY(mutex_);
+  int all_streams_ GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace zest::http

@@ -128,5 +128,28 @@ TEST(ConnectionRegistry, AbortAllClosesEverythingAndRefusesNewOnes) {
   AddOne(registry, clock, "c", aborted, 3, ConnectionRegistry::AddResult::kStopping);
 }
 
+// Issue 52, MEDIUM 7: one client holds at most half the total in streams,
+// and streams in all at most three quarters, so a plain request (a health
+// check) always finds room, however the streams are spread.
+TEST(ConnectionRegistry, StreamsLeaveAQuarterOfTheTotalForPlainRequests) {
+  ConnectionRegistry registry({.per_address = 100, .total = 8, .streams_per_address = 64});
+  auto stream_from = [&](const std::string& address) {
+    std::uint64_t id = 0;
+    EXPECT_EQ(registry.Add(
+                  address, [] {}, &id),
+              ConnectionRegistry::AddResult::kAdded);
+    registry.SetBusy(id, true);
+    if (registry.SetStreaming(id, true)) return true;
+    registry.Remove(id);  // refused: the client is answered 429 and goes
+    return false;
+  };
+  int a = 0, b = 0;
+  for (int i = 0; i < 8; ++i) a += stream_from("a") ? 1 : 0;
+  EXPECT_EQ(a, 4);  // half of 8
+  EXPECT_EQ(registry.StreamsFrom("a"), 4);
+  for (int i = 0; i < 8; ++i) b += stream_from("b") ? 1 : 0;
+  EXPECT_EQ(b, 2);  // 6 streams in all: three quarters of 8
+}
+
 }  // namespace
 }  // namespace zest::http

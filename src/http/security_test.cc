@@ -184,6 +184,33 @@ TEST(AuthenticatorTest, PublicRoutesNameAValidKeyAndSlowWrongOnes) {
   EXPECT_EQ(a.Check({}, Access::kPublic, "10.0.0.3").delay.count(), 0);
 }
 
+// Issue 52, LOW 11 and MEDIUM 7: wrong keys count per client, not per
+// address (every loopback address is one machine; an IPv6 host has its
+// /64), and the clients remembered are bounded, the least recent first out.
+TEST(AuthenticatorTest, WrongKeysCountPerClientAndTheirMemoryIsBounded) {
+  TempDir dir("sec");
+  fs::path file = dir.path() / "keys.json";
+  ASSERT_TRUE(AddApiKey(file, {"boss", "admin", "normal", 0}).ok());
+  auto auth = Authenticator::Create({"", file});
+  ASSERT_TRUE(auth.ok());
+  Authenticator& a = **auth;
+  const Headers wrong = {{"Authorization", "Bearer guess"}};
+  // Spread over loopback addresses, then over one /64: slowed down all the same.
+  AuthDecision last;
+  for (int i = 0; i < 40; ++i)
+    last = a.Check(wrong, Access::kInference, "127.0.0." + std::to_string(i + 1));
+  EXPECT_GT(last.delay.count(), 0);
+  for (int i = 0; i < 40; ++i)
+    last = a.Check(wrong, Access::kInference, "2001:db8::" + std::to_string(i + 1));
+  EXPECT_GT(last.delay.count(), 0);
+  // 5,000 other clients later, the oldest (loopback) is forgotten: bounded.
+  for (int i = 0; i < 5000; ++i) {
+    a.Check(wrong, Access::kInference,
+            "10.1." + std::to_string(i / 256) + "." + std::to_string(i % 256));
+  }
+  EXPECT_EQ(a.Check(wrong, Access::kInference, "127.0.0.1").delay.count(), 0);
+}
+
 TEST(AuthenticatorTest, NoKeysMeansOpenAndABrokenReloadKeepsTheOldKeys) {
   TempDir dir("sec");
   fs::path file = dir.path() / "keys.json";

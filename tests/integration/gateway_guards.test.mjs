@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connect, exchange } from '../lib/raw_http.mjs';
@@ -229,6 +230,41 @@ describe('connections', () => {
       await waitFor(async () => (await zest.fetch('/health').catch(() => ({ status: 0 }))).status === 200,
         { timeout: 5000, what: 'room again' });
     } finally { for (const s of busy) s.abort(); await zest.stop(); zest.cleanup(); }
+  });
+});
+
+// An event stream from `localAddress`: resolves {status, req} once its
+// headers came (or the connection failed: status 0).
+function eventStream(url, localAddress) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const req = http.get({ host: hostname, port, path: '/api/v1/events', localAddress, agent: false }, (res) => {
+      res.on('error', () => {});
+      resolve({ status: res.statusCode, req });
+    });
+    req.on('error', () => resolve({ status: 0, req }));
+  });
+}
+
+describe('connections from several loopback addresses', () => {
+  // Issue 52, MEDIUM 7: limits were per address, and 127.0.0.2 and
+  // 127.0.0.3 are other addresses of the same machine: 20 event streams
+  // from each filled --max-connections 40, and /health from 127.0.0.1 got
+  // 429. Loopback is one client now, which may hold half the total in
+  // streams; streams in all leave a quarter for plain requests.
+  test('event streams from 127.0.0.2 and 127.0.0.3 leave /health room', async () => {
+    const zest = await startZest({ home: makeHome({}), args: ['--max-connections', '40'] });
+    const streams = [];
+    try {
+      for (const from of ['127.0.0.2', '127.0.0.3']) {
+        for (let i = 0; i < 20; i++) streams.push(await eventStream(zest.url, from));
+      }
+      const statuses = streams.map((s) => s.status);
+      const opened = statuses.filter((st) => st === 200).length;
+      assert.equal(opened, 20, `streams opened: ${statuses.join(',')}`);
+      assert.equal(statuses.filter((st) => st === 429).length, 20, statuses.join(','));
+      for (let i = 0; i < 3; i++) assert.equal((await zest.fetch('/health')).status, 200);
+    } finally { for (const s of streams) s.req.destroy(); await zest.stop(); zest.cleanup(); }
   });
 });
 

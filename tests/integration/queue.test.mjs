@@ -121,7 +121,7 @@ describe('several answers at once', () => {
     zest = await startZest({
       home: makeHome({ long: { preset: 'tiny', args: ['--context', '32768'] } }),
       args: ['--ctx-size', '32768', '--parallel', '2'],
-      env: { ZEST_MAX_CHOICES: '2' },
+      env: { ZEST_MAX_CHOICES: '2', ZEST_MAX_PROMPTS: '2' },
     });
     assert.equal((await send(chatBody('long'))).status, 200);  // load
   });
@@ -134,6 +134,15 @@ describe('several answers at once', () => {
       assert.equal(r.data.error.param, field);
       assert.match(r.data.error.message, /server\.max_choices/);
     }
+  });
+
+  test('a list of more prompts than server.max_prompts is a 400 naming the field', async () => {
+    const complete = (prompt) => zest.json('/v1/completions', { model: 'long', prompt, max_tokens: 2 });
+    const refused = await complete(['a', 'b', 'c']);
+    assert.equal(refused.status, 400, JSON.stringify(refused.data));
+    assert.equal(refused.data.error.param, 'prompt');
+    assert.match(refused.data.error.message, /server\.max_prompts/);
+    assert.equal((await complete(['a', 'b'])).status, 200);
   });
 
   test('two answers take both shared slots: a plain request waits, a high one starts at once', async () => {

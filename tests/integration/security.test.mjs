@@ -235,15 +235,15 @@ describe('API keys', () => {
     }
   });
 
-  test("host paths are for admin keys only: engines, system-info, cluster, tags (issue 52, 16)", async () => {
+  test("host paths are for admin keys only: engines, system-info, cluster, tags, models (issue 52, 16)", async () => {
     const get = async (path, key) => zest.json(path, undefined, { headers: bearer(key) });
     const adminEngines = (await get('/api/v1/engines', admin)).data.engines;
     const binaries = adminEngines.map((e) => e.binary).filter(Boolean);
     assert.ok(binaries.length > 0, JSON.stringify(adminEngines));
     assert.equal((await get('/api/v1/cluster', admin)).status, 200);
     assert.equal((await get('/api/v1/cluster', user)).status, 403);
-    // /v1/models still shows the model's file under ZEST_HOME (issue 52, 16: open).
-    for (const path of ['/api/v1/engines', '/api/v1/system-info', '/api/tags']) {
+    for (const path of ['/api/v1/engines', '/api/v1/system-info', '/api/tags', '/v1/models', '/v1/models/tiny',
+      '/api/v1/models']) {
       const r = await get(path, user);
       assert.equal(r.status, 200, path);
       const text = JSON.stringify(r.data);
@@ -254,6 +254,9 @@ describe('API keys', () => {
     }
     const engines = (await get('/api/v1/engines', user)).data.engines;
     assert.deepEqual(engines.map((e) => e.name), adminEngines.map((e) => e.name));
+    // The model's file by name for an inference key, by path for an admin.
+    assert.equal((await get('/v1/models/tiny', user)).data.path, 'tiny.gguf');
+    assert.ok((await get('/v1/models/tiny', admin)).data.path.startsWith(home));
   });
 
   test("an inference key's stats are its own: its last request, no totals", async () => {

@@ -166,13 +166,17 @@ nlohmann::json OpenAiApi::ListJson(bool all) {
 void OpenAiApi::Register(http::Router& router) {
   auto list = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
     nlohmann::json data = ListJson(WantsAll(r.query));
+    if (r.inference_key) {
+      for (nlohmann::json& model : data) WithoutHostPaths(model);
+    }
     nlohmann::json reply = {{"object", "list"}, {"data", data}};
     co_await SendJson(w, reply);
   };
   auto get = [this](http::Request& r, http::ResponseWriter& w) -> awaitable<void> {
     auto model = registry_.Find(r.params.at(0));
     if (!model.ok()) co_return co_await SendError(w, model.status(), "model");
-    const nlohmann::json reply = Describe(*model, LoadedContexts(engines_.instances));
+    nlohmann::json reply = Describe(*model, LoadedContexts(engines_.instances));
+    if (r.inference_key) WithoutHostPaths(reply);
     co_await SendJson(w, reply);
   };
   auto inference = [this](Capability kind) {

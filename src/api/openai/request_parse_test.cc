@@ -315,5 +315,32 @@ TEST(RequestLimitsTest, ChoicesAreCapped) {
   EXPECT_EQ(param, "n_cmpl");
 }
 
+// Issue 52, MEDIUM 5: a list of 200 prompts took every slot of the engine.
+// Lists of prompts and of embedding inputs are capped; a list of token ids
+// is one prompt.
+TEST(RequestLimitsTest, ListsOfPromptsAndInputsAreCapped) {
+  RequestLimits limits{
+      .max_messages = 10, .max_tokens = 100, .max_choices = 4, .max_prompts = 3, .max_inputs = 2};
+  std::string param;
+  engines::ChatRequest text;
+  text.kind = engines::Capability::kCompletions;
+  text.prompt = {"a", "b", "c"};
+  EXPECT_TRUE(CheckLimits(text, limits, &param).ok());
+  text.prompt.push_back("d");
+  Status refused = CheckLimits(text, limits, &param);
+  EXPECT_EQ(refused.code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(param, "prompt");
+  EXPECT_NE(refused.message().find("server.max_prompts"), std::string::npos);
+  text.prompt = {1, 2, 3, 4, 5, 6};  // one prompt of token ids
+  EXPECT_TRUE(CheckLimits(text, limits, &param).ok());
+  engines::ChatRequest embed;
+  embed.kind = engines::Capability::kEmbeddings;
+  embed.input = {"a", "b"};
+  EXPECT_TRUE(CheckLimits(embed, limits, &param).ok());
+  embed.input.push_back("c");
+  EXPECT_FALSE(CheckLimits(embed, limits, &param).ok());
+  EXPECT_EQ(param, "input");
+}
+
 }  // namespace
 }  // namespace zest::api::openai

@@ -1,6 +1,10 @@
 #include "api/request/messages_json.h"
 
+#include <algorithm>
+#include <initializer_list>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "api/json_body.h"
 
@@ -39,22 +43,40 @@ Result<ContentPart> TextPart(json part, const std::string& where) {
   return out;
 }
 
+// The object of a part shaped {type, `key`: {...}} and nothing else, with
+// the string members `required` and, when present, `optional` in it and no
+// other; null for any other shape.
+const json* NestedPart(const json& part, const char* key,
+                       std::initializer_list<const char*> required,
+                       std::initializer_list<const char*> optional = {}) {
+  auto inner = part.find(key);
+  if (!OnlyMembers(part, {"type", key}) || inner == part.end() || !inner->is_object())
+    return nullptr;
+  std::vector<std::string> allowed(required.begin(), required.end());
+  allowed.insert(allowed.end(), optional.begin(), optional.end());
+  for (const auto& [name, value] : inner->items()) {
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end() || !value.is_string()) {
+      return nullptr;
+    }
+  }
+  for (const char* name : required) {
+    if (!inner->contains(name)) return nullptr;
+  }
+  return &*inner;
+}
+
 // {type: "image_url", image_url: {url, detail?}}.
 Result<ContentPart> ImagePart(const json& part, const std::string& where) {
-  const json image = part.value("image_url", json());
-  const bool fits = OnlyMembers(part, {"type", "image_url"}) && image.is_object() &&
-                    OnlyMembers(image, {"url", "detail"}) &&
-                    image.value("url", json()).is_string() &&
-                    image.value("detail", json("")).is_string();
-  if (!fits) {
+  const json* image = NestedPart(part, "image_url", {"url"}, {"detail"});
+  if (image == nullptr) {
     return PartError(where,
                      "an image part is {\"type\": \"image_url\", \"image_url\": {\"url\": "
                      "\"...\", \"detail\": \"auto\"}} and nothing else");
   }
   ContentPart out;
   out.type = ContentPart::Type::kImage;
-  out.url = image["url"].get<std::string>();
-  out.detail = image.value("detail", "");
+  out.url = (*image)["url"].get<std::string>();
+  out.detail = image->value("detail", "");
   return out;
 }
 
@@ -62,12 +84,7 @@ Result<ContentPart> ImagePart(const json& part, const std::string& where) {
 // (kOther) once its shape is checked; its bytes are checked before the
 // request is admitted (api/chat_audio.h).
 Result<ContentPart> AudioPart(json part, const std::string& where) {
-  const json audio = part.value("input_audio", json());
-  const bool fits = OnlyMembers(part, {"type", "input_audio"}) && audio.is_object() &&
-                    OnlyMembers(audio, {"data", "format"}) &&
-                    audio.value("data", json()).is_string() &&
-                    audio.value("format", json()).is_string();
-  if (!fits) {
+  if (NestedPart(part, "input_audio", {"data", "format"}) == nullptr) {
     return PartError(where,
                      "an audio part is {\"type\": \"input_audio\", \"input_audio\": "
                      "{\"data\": \"BASE64\", \"format\": \"wav\"}} and nothing else");

@@ -32,6 +32,26 @@ Status CheckLimits(const engines::ChatRequest& request, const RequestLimits& lim
     return InvalidArgument("'max_tokens' must be at most " + std::to_string(limits.max_tokens) +
                            " (server.max_tokens_cap)");
   }
+  // A list of prompts runs each as a sequence of its own (n of them each):
+  // 200 of them took every slot of the engine, the reserved ones too.
+  const bool prompt_list = request.kind == engines::Capability::kCompletions &&
+                           request.prompt.is_array() && !request.prompt.empty() &&
+                           !request.prompt.front().is_number();
+  if (prompt_list && request.prompt.size() > static_cast<std::size_t>(limits.max_prompts)) {
+    *param = "prompt";
+    return InvalidArgument("'prompt' holds " + std::to_string(request.prompt.size()) +
+                           " prompts; at most " + std::to_string(limits.max_prompts) +
+                           " in one request (server.max_prompts)");
+  }
+  const bool input_list = request.kind == engines::Capability::kEmbeddings &&
+                          request.input.is_array() && !request.input.empty() &&
+                          !request.input.front().is_number();
+  if (input_list && request.input.size() > static_cast<std::size_t>(limits.max_inputs)) {
+    *param = "input";
+    return InvalidArgument("'input' holds " + std::to_string(request.input.size()) +
+                           " inputs; at most " + std::to_string(limits.max_inputs) +
+                           " in one request (server.max_inputs)");
+  }
   const int64_t choices = engines::Choices(request);
   if (choices < 1 || choices > limits.max_choices) {
     *param = engines::ChoicesField(request);

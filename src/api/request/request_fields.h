@@ -17,6 +17,8 @@ struct RequestLimits {
   int max_messages = 4096;  // entries in `messages`
   int max_tokens = 131072;  // cap on the answer's length (max_tokens and its synonyms)
   int max_choices = 4;      // cap on `n` (n_cmpl): answers made at once, a slot each
+  int max_prompts = 16;     // prompts in a text completion's list, a slot each (times n)
+  int max_inputs = 2048;    // inputs in an embeddings request's list
 };
 
 // `keep_alive` as Ollama clients send it: a duration string ("10m", "-1")
