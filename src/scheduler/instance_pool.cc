@@ -86,18 +86,19 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options, PoolEvents
       devices_(strand_, blocking_,
                DeviceSources{options_.discover_devices, options_.remote_devices}),
       events_(events),
-      planner_(PlannerOptions{.ctx_size = options_.ctx_size,
-                              .parallel = options_.parallel,
-                              .threads = options_.threads,
-                              .cpu_cores = options_.cpu_cores,
-                              .npu = options_.npu,
-                              .model_settings = options_.model_settings,
-                              .memory_corrections_file = options_.memory_corrections_file,
-                              .find_model = options_.find_model,
-                              .private_prompt_caches = [keys = options_.keys_required,
-                                                        share = options_.share_prompt_cache] {
-                                return !share && keys && keys();
-                              }}),
+      planner_(
+          PlannerOptions{.ctx_size = options_.ctx_size,
+                         .parallel = options_.parallel,
+                         .threads = options_.threads,
+                         .cpu_cores = options_.cpu_cores,
+                         .npu = options_.npu,
+                         .model_settings = options_.model_settings,
+                         .memory_corrections_file = options_.memory_corrections_file,
+                         .find_model = options_.find_model,
+                         .private_prompt_caches =
+                             [keys = options_.keys_required, share = options_.share_prompt_cache] {
+                               return !share && keys && keys();
+                             }}),
       ledger_(list_mu_, entries_, stopping_, devices_, planner_),
       reload_(strand_, *this, ledger_) {
   asio::co_spawn(strand_, devices_.Ensure(), asio::detached);
