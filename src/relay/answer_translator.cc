@@ -33,6 +33,8 @@ std::string AnswerTranslator::ErrorEvent(int status, std::string_view body) {
   return StreamError(EngineErrorStatus(status, body));
 }
 
+// By value for the translators that keep the body (the pass-through).
+// NOLINTNEXTLINE(performance-unnecessary-value-param)
 Result<ApiAnswer> AnswerTranslator::Answer(int status, std::string body,
                                            std::string_view /*content_type*/,
                                            const std::string* /*rename*/) {
