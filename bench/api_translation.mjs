@@ -1,7 +1,7 @@
 // Translation overhead: the same model through zest's three chat APIs, the
 // OpenAI route (engine events relayed as they are) against Ollama's
 // /api/chat (NDJSON) and Anthropic's /v1/messages (events), which zest
-// translates chunk by chunk (api/answer_translator.h). One zest, rounds
+// translates chunk by chunk (relay/answer_translator.h). One zest, rounds
 // interleaved so machine noise hits all alike; ratios against OpenAI's.
 // Appends a table to bench/RESULTS.md when the machine was quiet
 // (bench/lib/quiet.mjs; the baseline: the OpenAI route's rounds). Targets:

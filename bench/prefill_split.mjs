@@ -1,4 +1,4 @@
-// Experimental prefill/decode split (api/prefill_handoff.h), what it costs
+// Experimental prefill/decode split (relay/prefill_handoff.h), what it costs
 // here: one model with an instance on the CPU and one on Vulkan's llvmpipe
 // (both computed by this machine's cores), long prompts streamed with the
 // split off and on, alternating. Time to first token and total time per

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "api/key_scope.h"
+#include "api/request/openai_answer.h"
 
 namespace zest::api {
 
@@ -38,18 +39,19 @@ Result<scheduler::AdmitRequest> AdmitRequestFor(const http::Request& r,
   return admit;
 }
 
-Result<RelayRequest> AdmittedRelay(const http::Request& request, models::ModelEntry model,
-                                   std::string client_model, std::string_view body_priority,
-                                   std::chrono::milliseconds default_timeout,
-                                   RequestObserver* observer) {
+Result<relay::RelayRequest> AdmittedRelay(const http::Request& request, models::ModelEntry model,
+                                          std::string client_model, std::string_view body_priority,
+                                          std::chrono::milliseconds default_timeout,
+                                          relay::RequestObserver* observer) {
   ZEST_ASSIGN_OR_RETURN(scheduler::AdmitRequest admit,
                         AdmitRequestFor(request, body_priority, model.name, default_timeout));
-  RelayRequest relay;
+  relay::RelayRequest relay;
   relay.model = std::move(model);
   relay.admit = std::move(admit);
   relay.client_model = std::move(client_model);
   relay.observer = observer;
   relay.request_id = request.id;
+  AnswerAsOpenAi(relay);  // the APIs with shapes of their own put theirs in
   return relay;
 }
 

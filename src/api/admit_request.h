@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
-#include "api/engine_relay.h"
-#include "api/inference_metrics.h"
 #include "core/result.h"
 #include "http/request.h"
+#include "relay/engine_relay.h"
+#include "relay/inference_metrics.h"
 #include "scheduler/admission.h"
 
 namespace zest::api {
@@ -25,11 +25,13 @@ Result<scheduler::AdmitRequest> AdmitRequestFor(const http::Request& request,
                                                 std::chrono::milliseconds default_timeout);
 
 // A relay request for `model` as the client named it (`client_model`),
-// admitted as above, seen by `observer` (may be null); the caller adds what
-// it asks of the engine. The one place a relay request is started.
-Result<RelayRequest> AdmittedRelay(const http::Request& request, models::ModelEntry model,
-                                   std::string client_model, std::string_view body_priority,
-                                   std::chrono::milliseconds default_timeout,
-                                   RequestObserver* observer);
+// admitted as above, seen by `observer` (may be null), answering in
+// OpenAI's shape (request/openai_answer.h); the caller adds what it asks of
+// the engine, and its own translator and error sender. The one place a
+// relay request is started.
+Result<relay::RelayRequest> AdmittedRelay(const http::Request& request, models::ModelEntry model,
+                                          std::string client_model, std::string_view body_priority,
+                                          std::chrono::milliseconds default_timeout,
+                                          relay::RequestObserver* observer);
 
 }  // namespace zest::api

@@ -70,14 +70,15 @@ Status PrepareChatJob(const ChatRouteOptions& options, ChatJob& job, std::string
   return Status::Ok();
 }
 
-boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteOptions& options,
-                                        http::Request& request, http::ResponseWriter& writer,
-                                        RequestObserver& observer, ChatJob job) {
+boost::asio::awaitable<void> RunChatJob(relay::EngineServices engines,
+                                        const ChatRouteOptions& options, http::Request& request,
+                                        http::ResponseWriter& writer,
+                                        relay::RequestObserver& observer, ChatJob job) {
   observer.SetModel(job.model.name);
   observer.SetStream(job.request.stream);
   static const http::Headers kNone;
-  const ErrorSender send =
-      job.send_error != nullptr ? job.send_error : static_cast<ErrorSender>(&SendError);
+  const relay::ErrorSender send =
+      job.send_error != nullptr ? job.send_error : static_cast<relay::ErrorSender>(&SendError);
   std::string param;
   if (Status ready = PrepareChatJob(options, job, &param); !ready.ok()) {
     co_return co_await send(writer, ready, param, kNone);
@@ -99,7 +100,7 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
     Status audio = co_await PrepareChatAudio(job.request, converter, &param);
     if (!audio.ok()) co_return co_await send(writer, audio, param, kNone);
   }
-  Result<RelayRequest> relay =
+  Result<relay::RelayRequest> relay =
       AdmittedRelay(request, std::move(job.model), job.request.model, job.request.priority,
                     options.queue_timeout, &observer);
   if (!relay.ok()) co_return co_await send(writer, relay.status(), "priority", kNone);
@@ -108,13 +109,14 @@ boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteO
   if (session.empty()) session = OpeningSession(job.request);
   relay->session = ScopedSessionKey(request.principal, session);
   if (!options.share_prompt_cache) relay->cache_owner = request.principal;
-  relay->send_error = job.send_error;
-  relay->translator = std::move(job.translator);
+  // Else OpenAI's, from AdmittedRelay.
+  if (job.send_error != nullptr) relay->send_error = job.send_error;
+  if (job.translator != nullptr) relay->translator = std::move(job.translator);
   relay->stream = job.request.stream;
   // A slot for each sequence the engine runs (n answers, a list of prompts).
   relay->admit.slots = static_cast<int>(std::min<int64_t>(engines::Sequences(job.request), 1024));
   relay->chat = std::make_shared<const engines::ChatRequest>(std::move(job.request));
-  co_await RelayToEngine(engines, std::move(*relay), writer);
+  co_await relay::RelayToEngine(engines, std::move(*relay), writer);
 }
 
 }  // namespace zest::api

@@ -15,16 +15,16 @@
 #include <memory>
 #include <string>
 
-#include "api/answer_translator.h"
 #include "api/chat_images.h"
-#include "api/engine_relay.h"
-#include "api/inference_metrics.h"
 #include "api/request/request_fields.h"
 #include "core/duration.h"
 #include "engines/chat_request.h"
 #include "http/request.h"
 #include "http/response_writer.h"
 #include "models/model_registry.h"
+#include "relay/answer_translator.h"
+#include "relay/engine_relay.h"
+#include "relay/inference_metrics.h"
 
 namespace zest::api {
 
@@ -52,9 +52,10 @@ struct ChatRouteOptions {
 struct ChatJob {
   models::ModelEntry model;  // resolved from request.model
   engines::ChatRequest request;
-  // The answer in the API's shape; null: the engine's (OpenAI's) as it is.
-  std::shared_ptr<AnswerTranslator> translator;
-  ErrorSender send_error = nullptr;  // the API's error shape; null: OpenAI's
+  // The answer in the API's shape; null: the engine's (OpenAI's) as it is
+  // (request/openai_answer.h).
+  std::shared_ptr<relay::AnswerTranslator> translator;
+  relay::ErrorSender send_error = nullptr;  // the API's error shape; null: OpenAI's
   // The conversation as the client names it in the API's own field
   // (prompt_cache_key, metadata.user_id...; session_key.h); "" = none.
   std::string session;
@@ -70,8 +71,9 @@ Status CheckCapability(engines::Capability kind, const models::ModelEntry& model
 Status PrepareChatJob(const ChatRouteOptions& options, ChatJob& job, std::string* param);
 
 // Prepares, admits and relays `job`; every error goes out in the API's shape.
-boost::asio::awaitable<void> RunChatJob(EngineServices engines, const ChatRouteOptions& options,
-                                        http::Request& request, http::ResponseWriter& writer,
-                                        RequestObserver& observer, ChatJob job);
+boost::asio::awaitable<void> RunChatJob(relay::EngineServices engines,
+                                        const ChatRouteOptions& options, http::Request& request,
+                                        http::ResponseWriter& writer,
+                                        relay::RequestObserver& observer, ChatJob job);
 
 }  // namespace zest::api

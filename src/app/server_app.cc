@@ -21,7 +21,6 @@
 #include "api/anthropic/anthropic_api.h"
 #include "api/device_metrics.h"
 #include "api/engine_metrics.h"
-#include "api/inference_metrics.h"
 #include "api/metrics_api.h"
 #include "api/ollama/ollama_api.h"
 #include "api/openai/openai_api.h"
@@ -52,6 +51,7 @@
 #include "models/hub_client.h"
 #include "models/model_registry.h"
 #include "models/pull_service.h"
+#include "relay/inference_metrics.h"
 #include "scheduler/admission.h"
 #include "scheduler/autoscale_loop.h"
 #include "scheduler/engine_watchdog.h"
@@ -255,7 +255,7 @@ struct ServerApp::Parts {
   std::promise<int> signalled;
   models::ModelRegistry registry;
   metrics::Registry metrics;
-  api::InferenceMetrics inference_metrics;
+  relay::InferenceMetrics inference_metrics;
   api::EngineMetrics engine_metrics;
   scheduler::SessionTier session_tier;  // conversations kept across unloads
   scheduler::PoolOptions pool_options;  // the pool has its own copy
@@ -265,9 +265,9 @@ struct ServerApp::Parts {
   scheduler::KeepAliveReaper reaper;
   scheduler::EngineWatchdog watchdog;
   scheduler::AutoscaleLoop autoscaler;
-  api::EngineServices chat_engines;
+  relay::EngineServices chat_engines;
   api::ChatRouteOptions chat_options;
-  api::InferenceMetrics* request_metrics;  // null when metrics are off
+  relay::InferenceMetrics* request_metrics;  // null when metrics are off
   api::openai::OpenAiApi openai;
   api::admin::AdminApi admin;
   scheduler::ModelConfig model_config;

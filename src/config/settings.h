@@ -89,7 +89,7 @@ struct Settings {
   int autoscale_max_replicas = 2;    // instances per model, the first included
   int autoscale_window_s = 10;       // how long the queue stays long before one is added
   int autoscale_idle_s = 60;         // how long an extra instance idles before it goes
-  // Experimental prefill/decode split (api/prefill_handoff.h): prompts of at
+  // Experimental prefill/decode split (relay/prefill_handoff.h): prompts of at
   // least this many (estimated) tokens prefill on another instance; 0 = off.
   uint64_t split_prefill_tokens = 0;
   // [log]

@@ -155,7 +155,7 @@ struct ChatCallOptions {
   std::string model{};     // the name the engine knows the model by
   bool as_stream = false;  // a whole answer asked as a stream, with usage (AsksAsStream)
   // On this slot (id_slot): the one a split prefill filled
-  // (api/prefill_handoff.h), or the one zest chose for the request's API
+  // (relay/prefill_handoff.h), or the one zest chose for the request's API
   // key (scheduler/slot_owners.h).
   std::optional<int> slot{};
   // Whether the engine may reuse what the slot holds (cache_prompt); unset:

@@ -134,7 +134,7 @@ class EngineAdapter {
   virtual Result<EngineCall> ChatCall(const ChatRequest& request,
                                       const ChatCallOptions& options) const;
   // Whether a non-streamed `request` is asked of it as a stream
-  // (ChatCallOptions::as_stream; api/stream_assembly.h puts the answer
+  // (ChatCallOptions::as_stream; relay/stream_assembly.h puts the answer
   // together), so that a client that leaves stops it at once.
   virtual bool AsksAsStream(const ChatRequest& /*request*/) const { return false; }
   // Whether the memory ledger learns from its measured RSS (the ledger's

@@ -13,7 +13,7 @@
 //   killer, an operator) at any time, or crashed after serving a while, or
 //   hung (the watchdog has already waited its period). It is restarted at
 //   once and never held; the requests it had that had not yet sent the
-//   client a byte are retried on the fresh engine (api/engine_relay.h).
+//   client a byte are retried on the fresh engine (relay/engine_relay.h).
 //
 // Pure bookkeeping with the time passed in; owned by the InstancePool's
 // strand (not thread-safe).

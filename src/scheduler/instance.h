@@ -106,7 +106,7 @@ class Instance {
   void RecordPerTokenMs(double ms) { per_token_ms_.Record(ms); }
   std::optional<double> PerTokenMs() const { return per_token_ms_.Get(); }
   // The same for prompt processing (prefill), per prompt token: where the
-  // prefill/decode split (api/prefill_handoff.h) sends a prompt.
+  // prefill/decode split (relay/prefill_handoff.h) sends a prompt.
   void RecordPromptMsPerToken(double ms) { prompt_ms_per_token_.Record(ms); }
   std::optional<double> PromptMsPerToken() const { return prompt_ms_per_token_.Get(); }
 

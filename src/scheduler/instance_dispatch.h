@@ -32,7 +32,7 @@ class InstanceDispatch {
                                                                  std::string session) = 0;
 
   // A free slot on a ready instance of `model` other than `decode`, on
-  // another device, with a slot directory (api/prefill_handoff.h); an empty
+  // another device, with a slot directory (relay/prefill_handoff.h); an empty
   // lease when there is none.
   virtual InstanceLease TryReserveOther(const std::string& model, const Instance& decode) = 0;
 

@@ -18,6 +18,7 @@
 #include "models/store_naming.h"
 #include "placement/replica.h"
 #include "scheduler/instance_pool_entry.h"
+#include "scheduler/load_retry.h"
 #include "scheduler/session_tier.h"
 #include "scheduler/slot_cache.h"
 
@@ -32,14 +33,6 @@ using asio::use_awaitable;
 // How often a dying engine is looked at (ForgetIfDead).
 constexpr auto kDeathPollInterval = std::chrono::milliseconds(20);
 constexpr auto kDeathGracePeriod = std::chrono::milliseconds(1000);
-// Loads killed from outside while they load (the OOM killer, an operator,
-// a chaos test) are not the model's fault: a request waiting for one starts
-// another, at least kLoadAttempts times and for up to kKilledLoadPatience
-// (engines killed every second or two, while loads take seconds, would
-// otherwise fail every request waiting on a load). A model that is killed on
-// every load (the OOM killer, each time) still fails its requests after that.
-constexpr int kLoadAttempts = 3;
-constexpr std::chrono::seconds kKilledLoadPatience{30};
 // An engine that crashes on its own sooner than this after it was ready
 // counts for the crash-loop breaker as one that cannot start.
 constexpr std::chrono::seconds kCrashedAtOnce{10};
@@ -93,18 +86,21 @@ InstancePool::InstancePool(asio::io_context& io, PoolOptions options, PoolEvents
       devices_(strand_, blocking_,
                DeviceSources{options_.discover_devices, options_.remote_devices}),
       events_(events),
-      planner_(PlannerOptions{.ctx_size = options_.ctx_size,
-                              .parallel = options_.parallel,
-                              .threads = options_.threads,
-                              .cpu_cores = options_.cpu_cores,
-                              .npu = options_.npu,
-                              .model_settings = options_.model_settings,
-                              .memory_corrections_file = options_.memory_corrections_file,
-                              .find_model = options_.find_model,
-                              .private_prompt_caches = [keys = options_.keys_required,
-                                                        share = options_.share_prompt_cache] {
-                                return !share && keys && keys();
-                              }}) {
+      planner_(
+          PlannerOptions{.ctx_size = options_.ctx_size,
+                         .parallel = options_.parallel,
+                         .threads = options_.threads,
+                         .cpu_cores = options_.cpu_cores,
+                         .npu = options_.npu,
+                         .model_settings = options_.model_settings,
+                         .memory_corrections_file = options_.memory_corrections_file,
+                         .find_model = options_.find_model,
+                         .private_prompt_caches =
+                             [keys = options_.keys_required, share = options_.share_prompt_cache] {
+                               return !share && keys && keys();
+                             }}),
+      ledger_(list_mu_, entries_, stopping_, devices_, planner_),
+      reload_(strand_, *this, ledger_) {
   asio::co_spawn(strand_, devices_.Ensure(), asio::detached);
 }
 
@@ -155,26 +151,6 @@ int InstancePool::EngineParallel(const std::string& model) {
   return configured.value_or(options_.parallel);
 }
 
-InstancePool::EntryScan InstancePool::ScanEntries(const EntryList& entries) {
-  using State = Entry::State;
-  EntryScan scan;
-  for (const auto& entry : entries) {
-    if (entry->state == State::kLoading) {
-      if (!scan.loading || (scan.loading->replica && !entry->replica)) scan.loading = entry;
-    } else if (entry->state != State::kReady) {
-      continue;
-    } else if (!entry->instance->Alive()) {
-      scan.dead = entry;
-    } else if (entry->draining) {
-      scan.draining = true;
-    } else {
-      scan.ready = entry->instance;
-      return scan;
-    }
-  }
-  return scan;
-}
-
 awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent,
     bool explicit_load) {
@@ -190,7 +166,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       stopping = std::any_of(stopping_.begin(), stopping_.end(),
                              [&](const auto& e) { return e->model == model.name; });
     }
-    Result<bool> changed = co_await ReloadForOptions(model.name, entries, settings, reload_with);
+    Result<bool> changed = co_await reload_.Check(model.name, entries, settings, reload_with);
     if (!changed.ok()) co_return changed.status();
     if (*changed) continue;
     EntryScan scan = ScanEntries(entries);
@@ -205,7 +181,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
       continue;
     }
     if (scan.draining) {
-      co_await WaitOutDraining(model.name, retry);
+      co_await WaitOutDraining(strand_, model.name, retry);
       continue;
     }
     std::shared_ptr<Entry> loading = std::move(scan.loading);
@@ -226,104 +202,6 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::AcquireOnStrand(
     if (loading->state == Entry::State::kReady) co_return loading->instance;
     if (!LoadAgainAfter(model.name, *loading, retry)) co_return loading->error;
   }
-}
-
-awaitable<Result<bool>> InstancePool::ReloadForOptions(
-    const std::string& model, const EntryList& entries,
-    const std::optional<config::ModelSettings>& settings,
-    std::optional<config::ModelSettings>& reload_with) {
-  // An explicit load with other options than the model's instances have:
-  // reload it, but never under a request. The options given anew may
-  // pair a draft again.
-  if (settings && std::any_of(entries.begin(), entries.end(),
-                              [&](const auto& e) { return e->settings != *settings; })) {
-    Status replaced = co_await ReplaceIfIdle(model, entries);
-    if (!replaced.ok()) co_return replaced;
-    draft_switched_off_.erase(model);
-    co_return true;
-  }
-  // A draft switched off reloads the model with the options it had (an
-  // explicit load's included), less the draft.
-  for (const auto& entry : entries) {
-    if (entry->state == Entry::State::kReady && entry->instance->DraftSwitchOff()) {
-      reload_with = entry->settings;
-    }
-  }
-  co_return co_await SwitchOffDraft(model, entries);
-}
-
-awaitable<void> InstancePool::WaitOutDraining(const std::string& model, LoadRetry& retry) {
-  // Its memory is promised to another model: wait until it is gone.
-  if (!std::exchange(retry.said_draining, true)) {
-    spdlog::debug("a request for '{}' waits: its engine is draining", model);
-  }
-  asio::steady_timer pause(strand_, std::chrono::milliseconds(50));
-  co_await pause.async_wait(asio::as_tuple(use_awaitable));
-}
-
-bool InstancePool::LoadAgainAfter(const std::string& model, const Entry& failed, LoadRetry& retry) {
-  // A replica that failed leaves the model as it was; look again. So does
-  // an engine killed from outside while it loaded (not its fault), for a
-  // while (kKilledLoadPatience).
-  if (failed.replica) return true;
-  if (!failed.killed_from_outside) return false;
-  if (++retry.killed_loads >= kLoadAttempts &&
-      std::chrono::steady_clock::now() - retry.started >= kKilledLoadPatience) {
-    return false;
-  }
-  spdlog::info("'{}' was killed while it loaded ({} time(s) for this request); loading it again",
-               model, retry.killed_loads);
-  return true;
-}
-
-awaitable<Status> InstancePool::ReplaceIfIdle(const std::string& model, const EntryList& entries) {
-  for (const auto& entry : entries) {
-    const int in_flight = entry->instance ? entry->instance->in_flight.load() : 0;
-    if (entry->state != Entry::State::kReady || in_flight > 0 || entry->draining) {
-      const std::string why = entry->state != Entry::State::kReady
-                                  ? "it is loading"
-                                  : std::to_string(in_flight) + " request(s) in flight";
-      co_return Status(ErrorCode::kConflict,
-                       "model '" + model + "' is loaded with other options and busy (" + why +
-                           "); load it again when it is idle, or unload it first");
-    }
-  }
-  spdlog::info("reloading '{}' with new options", model);
-  // Its saved conversations would not match the new context: not kept.
-  constexpr StopReason kReload{false, "reload"};
-  std::string name = model;  // named: no temporaries in co_await
-  co_return co_await Stop(std::move(name), kReload);
-}
-
-awaitable<bool> InstancePool::SwitchOffDraft(const std::string& model, const EntryList& entries) {
-  std::optional<placement::DraftSwitchOff> off;
-  bool busy = false;
-  for (const auto& entry : entries) {
-    if (entry->state != Entry::State::kReady) continue;
-    if (std::optional<placement::DraftSwitchOff> verdict = entry->instance->DraftSwitchOff()) {
-      off = std::move(verdict);
-    }
-    busy = busy || entry->instance->in_flight.load() > 0;
-  }
-  if (!off) co_return false;
-  if (busy) {
-    // Its requests in flight finish with the draft; new ones wait for the
-    // reload (dispatch sends them none: TryReserve).
-    asio::steady_timer pause(strand_, std::chrono::milliseconds(20));
-    co_await pause.async_wait(asio::as_tuple(use_awaitable));
-    co_return true;
-  }
-  spdlog::warn(
-      "'{}': speculative decoding switched off: its draft model '{}' had {:.2f} of {} drafted "
-      "tokens accepted (drafting pays from {:.2f}); reloading it without the draft",
-      model, off->draft_model, off->acceptance, off->drafted,
-      DraftAcceptance::kMinPayingAcceptance);
-  draft_switched_off_[model] = *off;
-  // Its saved conversations carry the draft's state too: not kept.
-  constexpr StopReason kSwitchOff{false, "draft_switched_off"};
-  std::string name = model;  // named: no temporaries in co_await
-  (void)co_await Stop(std::move(name), kSwitchOff);
-  co_return true;
 }
 
 Result<std::shared_ptr<InstancePool::Entry>> InstancePool::AddEntry(const models::ModelEntry& model,
@@ -359,7 +237,7 @@ awaitable<Result<std::shared_ptr<Instance>>> InstancePool::Load(const models::Mo
     FinishLoad(entry, plan.status());
     co_return plan.status();
   }
-  AssignCpuThreads(model, *entry, *plan);
+  ledger_.AssignCpuThreads(model, *entry, *plan);
   spdlog::info("placing '{}'{}: {}", model.name, replica ? " (replica)" : "", plan->explanation);
   Result<std::shared_ptr<Instance>> started = StartEngine(model, *entry, *plan, socket);
   if (!started.ok()) {

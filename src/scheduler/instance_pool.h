@@ -49,7 +49,9 @@
 #include "scheduler/instance_dispatch.h"
 #include "scheduler/instance_lifecycle.h"
 #include "scheduler/load_planner.h"
+#include "scheduler/options_reload.h"
 #include "scheduler/pool_events.h"
+#include "scheduler/pool_ledger.h"
 #include "scheduler/pool_options.h"
 #include "scheduler/session_affinity.h"
 #include "scheduler/slot_dirs.h"
@@ -108,7 +110,8 @@ class InstancePool : public EngineSlots,
 
   std::vector<InstanceStatus> List() override;
 
-  // FitEstimates (fit_estimates.h), with the planner's learned corrections.
+  // FitEstimates (fit_estimates.h), with the planner's learned corrections
+  // (PoolLedger).
   std::optional<placement::ModelFit> Fit(const models::ModelEntry& model) override;
   std::optional<placement::ModelFit> FitOfSize(uint64_t file_bytes) override;
 
@@ -123,13 +126,13 @@ class InstancePool : public EngineSlots,
   void StopAll();
 
  private:
-  struct Entry;
-  using EntryList = std::vector<std::shared_ptr<Entry>>;
+  using Entry = PoolEntry;  // instance_pool_entry.h
+  using EntryList = PoolLedger::EntryList;
   // The model's entries, first instance first. Caller holds list_mu_.
   EntryList EntriesOf(const std::string& model) const;
   void Erase(const std::shared_ptr<Entry>& entry);  // caller holds list_mu_
   // Takes `entry` out of the list to stop it; its engine still
-  // holds its memory (counted in PlanAgainst) until StopTaken has kept its
+  // holds its memory (counted in PoolLedger::PlanAgainst) until StopTaken has kept its
   // conversations and seen it exit. Caller holds list_mu_.
   void TakeToStop(const std::shared_ptr<Entry>& entry);
   // `hurried`: another model's load waits for it (session_tier.h).
@@ -143,48 +146,12 @@ class InstancePool : public EngineSlots,
   void PublishCapacity(const std::string& model);
   boost::asio::awaitable<Result<InstanceLease>> DispatchOnStrand(models::ModelEntry model,
                                                                  bool urgent, std::string session);
-  // What a look at a model's entries found (AcquireOnStrand): a ready
-  // instance, else the load to join (its first instance's before a
-  // replica's), a dead one, or that one is draining.
-  struct EntryScan {
-    std::shared_ptr<Instance> ready;
-    std::shared_ptr<Entry> loading, dead;
-    bool draining = false;
-  };
-  static EntryScan ScanEntries(const EntryList& entries);
-  // One request's loads so far (AcquireOnStrand).
-  struct LoadRetry {
-    std::chrono::steady_clock::time_point started;
-    int killed_loads = 0;
-    bool said_draining = false;
-  };
   // `settings` unset: the configured ones, and any loaded instance will do.
   // `explicit_load` (a user's): the crash-loop breaker's hold is lifted
   // first.
   boost::asio::awaitable<Result<std::shared_ptr<Instance>>> AcquireOnStrand(
       models::ModelEntry model, std::optional<config::ModelSettings> settings, bool urgent,
       bool explicit_load = false);
-  // Reloads `model` when an explicit load asks for other options than its
-  // instances have (`settings`), or when its draft does not pay (setting
-  // `reload_with` to the options it had); true when the caller must look
-  // at the entries again. Strand only.
-  boost::asio::awaitable<Result<bool>> ReloadForOptions(
-      const std::string& model, const EntryList& entries,
-      const std::optional<config::ModelSettings>& settings,
-      std::optional<config::ModelSettings>& reload_with);
-  // A pause while an instance of `model` drains (logged once per request).
-  boost::asio::awaitable<void> WaitOutDraining(const std::string& model, LoadRetry& retry);
-  // Whether a request whose load `failed` loads again (a replica's failure,
-  // or a kill from outside while within the patience), not its error.
-  bool LoadAgainAfter(const std::string& model, const Entry& failed, LoadRetry& retry);
-  // kConflict unless every instance of `model` (loaded with other options
-  // than asked) is idle; then they are stopped. Strand only.
-  boost::asio::awaitable<Status> ReplaceIfIdle(const std::string& model, const EntryList& entries);
-  // When an instance of `model` says its `auto` draft does not pay
-  // (Instance::DraftSwitchOff): once all are idle, notes it (later loads go
-  // without the draft), logs it and stops them; true when it did, or when
-  // the model must wait for its requests in flight. Strand only.
-  boost::asio::awaitable<bool> SwitchOffDraft(const std::string& model, const EntryList& entries);
   // Lists a new instance of `model` (loading): its first, or with `replica`
   // another one on an unused device (no memory wait, no draining for it).
   // Fails at once while the crash-loop breaker holds the model off.
@@ -212,26 +179,25 @@ class InstancePool : public EngineSlots,
   // loads interleaving on the strand see this one's reservation.
   boost::asio::awaitable<Result<placement::EnginePlan>> AdmitMemory(const models::ModelEntry& model,
                                                                     Entry& entry);
+  // One load's wait for memory (AdmitMemory).
+  struct MemoryWait {
+    std::chrono::steady_clock::time_point until;  // placement.memory_wait_s from its start
+    bool on_worker = false;                       // planned with the RPC workers from the start
+    bool workers_checked = false;                 // the workers were looked at again for it
+    EntryList evict;                              // the idle instances that go to make room
+    std::shared_ptr<Entry> drained;               // the busy instance it is emptying, if any
+  };
+  // While `plan` says the memory is held by instances in use: waits for
+  // them to go idle (draining one for an urgent load) until they would not
+  // make room or `wait.until`, planning again each time; the evictions
+  // that make room in `wait.evict`.
+  boost::asio::awaitable<Result<placement::EnginePlan>> WaitForMemory(
+      const models::ModelEntry& model, Entry& entry, Result<placement::EnginePlan> plan,
+      MemoryWait& wait);
   // Marks the first ready instance in `busy` as draining (no new requests);
   // returns it, or null when none could be.
   std::shared_ptr<Entry> StartDraining(const EntryList& busy, const std::string& for_model);
   void StopDraining(const std::shared_ptr<Entry>& entry);
-  // The plan for `self` (an entry of `model`) in the memory left by every
-  // other instance except those in `evicted`; a replica's on a device the
-  // model's other instances do not use. RPC workers only `with_workers`.
-  Result<placement::EnginePlan> PlanAgainst(const models::ModelEntry& model, const Entry& self,
-                                            const EntryList& evicted, bool with_workers = false);
-  // The fewest idle instances, in eviction order, whose eviction makes
-  // `model` fit (with or without the workers): the plan and who goes.
-  Result<placement::EnginePlan> PlanEvicting(const models::ModelEntry& model, const Entry& self,
-                                             bool with_workers, EntryList& evict, EntryList& busy);
-  // Sets the -t of `self`'s admitted `plan` (and of its entry's copy): the
-  // user's engine.threads, else its share of the cores with the other CPU
-  // engines (placement/cpu_threads.h).
-  void AssignCpuThreads(const models::ModelEntry& model, Entry& self, placement::EnginePlan& plan);
-  // Ready instances of other models with nothing in flight, in the order to
-  // evict them; and the busy ones (for the error message).
-  EntryList IdleInEvictionOrder(const std::string& model, EntryList& busy);
   // Stops `entry`'s instance if it is still idle; false if it got a request meanwhile.
   boost::asio::awaitable<bool> EvictIfIdle(std::shared_ptr<Entry> entry, std::string reason);
   // After `grown`'s prompt cache grew past what the ledger held for it:
@@ -259,9 +225,6 @@ class InstancePool : public EngineSlots,
   SessionAffinity affinity_ GUARDED_BY(list_mu_);  // the replica of each conversation
   uint64_t next_socket_id_ = 0;                    // on strand_ only
   CrashLoopBreaker breaker_;                       // on strand_ only
-  // Models whose `auto` draft was switched off, and what was measured; an
-  // explicit load with other options forgets it. On strand_ only.
-  std::map<std::string, placement::DraftSwitchOff> draft_switched_off_;
   // Found once, from the constructor on (so the first load rarely waits for
   // the engine probe); the RPC workers' part again when a load needs them.
   DeviceBook devices_;
@@ -273,6 +236,8 @@ class InstancePool : public EngineSlots,
   bool told_over_ = false;  // MakeRoomForCache said RAM is over; strand only
   std::atomic<CapacityListener*> capacity_listener_{nullptr};
   const LoadPlanner planner_;  // thread-safe itself
+  PoolLedger ledger_;          // the memory ledger over entries_ and stopping_
+  OptionsReload reload_;       // reloads for other options, draft verdicts
 };
 
 }  // namespace zest::scheduler

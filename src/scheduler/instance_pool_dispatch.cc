@@ -68,7 +68,7 @@ InstanceLease InstancePool::TryReserve(const std::string& model, const std::stri
       if (entry.state != Entry::State::kReady || entry.draining || !entry.instance->Alive())
         continue;
       // Its draft does not pay: the request waits on the strand for the
-      // reload without it (InstancePool::SwitchOffDraft).
+      // reload without it (OptionsReload, options_reload.h).
       if (entry.instance->DraftSwitchOff()) continue;
       if (home && entry.instance->pid() == *home) home_index = ready.size();
       ready.push_back(entry.instance);

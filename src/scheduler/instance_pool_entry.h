@@ -1,7 +1,9 @@
 // InstancePool's record of one instance (a model has one per instance),
 // shared by the pool's source files (instance_pool.cc: loading and stopping;
 // instance_pool_dispatch.cc: dispatch and replicas; instance_pool_memory.cc:
-// memory admission and eviction). Internal to scheduler/.
+// memory admission and eviction) and its parts (pool_ledger.h: the memory
+// ledger; options_reload.h: reloads for other options; load_retry.h: a
+// request's way to a ready instance). Internal to scheduler/.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -16,8 +18,8 @@
 
 namespace zest::scheduler {
 
-struct InstancePool::Entry {
-  Entry(const boost::asio::any_io_executor& executor, std::string model_name, bool is_replica)
+struct PoolEntry {
+  PoolEntry(const boost::asio::any_io_executor& executor, std::string model_name, bool is_replica)
       : model(std::move(model_name)), replica(is_replica), done(executor) {
     done.expires_at(boost::asio::steady_timer::time_point::max());
   }

@@ -47,187 +47,29 @@ std::string JoinNames(const EntryList& entries) {
 
 }  // namespace
 
-Result<placement::EnginePlan> InstancePool::PlanAgainst(const models::ModelEntry& model,
-                                                        const Entry& self, const EntryList& evicted,
-                                                        bool with_workers) {
-  // Found before any plan (AdmitMemory ensures it).
-  const std::vector<placement::PlacementDevice> devices =
-      devices_.Snapshot().value_or(std::vector<placement::PlacementDevice>{});
-  std::vector<const placement::EnginePlan*> loaded;
-  LoadContext context;
-  context.replica = self.replica;
-  if (auto off = draft_switched_off_.find(model.name); off != draft_switched_off_.end()) {
-    context.draft_switched_off = off->second;
-  }
-  MutexLock lock(list_mu_);  // the plans of loading entries may still change
-  // Engines on their way out hold their memory until they exit.
-  for (const auto& entry : stopping_) {
-    loaded.push_back(&entry->plan);
-    if (entry->plan.on_npu) context.npu_held_by = entry->model;
-  }
-  for (const auto& [name, entry] : entries_) {
-    if (entry.get() == &self || std::find(evicted.begin(), evicted.end(), entry) != evicted.end()) {
-      continue;
-    }
-    loaded.push_back(&entry->plan);
-    if (entry->plan.on_npu) context.npu_held_by = name;
-    // A loading entry without a plan yet holds nothing and uses no device.
-    if (name == model.name && !entry->plan.memory.empty()) {
-      context.used.push_back(placement::PrimaryDevice(entry->plan));
-    }
-  }
-  context.free = placement::FreeAfter(devices, loaded);
-  if (!with_workers) {
-    std::erase_if(context.free, [](const placement::PlacementDevice& d) { return d.remote(); });
-  }
-  // The options this load was started with (an explicit load's may differ).
-  return planner_.Plan(model, self.settings, context);
-}
-
-void InstancePool::AssignCpuThreads(const models::ModelEntry& model, Entry& self,
-                                    placement::EnginePlan& plan) {
-  MutexLock lock(list_mu_);
-  std::vector<int> running;  // CPU engines resident now, loading ones included
-  for (const auto& [name, entry] : entries_) {
-    if (entry.get() != &self && entry->plan.cpu_threads > 0)
-      running.push_back(entry->plan.cpu_threads);
-  }
-  planner_.AssignCpuThreads(model, running, plan);
-  self.plan.cpu_threads = plan.cpu_threads;
-  self.plan.explanation = plan.explanation;
-}
-
-std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& model) {
-  std::optional<std::vector<placement::PlacementDevice>> devices = devices_.Snapshot();
-  if (!devices) return std::nullopt;
-  return planner_.Fit(model, *devices);
-}
-
-std::optional<placement::ModelFit> InstancePool::FitOfSize(uint64_t file_bytes) {
-  std::optional<std::vector<placement::PlacementDevice>> devices = devices_.Snapshot();
-  if (!devices) return std::nullopt;
-  return placement::FitOfSize(file_bytes, *devices);
-}
-
-InstancePool::EntryList InstancePool::IdleInEvictionOrder(const std::string& model,
-                                                          EntryList& busy) {
-  std::vector<placement::EvictionCandidate> idle;
-  std::map<std::string, std::shared_ptr<Entry>> by_key;
-  const auto now = std::chrono::steady_clock::now();
-  MutexLock lock(list_mu_);
-  for (const auto& [name, entry] : entries_) {
-    // A model's own instances are never evicted for it (a replica would
-    // only replace one of them).
-    if (name == model) continue;
-    if (entry->state != Entry::State::kReady || entry->instance->in_flight.load() > 0) {
-      busy.push_back(entry);
-      continue;
-    }
-    const double idle_s = std::chrono::duration<double>(now - entry->instance->LastUsed()).count();
-    // Keyed per instance: a model with replicas has several candidates.
-    std::string key = name + "#" + std::to_string(entry->instance->pid());
-    by_key[key] = entry;
-    idle.push_back({key, idle_s, entry->load_s});
-  }
-  EntryList order;
-  for (const std::string& key : placement::EvictionOrder(std::move(idle))) {
-    order.push_back(by_key.at(key));
-  }
-  return order;
-}
-
-Result<placement::EnginePlan> InstancePool::PlanEvicting(const models::ModelEntry& model,
-                                                         const Entry& self, bool with_workers,
-                                                         EntryList& evict, EntryList& busy) {
-  evict.clear();
-  busy.clear();
-  Result<placement::EnginePlan> plan = PlanAgainst(model, self, evict, with_workers);
-  // The error, if it still does not fit, is the one with every idle
-  // instance gone: what is available at best.
-  for (const auto& candidate : IdleInEvictionOrder(model.name, busy)) {
-    if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
-    evict.push_back(candidate);
-    plan = PlanAgainst(model, self, evict, with_workers);
-  }
-  return plan;
-}
-
 awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models::ModelEntry& model,
                                                                    Entry& entry) {
   co_await devices_.Ensure();
-  const auto wait_until = std::chrono::steady_clock::now() + options_.memory_wait;
-  bool told = false;
-  bool workers_checked = false;
-  // The workers running engines use (RefreshRemote must not probe them).
-  auto workers_in_use = [this] {
-    std::vector<std::string> in_use;
-    MutexLock lock(list_mu_);
-    for (const auto& [name, other] : entries_) {
-      in_use.insert(in_use.end(), other->plan.rpc_workers.begin(), other->plan.rpc_workers.end());
-    }
-    return in_use;
-  };
+  MemoryWait wait;
+  wait.until = std::chrono::steady_clock::now() + options_.memory_wait;
   // A model its options put on a worker by name ("rpc:HOST:PORT") is
   // planned with the workers from the start: without them its device is
   // one the engine does not see.
-  const bool on_worker = entry.settings.device.starts_with("rpc:") && devices_.has_remote();
-  if (on_worker && !entry.replica) {
-    std::vector<std::string> in_use = workers_in_use();  // named (GCC 12)
-    co_await devices_.RefreshRemote(std::move(in_use));
-    workers_checked = true;
+  wait.on_worker = entry.settings.device.starts_with("rpc:") && devices_.has_remote();
+  if (wait.on_worker && !entry.replica) {
+    co_await ledger_.RefreshWorkers();
+    wait.workers_checked = true;
   }
-  std::shared_ptr<Entry> drained;  // the busy instance this load is emptying, if any
   const EntryList none;
-  Result<placement::EnginePlan> plan = PlanAgainst(model, entry, none, on_worker);
-  EntryList evict;
-  while (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
-    // This machine first: the fewest idle instances, in eviction order,
-    // that make it fit. Then, only for what this machine cannot hold, the
-    // RPC workers (checked now, so one that went away is planned without).
-    EntryList busy;
-    plan = PlanEvicting(model, entry, /*with_workers=*/on_worker, evict, busy);
-    if (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory &&
-        devices_.has_remote() && !entry.replica) {
-      if (!workers_checked) {
-        std::vector<std::string> in_use = workers_in_use();  // named (GCC 12)
-        co_await devices_.RefreshRemote(std::move(in_use));
-      }
-      workers_checked = true;
-      plan = PlanEvicting(model, entry, /*with_workers=*/true, evict, busy);
-    }
-    if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
-    // Instances in use hold the memory: wait for one to go idle (then it
-    // can be evicted) rather than fail a request that fits once they do;
-    // 507 only when even an empty machine could not hold it, or at the end
-    // of placement.memory_wait_s. A replica never waits: it is only worth
-    // having now.
-    EntryList everyone = evict;  // every idle instance, since none was enough
-    everyone.insert(everyone.end(), busy.begin(), busy.end());
-    bool fits_when_idle = !entry.replica && !busy.empty() &&
-                          PlanAgainst(model, entry, everyone, workers_checked).ok();
-    if (!fits_when_idle || std::chrono::steady_clock::now() >= wait_until) {
-      std::string message = plan.status().message();
-      if (!busy.empty()) message += "; in use and not evicted: " + JoinNames(busy);
-      StopDraining(drained);
-      co_return InsufficientMemory(message);
-    }
-    if (!told) {
-      spdlog::info("'{}' waits for memory held by {} (in use)", model.name, JoinNames(busy));
-      told = true;
-    }
-    // For an urgent request, stop feeding one of them, so it goes idle and
-    // can be evicted even while its own queue is full (a swap: its requests
-    // reload it later). Others wait their turn without forcing swaps.
-    if (!drained && entry.may_drain) drained = StartDraining(busy, model.name);
-    asio::steady_timer pause(strand_, std::chrono::milliseconds(100));
-    co_await pause.async_wait(asio::as_tuple(use_awaitable));
-    plan = PlanAgainst(model, entry, none, on_worker);
-  }
+  Result<placement::EnginePlan> first = ledger_.PlanAgainst(model, entry, none, wait.on_worker);
+  Result<placement::EnginePlan> plan = co_await WaitForMemory(model, entry, std::move(first), wait);
   // The drained instance was emptied for this load. If the load found room
   // without it (another instance went idle first) or failed, it serves
   // again: left draining, its requests would wait for an eviction that no
   // one is going to do.
-  if (drained && (!plan.ok() || std::find(evict.begin(), evict.end(), drained) == evict.end())) {
+  const std::shared_ptr<Entry>& drained = wait.drained;
+  if (drained && (!plan.ok() ||
+                  std::find(wait.evict.begin(), wait.evict.end(), drained) == wait.evict.end())) {
     spdlog::info("'{}' serves again: the load of '{}' {}", drained->model, model.name,
                  plan.ok() ? "found room without it" : "failed");
     StopDraining(drained);
@@ -237,10 +79,62 @@ awaitable<Result<placement::EnginePlan>> InstancePool::AdmitMemory(const models:
     MutexLock lock(list_mu_);
     entry.plan = *plan;  // reserved before the evictions below yield the strand
   }
-  for (const auto& victim : evict) {
+  for (const auto& victim : wait.evict) {
     co_await EvictIfIdle(victim, "to make room for '" + model.name + "'");
   }
   co_return plan;
+}
+
+awaitable<Result<placement::EnginePlan>> InstancePool::WaitForMemory(
+    const models::ModelEntry& model, Entry& entry, Result<placement::EnginePlan> plan,
+    MemoryWait& wait) {
+  bool told = false;
+  const EntryList none;
+  while (!plan.ok() && plan.status().code() == ErrorCode::kInsufficientMemory) {
+    // This machine first: the fewest idle instances, in eviction order,
+    // that make it fit. Then, only for what this machine cannot hold, the
+    // RPC workers (PoolLedger::PlanMakingRoom).
+    EntryList busy;
+    plan = co_await ledger_.PlanMakingRoom(model, entry, wait.on_worker, wait.workers_checked,
+                                           wait.evict, busy);
+    if (plan.ok() || plan.status().code() != ErrorCode::kInsufficientMemory) break;
+    // Instances in use hold the memory: wait for one to go idle (then it
+    // can be evicted) rather than fail a request that fits once they do;
+    // 507 only when even an empty machine could not hold it, or at the end
+    // of placement.memory_wait_s. A replica never waits: it is only worth
+    // having now.
+    EntryList everyone = wait.evict;  // every idle instance, since none was enough
+    everyone.insert(everyone.end(), busy.begin(), busy.end());
+    bool fits_when_idle = !entry.replica && !busy.empty() &&
+                          ledger_.PlanAgainst(model, entry, everyone, wait.workers_checked).ok();
+    if (!fits_when_idle || std::chrono::steady_clock::now() >= wait.until) {
+      std::string message = plan.status().message();
+      if (!busy.empty()) message += "; in use and not evicted: " + JoinNames(busy);
+      StopDraining(wait.drained);
+      wait.drained = nullptr;  // serves again already
+      co_return InsufficientMemory(message);
+    }
+    if (!told) {
+      spdlog::info("'{}' waits for memory held by {} (in use)", model.name, JoinNames(busy));
+      told = true;
+    }
+    // For an urgent request, stop feeding one of them, so it goes idle and
+    // can be evicted even while its own queue is full (a swap: its requests
+    // reload it later). Others wait their turn without forcing swaps.
+    if (!wait.drained && entry.may_drain) wait.drained = StartDraining(busy, model.name);
+    asio::steady_timer pause(strand_, std::chrono::milliseconds(100));
+    co_await pause.async_wait(asio::as_tuple(use_awaitable));
+    plan = ledger_.PlanAgainst(model, entry, none, wait.on_worker);
+  }
+  co_return plan;
+}
+
+std::optional<placement::ModelFit> InstancePool::Fit(const models::ModelEntry& model) {
+  return ledger_.Fit(model);
+}
+
+std::optional<placement::ModelFit> InstancePool::FitOfSize(uint64_t file_bytes) {
+  return ledger_.FitOfSize(file_bytes);
 }
 
 std::shared_ptr<InstancePool::Entry> InstancePool::StartDraining(const EntryList& busy,
@@ -362,20 +256,13 @@ awaitable<void> InstancePool::MakeRoomForCache(std::string grown) {
   const std::optional<std::vector<placement::PlacementDevice>> devices = devices_.Snapshot();
   if (!devices) co_return;
   while (true) {
-    uint64_t over = 0;
-    {
-      MutexLock lock(list_mu_);
-      std::vector<const placement::EnginePlan*> loaded;
-      for (const auto& entry : stopping_) loaded.push_back(&entry->plan);
-      for (const auto& [name, entry] : entries_) loaded.push_back(&entry->plan);
-      over = placement::RamOvercommit(*devices, loaded);
-    }
+    const uint64_t over = ledger_.RamOvercommit(*devices);
     if (over == 0) {
       told_over_ = false;
       co_return;
     }
     EntryList busy;
-    EntryList idle = IdleInEvictionOrder(grown, busy);
+    EntryList idle = ledger_.IdleInEvictionOrder(grown, busy);
     bool evicted = false;
     if (!idle.empty()) {
       std::string reason = "for the prompt cache of '" + grown + "'";  // named (GCC 12)

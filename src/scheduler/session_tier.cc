@@ -14,6 +14,7 @@
 #include <optional>
 #include <system_error>
 
+#include "engines/llama_slots.h"
 #include "http/upstream_client.h"
 #include "scheduler/session_files.h"
 #include "scheduler/slot_cache.h"
@@ -37,22 +38,6 @@ double MsSince(Clock::time_point start) {
 }
 
 double MiB(uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
-
-// The request with nothing to generate, answered whole: llama-server still
-// evaluates the whole prompt into a slot (and samples one token).
-Result<std::string> ReplayBody(const std::string& body) {
-  json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!request.is_object()) return InvalidArgument("the remembered request is not a JSON object");
-  request["max_tokens"] = 0;
-  request["n_predict"] = 0;
-  request["stream"] = false;
-  request.erase("stream_options");
-  request.erase("n");  // one sequence, one slot
-  // What the slot holds is reused whoever filled it: the replay's answer
-  // reaches no client (the slots are no key's after: SaveSessions).
-  request["cache_prompt"] = true;
-  return request.dump();
-}
 
 // Sends `body` to `path` on the engine, cut off at `deadline`; the reply as
 // JSON when it answers 200.
@@ -344,7 +329,7 @@ asio::awaitable<SessionTier::SavedSession> SessionTier::SaveOne(std::shared_ptr<
   const std::string& model = instance->model();
   const std::string id = prompt.session.substr(0, 8);
   const std::string name = SessionFileName(prompt.session);
-  Result<std::string> body = ReplayBody(prompt.body);
+  Result<std::string> body = engines::ReplayBody(prompt.body);
   if (name.empty() || !body.ok()) co_return SavedSession{};
   const auto start = Clock::now();
   fs::path socket = instance->socket();  // named: no temporaries in co_await

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <boost/asio/this_coro.hpp>
-#include <nlohmann/json.hpp>
 #include <regex>
 
+#include "engines/llama_slots.h"
 #include "http/upstream_client.h"
 
 namespace zest::scheduler {
@@ -14,7 +14,6 @@ namespace {
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 constexpr std::size_t kMaxReplyBytes = 16u << 20;  // /slots carries each slot's params
 
@@ -42,22 +41,19 @@ asio::awaitable<Result<std::string>> Call(fs::path socket, std::string method, s
   co_return std::move(reply).value();
 }
 
-// GET /slots: the engine's slots, a JSON array.
-asio::awaitable<Result<json>> ListSlots(fs::path socket) {
-  const std::string get = "GET", list = "/slots", none;
+// The engine's slots (engines/llama_slots.h: its /slots).
+asio::awaitable<Result<std::vector<engines::EngineSlot>>> ListSlots(fs::path socket) {
+  const std::string get = "GET", list(engines::kSlotsPath), none;
   auto listed = co_await Call(std::move(socket), get, list, none);
   if (!listed.ok()) co_return listed.status();
-  json slots = json::parse(*listed, nullptr, /*allow_exceptions=*/false);
-  if (!slots.is_array()) co_return EngineFailed("the engine's /slots is not a list");
-  co_return slots;
+  co_return engines::ReadSlots(*listed);
 }
 
-// POST /slots/{id}?action=… {"filename": …}.
-asio::awaitable<Status> SlotAction(fs::path socket, int id, std::string action,
+// Saves or restores slot `id` as `filename` (engines/llama_slots.h).
+asio::awaitable<Status> SlotAction(fs::path socket, int id, engines::SlotAction action,
                                    std::string filename) {
-  const std::string target = "/slots/" + std::to_string(id) + "?action=" + action;
-  const std::string body = json({{"filename", filename}}).dump();
-  auto done = co_await Call(socket, kPost, target, body);
+  engines::EngineCall call = engines::SlotActionCall(id, action, filename);
+  auto done = co_await Call(socket, kPost, std::move(call.path), std::move(call.body));
   co_return done.ok() ? Status::Ok() : done.status();
 }
 
@@ -66,10 +62,8 @@ asio::awaitable<Status> SlotAction(fs::path socket, int id, std::string action,
 asio::awaitable<Result<int>> IdleSlot(fs::path socket) {
   auto slots = co_await ListSlots(std::move(socket));
   if (!slots.ok()) co_return slots.status();
-  for (const json& slot : *slots) {
-    if (slot.is_object() && !slot.value("is_processing", true) && slot.value("id", -1) >= 0) {
-      co_return slot.value("id", -1);
-    }
+  for (const engines::EngineSlot& slot : *slots) {
+    if (!slot.processing.value_or(true) && slot.id >= 0) co_return slot.id;
   }
   co_return Unavailable("every slot of the engine is busy");
 }
@@ -77,14 +71,13 @@ asio::awaitable<Result<int>> IdleSlot(fs::path socket) {
 namespace {
 
 // The slots as /slots lists them, for PickSlot.
-std::vector<SlotState> StatesOf(const json& slots) {
+std::vector<SlotState> StatesOf(const std::vector<engines::EngineSlot>& slots) {
   std::vector<SlotState> out;
-  for (const json& slot : slots) {
-    if (!slot.is_object()) continue;
-    out.push_back({.id = slot.value("id", -1),
-                   .processing = slot.value("is_processing", true),
-                   .task = slot.value("id_task", -1),
-                   .prompt_tokens = slot.value("n_prompt_tokens", 0)});
+  for (const engines::EngineSlot& slot : slots) {
+    out.push_back({.id = slot.id,
+                   .processing = slot.processing.value_or(true),
+                   .task = slot.task.value_or(-1),
+                   .prompt_tokens = slot.prompt_tokens});
   }
   return out;
 }
@@ -142,29 +135,28 @@ asio::awaitable<Result<int>> RestoreTarget(fs::path socket, std::set<int> claime
 }
 
 asio::awaitable<Status> SaveSlot(fs::path socket, int id, std::string filename) {
-  const std::string action = "save";
-  co_return co_await SlotAction(std::move(socket), id, action, std::move(filename));
+  co_return co_await SlotAction(std::move(socket), id, engines::SlotAction::kSave,
+                                std::move(filename));
 }
 
 asio::awaitable<Status> RestoreSlot(fs::path socket, int id, std::string filename) {
-  const std::string action = "restore";
-  co_return co_await SlotAction(std::move(socket), id, action, std::move(filename));
+  co_return co_await SlotAction(std::move(socket), id, engines::SlotAction::kRestore,
+                                std::move(filename));
 }
 
 asio::awaitable<Result<int>> SaveSlots(fs::path socket, fs::path dir) {
   auto slots = co_await ListSlots(socket);
   if (!slots.ok()) co_return slots.status();
   int saved = 0;
-  for (const json& slot : *slots) {
+  for (const engines::EngineSlot& slot : *slots) {
     // A slot that never served a task has no id_task and nothing to keep.
-    if (!slot.is_object() || !slot.contains("id_task") || slot.value("is_processing", false))
-      continue;
-    if (slot.value("n_prompt_tokens", 0) <= 0) continue;
-    int id = slot.value("id", -1);
+    if (!slot.task || slot.processing.value_or(false)) continue;
+    if (slot.prompt_tokens <= 0) continue;
+    const int id = slot.id;
     if (id < 0) continue;
     // Arguments named, not temporaries inside co_await (GCC 12).
-    const std::string action = "save", file = SlotFile(id);
-    Status done = co_await SlotAction(socket, id, action, file);
+    const std::string file = SlotFile(id);
+    Status done = co_await SlotAction(socket, id, engines::SlotAction::kSave, file);
     if (!done.ok()) {
       spdlog::warn("cannot save slot {} to {}: {}", id, dir.string(), done.message());
       continue;
@@ -185,8 +177,8 @@ asio::awaitable<Result<int>> RestoreSlots(fs::path socket, fs::path dir) {
   }
   int restored = 0;
   for (const auto& [id, file] : files) {
-    const std::string action = "restore", name = file.filename().string();
-    Status done = co_await SlotAction(socket, id, action, name);
+    const std::string name = file.filename().string();
+    Status done = co_await SlotAction(socket, id, engines::SlotAction::kRestore, name);
     if (done.ok()) {
       ++restored;
     } else {

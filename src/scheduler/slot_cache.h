@@ -32,7 +32,7 @@ boost::asio::awaitable<Result<int>> RestoreSlots(std::filesystem::path socket,
                                                  std::filesystem::path dir);
 
 // One slot at a time, for handing a prompt's KV cache from one engine to
-// another (api/prefill_handoff.h):
+// another (relay/prefill_handoff.h):
 // The id of a slot that is not processing, or kUnavailable when all are.
 boost::asio::awaitable<Result<int>> IdleSlot(std::filesystem::path socket);
 // One slot as the engine's /slots lists it: what choosing among them needs.

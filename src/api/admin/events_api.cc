@@ -6,9 +6,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <chrono>
 
-#include "api/json_text.h"
 #include "core/duration.h"
 #include "http/sse.h"
+#include "relay/json_text.h"
 
 namespace zest::api::admin {
 namespace {
@@ -86,7 +86,7 @@ awaitable<void> EventsApi::Stream(http::Request& request, http::ResponseWriter& 
   asio::steady_timer timer(co_await asio::this_coro::executor);
   while (!w.client_gone()) {
     json snapshot = co_await Snapshot(request);
-    std::string event = http::SseData(JsonText(snapshot));
+    std::string event = http::SseData(relay::JsonText(snapshot));
     if (!co_await w.WriteChunk(event)) co_return;
     timer.expires_after(kInterval);
     co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));

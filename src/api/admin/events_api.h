@@ -17,9 +17,9 @@
 #include "api/admin/admin_api.h"
 #include "api/admin/observability_api.h"
 #include "api/admin/system_api.h"
-#include "api/inference_metrics.h"
 #include "api/recent_errors.h"
 #include "http/router.h"
+#include "relay/inference_metrics.h"
 
 namespace zest::api::admin {
 
@@ -28,7 +28,7 @@ class EventsApi {
   // All references must outlive the router; `metrics` may be null (metrics
   // off: no latency histograms).
   EventsApi(ObservabilityApi& observability, AdminApi& admin, SystemApi& system,
-            InferenceMetrics* metrics, const RecentErrors& errors)
+            relay::InferenceMetrics* metrics, const RecentErrors& errors)
       : observability_(observability),
         admin_(admin),
         system_(system),
@@ -47,7 +47,7 @@ class EventsApi {
   ObservabilityApi& observability_;
   AdminApi& admin_;
   SystemApi& system_;
-  InferenceMetrics* const metrics_;
+  relay::InferenceMetrics* const metrics_;
   const RecentErrors& errors_;
 };
 

@@ -3,10 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "api/admin/request_body.h"
-#include "api/json_text.h"
 #include "api/model_file_json.h"
 #include "api/model_json.h"
 #include "api/request/errors.h"
+#include "relay/json_text.h"
 
 namespace zest::api::admin {
 namespace {
@@ -81,7 +81,7 @@ awaitable<void> ModelsApi::SendShow(std::string name, http::ResponseWriter& w) {
     loaded = loaded || (s.model == model->name && s.state == "ready");
   json reply = {{"model", model->name}, {"details", api::ModelJson(*model, loaded)}};
   reply.update(*file);
-  std::string body = JsonText(reply);
+  std::string body = relay::JsonText(reply);
   co_await w.Send(200, "application/json", body);
 }
 

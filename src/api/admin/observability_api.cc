@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "api/admin/models_api.h"
-#include "api/json_text.h"
 #include "api/request/errors.h"
 #include "http/sse.h"
+#include "relay/json_text.h"
 
 namespace zest::api::admin {
 namespace {
@@ -28,7 +28,7 @@ json Optional(const std::optional<double>& v) { return v ? json(*v) : json(nullp
 
 // Lemonade's field names (time_to_first_token, tokens_per_second,
 // input_tokens, output_tokens) with zest's additions.
-json LastRequestJson(const std::optional<RequestStats>& last) {
+json LastRequestJson(const std::optional<relay::RequestStats>& last) {
   if (!last) {
     return {{"model", nullptr},
             {"time_to_first_token", nullptr},
@@ -57,7 +57,7 @@ json LastRequestJson(const std::optional<RequestStats>& last) {
 // the share accepted (what decides whether drafting pays); and, where
 // `auto` switched its draft off for that (scheduler/draft_acceptance.h),
 // what its loaded instance's plan says was measured.
-json SpeculativeJson(const InferenceMetrics& metrics,
+json SpeculativeJson(const relay::InferenceMetrics& metrics,
                      const std::vector<scheduler::InstanceStatus>& instances) {
   std::map<std::string, std::pair<double, double>> by_model;
   metrics.spec_drafted.ForEach([&](const metrics::LabelValues& labels, const metrics::Counter& c) {
@@ -103,14 +103,14 @@ Result<std::size_t> LineCount(const std::string& text) {
 
 std::string LineEvent(const std::string& line) {
   json event = {{"line", line}};
-  return http::SseData(JsonText(event));
+  return http::SseData(relay::JsonText(event));
 }
 
 }  // namespace
 
 json ObservabilityApi::StatsJson(const http::Request& reader) const {
   const bool admin = reader.access == http::Access::kAdmin;
-  std::optional<RequestStats> last;
+  std::optional<relay::RequestStats> last;
   if (metrics_) last = admin ? metrics_->Last() : metrics_->LastOf(reader.principal);
   json out = LastRequestJson(last);
   json queues = json::array();
@@ -157,7 +157,7 @@ awaitable<void> ObservabilityApi::Logs(http::Request& r, http::ResponseWriter& w
   if (follow == "1" || follow == "true") co_return co_await Follow(ring, *n, owner, w);
   json lines = ring->Tail(*n);
   json out = {{"lines", lines}};
-  std::string body = JsonText(out);  // named: no temporaries inside co_await (GCC 12)
+  std::string body = relay::JsonText(out);  // named: no temporaries inside co_await (GCC 12)
   co_await w.Send(200, "application/json", std::move(body));
 }
 

@@ -11,10 +11,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "api/inference_metrics.h"
 #include "core/ring_buffer.h"
 #include "http/router.h"
 #include "models/model_registry.h"
+#include "relay/inference_metrics.h"
 #include "scheduler/admission.h"
 #include "scheduler/instance_directory.h"
 
@@ -24,7 +24,7 @@ class ObservabilityApi {
  public:
   // All references must outlive the router; `metrics` may be null (metrics
   // off: no last-request stats), `log_ring` is zest's own log.
-  ObservabilityApi(InferenceMetrics* metrics, scheduler::Admission& admission,
+  ObservabilityApi(relay::InferenceMetrics* metrics, scheduler::Admission& admission,
                    scheduler::InstanceDirectory& pool, models::ModelRegistry& registry,
                    std::shared_ptr<LineRing> log_ring)
       : metrics_(metrics),
@@ -45,7 +45,7 @@ class ObservabilityApi {
                                       std::shared_ptr<void> keep_alive,
                                       http::ResponseWriter& writer);
 
-  InferenceMetrics* const metrics_;
+  relay::InferenceMetrics* const metrics_;
   scheduler::Admission& admission_;
   scheduler::InstanceDirectory& pool_;
   models::ModelRegistry& registry_;

@@ -6,9 +6,9 @@
 #include "api/anthropic/messages_answer.h"
 #include "api/anthropic/messages_request.h"
 #include "api/json_body.h"
-#include "api/json_text.h"
 #include "api/request/errors.h"
 #include "http/request_id.h"
+#include "relay/json_text.h"
 
 namespace zest::api::anthropic {
 namespace {
@@ -42,7 +42,8 @@ Result<models::ModelEntry> FindModel(models::ModelRegistry& registry, const std:
 }  // namespace
 
 awaitable<void> AnthropicApi::Messages(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kAnthropic, "anthropic_messages", "", r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kAnthropic, "anthropic_messages", "",
+                                  r.principal);
   Result<json> body = ParseJsonObject(r.body);
   Result<engines::ChatRequest> request =
       body.ok() ? ParseMessagesRequest(*body) : Result<engines::ChatRequest>(body.status());
@@ -76,7 +77,7 @@ awaitable<void> AnthropicApi::CountTokens(http::Request& r, http::ResponseWriter
   if (Status capable = CheckCapability(engines::Capability::kChat, *model); !capable.ok()) {
     co_return co_await SendError(w, capable);
   }
-  Result<RelayRequest> relay =
+  Result<relay::RelayRequest> relay =
       AdmittedRelay(r, *model, job->model, job->priority, options_.queue_timeout, nullptr);
   if (!relay.ok()) co_return co_await SendError(w, relay.status());
   relay->admit.cost = 1;
@@ -84,16 +85,16 @@ awaitable<void> AnthropicApi::CountTokens(http::Request& r, http::ResponseWriter
   // The engine counts the client's request as it is, for the engine's model.
   (*body)["model"] = model->name;
   body->erase("stream");
-  relay->to_engine = [anthropic = JsonText(*body)](const engines::EngineAdapter& engine) {
+  relay->to_engine = [anthropic = relay::JsonText(*body)](const engines::EngineAdapter& engine) {
     return engine.MessagesTokenCountCall(anthropic);
   };
   relay->from_engine = [](const engines::EngineAdapter& engine, int status,
-                          const std::string& engine_body) -> Result<ApiAnswer> {
-    if (status != 200) return EngineErrorStatus(status, engine_body);
+                          const std::string& engine_body) -> Result<relay::ApiAnswer> {
+    if (status != 200) return relay::EngineErrorStatus(status, engine_body);
     ZEST_ASSIGN_OR_RETURN(uint64_t tokens, engine.ReadTokenCount(status, engine_body));
-    return ApiAnswer{200, "application/json", json{{"input_tokens", tokens}}.dump()};
+    return relay::ApiAnswer{200, "application/json", json{{"input_tokens", tokens}}.dump()};
   };
-  co_await RelayToEngine(engines_, std::move(*relay), w);
+  co_await relay::RelayToEngine(engines_, std::move(*relay), w);
 }
 
 void AnthropicApi::Register(http::Router& router) {

@@ -14,18 +14,18 @@
 #include <utility>
 
 #include "api/chat_route.h"
-#include "api/engine_relay.h"
-#include "api/inference_metrics.h"
 #include "http/router.h"
 #include "models/model_registry.h"
+#include "relay/engine_relay.h"
+#include "relay/inference_metrics.h"
 
 namespace zest::api::anthropic {
 
 class AnthropicApi {
  public:
   // All must outlive the router; `metrics` may be null (no metrics).
-  AnthropicApi(models::ModelRegistry& registry, EngineServices engines, ChatRouteOptions options,
-               InferenceMetrics* metrics = nullptr)
+  AnthropicApi(models::ModelRegistry& registry, relay::EngineServices engines,
+               ChatRouteOptions options, relay::InferenceMetrics* metrics = nullptr)
       : registry_(registry), engines_(engines), options_(std::move(options)), metrics_(metrics) {}
 
   void Register(http::Router& router);
@@ -35,9 +35,9 @@ class AnthropicApi {
   boost::asio::awaitable<void> CountTokens(http::Request& request, http::ResponseWriter& writer);
 
   models::ModelRegistry& registry_;
-  EngineServices engines_;
+  relay::EngineServices engines_;
   const ChatRouteOptions options_;
-  InferenceMetrics* const metrics_;
+  relay::InferenceMetrics* const metrics_;
 };
 
 }  // namespace zest::api::anthropic

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "api/json_text.h"
 #include "api/request/errors.h"
+#include "relay/json_text.h"
 
 namespace zest::api::anthropic {
 namespace {
@@ -12,7 +12,7 @@ using nlohmann::json;
 
 // One server-sent event: `event: TYPE` and its JSON data.
 std::string Event(const json& data) {
-  return "event: " + data["type"].get<std::string>() + "\ndata: " + JsonText(data) + "\n\n";
+  return "event: " + data["type"].get<std::string>() + "\ndata: " + relay::JsonText(data) + "\n\n";
 }
 
 // A tool call's arguments as a tool_use block's `input`: an object.
@@ -80,7 +80,7 @@ const char* ErrorType(int http_status) {
 }
 
 std::string ErrorBody(int http_status, const std::string& message) {
-  return JsonText(
+  return relay::JsonText(
       {{"type", "error"}, {"error", {{"type", ErrorType(http_status)}, {"message", message}}}});
 }
 
@@ -127,7 +127,7 @@ std::string MessagesAnswer::Open(Block kind, json start) {
 
 std::string MessagesAnswer::Chunk(const json& chunk) {
   std::string out = Start();
-  const ChatChunk piece = ReadChatChunk(chunk);
+  const relay::ChatChunk piece = relay::ReadChatChunk(chunk);
   if (!piece.usage.is_null()) usage_ = piece.usage;
   auto text_delta = [&](const std::string& text, Block kind) {
     if (text.empty()) return;
@@ -144,7 +144,7 @@ std::string MessagesAnswer::Chunk(const json& chunk) {
   };
   text_delta(piece.reasoning, Block::kThinking);
   text_delta(piece.content, Block::kText);
-  for (const ChatChunk::ToolCall& call : piece.tool_calls) {
+  for (const relay::ChatChunk::ToolCall& call : piece.tool_calls) {
     if (open_ != Block::kToolUse || call.index != tool_index_) {
       tool_index_ = call.index;
       out += Open(Block::kToolUse, {{"type", "tool_use"},
@@ -209,7 +209,7 @@ Result<std::string> MessagesAnswer::Whole(const json& answer) {
               {"stop_reason", StopReason(choice.value("finish_reason", json()))},
               {"stop_sequence", nullptr},
               {"usage", UsageOf(answer.value("usage", json()))}};
-  return JsonText(out);
+  return relay::JsonText(out);
 }
 
 }  // namespace zest::api::anthropic

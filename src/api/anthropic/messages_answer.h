@@ -18,11 +18,11 @@
 #include <optional>
 #include <string>
 
-#include "api/answer_translator.h"
+#include "relay/answer_translator.h"
 
 namespace zest::api::anthropic {
 
-class MessagesAnswer : public AnswerTranslator {
+class MessagesAnswer : public relay::AnswerTranslator {
  public:
   // `model`: the name as the client sent it; `id`: the message's id ("msg_...").
   MessagesAnswer(std::string model, std::string id);

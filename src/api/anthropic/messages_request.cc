@@ -6,7 +6,7 @@
 
 #include "api/anthropic/system_turns.h"
 #include "api/json_body.h"
-#include "api/json_text.h"
+#include "relay/json_text.h"
 
 namespace zest::api::anthropic {
 namespace {
@@ -119,7 +119,7 @@ Status AddBlock(const json& block, const std::string& role, const std::string& a
     ZEST_ASSIGN_OR_RETURN(std::string name, StringMember(block, "name", at, true));
     turn.tool_calls.push_back({.id = std::move(id),
                                .name = std::move(name),
-                               .arguments = JsonText(block.value("input", json::object()))});
+                               .arguments = relay::JsonText(block.value("input", json::object()))});
   } else if (type == "tool_result" && role == "user") {
     ZEST_ASSIGN_OR_RETURN(std::string id, StringMember(block, "tool_use_id", at, true));
     ZEST_ASSIGN_OR_RETURN(std::string result, ToolResultContent(block, at, parts));

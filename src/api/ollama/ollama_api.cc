@@ -103,14 +103,14 @@ awaitable<void> OllamaApi::Show(http::Request& r, http::ResponseWriter& w) {
 }
 
 awaitable<void> OllamaApi::Embed(bool legacy, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOllama, legacy ? "ollama_embeddings" : "ollama_embed",
-                           "", r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOllama,
+                                  legacy ? "ollama_embeddings" : "ollama_embed", "", r.principal);
   co_await EmbedRoute(legacy, r, w, observer);
   observer.Finish(w);
 }
 
 awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::ResponseWriter& w,
-                                      RequestObserver& observer) {
+                                      relay::RequestObserver& observer) {
   const auto start = std::chrono::steady_clock::now();
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
@@ -132,20 +132,17 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
                         "' does not support embeddings (it is not an embedding model)");
     co_return co_await SendError(w, not_embedding);
   }
-  Result<RelayRequest> relay = AdmittedRelay(r, *model, request->model, request->priority,
-                                             options_.queue_timeout, &observer);
+  Result<relay::RelayRequest> relay = AdmittedRelay(r, *model, request->model, request->priority,
+                                                    options_.queue_timeout, &observer);
   if (!relay.ok()) co_return co_await SendError(w, relay.status());
   relay->send_error = SendOllamaError;
   relay->keep_alive = AllowedKeepAlive(r, request->keep_alive, options_.max_keep_alive);
-  relay->to_engine = [job = *request, name = model->name](
-                         const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
-    std::optional<std::string> path = engine.PathFor(engines::Capability::kEmbeddings);
-    if (!path) return Unavailable(std::string(engine.name()) + " does not serve embeddings");
-    return engines::EngineCall{*path, "application/json", EngineEmbedBody(job, name)};
-  };
+  // Written for the dispatched instance's engine by its adapter; the
+  // answer made Ollama's below.
+  relay->chat = std::make_shared<const engines::ChatRequest>(EmbedChatRequest(*request));
   relay->from_engine = [job = *request, start, &observer](
                            const engines::EngineAdapter&, int status,
-                           const std::string& engine_body) -> Result<ApiAnswer> {
+                           const std::string& engine_body) -> Result<relay::ApiAnswer> {
     if (status != 200) {
       return Status(
           status == 400 ? ErrorCode::kInvalidArgument : ErrorCode::kEngineFailed,
@@ -156,15 +153,15 @@ awaitable<void> OllamaApi::EmbedRoute(bool legacy, http::Request& r, http::Respo
                                  std::chrono::steady_clock::now() - start)
                                  .count();
     ZEST_ASSIGN_OR_RETURN(json answer, OllamaEmbedAnswer(job, engine_body, total_ns));
-    return ApiAnswer{200, "application/json", answer.dump()};
+    return relay::ApiAnswer{200, "application/json", answer.dump()};
   };
-  co_await RelayToEngine(engines_, std::move(*relay), w);
+  co_await relay::RelayToEngine(engines_, std::move(*relay), w);
 }
 
 awaitable<void> OllamaApi::Chat(bool generate, http::Request& r, http::ResponseWriter& w) {
   const auto start = std::chrono::steady_clock::now();
-  RequestObserver observer(metrics_, Api::kOllama, generate ? "ollama_generate" : "ollama_chat", "",
-                           r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOllama,
+                                  generate ? "ollama_generate" : "ollama_chat", "", r.principal);
   Result<json> body = ParseJsonObject(r.body);
   Result<OllamaRequest> job = !body.ok() ? Result<OllamaRequest>(body.status())
                               : generate ? ParseGenerateRequest(*body)

@@ -19,14 +19,14 @@
 #include <utility>
 
 #include "api/chat_route.h"
-#include "api/engine_relay.h"
-#include "api/inference_metrics.h"
 #include "api/model_removal.h"
 #include "api/ollama/ollama_pull.h"
 #include "api/pull_route.h"
 #include "core/duration.h"
 #include "http/router.h"
 #include "models/model_registry.h"
+#include "relay/engine_relay.h"
+#include "relay/inference_metrics.h"
 #include "scheduler/keep_alive.h"
 
 namespace zest::api::ollama {
@@ -42,7 +42,8 @@ class OllamaApi {
   // All must outlive the router; `models` deletes for /api/delete, `pulls`
   // runs /api/pull; `metrics` may be null (no metrics).
   OllamaApi(models::ModelRegistry& registry, ModelRemoval& models, PullRunner& pulls,
-            EngineServices engines, Options options, InferenceMetrics* metrics = nullptr)
+            relay::EngineServices engines, Options options,
+            relay::InferenceMetrics* metrics = nullptr)
       : registry_(registry),
         models_(models),
         pulls_(pulls),
@@ -60,7 +61,8 @@ class OllamaApi {
   boost::asio::awaitable<void> Embed(bool legacy, http::Request& request,
                                      http::ResponseWriter& writer);
   boost::asio::awaitable<void> EmbedRoute(bool legacy, http::Request& request,
-                                          http::ResponseWriter& writer, RequestObserver& observer);
+                                          http::ResponseWriter& writer,
+                                          relay::RequestObserver& observer);
 
   // /api/chat, or with `generate` /api/generate (ollama_chat.h).
   boost::asio::awaitable<void> Chat(bool generate, http::Request& request,
@@ -77,9 +79,9 @@ class OllamaApi {
   ModelRemoval& models_;
   PullRunner& pulls_;
   const OllamaPullWire pull_wire_;
-  EngineServices engines_;
+  relay::EngineServices engines_;
   const Options options_;
-  InferenceMetrics* const metrics_;
+  relay::InferenceMetrics* const metrics_;
 };
 
 }  // namespace zest::api::ollama

@@ -5,11 +5,11 @@
 #include <deque>
 
 #include "api/json_body.h"
-#include "api/json_text.h"
 #include "api/request/errors.h"
 #include "api/request/request_fields.h"
 #include "api/request/sampling_fields.h"
 #include "api/request/tools_json.h"
+#include "relay/json_text.h"
 
 namespace zest::api::ollama {
 namespace {
@@ -71,9 +71,10 @@ Result<std::vector<engines::ToolCall>> ToolCalls(
             ? call["id"].get<std::string>()
             : "call_" + std::to_string(message_index) + "_" + std::to_string(out.size());
     unanswered.emplace_back(id, name);
-    out.push_back({.id = std::move(id),
-                   .name = std::move(name),
-                   .arguments = args.is_string() ? args.get<std::string>() : JsonText(args)});
+    out.push_back(
+        {.id = std::move(id),
+         .name = std::move(name),
+         .arguments = args.is_string() ? args.get<std::string>() : relay::JsonText(args)});
   }
   return out;
 }
@@ -354,10 +355,10 @@ void OllamaAnswer::AddTotals(json& line, const json& usage, const json& timings)
 
 std::string OllamaAnswer::Chunk(const json& chunk) {
   if (!first_chunk_) first_chunk_ = Clock::now();
-  const ChatChunk piece = ReadChatChunk(chunk);
+  const relay::ChatChunk piece = relay::ReadChatChunk(chunk);
   if (!piece.usage.is_null()) usage_ = piece.usage;
   if (!piece.timings.is_null()) timings_ = piece.timings;
-  for (const ChatChunk::ToolCall& call : piece.tool_calls) {  // whole once finished
+  for (const relay::ChatChunk::ToolCall& call : piece.tool_calls) {  // whole once finished
     ToolCall& to = tool_calls_[call.index];
     if (!call.id.empty()) to.id = call.id;
     to.name += call.name;
@@ -370,20 +371,20 @@ std::string OllamaAnswer::Chunk(const json& chunk) {
   }
   const bool thinking = !piece.reasoning.empty() && !hide_thinking_;
   if (piece.content.empty() && !thinking && calls.empty()) return "";
-  return JsonText(Line(piece.content, piece.reasoning, calls)) + "\n";
+  return relay::JsonText(Line(piece.content, piece.reasoning, calls)) + "\n";
 }
 
 std::string OllamaAnswer::End() {
   json calls = PendingToolCalls();  // a stream that never gave a finish_reason
   std::string out;
-  if (!calls.empty()) out = JsonText(Line("", "", calls)) + "\n";
+  if (!calls.empty()) out = relay::JsonText(Line("", "", calls)) + "\n";
   json last = Line("", "", json::array());
   AddTotals(last, usage_, timings_);
-  return out + JsonText(last) + "\n";
+  return out + relay::JsonText(last) + "\n";
 }
 
 std::string OllamaAnswer::StreamError(const Status& status) {
-  return JsonText(json{{"error", status.message()}}) + "\n";
+  return relay::JsonText(json{{"error", status.message()}}) + "\n";
 }
 
 Result<std::string> OllamaAnswer::Whole(const json& answer) {
@@ -415,7 +416,7 @@ Result<std::string> OllamaAnswer::Whole(const json& answer) {
   done_reason_ = DoneReason(choice.value("finish_reason", json()));
   json out = Line(content, thinking, calls);
   AddTotals(out, answer.value("usage", json()), answer.value("timings", json()));
-  return JsonText(out);
+  return relay::JsonText(out);
 }
 
 }  // namespace zest::api::ollama

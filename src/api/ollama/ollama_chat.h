@@ -46,11 +46,11 @@
 #include <optional>
 #include <string>
 
-#include "api/answer_translator.h"
 #include "core/duration.h"
 #include "core/result.h"
 #include "engines/chat_request.h"
 #include "models/gguf_reader.h"
+#include "relay/answer_translator.h"
 
 namespace zest::api::ollama {
 
@@ -87,7 +87,7 @@ Status InsertPrompt(const std::string& model_name, const models::ModelInfo& info
                     OllamaRequest& job);
 
 // The engine's OpenAI answer in Ollama's shape, for one request.
-class OllamaAnswer : public AnswerTranslator {
+class OllamaAnswer : public relay::AnswerTranslator {
  public:
   using Clock = std::chrono::steady_clock;
   // `start`: when the request came (total_duration counts from it).

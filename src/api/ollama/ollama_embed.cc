@@ -42,10 +42,16 @@ Result<EmbedRequest> ParseEmbedRequest(const json& body, bool legacy) {
   return out;
 }
 
-std::string EngineEmbedBody(const EmbedRequest& request, const std::string& engine_model) {
-  json body = {{"model", engine_model}, {"input", request.inputs}, {"encoding_format", "float"}};
-  if (request.dimensions) body["dimensions"] = *request.dimensions;
-  return body.dump();
+engines::ChatRequest EmbedChatRequest(const EmbedRequest& request) {
+  engines::ChatRequest out;
+  out.kind = engines::Capability::kEmbeddings;
+  out.model = request.model;
+  out.keep_alive = request.keep_alive;
+  out.priority = request.priority;
+  out.input = request.inputs;
+  out.extra = {{"encoding_format", "float"}};
+  if (request.dimensions) out.extra["dimensions"] = *request.dimensions;
+  return out;
 }
 
 Result<json> OllamaEmbedAnswer(const EmbedRequest& request, std::string_view engine_body,

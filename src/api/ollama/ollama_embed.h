@@ -1,5 +1,7 @@
-// Ollama's embedding requests in OpenAI's shape and back, so that they run
-// on the engine's /v1/embeddings through zest's relay: POST /api/embed
+// Ollama's embedding requests as the typed request and back, so that they
+// run on the engine's embeddings route through zest's relay, which has the
+// instance's adapter write the engine's body (EngineAdapter::ChatCall, with
+// the model's name as that engine knows it): POST /api/embed
 // ({model, input: a string or strings, truncate, options, keep_alive,
 // dimensions} → {model, embeddings, total_duration, prompt_eval_count}) and
 // the older POST /api/embeddings ({model, prompt} → {embedding}). Pure.
@@ -12,6 +14,7 @@
 
 #include "core/duration.h"
 #include "core/result.h"
+#include "engines/chat_request.h"
 
 namespace zest::api::ollama {
 
@@ -29,8 +32,9 @@ struct EmbedRequest {
 // keep_alive or dimensions.
 Result<EmbedRequest> ParseEmbedRequest(const nlohmann::json& body, bool legacy);
 
-// The engine's request: OpenAI's /v1/embeddings body for `engine_model`.
-std::string EngineEmbedBody(const EmbedRequest& request, const std::string& engine_model);
+// The typed embedding request (kind kEmbeddings: the inputs, a float
+// encoding and the dimensions asked for) that the engine is asked.
+engines::ChatRequest EmbedChatRequest(const EmbedRequest& request);
 
 // The engine's answer (OpenAI's {data: [{embedding, index}], usage}) in
 // Ollama's shape, with `total_ns` as total_duration. kEngineFailed when it

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engines/openai_request_json.h"
+
 namespace zest::api::ollama {
 namespace {
 
@@ -37,8 +39,14 @@ TEST(OllamaEmbedTest, TheEngineIsAskedInOpenAisShape) {
   EmbedRequest request;
   request.inputs = {"a", "b"};
   request.dimensions = 4;
+  const engines::ChatRequest typed = EmbedChatRequest(request);
+  EXPECT_EQ(typed.kind, engines::Capability::kEmbeddings);
+  // As the adapter writes it for an engine that knows the model as "e"
+  // (FastFlowLM's tag, or zest's name under llama-server's --alias).
+  engines::ChatCallOptions options;
+  options.model = "e";
   EXPECT_EQ(
-      json::parse(EngineEmbedBody(request, "e")),
+      json::parse(engines::OpenAiRequestText(typed, options)),
       (json{
           {"model", "e"}, {"input", {"a", "b"}}, {"encoding_format", "float"}, {"dimensions", 4}}));
 }

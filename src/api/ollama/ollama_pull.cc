@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "api/json_body.h"
-#include "api/json_text.h"
 #include "api/ollama/ollama_models.h"
 #include "api/request/errors.h"
+#include "relay/json_text.h"
 
 namespace zest::api::ollama {
 
@@ -26,22 +26,23 @@ Result<PullRequest> ParseOllamaPull(const std::string& text) {
   return request;
 }
 
-std::string PullStartLine() { return JsonText(json{{"status", "pulling manifest"}}) + "\n"; }
+std::string PullStartLine() { return relay::JsonText(json{{"status", "pulling manifest"}}) + "\n"; }
 
 std::string PullProgressLine(const models::PullProgress& p) {
   if (p.file.empty() || p.status == "resolving") return PullStartLine();
-  if (p.status == "verifying") return JsonText(json{{"status", "verifying sha256 digest"}}) + "\n";
-  return JsonText(json{{"status", "pulling " + p.file},
-                       {"digest", p.file},
-                       {"total", p.total},
-                       {"completed", p.completed}}) +
+  if (p.status == "verifying")
+    return relay::JsonText(json{{"status", "verifying sha256 digest"}}) + "\n";
+  return relay::JsonText(json{{"status", "pulling " + p.file},
+                              {"digest", p.file},
+                              {"total", p.total},
+                              {"completed", p.completed}}) +
          "\n";
 }
 
-std::string PullSuccessLine() { return JsonText(json{{"status", "success"}}) + "\n"; }
+std::string PullSuccessLine() { return relay::JsonText(json{{"status", "success"}}) + "\n"; }
 
 std::string PullErrorLine(const Status& status) {
-  return JsonText(json{{"error", status.message()}}) + "\n";
+  return relay::JsonText(json{{"error", status.message()}}) + "\n";
 }
 
 Result<PullRequest> OllamaPullWire::Parse(const std::string& body, std::string* param) const {

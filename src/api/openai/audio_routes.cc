@@ -7,13 +7,13 @@
 #include <cstdlib>
 #include <optional>
 
-#include "api/engine_relay.h"
 #include "api/openai/audio_format.h"
 #include "api/openai/openai_api.h"
 #include "api/openai/transcript_format.h"
 #include "api/request/errors.h"
 #include "engines/audio_converter.h"
 #include "http/multipart.h"
+#include "relay/engine_relay.h"
 
 namespace zest::api::openai {
 namespace {
@@ -111,8 +111,8 @@ std::string AudioMemoryFull(const ByteBudget& budget, uint64_t bytes) {
 }  // namespace
 
 awaitable<void> OpenAiApi::Transcribe(bool translate, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, translate ? "translations" : "transcriptions",
-                           "", r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOpenAi,
+                                  translate ? "translations" : "transcriptions", "", r.principal);
   co_await TranscribeRoute(translate, r, w, observer);
   observer.Finish(w);
 }
@@ -144,7 +144,8 @@ awaitable<Status> OpenAiApi::ConvertAudio(engines::TranscriptionJob& job) {
 }
 
 awaitable<void> OpenAiApi::TranscribeRoute(bool translate, http::Request& r,
-                                           http::ResponseWriter& w, RequestObserver& observer) {
+                                           http::ResponseWriter& w,
+                                           relay::RequestObserver& observer) {
   std::string param;
   auto form = ParseAudioForm(r, translate, &param);
   if (!form.ok()) co_return co_await SendError(w, form.status(), param);
@@ -171,13 +172,13 @@ awaitable<void> OpenAiApi::TranscribeRoute(bool translate, http::Request& r,
   };
   const TranscriptOptions options = form->options;
   relay->from_engine = [options, &observer](const engines::EngineAdapter& engine, int status,
-                                            const std::string& body) -> Result<ApiAnswer> {
+                                            const std::string& body) -> Result<relay::ApiAnswer> {
     ZEST_ASSIGN_OR_RETURN(engines::Transcript transcript, engine.ReadTranscript(status, body));
     observer.OnAudio(transcript.duration);
     FormattedTranscript out = FormatTranscript(transcript, options);
-    return ApiAnswer{200, std::move(out.content_type), std::move(out.body)};
+    return relay::ApiAnswer{200, std::move(out.content_type), std::move(out.body)};
   };
-  co_await RelayToEngine(engines_, std::move(*relay), w);
+  co_await relay::RelayToEngine(engines_, std::move(*relay), w);
 }
 
 }  // namespace zest::api::openai

@@ -8,11 +8,11 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
-#include "api/engine_relay.h"
 #include "api/openai/image_request.h"
 #include "api/openai/openai_api.h"
 #include "api/request/errors.h"
 #include "core/base64.h"
+#include "relay/engine_relay.h"
 
 namespace zest::api::openai {
 namespace {
@@ -37,7 +37,7 @@ constexpr int kDefaultImageQuality = 100;
 }  // namespace
 
 awaitable<void> OpenAiApi::GenerateImages(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, "images", "", r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOpenAi, "images", "", r.principal);
   co_await GenerateImagesRoute(r, w, observer);
   observer.Finish(w);
 }
@@ -56,7 +56,7 @@ Status OpenAiApi::CheckImageFormat(const ImageRequest& request) const {
 }
 
 awaitable<void> OpenAiApi::GenerateImagesRoute(http::Request& r, http::ResponseWriter& w,
-                                               RequestObserver& observer) {
+                                               relay::RequestObserver& observer) {
   std::string param;
   auto request = ParseImageRequest(r.body, &param);
   if (!request.ok()) co_return co_await SendError(w, request.status(), param);
@@ -77,13 +77,13 @@ awaitable<void> OpenAiApi::GenerateImagesRoute(http::Request& r, http::ResponseW
                                  std::string body) {
     return ImagesAnswer(&engine, status, std::move(body), asked, &observer);
   };
-  co_await RelayToEngine(engines_, std::move(*relay), w);
+  co_await relay::RelayToEngine(engines_, std::move(*relay), w);
 }
 
-awaitable<Result<ApiAnswer>> OpenAiApi::ImagesAnswer(const engines::EngineAdapter* engine,
-                                                     int status, std::string body,
-                                                     ImageRequest request,
-                                                     RequestObserver* observer) {
+awaitable<Result<relay::ApiAnswer>> OpenAiApi::ImagesAnswer(const engines::EngineAdapter* engine,
+                                                            int status, std::string body,
+                                                            ImageRequest request,
+                                                            relay::RequestObserver* observer) {
   Result<engines::GeneratedImages> images = engine->ReadImages(status, body);
   if (!images.ok()) co_return images.status();
   observer->OnImages(static_cast<int>(images->b64.size()));
@@ -105,7 +105,7 @@ awaitable<Result<ApiAnswer>> OpenAiApi::ImagesAnswer(const engines::EngineAdapte
     }
     images->output_format = request.output_format;
   }
-  ApiAnswer answer{200, "application/json", ImagesJson(*images, request.job)};
+  relay::ApiAnswer answer{200, "application/json", ImagesJson(*images, request.job)};
   co_return answer;
 }
 

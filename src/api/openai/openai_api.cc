@@ -6,10 +6,10 @@
 
 #include "api/admit_request.h"
 #include "api/chat_route.h"
-#include "api/engine_relay.h"
 #include "api/model_json.h"
 #include "api/openai/request_parse.h"
 #include "api/request/errors.h"
+#include "relay/engine_relay.h"
 
 namespace zest::api::openai {
 namespace {
@@ -75,7 +75,8 @@ std::string EndpointLabel(Capability kind) {
 }  // namespace
 
 awaitable<void> OpenAiApi::Inference(Capability kind, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, EndpointLabel(kind), "", r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOpenAi, EndpointLabel(kind), "",
+                                  r.principal);
   co_await Route(kind, r, w, observer);
   observer.Finish(w);
 }
@@ -83,7 +84,7 @@ awaitable<void> OpenAiApi::Inference(Capability kind, http::Request& r, http::Re
 // Parse and check, resolve the model, then the one chat pipeline
 // (chat_route.h) every API's requests take.
 awaitable<void> OpenAiApi::Route(Capability kind, http::Request& r, http::ResponseWriter& w,
-                                 RequestObserver& observer) {
+                                 relay::RequestObserver& observer) {
   std::string param;
   Result<engines::ChatRequest> parsed =
       ParseInferenceRequest(kind, r.body, &param, options_.limits);
@@ -100,7 +101,7 @@ awaitable<void> OpenAiApi::Route(Capability kind, http::Request& r, http::Respon
 Result<models::ModelEntry> OpenAiApi::FindModelOfKind(const std::string& name,
                                                       bool models::ModelInfo::*kind,
                                                       std::string_view what,
-                                                      RequestObserver& observer) const {
+                                                      relay::RequestObserver& observer) const {
   ZEST_ASSIGN_OR_RETURN(models::ModelEntry model, registry_.Find(name));
   observer.SetModel(model.name);
   if (!model.error.empty()) {
@@ -116,12 +117,14 @@ Result<models::ModelEntry> OpenAiApi::FindModelOfKind(const std::string& name,
 // A job the engine takes in its own shape, one at a time (speech, images,
 // reranking, the tokenizer): admitted as one request (the queue counts
 // requests, not bytes).
-Result<RelayRequest> OpenAiApi::EngineJob(const http::Request& r, const models::ModelEntry& model,
-                                          const std::string& client_model,
-                                          const std::string& priority,
-                                          RequestObserver& observer) const {
-  ZEST_ASSIGN_OR_RETURN(RelayRequest relay, AdmittedRelay(r, model, client_model, priority,
-                                                          options_.queue_timeout, &observer));
+Result<relay::RelayRequest> OpenAiApi::EngineJob(const http::Request& r,
+                                                 const models::ModelEntry& model,
+                                                 const std::string& client_model,
+                                                 const std::string& priority,
+                                                 relay::RequestObserver& observer) const {
+  ZEST_ASSIGN_OR_RETURN(
+      relay::RelayRequest relay,
+      AdmittedRelay(r, model, client_model, priority, options_.queue_timeout, &observer));
   relay.admit.cost = 1;
   return relay;
 }

@@ -3,13 +3,13 @@
 // chat (one request in the queue, whatever the number of documents).
 #include <nlohmann/json.hpp>
 
-#include "api/answer_translator.h"
-#include "api/engine_relay.h"
 #include "api/json_body.h"
-#include "api/json_text.h"
 #include "api/openai/openai_api.h"
 #include "api/openai/rerank_request.h"
 #include "api/request/errors.h"
+#include "relay/answer_translator.h"
+#include "relay/engine_relay.h"
+#include "relay/json_text.h"
 
 namespace zest::api::openai {
 
@@ -18,13 +18,13 @@ using asio::awaitable;
 using nlohmann::json;
 
 awaitable<void> OpenAiApi::Rerank(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, "rerank", "", r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOpenAi, "rerank", "", r.principal);
   co_await RerankRoute(r, w, observer);
   observer.Finish(w);
 }
 
 awaitable<void> OpenAiApi::RerankRoute(http::Request& r, http::ResponseWriter& w,
-                                       RequestObserver& observer) {
+                                       relay::RequestObserver& observer) {
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
   Result<std::string> name = StringMember(*body, "model", "", /*required=*/true);
@@ -48,7 +48,7 @@ awaitable<void> OpenAiApi::RerankRoute(http::Request& r, http::ResponseWriter& w
   const std::string priority = body->value("priority", "");
   auto relay = EngineJob(r, *model, *name, priority, observer);
   if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
-  relay->to_engine = [asked = JsonText(rerank->engine_body)](
+  relay->to_engine = [asked = relay::JsonText(rerank->engine_body)](
                          const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
     std::optional<std::string> path = engine.PathFor(engines::Capability::kRerank);
     if (!path) {
@@ -58,13 +58,13 @@ awaitable<void> OpenAiApi::RerankRoute(http::Request& r, http::ResponseWriter& w
   };
   relay->from_engine = [request = *rerank, client = *name](
                            const engines::EngineAdapter&, int status,
-                           const std::string& engine_body) -> Result<ApiAnswer> {
-    if (status != 200) return EngineErrorStatus(status, engine_body);
+                           const std::string& engine_body) -> Result<relay::ApiAnswer> {
+    if (status != 200) return relay::EngineErrorStatus(status, engine_body);
     const json answer = json::parse(engine_body, nullptr, /*allow_exceptions=*/false);
     ZEST_ASSIGN_OR_RETURN(json out, RerankAnswer(request, client, answer));
-    return ApiAnswer{200, "application/json", JsonText(out)};
+    return relay::ApiAnswer{200, "application/json", relay::JsonText(out)};
   };
-  co_await RelayToEngine(engines_, std::move(*relay), w);
+  co_await relay::RelayToEngine(engines_, std::move(*relay), w);
 }
 
 }  // namespace zest::api::openai

@@ -13,12 +13,12 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "api/engine_relay.h"
 #include "api/openai/openai_api.h"
 #include "api/openai/speech_request.h"
 #include "api/request/errors.h"
 #include "core/base64.h"
 #include "core/logging.h"
+#include "relay/engine_relay.h"
 
 namespace zest::api::openai {
 namespace {
@@ -48,7 +48,7 @@ std::string SseAnswer(std::string_view audio, size_t characters, double seconds)
 }  // namespace
 
 awaitable<void> OpenAiApi::Speak(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, "speech", "", r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOpenAi, "speech", "", r.principal);
   co_await SpeakRoute(r, w, observer);
   observer.Finish(w);
 }
@@ -82,7 +82,7 @@ Status OpenAiApi::CheckSpeechFormat(const SpeechRequest& request) const {
 }
 
 awaitable<void> OpenAiApi::SpeakRoute(http::Request& r, http::ResponseWriter& w,
-                                      RequestObserver& observer) {
+                                      relay::RequestObserver& observer) {
   std::string param;
   auto request = ParseSpeechRequest(r.body, static_cast<size_t>(options_.max_speech_chars), &param);
   if (!request.ok()) co_return co_await SendError(w, request.status(), param);
@@ -107,14 +107,14 @@ awaitable<void> OpenAiApi::SpeakRoute(http::Request& r, http::ResponseWriter& w,
                                  std::string body) {
     return SpeechAnswer(&engine, status, std::move(body), asked, &observer, id);
   };
-  co_await RelayToEngine(engines_, std::move(*relay), w);
+  co_await relay::RelayToEngine(engines_, std::move(*relay), w);
 }
 
-awaitable<Result<ApiAnswer>> OpenAiApi::SpeechAnswer(const engines::EngineAdapter* engine,
-                                                     int status, std::string body,
-                                                     SpeechRequest request,
-                                                     RequestObserver* observer,
-                                                     std::string request_id) {
+awaitable<Result<relay::ApiAnswer>> OpenAiApi::SpeechAnswer(const engines::EngineAdapter* engine,
+                                                            int status, std::string body,
+                                                            SpeechRequest request,
+                                                            relay::RequestObserver* observer,
+                                                            std::string request_id) {
   const auto start = std::chrono::steady_clock::now();
   Result<engines::SpeechAudio> audio = engine->ReadSpeech(status, body);
   if (!audio.ok()) co_return audio.status();
@@ -138,9 +138,9 @@ awaitable<Result<ApiAnswer>> OpenAiApi::SpeechAnswer(const engines::EngineAdapte
       request.speed,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   if (request.stream == SpeechStream::kSse) {
-    co_return ApiAnswer{200, "text/event-stream", SseAnswer(out, characters, seconds)};
+    co_return relay::ApiAnswer{200, "text/event-stream", SseAnswer(out, characters, seconds)};
   }
-  co_return ApiAnswer{200, engines::SpeechContentType(request.format), std::move(out)};
+  co_return relay::ApiAnswer{200, engines::SpeechContentType(request.format), std::move(out)};
 }
 
 }  // namespace zest::api::openai

@@ -6,13 +6,13 @@
 // metrics as chat (one request each in the queue).
 #include <nlohmann/json.hpp>
 
-#include "api/answer_translator.h"
 #include "api/chat_route.h"
-#include "api/engine_relay.h"
 #include "api/json_body.h"
-#include "api/json_text.h"
 #include "api/openai/openai_api.h"
 #include "api/request/errors.h"
+#include "relay/answer_translator.h"
+#include "relay/engine_relay.h"
+#include "relay/json_text.h"
 
 namespace zest::api::openai {
 namespace {
@@ -47,14 +47,14 @@ Result<json> TokenizerBody(bool detokenize, const json& body) {
 }  // namespace
 
 awaitable<void> OpenAiApi::Tokenize(bool detokenize, http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, detokenize ? "detokenize" : "tokenize", "",
-                           r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOpenAi,
+                                  detokenize ? "detokenize" : "tokenize", "", r.principal);
   co_await TokenizeRoute(detokenize, r, w, observer);
   observer.Finish(w);
 }
 
 awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http::ResponseWriter& w,
-                                         RequestObserver& observer) {
+                                         relay::RequestObserver& observer) {
   Result<json> body = ParseJsonObject(r.body);
   if (!body.ok()) co_return co_await SendError(w, body.status());
   Result<std::string> name = StringMember(*body, "model", "", /*required=*/true);
@@ -76,7 +76,7 @@ awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http
   if (!relay.ok()) co_return co_await SendError(w, relay.status(), "priority");
   const engines::Capability capability =
       detokenize ? engines::Capability::kDetokenize : engines::Capability::kTokenize;
-  relay->to_engine = [capability, asked = JsonText(*engine_body)](
+  relay->to_engine = [capability, asked = relay::JsonText(*engine_body)](
                          const engines::EngineAdapter& engine) -> Result<engines::EngineCall> {
     std::optional<std::string> path = engine.PathFor(capability);
     if (!path) {
@@ -87,8 +87,8 @@ awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http
   };
   relay->from_engine = [detokenize, client = *name](
                            const engines::EngineAdapter&, int status,
-                           const std::string& engine_body) -> Result<ApiAnswer> {
-    if (status != 200) return EngineErrorStatus(status, engine_body);
+                           const std::string& engine_body) -> Result<relay::ApiAnswer> {
+    if (status != 200) return relay::EngineErrorStatus(status, engine_body);
     json answer = json::parse(engine_body, nullptr, /*allow_exceptions=*/false);
     const char* key = detokenize ? "content" : "tokens";
     if (!answer.is_object() || !answer.contains(key)) {
@@ -96,9 +96,9 @@ awaitable<void> OpenAiApi::TokenizeRoute(bool detokenize, http::Request& r, http
     }
     answer["model"] = client;
     if (!detokenize && answer["tokens"].is_array()) answer["count"] = answer["tokens"].size();
-    return ApiAnswer{200, "application/json", JsonText(answer)};
+    return relay::ApiAnswer{200, "application/json", relay::JsonText(answer)};
   };
-  co_await RelayToEngine(engines_, std::move(*relay), w);
+  co_await relay::RelayToEngine(engines_, std::move(*relay), w);
 }
 
 }  // namespace zest::api::openai

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/json_text.h"
+#include "relay/json_text.h"
 
 namespace zest::api {
 
@@ -48,7 +48,7 @@ std::string ErrorBody(std::string_view message, std::string_view type, std::stri
       {"message", message}, {"type", type}, {"param", nullptr}, {"code", nullptr}};
   if (!param.empty()) error["param"] = param;
   if (!code.empty()) error["code"] = code;
-  return JsonText(nlohmann::json{{"error", error}});
+  return relay::JsonText(nlohmann::json{{"error", error}});
 }
 
 std::string RenderHttpError(int http_status, const std::string& message) {

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "relay/engine_relay.h"
+
 namespace zest::api {
 namespace {
 
@@ -47,6 +49,21 @@ TEST(ErrorsTest, InvalidUtf8InMessagesDoesNotThrow) {
   std::string bad = "bad \xff byte";
   json parsed;
   EXPECT_NO_THROW(parsed = json::parse(ErrorBody(bad, "server_error", "x")));
+}
+
+// The relay decides Retry-After by ErrorCode without this mapping (it
+// includes nothing of api/): the server's failures, 5xx but 507.
+TEST(ErrorsTest, RetryAfterFollowsTheHttpStatus) {
+  for (ErrorCode code :
+       {ErrorCode::kOk, ErrorCode::kInvalidArgument, ErrorCode::kNotFound,
+        ErrorCode::kAlreadyExists, ErrorCode::kTooLarge, ErrorCode::kUnavailable,
+        ErrorCode::kEngineFailed, ErrorCode::kUnsupported, ErrorCode::kCancelled,
+        ErrorCode::kTimeout, ErrorCode::kQueueFull, ErrorCode::kQueueTimeout,
+        ErrorCode::kInsufficientMemory, ErrorCode::kConflict, ErrorCode::kInternal}) {
+    const Status status(code, "x");
+    const int http = MapStatus(status).http_status;
+    EXPECT_EQ(relay::SaysRetryAfter(status), http >= 500 && http != 507) << ErrorCodeName(code);
+  }
 }
 
 }  // namespace

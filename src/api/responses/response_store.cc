@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "api/json_text.h"
 #include "config/secure_file.h"
+#include "relay/json_text.h"
 
 namespace zest::api::responses {
 namespace {
@@ -117,11 +117,11 @@ void ResponseStore::Write(const std::string& id, uint64_t put) {
     if (it == pending_.end() || it->second.put != put) return;  // deleted, or put again
     const StoredResponse& r = it->second.record;
     path = *PathFor(id, r.owner);  // Put checked the id and the owner
-    text = JsonText(json{{"owner", r.owner},
-                         {"response", r.response},
-                         {"input_items", r.input_items},
-                         {"messages", r.messages},
-                         {"chain", r.chain}});
+    text = relay::JsonText(json{{"owner", r.owner},
+                                {"response", r.response},
+                                {"input_items", r.input_items},
+                                {"messages", r.messages},
+                                {"chain", r.chain}});
   }
   std::error_code ec;
   for (const fs::path& dir : {dir_, path.parent_path()}) {

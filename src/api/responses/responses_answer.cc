@@ -1,8 +1,8 @@
 #include "api/responses/responses_answer.h"
 
-#include "api/json_text.h"
 #include "api/request/errors.h"
 #include "api/responses/responses_request.h"
+#include "relay/json_text.h"
 
 namespace zest::api::responses {
 namespace {
@@ -77,7 +77,7 @@ ResponsesAnswer::ResponsesAnswer(json base, Done on_done, ClientTools tools,
 
 std::string ResponsesAnswer::Event(json data) {
   data["sequence_number"] = sequence_++;
-  return "event: " + data["type"].get<std::string>() + "\ndata: " + JsonText(data) + "\n\n";
+  return "event: " + data["type"].get<std::string>() + "\ndata: " + relay::JsonText(data) + "\n\n";
 }
 
 std::string ResponsesAnswer::Start() {
@@ -162,7 +162,7 @@ std::string ResponsesAnswer::Close() {
 
 std::string ResponsesAnswer::Chunk(const json& chunk) {
   std::string out = Start();
-  const ChatChunk piece = ReadChatChunk(chunk);
+  const relay::ChatChunk piece = relay::ReadChatChunk(chunk);
   if (!piece.usage.is_null()) usage_ = piece.usage;
   auto text_delta = [&](const std::string& text, Item kind) {
     if (text.empty()) return;
@@ -180,7 +180,7 @@ std::string ResponsesAnswer::Chunk(const json& chunk) {
   };
   text_delta(piece.reasoning, Item::kReasoning);
   text_delta(piece.content, Item::kMessage);
-  for (const ChatChunk::ToolCall& call : piece.tool_calls) {
+  for (const relay::ChatChunk::ToolCall& call : piece.tool_calls) {
     const bool in_call = open_ == Item::kFunctionCall || open_ == Item::kCustomCall;
     if (!in_call || call.index != tool_index_) {
       tool_index_ = call.index;
@@ -268,7 +268,7 @@ Result<std::string> ResponsesAnswer::Whole(const json& answer) {
   usage_ = answer.value("usage", json());
   json response = Finished();
   if (on_done_) on_done_(response);
-  return JsonText(response);
+  return relay::JsonText(response);
 }
 
 }  // namespace zest::api::responses

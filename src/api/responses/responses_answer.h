@@ -22,12 +22,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "api/answer_translator.h"
 #include "api/responses/client_tools.h"
+#include "relay/answer_translator.h"
 
 namespace zest::api::responses {
 
-class ResponsesAnswer : public AnswerTranslator {
+class ResponsesAnswer : public relay::AnswerTranslator {
  public:
   using Done = std::function<void(const nlohmann::json& response)>;
   // `base`: the response object as it starts (id, created_at, model and

@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 
 #include "api/json_body.h"
-#include "api/json_text.h"
 #include "api/request/errors.h"
 #include "api/request/messages_json.h"
 #include "api/responses/responses_answer.h"
 #include "api/responses/responses_request.h"
 #include "engines/openai_request_json.h"
+#include "relay/json_text.h"
 
 namespace zest::api::responses {
 namespace {
@@ -25,7 +25,7 @@ awaitable<void> SendError(http::ResponseWriter& w, const Status& status) {
 }
 
 awaitable<void> SendJson(http::ResponseWriter& w, const json& body) {
-  co_await w.Send(200, "application/json", JsonText(body));
+  co_await w.Send(200, "application/json", relay::JsonText(body));
 }
 
 // The conversation the next turn continues from: what came before, this
@@ -66,7 +66,7 @@ json Conversation(const json& before, const json& own, bool instructions, const 
 }  // namespace
 
 awaitable<void> ResponsesApi::Create(http::Request& r, http::ResponseWriter& w) {
-  RequestObserver observer(metrics_, Api::kOpenAi, "responses", "", r.principal);
+  relay::RequestObserver observer(metrics_, relay::Api::kOpenAi, "responses", "", r.principal);
   Result<json> body = ParseJsonObject(r.body);
   Result<ResponsesJob> job =
       body.ok() ? ParseResponsesRequest(*body) : Result<ResponsesJob>(body.status());

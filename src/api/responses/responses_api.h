@@ -13,19 +13,20 @@
 #include <utility>
 
 #include "api/chat_route.h"
-#include "api/engine_relay.h"
-#include "api/inference_metrics.h"
 #include "api/responses/response_store.h"
 #include "http/router.h"
 #include "models/model_registry.h"
+#include "relay/engine_relay.h"
+#include "relay/inference_metrics.h"
 
 namespace zest::api::responses {
 
 class ResponsesApi {
  public:
   // All must outlive the router; `metrics` may be null (no metrics).
-  ResponsesApi(models::ModelRegistry& registry, EngineServices engines, ChatRouteOptions options,
-               ResponseStore& store, InferenceMetrics* metrics = nullptr)
+  ResponsesApi(models::ModelRegistry& registry, relay::EngineServices engines,
+               ChatRouteOptions options, ResponseStore& store,
+               relay::InferenceMetrics* metrics = nullptr)
       : registry_(registry),
         engines_(engines),
         options_(std::move(options)),
@@ -41,10 +42,10 @@ class ResponsesApi {
   boost::asio::awaitable<void> InputItems(http::Request& request, http::ResponseWriter& writer);
 
   models::ModelRegistry& registry_;
-  EngineServices engines_;
+  relay::EngineServices engines_;
   const ChatRouteOptions options_;
   ResponseStore& store_;
-  InferenceMetrics* const metrics_;
+  relay::InferenceMetrics* const metrics_;
 };
 
 }  // namespace zest::api::responses
