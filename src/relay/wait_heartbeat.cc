@@ -9,7 +9,7 @@ namespace zest::relay {
 
 namespace asio = boost::asio;
 
-WaitHeartbeat::WaitHeartbeat(asio::any_io_executor executor, http::ResponseWriter& writer,
+WaitHeartbeat::WaitHeartbeat(const asio::any_io_executor& executor, http::ResponseWriter& writer,
                              std::chrono::milliseconds interval, std::string model)
     : executor_(executor),
       writer_(writer),

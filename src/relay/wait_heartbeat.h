@@ -25,7 +25,7 @@ namespace zest::relay {
 
 class WaitHeartbeat {
  public:
-  WaitHeartbeat(boost::asio::any_io_executor executor, http::ResponseWriter& writer,
+  WaitHeartbeat(const boost::asio::any_io_executor& executor, http::ResponseWriter& writer,
                 std::chrono::milliseconds interval, std::string model);
 
   // Begins the heartbeat (a no-op when the interval is zero).
