@@ -40,7 +40,9 @@ function announce(url) {
   });
 }
 
-// What `answer` settles to within `ms`, else undefined.
+// What `answer` settles to within `ms`, else undefined: a bound for a
+// server that never answers (the test then fails on the counts), never a
+// wait the test relies on: it waits for the answers themselves.
 const within = (answer, ms) => Promise.race([answer, new Promise((r) => setTimeout(() => r(undefined), ms))]);
 
 describe('a budget for the request bodies held at once', () => {

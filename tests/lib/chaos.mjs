@@ -286,11 +286,16 @@ export async function chaosRun(zest, {
       const quota = killEveryRequests[0] === Infinity ? Infinity : rand(killEveryRequests[0], killEveryRequests[1]);
       const endedBefore = results.length;
       while (running && performance.now() < due && results.length - endedBefore < quota) {
+        // The kill schedule is the workload's own clock (a kill every
+        // killEveryMs), not a wait for the server: hence a timer, raced
+        // with the requests ending that count against the quota.
         await Promise.race([sleep(due - performance.now()), ended()]);
       }
       if (!running) break;
       const live = await engines(zest).catch(() => []);
-      if (!live.length) { await sleep(50); continue; }
+      // Every engine is down (killed, reloading): the next kill waits for
+      // the next request to end rather than polling for an engine.
+      if (!live.length) { await ended(); continue; }
       const victim = live[rand(0, live.length - 1)];
       try { process.kill(victim.pid, 'SIGKILL'); } catch { continue; }
       kills.push({ at: performance.now(), pid: victim.pid, model: victim.model, recoveredAt: null });
