@@ -28,6 +28,11 @@ if [[ ${1:-} == --test ]]; then
   wanted+=(prometheus)
 fi
 
+# make deb (scripts/make-deb.sh) computes Depends with dpkg-shlibdeps,
+# writes man pages with help2man and checks the package with lintian; the
+# tests build it.
+[[ ${1:-} == --test || ${1:-} == --package ]] && wanted+=(dpkg-dev help2man lintian)
+
 # make soak loads both cores with stress while it repeats the timing tests.
 [[ ${1:-} == --test ]] && wanted+=(stress)
 
