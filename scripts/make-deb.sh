@@ -24,7 +24,7 @@ name=zest_${version}_${arch}
 stage=$out/$name
 rm -rf "$stage"
 mkdir -p "$stage/DEBIAN" "$stage/usr/bin" "$stage/etc/zest" "$stage/usr/share/man/man1" \
-         "$stage/usr/share/doc/zest"
+         "$stage/usr/share/doc/zest" "$stage/lib/systemd/system"
 
 # The programs, without their debug sections (the build keeps them).
 for f in "$zest" "$maker"; do
@@ -46,11 +46,12 @@ help2man -N --no-discard-stderr --version-string="$version" \
   "$stage/usr/bin/zest-make-model" | gzip -9n > "$stage/usr/share/man/man1/zest-make-model.1.gz"
 
 install -m 0644 packaging/debian/config.toml "$stage/etc/zest/config.toml"
+install -m 0644 packaging/debian/zest.service "$stage/lib/systemd/system/zest.service"
 install -m 0644 packaging/debian/copyright "$stage/usr/share/doc/zest/copyright"
 install -m 0644 packaging/debian/README.md "$stage/usr/share/doc/zest/README.md"
 sed "s/@VERSION@/$version/; s/@DATE@/$(date -R -u -d @"${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}")/" \
   packaging/debian/changelog.in | gzip -9n > "$stage/usr/share/doc/zest/changelog.gz"
-for script in postinst postrm; do
+for script in postinst prerm postrm; do
   install -m 0755 "packaging/debian/$script" "$stage/DEBIAN/$script"
 done
 echo /etc/zest/config.toml > "$stage/DEBIAN/conffiles"

@@ -2,9 +2,10 @@
 // passes lintian with no error or warning, says in its own metadata what it
 // needs (Depends computed by dpkg-shlibdeps, plus libcurl, which zest opens
 // itself, bubblewrap and ffmpeg), keeps /etc/zest/config.toml as a
-// conffile, and the zest it holds is this version and serves with the
-// config it ships. Issue 46, first step: installing it into a fresh
-// Debian root with apt and the systemd unit are not tested here yet.
+// conffile, ships the systemd unit (service_unit.test.mjs checks the unit
+// itself), and the zest it holds is this version and serves with the
+// config it ships. Issue 46, first steps: installing it into a fresh
+// Debian root with apt is not tested here yet.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -40,7 +41,8 @@ describe('make deb', { skip: needs(missing.length === 0, missing.join(', ')) }, 
     assert.equal(field('Package'), 'zest');
     assert.equal(field('Version'), version);
     const depends = field('Depends').split(/,\s*/).map((d) => d.split(' ')[0]);
-    for (const need of ['libc6', 'libstdc++6', 'libssl3', 'libcurl4', 'adduser', 'bubblewrap', 'ffmpeg']) {
+    for (const need of ['libc6', 'libstdc++6', 'libssl3', 'libcurl4', 'adduser', 'bubblewrap', 'ffmpeg',
+      'init-system-helpers']) {
       assert.ok(depends.includes(need), `Depends lacks ${need}: ${field('Depends')}`);
     }
     // Exit status 0 with --fail-on error,warning: no error and no warning.
@@ -51,13 +53,14 @@ describe('make deb', { skip: needs(missing.length === 0, missing.join(', ')) }, 
     const contents = execFileSync('dpkg-deb', ['-c', deb]).toString();
     for (const file of ['./usr/bin/zest', './usr/bin/zest-make-model', './etc/zest/config.toml',
       './usr/share/man/man1/zest.1.gz', './usr/share/man/man1/zest-make-model.1.gz',
-      './usr/share/doc/zest/copyright', './usr/share/doc/zest/changelog.gz']) {
+      './usr/share/doc/zest/copyright', './usr/share/doc/zest/changelog.gz',
+      './lib/systemd/system/zest.service']) {
       assert.match(contents, new RegExp(` ${file.replace(/[.]/g, '\\.')}\n`), `${file} missing:\n${contents}`);
     }
     const control = path.join(dir, 'control');
     execFileSync('dpkg-deb', ['-e', deb, control]);
     assert.equal(fs.readFileSync(path.join(control, 'conffiles'), 'utf8').trim(), '/etc/zest/config.toml');
-    for (const script of ['postinst', 'postrm']) {
+    for (const script of ['postinst', 'prerm', 'postrm']) {
       assert.equal(fs.statSync(path.join(control, script)).mode & 0o111, 0o111, `${script} is not executable`);
     }
     // The man page is the CLI's own help, the server's options included.
