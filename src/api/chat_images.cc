@@ -83,18 +83,27 @@ boost::asio::awaitable<Status> ChatImages::Prepare(engines::ChatRequest& request
                               " are allowed (limits.max_images)");
   }
   int index = 0;
+  uint64_t pixels = 0;
   for (engines::Message& m : request.messages) {
     for (ContentPart& p : m.parts) {
       if (p.type != ContentPart::Type::kImage) continue;
       ++index;
-      Status ready = co_await PrepareOne(p, index, converter);
-      if (!ready.ok()) co_return ready;
+      Result<uint64_t> ready = co_await PrepareOne(p, index, converter);
+      if (!ready.ok()) co_return ready.status();
+      pixels += *ready;
+      if (pixels > limits_.max_request_pixels) {
+        co_return Status(ErrorCode::kTooLarge,
+                         "images 1 to " + std::to_string(index) + " hold " +
+                             std::to_string(pixels) + " pixels together; at most " +
+                             std::to_string(limits_.max_request_pixels) +
+                             " are allowed in one request (limits.max_request_pixels)");
+      }
     }
   }
   co_return Status::Ok();
 }
 
-boost::asio::awaitable<Status> ChatImages::PrepareOne(
+boost::asio::awaitable<Result<uint64_t>> ChatImages::PrepareOne(
     ContentPart& part, int index, const engines::ImageConverter* converter) const {
   const std::string where = "image " + std::to_string(index);
   Result<std::string> read = co_await ReadBytes(part.url, where);
@@ -121,10 +130,10 @@ boost::asio::awaitable<Status> ChatImages::PrepareOne(
   // A data: URL the engine reads as it is (its own format's MIME type, strict
   // base64 just decoded) goes on unchanged: re-encoding 20 MB costs time.
   if (part.url.starts_with("data:") && !converted && part.url.starts_with(prefix)) {
-    co_return Status::Ok();
+    co_return header.Pixels();
   }
   part.url = std::move(prefix) + Base64Encode(bytes);
-  co_return Status::Ok();
+  co_return header.Pixels();
 }
 
 boost::asio::awaitable<Result<std::string>> ChatImages::ReadBytes(const std::string& url,
@@ -134,14 +143,38 @@ boost::asio::awaitable<Result<std::string>> ChatImages::ReadBytes(const std::str
     co_return InvalidArgument(where + ": an image URL must be a data: URL or an http(s) URL");
   }
   const std::string host = http::UrlHost(url);
-  if (host.empty() || std::find(limits_.url_hosts.begin(), limits_.url_hosts.end(), host) ==
-                          limits_.url_hosts.end()) {
+  if (!HostAllowed(host)) {
     co_return InvalidArgument(
         where + ": zest does not fetch images from " + (host.empty() ? "that URL" : host) +
         "; send the image's bytes as a data: URL (base64), or allow the host in "
         "server.image_url_hosts");
   }
   co_return co_await FetchAsync(url, where);
+}
+
+bool ChatImages::HostAllowed(const std::string& host) const {
+  if (host.empty()) return false;
+  if (std::find(limits_.url_hosts.begin(), limits_.url_hosts.end(), host) !=
+      limits_.url_hosts.end()) {
+    return true;
+  }
+  // An address in the URL: allowed when a listed range holds it.
+  std::string literal = host;
+  if (literal.starts_with('[') && literal.ends_with(']'))
+    literal = literal.substr(1, literal.size() - 2);
+  boost::system::error_code ec;
+  const boost::asio::ip::address address = boost::asio::ip::make_address(literal, ec);
+  if (ec) return false;
+  return std::any_of(limits_.url_networks.begin(), limits_.url_networks.end(),
+                     [&](const http::IpNetwork& n) { return n.Contains(address); });
+}
+
+bool ChatImages::AddressAllowed(const sockaddr* address) const {
+  std::optional<boost::asio::ip::address> a = http::AddressOf(address);
+  if (!a) return false;
+  if (http::IsGloballyReachable(*a)) return true;
+  return std::any_of(limits_.url_networks.begin(), limits_.url_networks.end(),
+                     [&](const http::IpNetwork& n) { return n.Contains(*a); });
 }
 
 Result<std::string> ChatImages::DecodeDataUrl(std::string_view url,
@@ -208,6 +241,13 @@ Result<std::string> ChatImages::Fetch(const std::string& url, const std::string&
   options.stall_timeout_s = 10;
   // A redirect could lead to a host that is not allowed.
   options.follow_redirects = false;
+  std::string refused;
+  options.allow_connect = [&](const sockaddr* address) {
+    if (AddressAllowed(address)) return true;
+    std::optional<boost::asio::ip::address> a = http::AddressOf(address);
+    refused = a ? a->to_string() : "an address of another family";
+    return false;
+  };
   options.sink = [&](long, std::string_view chunk) {
     if (body.size() + chunk.size() > limits_.max_image_bytes) {
       too_large = true;
@@ -218,6 +258,12 @@ Result<std::string> ChatImages::Fetch(const std::string& url, const std::string&
   };
   models::HttpGetResult got = models::HttpGet(url, options);
   if (too_large) return OverBytes(where);
+  if (!got.transport_ok && !refused.empty()) {
+    return InvalidArgument(where + ": " + http::UrlHost(url) + " resolves to " + refused +
+                           ", which is not a public address: zest fetches images from this "
+                           "machine or its network only from addresses listed in "
+                           "server.image_url_hosts (e.g. \"192.168.1.0/24\")");
+  }
   if (!got.transport_ok) {
     return InvalidArgument(where + ": fetching " + url +
                            " failed: " + (got.timed_out ? "it timed out" : got.transport_error));

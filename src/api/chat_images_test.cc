@@ -129,8 +129,11 @@ TEST(ChatImages, WebpBecomesPngOfTheSameSize) {
 TEST(ChatImages, LimitsOnCountBytesAndDeclaredPixels) {
   testing::TempDir dir("chat-images");
   const std::string png = Picture(dir.path(), "a.png");
-  ChatImages images(
-      {.max_images = 2, .max_image_bytes = 4096, .max_image_pixels = 37 * 23, .url_hosts = {}});
+  ChatImages images({.max_images = 2,
+                     .max_image_bytes = 4096,
+                     .max_image_pixels = 37 * 23,
+                     .url_hosts = {},
+                     .url_networks = {}});
 
   ChatRequest three =
       WithImages({DataUrl("image/png", png), DataUrl("image/png", png), DataUrl("image/png", png)});
@@ -180,11 +183,62 @@ TEST(ChatImages, UrlsAreFetchedOnlyFromAllowedHosts) {
       << p.status.message();
   EXPECT_NE(p.status.message().find("server.image_url_hosts"), std::string::npos);
   // User info could make one host look like another.
-  ChatImages allowed({.url_hosts = {"example.com"}});
+  ChatImages allowed({.url_hosts = {"example.com"}, .url_networks = {}});
   ChatRequest tricked = WithImages({"https://example.com@127.0.0.1/cat.png"});
   EXPECT_EQ(Prepare(allowed, tricked).status.code(), ErrorCode::kInvalidArgument);
   ChatRequest file = WithImages({"file:///etc/passwd"});
   EXPECT_EQ(Prepare(allowed, file).status.code(), ErrorCode::kInvalidArgument);
+}
+
+// Issue 52: 16 images of 33.5 MP each passed one by one, 1.6 GB decoded.
+TEST(ChatImages, AllImagesOfARequestTogetherHaveALimit) {
+  testing::TempDir dir("chat-images");
+  const std::string png = DataUrl("image/png", Picture(dir.path(), "a.png"));
+  ChatImages images({.max_images = 4,
+                     .max_image_bytes = 4096,
+                     .max_image_pixels = 37 * 23,
+                     .max_request_pixels = 2 * 37 * 23,
+                     .url_hosts = {},
+                     .url_networks = {}});
+  ChatRequest two = WithImages({png, png});
+  EXPECT_TRUE(Prepare(images, two).status.ok());
+  ChatRequest three = WithImages({png, png, png});
+  Prepared over = Prepare(images, three);
+  EXPECT_EQ(over.status.code(), ErrorCode::kTooLarge);
+  EXPECT_NE(over.status.message().find("images 1 to 3 hold 2553 pixels together; at most 1702"),
+            std::string::npos)
+      << over.status.message();
+}
+
+// Issue 52: an allowed name pointed at this machine (DNS rebinding) was
+// fetched from there. "localhost" stands for such a name: it resolves
+// only to loopback addresses.
+TEST(ChatImages, AnAllowedNameMustResolveToAPublicAddress) {
+  ChatImages by_name({.url_hosts = {"localhost"}, .url_networks = {}});
+  ChatRequest request = WithImages({"http://localhost:9/cat.png"});
+  Prepared p = Prepare(by_name, request);
+  EXPECT_EQ(p.status.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(p.status.message().find("localhost resolves to"), std::string::npos)
+      << p.status.message();
+  EXPECT_NE(p.status.message().find("not a public address"), std::string::npos);
+
+  // Listed by address, loopback is fetched from (nothing listens on port 9:
+  // the connection itself is tried and fails).
+  ChatImages by_address(
+      {.url_hosts = {"localhost"},
+       .url_networks = {*http::IpNetwork::Parse("127.0.0.0/8"), *http::IpNetwork::Parse("::1")}});
+  for (const char* url : {"http://localhost:9/cat.png", "http://127.0.0.1:9/cat.png"}) {
+    ChatRequest tried = WithImages({url});
+    Prepared q = Prepare(by_address, tried);
+    EXPECT_EQ(q.status.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(q.status.message().find("failed"), std::string::npos) << q.status.message();
+    EXPECT_EQ(q.status.message().find("not a public address"), std::string::npos);
+  }
+  // An address outside the listed ranges is not a host that is allowed.
+  ChatRequest outside = WithImages({"http://10.0.0.1:9/cat.png"});
+  Prepared r = Prepare(by_address, outside);
+  EXPECT_NE(r.status.message().find("does not fetch images from 10.0.0.1"), std::string::npos)
+      << r.status.message();
 }
 
 TEST(ChatImages, WhatIsNotAnImageIsRefused) {

@@ -111,9 +111,17 @@ api::ChatRouteOptions ChatRouteOptionsFor(const config::Settings& s) {
   api::ImageLimits images{.max_images = s.max_images,
                           .max_image_bytes = static_cast<uint64_t>(s.max_image_mb) << 20,
                           .max_image_pixels = static_cast<uint64_t>(s.max_image_pixels),
-                          .url_hosts = {}};
+                          .max_request_pixels = static_cast<uint64_t>(s.max_request_pixels),
+                          .url_hosts = {},
+                          .url_networks = {}};
+  // An entry written as an address or range allows those addresses; a name
+  // allows that host at its globally reachable addresses.
   for (const std::string& host : http::SplitOrigins(s.image_url_hosts)) {
-    images.url_hosts.push_back(AsciiLower(host));
+    if (std::optional<http::IpNetwork> network = http::IpNetwork::Parse(host)) {
+      images.url_networks.push_back(*network);
+    } else {
+      images.url_hosts.push_back(AsciiLower(host));
+    }
   }
   o.images = std::make_shared<const api::ChatImages>(std::move(images));
   // Validated when the settings were loaded. The same for every API.

@@ -306,6 +306,8 @@ std::vector<Field> SecurityFields() {
       IntField("limits.max_image_mb", "ZEST_MAX_IMAGE_MB", &Settings::max_image_mb, 1, 1024),
       IntField<int64_t>("limits.max_image_pixels", "ZEST_MAX_IMAGE_PIXELS",
                         &Settings::max_image_pixels, 1, int64_t{1} << 32),
+      IntField<int64_t>("limits.max_request_pixels", "ZEST_MAX_REQUEST_PIXELS",
+                        &Settings::max_request_pixels, 1, int64_t{1} << 36),
       Field{"security.max_keep_alive", "ZEST_MAX_KEEP_ALIVE",
             [](Settings& s, const std::string& t) -> Status {
               if (!t.empty()) ZEST_RETURN_IF_ERROR(ParseDuration(t).status());

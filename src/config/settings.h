@@ -165,6 +165,9 @@ struct Settings {
   int max_images = 16;
   int max_image_mb = 20;
   int64_t max_image_pixels = 33'554'432;  // 8192 x 4096
+  // All of one request's images together: the engine decodes every image
+  // of a prompt (3 bytes a pixel) before it reads any.
+  int64_t max_request_pixels = 67'108'864;  // two of the largest, ~192 MiB decoded
   // [security]
   // The longest keep_alive an inference key may set; empty = the server's
   // scheduler.keep_alive.

@@ -341,7 +341,25 @@ net::awaitable<bool> Connection::Serve(const Handler& handler, Request& request,
     LogAccess(request, started);
     co_return writer_.keep_alive();
   }
-  registry_->SetBusy(id_, true);  // not to be closed to make room while it runs
+  // Busy: not to be closed to make room while it runs. An inference key's
+  // requests count against the key's share, from whatever address.
+  if (request.inference_key && !request.principal.empty()) {
+    if (!registry_->SetBusyFor(id_, request.principal)) {
+      if (long_lived_) registry_->SetStreaming(id_, false);
+      NoteRejected("rate_limit");
+      Headers retry;
+      retry.emplace_back("Retry-After", "1");
+      co_await Refuse(429,
+                      "too many requests in progress for this API key: at most half of "
+                      "server.max_connections (" +
+                          std::to_string(context_->options.max_connections / 2) + ")",
+                      retry);
+      LogAccess(request, started);
+      co_return writer_.keep_alive();
+    }
+  } else {
+    registry_->SetBusy(id_, true);
+  }
   co_await RunHandler(handler, request);
   registry_->SetBusy(id_, false);
   if (long_lived_) registry_->SetStreaming(id_, false);

@@ -23,6 +23,10 @@ int ConnectionRegistry::StreamsLimit() const {
   return limit;
 }
 
+int ConnectionRegistry::KeyBusyLimit() const {
+  return limits_.total > 0 ? std::max(limits_.total / 2, 1) : 0;
+}
+
 std::uint64_t ConnectionRegistry::VictimLocked(const std::string* address) const {
   std::string crowded;
   if (address == nullptr) {
@@ -82,19 +86,11 @@ ConnectionRegistry::AddResult ConnectionRegistry::Add(const std::string& address
       *id = ++next_id_;
       ++counted_;
       ++per_address_[address];
-      live_.emplace(*id, Live{address, std::move(abort), false, false, false, now_()});
+      live_.emplace(*id, Live{address, std::move(abort), false, false, false, now_(), ""});
     }
   }
   for (const auto& close : aborts) close();
   return result;
-}
-
-void ConnectionRegistry::SetBusy(std::uint64_t id, bool busy) {
-  MutexLock lock(mutex_);
-  auto it = live_.find(id);
-  if (it == live_.end()) return;
-  it->second.busy = busy;
-  if (!busy) it->second.idle_since = now_();
 }
 
 namespace {
@@ -105,6 +101,37 @@ void Decrement(std::unordered_map<std::string, int>& counts, const std::string& 
 }
 
 }  // namespace
+
+void ConnectionRegistry::ReleaseKeyLocked(Live& live) {
+  if (live.key.empty()) return;
+  Decrement(busy_keys_, live.key);
+  live.key.clear();
+}
+
+void ConnectionRegistry::SetBusy(std::uint64_t id, bool busy) {
+  MutexLock lock(mutex_);
+  auto it = live_.find(id);
+  if (it == live_.end()) return;
+  it->second.busy = busy;
+  if (!busy) {
+    ReleaseKeyLocked(it->second);
+    it->second.idle_since = now_();
+  }
+}
+
+bool ConnectionRegistry::SetBusyFor(std::uint64_t id, const std::string& key) {
+  MutexLock lock(mutex_);
+  auto it = live_.find(id);
+  if (it == live_.end()) return true;
+  ReleaseKeyLocked(it->second);
+  auto held = busy_keys_.find(key);
+  const int limit = KeyBusyLimit();
+  if (limit > 0 && held != busy_keys_.end() && held->second >= limit) return false;
+  ++busy_keys_[key];
+  it->second.key = key;
+  it->second.busy = true;
+  return true;
+}
 
 bool ConnectionRegistry::SetStreaming(std::uint64_t id, bool streaming) {
   MutexLock lock(mutex_);
@@ -139,6 +166,7 @@ void ConnectionRegistry::Remove(std::uint64_t id) {
     Decrement(it->second.streaming ? streams_ : per_address_, it->second.address);
     if (it->second.streaming) --all_streams_;
   }
+  ReleaseKeyLocked(it->second);
   live_.erase(it);
 }
 
@@ -150,6 +178,12 @@ void ConnectionRegistry::AbortAll() {
     for (const auto& [id, live] : live_) aborts.push_back(live.abort);
   }
   for (const auto& close : aborts) close();
+}
+
+int ConnectionRegistry::BusyFor(const std::string& key) const {
+  MutexLock lock(mutex_);
+  auto it = busy_keys_.find(key);
+  return it == busy_keys_.end() ? 0 : it->second;
 }
 
 int ConnectionRegistry::CountFrom(const std::string& address) const {

@@ -13,7 +13,10 @@
 // address's connections, so a client holding many streams cannot lock out
 // the plain requests of its address (on loopback: every local process).
 // One address holds at most half the total in streams, and streams in all
-// at most three quarters: a health check always finds room.
+// at most three quarters: a health check always finds room. And one API
+// key holds at most half the total busy (requests running or queued,
+// streams), from however many addresses it comes: a key cannot fill the
+// server with requests that wait (issue 52, MEDIUM 7).
 //
 // An "address" here is a client as http/client_group.h counts them (all of
 // loopback one, an IPv6 /64 one): the caller passes ClientGroup's.
@@ -56,6 +59,10 @@ class ConnectionRegistry {
   // Whether a handler is running on the connection (it may not be closed
   // to make room).
   void SetBusy(std::uint64_t id, bool busy);
+  // SetBusy(id, true) for a request of API key `key`, counted against the
+  // key's share (half the total); false, and nothing changes, when the key
+  // already holds it. SetBusy(id, false) and Remove give it back.
+  bool SetBusyFor(std::uint64_t id, const std::string& key);
   // Moves the connection to the long-lived streams of its address (true)
   // or back. False, and nothing changes, when the address already has its
   // limit of streams.
@@ -68,6 +75,8 @@ class ConnectionRegistry {
   // nor its streams), and its long-lived streams.
   int CountFrom(const std::string& address) const;
   int StreamsFrom(const std::string& address) const;
+  // Connections busy for `key`.
+  int BusyFor(const std::string& key) const;
 
  private:
   struct Live {
@@ -77,10 +86,14 @@ class ConnectionRegistry {
     bool evicted = false;    // closed to make room; no longer counted
     bool streaming = false;  // counted in streams_, not per_address_
     Clock::time_point idle_since;
+    std::string key;  // busy for this API key (SetBusyFor); empty: none
   };
   int PerAddressLimit() const;
   // Streams one address may hold: streams_per_address, at most half the total.
   int StreamsLimit() const;
+  // Busy connections one key may hold: half the total.
+  int KeyBusyLimit() const;
+  void ReleaseKeyLocked(Live& live) REQUIRES(mutex_);
   // The idle connection to close for room: from `address` when given, else
   // from the address with the most connections. 0 when none.
   std::uint64_t VictimLocked(const std::string* address) const REQUIRES(mutex_);
@@ -96,6 +109,7 @@ class ConnectionRegistry {
   std::unordered_map<std::string, int> per_address_ GUARDED_BY(mutex_);
   std::unordered_map<std::string, int> streams_ GUARDED_BY(mutex_);
   int all_streams_ GUARDED_BY(mutex_) = 0;
+  std::unordered_map<std::string, int> busy_keys_ GUARDED_BY(mutex_);
 };
 
 }  // namespace zest::http

@@ -102,6 +102,28 @@ TEST(ConnectionRegistry, BusyConnectionsAreNeverClosedForRoom) {
   EXPECT_EQ(aborted, std::set<int>{2});
 }
 
+// Issue 52, MEDIUM 7: one key's requests, waiting in a queue from many
+// addresses, could hold every connection.
+TEST(ConnectionRegistry, OneKeyHoldsAtMostHalfTheTotalBusy) {
+  ManualClock clock;
+  ConnectionRegistry registry({0, 8}, clock.Fn());
+  std::set<int> aborted;
+  std::vector<std::uint64_t> ids;
+  for (int i = 0; i < 6; ++i) {
+    ids.push_back(AddOne(registry, clock, "10.0.0." + std::to_string(i), aborted, i));
+  }
+  for (int i = 0; i < 4; ++i) EXPECT_TRUE(registry.SetBusyFor(ids[i], "mallory")) << i;
+  EXPECT_FALSE(registry.SetBusyFor(ids[4], "mallory"));
+  EXPECT_EQ(registry.BusyFor("mallory"), 4);
+  EXPECT_TRUE(registry.SetBusyFor(ids[4], "alice"));  // another key still gets in
+  registry.SetBusy(ids[0], false);                    // one of mallory's requests ended
+  EXPECT_TRUE(registry.SetBusyFor(ids[5], "mallory"));
+  registry.Remove(ids[1]);  // and a connection closed
+  EXPECT_EQ(registry.BusyFor("mallory"), 3);
+  EXPECT_EQ(registry.BusyFor("alice"), 1);
+  EXPECT_TRUE(aborted.empty());
+}
+
 TEST(ConnectionRegistry, OverTheTotalTheMostCrowdedAddressGivesWay) {
   ManualClock clock;
   ConnectionRegistry registry({0, 8}, clock.Fn());  // one address may hold 6 of 8

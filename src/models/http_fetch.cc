@@ -65,6 +65,12 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
   return size * n;
 }
 
+curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
+  auto* st = static_cast<TransferState*>(user);
+  if (!st->options->allow_connect(&address->addr)) return CURL_SOCKET_BAD;
+  return ::socket(address->family, address->socktype, address->protocol);
+}
+
 int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto* st = static_cast<TransferState*>(user);
   return st->options->cancel && st->options->cancel->load() ? 1 : 0;
@@ -92,6 +98,11 @@ void SetOptions(CURL* curl, const std::string& url, const HttpGetOptions& o, Tra
   curl::EasySetopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl::EasySetopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(o.stall_timeout_s));
   if (!range.empty()) curl::EasySetopt(curl, CURLOPT_RANGE, range.c_str());
+  if (o.allow_connect) {
+    curl::EasySetopt(curl, CURLOPT_OPENSOCKETFUNCTION, OnOpenSocket);
+    curl::EasySetopt(curl, CURLOPT_OPENSOCKETDATA, st);
+    curl::EasySetopt(curl, CURLOPT_PROXY, "");
+  }
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // caller cancels. Callable from any thread; never from Asio I/O threads.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -30,6 +32,12 @@ struct HttpGetOptions {
   // 206); other answers' bodies are kept in `error_body`. Returning false
   // stops the transfer (then `stopped_by_sink` is set).
   std::function<bool(long status, std::string_view bytes)> sink;
+  // Set: called with each address libcurl is about to connect to (after its
+  // own name lookup, so the address checked is the one used: a name cannot
+  // change between the check and the connect); false refuses it, and with no
+  // address left the transfer fails to connect. Proxies are then not used,
+  // so that the address checked is the server's, not a proxy's.
+  std::function<bool(const sockaddr* address)> allow_connect;
 };
 
 struct HttpGetResult {

@@ -268,6 +268,41 @@ describe('connections from several loopback addresses', () => {
   });
 });
 
+describe('busy connections per key', () => {
+  // Issue 52, MEDIUM 7: an inference key's requests waiting in the queue
+  // held connections without limit, from however many addresses. One key
+  // now holds at most half of --max-connections busy: here 5 of 10.
+  test('an inference key holds at most half the connections; another key still gets in', async () => {
+    const home = makeHome({ tiny: 'tiny' }, { config: streamsUntilStopped('tiny') });
+    const bulk = zestCli(home, ['keys', 'add', 'bulk']);
+    const admin = zestCli(home, ['keys', 'add', 'ops', '--scope', 'admin']);
+    const zest = await startZest({ home, args: ['--max-connections', '10', '--parallel', '1'],
+                                   env: { ZEST_RESERVED_SLOTS: '0' } });
+    const ctl = new AbortController();
+    const ask = (key, body, signal = ctl.signal) => zest.fetch('/v1/chat/completions', {
+      method: 'POST', headers: { 'content-type': 'application/json', ...bearer(key) },
+      body: JSON.stringify(body), signal,
+    });
+    const depth = async () => {
+      const text = await (await zest.fetch('/metrics', { headers: bearer(admin) })).text();
+      return Number(/^zest_queue_depth\{model="tiny",priority="normal"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    };
+    const held = [];
+    try {
+      const holder = await ask(bulk, chatBody('tiny', { max_tokens: 100000, stream: true }));
+      assert.equal(holder.status, 200);
+      await holder.body.getReader().read();  // the one slot is taken
+      for (let i = 0; i < 4; i++) held.push(ask(bulk, chatBody('tiny', { max_tokens: 2 })).catch(() => null));
+      await waitFor(async () => (await depth()) === 4, { timeout: 10000, what: "four of bulk's requests queued" });
+      const sixth = await ask(bulk, chatBody('tiny', { max_tokens: 2 }), AbortSignal.timeout(10000));
+      assert.equal(sixth.status, 429);
+      assert.equal(sixth.headers.get('retry-after'), '1');
+      assert.match((await sixth.json()).error.message, /too many requests in progress for this API key: at most half of server\.max_connections \(5\)/);
+      assert.equal((await zest.json('/v1/models', undefined, { headers: bearer(admin) })).status, 200);
+    } finally { ctl.abort(); await Promise.all(held); await zest.stop(); zest.cleanup(); }
+  });
+});
+
 describe('private directories', () => {
   test('every directory zest creates is 0700, run/ and cache/ included', async () => {
     const parent = makeHome({});

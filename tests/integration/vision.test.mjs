@@ -254,10 +254,13 @@ describe('vision: image URLs from allowed hosts only', () => {
       if (req.url === '/moved.png') return res.writeHead(302, { location: '/cat.png' }).end();
       return res.writeHead(404).end();
     });
-    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // On every IPv4 address, so that a name pointed at 127.0.0.1 would reach it.
+    await new Promise((resolve) => server.listen(0, '0.0.0.0', resolve));
     port = server.address().port;
     zest = await startZest({
-      home: makeHome({ seer: 'vision' }, { config: '[server]\nimage_url_hosts = ["127.0.0.1"]\n' }),
+      // 127.0.0.2 by address; localhost by name, standing for an allowed
+      // name its owner pointed at this machine (DNS rebinding).
+      home: makeHome({ seer: 'vision' }, { config: '[server]\nimage_url_hosts = ["127.0.0.2", "localhost"]\n' }),
     });
   });
   after(async () => { await zest.stop(); zest.cleanup(); server.close(); });
@@ -265,21 +268,26 @@ describe('vision: image URLs from allowed hosts only', () => {
   test('zest fetches the image itself; redirects and errors are refused', async () => {
     const ask = (url) => zest.json('/v1/chat/completions', { model: 'seer', max_tokens: 1, messages: [{ role: 'user',
       content: [{ type: 'text', text: QUESTION }, { type: 'image_url', image_url: { url } }] }] });
-    const byUrl = await ask(`http://127.0.0.1:${port}/cat.png`);
+    const byUrl = await ask(`http://127.0.0.2:${port}/cat.png`);
     assert.equal(byUrl.status, 200, JSON.stringify(byUrl.data));
     const inline = await ask(dataUrl('image/png', png));
     assert.equal(byUrl.data.usage.prompt_tokens, inline.data.usage.prompt_tokens);
     // A redirect could lead anywhere: not followed.
-    const moved = await ask(`http://127.0.0.1:${port}/moved.png`);
+    const moved = await ask(`http://127.0.0.2:${port}/moved.png`);
     assert.equal(moved.status, 400);
     assert.match(moved.data.error.message, /image 1: fetching .* answered HTTP 302/);
-    const missing = await ask(`http://127.0.0.1:${port}/nope.png`);
+    const missing = await ask(`http://127.0.0.2:${port}/nope.png`);
     assert.equal(missing.status, 400);
     assert.match(missing.data.error.message, /answered HTTP 404/);
     // Another host is still not fetched.
-    const other = await ask(`http://localhost:${port}/cat.png`);
+    const other = await ask(`http://127.0.0.3:${port}/cat.png`);
     assert.equal(other.status, 400);
-    assert.match(other.data.error.message, /does not fetch images from localhost/);
+    assert.match(other.data.error.message, /does not fetch images from 127\.0\.0\.3/);
+    // An allowed name is fetched only from a public address or a listed
+    // one: this one resolves to 127.0.0.1 and ::1 (issue 52; fetched before).
+    const rebound = await ask(`http://localhost:${port}/cat.png`);
+    assert.equal(rebound.status, 400, JSON.stringify(rebound.data));
+    assert.match(rebound.data.error.message, /image 1: localhost resolves to (127\.0\.0\.1|::1), which is not a public address/);
   });
 });
 
