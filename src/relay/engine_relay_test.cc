@@ -44,13 +44,13 @@ struct Reply {
   std::function<void()> die;  // null: the body ends whole
 };
 
-Reply Sse(std::vector<std::string> data, std::function<void()> die = nullptr) {
+Reply Sse(const std::vector<std::string>& data, std::function<void()> die = nullptr) {
   Reply reply{
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
       "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
       {},
       std::move(die)};
-  for (std::string& d : data) reply.events.push_back("data: " + d + "\n\n");
+  for (const std::string& d : data) reply.events.push_back("data: " + d + "\n\n");
   return reply;
 }
 
