@@ -106,7 +106,7 @@ Result<GeneratedImages> EngineAdapter::ReadImages(int, std::string_view) const {
   return Status(ErrorCode::kUnsupported, std::string(name()) + " does not generate images");
 }
 
-Result<EngineCall> EngineAdapter::MessagesTokenCountCall(std::string_view) const {
+Result<EngineCall> EngineAdapter::TokenCountCall(const ChatRequest&, const std::string&) const {
   return Status(ErrorCode::kUnsupported, std::string(name()) + " does not count tokens");
 }
 

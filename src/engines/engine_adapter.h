@@ -165,10 +165,12 @@ class EngineAdapter {
   virtual Result<GeneratedImages> ReadImages(int status, std::string_view body) const;
 
   // Token counting (Anthropic's /v1/messages/count_tokens): the input
-  // tokens of a Messages request (Anthropic's shape, `model` the engine's),
-  // counted with the model's chat template and tokenizer, as a request in
-  // the engine's shape; and its answer. Default: kUnsupported.
-  virtual Result<EngineCall> MessagesTokenCountCall(std::string_view anthropic_body) const;
+  // tokens of a chat request (its messages, tools and tool choice; `model`
+  // the engine's name for the model), counted with the model's chat
+  // template and tokenizer, as a request in the engine's shape; and its
+  // answer. Default: kUnsupported.
+  virtual Result<EngineCall> TokenCountCall(const ChatRequest& request,
+                                            const std::string& model) const;
   virtual Result<uint64_t> ReadTokenCount(int status, std::string_view body) const;
 
   // Its own Prometheus metrics; nullopt when it serves none.

@@ -4,6 +4,7 @@
 
 #include "engines/engine_flags.h"
 #include "engines/llama_server_flags.h"
+#include "engines/llama_token_count.h"
 #include "engines/rpc_backend.h"
 
 namespace zest::engines {
@@ -71,20 +72,14 @@ Result<LaunchCommand> LlamaServerAdapter::Command(const LaunchSpec& spec) const 
   return command;
 }
 
-Result<EngineCall> LlamaServerAdapter::MessagesTokenCountCall(
-    std::string_view anthropic_body) const {
-  return EngineCall{"/v1/messages/count_tokens", "application/json", std::string(anthropic_body)};
+Result<EngineCall> LlamaServerAdapter::TokenCountCall(const ChatRequest& request,
+                                                      const std::string& model) const {
+  return EngineCall{std::string(kTokenCountPath), "application/json",
+                    TokenCountBody(request, model)};
 }
 
 Result<uint64_t> LlamaServerAdapter::ReadTokenCount(int status, std::string_view body) const {
-  const nlohmann::json answer = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
-  const nlohmann::json tokens =
-      answer.is_object() ? answer.value("input_tokens", nlohmann::json()) : nlohmann::json();
-  if (status != 200 || !tokens.is_number_unsigned()) {
-    return EngineFailed("llama-server did not count the tokens (" + std::to_string(status) +
-                        "): " + std::string(body.substr(0, 300)));
-  }
-  return tokens.get<uint64_t>();
+  return ReadTokenCountAnswer(status, body);
 }
 
 bool LlamaServerAdapter::AsksAsStream(const ChatRequest& request) const {

@@ -23,7 +23,8 @@ class LlamaServerAdapter : public EngineAdapter {
   Result<LaunchCommand> Command(const LaunchSpec& spec) const override;
   std::optional<std::string> PathFor(Capability capability) const override;
   // Its own Anthropic route counts a Messages request's tokens.
-  Result<EngineCall> MessagesTokenCountCall(std::string_view anthropic_body) const override;
+  Result<EngineCall> TokenCountCall(const ChatRequest& request,
+                                    const std::string& model) const override;
   Result<uint64_t> ReadTokenCount(int status, std::string_view body) const override;
   bool saves_slots() const override { return true; }
   // llama-server runs a non-streamed task to its end when its client goes

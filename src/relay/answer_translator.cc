@@ -13,13 +13,14 @@ std::string Text(const json& object, const char* key) {
 
 }  // namespace
 
-std::optional<std::string> AnswerTranslator::StreamEvent(std::string_view data) {
-  if (data == "[DONE]") return End();
-  const json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
+std::optional<std::string> AnswerTranslator::StreamEvent(EngineEvent& event) {
+  if (event.done()) return End();
+  const json& chunk = event.Doc();
   if (!chunk.is_object()) return std::string();
   if (auto error = chunk.find("error"); error != chunk.end()) {
     const json code = error->is_object() ? error->value("code", json()) : json(500);
-    return StreamError(EngineErrorStatus(code.is_number_integer() ? code.get<int>() : 500, data));
+    return StreamError(
+        EngineErrorStatus(code.is_number_integer() ? code.get<int>() : 500, event.Text()));
   }
   return Chunk(chunk);
 }

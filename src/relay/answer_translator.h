@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "relay/engine_event.h"
 
 namespace zest::relay {
 
@@ -53,11 +54,12 @@ class AnswerTranslator {
   // engine's bytes through as they are, so the relay needs no case of its
   // own for an answer that is not translated.
   //
-  // One event's data from the engine's stream: what to send the client for
-  // it ("": nothing); nullopt: the event as it came. The default: the
-  // API's Chunk, End at "[DONE]", StreamError for the engine's error event,
-  // nothing for what is not JSON.
-  virtual std::optional<std::string> StreamEvent(std::string_view data);
+  // One event of the engine's stream (engine_event.h: read once, shared
+  // with the relay's other readers; as the relay changed it): what to send
+  // the client for it ("": nothing); nullopt: the event as it is. The
+  // default: the API's Chunk of the event's JSON, End at "[DONE]",
+  // StreamError for the engine's error event, nothing for what is not JSON.
+  virtual std::optional<std::string> StreamEvent(EngineEvent& event);
   // The engine's stream ended, `whole` when after its "[DONE]", with
   // `pending` bytes after its last whole event: what the client gets
   // before its stream closes ("": nothing). The default: nothing after a

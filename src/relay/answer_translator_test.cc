@@ -66,13 +66,19 @@ class Recorder : public AnswerTranslator {
   }
 };
 
+// One event through the translator, as the relay hands it over.
+std::optional<std::string> Event(AnswerTranslator& t, std::string_view data) {
+  EngineEvent event(data);
+  return t.StreamEvent(event);
+}
+
 TEST(AnswerTranslatorTest, StreamEventsGoThroughTheParsedForms) {
   Recorder t;
   EXPECT_FALSE(t.sse());
-  EXPECT_EQ(t.StreamEvent("[DONE]"), "end");
-  EXPECT_EQ(t.StreamEvent(R"({"a":1})"), R"(chunk:{"a":1})");
-  EXPECT_EQ(t.StreamEvent("not json"), "");  // nothing, but not the event as it came
-  std::optional<std::string> error = t.StreamEvent(R"({"error":{"code":400,"message":"no"}})");
+  EXPECT_EQ(Event(t, "[DONE]"), "end");
+  EXPECT_EQ(Event(t, R"({"a":1})"), R"(chunk:{"a":1})");
+  EXPECT_EQ(Event(t, "not json"), "");  // nothing, but not the event as it came
+  std::optional<std::string> error = Event(t, R"({"error":{"code":400,"message":"no"}})");
   ASSERT_TRUE(error);
   EXPECT_EQ(*error, "error:the engine answered 400: no");
 }

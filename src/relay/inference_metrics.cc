@@ -126,8 +126,11 @@ std::optional<RequestStats> InferenceMetrics::LastOf(const std::string& principa
 }
 
 TokenUsage ParseTokenUsage(std::string_view text) {
+  return TokenUsageOf(json::parse(text, nullptr, /*allow_exceptions=*/false));
+}
+
+TokenUsage TokenUsageOf(const json& doc) {
   TokenUsage usage;
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return usage;
   auto t = doc.find("timings");
   bool has_timings = t != doc.end() && t->is_object();
@@ -161,6 +164,11 @@ std::optional<TokenUsage> EventUsage(std::string_view data) {
     return std::nullopt;
   }
   return ParseTokenUsage(data);
+}
+
+std::optional<TokenUsage> EventUsage(EngineEvent& event) {
+  if (!event.MayCarryCounts()) return std::nullopt;
+  return TokenUsageOf(event.Doc());
 }
 
 const char* ApiLabel(Api api) {

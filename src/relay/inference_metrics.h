@@ -15,6 +15,7 @@
 #include "core/mutex.h"
 #include "http/response_writer.h"
 #include "metrics/registry.h"
+#include "relay/engine_event.h"
 
 namespace zest::relay {
 
@@ -103,9 +104,15 @@ struct TokenUsage {
 // Reads OpenAI `usage` (preferred) or llama-server `timings` from one JSON
 // answer or stream event; found=false when it has neither.
 TokenUsage ParseTokenUsage(std::string_view json);
+// The same from a parsed answer or event.
+TokenUsage TokenUsageOf(const nlohmann::json& doc);
 // ParseTokenUsage of a stream event that may carry counts (the closing
 // events: `usage` or `timings`); none for the others, which are not parsed.
 std::optional<TokenUsage> EventUsage(std::string_view data);
+// The same on the relay's event (engine_event.h): its JSON, parsed here
+// only for the events that may carry counts, is the one its other readers
+// get.
+std::optional<TokenUsage> EventUsage(EngineEvent& event);
 
 // One request's observer. Not thread-safe: used by the request's coroutine.
 class RequestObserver {

@@ -25,11 +25,16 @@ StreamAssembler::StreamAssembler(bool chat) : chat_(chat) {
 }
 
 void StreamAssembler::Add(std::string_view data) {
-  if (data.empty() || data == "[DONE]") return;
-  json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
+  EngineEvent event(data);
+  Add(event);
+}
+
+void StreamAssembler::Add(EngineEvent& event) {
+  if (event.data().empty() || event.done()) return;
+  const json& chunk = event.Doc();
   if (!chunk.is_object()) return;
   if (auto error = chunk.find("error"); error != chunk.end()) {
-    error_ = std::string(data);
+    error_ = std::string(event.Text());
     auto code = error->is_object() ? error->find("code") : error->end();
     if (code != error->end() && code->is_number_integer()) {
       int status = code->get<int>();

@@ -25,6 +25,8 @@
 #include <string>
 #include <string_view>
 
+#include "relay/engine_event.h"
+
 namespace zest::relay {
 
 class StreamAssembler {
@@ -34,6 +36,8 @@ class StreamAssembler {
 
   // One event's data; "[DONE]" and what is not a JSON object are ignored.
   void Add(std::string_view data);
+  // The same on the relay's event (engine_event.h), its JSON shared.
+  void Add(EngineEvent& event);
 
   // The engine reported an error mid-stream ({"error": {...}}): its event,
   // and the HTTP status its "code" names (500 when it names none).

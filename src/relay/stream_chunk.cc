@@ -9,14 +9,15 @@ namespace {
 
 using nlohmann::json;
 
-// Whether it added the role: choices[0].delta is an object without one.
-bool AddAssistantRole(json& chunk) {
+// Whether the chunk lacks the role: choices[0].delta is an object without one.
+bool LacksRole(const json& chunk) {
   auto choices = chunk.find("choices");
-  if (choices == chunk.end() || !choices->is_array() || choices->empty()) return false;
+  if (choices == chunk.end() || !choices->is_array() || choices->empty() ||
+      !(*choices)[0].is_object()) {
+    return false;
+  }
   auto delta = (*choices)[0].find("delta");
-  if (delta == (*choices)[0].end() || !delta->is_object() || delta->contains("role")) return false;
-  (*delta)["role"] = "assistant";
-  return true;
+  return delta != (*choices)[0].end() && delta->is_object() && !delta->contains("role");
 }
 
 }  // namespace
@@ -30,16 +31,18 @@ std::string WithModelName(std::string body, const std::string& name) {
 
 std::optional<std::string> FixChunk(std::string_view data, bool add_role,
                                     const std::string* model) {
-  if (!add_role && model == nullptr) return std::nullopt;
-  json doc = json::parse(data, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return std::nullopt;
-  bool changed = add_role && AddAssistantRole(doc);
-  if (model != nullptr && doc.contains("model")) {
-    doc["model"] = *model;
-    changed = true;
-  }
-  if (!changed) return std::nullopt;
-  return JsonText(doc);
+  EngineEvent event(data);
+  FixChunk(event, add_role, model);
+  if (!event.changed()) return std::nullopt;
+  return std::string(event.Text());
+}
+
+void FixChunk(EngineEvent& event, bool add_role, const std::string* model) {
+  if (!add_role && model == nullptr) return;
+  const json& doc = event.Doc();
+  if (!doc.is_object()) return;
+  if (add_role && LacksRole(doc)) event.MutableDoc()["choices"][0]["delta"]["role"] = "assistant";
+  if (model != nullptr && doc.contains("model")) event.MutableDoc()["model"] = *model;
 }
 
 }  // namespace zest::relay

@@ -11,12 +11,14 @@
 //     synthetic model; an answer that starts with a multi-byte character
 //     can do it too), and the openai SDK's stream helper then fails
 //     ("missing role for choice 0").
-// Pure functions over JSON text.
+// Pure functions over JSON text, or over an event read once (engine_event.h).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "relay/engine_event.h"
 
 namespace zest::relay {
 
@@ -29,5 +31,9 @@ std::string WithModelName(std::string body, const std::string& name);
 // choices[0].delta gets "role": "assistant" if it has no role; with
 // `model` set, the top-level "model" becomes *model.
 std::optional<std::string> FixChunk(std::string_view data, bool add_role, const std::string* model);
+// The same on the relay's event, changed in place (parsed only when
+// `add_role` or `model` asks for a change; marked changed only when one
+// was made).
+void FixChunk(EngineEvent& event, bool add_role, const std::string* model);
 
 }  // namespace zest::relay

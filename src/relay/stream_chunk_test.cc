@@ -46,5 +46,36 @@ TEST(FixChunkTest, RenamesTheModel) {
   EXPECT_EQ(WithModelName("not json", "b"), "not json");
 }
 
+TEST(EngineEventTest, ReadOnceAndSentAsTheEnginesBytesUnlessChanged) {
+  const std::string data =
+      R"({"model":"m", "choices":[{"index":0,"delta":{"role":"assistant","content":"a"}}]})";
+  EngineEvent untouched(data);
+  FixChunk(untouched, /*add_role=*/false, /*model=*/nullptr);
+  EXPECT_FALSE(untouched.parsed());  // nothing asked for its JSON
+  EXPECT_EQ(untouched.Text().data(), data.data());
+  EXPECT_FALSE(untouched.MayCarryCounts());
+
+  // Its role is there: read, not changed, still the engine's bytes.
+  EngineEvent with_role(data);
+  const nlohmann::json* doc = &with_role.Doc();
+  FixChunk(with_role, /*add_role=*/true, nullptr);
+  EXPECT_FALSE(with_role.changed());
+  EXPECT_EQ(with_role.Text(), data);  // the engine's spacing, not a dump
+  EXPECT_EQ(&with_role.Doc(), doc);   // the one parse, shared
+
+  const std::string alias = "my-alias";
+  EngineEvent renamed(data);
+  FixChunk(renamed, false, &alias);
+  ASSERT_TRUE(renamed.changed());
+  EXPECT_EQ(nlohmann::json::parse(renamed.Text())["model"], "my-alias");
+  EXPECT_EQ(renamed.Text().data(), renamed.Text().data());  // dumped once
+
+  EngineEvent closing(R"({"choices":[],"usage":{"prompt_tokens":3}})");
+  EXPECT_TRUE(closing.MayCarryCounts());
+  EngineEvent done("[DONE]");
+  EXPECT_TRUE(done.done());
+  EXPECT_TRUE(done.Doc().is_discarded());
+}
+
 }  // namespace
 }  // namespace zest::relay

@@ -26,8 +26,10 @@ std::string_view StreamContentType(const RelayRequest& request) {
 // What the client gets for each of one engine's stream events (data, not
 // comments): the event as it came, or as FixChunk (stream_chunk.h) changes
 // it, only the new part of a continuation (stream_resume.h), in the
-// client's API's shape when it has a translator. Pure but for `resume`,
-// which it tells what the client got.
+// client's API's shape when it has a translator. The event is the one the
+// relay read its counts from (engine_event.h): its JSON, where anything
+// parsed it, is parsed once for all of them, and dumped once where FixChunk
+// changed it. Pure but for `resume`, which it tells what the client got.
 class StreamRewriter {
  public:
   StreamRewriter(const RelayRequest& request, const std::string* rename, StreamResume* resume)
@@ -38,27 +40,29 @@ class StreamRewriter {
         // A chat stream's first chunk must name the role (stream_chunk.h).
         role_pending_(IsChat(request) && !continuation_) {}
 
-  // The bytes to send for `event` (its own raw bytes when unchanged, so
-  // most events are not copied; else a buffer valid until the next call);
-  // null: nothing.
-  const std::string* Rewrite(const http::SseSplitter::Event& event) {
-    std::optional<std::string> fixed;
+  // The bytes to send for `event` (`raw`: its SSE bytes, sent as they are
+  // when it is unchanged, so most events are not copied; else a buffer
+  // valid until the next call); null: nothing.
+  const std::string* Rewrite(const std::string& raw, EngineEvent& event) {
+    std::optional<std::string> continued;
+    std::optional<EngineEvent> continued_event;
+    EngineEvent* sent = &event;
     if (continuation_) {
-      fixed = resume_->Continue(event.data);
-      if (!fixed) return nullptr;  // nothing the client does not have
-      if (std::optional<std::string> renamed = FixChunk(*fixed, false, rename_)) fixed = renamed;
+      continued = resume_->Continue(event.data());
+      if (!continued) return nullptr;  // nothing the client does not have
+      sent = &continued_event.emplace(*continued);
+      FixChunk(*sent, false, rename_);
     } else {
-      fixed = FixChunk(event.data, role_pending_, rename_);
+      FixChunk(event, role_pending_, rename_);
     }
     role_pending_ = false;
-    if (resume_ != nullptr) resume_->Sent(fixed ? std::string_view(*fixed) : event.data);
-    if (std::optional<std::string> translated =
-            request_.translator->StreamEvent(fixed ? std::string_view(*fixed) : event.data)) {
+    if (resume_ != nullptr) resume_->Sent(sent->Text());
+    if (std::optional<std::string> translated = request_.translator->StreamEvent(*sent)) {
       out_ = std::move(*translated);
       return out_.empty() ? nullptr : &out_;
     }
-    if (!fixed) return &event.raw;
-    out_ = http::SseData(*fixed);
+    if (sent == &event && !event.changed()) return &raw;
+    out_ = http::SseData(sent->Text());
     return &out_;
   }
 
@@ -155,7 +159,9 @@ class StreamRelay {
         co_return false;
       }
       relayed_ = true;
-      const std::optional<TokenUsage> usage = EventUsage(event.data);  // read once, for both
+      // Read once, for every reader: the counts here, the rewriter's after.
+      EngineEvent engine_event(event.data);
+      const std::optional<TokenUsage> usage = EventUsage(engine_event);
       if (uint64_t tokens = usage ? RecordSpeed(*instance_, *usage) : 0; tokens > 0) {
         turn_tokens_ = tokens;
       }
@@ -170,7 +176,7 @@ class StreamRelay {
         lease_.Release();
         if (turn_tokens_ > 0) pool_.TurnEnded(instance_, request_.session, turn_tokens_);
       }
-      const std::string* out = rewriter_.Rewrite(event);
+      const std::string* out = rewriter_.Rewrite(event.raw, engine_event);
       if (out != nullptr && !co_await writer_.WriteChunk(*out)) co_return false;
     }
     co_return true;

@@ -50,13 +50,15 @@ awaitable<Result<Assembled>> ReadAssembled(scheduler::Instance& instance,
       co_return EngineFailed("the engine's answer is too long");
     }
     for (const auto& event : splitter.Feed(**piece)) {
-      const std::optional<TokenUsage> usage = EventUsage(event.data);  // read once, for both
+      // Read once, for every reader: the counts, then the assembler.
+      EngineEvent engine_event(event.data);
+      const std::optional<TokenUsage> usage = EventUsage(engine_event);
       if (uint64_t tokens = usage ? RecordSpeed(instance, *usage) : 0; tokens > 0) {
         turn_tokens = tokens;
       }
       // Time to first token and token gaps, as for a streamed request.
       if (request.observer != nullptr) request.observer->OnStreamEvent(event.data, usage);
-      assembler.Add(event.data);
+      assembler.Add(engine_event);
     }
   }
   Assembled answer;

@@ -8,7 +8,6 @@
 #include "api/json_body.h"
 #include "api/request/errors.h"
 #include "http/request_id.h"
-#include "relay/json_text.h"
 
 namespace zest::api::anthropic {
 namespace {
@@ -82,11 +81,11 @@ awaitable<void> AnthropicApi::CountTokens(http::Request& r, http::ResponseWriter
   if (!relay.ok()) co_return co_await SendError(w, relay.status());
   relay->admit.cost = 1;
   relay->send_error = SendAnthropicError;
-  // The engine counts the client's request as it is, for the engine's model.
-  (*body)["model"] = model->name;
-  body->erase("stream");
-  relay->to_engine = [anthropic = relay::JsonText(*body)](const engines::EngineAdapter& engine) {
-    return engine.MessagesTokenCountCall(anthropic);
+  // The engine counts the typed request, as its adapter writes it for the
+  // engine's model: the conversation zest would send it to generate.
+  relay->to_engine = [request = std::move(*job),
+                      engine_model = model->name](const engines::EngineAdapter& engine) {
+    return engine.TokenCountCall(request, engine_model);
   };
   relay->from_engine = [](const engines::EngineAdapter& engine, int status,
                           const std::string& engine_body) -> Result<relay::ApiAnswer> {

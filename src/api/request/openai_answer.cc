@@ -15,7 +15,7 @@ class OpenAiAnswer final : public relay::AnswerTranslator {
  public:
   std::string_view stream_content_type() const override { return "text/event-stream"; }
 
-  std::optional<std::string> StreamEvent(std::string_view /*data*/) override {
+  std::optional<std::string> StreamEvent(relay::EngineEvent& /*event*/) override {
     return std::nullopt;
   }
   // Bytes of an event the engine did not finish go out as they came.

@@ -13,9 +13,11 @@ TEST(OpenAiAnswerTest, StreamsPassThroughAsTheyCame) {
   std::shared_ptr<relay::AnswerTranslator> t = PassThroughAnswer();
   EXPECT_EQ(t, PassThroughAnswer());  // one, shared
   EXPECT_TRUE(t->sse());
-  EXPECT_FALSE(t->StreamEvent(R"({"choices":[]})"));
-  EXPECT_FALSE(t->StreamEvent("[DONE]"));
-  EXPECT_FALSE(t->StreamEvent("not json"));
+  for (std::string_view data : {R"({"choices":[]})", "[DONE]", "not json"}) {
+    relay::EngineEvent event(data);
+    EXPECT_FALSE(t->StreamEvent(event)) << data;
+    EXPECT_FALSE(event.parsed()) << data;  // the engine's bytes, never read
+  }
   EXPECT_EQ(t->End(), "data: [DONE]\n\n");
   // An engine's unfinished last event goes out as it came, whole or not.
   EXPECT_EQ(t->StreamEnd(false, "data: {\"par"), "data: {\"par");
