@@ -83,10 +83,11 @@ Status BlobDigests::Verify(const fs::path& file, const std::string& sha256) {
   if (!actual.ok()) return actual.status();
   Status status = Status::Ok();
   if (*actual != sha256) {
-    status = Internal(file.string() + " does not match its digest: the store names sha256:" +
-                      sha256 + ", the file's bytes are sha256:" + *actual +
-                      " (changed or damaged after it was written; fetch it again with the tool "
-                      "that wrote it)");
+    status =
+        Internal(file.string() + " does not match its digest: the store names sha256:" + sha256 +
+                 ", the file's bytes are sha256:" + *actual +
+                 " (changed or damaged after it was written; fetch it again with the tool "
+                 "that wrote it)");
   }
   MutexLock lock(mu_);
   verdicts_[file.string()] = {state->size, state->mtime_ns, sha256, status};

@@ -481,8 +481,9 @@ Status ModelRegistry::Remove(const ModelEntry& model) {
   if (model.source == "ollama" || model.source == "lmstudio") {
     // Read in place, never changed: the tool that keeps them removes them.
     return InvalidArgument("model '" + model.name + "' is in " +
-                           (model.source == "ollama" ? "Ollama's store (remove it with `ollama rm "
-                                                     : "LM Studio's models (remove it in LM Studio") +
+                           (model.source == "ollama"
+                                ? "Ollama's store (remove it with `ollama rm "
+                                : "LM Studio's models (remove it in LM Studio") +
                            (model.source == "ollama" ? model.name + "`)" : std::string(")")));
   }
   return InvalidArgument("model '" + model.name + "' cannot be removed");

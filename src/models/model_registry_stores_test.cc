@@ -15,6 +15,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// A JSON array of the layers (a braced list of one json would be that json).
+json ArrayOf(std::initializer_list<json> layers) {
+  json out = json::array();
+  for (const json& layer : layers) out.push_back(layer);
+  return out;
+}
+
 class RegistryOtherStoresTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -41,10 +48,11 @@ class RegistryOtherStoresTest : public ::testing::Test {
     std::ofstream(tmp) << text;
     return OllamaBlob(tmp);
   }
-  void Manifest(const std::string& model, const std::string& tag, const json& layers) {
+  void Manifest(const std::string& model, const std::string& tag,
+                std::initializer_list<json> layers) {
     const fs::path file = root_ / "ollama/manifests/registry.ollama.ai/library" / model / tag;
     fs::create_directories(file.parent_path());
-    std::ofstream(file) << json{{"schemaVersion", 2}, {"layers", layers}}.dump();
+    std::ofstream(file) << json{{"schemaVersion", 2}, {"layers", ArrayOf(layers)}}.dump();
   }
   static json Layer(const std::string& kind, const std::string& sha) {
     return {{"mediaType", "application/vnd.ollama.image." + kind}, {"digest", "sha256:" + sha}};

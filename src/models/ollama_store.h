@@ -28,8 +28,8 @@ namespace zest::models {
 struct OllamaModel {
   std::string name;
   std::filesystem::path manifest;
-  std::filesystem::path model;  // blobs/sha256-<hex>: a GGUF
-  std::string model_sha256;     // its <hex>
+  std::filesystem::path model;      // blobs/sha256-<hex>: a GGUF
+  std::string model_sha256;         // its <hex>
   std::filesystem::path projector;  // empty: none
   std::string projector_sha256;
   std::string system;         // empty: none

@@ -12,6 +12,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// A JSON array of the layers (a braced list of one json would be that json).
+json ArrayOf(std::initializer_list<json> layers) {
+  json out = json::array();
+  for (const json& layer : layers) out.push_back(layer);
+  return out;
+}
+
 std::string Sha(char c) { return std::string(64, c); }
 
 class OllamaStoreTest : public ::testing::Test {
@@ -22,15 +29,16 @@ class OllamaStoreTest : public ::testing::Test {
     fs::create_directories(root_ / "blobs");
     std::ofstream(root_ / "blobs" / ("sha256-" + sha)) << bytes;
   }
-  void Manifest(const std::string& rel, const json& layers) {
+  void Manifest(const std::string& rel, std::initializer_list<json> layers) {
     const fs::path file = root_ / "manifests" / rel;
     fs::create_directories(file.parent_path());
     json doc = {{"schemaVersion", 2},
                 {"mediaType", "application/vnd.docker.distribution.manifest.v2+json"},
-                {"config", {{"mediaType", "application/vnd.docker.container.image.v1+json"},
-                            {"digest", "sha256:" + Sha('c')},
-                            {"size", 2}}},
-                {"layers", layers}};
+                {"config",
+                 {{"mediaType", "application/vnd.docker.container.image.v1+json"},
+                  {"digest", "sha256:" + Sha('c')},
+                  {"size", 2}}},
+                {"layers", ArrayOf(layers)}};
     std::ofstream(file) << doc.dump();
   }
   static json Layer(const std::string& kind, const std::string& sha) {
