@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_BUILD_TYPE ?= RelWithDebInfo
 
-.PHONY: all deps build engines run test unit integration browser compat agents record-agents bench clean fuzz asan lint tidy soak
+.PHONY: all deps build deb engines run test unit integration browser compat agents record-agents bench clean fuzz asan lint tidy soak
 
 all: build
 
@@ -22,6 +22,11 @@ ui/dist/index.html: $(UI_SOURCES)
 
 build: deps ui/dist/index.html $(BUILD_DIR)/build.ninja
 	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# zest_<version>_<arch>.deb in $(BUILD_DIR)/deb (packaging/debian/README.md).
+deb: build
+	@scripts/deps.sh --package
+	@scripts/make-deb.sh
 
 engines: deps
 	@scripts/provision-engines.sh

@@ -28,6 +28,15 @@ if [[ ${1:-} == --test ]]; then
   wanted+=(prometheus)
 fi
 
+# make deb (scripts/make-deb.sh) computes Depends with dpkg-shlibdeps,
+# writes man pages with help2man and checks the package with lintian; the
+# tests build it.
+[[ ${1:-} == --test || ${1:-} == --package ]] && wanted+=(dpkg-dev help2man lintian)
+# service_unit.test.mjs checks the unit with systemd-analyze (systemd),
+# runs zest under setpriv --no-new-privs (util-linux) and reads the notify
+# datagrams with python3.
+[[ ${1:-} == --test ]] && wanted+=(systemd util-linux python3)
+
 # make soak loads both cores with stress while it repeats the timing tests.
 [[ ${1:-} == --test ]] && wanted+=(stress)
 

@@ -5,6 +5,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <limits>
 
+#include "app/service_notify.h"
 #include "core/host_port.h"
 #include "http/cors.h"
 
@@ -144,6 +145,7 @@ void ReloadOnHangup(boost::asio::signal_set& signals, const std::vector<http::Se
                     http::Authenticator& auth) {
   signals.async_wait([&signals, servers, &auth](const boost::system::error_code& ec, int) {
     if (ec) return;  // cancelled: shutting down
+    NotifyReloading();
     for (http::Server* server : servers) {
       if (Status st = server->ReloadTls(); !st.ok()) {
         spdlog::error("SIGHUP: keeping the old TLS certificate: {}", st.message());
@@ -155,6 +157,7 @@ void ReloadOnHangup(boost::asio::signal_set& signals, const std::vector<http::Se
     if (Status st = auth.Reload(); !st.ok()) {
       spdlog::error("SIGHUP: keeping the old keys: {}", st.message());
     }
+    NotifyService("READY=1\nSTATUS=reloaded TLS certificates and keys");
     ReloadOnHangup(signals, servers, auth);
   });
 }

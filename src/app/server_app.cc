@@ -35,6 +35,7 @@
 #include "app/rpc_workers.h"
 #include "app/run_dir.h"
 #include "app/scrape_gauges.h"
+#include "app/service_notify.h"
 #include "app/service_options.h"
 #include "app/settings_checks.h"
 #include "core/duration.h"
@@ -397,6 +398,7 @@ Status ServerApp::Start() {
   p.cluster.Start();  // ready now, or once the manifest's models are here
   spdlog::info("zest {} listening on {}://{}:{} (models in {})", ZEST_VERSION,
                p.server->tls() ? "https" : "http", s.host, p.server->port(), s.models_dir.string());
+  NotifyService("READY=1\nSTATUS=listening on " + s.host + ":" + std::to_string(p.server->port()));
   return Status::Ok();
 }
 
@@ -423,6 +425,7 @@ void ServerApp::Drain() {
   Parts& p = *parts_;
   if (p.drained) return;
   p.drained = true;
+  NotifyService("STOPPING=1\nSTATUS=draining requests in flight");
   p.readiness.Set(Readiness::State::kDraining);
   p.cluster.Stop();
   if (p.started) {

@@ -22,6 +22,7 @@ void AddLogsCommand(CLI::App& app, Action* action);     // logs [MODEL] [-f] [-n
 void AddTopCommand(CLI::App& app, Action* action);      // top
 void AddHaproxyConfigCommand(CLI::App& app, Action* action);  // haproxy-config (scale-out)
 void AddSyncCommand(CLI::App& app, Action* action);           // sync (the cluster manifest)
+void AddLaunchCommand(CLI::App& app, Action* action);         // launch AGENT (coding agents)
 void AddWorkerCommand(CLI::App& app, Action* action);         // worker (ggml RPC, scale-out)
 void AddEngineBridgeCommand(CLI::App& app, Action* action);   // engine-bridge (zest's own use)
 void AddTtsEngineCommand(CLI::App& app, Action* action);      // tts-engine (zest's own use)

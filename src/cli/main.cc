@@ -28,6 +28,7 @@ int Run(int argc, char** argv) {
   zest::cli::AddTopCommand(app, &action);
   zest::cli::AddHaproxyConfigCommand(app, &action);
   zest::cli::AddSyncCommand(app, &action);
+  zest::cli::AddLaunchCommand(app, &action);
   zest::cli::AddWorkerCommand(app, &action);
   zest::cli::AddEngineBridgeCommand(app, &action);
   zest::cli::AddTtsEngineCommand(app, &action);

@@ -65,12 +65,15 @@ struct ChildPlan {
 };
 
 // The inherited environment with `overrides` ("K=V") replacing same-named
-// variables, in the original order.
+// variables, in the original order; never systemd's NOTIFY_SOCKET, so that
+// no child can tell systemd that zest is ready or stopping
+// (app/service_notify.h).
 std::vector<std::string> MergeEnvironment(const std::vector<std::string>& overrides) {
   auto key_of = [](std::string_view kv) { return kv.substr(0, kv.find('=')); };
   std::vector<std::string> merged;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     std::string_view key = key_of(*entry);
+    if (key == "NOTIFY_SOCKET") continue;
     bool overridden = false;
     for (const auto& o : overrides) overridden = overridden || key_of(o) == key;
     if (!overridden) merged.emplace_back(*entry);

@@ -4,15 +4,29 @@
 // (lib/agents.mjs says what the test asks of every client). It sent every
 // turn twice while zest refused its system messages.
 import path from 'node:path';
-import { AGENT_URL, CODER_CONTEXT, READ_PATH, describeAgent, exchanges, modules } from './lib/agents.mjs';
+import { AGENT_URL, CODER_CONTEXT, READ_PATH, describeAgent, exchanges, launched, modules } from './lib/agents.mjs';
 
 const claude = path.join(modules, '@anthropic-ai/claude-code/bin/claude.exe');
 const model = 'coder';
 
-describeAgent('Claude Code', {
+const args = ['-p', 'Read a.txt and say its first line.',
+  '--output-format', 'json', '--max-turns', '4', '--allowedTools', 'Read,Glob,Grep,LS', '--model', model];
+const quiet = { DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1' };
+
+const spec = {
   pkg: '@anthropic-ai/claude-code',
-  run: ({ client }) => client([claude, '-p', 'Read a.txt and say its first line.',
-    '--output-format', 'json', '--max-turns', '4', '--allowedTools', 'Read,Glob,Grep,LS', '--model', model], {
+  exchange: exchanges.messages,
+  read: { name: 'Read', args: { file_path: READ_PATH } },
+  // Its JSON output: one object, the final text in `result`.
+  answer: (stdout) => {
+    const out = JSON.parse(stdout);
+    return out.is_error === false ? out.result : `an error: ${stdout}`;
+  },
+};
+
+describeAgent('Claude Code', {
+  ...spec,
+  run: ({ client }) => client([claude, ...args], {
     env: {
       ANTHROPIC_BASE_URL: AGENT_URL,
       ANTHROPIC_AUTH_TOKEN: 'unused',
@@ -25,16 +39,16 @@ describeAgent('Claude Code', {
       CLAUDE_CODE_SUBAGENT_MODEL: model,
       CLAUDE_CODE_MAX_CONTEXT_TOKENS: String(CODER_CONTEXT),
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_ERROR_REPORTING: '1',
+      ...quiet,
     },
   }),
-  exchange: exchanges.messages,
-  read: { name: 'Read', args: { file_path: READ_PATH } },
-  // Its JSON output: one object, the final text in `result`.
-  answer: (stdout) => {
-    const out = JSON.parse(stdout);
-    return out.is_error === false ? out.result : `an error: ${stdout}`;
+});
+
+// The same turn, the client pointed at zest by `zest launch claude`.
+describeAgent('Claude Code, started by zest launch', {
+  ...spec,
+  run: ({ client }) => {
+    const { argv, env } = launched('claude', args, quiet);
+    return client(argv, { env });
   },
 });

@@ -3,12 +3,34 @@
 // OpenAI-compatible provider, through the recording proxy (lib/agents.mjs
 // says what the test asks of every client).
 import path from 'node:path';
-import { AGENT_HOME, AGENT_URL, CODER_CONTEXT, READ_PATH, describeAgent, exchanges, modules } from './lib/agents.mjs';
+import { AGENT_HOME, AGENT_URL, CODER_CONTEXT, READ_PATH, describeAgent, exchanges, launched, modules } from './lib/agents.mjs';
 
 const opencode = path.join(modules, 'opencode-ai/bin/opencode.exe');
 
-describeAgent('opencode', {
+const args = ['run', '-m', 'zest/coder', '--format', 'json', 'Read a.txt and say its first line.'];
+// No network but zest: no model list, updates, plugins or LSP downloads.
+const quiet = {
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  OPENCODE_DISABLE_CLAUDE_CODE: '1',
+};
+
+const spec = {
   pkg: 'opencode-ai',
+  exchange: exchanges.chat,
+  read: { name: 'read', args: { filePath: READ_PATH } },
+  // A file it read comes back in this shape; a failure is the error's
+  // message alone ("File not found: ...").
+  failed: ({ text }) => !text.startsWith(`<path>${READ_PATH}</path>\n<type>file</type>\n<content>`),
+  // Its JSON lines (--format json): the last `text` part is the final text.
+  answer: (stdout) => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    .filter((e) => e.type === 'text').at(-1)?.part.text,
+};
+
+describeAgent('opencode', {
+  ...spec,
   run: ({ client }) => {
     const config = {
       $schema: 'https://opencode.ai/config.json',
@@ -25,25 +47,17 @@ describeAgent('opencode', {
         },
       },
     };
-    return client([opencode, 'run', '-m', 'zest/coder', '--format', 'json', 'Read a.txt and say its first line.'], {
-      env: {
-        HOME: AGENT_HOME,
-        OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-        // No network but zest: no model list, updates, plugins or LSP downloads.
-        OPENCODE_DISABLE_MODELS_FETCH: '1',
-        OPENCODE_DISABLE_AUTOUPDATE: '1',
-        OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
-        OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-        OPENCODE_DISABLE_CLAUDE_CODE: '1',
-      },
+    return client([opencode, ...args], {
+      env: { HOME: AGENT_HOME, OPENCODE_CONFIG_CONTENT: JSON.stringify(config), ...quiet },
     });
   },
-  exchange: exchanges.chat,
-  read: { name: 'read', args: { filePath: READ_PATH } },
-  // A file it read comes back in this shape; a failure is the error's
-  // message alone ("File not found: ...").
-  failed: ({ text }) => !text.startsWith(`<path>${READ_PATH}</path>\n<type>file</type>\n<content>`),
-  // Its JSON lines (--format json): the last `text` part is the final text.
-  answer: (stdout) => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
-    .filter((e) => e.type === 'text').at(-1)?.part.text,
+});
+
+// The same turn, the client pointed at zest by `zest launch opencode`.
+describeAgent('opencode, started by zest launch', {
+  ...spec,
+  run: ({ client }) => {
+    const { argv, env } = launched('opencode', args, quiet);
+    return client(argv, { env });
+  },
 });

@@ -228,9 +228,10 @@ export async function* sseData(res) {
 
 // Starts `zest serve` on `port` (default: a free one); resolves once it is
 // listening. `prefix` runs it through another command that execs it (e.g.
-// `ip netns exec NS`), so signals still reach zest itself.
-export async function startZest({ home = makeHome(), args = [], env = {}, port = 0, prefix = [] } = {}) {
-  const argv = [...prefix, zestBin, 'serve', '--port', String(port), ...args];
+// `ip netns exec NS`), so signals still reach zest itself; `bin` is another
+// zest binary (the one a package installs).
+export async function startZest({ home = makeHome(), args = [], env = {}, port = 0, prefix = [], bin = zestBin } = {}) {
+  const argv = [...prefix, bin, 'serve', '--port', String(port), ...args];
   const proc = spawn(argv[0], argv.slice(1), {
     // A short drain: a test that leaves a stream open must not wait 30 s to stop.
     env: { ...process.env, ZEST_HOME: home, ZEST_LOG_LEVEL: 'debug', ZEST_DRAIN_TIMEOUT: '5', ...env },

@@ -17,9 +17,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startRecordingProxy } from '../../lib/recording_proxy.mjs';
-import { makeHome, startZest } from '../../lib/zest.mjs';
+import { makeHome, startZest, zestBin } from '../../lib/zest.mjs';
 import { installedVersion, writeFixture } from './fixture.mjs';
-import { sandboxed } from './sandbox.mjs';
+import { AGENT_HOME, AGENT_URL, sandboxed } from './sandbox.mjs';
 import { FIRST_LINE, READ_PATH, READER_ANSWER } from './turns.mjs';
 
 export { AGENT_HOME, AGENT_URL, SCRATCH } from './sandbox.mjs';
@@ -31,6 +31,19 @@ export const modules = path.join(agentsDir, 'node_modules');
 // The model every agent test serves, as makeHome takes it.
 export const CODER_CONTEXT = 65536;
 export const CODER = { preset: 'tiny-file-reader', args: ['--context', String(CODER_CONTEXT)] };
+
+// A client started by `zest launch AGENT` (src/cli/launch_command.cc) in
+// the sandbox, which points it at zest (AGENT_URL, as ZEST_HOST) for the
+// model CODER serves: the argv and env for runClient. `args` are the
+// client's own; `env` what the test adds that is not about zest (telemetry
+// off). The clients are found on PATH, as a user's are: the pinned ones'
+// bin directory first (its `node` is the Node 22 Qwen Code needs).
+export function launched(agent, args, env = {}) {
+  return {
+    argv: [zestBin, 'launch', agent, '--model', 'coder', '--', ...args],
+    env: { HOME: AGENT_HOME, ZEST_HOST: AGENT_URL, PATH: `${modules}/.bin:${process.env.PATH}`, ...env },
+  };
+}
 
 // A fresh, empty directory to be a client's HOME: nothing set up for it.
 export function emptyHome() {

@@ -23,6 +23,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { zestBin } from '../../lib/zest.mjs';
 
 export const SCRATCH = '/scratch';
 export const AGENT_HOME = '/home/agent';
@@ -56,8 +57,9 @@ export function sandboxed(argv, { work, home, socket }) {
     else args.push('--ro-bind', at, at);
   }
   // The clients and this gate, wherever the checkout is (under /home or
-  // /root too), and the node that runs the gate.
-  args.push('--ro-bind', agentsDir, agentsDir, '--ro-bind', process.execPath, process.execPath);
+  // /root too), the node that runs the gate, and zest (`zest launch`).
+  args.push('--ro-bind', agentsDir, agentsDir, '--ro-bind', process.execPath, process.execPath,
+    '--ro-bind', zestBin, zestBin);
   args.push('--bind', work, SCRATCH, '--bind', home, AGENT_HOME,
     '--bind', path.dirname(socket), GATE_DIR, '--remount-ro', '/');
   args.push('--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts',
