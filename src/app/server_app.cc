@@ -208,6 +208,10 @@ struct ServerApp::Parts {
     });
     spdlog::info("model store: {}", s.hf_hub_cache.string());
     registry.SetAliases(AliasesFor(s));
+    // Ollama's and LM Studio's models, served in place where they are.
+    registry.SetOtherStores(s.ollama_roots, s.lmstudio_roots);
+    for (const auto& root : s.ollama_roots) spdlog::debug("ollama store: {}", root.string());
+    for (const auto& root : s.lmstudio_roots) spdlog::debug("lm studio store: {}", root.string());
     // A model's gate holds the slots of all its instances (replicas included).
     pool.SetCapacityListener(&admission);
     AddPoolGauges(metrics, pool);

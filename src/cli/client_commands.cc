@@ -84,15 +84,17 @@ int List(bool all, bool as_json) {
   for (const json& m : (*models)["data"]) {
     rows.push_back({Str(m, "id"), Str(m, "architecture"), HumanCount(UintField(m, "parameters")),
                     Str(m, "quantization"), HumanBytes(UintField(m, "size")),
-                    Str(m, "context_length"), Extras(m), m.value("loaded", false) ? "yes" : "no",
-                    Fit(m), Str(m, "path")});
+                    Str(m, "context_length"), Extras(m), Str(m, "source"),
+                    m.value("loaded", false) ? "yes" : "no", Fit(m), Str(m, "path")});
   }
   if (rows.empty()) {
     std::printf("no models; put .gguf files in the models directory or use `zest add`\n");
     return 0;
   }
-  PrintTable({"NAME", "ARCH", "PARAMS", "QUANT", "SIZE", "CONTEXT", "CAPABILITIES", "LOADED", "FIT",
-              "PATH"},
+  // SOURCE: where the model came from (models_dir, hf_store, catalog, user,
+  // preset, or another tool's store read in place: ollama, lmstudio).
+  PrintTable({"NAME", "ARCH", "PARAMS", "QUANT", "SIZE", "CONTEXT", "CAPABILITIES", "SOURCE",
+              "LOADED", "FIT", "PATH"},
              rows);
   // [aliases] from config.toml: other names (or patterns) clients may use.
   std::vector<std::vector<std::string>> aliases;

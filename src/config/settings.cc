@@ -183,6 +183,10 @@ std::vector<Field> ServerAndModelFields() {
       PathField("models.dir", "ZEST_MODELS_DIR", &Settings::models_dir),
       PathField("cluster.manifest", "ZEST_CLUSTER_MANIFEST", &Settings::cluster_manifest),
       PathField("models.hf_hub_cache", "HF_HUB_CACHE", &Settings::hf_hub_cache),
+      BoolField("models.ollama", "ZEST_OLLAMA_STORE", &Settings::ollama_store),
+      PathField("models.ollama_dir", "OLLAMA_MODELS", &Settings::ollama_models),
+      BoolField("models.lmstudio", "ZEST_LMSTUDIO_STORE", &Settings::lmstudio_store),
+      PathField("models.lmstudio_dir", "ZEST_LMSTUDIO_MODELS", &Settings::lmstudio_models),
       StringField("hub.endpoint", "HF_ENDPOINT", &Settings::hf_endpoint),
       StringField("hub.token", "HF_TOKEN", &Settings::hf_token),
       IntField("pull.connections", "ZEST_PULL_CONNECTIONS", &Settings::pull_connections, 1, 16),
@@ -478,6 +482,30 @@ fs::path DefaultEngineRootfs(const LoadInputs& inputs) {
   return cache / "zest/engines/debian-sid";
 }
 
+// The directories of Ollama's and LM Studio's stores: the one configured,
+// else each tool's defaults (those under HOME only when HOME is set).
+void SetOtherStoreRoots(Settings& s, const LoadInputs& inputs) {
+  const std::string home = inputs.getenv("HOME").value_or("");
+  s.ollama_roots.clear();
+  s.lmstudio_roots.clear();
+  if (s.ollama_store) {
+    if (!s.ollama_models.empty()) {
+      s.ollama_roots = {s.ollama_models};
+    } else {
+      if (!home.empty()) s.ollama_roots.push_back(fs::path(home) / ".ollama/models");
+      s.ollama_roots.emplace_back("/usr/share/ollama/.ollama/models");
+    }
+  }
+  if (s.lmstudio_store) {
+    if (!s.lmstudio_models.empty()) {
+      s.lmstudio_roots = {s.lmstudio_models};
+    } else if (!home.empty()) {
+      s.lmstudio_roots = {fs::path(home) / ".lmstudio/models",
+                          fs::path(home) / ".cache/lm-studio/models"};
+    }
+  }
+}
+
 fs::path DefaultHome(const LoadInputs& inputs) {
   if (auto home = inputs.getenv("ZEST_HOME"); home && !home->empty()) return *home;
   if (auto xdg = inputs.getenv("XDG_DATA_HOME"); xdg && !xdg->empty())
@@ -521,6 +549,7 @@ Result<LoadedSettings> LoadSettings(const LoadInputs& inputs) {
     }
   }
   while (s.hf_endpoint.size() > 1 && s.hf_endpoint.back() == '/') s.hf_endpoint.pop_back();
+  SetOtherStoreRoots(s, inputs);
   if (s.engine_rootfs.empty()) s.engine_rootfs = DefaultEngineRootfs(inputs);
   if (s.runtime_dir.empty()) s.runtime_dir = "/tmp";
 

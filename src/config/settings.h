@@ -44,6 +44,19 @@ struct Settings {
   // else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
   // ~/.cache/huggingface/hub (huggingface_hub's own order).
   std::filesystem::path hf_hub_cache;
+  // Other tools' model stores, served in place (models/ollama_store.h,
+  // models/lmstudio_store.h). Each can be turned off; its directory is the
+  // one given, else the tool's own defaults: Ollama's OLLAMA_MODELS, else
+  // ~/.ollama/models and /usr/share/ollama/.ollama/models (its system
+  // service's); LM Studio's ~/.lmstudio/models and ~/.cache/lm-studio/models.
+  bool ollama_store = true;
+  std::filesystem::path ollama_models;  // models.ollama_dir, OLLAMA_MODELS
+  bool lmstudio_store = true;
+  std::filesystem::path lmstudio_models;  // models.lmstudio_dir, ZEST_LMSTUDIO_MODELS
+  // What LoadSettings made of the four above: the directories to read
+  // (none when off; without HOME, no home directory's).
+  std::vector<std::filesystem::path> ollama_roots;
+  std::vector<std::filesystem::path> lmstudio_roots;
   // [hub]
   std::string hf_endpoint = "https://huggingface.co";  // HF_ENDPOINT
   std::string hf_token;                                // HF_TOKEN; secret (never printed)

@@ -366,6 +366,40 @@ TEST_F(SettingsTest, TheHuggingFaceCacheFollowsHuggingFaceHubsOrder) {
   }
 }
 
+// Ollama's and LM Studio's stores: their own defaults under HOME, the
+// directory given instead, or none when turned off; no HOME, no home's.
+TEST_F(SettingsTest, OtherToolsStoresHaveTheirDefaultsAndCanBeTurnedOff) {
+  env_["HOME"] = "/home/u";
+  auto loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->settings.ollama_roots,
+            (std::vector<fs::path>{"/home/u/.ollama/models", "/usr/share/ollama/.ollama/models"}));
+  EXPECT_EQ(loaded->settings.lmstudio_roots,
+            (std::vector<fs::path>{"/home/u/.lmstudio/models", "/home/u/.cache/lm-studio/models"}));
+
+  env_["OLLAMA_MODELS"] = "/o";
+  env_["ZEST_LMSTUDIO_MODELS"] = "/l";
+  loaded = Load();
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->settings.ollama_roots, (std::vector<fs::path>{"/o"}));
+  EXPECT_EQ(loaded->settings.lmstudio_roots, (std::vector<fs::path>{"/l"}));
+  EXPECT_EQ(Origin(*loaded, "models.ollama_dir").detail, "OLLAMA_MODELS");
+
+  WriteConfig("[models]\nollama = false\nlmstudio = false\n");
+  loaded = Load();
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_TRUE(loaded->settings.ollama_roots.empty());
+  EXPECT_TRUE(loaded->settings.lmstudio_roots.empty());
+
+  env_ = {{"ZEST_HOME", home_.string()}};  // no HOME
+  fs::remove(home_ / "config.toml");
+  loaded = Load();
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->settings.ollama_roots,
+            (std::vector<fs::path>{"/usr/share/ollama/.ollama/models"}));
+  EXPECT_TRUE(loaded->settings.lmstudio_roots.empty());
+}
+
 TEST_F(SettingsTest, HubPullHardwareAndRuntimeVariablesAreSettings) {
   env_["HF_ENDPOINT"] = "http://mirror.example/";
   env_["HF_TOKEN"] = "hf_secret";

@@ -97,6 +97,7 @@ std::vector<ModelEntry> ModelRegistry::List() {
 std::vector<ModelEntry> ModelRegistry::Scan() {
   std::map<std::string, ModelEntry> by_name;
   // Inserted in rising precedence: later sources replace earlier names.
+  for (ModelEntry& e : OtherStoreEntries()) by_name[e.name] = std::move(e);
   for (ModelEntry& e : StoreEntries()) by_name[e.name] = std::move(e);
   std::error_code ec;
   for (auto it = fs::directory_iterator(models_dir_, ec); !ec && it != fs::directory_iterator();
@@ -131,7 +132,8 @@ std::vector<ModelEntry> ModelRegistry::Scan() {
   // whose base is gone is left out (Find says why).
   for (const auto& [name, preset] : user.presets) {
     auto base = by_name.find(preset.from);
-    if (base == by_name.end() || base->second.preset) continue;
+    // (An Ollama model's own preset is its Modelfile's: one may be made from it.)
+    if (base == by_name.end() || base->second.source == "preset") continue;
     ModelEntry entry = base->second;
     entry.name = name;
     entry.source = "preset";
@@ -193,12 +195,92 @@ const ModelEntry* MatchName(const std::vector<ModelEntry>& all, const std::strin
     if (AsciiLower(e.name) == AsciiLower(name)) folded.push_back(&e);
   }
   if (folded.size() == 1) return folded.front();
+  // "NAME:latest" is NAME, as in Ollama (whose clients send the tag).
+  constexpr std::string_view kLatest = ":latest";
+  if (name.size() > kLatest.size() && name.ends_with(kLatest)) {
+    return MatchName(all, name.substr(0, name.size() - kLatest.size()));
+  }
   return nullptr;
 }
 
 }  // namespace
 
 Result<ModelEntry> ModelRegistry::Find(const std::string& name) {
+  Result<ModelEntry> found = FindListed(name);
+  if (found.ok()) VerifyDigests(*found);
+  return found;
+}
+
+void ModelRegistry::VerifyDigests(ModelEntry& entry) {
+  if (!entry.error.empty()) return;
+  for (const auto& [file, sha256] : entry.digests) {
+    if (Status verified = digests_.Verify(file, sha256); !verified.ok()) {
+      entry.error = verified.message();
+      return;
+    }
+  }
+}
+
+void ModelRegistry::SetOtherStores(const std::vector<fs::path>& ollama,
+                                   const std::vector<fs::path>& lmstudio) {
+  ollama_.clear();
+  lmstudio_.clear();
+  for (const fs::path& root : ollama) ollama_.emplace_back(root);
+  for (const fs::path& root : lmstudio) lmstudio_.emplace_back(root);
+}
+
+std::vector<ModelEntry> ModelRegistry::OtherStoreEntries() {
+  std::map<std::string, ModelEntry> by_name;  // emplace: the first store's wins
+  for (const OllamaStore& store : ollama_) {
+    for (const OllamaModel& m : store.List()) {
+      if (!ValidName(m.name) || by_name.count(m.name)) continue;
+      by_name.emplace(m.name, DescribeOllamaModel(m));
+    }
+  }
+  for (const LmStudioStore& store : lmstudio_) {
+    std::map<std::string, std::vector<StoreFile>> by_repo;
+    for (StoreFile& f : store.ListModelFiles()) by_repo[f.repo].push_back(std::move(f));
+    for (const auto& [repo, files] : by_repo) {
+      for (const StoreModel& m : GroupStoreModels(files)) {
+        if (!ValidName(m.name) || by_name.count(m.name)) continue;
+        ModelEntry entry = DescribeStoreModel(m, m.name, "lmstudio");
+        entry.origin = store.root();
+        by_name.emplace(m.name, std::move(entry));
+      }
+    }
+  }
+  std::vector<ModelEntry> out;
+  for (auto& [name, entry] : by_name) out.push_back(std::move(entry));
+  return out;
+}
+
+ModelEntry ModelRegistry::DescribeOllamaModel(const OllamaModel& model) {
+  ModelEntry entry = Describe(model.name, model.model, "ollama");
+  entry.origin = model.manifest;
+  entry.mmproj = model.projector;
+  entry.digests[model.model] = model.model_sha256;
+  if (!model.projector.empty()) entry.digests[model.projector] = model.projector_sha256;
+  // The Modelfile's SYSTEM and PARAMETERs, as a preset made from itself
+  // (api/model_preset.h applies it to each request). Its TEMPLATE is a Go
+  // template zest cannot run: the engine formats with the GGUF's own.
+  if (!model.system.empty() || !model.parameters.empty()) {
+    ModelPreset preset;
+    preset.from = model.name;
+    preset.system = model.system;
+    preset.parameters = model.parameters.is_object() ? model.parameters : nlohmann::json::object();
+    preset.messages = nlohmann::json::array();
+    entry.preset = std::move(preset);
+  }
+  // A blob already found not to match is shown so in listings; the others
+  // are hashed when first served (Find), not while listing.
+  for (const auto& [file, sha256] : entry.digests) {
+    std::optional<Status> known = digests_.Known(file, sha256);
+    if (known && !known->ok() && entry.error.empty()) entry.error = known->message();
+  }
+  return entry;
+}
+
+Result<ModelEntry> ModelRegistry::FindListed(const std::string& name) {
   const std::optional<std::string> target = ResolveAlias(aliases_, name);
   {
     // The last listing when it is under a second old (requests come in
@@ -280,7 +362,9 @@ Status ModelRegistry::AddPreset(const std::string& name, const ModelPreset& pres
   if (name == preset.from) return InvalidArgument("a model cannot be made from itself");
   Result<ModelEntry> base = Find(preset.from);
   if (!base.ok()) return base.status();
-  if (base->preset) return InvalidArgument("'" + preset.from + "' is itself made from a model");
+  if (base->source == "preset") {
+    return InvalidArgument("'" + preset.from + "' is itself made from a model");
+  }
   if (name == base->name) return InvalidArgument("a model cannot be made from itself");
   {
     MutexLock lock(snapshot_mu_);
@@ -394,6 +478,14 @@ Status ModelRegistry::Remove(const ModelEntry& model) {
     return Status::Ok();
   }
   if (model.source == "hf_store" || model.source == "catalog") return RemoveStoreModel(model);
+  if (model.source == "ollama" || model.source == "lmstudio") {
+    // Read in place, never changed: the tool that keeps them removes them.
+    return InvalidArgument("model '" + model.name + "' is in " +
+                           (model.source == "ollama"
+                                ? "Ollama's store (remove it with `ollama rm "
+                                : "LM Studio's models (remove it in LM Studio") +
+                           (model.source == "ollama" ? model.name + "`)" : std::string(")")));
+  }
   return InvalidArgument("model '" + model.name + "' cannot be removed");
 }
 

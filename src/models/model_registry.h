@@ -2,6 +2,12 @@
 // precedence for a name:
 //   catalog    a curated model (models/catalog.h) that is in the store,
 //              under its catalog name;
+//   ollama, lmstudio
+//              the models Ollama and LM Studio downloaded, read in place
+//              (models/ollama_store.h, models/lmstudio_store.h; set with
+//              SetOtherStores): the lowest precedence, so a model of zest's
+//              own keeps its name; an Ollama blob is checked against its
+//              digest when it is first served (models/blob_digest.h);
 //   store      GGUF files in the Hugging Face cache (models/hf_store.h),
 //              named "org/repo:QUANT" or "org/repo/<path>" (models/store_naming.h);
 //   models_dir every *.gguf in the models directory, named by its file stem;
@@ -38,10 +44,13 @@
 
 #include "core/mutex.h"
 #include "core/result.h"
+#include "models/blob_digest.h"
 #include "models/catalog.h"
 #include "models/gguf_reader.h"
 #include "models/hf_store.h"
+#include "models/lmstudio_store.h"
 #include "models/model_aliases.h"
+#include "models/ollama_store.h"
 #include "models/projector_info.h"
 
 namespace zest::models {
@@ -63,7 +72,9 @@ struct ModelPreset {
 struct ModelEntry {
   std::string name;
   std::filesystem::path path;
-  std::string source;   // "models_dir", "user", "hf_store", "catalog" or "preset"
+  // "models_dir", "user", "hf_store", "catalog", "preset", "ollama" or
+  // "lmstudio"
+  std::string source;
   int64_t created = 0;  // file mtime, seconds since the epoch
   ModelInfo info;       // valid when `error` is empty (file_size: all shards)
   std::string error;    // why the header could not be read, if so
@@ -85,7 +96,15 @@ struct ModelEntry {
   // looks the entry up again (scheduler/speculative_choice.h).
   std::string catalog_draft;
   // A preset (source "preset"): what it adds to its base's file and details.
+  // An Ollama model whose Modelfile has a SYSTEM or PARAMETERs carries them
+  // as a preset made from itself (its `from` is its own name).
   std::optional<ModelPreset> preset;
+  // Files that must hash to a sha256 (lowercase hex) before they are served:
+  // an Ollama model's blobs. Find checks them; a mismatch is `error`.
+  std::map<std::filesystem::path, std::string> digests;
+  // Where a model of another tool's store was found: the Ollama manifest or
+  // the LM Studio models directory.
+  std::filesystem::path origin;
 };
 
 // A catalog entry and whether its file is in the store.
@@ -115,6 +134,11 @@ class ModelRegistry {
   // Aliases from the configuration; set before serving (not thread-safe
   // with Find).
   void SetAliases(std::vector<ModelAlias> aliases) { aliases_ = std::move(aliases); }
+  // Ollama's and LM Studio's models directories to serve from, in place
+  // (the first to name a model wins); set before serving (not thread-safe
+  // with List or Find). A directory that does not exist adds nothing.
+  void SetOtherStores(const std::vector<std::filesystem::path>& ollama,
+                      const std::vector<std::filesystem::path>& lmstudio);
   // The aliases (names and patterns) that stand for `model`.
   std::vector<std::string> AliasesOf(const std::string& model) const;
   // Every catalog entry with whether it is downloaded.
@@ -166,6 +190,14 @@ class ModelRegistry {
   ModelEntry DescribeStoreModel(const StoreModel& model, const std::string& name,
                                 const std::string& source);
   Status RemoveStoreModel(const ModelEntry& model);
+  // Ollama's and LM Studio's models, the first store to name one winning.
+  std::vector<ModelEntry> OtherStoreEntries();
+  ModelEntry DescribeOllamaModel(const OllamaModel& model);
+  // The match of `name` in a listing, alias or not, or kNotFound.
+  Result<ModelEntry> FindListed(const std::string& name);
+  // Sets `entry.error` when one of its `digests` does not match (hashing
+  // what was not hashed since it last changed).
+  void VerifyDigests(ModelEntry& entry);
   // The user file: `zest add` registrations (name → path) and presets.
   struct UserFile {
     std::filesystem::path path;
@@ -183,6 +215,9 @@ class ModelRegistry {
   const std::optional<HfStore> store_;
   const Catalog* const catalog_;
   std::vector<ModelAlias> aliases_;
+  std::vector<OllamaStore> ollama_;
+  std::vector<LmStudioStore> lmstudio_;
+  BlobDigests digests_;
   std::vector<ModelEntry> Scan();
 
   Mutex mu_;
