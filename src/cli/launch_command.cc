@@ -19,7 +19,6 @@
 #include "cli/api_client.h"
 #include "cli/commands.h"
 #include "config/settings.h"
-#include "models/curl_library.h"
 
 namespace zest::cli {
 namespace {
@@ -41,7 +40,8 @@ Result<AgentTarget> TargetFor(const ApiClient& client, const std::string& model)
   target.home = config::ProcessEnv("HOME").value_or("");
   nlohmann::json entry;
   if (!model.empty()) {
-    Result<nlohmann::json> found = client.Get("/v1/models/" + curl::Escape(model));
+    // As the name is written ("org/repo:Q4_K_M"): the route takes slashes.
+    Result<nlohmann::json> found = client.Get("/v1/models/" + model);
     if (!found.ok()) return found.status();
     entry = std::move(*found);
   } else {
