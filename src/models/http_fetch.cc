@@ -68,7 +68,8 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
 curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* address) {
   auto* st = static_cast<TransferState*>(user);
   if (!st->options->allow_connect(&address->addr)) return CURL_SOCKET_BAD;
-  return ::socket(address->family, address->socktype, address->protocol);
+  // Close-on-exec, as libcurl's own: an engine started meanwhile must not inherit it.
+  return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }
 
 int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
