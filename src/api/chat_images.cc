@@ -164,17 +164,17 @@ bool ChatImages::HostAllowed(const std::string& host) const {
     literal = literal.substr(1, literal.size() - 2);
   boost::system::error_code ec;
   const boost::asio::ip::address address = boost::asio::ip::make_address(literal, ec);
-  if (ec) return false;
-  return std::any_of(limits_.url_networks.begin(), limits_.url_networks.end(),
-                     [&](const http::IpNetwork& n) { return n.Contains(address); });
+  return !ec && Listed(address);
 }
 
 bool ChatImages::AddressAllowed(const sockaddr* address) const {
   std::optional<boost::asio::ip::address> a = http::AddressOf(address);
-  if (!a) return false;
-  if (http::IsGloballyReachable(*a)) return true;
+  return a && (http::IsGloballyReachable(*a) || Listed(*a));
+}
+
+bool ChatImages::Listed(const boost::asio::ip::address& address) const {
   return std::any_of(limits_.url_networks.begin(), limits_.url_networks.end(),
-                     [&](const http::IpNetwork& n) { return n.Contains(*a); });
+                     [&](const http::IpNetwork& n) { return n.Contains(address); });
 }
 
 Result<std::string> ChatImages::DecodeDataUrl(std::string_view url,

@@ -83,6 +83,8 @@ class ChatImages {
   bool HostAllowed(const std::string& host) const;
   // Whether zest may connect to `address` for an image.
   bool AddressAllowed(const sockaddr* address) const;
+  // Whether an entry of server.image_url_hosts written as an address holds it.
+  bool Listed(const boost::asio::ip::address& address) const;
   // The image's bytes, from its data: URL or an allowed http(s) URL.
   boost::asio::awaitable<Result<std::string>> ReadBytes(const std::string& url,
                                                         const std::string& where) const;
