@@ -190,7 +190,7 @@ TEST(ChatImages, UrlsAreFetchedOnlyFromAllowedHosts) {
   EXPECT_EQ(Prepare(allowed, file).status.code(), ErrorCode::kInvalidArgument);
 }
 
-// Issue 52: 16 images of 33.5 MP each passed one by one, 1.6 GB decoded.
+// Issue 52: 16 images of 33.5 MP each passed one by one (1.6 GB decoded).
 TEST(ChatImages, AllImagesOfARequestTogetherHaveALimit) {
   testing::TempDir dir("chat-images");
   const std::string png = DataUrl("image/png", Picture(dir.path(), "a.png"));
