@@ -206,12 +206,24 @@ struct ServerApp::Parts {
     signals.async_wait([this](const boost::system::error_code& ec, int sig) {
       if (!ec) signalled.set_value(sig);  // cancelled only by Drain, when nobody waits
     });
+    WireModels();
+    WireMetrics();
+    admin.SetSessionTier(&session_tier);
+    RegisterRoutes();
+  }
+
+  // Where models come from: the stores, the aliases, the other tools' stores.
+  void WireModels() {
     spdlog::info("model store: {}", s.hf_hub_cache.string());
     registry.SetAliases(AliasesFor(s));
     // Ollama's and LM Studio's models, served in place where they are.
     registry.SetOtherStores(s.ollama_roots, s.lmstudio_roots);
     for (const auto& root : s.ollama_roots) spdlog::debug("ollama store: {}", root.string());
     for (const auto& root : s.lmstudio_roots) spdlog::debug("lm studio store: {}", root.string());
+  }
+
+  // The capacity listener and the gauges every part reports.
+  void WireMetrics() {
     // A model's gate holds the slots of all its instances (replicas included).
     pool.SetCapacityListener(&admission);
     AddPoolGauges(metrics, pool);
@@ -219,8 +231,6 @@ struct ServerApp::Parts {
     AddQueueGauges(metrics, admission);
     cluster.AddGauges(metrics);
     if (!rpc_workers.empty()) rpc_workers.AddGauges(metrics);
-    admin.SetSessionTier(&session_tier);
-    RegisterRoutes();
   }
 
   void RegisterRoutes() {
